@@ -1,0 +1,218 @@
+// The only file that knows Embind. JavaScript (web/lib/headlab.js) copies typed
+// arrays into one reusable arena in the wasm heap, passes their addresses here,
+// and copies results out; no emscripten::val crosses the boundary, so no
+// handle can leak. Errors come back as strings, never as aborts.
+#include <emscripten/bind.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "headlab/mha.hpp"
+
+namespace {
+
+// Grow-only buffer: after warm-up, repeated calls of the same size allocate nothing.
+struct Buffer {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+
+  // Returns nullptr when the heap cannot grow that far (the old buffer is kept).
+  void* reserve(std::size_t want) {
+    if (want <= bytes) return data;
+    void* p = std::aligned_alloc(16, (want + 15) & ~std::size_t{15});
+    if (!p) return nullptr;
+    std::free(data);
+    data = p;
+    bytes = want;
+    return data;
+  }
+};
+
+Buffer g_arena;      // inputs and outputs, laid out by the JS side
+Buffer g_workspace;  // mha_forward scratch
+
+// Shape as JS sends it; d_k/d_v of 0 mean "default".
+struct ShapeJs {
+  double t_q = 0, t_k = 0, d_model = 0, num_heads = 0, d_k = 0, d_v = 0;
+  bool causal = false;
+};
+
+// Addresses (byte offsets in the wasm heap) of every array; 0 = absent.
+struct ForwardJs {
+  ShapeJs shape;
+  double query = 0, key = 0, value = 0, key_mask = 0;
+  double w_q = 0, w_k = 0, w_v = 0, w_o = 0, b_q = 0, b_k = 0, b_v = 0, b_o = 0;
+  double output = 0, weights = 0;
+  double q = 0, k = 0, v = 0, scores = 0, scaled_scores = 0, head_outputs = 0, concat = 0;
+};
+
+struct ResolvedShape {
+  std::string error;
+  double d_k = 0, d_v = 0, workspace_bytes = 0;
+};
+
+struct ParamsJs {
+  std::string error;
+  double w_q = 0, w_k = 0, w_v = 0, w_o = 0, bias = 0, weights = 0, total = 0;
+};
+
+struct InfoJs {
+  std::string version;
+  bool simd = false;
+  std::string isa;
+};
+
+// JS checks every dimension is a positive integer below 2^31 before calling.
+headlab::MhaShape to_shape(const ShapeJs& s) {
+  headlab::MhaShape m;
+  m.t_q = static_cast<std::size_t>(s.t_q);
+  m.t_k = static_cast<std::size_t>(s.t_k);
+  m.d_model = static_cast<std::size_t>(s.d_model);
+  m.num_heads = static_cast<std::size_t>(s.num_heads);
+  m.d_k = static_cast<std::size_t>(s.d_k);
+  m.d_v = static_cast<std::size_t>(s.d_v);
+  m.causal = s.causal;
+  return m;
+}
+
+template <class T>
+T* at(double address) {
+  return reinterpret_cast<T*>(static_cast<std::uintptr_t>(address));
+}
+
+ResolvedShape resolve_shape(const ShapeJs& js) {
+  ResolvedShape r;
+  headlab::MhaShape s = to_shape(js);
+  r.error = headlab::mha_resolve_shape(s);
+  if (r.error.empty()) {
+    r.d_k = static_cast<double>(s.d_k);
+    r.d_v = static_cast<double>(s.d_v);
+    r.workspace_bytes = static_cast<double>(headlab::mha_workspace_floats(s)) * sizeof(float);
+  }
+  return r;
+}
+
+// Returns the arena's address, or 0 when the heap cannot hold `bytes` more.
+double reserve_arena(double bytes) {
+  return static_cast<double>(reinterpret_cast<std::uintptr_t>(g_arena.reserve(static_cast<std::size_t>(bytes))));
+}
+
+std::string forward(const ForwardJs& f) {
+  headlab::MhaShape s = to_shape(f.shape);
+  std::string err = headlab::mha_resolve_shape(s);
+  if (!err.empty()) return err;
+  float* ws = static_cast<float*>(g_workspace.reserve(headlab::mha_workspace_floats(s) * sizeof(float)));
+  if (!ws) return "out of memory: the workspace for this shape does not fit in the wasm heap";
+  headlab::MhaInputs in;
+  in.query = at<const float>(f.query);
+  in.key = at<const float>(f.key);
+  in.value = at<const float>(f.value);
+  in.key_mask = at<const std::uint8_t>(f.key_mask);
+  headlab::MhaWeights w;
+  w.w_q = at<const float>(f.w_q);
+  w.w_k = at<const float>(f.w_k);
+  w.w_v = at<const float>(f.w_v);
+  w.w_o = at<const float>(f.w_o);
+  w.b_q = at<const float>(f.b_q);
+  w.b_k = at<const float>(f.b_k);
+  w.b_v = at<const float>(f.b_v);
+  w.b_o = at<const float>(f.b_o);
+  headlab::MhaOutputs out;
+  out.output = at<float>(f.output);
+  out.weights = at<float>(f.weights);
+  out.intermediates = {at<float>(f.q),      at<float>(f.k),
+                       at<float>(f.v),      at<float>(f.scores),
+                       at<float>(f.scaled_scores), at<float>(f.head_outputs),
+                       at<float>(f.concat)};
+  headlab::mha_forward(s, in, w, out, ws);
+  return "";
+}
+
+ParamsJs parameter_count(double d_model, double num_heads, double d_k, double d_v, bool bias) {
+  ParamsJs r;
+  headlab::ParameterCount c;
+  r.error = headlab::parameter_count(static_cast<std::size_t>(d_model), static_cast<std::size_t>(num_heads),
+                                     static_cast<std::size_t>(d_k), static_cast<std::size_t>(d_v), bias, c);
+  r.w_q = static_cast<double>(c.w_q);
+  r.w_k = static_cast<double>(c.w_k);
+  r.w_v = static_cast<double>(c.w_v);
+  r.w_o = static_cast<double>(c.w_o);
+  r.bias = static_cast<double>(c.bias);
+  r.weights = static_cast<double>(c.weights);
+  r.total = static_cast<double>(c.total);
+  return r;
+}
+
+InfoJs info() {
+  InfoJs i;
+  i.version = HEADLAB_VERSION;
+#ifdef __wasm_simd128__
+  i.simd = true;
+  i.isa = "wasm-simd128 (xsimd sse4.1 lowering)";
+#else
+  i.simd = false;
+  i.isa = "wasm scalar";
+#endif
+  return i;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(headlab) {
+  using namespace emscripten;
+  value_object<ShapeJs>("Shape")
+      .field("tQ", &ShapeJs::t_q)
+      .field("tK", &ShapeJs::t_k)
+      .field("dModel", &ShapeJs::d_model)
+      .field("numHeads", &ShapeJs::num_heads)
+      .field("dK", &ShapeJs::d_k)
+      .field("dV", &ShapeJs::d_v)
+      .field("causal", &ShapeJs::causal);
+  value_object<ForwardJs>("ForwardCall")
+      .field("shape", &ForwardJs::shape)
+      .field("query", &ForwardJs::query)
+      .field("key", &ForwardJs::key)
+      .field("value", &ForwardJs::value)
+      .field("keyMask", &ForwardJs::key_mask)
+      .field("wQ", &ForwardJs::w_q)
+      .field("wK", &ForwardJs::w_k)
+      .field("wV", &ForwardJs::w_v)
+      .field("wO", &ForwardJs::w_o)
+      .field("bQ", &ForwardJs::b_q)
+      .field("bK", &ForwardJs::b_k)
+      .field("bV", &ForwardJs::b_v)
+      .field("bO", &ForwardJs::b_o)
+      .field("output", &ForwardJs::output)
+      .field("weights", &ForwardJs::weights)
+      .field("q", &ForwardJs::q)
+      .field("k", &ForwardJs::k)
+      .field("v", &ForwardJs::v)
+      .field("scores", &ForwardJs::scores)
+      .field("scaledScores", &ForwardJs::scaled_scores)
+      .field("headOutputs", &ForwardJs::head_outputs)
+      .field("concat", &ForwardJs::concat);
+  value_object<ResolvedShape>("ResolvedShape")
+      .field("error", &ResolvedShape::error)
+      .field("dK", &ResolvedShape::d_k)
+      .field("dV", &ResolvedShape::d_v)
+      .field("workspaceBytes", &ResolvedShape::workspace_bytes);
+  value_object<ParamsJs>("ParameterCount")
+      .field("error", &ParamsJs::error)
+      .field("wQ", &ParamsJs::w_q)
+      .field("wK", &ParamsJs::w_k)
+      .field("wV", &ParamsJs::w_v)
+      .field("wO", &ParamsJs::w_o)
+      .field("bias", &ParamsJs::bias)
+      .field("weights", &ParamsJs::weights)
+      .field("total", &ParamsJs::total);
+  value_object<InfoJs>("Info")
+      .field("version", &InfoJs::version)
+      .field("simd", &InfoJs::simd)
+      .field("isa", &InfoJs::isa);
+  function("resolveShape", &resolve_shape);
+  function("reserveArena", &reserve_arena);
+  function("forward", &forward);
+  function("parameterCount", &parameter_count);
+  function("info", &info);
+}

@@ -1,0 +1,53 @@
+// Low-level kernels: pure functions over raw pointers, no allocation, no I/O.
+// Every kernel has a scalar reference (`*_ref`, written for reading) and an
+// xsimd version (`*_simd`) that must agree with it; tests compare the two.
+#pragma once
+
+#include <cstddef>
+
+namespace headlab {
+
+// C[M,N] (+)= A[M,K] * B[K,N] (+ bias[N])
+// Row-major with leading dimensions lda, ldb, ldc (elements between rows).
+// `accumulate` adds into C instead of overwriting it. bias may be null.
+struct GemmArgs {
+  std::size_t m, n, k;
+  const float* a;
+  std::size_t lda;
+  const float* b;
+  std::size_t ldb;
+  float* c;
+  std::size_t ldc;
+  const float* bias;  // [n] or nullptr
+  bool accumulate;
+};
+void gemm_ref(const GemmArgs& g);
+void gemm_simd(const GemmArgs& g);
+
+// dst[cols, rows] = src[rows, cols]^T, src with leading dimension lds,
+// dst with leading dimension ldd. Used to pack K_i^T so that scores become a
+// row-broadcast GEMM (no horizontal adds in the hot loop).
+void transpose(std::size_t rows, std::size_t cols, const float* src, std::size_t lds,
+               float* dst, std::size_t ldd);
+
+// In-place softmax over each row of x[rows, cols] (leading dimension ld).
+// Entries equal to -infinity are masked: they get weight exactly 0. A row whose
+// entries are all -infinity becomes all zeros (never NaN). Stable: the row
+// maximum is subtracted before exponentiation.
+void softmax_rows_ref(float* x, std::size_t rows, std::size_t cols, std::size_t ld);
+void softmax_rows_simd(float* x, std::size_t rows, std::size_t cols, std::size_t ld);
+
+// y[i] = exp(x[i]) for n elements. exp_simd uses range reduction and a
+// polynomial on xsimd batches, building 2^n with integer shifts (no
+// float->int lane conversion, which WASM SIMD emulates slowly).
+// Accurate to a few ulp over [-87, 88]; below -87.3 it returns 0.
+void exp_ref(const float* x, float* y, std::size_t n);
+void exp_simd(const float* x, float* y, std::size_t n);
+
+// x[i] *= s
+void scale_ref(float* x, std::size_t n, float s);
+void scale_simd(float* x, std::size_t n, float s);
+
+enum class Path { ref, simd };
+
+}  // namespace headlab

@@ -1,0 +1,314 @@
+// HeadLab: multi-head attention in WebAssembly SIMD, as an ES module.
+// A thin layer over the Embind build: it checks arguments, copies typed arrays
+// into one reusable arena in the wasm heap, and copies results out.
+// Works in browsers (main thread and Workers) and in Node 20.
+
+import createHeadlabCore from './gen/headlab_core.mjs';
+
+const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null &&
+  typeof window === 'undefined' && typeof importScripts !== 'function';
+
+const ALIGN = 16;  // bytes; each array in the arena starts on a SIMD boundary
+
+async function instantiate(options) {
+  const moduleArgs = {};
+  if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
+  if (options.locateFile) moduleArgs.locateFile = options.locateFile;
+  if (isNode && !moduleArgs.wasmBinary) {
+    // Emscripten 3.1.6's loader would use Node's fetch on a file path; read it ourselves.
+    const { readFile } = await import('node:fs/promises');
+    moduleArgs.wasmBinary = await readFile(new URL('./gen/headlab_core.wasm', import.meta.url));
+  }
+  // The 3.1.6 ES6 loader reads __dirname when it runs under Node, which ES
+  // modules lack. Define it for the duration of the call only.
+  const defineDirname = isNode && typeof globalThis.__dirname === 'undefined';
+  if (defineDirname) globalThis.__dirname = '.';
+  try {
+    return await createHeadlabCore(moduleArgs);
+  } finally {
+    if (defineDirname) delete globalThis.__dirname;
+  }
+}
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (ArrayBuffer.isView(value)) return `${value.constructor.name} of length ${value.length}`;
+  if (Array.isArray(value)) return `Array of length ${value.length}`;
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  return typeof value;
+}
+
+function requireObject(fn, options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${fn}: expected an options object, got ${describe(options)}`);
+  }
+}
+
+/** A positive integer below 2^31; `undefined` allowed when optional. */
+function requireDim(fn, name, value, optional = false) {
+  if (value === undefined && optional) return 0;
+  if (typeof value !== 'number') {
+    throw new TypeError(`${fn}: ${name} must be a positive integer, got ${describe(value)}`);
+  }
+  if (!Number.isInteger(value) || value < 1 || value > 0x7fffffff) {
+    throw new RangeError(`${fn}: ${name} must be a positive integer, got ${value}`);
+  }
+  return value;
+}
+
+function requireBool(fn, name, value) {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new TypeError(`${fn}: ${name} must be a boolean, got ${describe(value)}`);
+  return value;
+}
+
+function requireFloat32(fn, name, value, length, shape) {
+  if (!(value instanceof Float32Array)) {
+    throw new TypeError(`${fn}: ${name} must be a Float32Array of length ${length} (${shape}), got ${describe(value)}`);
+  }
+  if (value.length !== length) {
+    throw new RangeError(`${fn}: ${name} must have length ${length} (${shape}), got length ${value.length}`);
+  }
+  for (let i = 0; i < value.length; i++) {
+    if (!Number.isFinite(value[i])) {
+      throw new RangeError(`${fn}: ${name}[${i}] is ${value[i]}; every element must be a finite number`);
+    }
+  }
+  return value;
+}
+
+/** Rows of a [rows, dModel] input, checking type and divisibility. */
+function rowsOf(fn, name, value, dModel) {
+  if (!(value instanceof Float32Array)) {
+    throw new TypeError(`${fn}: ${name} must be a Float32Array of shape [T, dModel=${dModel}], got ${describe(value)}`);
+  }
+  if (value.length === 0 || value.length % dModel !== 0) {
+    throw new RangeError(`${fn}: ${name} length must be a positive multiple of dModel=${dModel} ([T, ${dModel}]), got length ${value.length}`);
+  }
+  return value.length / dModel;
+}
+
+class Arena {
+  constructor() { this.parts = []; this.bytes = 0; }
+  /** Adds a part of `count` elements of `bytesPer` bytes; returns its index. */
+  add(count, bytesPer) {
+    const offset = this.bytes;
+    this.bytes = offset + Math.ceil((count * bytesPer) / ALIGN) * ALIGN;
+    this.parts.push(offset);
+    return this.parts.length - 1;
+  }
+}
+
+/**
+ * The loaded module. Get one with {@link createHeadlab}; all methods are synchronous.
+ */
+export class Headlab {
+  /** @param {any} core the Emscripten module (private) */
+  constructor(core) {
+    this._core = core;
+  }
+
+  /**
+   * Multi-head attention forward pass:
+   * `Concat(head_1..head_h) W^O`, `head_i = softmax(Q W_i^Q (K W_i^K)^T / sqrt(d_k)) V W_i^V`.
+   *
+   * Layouts are row-major. `wQ`, `wK` are `[dModel, numHeads*dK]` with head i in
+   * columns `i*dK .. (i+1)*dK-1`; `wV` is `[dModel, numHeads*dV]`; `wO` is
+   * `[numHeads*dV, dModel]`. `key` defaults to `query`, `value` to `key`.
+   * A query row that can attend to no key (masked out) gets all-zero weights and
+   * a zero head output, never NaN.
+   *
+   * @param {import('./headlab').MultiHeadAttentionOptions} options
+   * @returns {import('./headlab').MultiHeadAttentionResult}
+   * @throws {TypeError|RangeError} naming the argument, the expected shape and what it got
+   * @example
+   * const lab = await createHeadlab();
+   * const dModel = 4, numHeads = 2, I = new Float32Array([1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]);
+   * const r = lab.multiHeadAttention({
+   *   query: new Float32Array([3,0,0,1, 0,3,0,1, 1,1,0,1]), dModel, numHeads,
+   *   wQ: I, wK: I, wV: I, wO: I, returnWeights: true,
+   * });
+   * r.output;   // Float32Array(12)
+   * r.weights;  // Float32Array(2*3*3), rows sum to 1
+   */
+  multiHeadAttention(options) {
+    const fn = 'multiHeadAttention';
+    requireObject(fn, options);
+    const dModel = requireDim(fn, 'dModel', options.dModel);
+    const numHeads = requireDim(fn, 'numHeads', options.numHeads);
+    const dKIn = requireDim(fn, 'dK', options.dK, true);
+    const dVIn = requireDim(fn, 'dV', options.dV, true);
+    const causal = requireBool(fn, 'causal', options.causal);
+    const returnWeights = requireBool(fn, 'returnWeights', options.returnWeights);
+    const returnIntermediates = requireBool(fn, 'returnIntermediates', options.returnIntermediates);
+
+    const query = options.query;
+    const tQ = rowsOf(fn, 'query', query, dModel);
+    const key = options.key === undefined ? query : options.key;
+    const tK = options.key === undefined ? tQ : rowsOf(fn, 'key', key, dModel);
+    const value = options.value === undefined ? key : options.value;
+    if (options.value !== undefined) {
+      const tV = rowsOf(fn, 'value', value, dModel);
+      if (tV !== tK) {
+        throw new RangeError(`${fn}: value must have as many rows as key (Tk=${tK}), got ${tV} rows`);
+      }
+    }
+
+    const resolved = this._core.resolveShape({ tQ, tK, dModel, numHeads, dK: dKIn, dV: dVIn, causal });
+    if (resolved.error) throw new RangeError(`${fn}: ${resolved.error}`);
+    const dK = resolved.dK, dV = resolved.dV, hk = numHeads * dK, hv = numHeads * dV;
+
+    requireFloat32(fn, 'query', query, tQ * dModel, `[Tq=${tQ}, dModel=${dModel}]`);
+    if (key !== query) requireFloat32(fn, 'key', key, tK * dModel, `[Tk=${tK}, dModel=${dModel}]`);
+    if (value !== key && value !== query) requireFloat32(fn, 'value', value, tK * dModel, `[Tk=${tK}, dModel=${dModel}]`);
+    const weightSpecs = [
+      ['wQ', dModel * hk, `[dModel=${dModel}, numHeads*dK=${hk}]`],
+      ['wK', dModel * hk, `[dModel=${dModel}, numHeads*dK=${hk}]`],
+      ['wV', dModel * hv, `[dModel=${dModel}, numHeads*dV=${hv}]`],
+      ['wO', hv * dModel, `[numHeads*dV=${hv}, dModel=${dModel}]`],
+    ];
+    const biasSpecs = [
+      ['bQ', hk, `[numHeads*dK=${hk}]`],
+      ['bK', hk, `[numHeads*dK=${hk}]`],
+      ['bV', hv, `[numHeads*dV=${hv}]`],
+      ['bO', dModel, `[dModel=${dModel}]`],
+    ];
+    for (const [name, length, shape] of weightSpecs) requireFloat32(fn, name, options[name], length, shape);
+    for (const [name, length, shape] of biasSpecs) {
+      if (options[name] !== undefined) requireFloat32(fn, name, options[name], length, shape);
+    }
+    let keyMask = options.keyMask;
+    if (keyMask !== undefined) {
+      if (!(keyMask instanceof Uint8Array)) {
+        throw new TypeError(`${fn}: keyMask must be a Uint8Array of length Tk=${tK} (0 = padding), got ${describe(keyMask)}`);
+      }
+      if (keyMask.length !== tK) {
+        throw new RangeError(`${fn}: keyMask must have length Tk=${tK} (0 = padding), got length ${keyMask.length}`);
+      }
+    }
+
+    // Lay out every array in one arena.
+    const arena = new Arena();
+    const F = 4;
+    const inputs = [['query', query]];
+    if (key !== query) inputs.push(['key', key]);
+    if (value !== key && value !== query) inputs.push(['value', value]);
+    for (const [name] of weightSpecs) inputs.push([name, options[name]]);
+    for (const [name] of biasSpecs) if (options[name] !== undefined) inputs.push([name, options[name]]);
+    const inputIdx = inputs.map(([, arr]) => arena.add(arr.length, F));
+    const maskIdx = keyMask ? arena.add(keyMask.length, 1) : -1;
+    const outputs = [['output', tQ * dModel]];
+    if (returnWeights) outputs.push(['weights', numHeads * tQ * tK]);
+    if (returnIntermediates) {
+      outputs.push(['q', numHeads * tQ * dK], ['k', numHeads * tK * dK], ['v', numHeads * tK * dV],
+        ['scores', numHeads * tQ * tK], ['scaledScores', numHeads * tQ * tK],
+        ['headOutputs', numHeads * tQ * dV], ['concat', tQ * hv]);
+    }
+    const outputIdx = outputs.map(([, n]) => arena.add(n, F));
+
+    const core = this._core;
+    const needed = arena.bytes + resolved.workspaceBytes;
+    const base = needed <= MAX_REQUEST_BYTES ? core.reserveArena(arena.bytes) : 0;
+    if (!base) {
+      throw new RangeError(`${fn}: request too large: needs about ${Math.ceil(needed / 2 ** 20)} MiB of wasm memory ` +
+        `(Tq=${tQ}, Tk=${tK}, dModel=${dModel}, numHeads=${numHeads}); the heap is capped at ${MAX_MEMORY_BYTES / 2 ** 20} MiB`);
+    }
+    const call = {
+      shape: { tQ, tK, dModel, numHeads, dK, dV, causal },
+      query: 0, key: 0, value: 0, keyMask: 0, wQ: 0, wK: 0, wV: 0, wO: 0, bQ: 0, bK: 0, bV: 0, bO: 0,
+      output: 0, weights: 0, q: 0, k: 0, v: 0, scores: 0, scaledScores: 0, headOutputs: 0, concat: 0,
+    };
+    let heap = core.HEAPF32;  // views are re-read after any call that may grow memory
+    inputs.forEach(([name, arr], j) => {
+      const addr = base + arena.parts[inputIdx[j]];
+      heap.set(arr, addr >> 2);
+      call[name] = addr;
+    });
+    if (key === query) call.key = call.query;
+    if (value === query) call.value = call.query;
+    else if (value === key) call.value = call.key;
+    if (keyMask) {
+      call.keyMask = base + arena.parts[maskIdx];
+      core.HEAPU8.set(keyMask, call.keyMask);
+    }
+    outputs.forEach(([name], j) => { call[name] = base + arena.parts[outputIdx[j]]; });
+
+    const error = core.forward(call);
+    if (error) throw new RangeError(`${fn}: ${error}`);
+    heap = core.HEAPF32;
+    const copy = (name, n) => heap.slice(call[name] >> 2, (call[name] >> 2) + n);
+    const result = { output: copy('output', tQ * dModel), tQ, tK, dK, dV };
+    if (returnWeights) result.weights = copy('weights', numHeads * tQ * tK);
+    if (returnIntermediates) {
+      result.intermediates = {};
+      for (const [name, n] of outputs.slice(returnWeights ? 2 : 1)) result.intermediates[name] = copy(name, n);
+    }
+    return result;
+  }
+
+  /**
+   * Parameter counts of multi-head attention. With dK = dV = dModel/numHeads the
+   * weights total 4·dModel² whatever numHeads is.
+   * @param {{dModel: number, numHeads: number, dK?: number, dV?: number, bias?: boolean}} options
+   * @returns {{wQ: number, wK: number, wV: number, wO: number, bias: number, weights: number, total: number}}
+   * @throws {RangeError} when numHeads does not divide dModel and dK/dV are not given
+   * @example
+   * lab.parameterCount({ dModel: 512, numHeads: 8 }).total;  // 1048576 = 4 * 512**2
+   */
+  parameterCount(options) {
+    const fn = 'parameterCount';
+    requireObject(fn, options);
+    const dModel = requireDim(fn, 'dModel', options.dModel);
+    const numHeads = requireDim(fn, 'numHeads', options.numHeads);
+    const dK = requireDim(fn, 'dK', options.dK, true);
+    const dV = requireDim(fn, 'dV', options.dV, true);
+    const bias = requireBool(fn, 'bias', options.bias);
+    const r = this._core.parameterCount(dModel, numHeads, dK, dV, bias);
+    if (r.error) throw new RangeError(`${fn}: ${r.error}`);
+    return { wQ: r.wQ, wK: r.wK, wV: r.wV, wO: r.wO, bias: r.bias, weights: r.weights, total: r.total };
+  }
+
+  /**
+   * What is running.
+   * @returns {{version: string, simd: boolean, isa: string, memoryBytes: number, maxMemoryBytes: number}}
+   * @example
+   * lab.info().simd;  // true on the SIMD build
+   */
+  info() {
+    const i = this._core.info();
+    return { version: i.version, simd: i.simd, isa: i.isa, memoryBytes: this._core.HEAPU8.length, maxMemoryBytes: MAX_MEMORY_BYTES };
+  }
+
+  /** Live Embind handles; 0 when nothing leaked (for tests). */
+  liveHandleCount() {
+    return this._core.count_emval_handles();
+  }
+}
+
+/** Must match -sMAXIMUM_MEMORY in CMakeLists.txt. */
+const MAX_MEMORY_BYTES = 1024 * 2 ** 20;
+const MAX_REQUEST_BYTES = MAX_MEMORY_BYTES - 32 * 2 ** 20;
+
+let cached = null;
+
+/**
+ * Loads the WebAssembly module once and returns the shared {@link Headlab}.
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, locateFile?: (path: string, prefix: string) => string}} [options]
+ *   where to find the .wasm file when it is not next to `gen/headlab_core.mjs`
+ * @returns {Promise<Headlab>}
+ * @example
+ * import { createHeadlab } from './web/lib/headlab.js';
+ * const lab = await createHeadlab();
+ * console.log(lab.info());
+ */
+export function createHeadlab(options = {}) {
+  if (!cached) {
+    cached = instantiate(options).then((core) => new Headlab(core));
+    cached.catch(() => { cached = null; });  // a failed load can be retried
+  }
+  return cached;
+}
+
+export default createHeadlab;
