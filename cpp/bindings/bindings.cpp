@@ -4,6 +4,8 @@
 // handle can leak. Errors come back as strings, never as aborts.
 #include <emscripten/bind.h>
 
+#include <malloc.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -61,6 +63,7 @@ struct InfoJs {
   std::string version;
   bool simd = false;
   std::string isa;
+  double heap_in_use = 0;  // bytes malloc has handed out and not taken back
 };
 
 // JS checks every dimension is a positive integer below 2^31 before calling.
@@ -154,6 +157,7 @@ InfoJs info() {
   i.simd = false;
   i.isa = "wasm scalar";
 #endif
+  i.heap_in_use = static_cast<double>(mallinfo().uordblks);
   return i;
 }
 
@@ -209,7 +213,8 @@ EMSCRIPTEN_BINDINGS(headlab) {
   value_object<InfoJs>("Info")
       .field("version", &InfoJs::version)
       .field("simd", &InfoJs::simd)
-      .field("isa", &InfoJs::isa);
+      .field("isa", &InfoJs::isa)
+      .field("heapInUse", &InfoJs::heap_in_use);
   function("resolveShape", &resolve_shape);
   function("reserveArena", &reserve_arena);
   function("forward", &forward);

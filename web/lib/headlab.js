@@ -272,13 +272,17 @@ export class Headlab {
 
   /**
    * What is running.
-   * @returns {{version: string, simd: boolean, isa: string, memoryBytes: number, maxMemoryBytes: number}}
+   * `memoryBytes` is the size of the wasm heap, `heapInUseBytes` what malloc has handed out.
+   * @returns {{version: string, simd: boolean, isa: string, memoryBytes: number, heapInUseBytes: number, maxMemoryBytes: number}}
    * @example
    * lab.info().simd;  // true on the SIMD build
    */
   info() {
     const i = this._core.info();
-    return { version: i.version, simd: i.simd, isa: i.isa, memoryBytes: this._core.HEAPU8.length, maxMemoryBytes: MAX_MEMORY_BYTES };
+    return {
+      version: i.version, simd: i.simd, isa: i.isa,
+      memoryBytes: this._core.HEAPU8.length, heapInUseBytes: i.heapInUse, maxMemoryBytes: MAX_MEMORY_BYTES,
+    };
   }
 
   /** Live Embind handles; 0 when nothing leaked (for tests). */

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the WebAssembly module into web/lib/gen/.
+#   scripts/build.sh         the module (what `npm run build` and `npm start` need)
+#   scripts/build.sh test    plus the doctest suite, natively and as wasm
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian's emcc runs its acorn optimizer with node, which must find node-acorn.
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+if [ ! -f build/wasm/CMakeCache.txt ]; then
+  emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+targets=(headlab_wasm)
+[ "${1:-}" = test ] && targets+=(headlab_tests)
+cmake --build build/wasm -j"$jobs" --target "${targets[@]}"
+
+if [ "${1:-}" = test ]; then
+  if [ ! -f build/native/CMakeCache.txt ]; then
+    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  cmake --build build/native -j"$jobs"
+fi

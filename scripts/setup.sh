@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what `npm start` / `npm test` need and is missing: Debian packages
+# (as root, through apt) and the npm dependencies (npm ci). Idempotent and quick
+# when everything is present.
+#   scripts/setup.sh build   packages to build the module
+#   scripts/setup.sh test    plus what the tests need (chromium, wabt)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-build}
+missing=()
+need() {  # need PACKAGE PATH: the package provides PATH
+  [ -e "$2" ] || missing+=("$1")
+}
+need emscripten /usr/bin/em++
+need libxsimd-dev /usr/include/xsimd/xsimd.hpp
+need doctest-dev /usr/include/doctest/doctest.h
+if [ "$mode" = test ]; then
+  need chromium /usr/bin/chromium
+  need wabt /usr/bin/wasm-objdump
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null
+    apt-get install -y -q "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing Debian packages: ${missing[*]} (run as root on Debian 12: apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+fi
+
+# npm ci when node_modules is absent or older than the lock file.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

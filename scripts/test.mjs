@@ -1,0 +1,68 @@
+// Runs every test stage and prints one summary line with the counts:
+//   1. the doctest suite, native
+//   2. the same doctest suite compiled to wasm, under Node
+//   3. the JavaScript API tests under Node (node:test)
+//   4. the browser tests in headless Chromium (node:test + playwright-core)
+// Assumes scripts/setup.sh test and scripts/build.sh test have run (npm test does both).
+// `node scripts/test.mjs js browser` runs only the named stages.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'headlab-test-'));
+
+function run(cmd, args, options = {}) {
+  const r = spawnSync(cmd, args, { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, ...options });
+  if (r.error) return { status: 1, out: `${cmd}: ${r.error.message}\n` };
+  return { status: r.status ?? 1, out: (r.stdout ?? '') + (r.stderr ?? '') };
+}
+
+function doctestStage(cmd, args) {
+  const r = run(cmd, [...args, '--no-colors=true', '--no-version=true']);
+  process.stdout.write(r.out);
+  const m = /test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed/.exec(r.out);
+  if (!m) return { passed: 0, failed: 1, status: r.status || 1 };
+  return { passed: Number(m[2]), failed: Number(m[3]) + (r.status && Number(m[3]) === 0 ? 1 : 0), status: r.status };
+}
+
+function nodeTestStage(dir) {
+  const tap = path.join(tmp, `${path.basename(dir)}.tap`);
+  const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`, dir], { cwd: repo, stdio: 'inherit' });
+  let text = '';
+  try { text = readFileSync(tap, 'utf8'); } catch { /* reported below as a failure */ }
+  const count = (key) => Number((new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text) ?? [0, 0])[1]);
+  const passed = count('pass'), failed = count('fail') + count('cancelled');
+  const status = r.status ?? 1;
+  return { passed, failed: failed + (status !== 0 && failed === 0 ? 1 : 0), status };
+}
+
+const stages = {
+  native: () => doctestStage(path.join(repo, 'build/native/headlab_tests'), []),
+  wasm: () => doctestStage(process.execPath, ['--no-experimental-fetch', path.join(repo, 'build/wasm/headlab_tests.js')]),
+  js: () => nodeTestStage('tests/js/'),
+  browser: () => nodeTestStage('tests/browser/'),
+};
+
+const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(stages);
+let passed = 0, failed = 0;
+const lines = [];
+for (const name of wanted) {
+  if (!stages[name]) {
+    console.error(`test: unknown stage "${name}"; stages are ${Object.keys(stages).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`\n=== ${name} ===`);
+  const t0 = Date.now();
+  const r = stages[name]();
+  passed += r.passed;
+  failed += r.failed;
+  lines.push(`  ${name.padEnd(8)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+}
+rmSync(tmp, { recursive: true, force: true });
+console.log('\n' + lines.join('\n'));
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

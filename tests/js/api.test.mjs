@@ -1,0 +1,225 @@
+// The JavaScript API under Node: the course's worked example, bad inputs that
+// must throw a typed error naming the argument (and leave the module working),
+// masks, intermediates, parameter counts, and no leaks over many calls.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createHeadlab } from '../../web/lib/headlab.js';
+
+const lab = await createHeadlab();
+const F = (a) => new Float32Array(a);
+const third = 1 / 3;
+
+/** The course's worked example: ball, full, it; h = 2, d_k = d_v = 2, W^O = I. */
+function workedExample() {
+  const wQK = F([1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1]);
+  return {
+    query: F([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]),
+    dModel: 4,
+    numHeads: 2,
+    wQ: wQK,
+    wK: wQK,
+    wV: F([third, 0, third, 0, 0, third, 0, third, 0, 0, 0, 0, 0, 0, 0, 0]),
+    wO: F([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]),
+  };
+}
+
+function assertClose4(got, want, what) {
+  assert.equal(got.length, want.length, `${what}: length`);
+  for (let i = 0; i < want.length; i++) {
+    assert.ok(Math.abs(got[i] - want[i]) <= 5e-5, `${what}[${i}]: got ${got[i]}, want ${want[i]} (4 decimals)`);
+  }
+}
+
+/** Runs the worked example and checks the course's numbers for the query "it". */
+function checkWorkedExample() {
+  const r = lab.multiHeadAttention({ ...workedExample(), returnWeights: true });
+  const T = 3, it = 2;
+  assertClose4(r.weights.subarray((0 * T + it) * T, (0 * T + it) * T + T), [0.7337, 0.0879, 0.1784], 'head 1 weights');
+  assertClose4(r.weights.subarray((1 * T + it) * T, (1 * T + it) * T + T), [0.0879, 0.7337, 0.1784], 'head 2 weights');
+  assertClose4(r.output.subarray(it * 4, it * 4 + 4), [0.7931, 0.1474, 0.1474, 0.7931], 'output');
+}
+
+test('the course worked example comes out to 4 decimals', () => {
+  checkWorkedExample();
+  const r = lab.multiHeadAttention({ ...workedExample(), returnWeights: true, returnIntermediates: true });
+  const im = r.intermediates;
+  assertClose4(im.headOutputs.subarray(2 * 2, 2 * 2 + 2), [0.7931, 0.1474], 'head 1 output for it');
+  assertClose4(im.headOutputs.subarray(3 * 2 + 2 * 2, 3 * 2 + 2 * 2 + 2), [0.1474, 0.7931], 'head 2 output for it');
+  assertClose4(im.concat.subarray(8, 12), [0.7931, 0.1474, 0.1474, 0.7931], 'concat for it');
+  assertClose4(im.scores.subarray(6, 9), [4, 1, 2], 'head 1 raw scores for it');
+  assertClose4(im.scaledScores.subarray(6, 9), [2.8284, 0.7071, 1.4142], 'head 1 scaled scores for it');
+  assertClose4(im.q.subarray(4, 6), [1, 1], 'q1 for it');
+  assertClose4(im.k.subarray(0, 6), [3, 1, 0, 1, 1, 1], 'K1');
+  assertClose4(im.v.subarray(0, 6), [1, 0, 0, 1, third, third], 'V1');
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(im).map(([k, v]) => [k, v.length])),
+    { q: 12, k: 12, v: 12, scores: 18, scaledScores: 18, headOutputs: 12, concat: 12 },
+  );
+  // Every head attends to every token.
+  for (const w of r.weights) assert.ok(w > 0);
+});
+
+test('outputs are copies owned by JS, not views of the wasm heap', () => {
+  const a = lab.multiHeadAttention(workedExample());
+  const snapshot = Float32Array.from(a.output);
+  lab.multiHeadAttention({ ...workedExample(), query: F([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) });
+  assert.deepEqual(a.output, snapshot);
+  assert.notEqual(a.output.buffer, new Float32Array(0).buffer);
+  assert.equal(a.output.byteOffset, 0);
+  assert.equal(a.output.buffer.byteLength, 12 * 4);
+});
+
+test('cross-attention, causal and key-padding masks, fully masked rows', () => {
+  const dModel = 4, numHeads = 2;
+  const ex = workedExample();
+  const key = F([1, 0, 0, 1, 0, 1, 0, 1, 2, 2, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1]);  // Tk = 5
+  const cross = lab.multiHeadAttention({ ...ex, key, returnWeights: true });
+  assert.equal(cross.output.length, 3 * dModel);
+  assert.equal(cross.weights.length, numHeads * 3 * 5);
+
+  const causal = lab.multiHeadAttention({ ...ex, causal: true, returnWeights: true });
+  for (let h = 0; h < numHeads; h++) {
+    for (let i = 0; i < 3; i++) {
+      for (let j = 0; j < 3; j++) {
+        const w = causal.weights[(h * 3 + i) * 3 + j];
+        if (j > i) assert.equal(w, 0, `head ${h} query ${i} must not see key ${j}`);
+        else assert.ok(w > 0);
+      }
+    }
+  }
+  // Query "ball" under a causal mask sees only itself: weight 1.
+  assert.ok(Math.abs(causal.weights[0] - 1) < 1e-6);
+
+  const masked = lab.multiHeadAttention({ ...ex, keyMask: new Uint8Array([1, 0, 1]), returnWeights: true });
+  for (let r = 0; r < numHeads * 3; r++) assert.equal(masked.weights[r * 3 + 1], 0);
+
+  const none = lab.multiHeadAttention({ ...ex, keyMask: new Uint8Array([0, 0, 0]), returnWeights: true, returnIntermediates: true });
+  for (const w of none.weights) assert.equal(w, 0);
+  for (const x of none.intermediates.headOutputs) assert.equal(x, 0);
+  for (const x of none.output) assert.ok(Number.isFinite(x));
+});
+
+test('d_k != d_v and explicit dK/dV when h does not divide d_model', () => {
+  const dModel = 4, numHeads = 3, dK = 2, dV = 1;
+  const r = lab.multiHeadAttention({
+    query: F([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]), dModel, numHeads, dK, dV,
+    wQ: new Float32Array(dModel * numHeads * dK).fill(0.1),
+    wK: new Float32Array(dModel * numHeads * dK).fill(0.2),
+    wV: new Float32Array(dModel * numHeads * dV).fill(0.3),
+    wO: new Float32Array(numHeads * dV * dModel).fill(0.4),
+    returnIntermediates: true,
+  });
+  assert.equal(r.dK, 2);
+  assert.equal(r.dV, 1);
+  assert.equal(r.intermediates.concat.length, 3 * numHeads * dV);
+  // All heads identical here: each head output = weighted mean of V rows, then W^O sums 3 heads * 0.4.
+  for (let t = 0; t < 3; t++) {
+    const head = r.intermediates.headOutputs[t];
+    assert.ok(Math.abs(r.output[t * dModel] - 3 * 0.4 * head) < 1e-5);
+  }
+});
+
+test('parameter count: 4·d_model² whatever h, and an error for h = 3 at d_model = 512', () => {
+  for (const numHeads of [1, 2, 4, 8, 16]) {
+    const c = lab.parameterCount({ dModel: 512, numHeads });
+    assert.deepEqual(c, { wQ: 262144, wK: 262144, wV: 262144, wO: 262144, bias: 0, weights: 1048576, total: 1048576 });
+  }
+  assert.throws(() => lab.parameterCount({ dModel: 512, numHeads: 3 }), (e) => e instanceof RangeError && /numHeads/.test(e.message));
+  const c = lab.parameterCount({ dModel: 512, numHeads: 3, dK: 64, dV: 64, bias: true });
+  assert.equal(c.wQ, 512 * 192);
+  assert.equal(c.bias, 192 * 3 + 512);
+  assert.equal(c.total, c.weights + c.bias);
+});
+
+test('info() reports the SIMD build and the package version', () => {
+  const info = lab.info();
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  assert.equal(info.simd, true);
+  assert.equal(info.version, pkg.version);
+  assert.ok(info.memoryBytes >= 16 * 2 ** 20);
+});
+
+// Each case: a call that must throw `type` with a message naming `arg`.
+const bad = () => workedExample();
+const badCases = [
+  ['options is null', () => lab.multiHeadAttention(null), TypeError, 'options'],
+  ['dModel missing', () => lab.multiHeadAttention({ ...bad(), dModel: undefined }), TypeError, 'dModel'],
+  ['dModel zero', () => lab.multiHeadAttention({ ...bad(), dModel: 0 }), RangeError, 'dModel'],
+  ['dModel fractional', () => lab.multiHeadAttention({ ...bad(), dModel: 2.5 }), RangeError, 'dModel'],
+  ['dModel as a string', () => lab.multiHeadAttention({ ...bad(), dModel: '4' }), TypeError, 'dModel'],
+  ['numHeads negative', () => lab.multiHeadAttention({ ...bad(), numHeads: -2 }), RangeError, 'numHeads'],
+  ['numHeads does not divide dModel', () => lab.multiHeadAttention({ ...bad(), numHeads: 3 }), RangeError, 'numHeads'],
+  ['numHeads NaN', () => lab.multiHeadAttention({ ...bad(), numHeads: NaN }), RangeError, 'numHeads'],
+  ['dK fractional', () => lab.multiHeadAttention({ ...bad(), dK: 1.5 }), RangeError, 'dK'],
+  ['dV huge', () => lab.multiHeadAttention({ ...bad(), dV: 2 ** 40 }), RangeError, 'dV'],
+  ['query a plain Array', () => lab.multiHeadAttention({ ...bad(), query: [3, 0, 0, 1] }), TypeError, 'query'],
+  ['query missing', () => lab.multiHeadAttention({ ...bad(), query: undefined }), TypeError, 'query'],
+  ['query length not a multiple of dModel', () => lab.multiHeadAttention({ ...bad(), query: F([1, 2, 3, 4, 5]) }), RangeError, 'query'],
+  ['query empty', () => lab.multiHeadAttention({ ...bad(), query: F([]) }), RangeError, 'query'],
+  ['query contains Infinity', () => lab.multiHeadAttention({ ...bad(), query: F([3, 0, 0, 1, 0, 3, 0, 1, 1, Infinity, 0, 1]) }), RangeError, 'query'],
+  ['key rows of the wrong width', () => lab.multiHeadAttention({ ...bad(), key: F([1, 2, 3]) }), RangeError, 'key'],
+  ['value with a different row count than key', () => lab.multiHeadAttention({ ...bad(), key: F(8), value: F(12) }), RangeError, 'value'],
+  ['wQ of the wrong length', () => lab.multiHeadAttention({ ...bad(), wQ: F(12) }), RangeError, 'wQ'],
+  ['wO a Float64Array', () => lab.multiHeadAttention({ ...bad(), wO: new Float64Array(16) }), TypeError, 'wO'],
+  ['wK contains NaN', () => lab.multiHeadAttention({ ...bad(), wK: F([NaN, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1]) }), RangeError, 'wK'],
+  ['wV missing', () => lab.multiHeadAttention({ ...bad(), wV: undefined }), TypeError, 'wV'],
+  ['bQ of the wrong length', () => lab.multiHeadAttention({ ...bad(), bQ: F(3) }), RangeError, 'bQ'],
+  ['bO not a typed array', () => lab.multiHeadAttention({ ...bad(), bO: 'zeros' }), TypeError, 'bO'],
+  ['causal with Tq != Tk', () => lab.multiHeadAttention({ ...bad(), key: F(8), causal: true }), RangeError, 'causal'],
+  ['causal not a boolean', () => lab.multiHeadAttention({ ...bad(), causal: 'yes' }), TypeError, 'causal'],
+  ['keyMask of the wrong length', () => lab.multiHeadAttention({ ...bad(), keyMask: new Uint8Array(2) }), RangeError, 'keyMask'],
+  ['keyMask a plain Array', () => lab.multiHeadAttention({ ...bad(), keyMask: [1, 1, 1] }), TypeError, 'keyMask'],
+  ['returnWeights a number', () => lab.multiHeadAttention({ ...bad(), returnWeights: 1 }), TypeError, 'returnWeights'],
+  ['request beyond the memory cap', () => lab.multiHeadAttention({ ...bad(), query: F(20000 * 4) }), RangeError, 'too large'],
+  ['request beyond any buffer size', () => lab.multiHeadAttention({ ...bad(), query: F(200000 * 4) }), RangeError, 'too large'],
+  ['parameterCount with a string', () => lab.parameterCount({ dModel: 512, numHeads: '8' }), TypeError, 'numHeads'],
+  ['parameterCount without options', () => lab.parameterCount(), TypeError, 'options'],
+];
+
+for (const [name, call, type, arg] of badCases) {
+  test(`bad input: ${name} -> ${type.name} naming ${arg}, then the module still works`, () => {
+    assert.throws(call, (e) => {
+      assert.ok(e instanceof type, `expected ${type.name}, got ${e?.constructor?.name}: ${e?.message}`);
+      assert.ok(e.message.includes(arg), `message should name "${arg}": ${e.message}`);
+      return true;
+    });
+    checkWorkedExample();
+  });
+}
+
+test('at least 15 distinct bad-input cases are covered', () => {
+  assert.ok(badCases.length >= 15, `${badCases.length} cases`);
+});
+
+test('no heap growth and no live Embind handles over many calls', () => {
+  const dModel = 32, numHeads = 4, T = 37;
+  const rnd = (n, seed) => {
+    const a = new Float32Array(n);
+    let s = seed;
+    for (let i = 0; i < n; i++) { s = (s * 1103515245 + 12345) >>> 0; a[i] = (s / 2 ** 32 - 0.5) * 0.5; }
+    return a;
+  };
+  const args = {
+    query: rnd(T * dModel, 1), dModel, numHeads, causal: true,
+    wQ: rnd(dModel * dModel, 2), wK: rnd(dModel * dModel, 3), wV: rnd(dModel * dModel, 4), wO: rnd(dModel * dModel, 5),
+    bQ: rnd(dModel, 6), bO: rnd(dModel, 7), keyMask: new Uint8Array(T).fill(1),
+    returnWeights: true, returnIntermediates: true,
+  };
+  for (let i = 0; i < 50; i++) lab.multiHeadAttention(args);
+  const before = lab.info();
+  const first = lab.multiHeadAttention(args).output;
+  for (let i = 0; i < 2000; i++) {
+    lab.multiHeadAttention(args);
+    if (i % 100 === 0) { try { lab.multiHeadAttention({ ...args, wQ: F(3) }); } catch { /* expected */ } }
+  }
+  const after = lab.info();
+  assert.equal(after.memoryBytes, before.memoryBytes, 'wasm memory grew');
+  assert.equal(after.heapInUseBytes, before.heapInUseBytes, 'malloc in-use bytes grew');
+  assert.equal(lab.liveHandleCount(), 0, 'Embind handles left alive');
+  assert.deepEqual(lab.multiHeadAttention(args).output, first, 'same input, same output');
+});
+
+test('createHeadlab returns the same cached instance', async () => {
+  assert.equal(await createHeadlab(), lab);
+});

@@ -1,0 +1,51 @@
+// The hot loops really compile to WASM SIMD128: disassemble the wasm doctest
+// binary (linked with function names) and look inside each SIMD kernel.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const wasm = (name) => fileURLToPath(new URL(`../../${name}`, import.meta.url));
+
+/** Map from function name to the SIMD opcodes in its body. */
+function simdOpsByFunction(file) {
+  const text = execFileSync('wasm-objdump', ['-d', file], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 });
+  const ops = new Map();
+  let current = null;
+  for (const line of text.split('\n')) {
+    const head = /^[0-9a-f]+ func\[\d+\] <(.*)>:$/.exec(line);
+    if (head) {
+      current = new Set();
+      ops.set(head[1], current);
+      continue;
+    }
+    const op = /\|\s+((?:f32x4|i32x4|v128)\.[a-z0-9_]+)/.exec(line);
+    if (op && current) current.add(op[1]);
+  }
+  return ops;
+}
+
+test('each SIMD kernel uses f32x4 arithmetic in wasm', () => {
+  const ops = simdOpsByFunction(wasm('build/wasm/headlab_tests.wasm'));
+  const find = (prefix) => [...ops.keys()].find((k) => k.startsWith(prefix));
+  const expectations = {
+    'headlab::gemm_simd(': ['f32x4.mul', 'f32x4.add', 'v128.load'],
+    'headlab::softmax_rows_simd(': ['f32x4.mul', 'f32x4.add', 'f32x4.sub', 'i32x4.shl'],
+    'headlab::exp_simd(': ['f32x4.mul', 'f32x4.add', 'i32x4.shl'],
+    'headlab::scale_simd(': ['f32x4.mul'],
+  };
+  for (const [prefix, needed] of Object.entries(expectations)) {
+    const name = find(prefix);
+    assert.ok(name, `no function named ${prefix}… in the wasm test binary`);
+    for (const op of needed) assert.ok(ops.get(name).has(op), `${name} has no ${op}; it has ${[...ops.get(name)].join(', ')}`);
+  }
+  // And the scalar references stay scalar, so the comparison tests compare two paths.
+  const gemmRef = find('headlab::gemm_ref(');
+  assert.ok(!ops.get(gemmRef).has('f32x4.mul'), 'gemm_ref was auto-vectorised; the reference should be scalar');
+});
+
+test('the shipped module contains f32x4 arithmetic', () => {
+  const ops = simdOpsByFunction(wasm('web/lib/gen/headlab_core.wasm'));
+  const all = new Set([...ops.values()].flatMap((s) => [...s]));
+  for (const op of ['f32x4.mul', 'f32x4.add', 'i32x4.shl']) assert.ok(all.has(op), `shipped wasm lacks ${op}`);
+});

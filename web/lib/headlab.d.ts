@@ -1,0 +1,129 @@
+// Type declarations for HeadLab's JavaScript API (web/lib/headlab.js).
+
+/**
+ * Options of {@link Headlab.multiHeadAttention}. All matrices are flat, row-major Float32Arrays.
+ *
+ * - `wQ`, `wK`: `[dModel, numHeads*dK]`; columns `i*dK .. (i+1)*dK-1` are head i's W_i.
+ * - `wV`: `[dModel, numHeads*dV]`; `wO`: `[numHeads*dV, dModel]`.
+ */
+export interface MultiHeadAttentionOptions {
+  /** `[Tq, dModel]` */
+  query: Float32Array;
+  /** `[Tk, dModel]`; defaults to `query` (self-attention). */
+  key?: Float32Array;
+  /** `[Tk, dModel]`; defaults to `key`. */
+  value?: Float32Array;
+  dModel: number;
+  numHeads: number;
+  /** Per-head query/key width; default `dModel / numHeads`. */
+  dK?: number;
+  /** Per-head value width; default `dModel / numHeads`. */
+  dV?: number;
+  wQ: Float32Array;
+  wK: Float32Array;
+  wV: Float32Array;
+  wO: Float32Array;
+  /** `[numHeads*dK]` */
+  bQ?: Float32Array;
+  /** `[numHeads*dK]` */
+  bK?: Float32Array;
+  /** `[numHeads*dV]` */
+  bV?: Float32Array;
+  /** `[dModel]` */
+  bO?: Float32Array;
+  /** Query i sees key j only where j <= i. Requires Tq == Tk. */
+  causal?: boolean;
+  /** `[Tk]`; 0 = padding, never attended. */
+  keyMask?: Uint8Array;
+  /** Also return the attention weights. */
+  returnWeights?: boolean;
+  /** Also return every step of the pipeline. */
+  returnIntermediates?: boolean;
+}
+
+export interface MultiHeadAttentionIntermediates {
+  /** Per-head Q_i: `[numHeads, Tq, dK]` */
+  q: Float32Array;
+  /** Per-head K_i: `[numHeads, Tk, dK]` */
+  k: Float32Array;
+  /** Per-head V_i: `[numHeads, Tk, dV]` */
+  v: Float32Array;
+  /** Raw Q_i K_i^T for every pair, masks ignored: `[numHeads, Tq, Tk]` */
+  scores: Float32Array;
+  /** scores / sqrt(dK), `-Infinity` where masked: `[numHeads, Tq, Tk]` */
+  scaledScores: Float32Array;
+  /** softmax(...) V_i: `[numHeads, Tq, dV]` */
+  headOutputs: Float32Array;
+  /** Concat(head_1..head_h): `[Tq, numHeads*dV]` */
+  concat: Float32Array;
+}
+
+export interface MultiHeadAttentionResult {
+  /** `[Tq, dModel]`, a copy owned by JS */
+  output: Float32Array;
+  /** `[numHeads, Tq, Tk]` when `returnWeights`; each row sums to 1, or is all 0 when every key is masked. */
+  weights?: Float32Array;
+  intermediates?: MultiHeadAttentionIntermediates;
+  tQ: number;
+  tK: number;
+  dK: number;
+  dV: number;
+}
+
+export interface ParameterCountOptions {
+  dModel: number;
+  numHeads: number;
+  dK?: number;
+  dV?: number;
+  /** Count b^Q, b^K, b^V, b^O too. */
+  bias?: boolean;
+}
+
+export interface ParameterCount {
+  wQ: number;
+  wK: number;
+  wV: number;
+  wO: number;
+  bias: number;
+  /** wQ + wK + wV + wO: 4·dModel² when dK = dV = dModel/numHeads */
+  weights: number;
+  total: number;
+}
+
+export interface HeadlabInfo {
+  version: string;
+  /** true when the WebAssembly SIMD build runs */
+  simd: boolean;
+  isa: string;
+  /** current size of the wasm heap */
+  memoryBytes: number;
+  /** bytes malloc has handed out */
+  heapInUseBytes: number;
+  /** the heap's cap */
+  maxMemoryBytes: number;
+}
+
+export declare class Headlab {
+  private constructor();
+  /**
+   * `Concat(head_1..head_h) W^O`, `head_i = softmax(Q W_i^Q (K W_i^K)^T / sqrt(d_k)) V W_i^V`.
+   * @throws TypeError or RangeError naming the argument, the expected shape and what it got.
+   */
+  multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
+  /** @throws RangeError when numHeads does not divide dModel and dK/dV are not given. */
+  parameterCount(options: ParameterCountOptions): ParameterCount;
+  info(): HeadlabInfo;
+  /** Live Embind handles; 0 when nothing leaked. */
+  liveHandleCount(): number;
+}
+
+export interface CreateHeadlabOptions {
+  /** The bytes of headlab_core.wasm, when the loader should not fetch them. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Maps the wasm file name to its URL. */
+  locateFile?: (path: string, prefix: string) => string;
+}
+
+/** Loads the module once; later calls return the same instance. */
+export declare function createHeadlab(options?: CreateHeadlabOptions): Promise<Headlab>;
+export default createHeadlab;
