@@ -1,0 +1,76 @@
+// The JS API in headless Chromium, on the main thread and inside a module Worker.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
+
+let server, browser, page;
+const problems = [];
+
+before(async () => {
+  server = await serve({ port: 0 });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  page = await browser.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()}`));
+  await page.goto(server.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// Runs the course's worked example with the API and returns what a caller sees.
+const WORKED_EXAMPLE = `
+  const t = 1 / 3;
+  const wQK = new Float32Array([1,0,0,0, 0,0,1,0, 0,0,0,0, 0,1,0,1]);
+  const r = lab.multiHeadAttention({
+    query: new Float32Array([3,0,0,1, 0,3,0,1, 1,1,0,1]), dModel: 4, numHeads: 2,
+    wQ: wQK, wK: wQK, wV: new Float32Array([t,0,t,0, 0,t,0,t, 0,0,0,0, 0,0,0,0]),
+    wO: new Float32Array([1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]), returnWeights: true });
+  let error = null;
+  try { lab.multiHeadAttention({ query: new Float32Array(3), dModel: 4, numHeads: 2 }); }
+  catch (e) { error = e.constructor.name + ': ' + e.message; }
+  const result = { output: Array.from(r.output.slice(8)), weightsIt: Array.from(r.weights.slice(6, 9)),
+    error, simd: lab.info().simd };
+`;
+
+function checkResult(r) {
+  const want = [0.7931, 0.1474, 0.1474, 0.7931];
+  r.output.forEach((x, i) => assert.ok(Math.abs(x - want[i]) < 5e-5, `output[${i}] = ${x}, want ${want[i]}`));
+  [0.7337, 0.0879, 0.1784].forEach((w, i) => assert.ok(Math.abs(r.weightsIt[i] - w) < 5e-5, `weight ${i}`));
+  assert.match(r.error, /^RangeError: .*query/);
+  assert.equal(r.simd, true);
+}
+
+test('the module runs on the main thread of a page', async () => {
+  const r = await page.evaluate(async (body) => {
+    const { createHeadlab } = await import('/lib/headlab.js');
+    const lab = await createHeadlab();
+    return new Function('lab', `${body}; return result;`)(lab);
+  }, WORKED_EXAMPLE);
+  checkResult(r);
+});
+
+test('the module runs inside a module Worker', async () => {
+  const r = await page.evaluate((body) => new Promise((resolve, reject) => {
+    const src = `import { createHeadlab } from '${location.origin}/lib/headlab.js';
+      const lab = await createHeadlab();
+      ${body}
+      postMessage(result);`;
+    const worker = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
+    worker.onmessage = (e) => { resolve(e.data); worker.terminate(); };
+    worker.onerror = (e) => reject(new Error(e.message || 'worker error'));
+  }), WORKED_EXAMPLE);
+  checkResult(r);
+});
+
+test('no console errors, page errors or failed requests', () => {
+  assert.deepEqual(problems, []);
+});
