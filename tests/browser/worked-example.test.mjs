@@ -1,0 +1,257 @@
+// Browser test of the landing page and the worked-example demo, in headless Chromium.
+// Run: node --test tests/browser/
+// Screenshots go to tests/browser/screenshots/ (git-ignored).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
+
+const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
+const TIMEOUT = 60_000;
+
+let server;
+let browser;
+/** Everything that went wrong in any page: console errors, page errors, failed or 4xx/5xx requests. */
+const problems = [];
+
+function watch(page, label) {
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`${label}: console ${msg.type()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`${label}: page error: ${err.message}`));
+  page.on('requestfailed', (req) => problems.push(`${label}: request failed: ${req.url()} (${req.failure()?.errorText})`));
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`${label}: HTTP ${res.status()} for ${res.url()}`);
+  });
+  return page;
+}
+
+async function newPage(label, width = 1280, height = 900) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  return watch(page, label);
+}
+
+function assertNoProblems() {
+  assert.deepEqual(problems, [], `problems in the browser:\n${problems.join('\n')}`);
+}
+
+async function openDemo(page, base = server.url) {
+  await page.goto(new URL('demos/worked-example/', base).href);
+  await page.waitForSelector('main[data-state="ready"]', { timeout: 20_000 });
+  await page.waitForFunction(() => {
+    const cells = document.querySelectorAll('[data-testid="output"] td');
+    return cells.length === 4 && [...cells].every((td) => /\d/.test(td.textContent));
+  }, null, { timeout: 10_000 });
+}
+
+/** The numbers shown in the cells of `[data-testid=testid]`, parsed. */
+async function numbers(page, testid) {
+  const texts = await page.locator(`[data-testid="${testid}"] td.num`).allTextContents();
+  return texts.map((t) => Number(t.trim()));
+}
+
+function assertClose(actual, expected, what, tol = 1e-4 + 1e-9) {
+  assert.equal(actual.length, expected.length, `${what}: ${actual.length} values, expected ${expected.length}`);
+  actual.forEach((a, i) => {
+    assert.ok(Number.isFinite(a) && Math.abs(a - expected[i]) <= tol,
+      `${what}[${i}] = ${a}, expected ${expected[i]} (±${tol}); all: [${actual.join(', ')}]`);
+  });
+}
+
+// An independent float64 reference: softmax(QK^T/sqrt(dk))V per head, concat, times wO.
+const THIRD = 1 / 3;
+const COURSE = {
+  x: [[3, 0, 0, 1], [0, 3, 0, 1], [1, 1, 0, 1]],
+  wq: [[[1, 0], [0, 0], [0, 0], [0, 1]], [[0, 0], [1, 0], [0, 0], [0, 1]]],
+  wv: [[THIRD, 0], [0, THIRD], [0, 0], [0, 0]],
+  wo: [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+};
+const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, v, k) => s + v * b[k][j], 0)));
+function reference(x, { wq, wv, wo } = COURSE) {
+  const weights = [];
+  const heads = [];
+  for (let h = 0; h < wq.length; h++) {
+    const q = matmul(x, wq[h]);
+    const k = matmul(x, wq[h]);  // W_K = W_Q in the course's example
+    const v = matmul(x, wv);
+    const w = q.map((qi) => {
+      const s = k.map((kj) => qi.reduce((acc, val, d) => acc + val * kj[d], 0) / Math.sqrt(qi.length));
+      const m = Math.max(...s);
+      const e = s.map((z) => Math.exp(z - m));
+      const sum = e.reduce((a, b) => a + b, 0);
+      return e.map((z) => z / sum);
+    });
+    weights.push(w);
+    heads.push(matmul(w, v));
+  }
+  const concat = x.map((_, t) => heads.flatMap((head) => head[t]));
+  return { weights, heads, concat, output: matmul(concat, wo) };
+}
+
+before(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  server = await serve({ port: 0 });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('the reference reproduces the course numbers (sanity check of the test itself)', () => {
+  const r = reference(COURSE.x);
+  assertClose(r.weights[0][2], [0.7337, 0.0879, 0.1784], 'reference head 1');
+  assertClose(r.output[2], [0.7931, 0.1474, 0.1474, 0.7931], 'reference output');
+});
+
+test('landing page loads and links to the worked example', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('landing');
+  const response = await page.goto(server.url);
+  assert.equal(response.status(), 200);
+  assert.equal(await page.title(), 'HeadLab');
+  assert.equal(await page.locator('h1').textContent(), 'HeadLab');
+  assert.equal(await page.locator('noscript').count(), 1, 'landing page has a <noscript> note');
+  const link = page.locator('a[href="demos/worked-example/"]');
+  assert.equal(await link.count(), 1, 'one link to demos/worked-example/');
+  await page.screenshot({ path: `${SCREENSHOTS}landing-1280.png`, fullPage: true });
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.screenshot({ path: `${SCREENSHOTS}landing-360.png`, fullPage: true });
+  await link.click();
+  await page.waitForURL(/\/demos\/worked-example\/$/);
+  await page.waitForSelector('main[data-state="ready"]', { timeout: 20_000 });
+  assert.match(await page.locator('h1').textContent(), /Worked example/);
+  await page.close();
+  assertNoProblems();
+});
+
+test('worked example shows the course numbers for "it"', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('course numbers');
+  await openDemo(page);
+  const expected = reference(COURSE.x);
+  assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 (it)');
+  assertClose(await numbers(page, 'weights-head-2'), [0.0879, 0.7337, 0.1784], 'weights head 2 (it)');
+  assertClose(await numbers(page, 'head-output-1'), [0.7931, 0.1474], 'head 1 output (it)');
+  assertClose(await numbers(page, 'head-output-2'), [0.1474, 0.7931], 'head 2 output (it)');
+  assertClose(await numbers(page, 'concat'), [0.7931, 0.1474, 0.1474, 0.7931], 'concat (it)');
+  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output (it)');
+  // The full tables (all three query tokens) match the reference too.
+  for (const h of [1, 2]) {
+    assertClose(await numbers(page, `weights-table-head-${h}`), expected.weights[h - 1].flat(), `weights table head ${h}`);
+  }
+  assertClose(await numbers(page, 'output-table'), expected.output.flat(), 'output table');
+  // Shown to exactly 4 decimals.
+  for (const text of await page.locator('[data-testid="output-table"] td.num').allTextContents()) {
+    assert.match(text.trim(), /^-?\d+\.\d{4}$/);
+  }
+  // The query row is highlighted and the weight cells are shaded by weight.
+  assert.match(await page.locator('[data-testid="weights-head-1"]').getAttribute('class'), /is-query/);
+  const shade = await page.locator('[data-testid="weights-head-1"] td').first()
+    .evaluate((td) => getComputedStyle(td).backgroundColor);
+  assert.notEqual(shade, 'rgba(0, 0, 0, 0)', 'weight cell has a background');
+  // Every input has an accessible name.
+  const unnamed = await page.locator('input').evaluateAll((inputs) =>
+    inputs.filter((i) => !i.getAttribute('aria-label') && !(i.id && document.querySelector(`label[for="${i.id}"]`))).map((i) => i.id));
+  assert.deepEqual(unnamed, []);
+  assert.equal(await page.locator('#editor input').count(), 12 + 2 * 3 * 8 + 16, 'X, 6 head matrices, WO');
+
+  for (const [width, height] of [[1280, 900], [360, 740]]) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: `${SCREENSHOTS}worked-example-${width}.png`, fullPage: true });
+    // Wide tables scroll inside their container: the page itself never scrolls sideways.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `page is ${overflow}px wider than the ${width}px viewport`);
+  }
+  await page.close();
+  assertNoProblems();
+});
+
+test('editing an embedding recomputes weights and output', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('edit');
+  await openDemo(page);
+  const before1 = await numbers(page, 'weights-head-1');
+  const beforeOut = await numbers(page, 'output');
+  await page.fill('#x-2-0', '2');  // x_it entity-ness 1 -> 2; fill fires the input event
+  const x = COURSE.x.map((row) => row.slice());
+  x[2][0] = 2;
+  const expected = reference(x);
+  await page.waitForFunction((old) => document.querySelector('[data-testid="output"] td').textContent !== old,
+    beforeOut[0].toFixed(4), { timeout: 5_000 });
+  const after1 = await numbers(page, 'weights-head-1');
+  const afterOut = await numbers(page, 'output');
+  assert.notDeepEqual(after1, before1, 'head 1 weights changed');
+  assert.notDeepEqual(afterOut, beforeOut, 'output changed');
+  assertClose(after1, expected.weights[0][2], 'weights head 1 after edit');
+  assertClose(await numbers(page, 'weights-head-2'), expected.weights[1][2], 'weights head 2 after edit');
+  assertClose(afterOut, expected.output[2], 'output after edit');
+  assertClose(await numbers(page, 'output-table'), expected.output.flat(), 'output table after edit');
+
+  // Editing a head's projection changes only what it should: zeroing W_2^V zeroes head 2's output.
+  for (const id of ['wv-2-0-0', 'wv-2-1-1']) await page.fill(`#${id}`, '0');
+  assertClose(await numbers(page, 'head-output-2'), [0, 0], 'head 2 output with W_2^V = 0');
+  assertClose((await numbers(page, 'output')).slice(0, 2), expected.output[2].slice(0, 2), 'head 1 half unchanged');
+
+  // Reset brings back the course's numbers.
+  await page.click('#reset');
+  assert.equal(await page.inputValue('#x-2-0'), '1');
+  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output after reset');
+  assertClose(await numbers(page, 'weights-head-2'), [0.0879, 0.7337, 0.1784], 'weights head 2 after reset');
+  await page.close();
+  assertNoProblems();
+});
+
+test('an emptied cell shows the API error, and fixing it restores the result', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('error');
+  await openDemo(page);
+  const alert = page.getByRole('alert');
+  assert.equal((await alert.textContent()).trim(), '', 'no error at first');
+
+  await page.fill('#x-0-0', '');
+  await page.waitForFunction(() => document.getElementById('error').textContent !== '', null, { timeout: 5_000 });
+  assert.ok(await alert.isVisible(), 'error alert is visible');
+  const message = await alert.textContent();
+  assert.match(message, /multiHeadAttention: query\[0\] is NaN/, `alert shows the API message: ${message}`);
+  assert.match(message, /Embedding of "ball", entity-ness/, 'alert names the cell');
+  assert.equal(await page.getAttribute('#x-0-0', 'aria-invalid'), 'true');
+  const stale = await page.locator('[data-testid="output"] td').allTextContents();
+  assert.ok(stale.every((t) => !/\d/.test(t)), `no stale numbers shown while in error: ${stale}`);
+  assert.match(await page.locator('[data-testid="results-note"]').textContent(), /cells marked in red/);
+  await page.screenshot({ path: `${SCREENSHOTS}worked-example-error-1280.png` });
+
+  // A second bad cell, then fix both: the page keeps working.
+  await page.fill('#wo-3-3', '');
+  assert.match(await alert.textContent(), /query\[0\] is NaN/);
+  await page.fill('#wo-3-3', '1');
+  await page.fill('#x-0-0', '3');
+  assert.equal((await alert.textContent()).trim(), '', 'error cleared');
+  assert.equal(await alert.evaluate((e) => e.getBoundingClientRect().height), 0, 'empty alert takes no space');
+  assert.equal(await page.getAttribute('#x-0-0', 'aria-invalid'), null);
+  assert.equal(await page.locator('[data-testid="results-note"]').textContent(), '');
+  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output after fixing');
+  assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 after fixing');
+  await page.close();
+  assertNoProblems();
+});
+
+test('the demo works under the strict Content-Security-Policy', { timeout: TIMEOUT }, async () => {
+  const strict = await serve({ port: 0, csp: true });
+  try {
+    const page = await newPage('csp');
+    await openDemo(page, strict.url);
+    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output under CSP');
+    await page.close();
+  } finally {
+    await strict.close();
+  }
+  assertNoProblems();
+});
+
+test('no console error, page error or failed request in any page', () => {
+  assertNoProblems();
+});
