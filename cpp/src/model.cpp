@@ -1,0 +1,318 @@
+#include "headlab/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <xsimd/xsimd.hpp>
+
+namespace headlab {
+
+namespace {
+
+using fbatch = xsimd::batch<float>;
+constexpr std::size_t W = fbatch::size;
+
+void gemm(Path path, const GemmArgs& g) {
+  path == Path::simd ? gemm_simd(g) : gemm_ref(g);
+}
+
+// dst[i] = a[i] + b[i]
+void add_rows(const float* a, const float* b, float* dst, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + W <= n; i += W)
+    (fbatch::load_unaligned(a + i) + fbatch::load_unaligned(b + i)).store_unaligned(dst + i);
+  for (; i < n; ++i) dst[i] = a[i] + b[i];
+}
+
+void fill_normal(Rng& rng, float* x, std::size_t n, float std_dev) {
+  for (std::size_t i = 0; i < n; ++i) x[i] = std_dev * rng.normal();
+}
+
+}  // namespace
+
+ParamLayout param_layout(const ModelConfig& c) {
+  const std::size_t d = c.d_model, rv = c.num_relations * c.vocab;
+  ParamLayout l{};
+  l.tok_emb = 0;
+  l.pos_emb = l.tok_emb + c.vocab * d;
+  l.w_q = l.pos_emb + c.seq_len * d;
+  l.w_k = l.w_q + d * d;
+  l.w_v = l.w_k + d * d;
+  l.w_o = l.w_v + d * d;
+  l.b_q = l.w_o + d * d;
+  l.b_k = l.b_q + d;
+  l.b_v = l.b_k + d;
+  l.b_o = l.b_v + d;
+  l.w_read = l.b_o + d;
+  l.b_read = l.w_read + d * rv;
+  l.total = l.b_read + rv;
+  return l;
+}
+
+Model::Model(const ModelConfig& c) : config_(c), layout_(param_layout(c)) {
+  const std::size_t d = c.d_model, t = c.seq_len, b = c.max_batch, rv = c.num_relations * c.vocab;
+  shape_.t_q = 1;
+  shape_.t_k = t;
+  shape_.d_model = d;
+  shape_.num_heads = c.num_heads;
+  mha_resolve_shape(shape_);
+  params_.assign(layout_.total, 0.0f);
+  grads_.assign(layout_.total, 0.0f);
+  head_enabled_.assign(c.num_heads, 1);
+  x_.assign(b * t * d, 0.0f);
+  xq_.assign(b * d, 0.0f);
+  key_mask_.assign(b * t, 1);
+  cache_store_.assign(mha_cache_floats(shape_, b), 0.0f);
+  cache_ = mha_cache_view(shape_, b, cache_store_.data());
+  attn_.assign(b * d, 0.0f);
+  h_.assign(b * d, 0.0f);
+  probs_.assign(b * rv, 0.0f);
+  dlogits_.assign(b * rv, 0.0f);
+  dh_.assign(b * d, 0.0f);
+  dxq_.assign(b * d, 0.0f);
+  dx_.assign(b * t * d, 0.0f);
+  tbuf_.assign(std::max(d * b, rv * d), 0.0f);
+  fws_.assign(mha_forward_cached_workspace_floats(shape_), 0.0f);
+  bws_.assign(mha_backward_workspace_floats(shape_, b), 0.0f);
+  MhaShape full = shape_;
+  full.t_q = t;
+  full.causal = c.causal;
+  map_x_.assign(t * d, 0.0f);
+  map_out_.assign(t * d, 0.0f);
+  map_ws_.assign(mha_workspace_floats(full) + 4, 0.0f);  // + slack to align to 16 bytes
+}
+
+void Model::init(Rng& rng) {
+  const ParamLayout& l = layout_;
+  const std::size_t d = config_.d_model, rv = config_.num_relations * config_.vocab;
+  float* p = params_.data();
+  const float s_in = std::sqrt(0.5f / float(d)), s_lin = std::sqrt(1.0f / (3.0f * float(d)));
+  const float s_emb = std::sqrt(0.5f);  // X = E + P then has unit variance
+  fill_normal(rng, p + l.tok_emb, config_.vocab * d, s_emb);
+  fill_normal(rng, p + l.pos_emb, config_.seq_len * d, s_emb);
+  fill_normal(rng, p + l.w_q, d * d, s_in);
+  fill_normal(rng, p + l.w_k, d * d, s_in);
+  fill_normal(rng, p + l.w_v, d * d, s_in);
+  fill_normal(rng, p + l.w_o, d * d, s_lin);
+  std::fill(p + l.b_q, p + l.w_read, 0.0f);
+  fill_normal(rng, p + l.w_read, d * rv, s_lin);
+  fill_normal(rng, p + l.b_read, rv, s_lin);
+}
+
+MhaWeights Model::mha_weights() const {
+  const float* p = params_.data();
+  MhaWeights w;
+  w.w_q = p + layout_.w_q;
+  w.w_k = p + layout_.w_k;
+  w.w_v = p + layout_.w_v;
+  w.w_o = p + layout_.w_o;
+  w.b_q = p + layout_.b_q;
+  w.b_k = p + layout_.b_k;
+  w.b_v = p + layout_.b_v;
+  w.b_o = p + layout_.b_o;
+  return w;
+}
+
+void Model::embed(const TaskBatch& batch, std::size_t n) {
+  const std::size_t d = config_.d_model, t = config_.seq_len;
+  const float* tok = params_.data() + layout_.tok_emb;
+  const float* pos = params_.data() + layout_.pos_emb;
+  for (std::size_t b = 0; b < n; ++b) {
+    for (std::size_t j = 0; j < t; ++j)
+      add_rows(tok + std::size_t(batch.tokens[b * t + j]) * d, pos + j * d, x_.data() + (b * t + j) * d, d);
+    const std::size_t q = std::size_t(batch.query[b]);
+    std::copy(x_.data() + (b * t + q) * d, x_.data() + (b * t + q + 1) * d, xq_.data() + b * d);
+    if (config_.causal)
+      for (std::size_t j = 0; j < t; ++j) key_mask_[b * t + j] = j <= q ? 1 : 0;
+  }
+}
+
+BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward, Path path) {
+  const std::size_t d = config_.d_model, t = config_.seq_len, r_count = config_.num_relations;
+  const std::size_t v = config_.vocab, rv = r_count * v;
+  embed(batch, n);
+  MhaInputs in;
+  in.query = xq_.data();
+  in.key = x_.data();
+  in.value = x_.data();
+  in.key_mask = config_.causal ? key_mask_.data() : nullptr;
+  const MhaWeights w = mha_weights();
+  mha_forward_cached(shape_, n, in, w, head_enabled_.data(), cache_, attn_.data(), fws_.data(), path);
+  add_rows(xq_.data(), attn_.data(), h_.data(), n * d);  // residual
+
+  const float* w_read = params_.data() + layout_.w_read;
+  const float* b_read = params_.data() + layout_.b_read;
+  gemm(path, {n, rv, d, h_.data(), d, w_read, rv, probs_.data(), rv, b_read, false});
+
+  // Cross-entropy per (example, relation). log-sum-exp from the softmax itself:
+  // the arg-max entry is 1/sum, so log(sum) = -log(p_max) with p_max >= 1/vocab.
+  BatchResult res;
+  res.examples = n;
+  double loss = 0;
+  for (std::size_t b = 0; b < n; ++b) {
+    bool all = true;
+    for (std::size_t r = 0; r < r_count; ++r) {
+      float* z = probs_.data() + b * rv + r * v;
+      const std::size_t best = std::size_t(std::max_element(z, z + v) - z);
+      const std::size_t ans = std::size_t(batch.answers[b * r_count + r]);
+      const float margin = z[ans] - z[best];
+      path == Path::simd ? softmax_rows_simd(z, 1, v, v) : softmax_rows_ref(z, 1, v, v);
+      loss += double(-std::log(z[best])) - double(margin);
+      if (best == ans)
+        ++res.answers_right[r];
+      else
+        all = false;
+    }
+    if (all) ++res.all_right;
+  }
+  res.loss = float(loss / double(n * r_count));
+  if (!backward) return res;
+
+  // d loss / d logits = (p - onehot) / (n R).
+  const float inv = 1.0f / float(n * r_count);
+  for (std::size_t b = 0; b < n; ++b) {
+    float* dz = dlogits_.data() + b * rv;
+    const float* p = probs_.data() + b * rv;
+    for (std::size_t j = 0; j < rv; ++j) dz[j] = p[j] * inv;
+    for (std::size_t r = 0; r < r_count; ++r) dz[r * v + std::size_t(batch.answers[b * r_count + r])] -= inv;
+  }
+  float* g = grads_.data();
+  const ParamLayout& l = layout_;
+  transpose(n, d, h_.data(), d, tbuf_.data(), n);
+  gemm(path, {d, rv, n, tbuf_.data(), n, dlogits_.data(), rv, g + l.w_read, rv, nullptr, false});
+  path == Path::simd ? column_sums_simd(dlogits_.data(), n, rv, rv, g + l.b_read, false)
+                     : column_sums_ref(dlogits_.data(), n, rv, rv, g + l.b_read, false);
+  transpose(d, rv, w_read, rv, tbuf_.data(), d);
+  gemm(path, {n, d, rv, dlogits_.data(), rv, tbuf_.data(), d, dh_.data(), d, nullptr, false});
+
+  MhaGrads mg;
+  mg.w_q = g + l.w_q;
+  mg.w_k = g + l.w_k;
+  mg.w_v = g + l.w_v;
+  mg.w_o = g + l.w_o;
+  mg.b_q = g + l.b_q;
+  mg.b_k = g + l.b_k;
+  mg.b_v = g + l.b_v;
+  mg.b_o = g + l.b_o;
+  mg.query = dxq_.data();
+  mg.key = dx_.data();
+  mg.value = dx_.data();  // keys and values are the same X: gradients add
+  mha_backward(shape_, n, in, w, head_enabled_.data(), cache_, dh_.data(), mg, bws_.data(), path);
+
+  // The query row of X also reaches H directly (residual) and through W^Q.
+  for (std::size_t b = 0; b < n; ++b) {
+    float* row = dx_.data() + (b * t + std::size_t(batch.query[b])) * d;
+    add_rows(row, dh_.data() + b * d, row, d);
+    add_rows(row, dxq_.data() + b * d, row, d);
+  }
+  float* g_tok = g + l.tok_emb;
+  float* g_pos = g + l.pos_emb;
+  std::fill(g_tok, g_tok + config_.vocab * d, 0.0f);
+  std::fill(g_pos, g_pos + t * d, 0.0f);
+  for (std::size_t b = 0; b < n; ++b)
+    for (std::size_t j = 0; j < t; ++j) {
+      const float* row = dx_.data() + (b * t + j) * d;
+      float* gt = g_tok + std::size_t(batch.tokens[b * t + j]) * d;
+      add_rows(gt, row, gt, d);
+      add_rows(g_pos + j * d, row, g_pos + j * d, d);
+    }
+  return res;
+}
+
+void Model::attention_map(const std::int32_t* tokens, float* out) {
+  const std::size_t d = config_.d_model, t = config_.seq_len;
+  const float* tok = params_.data() + layout_.tok_emb;
+  const float* pos = params_.data() + layout_.pos_emb;
+  for (std::size_t j = 0; j < t; ++j)
+    add_rows(tok + std::size_t(tokens[j]) * d, pos + j * d, map_x_.data() + j * d, d);
+  MhaShape full = shape_;
+  full.t_q = t;
+  full.causal = config_.causal;
+  MhaInputs in;
+  in.query = in.key = in.value = map_x_.data();
+  MhaOutputs o;
+  o.output = map_out_.data();
+  o.weights = out;
+  float* ws = map_ws_.data();
+  while (reinterpret_cast<std::uintptr_t>(ws) % 16 != 0) ++ws;
+  mha_forward(full, in, mha_weights(), o, ws, Path::simd);
+}
+
+Optimizer::Optimizer(OptimizerKind kind, std::size_t n, float learning_rate)
+    : kind_(kind), n_(n), lr_(learning_rate) {
+  if (kind_ == OptimizerKind::adam) {
+    m_.assign(n, 0.0f);
+    v_.assign(n, 0.0f);
+  }
+}
+
+void Optimizer::reset() {
+  t_ = 0;
+  std::fill(m_.begin(), m_.end(), 0.0f);
+  std::fill(v_.begin(), v_.end(), 0.0f);
+}
+
+void Optimizer::step(float* params, const float* grads, Path path) {
+  ++t_;
+  if (kind_ == OptimizerKind::sgd) {
+    path == Path::simd ? sgd_update_simd(params, grads, n_, lr_) : sgd_update_ref(params, grads, n_, lr_);
+    return;
+  }
+  // Bias corrections in double: beta^t is tiny-exponent safe and identical on every path.
+  const double t = double(t_);
+  AdamArgs a;
+  a.n = n_;
+  a.p = params;
+  a.g = grads;
+  a.m = m_.data();
+  a.v = v_.data();
+  a.lr = lr_;
+  a.beta1 = beta1;
+  a.beta2 = beta2;
+  a.eps = eps;
+  a.c1 = float(1.0 / (1.0 - std::pow(double(beta1), t)));
+  a.c2 = float(1.0 / (1.0 - std::pow(double(beta2), t)));
+  path == Path::simd ? adam_update_simd(a) : adam_update_ref(a);
+}
+
+void adam_update_ref(const AdamArgs& a) {
+  for (std::size_t i = 0; i < a.n; ++i) {
+    a.m[i] = a.beta1 * a.m[i] + (1.0f - a.beta1) * a.g[i];
+    a.v[i] = a.beta2 * a.v[i] + (1.0f - a.beta2) * a.g[i] * a.g[i];
+    a.p[i] -= a.lr * (a.m[i] * a.c1) / (std::sqrt(a.v[i] * a.c2) + a.eps);
+  }
+}
+
+void adam_update_simd(const AdamArgs& a) {
+  const fbatch b1(a.beta1), b2(a.beta2), ob1(1.0f - a.beta1), ob2(1.0f - a.beta2);
+  const fbatch lr(a.lr), eps(a.eps), c1(a.c1), c2(a.c2);
+  std::size_t i = 0;
+  for (; i + W <= a.n; i += W) {
+    const fbatch g = fbatch::load_unaligned(a.g + i);
+    const fbatch m = b1 * fbatch::load_unaligned(a.m + i) + ob1 * g;
+    const fbatch v = b2 * fbatch::load_unaligned(a.v + i) + ob2 * g * g;
+    m.store_unaligned(a.m + i);
+    v.store_unaligned(a.v + i);
+    const fbatch p = fbatch::load_unaligned(a.p + i) - lr * (m * c1) / (xsimd::sqrt(v * c2) + eps);
+    p.store_unaligned(a.p + i);
+  }
+  for (; i < a.n; ++i) {
+    a.m[i] = a.beta1 * a.m[i] + (1.0f - a.beta1) * a.g[i];
+    a.v[i] = a.beta2 * a.v[i] + (1.0f - a.beta2) * a.g[i] * a.g[i];
+    a.p[i] -= a.lr * (a.m[i] * a.c1) / (std::sqrt(a.v[i] * a.c2) + a.eps);
+  }
+}
+
+void sgd_update_ref(float* p, const float* g, std::size_t n, float lr) {
+  for (std::size_t i = 0; i < n; ++i) p[i] -= lr * g[i];
+}
+
+void sgd_update_simd(float* p, const float* g, std::size_t n, float lr) {
+  const fbatch l(lr);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W)
+    (fbatch::load_unaligned(p + i) - l * fbatch::load_unaligned(g + i)).store_unaligned(p + i);
+  for (; i < n; ++i) p[i] -= lr * g[i];
+}
+
+}  // namespace headlab

@@ -1,0 +1,300 @@
+#include "headlab/trainer.hpp"
+
+#include <cmath>
+#include <cstring>
+
+namespace headlab {
+
+namespace {
+
+// Stream ids mixed with the seed (Rng's second argument).
+constexpr std::uint64_t kInitStream = 1, kTrainStream = 2, kEvalStream = 3, kProbeStream = 4;
+
+constexpr std::uint32_t kVersion = 1;
+constexpr std::size_t kMaxHeads = 64, kMaxDModel = 1024, kMaxBatch = 4096, kMaxName = 32;
+
+ModelConfig model_config(const TrainerConfig& c, const TaskSpec& spec) {
+  ModelConfig m;
+  m.vocab = spec.vocab;
+  m.seq_len = spec.seq_len;
+  m.num_relations = spec.num_relations;
+  m.d_model = c.d_model;
+  m.num_heads = c.num_heads;
+  m.causal = c.causal;
+  m.max_batch = c.batch_size;
+  return m;
+}
+
+// Little-endian writer and a bounds-checked reader.
+struct Writer {
+  std::vector<std::uint8_t>& out;
+  void u8(std::uint8_t v) { out.push_back(v); }
+  void u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
+  }
+  void u64(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
+  }
+  void f32(float f) {
+    std::uint32_t v;
+    std::memcpy(&v, &f, 4);
+    u32(v);
+  }
+};
+
+struct Reader {
+  const std::uint8_t* p;
+  std::size_t size, at = 0;
+  bool ok = true;
+  bool need(std::size_t n) {
+    if (!ok || size - at < n) ok = false;
+    return ok;
+  }
+  std::uint8_t u8() { return need(1) ? p[at++] : 0; }
+  std::uint32_t u32() {
+    if (!need(4)) return 0;
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= std::uint32_t(p[at++]) << (8 * i);
+    return v;
+  }
+  std::uint64_t u64() {
+    if (!need(8)) return 0;
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= std::uint64_t(p[at++]) << (8 * i);
+    return v;
+  }
+  float f32() {
+    const std::uint32_t v = u32();
+    float f;
+    std::memcpy(&f, &v, 4);
+    return f;
+  }
+};
+
+}  // namespace
+
+std::string validate_config(const TrainerConfig& c) {
+  if (!find_task(c.task)) {
+    std::string names;
+    for (std::size_t i = 0; i < task_count(); ++i) names += std::string(i ? ", " : "") + task_at(i).name;
+    return "task: unknown task '" + c.task + "' (known: " + names + ")";
+  }
+  if (c.num_heads < 1 || c.num_heads > kMaxHeads)
+    return "numHeads must be in 1.." + std::to_string(kMaxHeads) + ", got " + std::to_string(c.num_heads);
+  if (c.d_model < 1 || c.d_model > kMaxDModel)
+    return "dModel must be in 1.." + std::to_string(kMaxDModel) + ", got " + std::to_string(c.d_model);
+  if (c.d_model % c.num_heads != 0)
+    return "numHeads must divide dModel: dModel " + std::to_string(c.d_model) + " / numHeads " +
+           std::to_string(c.num_heads) + " is not an integer";
+  if (!(std::isfinite(c.learning_rate) && c.learning_rate > 0.0f))
+    return "learningRate must be a finite number > 0";
+  if (c.batch_size < 1 || c.batch_size > kMaxBatch)
+    return "batchSize must be in 1.." + std::to_string(kMaxBatch) + ", got " + std::to_string(c.batch_size);
+  if (c.optimizer != OptimizerKind::adam && c.optimizer != OptimizerKind::sgd)
+    return "optimizer must be 'adam' or 'sgd'";
+  return "";
+}
+
+Trainer::Trainer(const TrainerConfig& c, const TaskSpec& spec)
+    : config_(c),
+      spec_(&spec),
+      model_(model_config(c, spec)),
+      optimizer_(c.optimizer, model_.num_params(), c.learning_rate),
+      train_rng_(c.seed, kTrainStream),
+      train_batch_(spec, c.batch_size),
+      eval_batch_(spec, c.batch_size),
+      probe_(spec, 1) {
+  Rng init(c.seed, kInitStream);
+  model_.init(init);
+  Rng probe(c.seed, kProbeStream);
+  generate_batch(spec, probe, 1, probe_);
+}
+
+TrainerOrError Trainer::create(const TrainerConfig& config) {
+  TrainerOrError r;
+  r.error = validate_config(config);
+  if (r.error.empty()) r.trainer.reset(new Trainer(config, *find_task(config.task)));
+  return r;
+}
+
+StepResult Trainer::step(std::size_t n) {
+  StepResult r;
+  for (std::size_t i = 0; i < n; ++i) {
+    generate_batch(*spec_, train_rng_, config_.batch_size, train_batch_);
+    const BatchResult b = model_.forward(train_batch_, config_.batch_size, true);
+    optimizer_.step(model_.params(), model_.grads());
+    ++steps_;
+    r.loss = b.loss;
+    r.accuracy = float(b.all_right) / float(b.examples);
+  }
+  r.step = steps_;
+  return r;
+}
+
+EvalResult Trainer::evaluate(std::size_t n) {
+  EvalResult r;
+  if (n == 0) return r;
+  Rng rng(config_.seed, kEvalStream);
+  double loss = 0;
+  std::size_t all = 0, per[kMaxRelations] = {};
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t chunk = std::min(config_.batch_size, n - done);
+    generate_batch(*spec_, rng, chunk, eval_batch_);
+    const BatchResult b = model_.forward(eval_batch_, chunk, false);
+    loss += double(b.loss) * double(chunk);
+    all += b.all_right;
+    for (std::size_t k = 0; k < spec_->num_relations; ++k) per[k] += b.answers_right[k];
+    done += chunk;
+  }
+  r.loss = float(loss / double(n));
+  r.accuracy = float(double(all) / double(n));
+  for (std::size_t k = 0; k < spec_->num_relations; ++k)
+    r.relation_accuracy[k] = float(double(per[k]) / double(n));
+  return r;
+}
+
+std::vector<HeadMetrics> Trainer::head_metrics(std::size_t n) {
+  const std::size_t h = config_.num_heads, t = spec_->seq_len, rc = spec_->num_relations;
+  std::vector<double> ent(h, 0.0), dist(h, 0.0), share(h * rc, 0.0);
+  Rng rng(config_.seed, kEvalStream);
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t chunk = std::min(config_.batch_size, n - done);
+    generate_batch(*spec_, rng, chunk, eval_batch_);
+    model_.forward(eval_batch_, chunk, false);
+    const float* w = model_.query_weights();  // [chunk, h, t]
+    for (std::size_t b = 0; b < chunk; ++b) {
+      const long q = eval_batch_.query[b];
+      for (std::size_t i = 0; i < h; ++i) {
+        const float* row = w + (b * h + i) * t;
+        for (std::size_t j = 0; j < t; ++j) {
+          if (row[j] > 0.0f) ent[i] -= double(row[j]) * std::log(double(row[j]));
+          dist[i] += double(row[j]) * double(std::labs(q - long(j)));
+        }
+        for (std::size_t k = 0; k < rc; ++k)
+          share[i * rc + k] += row[eval_batch_.answer_positions[b * rc + k]];
+      }
+    }
+    done += chunk;
+  }
+  std::vector<HeadMetrics> m(h);
+  const double inv = n ? 1.0 / double(n) : 0.0;
+  for (std::size_t i = 0; i < h; ++i) {
+    m[i].entropy = float(ent[i] * inv);
+    m[i].mean_distance = float(dist[i] * inv);
+    for (std::size_t k = 0; k < rc; ++k) m[i].relation_share[k] = float(share[i * rc + k] * inv);
+  }
+  return m;
+}
+
+std::vector<float> Trainer::attention_weights() {
+  const std::size_t t = spec_->seq_len;
+  std::vector<float> w(config_.num_heads * t * t);
+  model_.attention_map(probe_.tokens.data(), w.data());
+  return w;
+}
+
+TaskInfo Trainer::task_info() const {
+  TaskInfo info;
+  info.name = spec_->name;
+  info.seq_len = spec_->seq_len;
+  info.vocab = spec_->vocab;
+  info.num_relations = spec_->num_relations;
+  info.query_position = spec_->query_position;
+  info.relation_positions.assign(spec_->relation_positions, spec_->relation_positions + spec_->num_relations);
+  return info;
+}
+
+void Trainer::set_head_enabled(std::size_t head, bool on) {
+  if (head < config_.num_heads) model_.set_head_enabled(head, on);
+}
+
+std::vector<std::uint8_t> Trainer::save() const {
+  std::vector<std::uint8_t> out;
+  Writer w{out};
+  for (char ch : {'H', 'L', 'A', 'B'}) w.u8(std::uint8_t(ch));
+  w.u32(kVersion);
+  const std::string name = spec_->name;
+  w.u8(std::uint8_t(name.size()));
+  for (char ch : name) w.u8(std::uint8_t(ch));
+  w.u32(std::uint32_t(config_.num_heads));
+  w.u32(std::uint32_t(config_.d_model));
+  w.u64(config_.seed);
+  w.f32(config_.learning_rate);
+  w.u32(std::uint32_t(config_.batch_size));
+  w.u8(config_.optimizer == OptimizerKind::adam ? 0 : 1);
+  w.u8(config_.causal ? 1 : 0);
+  w.u64(steps_);
+  w.u64(train_rng_.state());
+  for (std::size_t i = 0; i < config_.num_heads; ++i) w.u8(model_.head_enabled(i) ? 1 : 0);
+  w.u32(std::uint32_t(model_.num_params()));
+  const float* p = model_.params();
+  for (std::size_t i = 0; i < model_.num_params(); ++i) w.f32(p[i]);
+  return out;
+}
+
+TrainerOrError Trainer::load(const std::uint8_t* bytes, std::size_t size) {
+  TrainerOrError r;
+  auto fail = [&](const std::string& why) {
+    r.error = "load: " + why;
+    return std::move(r);
+  };
+  if (bytes == nullptr) return fail("no data");
+  Reader in{bytes, size};
+  if (size < 4 || std::memcmp(bytes, "HLAB", 4) != 0)
+    return fail("not a HeadLab file (magic 'HLAB' missing)");
+  in.at = 4;
+  const std::uint32_t version = in.u32();
+  if (!in.ok) return fail("truncated header");
+  if (version != kVersion)
+    return fail("unsupported version " + std::to_string(version) + " (expected " + std::to_string(kVersion) +
+                ")");
+  const std::size_t len = in.u8();
+  if (len < 1 || len > kMaxName || !in.need(len)) return fail("bad or truncated task name");
+  TrainerConfig c;
+  c.task.assign(reinterpret_cast<const char*>(bytes + in.at), len);
+  in.at += len;
+  c.num_heads = in.u32();
+  c.d_model = in.u32();
+  c.seed = in.u64();
+  c.learning_rate = in.f32();
+  c.batch_size = in.u32();
+  const std::uint8_t opt = in.u8(), causal = in.u8();
+  const std::uint64_t steps = in.u64(), rng_state = in.u64();
+  if (!in.ok) return fail("truncated header");
+  if (opt > 1) return fail("optimizer byte must be 0 (adam) or 1 (sgd), got " + std::to_string(opt));
+  if (causal > 1) return fail("causal byte must be 0 or 1, got " + std::to_string(causal));
+  c.optimizer = opt == 0 ? OptimizerKind::adam : OptimizerKind::sgd;
+  c.causal = causal == 1;
+  const std::string bad = validate_config(c);
+  if (!bad.empty()) return fail(bad);
+  std::uint8_t heads[kMaxHeads];
+  for (std::size_t i = 0; i < c.num_heads; ++i) {
+    heads[i] = in.u8();
+    if (in.ok && heads[i] > 1) return fail("head flags must be 0 or 1");
+  }
+  const std::uint32_t count = in.u32();
+  if (!in.ok) return fail("truncated header");
+  const TaskSpec& spec = *find_task(c.task);
+  const std::size_t expected = param_layout(model_config(c, spec)).total;
+  if (count != expected)
+    return fail("parameter count " + std::to_string(count) + " does not match the config (" +
+                std::to_string(expected) + ")");
+  if (size - in.at != std::size_t(4) * count)
+    return fail("expected " + std::to_string(std::size_t(4) * count) + " bytes of parameters, found " +
+                std::to_string(size - in.at));
+  const std::size_t params_at = in.at;
+  for (std::size_t i = 0; i < count; ++i)
+    if (!std::isfinite(in.f32())) return fail("parameter " + std::to_string(i) + " is not finite");
+
+  r.trainer.reset(new Trainer(c, spec));
+  Trainer& t = *r.trainer;
+  in.at = params_at;
+  float* p = t.model_.params();
+  for (std::size_t i = 0; i < count; ++i) p[i] = in.f32();
+  for (std::size_t i = 0; i < c.num_heads; ++i) t.model_.set_head_enabled(i, heads[i] == 1);
+  t.steps_ = steps;
+  t.train_rng_.set_state(rng_state);
+  return r;
+}
+
+}  // namespace headlab
