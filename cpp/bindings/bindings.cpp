@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "headlab/experiments.hpp"
 #include "headlab/mha.hpp"
 
 namespace {
@@ -147,6 +148,35 @@ ParamsJs parameter_count(double d_model, double num_heads, double d_k, double d_
   return r;
 }
 
+struct ScalingJs {
+  std::string error;
+  double variance_raw = 0, variance_scaled = 0, entropy_scaled = 0, entropy_unscaled = 0;
+  double max_weight_scaled = 0, max_weight_unscaled = 0;
+};
+
+// Outputs go to three [n_q, n_k] arrays in the arena, laid out by JS.
+ScalingJs scaling_experiment(double d_k, double n_q, double n_k, double seed, double dot,
+                             double weights_scaled, double weights_unscaled) {
+  ScalingJs r;
+  const auto dk = static_cast<std::size_t>(d_k), nq = static_cast<std::size_t>(n_q),
+             nk = static_cast<std::size_t>(n_k);
+  float* ws = static_cast<float*>(g_workspace.reserve(headlab::scaling_workspace_floats(dk, nq, nk) * sizeof(float)));
+  if (!ws) {
+    r.error = "out of memory: the workspace does not fit in the wasm heap";
+    return r;
+  }
+  const headlab::ScalingStats s = headlab::scaling_experiment(
+      dk, nq, nk, static_cast<std::uint64_t>(seed), at<float>(dot), at<float>(weights_scaled),
+      at<float>(weights_unscaled), ws);
+  r.variance_raw = s.variance_raw;
+  r.variance_scaled = s.variance_scaled;
+  r.entropy_scaled = s.entropy_scaled;
+  r.entropy_unscaled = s.entropy_unscaled;
+  r.max_weight_scaled = s.max_weight_scaled;
+  r.max_weight_unscaled = s.max_weight_unscaled;
+  return r;
+}
+
 InfoJs info() {
   InfoJs i;
   i.version = HEADLAB_VERSION;
@@ -215,6 +245,15 @@ EMSCRIPTEN_BINDINGS(headlab) {
       .field("simd", &InfoJs::simd)
       .field("isa", &InfoJs::isa)
       .field("heapInUse", &InfoJs::heap_in_use);
+  value_object<ScalingJs>("ScalingStats")
+      .field("error", &ScalingJs::error)
+      .field("varianceRaw", &ScalingJs::variance_raw)
+      .field("varianceScaled", &ScalingJs::variance_scaled)
+      .field("entropyScaled", &ScalingJs::entropy_scaled)
+      .field("entropyUnscaled", &ScalingJs::entropy_unscaled)
+      .field("maxWeightScaled", &ScalingJs::max_weight_scaled)
+      .field("maxWeightUnscaled", &ScalingJs::max_weight_unscaled);
+  function("scalingExperiment", &scaling_experiment);
   function("resolveShape", &resolve_shape);
   function("reserveArena", &reserve_arena);
   function("forward", &forward);

@@ -132,6 +132,20 @@ test('parameter count: 4·d_model² whatever h, and an error for h = 3 at d_mode
   assert.equal(c.total, c.weights + c.bias);
 });
 
+test('scalingExperiment: shapes, rows that sum to 1, saturation without scaling', () => {
+  const s = lab.scalingExperiment({ dK: 256, numQueries: 50, numKeys: 20, seed: 3 });
+  for (const name of ['dotProducts', 'weightsScaled', 'weightsUnscaled']) assert.equal(s[name].length, 1000, name);
+  for (let r = 0; r < 50; r++) {
+    let a = 0, b = 0;
+    for (let c = 0; c < 20; c++) { a += s.weightsScaled[r * 20 + c]; b += s.weightsUnscaled[r * 20 + c]; }
+    assert.ok(Math.abs(a - 1) < 1e-5 && Math.abs(b - 1) < 1e-5, `row ${r} sums ${a}, ${b}`);
+  }
+  assert.ok(s.varianceRaw > 150 && s.varianceRaw < 400, `variance ${s.varianceRaw}`);
+  assert.ok(Math.abs(s.varianceScaled - s.varianceRaw / 256) < 1e-3);
+  assert.ok(s.maxWeightUnscaled > s.maxWeightScaled);
+  assert.deepEqual(lab.scalingExperiment({ dK: 256, numQueries: 50, numKeys: 20, seed: 3 }).dotProducts, s.dotProducts);
+});
+
 test('info() reports the SIMD build and the package version', () => {
   const info = lab.info();
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
@@ -175,6 +189,9 @@ const badCases = [
   ['request beyond any buffer size', () => lab.multiHeadAttention({ ...bad(), query: F(200000 * 4) }), RangeError, 'too large'],
   ['parameterCount with a string', () => lab.parameterCount({ dModel: 512, numHeads: '8' }), TypeError, 'numHeads'],
   ['parameterCount without options', () => lab.parameterCount(), TypeError, 'options'],
+  ['scalingExperiment dK zero', () => lab.scalingExperiment({ dK: 0 }), RangeError, 'dK'],
+  ['scalingExperiment seed negative', () => lab.scalingExperiment({ dK: 8, seed: -1 }), RangeError, 'seed'],
+  ['scalingExperiment too large', () => lab.scalingExperiment({ dK: 8, numQueries: 1e5, numKeys: 1e5 }), RangeError, 'too large'],
 ];
 
 for (const [name, call, type, arg] of badCases) {

@@ -90,6 +90,38 @@ export interface ParameterCount {
   total: number;
 }
 
+export interface ScalingExperimentOptions {
+  /** Width of each query and key vector. */
+  dK: number;
+  /** Default 256. */
+  numQueries?: number;
+  /** Default 64. */
+  numKeys?: number;
+  /** Default 1. */
+  seed?: number;
+}
+
+export interface ScalingExperimentResult {
+  dK: number;
+  numQueries: number;
+  numKeys: number;
+  /** Raw q·k, `[numQueries, numKeys]`; q and k entries i.i.d. N(0, 1). */
+  dotProducts: Float32Array;
+  /** Row softmax of q·k/√dK. */
+  weightsScaled: Float32Array;
+  /** Row softmax of q·k. */
+  weightsUnscaled: Float32Array;
+  /** Variance of q·k (about dK) and of q·k/√dK (about 1). */
+  varianceRaw: number;
+  varianceScaled: number;
+  /** Mean row entropy of each softmax, in nats. */
+  entropyScaled: number;
+  entropyUnscaled: number;
+  /** Mean of each row's largest weight (1 = one-hot). */
+  maxWeightScaled: number;
+  maxWeightUnscaled: number;
+}
+
 export interface HeadlabInfo {
   version: string;
   /** true when the WebAssembly SIMD build runs */
@@ -112,6 +144,8 @@ export declare class Headlab {
   multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
   /** @throws RangeError when numHeads does not divide dModel and dK/dV are not given. */
   parameterCount(options: ParameterCountOptions): ParameterCount;
+  /** Why scores are divided by √dK, measured on random unit-variance queries and keys. */
+  scalingExperiment(options: ScalingExperimentOptions): ScalingExperimentResult;
   info(): HeadlabInfo;
   /** Live Embind handles; 0 when nothing leaked. */
   liveHandleCount(): number;

@@ -271,6 +271,51 @@ export class Headlab {
   }
 
   /**
+   * Why scores are divided by √dK: draws queries and keys with i.i.d. N(0, 1)
+   * entries (seeded, in wasm) and returns their dot products and the row
+   * softmax with and without the scaling, plus summary statistics.
+   * @param {{dK: number, numQueries?: number, numKeys?: number, seed?: number}} options
+   *   numQueries defaults to 256, numKeys to 64, seed to 1
+   * @returns {import('./headlab').ScalingExperimentResult}
+   * @example
+   * const s = lab.scalingExperiment({ dK: 512 });
+   * s.varianceRaw;        // ≈ 512
+   * s.varianceScaled;     // ≈ 1
+   * s.maxWeightUnscaled;  // close to 1: softmax saturates without the scaling
+   */
+  scalingExperiment(options) {
+    const fn = 'scalingExperiment';
+    requireObject(fn, options);
+    const dK = requireDim(fn, 'dK', options.dK);
+    const numQueries = options.numQueries === undefined ? 256 : requireDim(fn, 'numQueries', options.numQueries);
+    const numKeys = options.numKeys === undefined ? 64 : requireDim(fn, 'numKeys', options.numKeys);
+    const seed = options.seed === undefined ? 1 : options.seed;
+    if (typeof seed !== 'number') throw new TypeError(`${fn}: seed must be a non-negative integer, got ${describe(seed)}`);
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`${fn}: seed must be a non-negative integer, got ${seed}`);
+    const n = numQueries * numKeys;
+    if (dK > 65536 || n > 2 ** 22 || (numQueries + numKeys) * dK > 2 ** 24) {
+      throw new RangeError(`${fn}: request too large: dK ≤ 65536, numQueries·numKeys ≤ 4194304 and ` +
+        `(numQueries+numKeys)·dK ≤ 16777216, got dK=${dK}, numQueries=${numQueries}, numKeys=${numKeys}`);
+    }
+    const arena = new Arena();
+    const parts = [arena.add(n, 4), arena.add(n, 4), arena.add(n, 4)];
+    const base = this._core.reserveArena(arena.bytes);
+    if (!base) throw new RangeError(`${fn}: request too large for the wasm heap`);
+    const [dot, scaled, unscaled] = parts.map((p) => base + arena.parts[p]);
+    const s = this._core.scalingExperiment(dK, numQueries, numKeys, seed, dot, scaled, unscaled);
+    if (s.error) throw new RangeError(`${fn}: ${s.error}`);
+    const heap = this._core.HEAPF32;
+    const copy = (addr) => heap.slice(addr >> 2, (addr >> 2) + n);
+    return {
+      dK, numQueries, numKeys,
+      dotProducts: copy(dot), weightsScaled: copy(scaled), weightsUnscaled: copy(unscaled),
+      varianceRaw: s.varianceRaw, varianceScaled: s.varianceScaled,
+      entropyScaled: s.entropyScaled, entropyUnscaled: s.entropyUnscaled,
+      maxWeightScaled: s.maxWeightScaled, maxWeightUnscaled: s.maxWeightUnscaled,
+    };
+  }
+
+  /**
    * What is running.
    * `memoryBytes` is the size of the wasm heap, `heapInUseBytes` what malloc has handed out.
    * @returns {{version: string, simd: boolean, isa: string, memoryBytes: number, heapInUseBytes: number, maxMemoryBytes: number}}
