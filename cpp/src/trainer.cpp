@@ -117,6 +117,15 @@ TrainerOrError Trainer::create(const TrainerConfig& config) {
   return r;
 }
 
+void Trainer::probe_inputs(float* x) const {
+  const std::size_t d = config_.d_model, t = spec_->seq_len;
+  const float* tok = model_.params() + model_.layout().tok_emb;
+  const float* pos = model_.params() + model_.layout().pos_emb;
+  for (std::size_t j = 0; j < t; ++j)
+    for (std::size_t c = 0; c < d; ++c)
+      x[j * d + c] = tok[std::size_t(probe_.tokens[j]) * d + c] + pos[j * d + c];
+}
+
 StepResult Trainer::step(std::size_t n) {
   StepResult r;
   for (std::size_t i = 0; i < n; ++i) {

@@ -122,6 +122,82 @@ export interface ScalingExperimentResult {
   maxWeightUnscaled: number;
 }
 
+export interface TaskDescription {
+  name: string;
+  description: string;
+  seqLen: number;
+  vocab: number;
+  numRelations: number;
+  queryPosition: number;
+  /** Position of each relation's answer; -1 where it varies per example. */
+  relationPositions: number[];
+  relationNames: string[];
+  tokenNames: string[];
+}
+
+export interface TrainerOptions {
+  /** Default 'two-relations'; see {@link Headlab.tasks}. */
+  task?: string;
+  /** Default 2. */
+  numHeads?: number;
+  /** Default 16; numHeads must divide it. */
+  dModel?: number;
+  /** Default 1. The same seed gives the same run, bit for bit, in a given build. */
+  seed?: number;
+  /** Default 0.003. */
+  learningRate?: number;
+  /** Default 64. */
+  batchSize?: number;
+  /** Default 'adam' (with bias correction). */
+  optimizer?: 'adam' | 'sgd';
+  /** Causal mask in the attention layer. */
+  causal?: boolean;
+}
+
+export interface HeadMetric {
+  /** Entropy of the query row's attention, nats. */
+  entropy: number;
+  /** Mean |query − key| position distance, weighted by attention. */
+  meanDistance: number;
+  /** Share of the query row's weight on each relation's answer position. */
+  relationShare: number[];
+}
+
+export interface ExportedModel {
+  tokens: string[];
+  /** `[T, dModel]`: the attention layer's input for the probe sequence. */
+  X: Float32Array;
+  dModel: number;
+  numHeads: number;
+  wQ: Float32Array;
+  wK: Float32Array;
+  wV: Float32Array;
+  wO: Float32Array;
+  bQ: Float32Array;
+  bK: Float32Array;
+  bV: Float32Array;
+  bO: Float32Array;
+}
+
+export declare class Trainer {
+  private constructor();
+  step(n?: number): { step: number; loss: number; accuracy: number };
+  evaluate(n?: number): { loss: number; accuracy: number; relationAccuracy: number[] };
+  headMetrics(n?: number): HeadMetric[];
+  /** `[numHeads, T, T]` on the fixed probe sequence. */
+  attentionWeights(): Float32Array;
+  probe(): { tokens: Int32Array; tokenNames: string[] };
+  taskInfo(): TaskDescription;
+  config(): Required<TrainerOptions> & { step: number };
+  setHeadEnabled(head: number, enabled: boolean): void;
+  headEnabled(head: number): boolean;
+  exportModel(): ExportedModel;
+  /** Bytes in the documented "HLAB" format. */
+  save(): Uint8Array;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
 export interface HeadlabInfo {
   version: string;
   /** true when the WebAssembly SIMD build runs */
@@ -146,6 +222,10 @@ export declare class Headlab {
   parameterCount(options: ParameterCountOptions): ParameterCount;
   /** Why scores are divided by √dK, measured on random unit-variance queries and keys. */
   scalingExperiment(options: ScalingExperimentOptions): ScalingExperimentResult;
+  tasks(): TaskDescription[];
+  createTrainer(options?: TrainerOptions): Trainer;
+  /** @throws RangeError when the bytes are not a valid saved model. */
+  loadTrainer(bytes: Uint8Array | ArrayBuffer): Trainer;
   info(): HeadlabInfo;
   /** Live Embind handles; 0 when nothing leaked. */
   liveHandleCount(): number;

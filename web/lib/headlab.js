@@ -316,6 +316,86 @@ export class Headlab {
   }
 
   /**
+   * The training tasks, as a table: name, description, seqLen, vocab,
+   * numRelations, queryPosition, relationPositions (-1 = varies per example),
+   * relationNames, tokenNames.
+   * @returns {import('./headlab').TaskDescription[]}
+   * @example
+   * lab.tasks().map((t) => t.name);  // ['two-relations', 'three-relations', 'four-relations', 'pronoun']
+   */
+  tasks() {
+    return this._core.taskTable();
+  }
+
+  /**
+   * A training session: a synthetic task, a one-layer multi-head attention model
+   * (token + position embedding → MHA with residual → one read-out per relation)
+   * and its optimizer. Call `dispose()` when done.
+   * @param {import('./headlab').TrainerOptions} [options]
+   * @returns {Trainer}
+   * @example
+   * const t = lab.createTrainer({ task: 'two-relations', numHeads: 2, dModel: 16, seed: 7 });
+   * t.step(500);                 // { step: 500, loss, accuracy }
+   * t.evaluate(1000).accuracy;   // close to 1 once both heads have specialised
+   * t.dispose();
+   */
+  createTrainer(options = {}) {
+    const fn = 'createTrainer';
+    requireObject(fn, options);
+    const config = {
+      task: options.task ?? 'two-relations',
+      numHeads: options.numHeads === undefined ? 2 : requireDim(fn, 'numHeads', options.numHeads),
+      dModel: options.dModel === undefined ? 16 : requireDim(fn, 'dModel', options.dModel),
+      seed: options.seed === undefined ? 1 : options.seed,
+      learningRate: options.learningRate ?? 0.003,
+      batchSize: options.batchSize === undefined ? 64 : requireDim(fn, 'batchSize', options.batchSize),
+      optimizer: options.optimizer ?? 'adam',
+      causal: requireBool(fn, 'causal', options.causal),
+    };
+    if (typeof config.task !== 'string') throw new TypeError(`${fn}: task must be a string (one of ${this.tasks().map((t) => t.name).join(', ')}), got ${describe(config.task)}`);
+    if (typeof config.seed !== 'number') throw new TypeError(`${fn}: seed must be a non-negative integer, got ${describe(config.seed)}`);
+    if (!Number.isSafeInteger(config.seed) || config.seed < 0) throw new RangeError(`${fn}: seed must be a non-negative integer, got ${config.seed}`);
+    if (typeof config.learningRate !== 'number') throw new TypeError(`${fn}: learningRate must be a number, got ${describe(config.learningRate)}`);
+    if (!(Number.isFinite(config.learningRate) && config.learningRate > 0 && config.learningRate <= 10)) {
+      throw new RangeError(`${fn}: learningRate must be a finite number in (0, 10], got ${config.learningRate}`);
+    }
+    if (config.optimizer !== 'adam' && config.optimizer !== 'sgd') {
+      throw new RangeError(`${fn}: optimizer must be 'adam' or 'sgd', got ${describe(config.optimizer)}`);
+    }
+    const core = new this._core.TrainerCore();
+    const error = core.init(config);
+    if (error) {
+      core.delete();
+      throw new RangeError(`${fn}: ${error}`);
+    }
+    return new Trainer(this, core);
+  }
+
+  /**
+   * Restores a trainer from the bytes of `trainer.save()` (format documented in
+   * cpp/include/headlab/trainer.hpp). Adam's moments are not saved.
+   * @param {Uint8Array} bytes
+   * @returns {Trainer}
+   * @throws {TypeError|RangeError} when the bytes are not a valid HeadLab model file
+   */
+  loadTrainer(bytes) {
+    const fn = 'loadTrainer';
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    if (!(bytes instanceof Uint8Array)) throw new TypeError(`${fn}: bytes must be a Uint8Array (a saved model), got ${describe(bytes)}`);
+    if (bytes.length > 64 * 2 ** 20) throw new RangeError(`${fn}: bytes: a saved model is at most 64 MiB, got ${bytes.length} bytes`);
+    const base = this._core.reserveArena(Math.max(bytes.length, 1));
+    if (!base) throw new RangeError(`${fn}: bytes: too large for the wasm heap`);
+    this._core.HEAPU8.set(bytes, base);
+    const core = new this._core.TrainerCore();
+    const error = core.load(base, bytes.length);
+    if (error) {
+      core.delete();
+      throw new RangeError(`${fn}: bytes: ${error}`);
+    }
+    return new Trainer(this, core);
+  }
+
+  /**
    * What is running.
    * `memoryBytes` is the size of the wasm heap, `heapInUseBytes` what malloc has handed out.
    * @returns {{version: string, simd: boolean, isa: string, memoryBytes: number, heapInUseBytes: number, maxMemoryBytes: number}}
@@ -333,6 +413,155 @@ export class Headlab {
   /** Live Embind handles; 0 when nothing leaked (for tests). */
   liveHandleCount() {
     return this._core.count_emval_handles();
+  }
+}
+
+// Trainers not disposed by their owner are freed when garbage-collected.
+const trainerFinalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((core) => { if (!core.isDeleted()) core.delete(); })
+  : null;
+
+/**
+ * A training session created by {@link Headlab#createTrainer} or
+ * {@link Headlab#loadTrainer}. Every method is synchronous; run it in a Worker
+ * to keep a page responsive.
+ */
+export class Trainer {
+  /** @private */
+  constructor(lab, core) {
+    this._lab = lab;
+    this._core = core;
+    trainerFinalizer?.register(this, core, this);
+    const info = core.taskInfo();
+    const config = core.config();
+    /** @private */
+    this._shape = { seqLen: info.seqLen, numHeads: config.numHeads, dModel: config.dModel };
+  }
+
+  /** @private */
+  _live(fn) {
+    if (!this._core) throw new TypeError(`Trainer.${fn}: this trainer has been disposed`);
+    return this._core;
+  }
+
+  /** @private */
+  _count(fn, name, n, fallback, max) {
+    if (n === undefined) return fallback;
+    const v = requireDim(`Trainer.${fn}`, name, n);
+    if (v > max) throw new RangeError(`Trainer.${fn}: ${name} must be at most ${max}, got ${v}`);
+    return v;
+  }
+
+  /**
+   * Runs `n` optimizer steps now (default 1).
+   * @returns {{step: number, loss: number, accuracy: number}} accuracy on the last training batch
+   * @example
+   * t.step(100).loss;
+   */
+  step(n) {
+    const core = this._live('step');
+    return core.step(this._count('step', 'n', n, 1, 1e6));
+  }
+
+  /**
+   * Loss and accuracy on the first `n` held-out examples (default 1000; the same
+   * examples every call). Accuracy counts an example right when every relation's
+   * answer is right.
+   * @returns {{loss: number, accuracy: number, relationAccuracy: number[]}}
+   */
+  evaluate(n) {
+    const core = this._live('evaluate');
+    return core.evaluate(this._count('evaluate', 'n', n, 1000, 1e5));
+  }
+
+  /**
+   * Each head's attention from the query position, averaged over `n` held-out
+   * examples (default 256): entropy (nats), mean attention distance, and the
+   * share of weight on each relation's position.
+   * @returns {{entropy: number, meanDistance: number, relationShare: number[]}[]}
+   */
+  headMetrics(n) {
+    const core = this._live('headMetrics');
+    return core.headMetrics(this._count('headMetrics', 'n', n, 256, 1e5));
+  }
+
+  /** Every head's attention on the fixed probe sequence: Float32Array [numHeads * T * T]. */
+  attentionWeights() {
+    return this._live('attentionWeights').attentionWeights().slice();
+  }
+
+  /** The fixed probe sequence: token ids and their names. */
+  probe() {
+    const core = this._live('probe');
+    const tokens = core.probeTokens().slice();
+    const names = core.taskInfo().tokenNames;
+    return { tokens, tokenNames: Array.from(tokens, (t) => names[t]) };
+  }
+
+  /** @returns {{name: string, seqLen: number, queryPosition: number, relationPositions: number[], relationNames: string[], tokenNames: string[], numRelations: number, vocab: number, description: string}} */
+  taskInfo() {
+    return this._live('taskInfo').taskInfo();
+  }
+
+  /** The configuration and the number of steps taken so far. */
+  config() {
+    return this._live('config').config();
+  }
+
+  /**
+   * Switches a head off (its output is zeroed before W^O) or back on, in
+   * training and evaluation alike.
+   * @example
+   * t.setHeadEnabled(0, false); t.evaluate(1000).accuracy;  // drops when head 0 carried a relation
+   */
+  setHeadEnabled(head, enabled) {
+    const core = this._live('setHeadEnabled');
+    if (typeof head !== 'number' || !Number.isInteger(head) || head < 0 || head >= this._shape.numHeads) {
+      throw new RangeError(`Trainer.setHeadEnabled: head must be an integer in 0..${this._shape.numHeads - 1}, got ${describe(head)}`);
+    }
+    if (typeof enabled !== 'boolean') throw new TypeError(`Trainer.setHeadEnabled: enabled must be a boolean, got ${describe(enabled)}`);
+    core.setHeadEnabled(head, enabled);
+  }
+
+  /** Whether a head is on. */
+  headEnabled(head) {
+    const core = this._live('headEnabled');
+    if (typeof head !== 'number' || !Number.isInteger(head) || head < 0 || head >= this._shape.numHeads) {
+      throw new RangeError(`Trainer.headEnabled: head must be an integer in 0..${this._shape.numHeads - 1}, got ${describe(head)}`);
+    }
+    return core.headEnabled(head);
+  }
+
+  /**
+   * The attention layer and the probe sequence in the shape
+   * {@link Headlab#multiHeadAttention} takes: the heads view shows a trained model from this.
+   * @returns {{tokens: string[], X: Float32Array, dModel: number, numHeads: number, wQ: Float32Array, wK: Float32Array, wV: Float32Array, wO: Float32Array, bQ: Float32Array, bK: Float32Array, bV: Float32Array, bO: Float32Array}}
+   */
+  exportModel() {
+    const core = this._live('exportModel');
+    const p = (name) => core.parameters(name).slice();
+    return {
+      tokens: this.probe().tokenNames, X: core.probeInputs().slice(),
+      dModel: this._shape.dModel, numHeads: this._shape.numHeads,
+      wQ: p('wQ'), wK: p('wK'), wV: p('wV'), wO: p('wO'), bQ: p('bQ'), bK: p('bK'), bV: p('bV'), bO: p('bO'),
+    };
+  }
+
+  /** The trained parameters as bytes; {@link Headlab#loadTrainer} restores an equivalent trainer. */
+  save() {
+    return this._live('save').save().slice();
+  }
+
+  /** Frees the wasm memory. Calling any method afterwards throws; dispose() twice is fine. */
+  dispose() {
+    if (!this._core) return;
+    trainerFinalizer?.unregister(this);
+    this._core.delete();
+    this._core = null;
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
   }
 }
 

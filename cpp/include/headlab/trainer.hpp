@@ -101,6 +101,9 @@ class Trainer {
   // attention map on it, [h, T, T] (row = query position).
   const std::vector<std::int32_t>& probe_tokens() const { return probe_.tokens; }
   std::vector<float> attention_weights();
+  // The probe's attention-layer input X = token embedding + position embedding,
+  // [seq_len, d_model], written to x: what the heads view feeds to mha_forward.
+  void probe_inputs(float* x) const;
 
   TaskInfo task_info() const;
   void set_head_enabled(std::size_t head, bool on);
