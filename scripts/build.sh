@@ -21,4 +21,16 @@ if [ "${1:-}" = test ]; then
     cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
   fi
   cmake --build build/native -j"$jobs"
+
+  # The same doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+  if [ ! -f build/sanitize/CMakeCache.txt ]; then
+    cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEADLAB_SANITIZE=ON >/dev/null
+  fi
+  cmake --build build/sanitize -j"$jobs" --target headlab_tests
+
+  # libFuzzer target for the model-file parser (needs clang, which emscripten brings).
+  if [ ! -f build/fuzz/CMakeCache.txt ]; then
+    cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHEADLAB_FUZZ=ON >/dev/null
+  fi
+  cmake --build build/fuzz -j"$jobs" --target headlab_fuzz_load
 fi

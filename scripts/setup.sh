@@ -18,6 +18,7 @@ need doctest-dev /usr/include/doctest/doctest.h
 if [ "$mode" = test ]; then
   need chromium /usr/bin/chromium
   need wabt /usr/bin/wasm-objdump
+  need libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

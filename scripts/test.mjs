@@ -3,6 +3,8 @@
 //   2. the same doctest suite compiled to wasm, under Node
 //   3. the JavaScript API tests under Node (node:test)
 //   4. the browser tests in headless Chromium (node:test + playwright-core)
+//   5. the doctest suite again under AddressSanitizer + UndefinedBehaviorSanitizer
+//   6. libFuzzer on the model-file parser for a bounded time (FUZZ_SECONDS, default 60)
 // Assumes scripts/setup.sh test and scripts/build.sh test have run (npm test does both).
 // `node scripts/test.mjs js browser` runs only the named stages.
 import { spawnSync } from 'node:child_process';
@@ -40,11 +42,25 @@ function nodeTestStage(dir) {
   return { passed, failed: failed + (status !== 0 && failed === 0 ? 1 : 0), status };
 }
 
+function fuzzStage() {
+  const corpus = path.join(tmp, 'corpus');
+  const seeds = path.join(repo, 'tests/fuzz/corpus/load_trainer');
+  run('cp', ['-r', seeds, corpus]);
+  const seconds = Number(process.env.FUZZ_SECONDS ?? 60);
+  const r = run(path.join(repo, 'build/fuzz/headlab_fuzz_load'),
+    [`-max_total_time=${seconds}`, '-rss_limit_mb=2048', '-timeout=10', `-artifact_prefix=${tmp}/`, corpus]);
+  const done = /Done (\d+) runs in (\d+) second/.exec(r.out);
+  console.log(r.status === 0 && done ? `fuzz: ${done[1]} runs in ${done[2]} s, no crash` : r.out.split('\n').slice(-40).join('\n'));
+  return { passed: r.status === 0 ? 1 : 0, failed: r.status === 0 ? 0 : 1, status: r.status };
+}
+
 const stages = {
   native: () => doctestStage(path.join(repo, 'build/native/headlab_tests'), []),
   wasm: () => doctestStage(process.execPath, ['--no-experimental-fetch', path.join(repo, 'build/wasm/headlab_tests.js')]),
   js: () => nodeTestStage('tests/js/'),
   browser: () => nodeTestStage('tests/browser/'),
+  sanitize: () => doctestStage(path.join(repo, 'build/sanitize/headlab_tests'), []),
+  fuzz: fuzzStage,
 };
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(stages);
