@@ -85,14 +85,20 @@ T* at(double address) {
   return reinterpret_cast<T*>(static_cast<std::uintptr_t>(address));
 }
 
-ResolvedShape resolve_shape(const ShapeJs& js) {
+// Only the output wanted: the fused path needs no t_q x t_k buffer.
+headlab::MhaWorkspaceFor workspace_use(bool output_only) {
+  return output_only ? headlab::MhaWorkspaceFor::output_only : headlab::MhaWorkspaceFor::any;
+}
+
+ResolvedShape resolve_shape(const ShapeJs& js, bool output_only) {
   ResolvedShape r;
   headlab::MhaShape s = to_shape(js);
   r.error = headlab::mha_resolve_shape(s);
   if (r.error.empty()) {
     r.d_k = static_cast<double>(s.d_k);
     r.d_v = static_cast<double>(s.d_v);
-    r.workspace_bytes = static_cast<double>(headlab::mha_workspace_floats(s)) * sizeof(float);
+    r.workspace_bytes =
+        static_cast<double>(headlab::mha_workspace_floats(s, workspace_use(output_only))) * sizeof(float);
   }
   return r;
 }
@@ -106,7 +112,10 @@ std::string forward(const ForwardJs& f) {
   headlab::MhaShape s = to_shape(f.shape);
   std::string err = headlab::mha_resolve_shape(s);
   if (!err.empty()) return err;
-  float* ws = static_cast<float*>(g_workspace.reserve(headlab::mha_workspace_floats(s) * sizeof(float)));
+  const bool output_only = f.weights == 0 && f.q == 0 && f.k == 0 && f.v == 0 && f.scores == 0 &&
+                           f.scaled_scores == 0 && f.head_outputs == 0 && f.concat == 0;
+  const std::size_t floats = headlab::mha_workspace_floats(s, workspace_use(output_only));
+  float* ws = static_cast<float*>(g_workspace.reserve(floats * sizeof(float)));
   if (!ws) return "out of memory: the workspace for this shape does not fit in the wasm heap";
   headlab::MhaInputs in;
   in.query = at<const float>(f.query);

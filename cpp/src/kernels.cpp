@@ -7,13 +7,16 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "simd_exp.hpp"
+
 namespace headlab {
 
 namespace {
 
-using fbatch = xsimd::batch<float>;
-using ibatch = xsimd::batch<std::int32_t>;
-constexpr std::size_t W = fbatch::size;
+using simd::exp2_nonpositive_batch;
+using simd::exp_batch;
+using simd::fbatch;
+using simd::W;
 
 inline float init_value(const GemmArgs& g, std::size_t i, std::size_t j) {
   float v = g.accumulate ? g.c[i * g.ldc + j] : 0.0f;
@@ -65,28 +68,149 @@ inline void gemm_rows(const GemmArgs& g, std::size_t i0) {
   }
 }
 
-// exp on one batch. Range reduction x = n*ln2 + r with |r| <= ln2/2, a degree-6
-// polynomial for exp(r), and 2^n assembled from the rounding constant's bits:
-// adding 1.5*2^23 rounds x*log2(e) to an integer n that sits in the low
-// mantissa bits, so (bits << 23) + (127 << 23) is the float 2^n.
-inline fbatch exp_batch(fbatch x) {
-  const fbatch lo(-87.33654f), hi(88.0f);
-  const fbatch magic(12582912.0f);  // 1.5 * 2^23
-  const auto underflow = x < lo;
-  x = xsimd::min(xsimd::max(x, lo), hi);
-  const fbatch t = xsimd::fma(x, fbatch(1.44269504088896341f), magic);
-  const fbatch n = t - magic;
-  fbatch r = xsimd::fnma(n, fbatch(0.693359375f), x);
-  r = xsimd::fnma(n, fbatch(-2.12194440e-4f), r);
-  fbatch p(1.9875691500e-4f);
-  p = xsimd::fma(p, r, fbatch(1.3981999507e-3f));
-  p = xsimd::fma(p, r, fbatch(8.3334519073e-3f));
-  p = xsimd::fma(p, r, fbatch(4.1665795894e-2f));
-  p = xsimd::fma(p, r, fbatch(1.6666665459e-1f));
-  p = xsimd::fma(p, r, fbatch(5.0000001201e-1f));
-  const fbatch y = xsimd::fma(p * r, r, r + fbatch(1.0f));
-  const ibatch bits = (xsimd::bitwise_cast<ibatch>(t) << 23) + ibatch(127 << 23);
-  return xsimd::select(underflow, fbatch(0.0f), y * xsimd::bitwise_cast<fbatch>(bits));
+// ---------------------------------------------------------------- packed GEMM
+// Register block of kMR rows x kNB batches (kNR = kNB * W columns): 8
+// accumulators, kNB B loads and kMR broadcasts per k step, 15 XMM registers
+// in V8's code (it keeps one scratch). Measured in wasm under Node against
+// 4x8, 6x8, 3x8, 2x12, 3x12, 4x12, 5x8, 8x4, 8x8, 1x32 and unrolled forms
+// (bench/native/bench_kernels.cpp "variants"): 2x16 was fastest, blocks of more
+// than 8 accumulators spill, and unrolling the k loop by hand is slower (V8
+// unrolls it already).
+constexpr std::size_t kMR = 2, kNB = 4, kNR = kNB * W;
+// k is cut into equal blocks of at most kKC: a packed B panel [kc][kNR] (at
+// most 32 KB) stays in L1 while the micro-kernel sweeps the kMC rows of the
+// packed A block (at most 256 KB, in L2). kKC = 512 in wasm; 256 and 128
+// measured slower. Each B panel is packed again for every block of kMC rows:
+// one 16-float copy per 2 * kMC flops, in exchange for a workspace that does
+// not grow with n.
+constexpr std::size_t kKC = 8192 / kNR, kMC = 128;
+// Below this many rows packing B costs more than it saves.
+constexpr std::size_t kPackMinRows = 8;
+
+// dst = one panel [kc][kNR] of B[kc, nn] (leading dimension ldb, nn <= kNR),
+// zero-padded past column nn.
+void pack_b(const float* b, std::size_t ldb, std::size_t kc, std::size_t nn, float* dst) {
+  if (nn == kNR) {
+    for (std::size_t p = 0; p < kc; ++p)
+      for (std::size_t c = 0; c < kNB; ++c)
+        fbatch::load_unaligned(b + p * ldb + c * W).store_unaligned(dst + p * kNR + c * W);
+    return;
+  }
+  for (std::size_t p = 0; p < kc; ++p) {
+    std::copy(b + p * ldb, b + p * ldb + nn, dst + p * kNR);
+    std::fill(dst + p * kNR + nn, dst + (p + 1) * kNR, 0.0f);
+  }
+}
+
+// dst = micro-panels [ceil(mc / kMR)][kc][kMR] of A[mc, kc] (leading dimension
+// lda), zero-padded past row mc. With 4-lane batches (SSE, WASM) two full rows
+// are interleaved a batch at a time with zip, one shuffle each; wider xsimd
+// batches zip within 128-bit halves, so they take the scalar loop.
+static_assert(kMR == 2, "pack_a interleaves pairs of rows");
+void pack_a(const float* a, std::size_t lda, std::size_t mc, std::size_t kc, float* dst) {
+  for (std::size_t i0 = 0; i0 < mc; i0 += kMR, dst += kc * kMR) {
+    const float* r0 = a + i0 * lda;
+    if (i0 + 1 < mc) {
+      const float* r1 = r0 + lda;
+      std::size_t p = 0;
+      for (; W == 4 && p + W <= kc; p += W) {
+        const fbatch x0 = fbatch::load_unaligned(r0 + p), x1 = fbatch::load_unaligned(r1 + p);
+        xsimd::zip_lo(x0, x1).store_unaligned(dst + 2 * p);
+        xsimd::zip_hi(x0, x1).store_unaligned(dst + 2 * p + W);
+      }
+      for (; p < kc; ++p) {
+        dst[2 * p] = r0[p];
+        dst[2 * p + 1] = r1[p];
+      }
+    } else {
+      for (std::size_t p = 0; p < kc; ++p) {
+        dst[2 * p] = r0[p];
+        dst[2 * p + 1] = 0.0f;
+      }
+    }
+  }
+}
+
+// c[kMR, kNR] (leading dimension ldc) = (load_c ? c : 0) + (bias ? bias[0..kNR) : 0)
+//                                      + ap[kc][kMR]^T-broadcast * bp[kc][kNR].
+inline void micro_kernel(std::size_t kc, const float* ap, const float* bp, float* c,
+                         std::size_t ldc, bool load_c, const float* bias) {
+  fbatch acc[kMR][kNB];
+  for (std::size_t r = 0; r < kMR; ++r)
+    for (std::size_t j = 0; j < kNB; ++j) {
+      acc[r][j] = load_c ? fbatch::load_unaligned(c + r * ldc + j * W) : fbatch(0.0f);
+      if (bias) acc[r][j] += fbatch::load_unaligned(bias + j * W);
+    }
+  for (std::size_t p = 0; p < kc; ++p, ap += kMR, bp += kNR) {
+    fbatch bv[kNB];
+    for (std::size_t j = 0; j < kNB; ++j) bv[j] = fbatch::load_unaligned(bp + j * W);
+    for (std::size_t r = 0; r < kMR; ++r) {
+      const fbatch av(ap[r]);
+      for (std::size_t j = 0; j < kNB; ++j) acc[r][j] = xsimd::fma(av, bv[j], acc[r][j]);
+    }
+  }
+  for (std::size_t r = 0; r < kMR; ++r)
+    for (std::size_t j = 0; j < kNB; ++j) acc[r][j].store_unaligned(c + r * ldc + j * W);
+}
+
+// One kMR x kNR tile of C at (i0, j0), mm x nn of it inside C. First k block
+// (first) starts from C (accumulate) or 0, plus bias; later blocks add to C.
+inline void tile(const GemmArgs& g, std::size_t i0, std::size_t j0, std::size_t mm, std::size_t nn,
+                 std::size_t kc, const float* ap, const float* bp, bool first) {
+  const bool load_c = !first || g.accumulate;
+  const float* bias = first && g.bias ? g.bias + j0 : nullptr;
+  if (mm == kMR && nn == kNR) {
+    micro_kernel(kc, ap, bp, g.c + i0 * g.ldc + j0, g.ldc, load_c, bias);
+    return;
+  }
+  alignas(64) float t[kMR * kNR] = {};
+  alignas(64) float bpad[kNR] = {};
+  for (std::size_t r = 0; r < mm && load_c; ++r)
+    std::copy(g.c + (i0 + r) * g.ldc + j0, g.c + (i0 + r) * g.ldc + j0 + nn, t + r * kNR);
+  if (bias) std::copy(bias, bias + nn, bpad);
+  micro_kernel(kc, ap, bp, t, kNR, load_c, bias ? bpad : nullptr);
+  for (std::size_t r = 0; r < mm; ++r)
+    std::copy(t + r * kNR, t + r * kNR + nn, g.c + (i0 + r) * g.ldc + j0);
+}
+
+// Length of each k block: k split into ceil(k / kKC) near-equal blocks.
+std::size_t k_block(std::size_t k) {
+  const std::size_t blocks = (k + kKC - 1) / kKC;
+  return blocks == 0 ? 0 : (k + blocks - 1) / blocks;
+}
+std::size_t packed_a_floats(std::size_t k) { return kMC * k_block(k); }
+
+// Loop order: k blocks; blocks of kMC rows, whose A is packed once and reused
+// for every B_s; B panels of kNR columns, each packed just before use; A
+// micro-panels of kMR rows.
+void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws) {
+  const std::size_t m = g[0].m, k = g[0].k;
+  if (m == 0) return;
+  if (k == 0) {
+    for (std::size_t s = 0; s < count; ++s)
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < g[s].n; ++j) g[s].c[i * g[s].ldc + j] = init_value(g[s], i, j);
+    return;
+  }
+  float* apack = ws;
+  float* bpanel = ws + packed_a_floats(k);
+  const std::size_t kb = k_block(k);
+  for (std::size_t pc = 0; pc < k; pc += kb) {
+    const std::size_t kc = std::min(kb, k - pc);
+    for (std::size_t ic = 0; ic < m; ic += kMC) {
+      const std::size_t mc = std::min(kMC, m - ic);
+      pack_a(g[0].a + ic * g[0].lda + pc, g[0].lda, mc, kc, apack);
+      for (std::size_t s = 0; s < count; ++s) {
+        for (std::size_t j0 = 0; j0 < g[s].n; j0 += kNR) {
+          const std::size_t nn = std::min(kNR, g[s].n - j0);
+          pack_b(g[s].b + pc * g[s].ldb + j0, g[s].ldb, kc, nn, bpanel);
+          const float* ap = apack;
+          for (std::size_t i0 = 0; i0 < mc; i0 += kMR, ap += kc * kMR)
+            tile(g[s], ic + i0, j0, std::min(kMR, mc - i0), nn, kc, ap, bpanel, pc == 0);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -106,6 +230,24 @@ void gemm_simd(const GemmArgs& g) {
   for (; i < g.m; ++i) gemm_rows<1>(g, i);
 }
 
+std::size_t gemm_packed_workspace_floats(const GemmArgs& g) { return gemm_shared_a_workspace_floats(&g, 1); }
+
+void gemm_packed_simd(const GemmArgs& g, float* workspace) { gemm_shared_a_simd(&g, 1, workspace); }
+
+std::size_t gemm_shared_a_workspace_floats(const GemmArgs* g, std::size_t count) {
+  // One packed A block and one packed B panel, whatever n and count are.
+  return count == 0 ? 0 : packed_a_floats(g[0].k) + kNR * k_block(g[0].k);
+}
+
+void gemm_shared_a_simd(const GemmArgs* g, std::size_t count, float* workspace) {
+  if (count == 0) return;
+  if (g[0].m < kPackMinRows) {
+    for (std::size_t s = 0; s < count; ++s) gemm_simd(g[s]);
+    return;
+  }
+  gemm_packed_run(g, count, workspace);
+}
+
 void transpose(std::size_t rows, std::size_t cols, const float* src, std::size_t lds,
                float* dst, std::size_t ldd) {
   for (std::size_t r = 0; r < rows; ++r)
@@ -121,7 +263,7 @@ void exp_simd(const float* x, float* y, std::size_t n) {
   for (; i + W <= n; i += W) exp_batch(fbatch::load_unaligned(x + i)).store_unaligned(y + i);
   if (i < n) {
     // Tail through the same polynomial so results do not depend on position.
-    alignas(16) float buf[W] = {};
+    alignas(64) float buf[W] = {};
     std::copy(x + i, x + n, buf);
     exp_batch(fbatch::load_aligned(buf)).store_aligned(buf);
     std::copy(buf, buf + (n - i), y + i);
@@ -158,36 +300,67 @@ void softmax_rows_ref(float* x, std::size_t rows, std::size_t cols, std::size_t 
   }
 }
 
+void exp2_nonpositive_ref(const float* x, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = std::exp2(x[i]);
+}
+
+void exp2_nonpositive_simd(const float* x, float* y, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + W <= n; i += W)
+    exp2_nonpositive_batch(fbatch::load_unaligned(x + i)).store_unaligned(y + i);
+  if (i < n) {
+    alignas(64) float buf[W] = {};
+    std::copy(x + i, x + n, buf);
+    exp2_nonpositive_batch(fbatch::load_aligned(buf)).store_aligned(buf);
+    std::copy(buf, buf + (n - i), y + i);
+  }
+}
+
+// Three passes over each row (maximum, exponentials and their sum, scaling by
+// 1/sum). exp(x - max) is computed as 2^((x - max) * log2(e)): subtracting
+// first keeps the argument exact near the maximum even for huge scores.
 void softmax_rows_simd(float* x, std::size_t rows, std::size_t cols, std::size_t ld) {
   const float ninf = -std::numeric_limits<float>::infinity();
   const std::size_t main = cols - cols % W;
+  const fbatch log2e(1.44269504088896341f);
   for (std::size_t r = 0; r < rows; ++r) {
     float* row = x + r * ld;
-    fbatch mv(ninf);
-    for (std::size_t c = 0; c < main; c += W) mv = xsimd::max(mv, fbatch::load_unaligned(row + c));
-    alignas(16) float lanes[W];
-    mv.store_aligned(lanes);
-    float mx = *std::max_element(lanes, lanes + W);
-    for (std::size_t c = main; c < cols; ++c) mx = std::max(mx, row[c]);
-    if (mx == ninf) {
+    fbatch m0(ninf), m1(ninf);
+    std::size_t c = 0;
+    for (; c + 2 * W <= main; c += 2 * W) {
+      m0 = xsimd::max(m0, fbatch::load_unaligned(row + c));
+      m1 = xsimd::max(m1, fbatch::load_unaligned(row + c + W));
+    }
+    for (; c < main; c += W) m0 = xsimd::max(m0, fbatch::load_unaligned(row + c));
+    float mx = simd::lanes_max(xsimd::max(m0, m1));
+    for (c = main; c < cols; ++c) mx = std::max(mx, row[c]);
+    if (mx == ninf) {  // nothing to attend to
       std::fill(row, row + cols, 0.0f);
       continue;
     }
     const fbatch mb(mx);
-    fbatch sv(0.0f);
-    for (std::size_t c = 0; c < main; c += W) {
-      const fbatch e = exp_batch(fbatch::load_unaligned(row + c) - mb);
-      e.store_unaligned(row + c);
-      sv += e;
+    fbatch s0(0.0f), s1(0.0f);
+    for (c = 0; c + 2 * W <= main; c += 2 * W) {
+      const fbatch e0 = exp2_nonpositive_batch((fbatch::load_unaligned(row + c) - mb) * log2e);
+      const fbatch e1 = exp2_nonpositive_batch((fbatch::load_unaligned(row + c + W) - mb) * log2e);
+      e0.store_unaligned(row + c);
+      e1.store_unaligned(row + c + W);
+      s0 += e0;
+      s1 += e1;
     }
-    float sum = xsimd::hadd(sv);
+    for (; c < main; c += W) {
+      const fbatch e = exp2_nonpositive_batch((fbatch::load_unaligned(row + c) - mb) * log2e);
+      e.store_unaligned(row + c);
+      s0 += e;
+    }
+    float sum = simd::lanes_sum(s0 + s1);
     if (main < cols) {
-      alignas(16) float buf[W];
+      alignas(64) float buf[W];
       std::fill(buf, buf + W, ninf);
       std::copy(row + main, row + cols, buf);
-      const fbatch e = exp_batch(fbatch::load_aligned(buf) - mb);
+      const fbatch e = exp2_nonpositive_batch((fbatch::load_aligned(buf) - mb) * log2e);
       e.store_aligned(buf);
-      for (std::size_t c = main; c < cols; ++c) {
+      for (c = main; c < cols; ++c) {
         row[c] = buf[c - main];
         sum += row[c];
       }

@@ -185,7 +185,7 @@ const badCases = [
   ['keyMask of the wrong length', () => lab.multiHeadAttention({ ...bad(), keyMask: new Uint8Array(2) }), RangeError, 'keyMask'],
   ['keyMask a plain Array', () => lab.multiHeadAttention({ ...bad(), keyMask: [1, 1, 1] }), TypeError, 'keyMask'],
   ['returnWeights a number', () => lab.multiHeadAttention({ ...bad(), returnWeights: 1 }), TypeError, 'returnWeights'],
-  ['request beyond the memory cap', () => lab.multiHeadAttention({ ...bad(), query: F(20000 * 4) }), RangeError, 'too large'],
+  ['weights beyond the memory cap', () => lab.multiHeadAttention({ ...bad(), query: F(20000 * 4), returnWeights: true }), RangeError, 'too large'],
   ['request beyond any buffer size', () => lab.multiHeadAttention({ ...bad(), query: F(200000 * 4) }), RangeError, 'too large'],
   ['parameterCount with a string', () => lab.parameterCount({ dModel: 512, numHeads: '8' }), TypeError, 'numHeads'],
   ['parameterCount without options', () => lab.parameterCount(), TypeError, 'options'],
@@ -235,6 +235,18 @@ test('no heap growth and no live Embind handles over many calls', () => {
   assert.equal(after.heapInUseBytes, before.heapInUseBytes, 'malloc in-use bytes grew');
   assert.equal(lab.liveHandleCount(), 0, 'Embind handles left alive');
   assert.deepEqual(lab.multiHeadAttention(args).output, first, 'same input, same output');
+});
+
+test('without weights, T = 20,000 fits: the fused path keeps no T x T buffer', () => {
+  const T = 20000, ex = workedExample();
+  const query = new Float32Array(T * 4);
+  for (let t = 0; t < T; t++) query.set(ex.query.subarray((t % 3) * 4, (t % 3) * 4 + 4), t * 4);
+  const before = lab.info().memoryBytes;
+  const r = lab.multiHeadAttention({ ...ex, query });
+  assert.equal(r.output.length, T * 4);
+  for (const x of r.output) assert.ok(Number.isFinite(x));
+  assert.ok(lab.info().memoryBytes - before < 64 * 2 ** 20, 'heap grew by more than 64 MiB');
+  checkWorkedExample();
 });
 
 test('createHeadlab returns the same cached instance', async () => {

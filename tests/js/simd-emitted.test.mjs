@@ -33,6 +33,8 @@ test('each SIMD kernel uses f32x4 arithmetic in wasm', () => {
     'headlab::softmax_rows_simd(': ['f32x4.mul', 'f32x4.add', 'f32x4.sub', 'i32x4.shl'],
     'headlab::exp_simd(': ['f32x4.mul', 'f32x4.add', 'i32x4.shl'],
     'headlab::scale_simd(': ['f32x4.mul'],
+    'headlab::attention_fused_simd(': ['f32x4.mul', 'f32x4.add', 'i32x4.shl'],
+    'headlab::gemm_shared_a_simd(': ['f32x4.mul', 'f32x4.add'],
   };
   for (const [prefix, needed] of Object.entries(expectations)) {
     const name = find(prefix);
@@ -41,7 +43,10 @@ test('each SIMD kernel uses f32x4 arithmetic in wasm', () => {
   }
   // And the scalar references stay scalar, so the comparison tests compare two paths.
   const gemmRef = find('headlab::gemm_ref(');
-  assert.ok(!ops.get(gemmRef).has('f32x4.mul'), 'gemm_ref was auto-vectorised; the reference should be scalar');
+  for (const prefix of ['headlab::gemm_ref(', 'headlab::attention_fused_ref(']) {
+    const name = find(prefix);
+    assert.ok(name && !ops.get(name).has('f32x4.mul'), `${prefix}… was auto-vectorised; the reference should be scalar`);
+  }
 });
 
 test('the shipped module contains f32x4 arithmetic', () => {

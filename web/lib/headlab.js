@@ -156,7 +156,8 @@ export class Headlab {
       }
     }
 
-    const resolved = this._core.resolveShape({ tQ, tK, dModel, numHeads, dK: dKIn, dV: dVIn, causal });
+    const outputOnly = !returnWeights && !returnIntermediates;
+    const resolved = this._core.resolveShape({ tQ, tK, dModel, numHeads, dK: dKIn, dV: dVIn, causal }, outputOnly);
     if (resolved.error) throw new RangeError(`${fn}: ${resolved.error}`);
     const dK = resolved.dK, dV = resolved.dV, hk = numHeads * dK, hv = numHeads * dV;
 

@@ -75,11 +75,23 @@ struct MhaOutputs {
 // Returns "" when valid, else a message naming the offending argument.
 std::string mha_resolve_shape(MhaShape& shape);
 
-// Floats of scratch memory mha_forward needs for this shape.
+// Floats of scratch memory mha_forward needs for this shape, whatever outputs
+// are requested.
 std::size_t mha_workspace_floats(const MhaShape& shape);
 
+// Which outputs the workspace must serve. mha_forward takes the fused path (no
+// t_q x t_k buffer: O((t_q + t_k) * d) floats) when out.weights and every
+// intermediate are null, and materialises the scores otherwise.
+enum class MhaWorkspaceFor {
+  any,          // same as mha_workspace_floats(shape)
+  output_only,  // enough only when out.weights and all intermediates are null
+};
+std::size_t mha_workspace_floats(const MhaShape& shape, MhaWorkspaceFor use);
+
 // Runs the forward pass. The shape must have passed mha_resolve_shape.
-// workspace: mha_workspace_floats(shape) floats, 16-byte aligned.
+// workspace: mha_workspace_floats(shape) floats (or, when only out.output is
+// requested, mha_workspace_floats(shape, MhaWorkspaceFor::output_only)),
+// 16-byte aligned. Path::ref uses the scalar reference kernels on either path.
 void mha_forward(const MhaShape& shape, const MhaInputs& in, const MhaWeights& w,
                  const MhaOutputs& out, float* workspace, Path path = Path::simd);
 
