@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the WebAssembly module into web/lib/gen/.
+# Builds the WebAssembly module into web/lib/gen/ and the site into dist/.
 #   scripts/build.sh         the module (what `npm run build` and `npm start` need)
 #   scripts/build.sh test    plus the doctest suite, natively and as wasm
 set -euo pipefail
@@ -15,6 +15,9 @@ fi
 targets=(headlab_wasm)
 [ "${1:-}" = test ] && targets+=(headlab_tests)
 cmake --build build/wasm -j"$jobs" --target "${targets[@]}"
+
+# The demo site and embeddable components, self-contained, into dist/.
+node scripts/bundle.mjs
 
 if [ "${1:-}" = test ]; then
   if [ ! -f build/native/CMakeCache.txt ]; then

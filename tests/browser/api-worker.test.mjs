@@ -1,14 +1,17 @@
-// The JS API in headless Chromium, on the main thread and inside a module Worker.
+// The JS API in headless Chromium, on the main thread and inside a module Worker,
+// as shipped in dist/lib/ (npm run build).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
+import { DIST, ensureDist } from './helpers.mjs';
 
 let server, browser, page;
 const problems = [];
 
 before(async () => {
-  server = await serve({ port: 0 });
+  await ensureDist();
+  server = await serve({ port: 0, root: DIST });
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',

@@ -1,15 +1,15 @@
-// Browser test of the landing page and the worked-example demo, in headless Chromium.
+// Browser test of the landing page and the worked-example demo (<headlab-worked-example>)
+// in headless Chromium, against the built site in dist/.
 // Run: node --test tests/browser/
 // Screenshots go to tests/browser/screenshots/ (git-ignored).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
+import { DIST, SCREENSHOTS as SHOT_DIR, ensureDist, ensureScreenshotDir, launch } from './helpers.mjs';
 
-const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
+const SCREENSHOTS = `${SHOT_DIR}/`;
 const TIMEOUT = 60_000;
+const DEMO = 'demos/worked-example/index.html';
 
 let server;
 let browser;
@@ -37,11 +37,12 @@ function assertNoProblems() {
   assert.deepEqual(problems, [], `problems in the browser:\n${problems.join('\n')}`);
 }
 
+/** Opens the demo with every step shown (state in the URL: #worked.step=all), so every cell is visible. */
 async function openDemo(page, base = server.url) {
-  await page.goto(new URL('demos/worked-example/', base).href);
-  await page.waitForSelector('main[data-state="ready"]', { timeout: 20_000 });
+  await page.goto(new URL(`${DEMO}#worked.step=all`, base).href);
+  await page.waitForSelector('headlab-worked-example[data-state="ready"]', { timeout: 20_000 });
   await page.waitForFunction(() => {
-    const cells = document.querySelectorAll('[data-testid="output"] td');
+    const cells = document.querySelector('headlab-worked-example').shadowRoot.querySelectorAll('[data-testid="output"] td');
     return cells.length === 4 && [...cells].every((td) => /\d/.test(td.textContent));
   }, null, { timeout: 10_000 });
 }
@@ -91,13 +92,10 @@ function reference(x, { wq, wv, wo } = COURSE) {
 }
 
 before(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  server = await serve({ port: 0 });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  await ensureDist();
+  ensureScreenshotDir();
+  server = await serve({ port: 0, root: DIST });
+  browser = await launch();
 });
 
 after(async () => {
@@ -118,14 +116,12 @@ test('landing page loads and links to the worked example', { timeout: TIMEOUT },
   assert.equal(await page.title(), 'HeadLab');
   assert.equal(await page.locator('h1').textContent(), 'HeadLab');
   assert.equal(await page.locator('noscript').count(), 1, 'landing page has a <noscript> note');
-  const link = page.locator('a[href="demos/worked-example/"]');
-  assert.equal(await link.count(), 1, 'one link to demos/worked-example/');
-  await page.screenshot({ path: `${SCREENSHOTS}landing-1280.png`, fullPage: true });
-  await page.setViewportSize({ width: 360, height: 740 });
-  await page.screenshot({ path: `${SCREENSHOTS}landing-360.png`, fullPage: true });
+  // index.html in the link, so that it also works opened from file:// (no directory index there).
+  const link = page.locator('a[href="demos/worked-example/index.html"]');
+  assert.equal(await link.count(), 1, 'one link to demos/worked-example/index.html');
   await link.click();
-  await page.waitForURL(/\/demos\/worked-example\/$/);
-  await page.waitForSelector('main[data-state="ready"]', { timeout: 20_000 });
+  await page.waitForURL(/\/demos\/worked-example\/index\.html$/);
+  await page.waitForSelector('headlab-worked-example[data-state="ready"]', { timeout: 20_000 });
   assert.match(await page.locator('h1').textContent(), /Worked example/);
   await page.close();
   assertNoProblems();
@@ -157,13 +153,13 @@ test('worked example shows the course numbers for "it"', { timeout: TIMEOUT }, a
   assert.notEqual(shade, 'rgba(0, 0, 0, 0)', 'weight cell has a background');
   // Every input has an accessible name.
   const unnamed = await page.locator('input').evaluateAll((inputs) =>
-    inputs.filter((i) => !i.getAttribute('aria-label') && !(i.id && document.querySelector(`label[for="${i.id}"]`))).map((i) => i.id));
+    inputs.filter((i) => !i.getAttribute('aria-label') && !(i.labels && i.labels.length > 0)).map((i) => i.id));
   assert.deepEqual(unnamed, []);
-  assert.equal(await page.locator('#editor input').count(), 12 + 2 * 3 * 8 + 16, 'X, 6 head matrices, WO');
+  assert.equal(await page.locator('#editor input.cell').count(), 12 + 2 * 3 * 8 + 16, 'X, 6 head matrices, WO');
 
   for (const [width, height] of [[1280, 900], [360, 740]]) {
     await page.setViewportSize({ width, height });
-    await page.screenshot({ path: `${SCREENSHOTS}worked-example-${width}.png`, fullPage: true });
+    await page.screenshot({ path: `${SCREENSHOTS}worked-example-all-steps-${width}.png`, fullPage: true });
     // Wide tables scroll inside their container: the page itself never scrolls sideways.
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `page is ${overflow}px wider than the ${width}px viewport`);
@@ -181,7 +177,7 @@ test('editing an embedding recomputes weights and output', { timeout: TIMEOUT },
   const x = COURSE.x.map((row) => row.slice());
   x[2][0] = 2;
   const expected = reference(x);
-  await page.waitForFunction((old) => document.querySelector('[data-testid="output"] td').textContent !== old,
+  await page.waitForFunction((old) => document.querySelector('headlab-worked-example').shadowRoot.querySelector('[data-testid="output"] td').textContent !== old,
     beforeOut[0].toFixed(4), { timeout: 5_000 });
   const after1 = await numbers(page, 'weights-head-1');
   const afterOut = await numbers(page, 'output');
@@ -213,7 +209,7 @@ test('an emptied cell shows the API error, and fixing it restores the result', {
   assert.equal((await alert.textContent()).trim(), '', 'no error at first');
 
   await page.fill('#x-0-0', '');
-  await page.waitForFunction(() => document.getElementById('error').textContent !== '', null, { timeout: 5_000 });
+  await page.waitForFunction(() => document.querySelector('headlab-worked-example').shadowRoot.getElementById('error').textContent !== '', null, { timeout: 5_000 });
   assert.ok(await alert.isVisible(), 'error alert is visible');
   const message = await alert.textContent();
   assert.match(message, /multiHeadAttention: query\[0\] is NaN/, `alert shows the API message: ${message}`);
@@ -240,7 +236,7 @@ test('an emptied cell shows the API error, and fixing it restores the result', {
 });
 
 test('the demo works under the strict Content-Security-Policy', { timeout: TIMEOUT }, async () => {
-  const strict = await serve({ port: 0, csp: true });
+  const strict = await serve({ port: 0, root: DIST, csp: true });
   try {
     const page = await newPage('csp');
     await openDemo(page, strict.url);
@@ -249,6 +245,36 @@ test('the demo works under the strict Content-Security-Policy', { timeout: TIMEO
   } finally {
     await strict.close();
   }
+  assertNoProblems();
+});
+
+test('switching a head off changes the output; W^O decides which heads reach it', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('ablation');
+  await openDemo(page);
+  const full = await numbers(page, 'output');
+  assertClose(full, [0.7931, 0.1474, 0.1474, 0.7931], 'output with both heads');
+  await page.uncheck('#head-on-2');
+  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0, 0], 'output with head 2 off');
+  assertClose(await numbers(page, 'head-output-2'), [0.1474, 0.7931], 'head 2 still computes; only W^O ignores it');
+  await page.click('[data-action="copy-link"]');
+  assert.match(page.url(), /worked\.ablate=2/, 'the switch is in the copy-link state');
+  await page.check('#head-on-2');
+  assertClose(await numbers(page, 'output'), full, 'output with head 2 back on');
+
+  // A real mixing matrix: the output changes and both heads still reach it.
+  await page.selectOption('#wo-preset', 'mix');
+  const mixed = await numbers(page, 'output');
+  assertClose(mixed, [0.72853, 0.64361, 0.1474, 0.48499], 'output with the mixing W^O', 2e-4);
+  assert.equal(await page.locator('[data-testid="survive"] li[data-reaches="true"]').count(), 2, 'both heads reach the output');
+  // Zero where W^O reads head 2: head 2 is lost.
+  await page.selectOption('#wo-preset', 'drop-2');
+  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0, 0], 'output when W^O zeroes head 2');
+  assert.equal(await page.locator('[data-testid="survive"] li[data-head="2"]').getAttribute('data-reaches'), 'false');
+  assert.equal(await page.locator('[data-testid="survive"] li[data-head="1"]').getAttribute('data-reaches'), 'true');
+  // Editing a W^O cell makes it custom.
+  await page.fill('#wo-2-2', '2');
+  assert.equal(await page.inputValue('#wo-preset'), 'custom');
+  await page.close();
   assertNoProblems();
 });
 

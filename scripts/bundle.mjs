@@ -1,0 +1,142 @@
+// Builds the self-contained site in dist/ from web/ and the wasm in web/lib/gen/:
+//   dist/headlab-components.js          ES module: every element, KaTeX and the API (createHeadlab)
+//   dist/headlab-components.classic.js  the same as a classic script with the wasm inside (base64):
+//                                       works from file://, where module scripts and fetch are blocked
+//   dist/headlab-worker.js              the compute Worker (module), used when served over http(s)
+//   dist/headlab-<name>-worker.js       other Workers, from web/components/shared/<name>-worker.js
+//   dist/headlab_core.wasm              found next to the module bundle (new URL(…, import.meta.url))
+//   dist/katex/fonts/*.woff2            KaTeX's fonts
+//   dist/lib/headlab.js (+ gen/)         the bare API, unbundled
+//   dist/index.html, demos/, examples/, styles/   the site
+// Run after scripts/build.sh: `node scripts/bundle.mjs`.
+import { build } from 'esbuild';
+import { cp, mkdir, readFile, readdir, rm, stat, writeFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const web = path.join(repo, 'web');
+const finalOut = path.join(repo, 'dist');
+const out = path.join(repo, `dist.tmp-${process.pid}`);
+const wasmPath = path.join(web, 'lib/gen/headlab_core.wasm');
+const katexDir = path.join(repo, 'node_modules/katex/dist');
+
+async function exists(p) {
+  try { await stat(p); return true; } catch { return false; }
+}
+
+if (!(await exists(wasmPath))) {
+  console.error('bundle: web/lib/gen/headlab_core.wasm is missing; run `bash scripts/build.sh` first');
+  process.exit(1);
+}
+
+// KaTeX's stylesheet split in two: rules (for shadow roots) and @font-face
+// (for the document), keeping only the woff2 sources.
+const katexCss = await readFile(path.join(katexDir, 'katex.min.css'), 'utf8');
+const fontFaces = (katexCss.match(/@font-face\{[^}]*\}/g) ?? [])
+  .map((rule) => rule.replace(/src:[^;}]*/, (src) => src.split(',').filter((s) => s.includes('woff2')).join(',')));
+const katexRules = katexCss.replace(/@font-face\{[^}]*\}/g, '');
+const wasmBase64 = (await readFile(wasmPath)).toString('base64');
+
+function virtualModules({ embedWasm }) {
+  return {
+    name: 'headlab-virtual',
+    setup(b) {
+      b.onResolve({ filter: /^headlab:/ }, (args) => ({ path: args.path, namespace: 'headlab' }));
+      b.onLoad({ filter: /.*/, namespace: 'headlab' }, (args) => {
+        if (args.path === 'headlab:embedded-wasm') {
+          return { contents: `export default ${embedWasm ? JSON.stringify(wasmBase64) : 'null'};`, loader: 'js' };
+        }
+        if (args.path === 'headlab:katex-css') {
+          return {
+            contents: `export const css = ${JSON.stringify(katexRules)};\nexport const fontFaces = ${JSON.stringify(fontFaces.join('\n'))};`,
+            loader: 'js',
+          };
+        }
+        return null;
+      });
+    },
+  };
+}
+
+const common = {
+  bundle: true,
+  platform: 'browser',
+  target: ['chrome91', 'firefox90', 'safari16'],
+  // The Emscripten glue and headlab.js reach for Node modules only when running under Node.
+  external: ['fs', 'path', 'node:*'],
+  minify: true,
+  legalComments: 'eof',
+  logLevel: 'warning',
+  absWorkingDir: repo,
+};
+
+await rm(out, { recursive: true, force: true });
+await mkdir(out, { recursive: true });
+
+const entry = path.join(web, 'components/headlab-components.js');
+await build({
+  ...common, entryPoints: [entry], format: 'esm', outfile: path.join(out, 'headlab-components.js'),
+  plugins: [virtualModules({ embedWasm: false })],
+});
+// Workers (module scripts next to the bundle): shared/compute-worker.js → headlab-worker.js,
+// and every other shared/<name>-worker.js → headlab-<name>-worker.js (e.g. the trainer's).
+const workers = [['compute-worker.js', 'headlab-worker.js']];
+for (const f of await readdir(path.join(web, 'components/shared'))) {
+  if (f.endsWith('-worker.js') && f !== 'compute-worker.js') workers.push([f, `headlab-${f}`]);
+}
+for (const [source, target] of workers) {
+  await build({
+    ...common, entryPoints: [path.join(web, 'components/shared', source)], format: 'esm',
+    outfile: path.join(out, target), plugins: [virtualModules({ embedWasm: false })],
+  });
+}
+await build({
+  ...common, entryPoints: [entry], format: 'iife', globalName: 'HeadLab',
+  outfile: path.join(out, 'headlab-components.classic.js'),
+  plugins: [virtualModules({ embedWasm: true })],
+  define: { 'import.meta.url': '__headlabScriptUrl' },
+  banner: {
+    js: '/* HeadLab components, classic-script build with the WebAssembly module embedded (works from file://). */\n' +
+      'var __headlabScriptUrl=(typeof document!=="undefined"&&document.currentScript&&document.currentScript.src)||(typeof location!=="undefined"?location.href:"");',
+  },
+});
+
+// Neither eval nor new Function may appear: the strict CSP has no 'unsafe-eval'.
+for (const file of ['headlab-components.js', 'headlab-components.classic.js', ...workers.map(([, target]) => target)]) {
+  const text = await readFile(path.join(out, file), 'utf8');
+  const bad = /\bnew Function\s*\(|[^.\w$]eval\s*\(/.exec(text);
+  if (bad) {
+    console.error(`bundle: ${file} contains "${bad[0]}", which the strict CSP forbids`);
+    process.exit(1);
+  }
+}
+
+await cp(wasmPath, path.join(out, 'headlab_core.wasm'));
+await mkdir(path.join(out, 'katex/fonts'), { recursive: true });
+for (const font of await readdir(path.join(katexDir, 'fonts'))) {
+  if (font.endsWith('.woff2')) await cp(path.join(katexDir, 'fonts', font), path.join(out, 'katex/fonts', font));
+}
+await cp(path.join(repo, 'node_modules/katex/LICENSE'), path.join(out, 'katex/LICENSE'));
+
+// The site: pages and styles (sources of the bundle stay out of dist/).
+await cp(path.join(web, 'index.html'), path.join(out, 'index.html'));
+for (const dir of ['styles', 'demos', 'examples']) {
+  if (await exists(path.join(web, dir))) await cp(path.join(web, dir), path.join(out, dir), { recursive: true });
+}
+await cp(path.join(repo, 'LICENSE'), path.join(out, 'LICENSE'));
+// The bare API for pages that want it without the elements: dist/lib/headlab.js (+ gen/).
+await mkdir(path.join(out, 'lib/gen'), { recursive: true });
+for (const f of ['headlab.js', 'headlab.d.ts', 'gen/headlab_core.mjs', 'gen/headlab_core.wasm']) {
+  await cp(path.join(web, 'lib', f), path.join(out, 'lib', f));
+}
+
+// Swap in the new dist/ in one step, so a reader never sees a half-written one.
+const old = `${finalOut}.old-${process.pid}`;
+if (await exists(finalOut)) await rename(finalOut, old);
+await rename(out, finalOut);
+await rm(old, { recursive: true, force: true });
+
+const size = async (f) => `${((await stat(path.join(finalOut, f))).size / 1024).toFixed(0)} KiB`;
+console.log(`bundle: dist/ written: headlab-components.js ${await size('headlab-components.js')}, ` +
+  `headlab-components.classic.js ${await size('headlab-components.classic.js')}, headlab-worker.js ${await size('headlab-worker.js')}`);

@@ -1,0 +1,25 @@
+// HeadLab components: the one entry that registers every element.
+//   <script type="module" src=".../headlab-components.js"></script>
+//   <headlab-worked-example></headlab-worked-example>
+// The module also exports the JavaScript API (createHeadlab) and the element classes.
+
+import { HeadlabWorkedExample } from './headlab-worked-example.js';
+import { HeadlabHeads } from './headlab-heads.js';
+import { HeadlabParams } from './headlab-params.js';
+import { HeadlabScaling } from './headlab-scaling.js';
+import { HeadlabMisconceptions } from './headlab-misconceptions.js';
+import { HeadlabChoosingH } from './headlab-choosing-h.js';
+import { HeadlabTrainer } from './headlab-trainer.js';
+import { HeadlabThemeToggle } from './headlab-theme-toggle.js';
+
+export { createHeadlab } from '../lib/headlab.js';
+export {
+  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabThemeToggle,
+};
+
+/** Every element class, in the order of the site. */
+export const elements = [
+  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabThemeToggle,
+];
+
+for (const element of elements) element.define();

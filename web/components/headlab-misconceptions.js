@@ -1,0 +1,274 @@
+/**
+ * <headlab-misconceptions>: three wrong ideas about heads, each tested with
+ * numbers from the wasm module.
+ *  (a) "More heads means each head sees fewer tokens": every head's full T × T
+ *      matrix, all weights strictly positive; heads split the representation,
+ *      not the sequence.
+ *  (b) "Heads are averaged (or summed)": averaging, summing and a learned W^O
+ *      side by side, with what each loses (swap what the two heads do and only
+ *      the concatenation notices).
+ *  (c) Head ablation: switch heads off and see the output change.
+ *
+ * @attr {string} part      all | a | b | c; default all
+ * @attr {number} heads     heads in part (a); default 4 (1, 2, 4, 8 or 16)
+ * @attr {boolean} swap     part (b): the two heads swap roles
+ * @attr {string} ablate    part (c): heads switched off, comma-separated, e.g. "1"
+ * @attr {string} theme     light | dark | auto
+ *
+ * @fires headlab-ready
+ * @fires headlab-change  detail: { part, ... } after each recompute
+ * @fires headlab-link    detail: { url }
+ *
+ * @csspart heatmap    heatmaps in part (a)
+ * @csspart export     download menus
+ * @csspart copy-link  the copy-link button
+ */
+
+import { HeadlabElement } from './shared/base.js';
+import { el, fmt, parseTokens } from './shared/dom.js';
+import { tex } from './shared/math.js';
+import { createHeatmap } from './shared/heatmap.js';
+import { resultMatrix } from './shared/matrix.js';
+import { figureToSVG } from './shared/figure.js';
+import { validateModel } from './shared/model.js';
+import { workedModel, randomModel } from './shared/examples.js';
+
+const SENTENCE = 'Virat hit the ball because it was full';
+const D_MODEL_A = 16;
+const HEAD_CHOICES = [1, 2, 4, 8, 16];
+const MIX = [[0.8, 0.2, 0.3, -0.1], [-0.2, 0.7, 0.1, 0.4], [0.3, -0.1, 0.9, 0.2], [0.1, 0.5, -0.3, 0.6]];
+
+const CSS = `
+section.part { border-top: 1px solid var(--hl-border); margin-top: 0.8rem; padding-top: 0.2rem; }
+.claim { font-style: italic; }
+.verdict { font-weight: 600; }
+.maps { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 13rem), 1fr)); gap: 0.8rem; }
+.split svg { max-width: 100%; height: auto; margin: 0.2rem 0 0.4rem; }
+.split p { margin: 0.3rem 0 0; }
+table.compare td.num { min-width: 4.2em; }
+table.compare tbody th { white-space: normal; max-width: 11rem; }
+table.compare caption { white-space: normal; }
+.keeps { margin: 0.4rem 0; padding-left: 1.2rem; }
+table.compare td.same { color: var(--hl-error); font-weight: 700; }
+table.compare td.diff { color: var(--hl-ok); font-weight: 700; }
+.switches { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; }
+`;
+
+const rowsOf = (flat, r, c) => Array.from({ length: r }, (_, i) => Array.from(flat.slice(i * c, (i + 1) * c)));
+
+export class HeadlabMisconceptions extends HeadlabElement {
+  static tag = 'headlab-misconceptions';
+  static stateKey = 'misc';
+  static css = CSS;
+  static props = {
+    part: { type: 'enum', values: ['all', 'a', 'b', 'c'], default: 'all', state: true },
+    heads: { type: 'int', default: 4, min: 1, max: 16, state: true },
+    swap: { type: 'bool', default: false, state: true },
+    ablate: { type: 'string', default: '', state: true },
+  };
+
+  build() {
+    this.status = el('p', { class: 'status', role: 'status' });
+    this.partA = this.buildA();
+    this.partB = this.buildB();
+    this.partC = this.buildC();
+    this.root.append(el('h2', {}, 'Three misconceptions, tested'), this.status,
+      el('div', { class: 'toolbar' }, this.copyLink()), this.partA, this.partB, this.partC);
+    this.onResize(() => this.requestUpdate());
+  }
+
+  // ------------------------------------------------------------------ (a)
+
+  buildA() {
+    this.headsSlider = el('input', { type: 'range', id: 'a-heads', min: 0, max: HEAD_CHOICES.length - 1, step: 1 });
+    this.headsSlider.addEventListener('input', () => { this.heads = HEAD_CHOICES[this.headsSlider.valueAsNumber]; });
+    this.headsOut = el('output', { for: 'a-heads', class: 'value' });
+    this.splitBox = el('div', { class: 'split' });
+    this.aVerdict = el('p', { class: 'note note--ok verdict', 'aria-live': 'polite', dataset: { testid: 'misc-a-verdict' } });
+    this.aMaps = el('div', { class: 'maps' });
+    return el('section', { class: 'part', 'aria-labelledby': 'a-title' },
+      el('h3', { id: 'a-title' }, '(a) “With more heads, each head looks at fewer tokens”'),
+      el('p', {}, 'It sounds like sharing out work: 8 heads, so each takes an eighth of the sentence. In fact every head computes a full row of weights over every token. What the heads share out is the ',
+        el('em', {}, 'width'), ' of the representation: d', el('sub', {}, 'model'), ' = 16 numbers per token become h slices of d', el('sub', {}, 'k'), ' = 16 / h.'),
+      el('div', { class: 'field' }, el('label', { for: 'a-heads' }, 'Heads ', tex('h')), this.headsSlider, this.headsOut),
+      this.splitBox, this.aVerdict,
+      el('p', { class: 'small muted' }, `An untrained layer with random weights over “${SENTENCE}”; same colour scale for every head.`),
+      this.aMaps);
+  }
+
+  drawSplit(h, tokens) {
+    this.noteWidth();
+    const dims = D_MODEL_A;
+    const avail = Math.max(240, Math.min(520, (this.splitBox.clientWidth || 520)));
+    const cell = Math.max(10, Math.min(22, Math.floor(avail / dims) - 3));
+    const palette = ['#3b528b', '#5ec962', '#21918c', '#fde725', '#440154', '#addc30', '#2c728e', '#28ae80'];
+    const strip = (n, fill, label) => {
+      const shapes = [];
+      for (let i = 0; i < n; i++) shapes.push({ type: 'rect', x: i * (cell + 3) + 1, y: 1, w: cell, h: cell, fill: fill(i), stroke: { role: 'text' }, strokeWidth: 0.6 });
+      const svg = figureToSVG({ width: n * (cell + 3) + 2, height: cell + 2, shapes });
+      svg.setAttribute('class', 'fig strip');
+      svg.setAttribute('role', 'img');
+      svg.setAttribute('aria-label', label);
+      svg.style.maxWidth = `${n * (cell + 3) + 2}px`;
+      return svg;
+    };
+    this.splitBox.replaceChildren(
+      el('p', { class: 'small' }, el('strong', {}, 'Tokens each head sees: '), `all ${tokens.length}, in every head.`),
+      strip(tokens.length, () => ({ role: 'muted' }), `${tokens.length} tokens, none divided among heads`),
+      el('p', { class: 'small' }, el('strong', {}, 'Numbers per token: '), `${dims}, cut into ${h} slice${h > 1 ? 's' : ''} of d_k = ${dims / h}, one colour per head.`),
+      strip(dims, (d) => palette[Math.floor(d / (dims / h)) % palette.length], `${dims} dimensions split into ${h} slices of ${dims / h}`));
+  }
+
+  static small(v) {
+    if (v >= 0.001) return fmt(v, 4);
+    const [mant, exp] = v.toExponential(1).split('e');
+    const sup = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+    return `${mant} × 10${[...String(Number(exp))].map((c) => sup[c]).join('')}`;
+  }
+
+  updateA() {
+    const h = HEAD_CHOICES.includes(this.heads) ? this.heads : 4;
+    this.headsSlider.value = String(HEAD_CHOICES.indexOf(h));
+    this.headsSlider.setAttribute('aria-valuetext', `${h} heads, d_k = ${D_MODEL_A / h}`);
+    this.headsOut.textContent = `${h} (d_k = ${D_MODEL_A / h})`;
+    const tokens = parseTokens(SENTENCE);
+    this.drawSplit(h, tokens);
+    const { model } = validateModel(randomModel({ tokens, dModel: D_MODEL_A, numHeads: h, seed: 3 }));
+    const r = this.lab.multiHeadAttention({ query: model.query, dModel: model.dModel, numHeads: h, wQ: model.wQ, wK: model.wK, wV: model.wV, wO: model.wO, returnWeights: true });
+    const T = tokens.length;
+    let min = Infinity;
+    for (const w of r.weights) min = Math.min(min, w);
+    this.aVerdict.replaceChildren(`${h} head${h > 1 ? 's' : ''}, each with a full ${T} × ${T} matrix: ${h * T * T} weights, and the smallest of them is ${HeadlabMisconceptions.small(min)}, `,
+      'which is more than zero. Every head looks at every token.');
+    const maps = [];
+    for (let k = 0; k < h; k++) {
+      const hm = createHeatmap({ title: `Head ${k + 1} (${T} × ${T})`, rowLabels: tokens, colLabels: tokens, testid: `misc-a-head-${k + 1}`, fileName: `misconception-a-head-${k + 1}`, maxGrid: 200 });
+      hm.update(r.weights, k * T * T);
+      maps.push(hm.element);
+    }
+    this.aMaps.replaceChildren(...maps);
+    return { heads: h, minWeight: min };
+  }
+
+  // ------------------------------------------------------------------ (b)
+
+  buildB() {
+    this.swapBox = el('input', { type: 'checkbox', id: 'b-swap' });
+    this.swapBox.addEventListener('change', () => { this.swap = this.swapBox.checked; });
+    this.bTable = el('div', { class: 'table-scroll' });
+    this.bVerdict = el('div', { class: 'note', 'aria-live': 'polite', dataset: { testid: 'misc-b-verdict' } });
+    return el('section', { class: 'part', 'aria-labelledby': 'b-title' },
+      el('h3', { id: 'b-title' }, '(b) “The heads’ answers are averaged” (or summed)'),
+      el('p', {}, 'Averaging is itself an output projection, just a fixed one: ', tex('W^{O} = \\tfrac12\\begin{bmatrix} I \\\\ I \\end{bmatrix}'),
+        ', the same for every head and every input. Summing is ', tex('\\begin{bmatrix} I \\\\ I \\end{bmatrix}'),
+        '. Both squeeze h·d', el('sub', {}, 'v'), ' numbers into d', el('sub', {}, 'v'),
+        '. A learned W', el('sup', {}, 'O'), ' reads the concatenation, where each head keeps its own columns. All four rows below come from the same two heads of the worked example, for the token ',
+        el('q', {}, 'it'), '.'),
+      el('label', { class: 'check', for: 'b-swap' }, this.swapBox, 'Swap what the heads do (head 1 reads adjectives, head 2 entities)'),
+      this.bTable, this.bVerdict);
+  }
+
+  updateB() {
+    const base = validateModel(workedModel()).model;
+    const T = 3, it = 2, d = 4;
+    const swapHeads = (flat) => {
+      // Columns 0..1 belong to head 1, 2..3 to head 2 ([4][4] row-major).
+      const m = flat.slice();
+      for (let r = 0; r < d; r++) { m[r * 4] = flat[r * 4 + 2]; m[r * 4 + 1] = flat[r * 4 + 3]; m[r * 4 + 2] = flat[r * 4]; m[r * 4 + 3] = flat[r * 4 + 1]; }
+      return m;
+    };
+    const run = (swapped, wO) => this.lab.multiHeadAttention({
+      query: base.query, dModel: d, numHeads: 2, wQ: swapped ? swapHeads(base.wQ) : base.wQ, wK: swapped ? swapHeads(base.wK) : base.wK,
+      wV: base.wV, wO: Float32Array.from(wO.flat()),
+    }).output.slice(it * d, (it + 1) * d);
+    const avg = [[0.5, 0, 0, 0], [0, 0.5, 0, 0], [0.5, 0, 0, 0], [0, 0.5, 0, 0]];
+    const sum = [[1, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]];
+    const ident = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]];
+    const rows = [
+      { name: 'Concat, then W^O = identity', wO: ident, width: 4, keeps: 'both heads, each in its own columns' },
+      { name: 'Concat, then a learned W^O', wO: MIX, width: 4, keeps: 'both heads, blended, still separable (this Wᴼ is invertible)' },
+      { name: 'Average of the heads', wO: avg, width: 2, keeps: 'only the mean; which head said what is lost' },
+      { name: 'Sum of the heads', wO: sum, width: 2, keeps: 'only the total; which head said what is lost' },
+    ];
+    const swapped = this.swap;
+    const table = el('table', { class: 'matrix compare', dataset: { testid: 'misc-b-table' } },
+      el('caption', {}, 'Output for “it”', el('span', { class: 'shape' }, swapped ? ' (heads swapped; marked: same as before the swap)' : ' (tick the box to swap the heads)')),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'combination'), ['1', '2', '3', '4'].map((c) => el('th', { scope: 'col' }, c)))));
+    const body = el('tbody');
+    const changed = {};
+    for (const row of rows) {
+      const normal = run(false, row.wO);
+      const now = swapped ? run(true, row.wO) : normal;
+      let same = true;
+      for (let i = 0; i < row.width; i++) if (Math.abs(now[i] - normal[i]) > 5e-5) same = false;
+      changed[row.name] = !same;
+      const cells = Array.from({ length: 4 }, (_, i) => (i < row.width
+        ? el('td', { class: `num${swapped ? (same ? ' same' : ' diff') : ''}` }, fmt(now[i]))
+        : el('td', { class: 'muted' }, '—')));
+      body.append(el('tr', { dataset: { row: row.name } }, el('th', { scope: 'row' }, row.name.replace('W^O', 'Wᴼ')), cells));
+    }
+    table.append(body);
+    this.bTable.replaceChildren(table, el('ul', { class: 'keeps small' },
+      rows.map((row) => el('li', {}, el('strong', {}, `${row.name.replace('W^O', 'Wᴼ')}: `), `${row.width} numbers; keeps ${row.keeps}.`))));
+    this.bVerdict.replaceChildren(swapped
+      ? el('p', {}, el('strong', {}, 'The average and the sum did not change'), ' although the heads now do opposite jobs: they cannot tell which head found ',
+        el('q', {}, 'ball'), ' and which found ', el('q', {}, 'full'), '. The concatenation (and any W', el('sup', {}, 'O'), ' reading it) did change.')
+      : el('p', {}, 'Average and sum give 2 numbers where the concatenation keeps 4. Now swap the heads and see which rows notice.'));
+    return { swapped, changed };
+  }
+
+  // ------------------------------------------------------------------ (c)
+
+  buildC() {
+    this.cSwitches = [0, 1].map((h) => {
+      const box = el('input', { type: 'checkbox', id: `c-head-${h + 1}`, checked: true });
+      box.addEventListener('change', () => {
+        this.ablate = [0, 1].filter((k) => !this.cSwitches[k].checked).map((k) => k + 1).join(',');
+      });
+      return box;
+    });
+    this.cResult = resultMatrix({ caption: el('span', {}, 'Output', el('span', { class: 'shape' }, ' (3 tokens × 4; outlined: changed by the switches)')),
+      rowLabels: ['ball', 'full', 'it'], colLabels: ['1', '2', '3', '4'], testid: 'misc-c-output', markRow: 2 });
+    this.cVerdict = el('p', { class: 'note', 'aria-live': 'polite', dataset: { testid: 'misc-c-verdict' } });
+    return el('section', { class: 'part', 'aria-labelledby': 'c-title' },
+      el('h3', { id: 'c-title' }, '(c) Switch a head off'),
+      el('p', {}, 'Ablation is how one finds out what a head carries: replace its output by zeros and compare. In the worked example, head 1 carries “it is linked to ball” and head 2 “it is linked to full”.'),
+      el('fieldset', {}, el('legend', {}, 'Heads switched on'),
+        el('div', { class: 'switches' }, this.cSwitches.map((b, h) => el('label', { class: 'check', for: b.id }, b, `Head ${h + 1}`)))),
+      this.cResult.element, this.cVerdict);
+  }
+
+  updateC() {
+    const base = validateModel(workedModel()).model;
+    const off = new Set(this.ablate.split(',').map(Number).filter((n) => n === 1 || n === 2));
+    this.cSwitches.forEach((b, h) => { b.checked = !off.has(h + 1); });
+    const wO = base.wO.slice();
+    for (const h of off) wO.fill(0, (h - 1) * 2 * 4, h * 2 * 4);
+    const args = { query: base.query, dModel: 4, numHeads: 2, wQ: base.wQ, wK: base.wK, wV: base.wV };
+    const full = this.lab.multiHeadAttention({ ...args, wO: base.wO }).output;
+    const now = this.lab.multiHeadAttention({ ...args, wO }).output;
+    this.cResult.update(now);
+    this.cResult.markChanged(now, full);
+    let delta = 0;
+    for (let i = 0; i < now.length; i++) delta = Math.max(delta, Math.abs(now[i] - full[i]));
+    this.cVerdict.textContent = off.size === 0
+      ? 'Both heads on: this is the layer’s normal output. Switch one off.'
+      : `With head${off.size > 1 ? 's' : ''} ${[...off].join(' and ')} off the output moves by up to ${fmt(delta)}: the columns that head fed are now zero, and what it knew about “it” is gone.`;
+    return { off: [...off], output: rowsOf(now, 3, 4), maxChange: delta };
+  }
+
+  update() {
+    const part = this.part;
+    this.partA.hidden = part !== 'all' && part !== 'a';
+    this.partB.hidden = part !== 'all' && part !== 'b';
+    this.partC.hidden = part !== 'all' && part !== 'c';
+    this.swapBox.checked = this.swap;
+    if (!this.lab) return;
+    const detail = { part };
+    if (!this.partA.hidden) detail.a = this.updateA();
+    if (!this.partB.hidden) detail.b = this.updateB();
+    if (!this.partC.hidden) detail.c = this.updateC();
+    this.status.textContent = `Computed by HeadLab ${this.lab.info().version} (WebAssembly).`;
+    this.emit('change', detail);
+  }
+}

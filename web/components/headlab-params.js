@@ -1,0 +1,309 @@
+/**
+ * <headlab-params>: the parameter budget of multi-head attention. Sliders for
+ * d_model and h (starting at the original transformer's 512 and 8) show
+ * d_k = d_model / h, every projection matrix drawn to scale with one stripe per
+ * head, and the counts 3·d_model² + d_model² = 4·d_model², which stay the same
+ * for every h that divides d_model. An h that does not divide d_model shows why
+ * instead of a number. Optional mode with d_k ≠ d_v. Counts come from the wasm
+ * module (lab.parameterCount).
+ *
+ * @attr {number} d-model          model width; default 512
+ * @attr {number} heads            number of heads h; default 8
+ * @attr {boolean} split-dk-dv     choose d_k and d_v freely instead of d_model / h
+ * @attr {number} d-k              per-head query/key width in split mode; default 64
+ * @attr {number} d-v              per-head value width in split mode; default 64
+ * @attr {boolean} bias            count the bias vectors too
+ * @attr {boolean} hide-controls   hides presets and the copy-link toolbar
+ * @attr {string} theme            light | dark | auto
+ *
+ * @fires headlab-ready
+ * @fires headlab-change  detail: { dModel, heads, dK, dV, total } (total null when h does not divide d_model)
+ * @fires headlab-link    detail: { url }
+ *
+ * @csspart drawing    the matrices drawn to scale
+ * @csspart export     the download menu
+ * @csspart copy-link  the copy-link button
+ */
+
+import { HeadlabElement } from './shared/base.js';
+import { el, fmt, fmtInt } from './shared/dom.js';
+import { tex } from './shared/math.js';
+import { figureToSVG } from './shared/figure.js';
+import { exportMenu, matrixCSV } from './shared/export.js';
+
+const PRESETS = [
+  { label: 'Original transformer', dModel: 512, heads: 8 },
+  { label: 'BERT-base', dModel: 768, heads: 12 },
+  { label: 'GPT-3 scale', dModel: 12288, heads: 96 },
+];
+
+const CSS = `
+.controls { display: grid; gap: 0.2rem; }
+.presets { display: flex; flex-wrap: wrap; gap: 0.4rem; margin: 0.3rem 0 0.6rem; }
+.explain { font-size: 1rem; }
+.explain strong { color: var(--hl-query); }
+.counts td.num { min-width: 7em; }
+.counts tr.total th, .counts tr.total td { font-weight: 700; border-top: 2px solid var(--hl-text); }
+.big-total { font-size: 1.6rem; font-weight: 700; font-variant-numeric: tabular-nums; }
+.drawing svg { max-width: 100%; height: auto; }
+.invariance td.num { min-width: 4em; }
+.invariance tr.is-current th, .invariance tr.is-current td { background: var(--hl-accent-soft); font-weight: 700; }
+`;
+
+function divisors(n) {
+  const out = [];
+  for (let d = 1; d <= Math.sqrt(n); d++) {
+    if (n % d === 0) { out.push(d); if (d * d !== n) out.push(n / d); }
+  }
+  return out.sort((a, b) => a - b);
+}
+
+export class HeadlabParams extends HeadlabElement {
+  static tag = 'headlab-params';
+  static stateKey = 'params';
+  static css = CSS;
+  static props = {
+    dModel: { attr: 'd-model', type: 'int', default: 512, min: 1, max: 65536, state: true },
+    heads: { type: 'int', default: 8, min: 1, max: 4096, state: true },
+    splitDkDv: { attr: 'split-dk-dv', type: 'bool', default: false, state: true },
+    dK: { attr: 'd-k', type: 'int', default: 64, min: 1, max: 65536, state: true },
+    dV: { attr: 'd-v', type: 'int', default: 64, min: 1, max: 65536, state: true },
+    bias: { type: 'bool', default: false, state: true },
+    hideControls: { attr: 'hide-controls', type: 'bool', default: false },
+  };
+
+  build() {
+    const range = (id, min, max, step, label) => el('input', { type: 'range', id, min, max, step, 'aria-label': label });
+    const number = (id, min, max, label) => el('input', { type: 'number', id, min, max, step: 1, class: 'num-input', inputmode: 'numeric', 'aria-label': label });
+    this.dModelRange = range('d-model-range', 8, 2048, 8, 'd_model (slider)');
+    this.dModelInput = number('d-model', 1, 65536, 'd_model');
+    this.headsRange = range('heads-range', 1, 128, 1, 'number of heads h (slider)');
+    this.headsInput = number('heads', 1, 4096, 'number of heads h');
+    this.dKRange = range('d-k-range', 1, 1024, 1, 'd_k (slider)');
+    this.dKInput = number('d-k', 1, 65536, 'd_k');
+    this.dVRange = range('d-v-range', 1, 1024, 1, 'd_v (slider)');
+    this.dVInput = number('d-v', 1, 65536, 'd_v');
+    this.splitBox = el('input', { type: 'checkbox', id: 'split' });
+    this.biasBox = el('input', { type: 'checkbox', id: 'bias' });
+
+    const link = (rangeEl, inputEl, prop) => {
+      rangeEl.addEventListener('input', () => { this[prop] = rangeEl.valueAsNumber; });
+      inputEl.addEventListener('input', () => { if (Number.isFinite(inputEl.valueAsNumber) && inputEl.valueAsNumber >= 1) this[prop] = Math.round(inputEl.valueAsNumber); });
+    };
+    link(this.dModelRange, this.dModelInput, 'dModel');
+    link(this.headsRange, this.headsInput, 'heads');
+    link(this.dKRange, this.dKInput, 'dK');
+    link(this.dVRange, this.dVInput, 'dV');
+    this.splitBox.addEventListener('change', () => { this.splitDkDv = this.splitBox.checked; });
+    this.biasBox.addEventListener('change', () => { this.bias = this.biasBox.checked; });
+
+    const labelled = (text, rangeEl, inputEl) => {
+      const lab = el('label', { for: inputEl.id }, text);
+      return el('div', { class: 'field' }, lab, rangeEl, inputEl);
+    };
+    this.splitFields = el('div', {},
+      labelled(tex('d_k'), this.dKRange, this.dKInput),
+      labelled(tex('d_v'), this.dVRange, this.dVInput));
+    this.presets = el('div', { class: 'presets', role: 'group', 'aria-label': 'Known models' },
+      PRESETS.map((p) => el('button', {
+        type: 'button', class: 'btn btn--small',
+        on: { click: () => { this.splitDkDv = false; this.dModel = p.dModel; this.heads = p.heads; } },
+      }, `${p.label}: ${p.dModel} / ${p.heads}`)));
+    this.toolbar = el('div', { class: 'toolbar' }, this.copyLink());
+
+    this.status = el('p', { class: 'status', role: 'status' });
+    this.dkLine = el('div', { class: 'formula', dataset: { testid: 'params-dk' } });
+    this.explanation = el('div', { class: 'note note--warn explain', role: 'alert', hidden: true, dataset: { testid: 'params-explanation' } });
+    this.totalLine = el('p', { 'aria-live': 'polite' });
+    this.drawing = el('div', { class: 'drawing', part: 'drawing' });
+    this.countsBox = el('div', { class: 'table-scroll' });
+    this.formulaBox = el('div', { class: 'formula' });
+    this.invariance = el('div', { class: 'table-scroll' });
+    this.results = el('div', {},
+      this.totalLine, this.formulaBox,
+      el('h3', {}, 'Every matrix, drawn to scale'),
+      el('p', { class: 'small muted' }, 'Rows × columns, same scale for all four. Each stripe is one head’s share: a column block of W',
+        el('sup', {}, 'Q'), ', W', el('sup', {}, 'K'), ', W', el('sup', {}, 'V'), ' and a row block of W', el('sup', {}, 'O'), '.'),
+      this.drawing,
+      exportMenu({ what: 'the matrices drawn to scale and their counts', name: () => `params-dmodel-${this.dModel}-h-${this.heads}`, figure: () => this._figure,
+        json: () => this._counts, csv: () => this._counts && matrixCSV({ corner: 'matrix', rowLabels: ['wQ', 'wK', 'wV', 'wO', 'bias', 'total'], colLabels: ['parameters'],
+          values: ['wQ', 'wK', 'wV', 'wO', 'bias', 'total'].map((k) => [this._counts[k]]) }) }),
+      el('h3', {}, 'The count'), this.countsBox,
+      el('h3', {}, 'Same budget, other numbers of heads'), this.invariance);
+
+    this.root.append(
+      el('h2', {}, 'Parameter budget'),
+      this.status,
+      el('div', { class: 'controls' },
+        labelled(tex('d_{\\text{model}}'), this.dModelRange, this.dModelInput),
+        labelled(el('span', {}, 'heads ', tex('h')), this.headsRange, this.headsInput),
+        el('label', { class: 'check', for: 'bias' }, this.biasBox, 'Count the bias vectors too'),
+        el('label', { class: 'check', for: 'split' }, this.splitBox, 'Let ', tex('d_k'), ' and ', tex('d_v'), ' differ from ', tex('d_{\\text{model}}/h')),
+        this.splitFields),
+      this.presets, this.toolbar, this.dkLine, this.explanation, this.results);
+
+    this.onResize(() => this.requestUpdate());
+  }
+
+  update() {
+    const dModel = this.dModel, heads = this.heads, split = this.splitDkDv;
+    const setPair = (r, i, v) => { r.value = String(v); if (i.valueAsNumber !== v) i.value = String(v); };
+    setPair(this.dModelRange, this.dModelInput, dModel);
+    setPair(this.headsRange, this.headsInput, heads);
+    setPair(this.dKRange, this.dKInput, this.dK);
+    setPair(this.dVRange, this.dVInput, this.dV);
+    this.splitBox.checked = split;
+    this.biasBox.checked = this.bias;
+    this.splitFields.hidden = !split;
+    this.presets.hidden = this.hideControls;
+    this.toolbar.hidden = this.hideControls;
+    if (!this.lab) return;
+
+    const divides = dModel % heads === 0;
+    if (!split && !divides) {
+      this.showNotDivisible(dModel, heads);
+      this.emit('change', { dModel, heads, dK: null, dV: null, total: null });
+      return;
+    }
+    const dK = split ? this.dK : dModel / heads;
+    const dV = split ? this.dV : dModel / heads;
+    let counts;
+    try {
+      counts = this.lab.parameterCount({ dModel, numHeads: heads, dK, dV, bias: this.bias });
+    } catch (e) {
+      this.showNotDivisible(dModel, heads, e.message);
+      return;
+    }
+    this.explanation.hidden = true;
+    this.explanation.replaceChildren();
+    this.results.hidden = false;
+    this.dkLine.replaceChildren(split
+      ? tex(`d_k = ${dK},\\quad d_v = ${dV},\\quad h\\,d_k = ${fmtInt(heads * dK)},\\quad h\\,d_v = ${fmtInt(heads * dV)}`, { display: true })
+      : tex(`d_k = d_v = \\frac{d_{\\text{model}}}{h} = \\frac{${dModel}}{${heads}} = ${dK}`, { display: true }));
+    this.status.textContent = `Counts from HeadLab ${this.lab.info().version} (WebAssembly).`;
+
+    this.totalLine.replaceChildren('Total: ', el('span', { class: 'big-total', dataset: { testid: 'params-total' } }, fmtInt(counts.total)),
+      ' parameters', this.bias ? ` (${fmtInt(counts.weights)} weights + ${fmtInt(counts.bias)} biases)` : '',
+      !split ? el('span', { class: 'muted' }, ` = 4 × ${fmtInt(dModel)}²${this.bias ? ` + 4 × ${fmtInt(dModel)}` : ''}, whatever h is.`) : '');
+    this.formulaBox.replaceChildren(...[].concat(split
+      ? tex(`\\underbrace{2\\,h\\,d_k\\,d_{\\text{model}}}_{W^Q,\\,W^K} + \\underbrace{2\\,h\\,d_v\\,d_{\\text{model}}}_{W^V,\\,W^O} = ${fmtInt(counts.weights).replace(/,/g, '{,}')}`, { display: true })
+      : [tex('\\underbrace{3\\,d_{\\text{model}}^2}_{W^Q,\\,W^K,\\,W^V} + \\underbrace{d_{\\text{model}}^2}_{W^O} = 4\\,d_{\\text{model}}^2', { display: true }),
+        tex(`4 \\cdot ${dModel}^2 = ${fmtInt(counts.weights).replace(/,/g, '{,}')}`, { display: true })]));
+
+    this._counts = { dModel, heads, dK, dV, ...counts };
+    this.drawMatrices(dModel, heads, dK, dV);
+    this.fillCounts(counts, dModel, heads, dK, dV);
+    this.fillInvariance(dModel, heads, split);
+    this.emit('change', { dModel, heads, dK, dV, total: counts.total });
+  }
+
+  showNotDivisible(dModel, heads, apiMessage) {
+    this.results.hidden = true;
+    this.dkLine.replaceChildren(tex(`\\frac{d_{\\text{model}}}{h} = \\frac{${dModel}}{${heads}} = ${fmt(dModel / heads, 2)}\\ \\text{— not a whole number}`, { display: true }));
+    const ds = divisors(dModel);
+    const below = ds.filter((d) => d < heads).pop();
+    const above = ds.find((d) => d > heads);
+    const jump = (h) => el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.heads = h; } } }, `h = ${h} (d_k = ${dModel / h})`);
+    this.explanation.replaceChildren(
+      el('p', {}, el('strong', {}, `No count: h = ${heads} does not divide d_model = ${dModel}.`)),
+      el('p', {}, `The standard layout gives every head the same whole number of dimensions, d_k = d_v = d_model / h, and here ${dModel} / ${heads} = ${fmt(dModel / heads, 2)}. `,
+        `A head cannot have a fraction of a dimension, and the ${heads} heads’ outputs must concatenate back to exactly ${dModel} numbers so that W`, el('sup', {}, 'O'), ' is square. ',
+        'Pick an h that divides d_model, or tick “let d_k and d_v differ” to choose the head sizes yourself.'),
+      apiMessage ? el('p', { class: 'small muted' }, `HeadLab says: ${apiMessage}`) : '',
+      el('div', { class: 'toolbar' }, el('span', {}, 'Nearest that work:'), below ? jump(below) : null, above ? jump(above) : null));
+    this.explanation.hidden = false;
+    this.status.textContent = '';
+  }
+
+  drawMatrices(dModel, heads, dK, dV) {
+    this.noteWidth();
+    const mats = [
+      { name: 'W', sup: 'Q', rows: dModel, cols: heads * dK, split: 'cols' },
+      { name: 'W', sup: 'K', rows: dModel, cols: heads * dK, split: 'cols' },
+      { name: 'W', sup: 'V', rows: dModel, cols: heads * dV, split: 'cols' },
+      { name: 'W', sup: 'O', rows: heads * dV, cols: dModel, split: 'rows' },
+    ];
+    const width = this.drawing.clientWidth || this.getBoundingClientRect().width || 600;
+    const perRow = width < 520 ? 2 : 4;
+    const box = perRow === 2 ? 130 : 150;
+    const big = Math.max(...mats.map((m) => Math.max(m.rows, m.cols)));
+    const u = box / big;
+    const gap = 34, top = 40;
+    const cellW = box + gap;
+    const shapes = [];
+    const palette = ['#3b528b', '#5ec962'];
+    mats.forEach((m, i) => {
+      const col = i % perRow, row = Math.floor(i / perRow);
+      const x0 = 10 + col * cellW;
+      const y0 = top + row * (box + top + 26);
+      const w = m.cols * u, h = m.rows * u;
+      shapes.push({ type: 'text', x: x0, y: y0 - 26, text: m.name, size: 15, weight: 700, fill: { role: 'text' } });
+      shapes.push({ type: 'text', x: x0 + 15, y: y0 - 32, text: m.sup, size: 10, weight: 700, fill: { role: 'text' } });
+      shapes.push({ type: 'text', x: x0, y: y0 - 10, text: `${fmtInt(m.rows)} × ${fmtInt(m.cols)}`, size: 11, fill: { role: 'muted' } });
+      const stripes = Math.min(heads, 256);
+      for (let s = 0; s < stripes; s++) {
+        const frac0 = s / stripes, frac1 = (s + 1) / stripes;
+        const rect = m.split === 'cols'
+          ? { x: x0 + frac0 * w, y: y0, w: (frac1 - frac0) * w, h }
+          : { x: x0, y: y0 + frac0 * h, w, h: (frac1 - frac0) * h };
+        shapes.push({ type: 'rect', ...rect, fill: palette[s % 2], opacity: 0.85 });
+      }
+      shapes.push({ type: 'rect', x: x0, y: y0, w, h, fill: 'none', stroke: { role: 'text' }, strokeWidth: 1 });
+    });
+    const rowsUsed = Math.ceil(mats.length / perRow);
+    const fig = {
+      width: 10 + perRow * cellW,
+      height: top + rowsUsed * (box + top + 26) - top + 24,
+      shapes,
+    };
+    shapes.push({ type: 'text', x: 10, y: fig.height - 10, text: `${heads} head${heads === 1 ? '' : 's'}: alternating stripes, one per head`, size: 11, fill: { role: 'muted' } });
+    this._figure = fig;
+    const svg = figureToSVG(fig);
+    svg.setAttribute('class', 'fig');
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', `W^Q, W^K and W^V are ${dModel} by ${heads * dK} (${heads * dV} for W^V), split into ${heads} column blocks; W^O is ${heads * dV} by ${dModel}, split into ${heads} row blocks.`);
+    svg.style.maxWidth = `${fig.width}px`;
+    this.drawing.replaceChildren(svg);
+  }
+
+  fillCounts(counts, dModel, heads, dK, dV) {
+    const row = (name, shape, n, cls) => el('tr', { class: cls }, el('th', { scope: 'row' }, name), el('td', {}, shape), el('td', { class: 'num' }, fmtInt(n)));
+    const w = (sup, note) => el('span', {}, 'W', el('sup', {}, sup), note ? el('span', { class: 'muted' }, note) : null);
+    const table = el('table', { class: 'matrix counts', dataset: { testid: 'params-counts' } },
+      el('caption', {}, 'Parameters per matrix'),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'matrix'), el('th', { scope: 'col' }, 'shape'), el('th', { scope: 'col' }, 'parameters'))),
+      el('tbody', {},
+        row(w('Q', ' all heads'), `${dModel} × ${heads}·${dK}`, counts.wQ),
+        row(w('K', ' all heads'), `${dModel} × ${heads}·${dK}`, counts.wK),
+        row(w('V', ' all heads'), `${dModel} × ${heads}·${dV}`, counts.wV),
+        row(w('O'), `${heads}·${dV} × ${dModel}`, counts.wO),
+        this.bias ? row('biases', `2·${heads}·${dK} + ${heads}·${dV} + ${dModel}`, counts.bias) : null,
+        row('total', this.splitDkDv ? '' : `4 × ${dModel}²`, counts.total, 'total')));
+    this.countsBox.replaceChildren(table);
+  }
+
+  fillInvariance(dModel, heads, split) {
+    if (split) {
+      this.invariance.replaceChildren(el('p', { class: 'muted' }, 'With d_k and d_v chosen freely the total grows with h·d_k and h·d_v; untick the option to see the fixed budget.'));
+      return;
+    }
+    const ds = divisors(dModel);
+    let pick = ds.filter((d) => d <= 128);
+    if (pick.length > 8) {
+      const i = Math.max(0, pick.indexOf(heads));
+      const start = Math.max(0, Math.min(pick.length - 8, i - 3));
+      pick = pick.slice(start, start + 8);
+    }
+    if (!pick.includes(heads)) pick.push(heads);
+    pick.sort((a, b) => a - b);
+    const rows = pick.map((h) => {
+      const c = this.lab.parameterCount({ dModel, numHeads: h, bias: this.bias });
+      return el('tr', { class: h === heads ? 'is-current' : undefined },
+        el('th', { scope: 'row' }, String(h)), el('td', { class: 'num' }, String(dModel / h)), el('td', { class: 'num' }, fmtInt(c.total)));
+    });
+    this.invariance.replaceChildren(el('table', { class: 'matrix invariance', dataset: { testid: 'params-invariance' } },
+      el('caption', {}, `d_model = ${dModel}: every h that divides it`),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'h'), el('th', { scope: 'col' }, 'd_k'), el('th', { scope: 'col' }, 'total'))),
+      el('tbody', {}, rows)));
+  }
+}

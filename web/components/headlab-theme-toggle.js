@@ -1,0 +1,77 @@
+/**
+ * <headlab-theme-toggle>: a light/dark switch for pages that host HeadLab
+ * elements. It sets `data-theme` on <html> and the `theme` attribute of every
+ * headlab-* element on the page, and remembers the choice (localStorage) when allowed.
+ *
+ * @attr {string} theme  light | dark | auto; default: the remembered choice, else auto
+ * @fires headlab-theme  detail: { theme }
+ * @csspart button
+ */
+
+const KEY = 'headlab-theme';
+const NEXT = { auto: 'light', light: 'dark', dark: 'auto' };
+const LABEL = { auto: 'Theme: automatic', light: 'Theme: light', dark: 'Theme: dark' };
+
+function remembered() {
+  try { return localStorage.getItem(KEY); } catch { return null; }
+}
+
+export class HeadlabThemeToggle extends HTMLElement {
+  static tag = 'headlab-theme-toggle';
+
+  static get observedAttributes() { return ['theme']; }
+
+  static define() {
+    if (!customElements.get(this.tag)) customElements.define(this.tag, this);
+  }
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    const style = document.createElement('style');
+    style.textContent = `
+      :host { display: inline-block; }
+      button { font: inherit; font-size: 0.9rem; padding: 0.35rem 0.7rem; min-height: 2.2rem; border-radius: 6px;
+        border: 1px solid currentColor; background: transparent; color: inherit; cursor: pointer; }
+      button:focus-visible { outline: 3px solid #c25e00; outline-offset: 2px; }`;
+    this.button = document.createElement('button');
+    this.button.type = 'button';
+    this.button.setAttribute('part', 'button');
+    this.button.addEventListener('click', () => {
+      this.setAttribute('theme', NEXT[this.theme] ?? 'auto');
+      try { localStorage.setItem(KEY, this.theme); } catch { /* storage blocked: the choice lasts this page */ }
+    });
+    root.append(style, this.button);
+  }
+
+  get theme() {
+    const t = this.getAttribute('theme');
+    return t === 'light' || t === 'dark' ? t : 'auto';
+  }
+
+  set theme(value) { this.setAttribute('theme', value); }
+
+  connectedCallback() {
+    if (!this.hasAttribute('theme')) {
+      const saved = remembered();
+      if (saved === 'light' || saved === 'dark') this.setAttribute('theme', saved);
+    }
+    this.apply();
+  }
+
+  attributeChangedCallback() { this.apply(); }
+
+  apply() {
+    const theme = this.theme;
+    this.button.textContent = LABEL[theme];
+    this.button.setAttribute('aria-label', `${LABEL[theme]} (activate to change)`);
+    document.documentElement.dataset.theme = theme;
+    for (const node of document.querySelectorAll('*')) {
+      if (node.localName.startsWith('headlab-') && node !== this) {
+        if (theme === 'auto') node.removeAttribute('theme');
+        else node.setAttribute('theme', theme);
+      }
+    }
+    this.dispatchEvent(new CustomEvent('headlab-theme', { detail: { theme }, bubbles: true, composed: true }));
+  }
+}

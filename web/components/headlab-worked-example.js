@@ -1,0 +1,565 @@
+/**
+ * <headlab-worked-example>: the course's worked example (tokens ball, full, it;
+ * d_model = 4; two heads with d_k = d_v = 2), stepped through the whole
+ * pipeline X → Q_i, K_i, V_i → scores → ÷√d_k → softmax → weighted sum →
+ * concat → W^O. Every number comes from the WebAssembly module; embeddings and
+ * every projection matrix are editable and everything downstream recomputes.
+ * Step 10 turns W^O into a real mixing matrix or zeroes one head's part of it,
+ * and switches heads off, to show which heads' information reaches the output.
+ *
+ * @attr {string} step            "1".."10" or "all" (every step at once); default "1"
+ * @attr {boolean} hide-controls  hides the toolbar and step navigation (for a fixed step in a course page)
+ * @attr {string} tokens          three token labels, space- or "|"-separated; default "ball full it"
+ * @attr {number} query           the highlighted query token, 1..3; default 3 ("it")
+ * @attr {string} wo              W^O preset: identity | mix | drop-1 | drop-2 | custom; default identity
+ * @attr {string} ablate          heads switched off, comma-separated, e.g. "2"
+ * @attr {string} theme           light | dark | auto (default: follows prefers-color-scheme)
+ *
+ * @fires headlab-ready   the module is loaded and the first result shown
+ * @fires headlab-change  after every recompute; detail: { output: number[][], weights: number[][][] }
+ * @fires headlab-error   detail: { message } when the inputs cannot be computed
+ * @fires headlab-link    a share link was made; detail: { url }
+ *
+ * @csspart heatmap   each attention heatmap figure
+ * @csspart export    each download menu
+ * @csspart copy-link the copy-link button
+ * @csspart steps     the step navigation
+ */
+
+import { HeadlabElement } from './shared/base.js';
+import { el, fmt, parseTokens } from './shared/dom.js';
+import { tex } from './shared/math.js';
+import { inputMatrix, resultMatrix } from './shared/matrix.js';
+import { createHeatmap } from './shared/heatmap.js';
+import { COURSE_EXAMPLE } from './shared/examples.js';
+
+const FEATURES = ['entity-ness', 'adjective-ness', 'number/verb-ness', 'bias'];
+const FEATURES_SHORT = ['entity', 'adjective', 'number/verb', 'bias'];
+const D_MODEL = 4, H = 2, D_K = 2, D_V = 2, T = 3;
+const PROJ = [
+  { key: 'q', letter: 'Q', what: 'query', plural: 'queries' },
+  { key: 'k', letter: 'K', what: 'key', plural: 'keys' },
+  { key: 'v', letter: 'V', what: 'value', plural: 'values' },
+];
+
+const WO_PRESETS = {
+  identity: COURSE_EXAMPLE.wO,
+  // An invertible mixing matrix (det ≈ 0.27): every output number blends both heads.
+  mix: [[0.8, 0.2, 0.3, -0.1], [-0.2, 0.7, 0.1, 0.4], [0.3, -0.1, 0.9, 0.2], [0.1, 0.5, -0.3, 0.6]],
+  'drop-1': [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+  'drop-2': [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]],
+};
+const WO_LABELS = {
+  identity: 'the identity (the course’s choice)',
+  mix: 'a real mixing matrix (invertible)',
+  'drop-1': 'zero where it reads head 1',
+  'drop-2': 'zero where it reads head 2',
+  custom: 'your own numbers',
+};
+
+const STEPS = [
+  { short: 'X', title: 'Token embeddings' },
+  { short: 'Q', title: 'Queries' },
+  { short: 'K', title: 'Keys' },
+  { short: 'V', title: 'Values' },
+  { short: 'QKᵀ', title: 'Raw scores' },
+  { short: '÷√dₖ', title: 'Scaling' },
+  { short: 'softmax', title: 'Attention weights' },
+  { short: '·V', title: 'Weighted sum of values' },
+  { short: 'concat', title: 'Concatenation' },
+  { short: 'Wᴼ', title: 'Output projection' },
+];
+
+const concatLabels = [];
+const concatNames = [];
+for (let h = 0; h < H; h++) {
+  for (let c = 0; c < D_V; c++) {
+    concatLabels.push(`h${h + 1} · ${c + 1}`);
+    concatNames.push(`head ${h + 1} dimension ${c + 1}`);
+  }
+}
+const OUT_LABELS = ['out 1', 'out 2', 'out 3', 'out 4'];
+
+const CSS = `
+.top { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0.4rem 1rem; align-items: baseline; }
+.top h2 { margin: 0; }
+nav.stepnav ol { list-style: none; display: flex; flex-wrap: wrap; gap: 0.3rem; padding: 0; margin: 0.6rem 0; }
+nav.stepnav .btn { font-size: 0.82rem; padding: 0.25rem 0.5rem; min-height: 2rem; }
+nav.stepnav .btn .n { font-variant-numeric: tabular-nums; opacity: 0.8; margin-right: 0.25rem; }
+section.step { border-top: 1px solid var(--hl-border); padding-top: 0.4rem; margin-top: 0.6rem; }
+section.step > h3 { margin-top: 0.3rem; }
+section.step > h3 .n { color: var(--hl-muted); font-weight: 400; }
+.pager { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; justify-content: space-between; margin: 0.8rem 0; }
+.pager .where { color: var(--hl-muted); font-size: 0.9rem; }
+.heads { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 16rem), 1fr)); gap: 0.8rem; }
+.summary { margin-top: 1rem; border-top: 2px solid var(--hl-border); padding-top: 0.4rem; }
+.survive ul { margin: 0.3rem 0; padding-left: 1.2rem; }
+.survive li { margin: 0.2rem 0; }
+.lost { color: var(--hl-error); font-weight: 600; }
+.kept { color: var(--hl-ok); font-weight: 600; }
+.switches { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; }
+`;
+
+export class HeadlabWorkedExample extends HeadlabElement {
+  static tag = 'headlab-worked-example';
+  static stateKey = 'worked';
+  static css = CSS;
+  static props = {
+    step: { type: 'enum', values: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'all'], default: '1', state: true },
+    hideControls: { attr: 'hide-controls', type: 'bool', default: false },
+    tokens: { type: 'string', default: 'ball full it' },
+    query: { type: 'int', default: 3, min: 1, max: 3 },
+    wo: { type: 'enum', values: ['identity', 'mix', 'drop-1', 'drop-2', 'custom'], default: 'identity', state: true },
+    ablate: { type: 'string', default: '', state: true },
+  };
+
+  build() {
+    this.cells = new Map();      // id → { input, label, fallback }
+    this.views = [];             // { update(result) }
+    this.labelTargets = [];      // objects with setRowLabels / setLabels, refreshed when tokens change
+    this._appliedWo = null;
+    this._tokens = this.tokenLabels();
+    const tokens = this._tokens;
+    const q = this.query - 1;
+
+    this.statusLine = el('p', { class: 'status', role: 'status' }, 'Loading the WebAssembly module…');
+    this.resetButton = el('button', { type: 'button', class: 'btn', id: 'reset', dataset: { testid: 'reset' } }, 'Reset to the course’s example');
+    this.allToggle = el('input', { type: 'checkbox', id: 'show-all' });
+    this.toolbar = el('div', { class: 'toolbar' },
+      this.resetButton,
+      el('label', { class: 'check', for: 'show-all' }, this.allToggle, 'Show all steps at once'),
+      this.copyLink());
+
+    this.navButtons = STEPS.map((s, i) => el('button', {
+      type: 'button', class: 'btn', dataset: { step: String(i + 1) },
+      'aria-label': `Step ${i + 1}: ${s.title}`,
+    }, el('span', { class: 'n' }, String(i + 1)), s.short));
+    this.nav = el('nav', { class: 'stepnav', 'aria-label': 'Steps of the pipeline', part: 'steps' },
+      el('ol', {}, this.navButtons.map((b) => el('li', {}, b))));
+
+    this.errorBox = el('div', { class: 'alert', role: 'alert', id: 'error', dataset: { testid: 'error' } });
+    this.resultsNote = el('p', { class: 'stale-note', dataset: { testid: 'results-note' } });
+
+    this.form = el('form', { id: 'editor', novalidate: true, autocomplete: 'off' });
+    this.sections = STEPS.map((s, i) => this.buildStep(i, tokens, q));
+    this.form.append(...this.sections);
+
+    this.prevButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'prev' } }, '← Previous');
+    this.nextButton = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'next' } }, 'Next →');
+    this.where = el('span', { class: 'where', 'aria-live': 'polite' });
+    this.pager = el('div', { class: 'pager' }, this.prevButton, this.where, this.nextButton);
+
+    this.root.append(
+      el('div', { class: 'top' }, el('h2', {}, 'The pipeline, step by step'), this.statusLine),
+      this.toolbar, this.nav, this.errorBox, this.resultsNote, this.form, this.pager, this.buildSummary(tokens, q));
+
+    this.form.addEventListener('input', (event) => {
+      if (event.target.matches?.('input.cell')) {
+        if (event.target.id.startsWith('wo-') && this.wo !== 'custom') {
+          this._appliedWo = 'custom';
+          this.wo = 'custom';
+        }
+        this.recompute();
+      }
+    });
+    this.form.addEventListener('submit', (event) => event.preventDefault());
+    this.resetButton.addEventListener('click', () => {
+      this.setInputs(COURSE_EXAMPLE);
+      this._appliedWo = 'identity';
+      this.wo = 'identity';
+      this.ablate = '';
+      this.recompute();
+    });
+    this.allToggle.addEventListener('change', () => {
+      this.step = this.allToggle.checked ? 'all' : String(this._lastStep ?? 1);
+    });
+    this.navButtons.forEach((b, i) => b.addEventListener('click', () => { this.step = String(i + 1); }));
+    this.prevButton.addEventListener('click', () => this.go(-1));
+    this.nextButton.addEventListener('click', () => this.go(1));
+    this.setInputs(COURSE_EXAMPLE);
+  }
+
+  tokenLabels() {
+    const t = parseTokens(this.tokens);
+    return t.length === T ? t : parseTokens('ball full it');
+  }
+
+  go(delta) {
+    const current = this.step === 'all' ? (this._lastStep ?? 1) : Number(this.step);
+    const next = Math.min(STEPS.length, Math.max(1, current + delta));
+    this.step = String(next);
+  }
+
+  // ------------------------------------------------------------- building
+
+  buildStep(i, tokens, q) {
+    const n = i + 1;
+    const s = STEPS[i];
+    const heading = el('h3', { id: `step-${n}-title` }, el('span', { class: 'n' }, `Step ${n} of ${STEPS.length} · `), s.title);
+    const section = el('section', { class: 'step', dataset: { step: String(n) }, 'aria-labelledby': `step-${n}-title` }, heading);
+    const formula = (src, shape) => el('div', { class: 'formula' }, tex(src, { display: true }), shape ? tex(shape, { display: true }) : null);
+    const perHead = (make, titled = true) => el('div', { class: 'heads' }, [0, 1].map((h) => el('div', { class: 'card' }, titled ? el('h4', {}, `Head ${h + 1}`) : null, make(h))));
+    const tokenSpan = (k) => el('q', {}, tokens[k]);
+    const tokenText = (k) => { const span = tokenSpan(k); this.labelTargets.push({ setToken: (t) => { span.textContent = t[k]; } }); return span; };
+
+    switch (n) {
+      case 1: {
+        section.append(formula('X \\in \\mathbb{R}^{T \\times d_{\\text{model}}}', 'T = 3,\\quad d_{\\text{model}} = 4'),
+          el('p', {}, 'Each token enters as one row of numbers, its embedding. These four toy features stand for ',
+            'entity, adjective and number/verb, plus a constant 1 that acts as a bias. Change any of them: every later step recomputes.'));
+        const m = inputMatrix({
+          caption: el('span', {}, 'Embeddings ', el('span', { class: 'shape' }, '(3 tokens × 4 features)')),
+          idPrefix: 'x', rowLabels: tokens, colLabels: FEATURES_SHORT.map((f) => f.replace('/', '/\u200b')),
+          describe: (r, c) => `Embedding of "${tokens[r]}", ${FEATURES[c]}`, highlightRow: q,
+        });
+        this.registerInputs(m, 'x', (r, c) => `Embedding of "${tokens[r]}", ${FEATURES[c]}`);
+        this.labelTargets.push(m);
+        section.append(m.element);
+        break;
+      }
+      case 2: case 3: case 4: {
+        const p = PROJ[n - 2];
+        const d = p.key === 'v' ? 'd_v' : 'd_k';
+        section.append(formula(`${p.letter}_i = X\\,W_i^{${p.letter}}`,
+          `\\underset{3\\times 4}{X}\\;\\underset{4\\times 2}{W_i^{${p.letter}}} \\;\\to\\; \\underset{3\\times 2}{${p.letter}_i},\\qquad ${d} = d_{\\text{model}}/h = 2`));
+        const texts = {
+          q: ['Each head multiplies the same X by its own query matrix. Head 1’s matrix keeps the entity and bias features, head 2’s keeps adjective and bias, so the two heads ask different questions of the same tokens.'],
+          k: ['Keys are made the same way, with each head’s own key matrix. In the next step every query is compared with every key.'],
+          v: ['Values are what a head hands back once it has decided where to look. The course lets both heads share one value matrix to keep the arithmetic short; in a trained model each head has its own.'],
+        };
+        section.append(el('p', {}, texts[p.key]));
+        section.append(perHead((h) => {
+          const m = inputMatrix({
+            caption: el('span', {}, tex(`W_${h + 1}^{${p.letter}}`), el('span', { class: 'shape' }, ` ${p.what} projection (4 × 2)`)),
+            idPrefix: `w${p.key}-${h + 1}`, rowLabels: FEATURES_SHORT, colLabels: ['1', '2'],
+            describe: (r, c) => `Head ${h + 1} W${p.letter} (${p.what} projection), row ${FEATURES_SHORT[r]}, column ${c + 1}`,
+          });
+          this.registerInputs(m, `w${p.key}-${h + 1}`, (r, c) => `Head ${h + 1} W${p.letter} (${p.what} projection), row ${FEATURES_SHORT[r]}, column ${c + 1}`);
+          const result = resultMatrix({
+            caption: el('span', {}, tex(`${p.letter}_${h + 1}`), el('span', { class: 'shape' }, ` ${p.plural} (3 × 2)`)),
+            rowLabels: tokens, colLabels: ['1', '2'], testid: `${p.key}-head-${h + 1}`, markRow: q,
+          });
+          this.labelTargets.push(result);
+          this.views.push({ update: (r) => result.update(r && r.intermediates[p.key], h * T * 2) });
+          return el('div', { class: 'row' }, m.element, result.element);
+        }));
+        break;
+      }
+      case 5: case 6: {
+        const scaled = n === 6;
+        section.append(scaled
+          ? formula('\\frac{S_i}{\\sqrt{d_k}} = \\frac{S_i}{\\sqrt{2}} \\approx \\frac{S_i}{1.4142}', '3\\times 3 \\;\\to\\; 3 \\times 3')
+          : formula('S_i = Q_i\\,K_i^{\\top}', '\\underset{3\\times 2}{Q_i}\\;\\underset{2\\times 3}{K_i^{\\top}} \\;\\to\\; \\underset{3\\times 3}{S_i}'));
+        section.append(el('p', {}, scaled
+          ? 'Each head divides its own scores by the square root of its own d_k. Dot products of longer vectors grow larger, and without this step the softmax would turn almost one-hot as d_k grows (the √d_k demo shows it).'
+          : ['Every query is dotted with every key: row = query token, column = key token. For ', tokenText(q),
+            ' in head 1 the score against ', tokenText(0), ' is 1·3 + 1·1 = 4 with the course’s numbers.']));
+        section.append(perHead((h) => {
+          const result = resultMatrix({
+            caption: el('span', {}, scaled ? tex(`S_${h + 1}/\\sqrt{2}`) : tex(`S_${h + 1}`), el('span', { class: 'shape' }, ' rows: query, columns: key')),
+            rowLabels: tokens, colLabels: tokens, testid: `${scaled ? 'scaled-scores' : 'scores'}-head-${h + 1}`, markRow: q,
+          });
+          this.labelTargets.push(result);
+          this.views.push({ update: (r) => result.update(r && r.intermediates[scaled ? 'scaledScores' : 'scores'], h * T * T) });
+          return result.element;
+        }));
+        break;
+      }
+      case 7: {
+        section.append(formula('A_i = \\operatorname{softmax}\\!\\left(\\frac{Q_i K_i^{\\top}}{\\sqrt{d_k}}\\right)', '\\textstyle\\sum_{j} (A_i)_{tj} = 1 \\text{ for every row } t'));
+        section.append(el('p', {}, 'The softmax turns each row of scaled scores into positive weights that add up to 1. ',
+          'With the course’s numbers head 1 gives ', tokenText(q), ' most of its weight on ', tokenText(0),
+          ' and head 2 on ', tokenText(1), '. No weight is ever exactly zero: every head looks at every token.'));
+        section.append(perHead((h) => {
+          const hm = createHeatmap({
+            title: `Head ${h + 1} attention weights`, rowLabels: tokens, colLabels: tokens,
+            testid: `weights-table-head-${h + 1}`, markRow: q, markRowTestid: `weights-head-${h + 1}`,
+            fileName: `worked-example-head-${h + 1}-weights`,
+          });
+          this.labelTargets.push({ setLabels: (t) => hm.setLabels(t, t) });
+          this.views.push({ update: (r) => hm.update(r && r.weights, h * T * T) });
+          return hm.element;
+        }, false));
+        break;
+      }
+      case 8: {
+        section.append(formula('\\text{head}_i = A_i\\,V_i', '\\underset{3\\times 3}{A_i}\\;\\underset{3\\times 2}{V_i} \\;\\to\\; \\underset{3\\times 2}{\\text{head}_i}'));
+        section.append(el('p', {}, 'Each token’s head output is the average of the value rows, weighted by that token’s row of attention weights.'));
+        section.append(perHead((h) => {
+          const result = resultMatrix({
+            caption: el('span', {}, tex(`\\text{head}_${h + 1}`), el('span', { class: 'shape' }, ' output (3 × 2)')),
+            rowLabels: tokens, colLabels: ['1', '2'], testid: `head-output-table-${h + 1}`, markRow: q, markRowTestid: `head-output-${h + 1}`,
+          });
+          this.labelTargets.push(result);
+          this.views.push({ update: (r) => result.update(r && r.intermediates.headOutputs, h * T * D_V) });
+          return result.element;
+        }));
+        break;
+      }
+      case 9: {
+        section.append(formula('H = \\operatorname{Concat}(\\text{head}_1, \\text{head}_2)', 'H \\in \\mathbb{R}^{T \\times h d_v} = \\mathbb{R}^{3 \\times 4}'));
+        section.append(el('p', {}, 'The two head outputs are placed side by side: 2 heads × 2 numbers = 4 numbers per token. Nothing is mixed yet; the first two columns are head 1’s, the last two head 2’s.'));
+        const result = resultMatrix({
+          caption: el('span', {}, 'Concat(head', el('sub', {}, '1'), ', head', el('sub', {}, '2'), ')', el('span', { class: 'shape' }, ' (3 × 4)')),
+          rowLabels: tokens, colLabels: concatLabels, testid: 'concat-table', markRow: q, markRowTestid: 'concat',
+        });
+        this.labelTargets.push(result);
+        this.views.push({ update: (r) => result.update(r && r.intermediates.concat, 0) });
+        section.append(result.element);
+        break;
+      }
+      case 10: {
+        section.append(formula('\\operatorname{MultiHead}(X) = H\\,W^{O}', '\\underset{3\\times 4}{H}\\;\\underset{4\\times 4}{W^{O}} \\;\\to\\; \\underset{3\\times 4}{\\text{output}}'));
+        section.append(el('p', {}, 'W', el('sup', {}, 'O'), ' is learned: it mixes the concatenated head outputs back into d', el('sub', {}, 'model'),
+          ' numbers per token. The course takes the identity, so the output equals the concatenation. Try a real mixing matrix: both heads still reach the output, only blended. ',
+          'Zero the part of W', el('sup', {}, 'O'), ' that reads one head (its rows here, because the output is H times W', el('sup', {}, 'O'), ') and that head’s information is gone.'));
+        this.woSelect = el('select', { id: 'wo-preset' },
+          Object.entries(WO_LABELS).map(([value, label]) => el('option', { value }, label)));
+        this.woSelect.addEventListener('change', () => {
+          this.wo = this.woSelect.value;
+        });
+        this.headSwitches = [0, 1].map((h) => {
+          const box = el('input', { type: 'checkbox', id: `head-on-${h + 1}`, checked: true, dataset: { testid: `head-on-${h + 1}` } });
+          box.addEventListener('change', () => {
+            const off = [0, 1].filter((k) => !this.headSwitches[k].checked).map((k) => k + 1);
+            this.ablate = off.join(',');
+          });
+          return box;
+        });
+        section.append(el('div', { class: 'toolbar' },
+          el('label', { for: 'wo-preset' }, 'W', el('sup', {}, 'O'), ' is '), this.woSelect));
+        section.append(el('fieldset', {}, el('legend', {}, 'Heads switched on (a switched-off head’s output is replaced by zeros)'),
+          el('div', { class: 'switches' }, this.headSwitches.map((box, h) => el('label', { class: 'check', for: box.id }, box, `Head ${h + 1}`)))));
+        const m = inputMatrix({
+          caption: el('span', {}, tex('W^{O}'), el('span', { class: 'shape' }, ' output projection (4 × 4)')),
+          idPrefix: 'wo', rowLabels: concatLabels, colLabels: OUT_LABELS,
+          describe: (r, c) => `WO (output projection), row ${concatNames[r]}, column out ${c + 1}`,
+        });
+        this.registerInputs(m, 'wo', (r, c) => `WO (output projection), row ${concatNames[r]}, column out ${c + 1}`);
+        const result = resultMatrix({
+          caption: el('span', {}, 'Output = H ', tex('W^{O}'), el('span', { class: 'shape' }, ' (3 × 4)')),
+          rowLabels: tokens, colLabels: OUT_LABELS, testid: 'output-table', markRow: q, markRowTestid: 'output',
+        });
+        this.labelTargets.push(result);
+        this.views.push({ update: (r) => result.update(r && r.output, 0) });
+        this.survive = el('div', { class: 'note survive', 'aria-live': 'polite', dataset: { testid: 'survive' } });
+        section.append(el('div', { class: 'row' }, m.element, result.element), this.survive);
+        break;
+      }
+      default: break;
+    }
+    return section;
+  }
+
+  buildSummary(tokens, q) {
+    const out = resultMatrix({
+      caption: el('span', {}, 'Output of the layer', el('span', { class: 'shape' }, ' (3 × 4)')),
+      rowLabels: tokens, colLabels: OUT_LABELS, testid: 'summary-output', markRow: q,
+    });
+    this.labelTargets.push(out);
+    this.views.push({ update: (r) => out.update(r && r.output, 0) });
+    const maps = [0, 1].map((h) => {
+      const hm = createHeatmap({
+        title: `Head ${h + 1} weights`, rowLabels: tokens, colLabels: tokens, testid: `summary-weights-head-${h + 1}`, markRow: q,
+        fileName: `worked-example-head-${h + 1}-weights`,
+      });
+      this.labelTargets.push({ setLabels: (t) => hm.setLabels(t, t) });
+      this.views.push({ update: (r) => hm.update(r && r.weights, h * T * T) });
+      return hm.element;
+    });
+    return el('section', { class: 'summary', 'aria-labelledby': 'summary-title' },
+      el('h3', { id: 'summary-title' }, 'At a glance, live'),
+      el('p', { class: 'small muted' }, 'Whatever step you are on, these update as you edit.'),
+      el('div', { class: 'heads' }, maps, el('div', {}, out.element)));
+  }
+
+  registerInputs(m, prefix, describe) {
+    m.inputs.forEach((row, r) => row.forEach((input, c) => {
+      this.cells.set(`${prefix}-${r}-${c}`, { input, label: describe(r, c) });
+    }));
+  }
+
+  // --------------------------------------------------------------- values
+
+  setInputs(example) {
+    const set = (id, value) => {
+      const cell = this.cells.get(id);
+      cell.input.value = String(value);
+      cell.input.removeAttribute('aria-invalid');
+    };
+    example.x.forEach((row, r) => row.forEach((v, c) => set(`x-${r}-${c}`, v)));
+    example.heads.forEach((head, h) => {
+      for (const p of PROJ) head[p.key].forEach((row, r) => row.forEach((v, c) => set(`w${p.key}-${h + 1}-${r}-${c}`, v)));
+    });
+    example.wO.forEach((row, r) => row.forEach((v, c) => set(`wo-${r}-${c}`, v)));
+  }
+
+  read(id) {
+    const { input } = this.cells.get(id);
+    const value = input.valueAsNumber;
+    if (Number.isFinite(value)) input.removeAttribute('aria-invalid');
+    else input.setAttribute('aria-invalid', 'true');
+    return value;
+  }
+
+  /** The API's flat row-major arrays; head h of wQ/wK/wV in columns h*2..h*2+1. */
+  readOptions() {
+    const query = new Float32Array(T * D_MODEL);
+    for (let r = 0; r < T; r++) for (let c = 0; c < D_MODEL; c++) query[r * D_MODEL + c] = this.read(`x-${r}-${c}`);
+    const combined = (key, width) => {
+      const m = new Float32Array(D_MODEL * H * width);
+      for (let h = 0; h < H; h++) {
+        for (let r = 0; r < D_MODEL; r++) {
+          for (let c = 0; c < width; c++) m[r * H * width + h * width + c] = this.read(`w${key}-${h + 1}-${r}-${c}`);
+        }
+      }
+      return m;
+    };
+    const wO = new Float32Array(H * D_V * D_MODEL);
+    for (let r = 0; r < H * D_V; r++) for (let c = 0; c < D_MODEL; c++) wO[r * D_MODEL + c] = this.read(`wo-${r}-${c}`);
+    return { query, dModel: D_MODEL, numHeads: H, dK: D_K, dV: D_V, wQ: combined('q', D_K), wK: combined('k', D_K), wV: combined('v', D_V), wO };
+  }
+
+  ablated() {
+    return new Set(this.ablate.split(',').map((s) => Number.parseInt(s, 10)).filter((n) => n >= 1 && n <= H));
+  }
+
+  /** W^O with the rows that read the given heads set to zero (= those heads' outputs replaced by zeros). */
+  static withoutHeads(wO, heads) {
+    const m = wO.slice();
+    for (const h of heads) m.fill(0, (h - 1) * D_V * D_MODEL, h * D_V * D_MODEL);
+    return m;
+  }
+
+  // --------------------------------------------------------------- update
+
+  update() {
+    const tokens = this.tokenLabels();
+    if (tokens.join('\u0000') !== this._tokens.join('\u0000')) {
+      this._tokens = tokens;
+      for (const t of this.labelTargets) {
+        if (t.setRowLabels) t.setRowLabels(tokens);
+        if (t.setLabels) t.setLabels(tokens);
+        if (t.setToken) t.setToken(tokens);
+      }
+    }
+    const hide = this.hideControls;
+    this.toolbar.hidden = hide;
+    this.nav.hidden = hide;
+    this.pager.hidden = hide || this.step === 'all';
+
+    const step = this.step;
+    if (step !== 'all') this._lastStep = Number(step);
+    this.allToggle.checked = step === 'all';
+    this.sections.forEach((s, i) => { s.hidden = step !== 'all' && Number(step) !== i + 1; });
+    this.navButtons.forEach((b, i) => {
+      if (step !== 'all' && Number(step) === i + 1) b.setAttribute('aria-current', 'step');
+      else b.removeAttribute('aria-current');
+    });
+    const n = step === 'all' ? 0 : Number(step);
+    this.prevButton.disabled = n <= 1;
+    this.nextButton.disabled = n >= STEPS.length;
+    this.where.textContent = n ? `Step ${n} of ${STEPS.length}: ${STEPS[n - 1].title}` : '';
+
+    const wo = this.wo;
+    this.woSelect.value = wo;
+    if (wo !== this._appliedWo) {
+      if (WO_PRESETS[wo]) WO_PRESETS[wo].forEach((row, r) => row.forEach((v, c) => { this.cells.get(`wo-${r}-${c}`).input.value = String(v); }));
+      this._appliedWo = wo;
+    }
+    const off = this.ablated();
+    this.headSwitches.forEach((box, h) => { box.checked = !off.has(h + 1); });
+    this.recompute();
+  }
+
+  recompute() {
+    if (!this.lab) return;
+    const off = this.ablated();
+    let options, result;
+    try {
+      options = this.readOptions();
+      result = this.lab.multiHeadAttention({ ...options, wO: HeadlabWorkedExample.withoutHeads(options.wO, off), returnWeights: true, returnIntermediates: true });
+    } catch (e) {
+      const bad = [...this.cells.values()].filter(({ input }) => !Number.isFinite(input.valueAsNumber));
+      const hint = bad.length === 0 ? ''
+        : ` Check ${bad.length === 1 ? 'this cell' : 'these cells'}: ${bad.slice(0, 3).map((b) => b.label).join('; ')}${bad.length > 3 ? `; and ${bad.length - 3} more` : ''}.`;
+      const message = `Cannot compute: ${e instanceof Error ? e.message : String(e)}.${hint}`;
+      this.errorBox.textContent = message;
+      this.resultsNote.textContent = bad.length > 0 ? 'No results until every input cell holds a number (cells marked in red).'
+        : 'No results: see the error message above.';
+      this.form.classList.add('stale');
+      for (const v of this.views) v.update(null);
+      this.survive.replaceChildren();
+      this.emit('error', { message });
+      return;
+    }
+    if (this.errorBox.textContent) this.errorBox.textContent = '';
+    if (this.resultsNote.textContent) this.resultsNote.textContent = '';
+    this.form.classList.remove('stale');
+    this.statusLine.textContent = `Computed by HeadLab ${this.lab.info().version} (${this.lab.info().simd ? 'WebAssembly SIMD' : 'WebAssembly'}).`;
+    for (const v of this.views) v.update(result);
+    this.explainSurvival(options, off, result);
+    const rows = (flat, r, c) => Array.from({ length: r }, (_, i) => Array.from(flat.slice(i * c, (i + 1) * c)));
+    this.emit('change', { output: rows(result.output, T, D_MODEL), weights: [0, 1].map((h) => rows(result.weights.slice(h * T * T), T, T)) });
+  }
+
+  /** For each head, how far the output moves when that head alone is switched off. */
+  explainSurvival(options, off, result) {
+    const q = this.query - 1;
+    const tokens = this._tokens;
+    const items = [0, 1].map((h) => {
+      if (off.has(h + 1)) {
+        return el('li', {}, `Head ${h + 1} is switched off: its output is replaced by zeros, so nothing it computed reaches the output.`);
+      }
+      const without = new Set([...off, h + 1]);
+      const r = this.lab.multiHeadAttention({ ...options, wO: HeadlabWorkedExample.withoutHeads(options.wO, without) });
+      let delta = 0;
+      for (let i = 0; i < r.output.length; i++) delta = Math.max(delta, Math.abs(r.output[i] - result.output[i]));
+      const kept = delta > 5e-5;
+      return el('li', { dataset: { head: String(h + 1), reaches: String(kept) } },
+        `Switching head ${h + 1} off would move the output by up to ${fmt(delta)}: `,
+        el('span', { class: kept ? 'kept' : 'lost' }, kept ? 'its information reaches the output.' : `W\u1D3C discards it; head ${h + 1} might as well not exist.`));
+    });
+    const outIt = Array.from(result.output.slice(q * D_MODEL, (q + 1) * D_MODEL), (v) => fmt(v)).join(', ');
+    this.survive.replaceChildren(
+      el('strong', {}, 'What reaches the output'),
+      el('p', { class: 'small' }, 'Output for ', el('q', {}, tokens[q]), `: [${outIt}]`),
+      el('ul', {}, items));
+  }
+
+  getExtraState() {
+    const out = {};
+    const matrix = (prefix, rows, cols, expected) => {
+      const values = [];
+      let differs = false;
+      for (let r = 0; r < rows; r++) {
+        const row = [];
+        for (let c = 0; c < cols; c++) {
+          const text = this.cells.get(`${prefix}-${r}-${c}`).input.value;
+          row.push(text);
+          if (Number(text) !== expected[r][c]) differs = true;
+        }
+        values.push(row.join(','));
+      }
+      if (differs) out[prefix] = values.join(';');
+    };
+    matrix('x', T, D_MODEL, COURSE_EXAMPLE.x);
+    for (let h = 0; h < H; h++) for (const p of PROJ) matrix(`w${p.key}-${h + 1}`, D_MODEL, 2, COURSE_EXAMPLE.heads[h][p.key]);
+    // A custom W^O is always written out (NaN never equals a cell, so it counts as different).
+    if (this.wo === 'custom') matrix('wo', H * D_V, D_MODEL, Array.from({ length: H * D_V }, () => Array(D_MODEL).fill(NaN)));
+    return out;
+  }
+
+  setExtraState(map) {
+    const prefixes = ['x', 'wo'];
+    for (let h = 0; h < H; h++) for (const p of PROJ) prefixes.push(`w${p.key}-${h + 1}`);
+    for (const prefix of prefixes) {
+      if (!map.has(prefix)) continue;
+      map.get(prefix).split(';').forEach((row, r) => row.split(',').forEach((text, c) => {
+        const cell = this.cells.get(`${prefix}-${r}-${c}`);
+        if (cell) cell.input.value = text;
+      }));
+      if (prefix === 'wo') this._appliedWo = 'custom';
+    }
+  }
+}

@@ -1,0 +1,188 @@
+// The base class of every HeadLab element: attributes mirrored to properties
+// from one static table, a shadow root with the shared styles, state in the
+// URL (copy link), the shared wasm instance, and prefixed events.
+
+import { el } from './dom.js';
+import { sharedCss } from './styles.js';
+import { installFonts } from './math.js';
+import { getLab } from './lab.js';
+import { readState, urlWithState, copyLinkControl } from './url-state.js';
+
+function camelToKebab(name) {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** Parses an attribute value according to its prop spec. */
+function parse(spec, raw) {
+  if (spec.type === 'bool') return raw !== null && raw !== 'false';
+  if (raw === null || raw === undefined) return spec.default;
+  if (spec.type === 'int' || spec.type === 'number') {
+    const n = spec.type === 'int' ? Number.parseInt(raw, 10) : Number.parseFloat(raw);
+    if (!Number.isFinite(n)) return spec.default;
+    return Math.min(spec.max ?? Infinity, Math.max(spec.min ?? -Infinity, n));
+  }
+  if (spec.type === 'enum') return spec.values.includes(raw) ? raw : spec.default;
+  return raw;
+}
+
+export class HeadlabElement extends HTMLElement {
+  /** @type {string} */ static tag = '';
+  /** Default prefix of this element's keys in the URL. */ static stateKey = '';
+  /** name → { attr?, type: 'int'|'number'|'bool'|'enum'|'string', default, min?, max?, values?, state? } */
+  static props = {};
+  /** Extra CSS for this element's shadow root. */ static css = '';
+
+  static get observedAttributes() {
+    return Object.entries(this.props).map(([name, spec]) => spec.attr ?? camelToKebab(name));
+  }
+
+  /** Defines property accessors from the props table and registers the tag once. */
+  static define() {
+    if (customElements.get(this.tag)) return;
+    for (const [name, spec] of Object.entries(this.props)) {
+      const attr = spec.attr ?? camelToKebab(name);
+      spec.attr = attr;
+      Object.defineProperty(this.prototype, name, {
+        configurable: true,
+        get() { return parse(spec, this.getAttribute(attr)); },
+        set(value) {
+          if (spec.type === 'bool') this.toggleAttribute(attr, Boolean(value));
+          else if (value === null || value === undefined) this.removeAttribute(attr);
+          else this.setAttribute(attr, String(value));
+        },
+      });
+    }
+    customElements.define(this.tag, this);
+  }
+
+  constructor() {
+    super();
+    this.root = this.attachShadow({ mode: 'open' });
+    this.lab = null;
+    this._built = false;
+    this._queued = false;
+    this._onHash = () => this._applyUrlState(true);
+  }
+
+  connectedCallback() {
+    window.addEventListener('hashchange', this._onHash);
+    if (this._built) return;
+    this._built = true;
+    installFonts();
+    const style = document.createElement('style');
+    style.textContent = sharedCss + this.constructor.css;
+    this.root.append(style);
+    this.dataset.state = 'loading';
+    this.build();
+    this._applyUrlState(false);
+    getLab().then((lab) => {
+      this.lab = lab;
+      this.dataset.state = 'ready';
+      this.update();
+      this.emit('ready', { element: this.localName });
+    }, (e) => {
+      this.dataset.state = 'failed';
+      this.showFatal(`The WebAssembly module did not load: ${e?.message ?? e}`);
+      this.emit('error', { message: String(e?.message ?? e) });
+    });
+  }
+
+  disconnectedCallback() {
+    window.removeEventListener('hashchange', this._onHash);
+  }
+
+  attributeChangedCallback(_name, oldValue, newValue) {
+    if (oldValue !== newValue && this._built) this.requestUpdate();
+  }
+
+  /** Batches attribute/property changes into one update() per microtask. */
+  requestUpdate() {
+    if (this._queued) return;
+    this._queued = true;
+    queueMicrotask(() => {
+      this._queued = false;
+      this.update();
+    });
+  }
+
+  /** Dispatches `headlab-<type>` (bubbles, crosses the shadow boundary). */
+  emit(type, detail = {}) {
+    this.dispatchEvent(new CustomEvent(`headlab-${type}`, { detail, bubbles: true, composed: true }));
+  }
+
+  /** The URL prefix of this element's state. */
+  get stateKey() {
+    return this.id || this.constructor.stateKey;
+  }
+
+  /** Every state entry as name → string (props with state: true, then extras). */
+  getState() {
+    const out = {};
+    for (const [name, spec] of Object.entries(this.constructor.props)) {
+      if (!spec.state) continue;
+      const value = this[name];
+      if (spec.type === 'bool') { if (value) out[spec.attr] = '1'; } else if (value !== spec.default) out[spec.attr] = String(value);
+    }
+    return { ...out, ...this.getExtraState() };
+  }
+
+  /** Overridden by components with state beyond attributes (edited matrices…). */
+  getExtraState() { return {}; }
+  setExtraState(_map) {}
+
+  _applyUrlState(fromHashChange) {
+    const map = readState(this.stateKey);
+    if (map.size === 0) return;
+    for (const [name, spec] of Object.entries(this.constructor.props)) {
+      if (!spec.state) continue;
+      if (map.has(spec.attr)) {
+        if (spec.type === 'bool') this[name] = map.get(spec.attr) === '1';
+        else this.setAttribute(spec.attr, map.get(spec.attr));
+      } else if (fromHashChange) {
+        this.removeAttribute(spec.attr);
+      }
+    }
+    this.setExtraState(map);
+    if (fromHashChange) this.requestUpdate();
+  }
+
+  /** A link to this page that restores this element's current state. */
+  shareUrl() {
+    return urlWithState(this.stateKey, this.getState());
+  }
+
+  /** The "Copy link" control. */
+  copyLink() {
+    return copyLinkControl(() => this.shareUrl(), (url) => this.emit('link', { url }));
+  }
+
+  /** Replaces the element's content with a load failure message. */
+  showFatal(message) {
+    const box = el('div', { class: 'alert', role: 'alert' }, message);
+    const style = this.root.querySelector('style');
+    this.root.replaceChildren(style, box);
+  }
+
+  /** Records the width that figures were just drawn for (see onResize). */
+  noteWidth() {
+    this._drawnWidth = this.getBoundingClientRect().width;
+  }
+
+  /**
+   * Calls `fn()` when the element's width differs by more than `step` px from
+   * the width its figures were drawn for (noteWidth), so charts are redrawn at
+   * their new size and their text stays readable.
+   */
+  onResize(fn, step = 40) {
+    if (typeof ResizeObserver === 'undefined') return;
+    new ResizeObserver(() => {
+      if (this._drawnWidth === undefined) return;
+      if (Math.abs(this.getBoundingClientRect().width - this._drawnWidth) > step) fn();
+    }).observe(this);
+  }
+
+  /** Implemented by components: create the shadow DOM once. */
+  build() {}
+  /** Implemented by components: read props, recompute, redraw. Called after lab is ready and on changes. */
+  update() {}
+}

@@ -1,0 +1,104 @@
+// DOM helpers shared by the HeadLab components. Text always goes in as text
+// nodes (textContent); nothing built here ever passes through innerHTML.
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function applyAttrs(node, attrs) {
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === 'class') node.setAttribute('class', value);
+    else if (name === 'dataset') Object.assign(node.dataset, value);
+    else if (name === 'style' && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) node.style.setProperty(k, v);
+    } else if (name === 'on') {
+      for (const [type, fn] of Object.entries(value)) node.addEventListener(type, fn);
+    } else if (name === 'props') Object.assign(node, value);
+    else node.setAttribute(name, value === true ? '' : String(value));
+  }
+}
+
+function appendChildren(node, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+  }
+}
+
+/** `el('p', { class: 'x', on: { click } }, 'text', child)`; strings become text nodes. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  applyAttrs(node, attrs);
+  appendChildren(node, children);
+  return node;
+}
+
+/** The same for SVG elements. */
+export function svgEl(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  applyAttrs(node, attrs);
+  appendChildren(node, children);
+  return node;
+}
+
+/** Fixed decimals; values that round to zero print as 0.0000, never -0.0000. */
+export function fmt(value, digits = 4) {
+  if (!Number.isFinite(value)) return value > 0 ? '∞' : value < 0 ? '−∞' : '—';
+  const v = Math.abs(value) < 0.5 * 10 ** -digits ? 0 : value;
+  return v.toFixed(digits);
+}
+
+/** 1048576 → "1,048,576" whatever the page's locale. */
+export function fmtInt(n) {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+let counter = 0;
+/** A unique id for label/aria wiring inside one shadow root. */
+export function uid(prefix = 'hl') {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
+
+/** A labelled control row: <label for=id>text</label> control [output]. */
+export function field(labelText, control, ...extra) {
+  if (!control.id) control.id = uid('f');
+  return el('div', { class: 'field' }, el('label', { for: control.id }, labelText), control, ...extra);
+}
+
+/** Parses a token list: "|"-separated if it contains "|", else whitespace-separated. */
+export function parseTokens(text) {
+  if (typeof text !== 'string') return [];
+  const parts = text.includes('|') ? text.split('|') : text.split(/\s+/);
+  return parts.map((t) => t.trim()).filter((t) => t.length > 0);
+}
+
+/** Shortens a label for drawing; the full text stays in tables and titles. */
+export function clip(text, max = 14) {
+  const chars = Array.from(text);
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
+}
+
+/** A small deterministic PRNG (mulberry32) and a standard normal from it. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  const uniform = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const normal = () => {
+    let u = 0;
+    while (u === 0) u = uniform();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform());
+  };
+  return { uniform, normal };
+}
+
+/** Announces a message to screen readers through a polite live region. */
+export function announce(region, message) {
+  region.textContent = '';
+  // A separate task so repeated identical messages are announced again.
+  setTimeout(() => { region.textContent = message; }, 30);
+}

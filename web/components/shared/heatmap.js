@@ -1,0 +1,266 @@
+// An attention heatmap: SVG cells on the viridis scale with a legend, a data
+// table with the same numbers (visually hidden until asked for, always there
+// for screen readers), hover/focus row highlighting and PNG/SVG/JSON/CSV export.
+
+import { el, svgEl, fmt, clip, uid } from './dom.js';
+import { viridis, textOn } from './colormap.js';
+import { figureToSVG, textWidth } from './figure.js';
+import { exportMenu, matrixCSV, slug } from './export.js';
+
+const LABEL_SIZE = 12;
+const GAP = 6;
+
+/**
+ * Lays out a heatmap as a figure (see figure.js).
+ * `values` is rows × cols (array of arrays); null draws empty cells.
+ */
+export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, digits = 4, title = '',
+  rowAxis = 'query', colAxis = 'key', highlightRow = -1, markRow = -1, maxGrid = 420, fitWidth = 0, legend = 'attention weight' }) {
+  const rows = rowLabels.length, cols = colLabels.length;
+  const rowText = rowLabels.map((l) => clip(l));
+  let cs = Math.max(6, Math.min(60, Math.floor(maxGrid / Math.max(rows, cols, 1))));
+  if (fitWidth > 0) {
+    // Fit the element's width, so that text is drawn at its real size rather than scaled down.
+    const labels = Math.max(0, ...rowText.map((t) => textWidth(t, LABEL_SIZE))) + GAP + 18 + 16;
+    cs = Math.max(6, Math.min(cs, Math.floor((fitWidth - labels) / Math.max(cols, 1))));
+  }
+  const showValues = cs >= 34 && values;
+  const valueSize = cs >= 52 ? 12 : cs >= 42 ? 11 : 10;
+  const labelSize = cs < 14 ? 9 : LABEL_SIZE;
+  const colText = colLabels.map((l) => clip(l));
+  const labelEvery = cs < 9 ? Math.ceil(9 / cs) : 1;  // thin out labels on very large maps
+  const rowW = Math.max(0, ...rowText.map((t) => textWidth(t, labelSize))) + GAP;
+  const colW = Math.max(0, ...colText.map((t) => textWidth(t, labelSize)));
+  const rotate = colW > cs - 4;
+  const titleH = title ? 24 : 0;
+  const axisH = 16;
+  const colH = rotate ? Math.ceil(colW * 0.72) + 8 : labelSize + 6;
+  const left = Math.ceil(rowW) + 18;
+  const top = titleH + axisH + colH;
+  const gridW = cols * cs, gridH = rows * cs;
+  const legendW = Math.max(140, Math.min(220, gridW));
+  const width = Math.ceil(Math.max(left + gridW + (rotate ? colW * 0.5 : 0), left + legendW) + 12);
+  const height = top + gridH + 60;
+  const shapes = [];
+  if (title) shapes.push({ type: 'text', x: 0, y: 10, text: title, size: 14, weight: 600, fill: { role: 'text' } });
+  shapes.push({ type: 'text', x: left + gridW / 2, y: titleH + 7, text: `${colAxis} →`, anchor: 'middle', size: 11, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: 6, y: top + gridH / 2, text: `${rowAxis} →`, anchor: 'middle', size: 11, rotate: 90, fill: { role: 'muted' } });
+  colText.forEach((t, c) => {
+    if (c % labelEvery) return;
+    const x = left + c * cs + cs / 2;
+    if (rotate) shapes.push({ type: 'text', x: x - 2, y: top - 6, text: t, size: labelSize, rotate: -45, fill: { role: 'text' } });
+    else shapes.push({ type: 'text', x, y: top - 8, text: t, anchor: 'middle', size: labelSize, fill: { role: 'text' } });
+  });
+  rowText.forEach((t, r) => {
+    if (r % labelEvery) return;
+    shapes.push({ type: 'text', x: left - GAP, y: top + r * cs + cs / 2, text: t, anchor: 'end', size: labelSize,
+      weight: r === highlightRow || r === markRow ? 700 : 400, fill: { role: 'text' } });
+  });
+  const span = max - min || 1;
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const v = values ? values[r][c] : NaN;
+      const t = (v - min) / span;
+      const finite = Number.isFinite(v);
+      shapes.push({ type: 'rect', x: left + c * cs, y: top + r * cs, w: cs, h: cs,
+        fill: finite ? viridis(t) : { role: 'background' }, stroke: { role: 'background' }, strokeWidth: cs > 12 ? 1 : 0,
+        data: { r: String(r), c: String(c) } });
+      if (showValues && finite) {
+        shapes.push({ type: 'text', x: left + c * cs + cs / 2, y: top + r * cs + cs / 2, text: fmt(v, digits >= 4 && cs < 42 ? 3 : digits),
+          anchor: 'middle', size: valueSize, fill: textOn(t) });
+      }
+    }
+  }
+  if (highlightRow >= 0 && highlightRow < rows) {
+    shapes.push({ type: 'rect', x: left - 1.5, y: top + highlightRow * cs - 1.5, w: gridW + 3, h: cs + 3,
+      fill: 'none', stroke: { role: 'highlight' }, strokeWidth: 3 });
+  }
+  // Legend: a stepped bar, ticks at min, middle and max.
+  const ly = top + gridH + 18;
+  const steps = 48;
+  for (let i = 0; i < steps; i++) {
+    shapes.push({ type: 'rect', x: left + (i * legendW) / steps, y: ly, w: legendW / steps + 0.6, h: 10, fill: viridis(i / (steps - 1)) });
+  }
+  shapes.push({ type: 'rect', x: left, y: ly, w: legendW, h: 10, fill: 'none', stroke: { role: 'border' }, strokeWidth: 1 });
+  const tick = (v) => (Number.isInteger(v) ? String(v) : fmt(v, 2));
+  shapes.push({ type: 'text', x: left, y: ly + 20, text: tick(min), size: 10, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: left + legendW / 2, y: ly + 20, text: tick((min + max) / 2), anchor: 'middle', size: 10, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: left + legendW, y: ly + 20, text: tick(max), anchor: 'end', size: 10, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: left + legendW / 2, y: ly + 32, text: legend, anchor: 'middle', size: 10, fill: { role: 'muted' } });
+  return { width, height, shapes, grid: { left, top, cs, rows, cols } };
+}
+
+/**
+ * A live heatmap element.
+ * @param {object} o
+ * @param {string} o.title                shown above, used in exports and as the table caption
+ * @param {string[]} o.rowLabels          query tokens
+ * @param {string[]} o.colLabels          key tokens
+ * @param {string} [o.testid]             data-testid of the data table
+ * @param {number} [o.markRow]            a row marked in the table (class is-query), e.g. the query "it"
+ * @param {string} [o.markRowTestid]      data-testid of that row
+ * @param {(row: number|null) => void} [o.onHoverRow]
+ * @param {number} [o.min] @param {number} [o.max] @param {number} [o.digits]
+ */
+export function createHeatmap(o) {
+  let rowLabels = o.rowLabels.slice();
+  let colLabels = o.colLabels.slice();
+  const min = o.min ?? 0, max = o.max ?? 1, digits = o.digits ?? 4;
+  const rowAxis = o.rowAxis ?? 'query', colAxis = o.colAxis ?? 'key';
+  let values = null;
+  let highlightRow = -1;
+  const figureBox = el('div', { class: 'heatmap__figure', 'aria-hidden': 'true' });
+  const readout = el('p', { class: 'heatmap__readout small muted', 'aria-hidden': 'true' }, '\u00a0');
+  const tableId = uid('tbl');
+  const tableBox = el('div', { class: 'table-scroll sr-only', id: tableId });
+  const toggle = el('button', {
+    type: 'button', class: 'btn btn--small', 'aria-expanded': 'false', 'aria-controls': tableId,
+    on: {
+      click: () => {
+        const open = toggle.getAttribute('aria-expanded') !== 'true';
+        toggle.setAttribute('aria-expanded', String(open));
+        toggle.textContent = open ? 'Hide numbers' : 'Show numbers';
+        tableBox.classList.toggle('sr-only', !open);
+      },
+    },
+  }, 'Show numbers');
+  const title = el('h4', { class: 'heatmap__title' }, o.title);
+  const menu = exportMenu({
+    what: o.title,
+    name: () => o.fileName ?? slug(o.title),
+    figure: () => values && heatmapFigure({ rowLabels, colLabels, values, min, max, digits, title: o.title, rowAxis, colAxis }),
+    json: () => values && {
+      title: o.title, rows: rowAxis, columns: colAxis, rowLabels, colLabels, values: values.map((r) => Array.from(r)),
+    },
+    csv: () => values && matrixCSV({ corner: `${rowAxis} \\ ${colAxis}`, rowLabels, colLabels, values: values.map((r) => Array.from(r)) }),
+    onExport: o.onExport,
+  });
+  const tools = el('div', { class: 'heatmap__tools' }, toggle, menu);
+  const element = el('figure', { class: 'heatmap', part: 'heatmap' }, title, figureBox, readout, tools, tableBox);
+
+  let cells = [];
+  function buildTable() {
+    if (rowLabels.length * colLabels.length > 4096) {
+      cells = [];
+      tableBox.replaceChildren(el('p', { class: 'small' }, `${rowLabels.length} × ${colLabels.length} numbers are too many for a table here; use Download → CSV.`));
+      return;
+    }
+    const table = el('table', { class: 'matrix matrix--heat', dataset: o.testid ? { testid: o.testid } : {} },
+      el('caption', {}, `${o.title} (rows: ${rowAxis}, columns: ${colAxis})`),
+      el('thead', {}, el('tr', {}, el('td', {}), colLabels.map((l) => el('th', { scope: 'col' }, l)))));
+    const body = el('tbody');
+    cells = rowLabels.map((label, r) => {
+      const marked = r === o.markRow;
+      const tr = el('tr', {
+        class: marked ? 'is-query' : undefined,
+        dataset: marked && o.markRowTestid ? { testid: o.markRowTestid } : {},
+      }, el('th', { scope: 'row' }, label));
+      const tds = colLabels.map(() => el('td', { class: 'num weight' }, '—'));
+      tr.append(...tds);
+      body.append(tr);
+      return tds;
+    });
+    table.append(body);
+    tableBox.replaceChildren(table);
+  }
+
+  let overlay = null;
+  let grid = null;
+  let lastWidth = 0;
+  if (typeof ResizeObserver !== 'undefined') {
+    new ResizeObserver(() => {
+      if (Math.abs(figureBox.clientWidth - lastWidth) > 24) draw();
+    }).observe(figureBox);
+  }
+  function draw() {
+    lastWidth = figureBox.clientWidth;
+    const fig = heatmapFigure({ rowLabels, colLabels, values, min, max, digits, rowAxis, colAxis, markRow: o.markRow ?? -1, maxGrid: o.maxGrid ?? 420, fitWidth: lastWidth,
+      legend: o.legend ?? 'attention weight' });
+    const svg = figureToSVG(fig);
+    svg.setAttribute('class', 'fig');
+    svg.style.maxWidth = `${fig.width}px`;
+    grid = fig.grid;
+    const { left, top, cs, rows, cols } = grid;
+    // The hover/focus outline is one rect moved in place, so the map is not redrawn while pointing.
+    overlay = svgEl('rect', { x: left - 1.5, y: top - 1.5, width: cols * cs + 3, height: cs + 3, fill: 'none',
+      stroke: 'var(--hl-fig-highlight)', 'stroke-width': 3, visibility: 'hidden', 'pointer-events': 'none' });
+    svg.append(overlay);
+    placeOverlay();
+    figureBox.replaceChildren(svg);
+    const cellAt = (event) => {
+      const box = svg.getBoundingClientRect();
+      const k = fig.width / box.width;
+      const c = Math.floor(((event.clientX - box.left) * k - left) / cs);
+      const r = Math.floor(((event.clientY - box.top) * k - top) / cs);
+      return r >= 0 && r < rows && c >= 0 && c < cols ? [r, c] : null;
+    };
+    let lastRow = null;
+    svg.addEventListener('pointermove', (event) => {
+      const hit = cellAt(event);
+      if (!hit) return;
+      const [r, c] = hit;
+      readout.textContent = values ? `${rowAxis} “${rowLabels[r]}” → ${colAxis} “${colLabels[c]}”: ${fmt(values[r][c], digits)}` : '\u00a0';
+      if (r !== lastRow) { lastRow = r; o.onHoverRow?.(r); }
+    });
+    svg.addEventListener('pointerleave', () => { lastRow = null; readout.textContent = '\u00a0'; o.onHoverRow?.(null); });
+  }
+
+  function placeOverlay() {
+    if (!overlay || !grid) return;
+    const visible = highlightRow >= 0 && highlightRow < grid.rows;
+    overlay.setAttribute('visibility', visible ? 'visible' : 'hidden');
+    if (visible) overlay.setAttribute('y', String(grid.top + highlightRow * grid.cs - 1.5));
+    cells.forEach((_, r) => cells[r][0]?.parentElement?.classList.toggle('is-hot', r === highlightRow));
+  }
+
+  function fillTable() {
+    cells.forEach((tds, r) => tds.forEach((td, c) => {
+      if (!values) {
+        td.textContent = '—';
+        td.style.removeProperty('background-color');
+        td.style.removeProperty('color');
+        return;
+      }
+      const v = values[r][c];
+      const t = (v - min) / (max - min || 1);
+      td.textContent = fmt(v, digits);
+      td.style.backgroundColor = viridis(t);
+      td.style.color = textOn(t);
+    }));
+  }
+
+  buildTable();
+  draw();
+  return {
+    element,
+    /** `flat` holds rows*cols numbers from `offset` (row-major); null shows an empty map. */
+    update(flat, offset = 0) {
+      if (!flat) values = null;
+      else {
+        values = rowLabels.map((_, r) => Array.from(flat.subarray
+          ? flat.subarray(offset + r * colLabels.length, offset + (r + 1) * colLabels.length)
+          : flat.slice(offset + r * colLabels.length, offset + (r + 1) * colLabels.length)));
+      }
+      draw();
+      fillTable();
+    },
+    setLabels(rows, cols) {
+      rowLabels = rows.slice();
+      colLabels = cols.slice();
+      values = null;
+      buildTable();
+      draw();
+    },
+    setTitle(text) {
+      o.title = text;
+      title.textContent = text;
+    },
+    highlight(row) {
+      const next = row === null || row === undefined ? -1 : row;
+      if (next === highlightRow) return;
+      highlightRow = next;
+      placeOverlay();
+    },
+    get values() { return values; },
+  };
+}

@@ -1,0 +1,32 @@
+// Formulas typeset with KaTeX, bundled from npm and rendered in the page: no CDN.
+// KaTeX's rules go into each shadow root (see styles.js); its @font-face rules
+// must live in the document, because font faces declared inside a shadow root
+// are ignored. They point at the woff2 files shipped in dist/katex/fonts/.
+
+import katex from 'katex';
+import { fontFaces } from 'headlab:katex-css';
+import { el } from './dom.js';
+import { BASE_URL } from './assets.js';
+
+let fontsInstalled = false;
+
+/** Adds KaTeX's font faces to the document once per page. */
+export function installFonts() {
+  if (fontsInstalled || typeof document === 'undefined') return;
+  fontsInstalled = true;
+  if (document.querySelector('style[data-headlab-fonts]')) return;
+  const style = document.createElement('style');
+  style.dataset.headlabFonts = '';
+  style.textContent = fontFaces.split('url(fonts/').join(`url(${BASE_URL}katex/fonts/`);
+  (document.head ?? document.documentElement).append(style);
+}
+
+/**
+ * A typeset formula. `src` is trusted TeX written in the components; user text
+ * (tokens) never goes into a formula.
+ */
+export function tex(src, { display = false, className = '' } = {}) {
+  const span = el('span', { class: `tex${display ? ' tex--display' : ''}${className ? ` ${className}` : ''}` });
+  katex.render(src, span, { displayMode: display, throwOnError: false, output: 'htmlAndMathml', strict: 'ignore', trust: false });
+  return span;
+}

@@ -1,0 +1,133 @@
+// The page's side of a training session: requests go to the trainer Worker
+// (dist/headlab-trainer-worker.js) when one can start, else to a session on the
+// main thread that trains in short chunks between frames. Both answer the same
+// requests and emit the same events (see trainer-session.js).
+
+import { getLab } from './lab.js';
+import { BASE_URL, FROM_FILE } from './assets.js';
+import { TrainerSession } from './trainer-session.js';
+
+const WORKER_FILE = 'headlab-trainer-worker.js';
+
+function rebuildError(e) {
+  const Ctor = { TypeError, RangeError }[e?.name] ?? Error;
+  return new Ctor(e?.message ?? String(e));
+}
+
+export class TrainerClient {
+  /** @param {(message: object) => void} onEvent receives { event: 'snapshot' | 'paused', ... } */
+  constructor(onEvent) {
+    this.onEvent = onEvent;
+    this.mode = null;           // 'worker' | 'main', once known
+    this.fallbackReason = '';
+    this._nextId = 1;
+    this._waiting = new Map();
+    this._queue = [];           // requests sent before the Worker said it is ready
+    this._worker = null;
+    this._session = null;
+    this._start();
+  }
+
+  _start() {
+    if (FROM_FILE) return this._useMain('opened from a file, and browsers do not start Workers from file://');
+    if (typeof Worker === 'undefined') return this._useMain('this browser has no Web Workers');
+    let url;
+    try {
+      url = new URL(WORKER_FILE, BASE_URL);
+      if (url.origin !== location.origin) return this._useMain('the HeadLab script comes from another origin than the page, and Workers must be same-origin');
+      this._worker = new Worker(url, { type: 'module', name: 'headlab-trainer' });
+    } catch (e) {
+      return this._useMain(`the Worker did not start (${e?.message ?? e})`);
+    }
+    this._worker.addEventListener('message', (event) => this._onMessage(event.data ?? {}));
+    this._worker.addEventListener('error', (event) => {
+      event.preventDefault();
+      if (this.mode === 'worker') {
+        this._failAll(new Error(`the trainer Worker stopped: ${event.message ?? 'unknown error'}`));
+        return;
+      }
+      this._worker.terminate();
+      this._worker = null;
+      this._useMain('the trainer Worker script could not be loaded');
+    });
+  }
+
+  _useMain(reason) {
+    this.mode = 'main';
+    this.fallbackReason = reason;
+    // Short chunks, each its own task, so input and painting happen in between.
+    this._session = getLab().then((lab) => new TrainerSession(lab, (m) => this.onEvent(m), { chunkMs: 8 }));
+    const queued = this._queue.splice(0);
+    for (const job of queued) this._runMain(job);
+  }
+
+  _onMessage(data) {
+    if (data.ready) {
+      this.mode = 'worker';
+      const queued = this._queue.splice(0);
+      for (const job of queued) this._post(job);
+      return;
+    }
+    if (data.failed) {
+      this._worker.terminate();
+      this._worker = null;
+      this._useMain(`the Worker could not load WebAssembly (${data.failed})`);
+      return;
+    }
+    if (data.event) {
+      this.onEvent(data);
+      return;
+    }
+    const job = this._waiting.get(data.id);
+    if (!job) return;
+    this._waiting.delete(data.id);
+    if (data.error) job.reject(rebuildError(data.error));
+    else job.resolve(data.result);
+  }
+
+  _post(job) {
+    this._waiting.set(job.id, job);
+    this._worker.postMessage({ id: job.id, type: job.type, payload: job.payload }, job.transfer ?? []);
+  }
+
+  async _runMain(job) {
+    try {
+      const session = await this._session;
+      job.resolve(session.handle(job.type, job.payload).result);
+    } catch (e) {
+      job.reject(e);
+    }
+  }
+
+  _failAll(error, notify = true) {
+    for (const job of this._waiting.values()) job.reject(error);
+    this._waiting.clear();
+    if (notify) this.onEvent({ event: 'paused', reason: 'error', message: error.message });
+  }
+
+  /** Sends a request (see trainer-session.js); resolves to its result. */
+  request(type, payload = {}, transfer = []) {
+    return new Promise((resolve, reject) => {
+      const job = { id: this._nextId++, type, payload, transfer, resolve, reject };
+      if (this.mode === 'main') this._runMain(job);
+      else if (this.mode === 'worker') this._post(job);
+      else this._queue.push(job);
+    });
+  }
+
+  /** Where training runs, for a status line. */
+  note() {
+    if (this.mode === 'worker') return 'Training runs in a Web Worker, so the page stays responsive.';
+    if (this.mode === 'main') return `Training runs on the main thread in short bursts between frames: ${this.fallbackReason}. The page may feel slower while it trains.`;
+    return '';
+  }
+
+  dispose() {
+    if (this._worker) {
+      this._worker.terminate();
+      this._worker = null;
+    }
+    this._session?.then((s) => s.dispose());
+    this._failAll(new Error('the trainer was disposed'), false);
+  }
+}
