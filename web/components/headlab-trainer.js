@@ -62,7 +62,7 @@ const SPEEDS = { slow: `Slow: ${PACES.slow}`, normal: `Normal: ${PACES.normal}`,
 const MAX_FILE_BYTES = 64 * 2 ** 20;
 
 const CSS = `
-.settings { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 8rem), 1fr)); gap: 0.2rem 0.9rem; }
+.settings { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 8rem), 1fr)); gap: 0.2rem 0.9rem; align-items: end; }
 .settings .field { flex-direction: column; align-items: stretch; gap: 0.15rem; margin: 0.25rem 0; }
 .settings .field > label { min-width: 0; }
 .settings select, .settings input[type="number"] { width: 100%; }

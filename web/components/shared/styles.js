@@ -101,6 +101,9 @@ a { color: var(--hl-accent); }
 .btn[aria-pressed="true"], .btn[aria-current="step"], .btn--primary {
   background: var(--hl-accent); color: var(--hl-bg);
 }
+.btn[aria-pressed="true"]:hover, .btn[aria-current="step"]:hover, .btn--primary:hover {
+  background: var(--hl-accent); filter: brightness(1.12);
+}
 .btn:disabled { opacity: 0.45; cursor: default; }
 .btn--small { font-size: 0.82rem; padding: 0.25rem 0.55rem; min-height: 1.9rem; }
 .toolbar { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 0.75rem; margin: 0.6rem 0; }
