@@ -440,3 +440,21 @@ test('choosing h: the course’s examples 512/8 → 64 and 12288/96 → 128', { 
   await page.close();
   assertNoProblems();
 });
+
+test('a demo works inside an iframe of a course page', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('iframe');
+  await page.goto(new URL('index.html', server.url).href);
+  await page.evaluate(() => {
+    const frame = document.createElement('iframe');
+    frame.src = 'demos/params/index.html';
+    frame.title = 'HeadLab parameter budget';
+    frame.style.width = '800px';
+    frame.style.height = '900px';
+    document.body.append(frame);
+  });
+  const total = page.frameLocator('iframe[title="HeadLab parameter budget"]').locator('[data-testid="params-total"]');
+  await total.waitFor({ timeout: 60_000 });
+  assert.equal((await total.textContent()).trim(), '1,048,576');
+  await page.close();
+  assertNoProblems();
+});
