@@ -1,0 +1,61 @@
+// HeadLab through its public API (web/lib/headlab.js).
+// flavour 'simd' is the shipped build; 'scalar' is web/lib/gen/headlab_core_scalar.*,
+// loaded through createHeadlab({ flavour: 'scalar' }) when the API has that option.
+
+/** Identity [n, n]. */
+function identity(n) {
+  const I = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) I[i * n + i] = 1;
+  return I;
+}
+
+/** Columns off..off+w-1 of a [rows, cols] matrix, as [rows, w]. */
+function columns(A, rows, cols, off, w) {
+  const out = new Float32Array(rows * w);
+  for (let r = 0; r < rows; r++) out.set(A.subarray(r * cols + off, r * cols + off + w), r * w);
+  return out;
+}
+
+export async function createEngine(ctx, { flavour = 'simd' } = {}) {
+  const { createHeadlab } = await import(ctx.root + (ctx.headlabModule ?? 'web/lib/headlab.js'));
+  const lab = flavour === 'scalar' ? await createHeadlab({ flavour: 'scalar' }) : await createHeadlab();
+  const info = lab.info();
+  const notes = [];
+  if (flavour === 'scalar' && info.simd) {
+    const err = new Error('createHeadlab has no { flavour: "scalar" } option yet (it returned the SIMD build)');
+    err.skip = true;
+    throw err;
+  }
+  if (flavour === 'simd' && !info.simd) notes.push('warning: the module reports simd=false');
+  return {
+    version: `${info.version} (${info.isa})`,
+    notes,
+    memory: () => ({ wasmBytes: lab.info().memoryBytes }),
+    async setup(p) {
+      const { T, d, h } = p;
+      if (p.mode === 'mha') {
+        const options = { query: p.X, dModel: d, numHeads: h, wQ: p.Wq, wK: p.Wk, wV: p.Wv, wO: p.Wo };
+        return { run: () => lab.multiHeadAttention(options).output };
+      }
+      // Attention only: the API always projects, so run one head per call with
+      // dModel = dk and identity projections (their 8·T·dk² FLOPs per head are not counted).
+      const dk = p.dk, I = identity(dk);
+      const heads = [];
+      for (let i = 0; i < h; i++) {
+        const slice = (A) => columns(A, T, d, i * dk, dk);
+        heads.push({ query: slice(p.Q), key: slice(p.K), value: slice(p.V), dModel: dk, numHeads: 1, wQ: I, wK: I, wV: I, wO: I });
+      }
+      notes.push('attention-only: h calls with dModel=d_k and identity projections (extra 2·d_k/T of the counted FLOPs, uncounted)');
+      return {
+        run: () => {
+          const out = new Float32Array(T * d);
+          for (let i = 0; i < h; i++) {
+            const o = lab.multiHeadAttention(heads[i]).output;
+            for (let r = 0; r < T; r++) out.set(o.subarray(r * dk, (r + 1) * dk), r * d + i * dk);
+          }
+          return out;
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// Renders bench/results/latest.json as Markdown. Also a CLI:
+//   node bench/lib/report.mjs bench/results/latest.json
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const ENGINE_NAMES = {
+  headlab: 'HeadLab',
+  'headlab-scalar': 'HeadLab scalar',
+  ort: 'ORT Web',
+  'ort-plain': 'ORT Web plain ops',
+  tfjs: 'TF.js wasm',
+  plain: 'plain JS',
+};
+const ENV_NAMES = { node: 'Node', browser: 'Chromium' };
+const MODE_TITLES = {
+  mha: 'self-attention with Q/K/V and output projections (FLOPs 8·T·d² + 4·T²·d)',
+  attn: 'attention only, no projections (FLOPs 4·T²·d)',
+};
+
+const MiB = (b) => (b == null ? '?' : `${(b / 2 ** 20).toFixed(b < 10 * 2 ** 20 ? 1 : 0)}`);
+const fmtMs = (ms) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`);
+const fmtExp = (x) => (x == null || Number.isNaN(x) ? '?' : x === 0 ? '0' : x.toExponential(1));
+
+export function render(res) {
+  const lines = [];
+  const m = res.machine;
+  const engines = res.options.engines;
+  const peers = engines.filter((e) => e !== 'headlab');
+  lines.push(`# HeadLab benchmark: multi-head attention forward, single thread`);
+  lines.push('');
+  lines.push(`- Date: ${res.startedAt}${res.complete ? '' : ' (INCOMPLETE: run still going or interrupted)'}; took ${res.elapsedS != null ? (res.elapsedS / 60).toFixed(1) + ' min' : '?'}`);
+  lines.push(`- Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memGiB} GiB; Node ${m.node}; Chromium ${m.chromium ?? 'not run'}; load average at start ${m.loadAvgStart?.map((x) => x.toFixed(2)).join(' ')}, at end ${m.loadAvgEnd?.map((x) => x.toFixed(2)).join(' ') ?? '?'}`);
+  const peak = res.peak ?? {};
+  lines.push(`- WASM SIMD128 peak probe (8 independent f32x4 mul+add chains): ${Object.entries(peak).map(([env, p]) => `${ENV_NAMES[env]} ${p.gflops ? p.gflops.toFixed(1) + ' GFLOP/s' : 'failed: ' + p.error}`).join(', ')}`);
+  const s = res.sizes;
+  lines.push(`- Shipped size: web/lib/gen/headlab_core.mjs ${s['headlab_core.mjs']?.bytes} B (gzip ${s['headlab_core.mjs']?.gzipBytes}), headlab_core.wasm ${s['headlab_core.wasm']?.bytes} B (gzip ${s['headlab_core.wasm']?.gzipBytes}); for scale: ORT Web ${s.ortWasm?.file} ${s.ortWasm?.bytes} B, TF.js ${s.tfWasm?.file} ${s.tfWasm?.bytes} B`);
+  lines.push(`- Versions: ${Object.entries(res.versions ?? {}).map(([e, v]) => `${ENGINE_NAMES[e] ?? e} ${v}`).join('; ')}; HeadLab build ${res.build?.wasmSha256?.slice(0, 12)} (${res.build?.wasmMtime}), git ${res.build?.gitHead}${res.build?.dirty ? ' + uncommitted changes in cpp/' : ''}`);
+  lines.push(`- Method: one process (Node) or fresh browser (Chromium) per engine run; output checked against a float64 JS reference (T ≤ ${res.options.f64MaxT}) or HeadLab's output before timing (pass: max |diff| ≤ 1e-3·max |ref|); warm-up, then the median of ≥ ${res.options.reps} runs; engine runs interleaved; a run whose first repetition exceeds ${res.options.budgetS} s (or is predicted to from smaller T) is "skipped (too slow)". Speed-up = peer time ÷ HeadLab time (> 1: HeadLab is faster), from the medians and, in brackets, from the best times (less sensitive to other load on the machine).`);
+  const notes = new Set();
+  for (const r of res.runs) {
+    if (r.status !== 'ok') continue;
+    for (const n of r.notes ?? []) notes.add(`${ENGINE_NAMES[r.engine] ?? r.engine}: ${n}`);
+  }
+  for (const n of notes) lines.push(`- ${n}`);
+  lines.push('');
+
+  const footnotes = [];
+  const foot = (text) => {
+    let i = footnotes.indexOf(text);
+    if (i < 0) { footnotes.push(text); i = footnotes.length - 1; }
+    return `[${i + 1}]`;
+  };
+  const cellText = (r) => {
+    if (!r) return '—';
+    switch (r.status) {
+      case 'ok': return `${fmtMs(r.medianMs)} (best ${fmtMs(r.minMs)}) · ${r.gflops.toFixed(2)}${r.busyCoresBefore > 0.9 ? ' ⚠' : ''}${variantNote(r)}`;
+      case 'too-slow': return `skipped (${r.predicted ? 'predicted ' : ''}too slow)${r.error ? ' ' + foot(r.error) : ''}`;
+      case 'skipped': return `skipped ${foot(r.error)}`;
+      case 'mismatch': return `wrong output ${foot(r.error)}`;
+      default: return `fails ${foot(r.error ?? 'unknown error')}`;
+    }
+  };
+
+  const variantNote = (r) => (r.engine === 'ort' && r.variant === 'plain'
+    ? ` plain ops ${foot(`ORT Web ran the plain-ops graph${r.fusedError ? `: com.microsoft.MultiHeadAttention failed with "${r.fusedError.slice(0, 240)}"` : ''}`)}` : '');
+  const envs = res.options.envs;
+  const byKey = new Map(res.runs.map((r) => [`${r.env}|${r.engine}|${r.cell.mode}|${r.cell.d}|${r.cell.h}|${r.cell.T}`, r]));
+  const get = (env, engine, c) => byKey.get(`${env}|${engine}|${c.mode}|${c.d}|${c.h}|${c.T}`);
+
+  for (const env of envs) {
+    for (const mode of ['mha', 'attn']) {
+      const cells = res.cells.filter((c) => c.mode === mode);
+      if (!cells.length) continue;
+      lines.push(`## ${ENV_NAMES[env]}: ${MODE_TITLES[mode]}`);
+      lines.push('');
+      lines.push('Each engine: median time (best time) · GFLOP/s at the median. ⚠: other processes kept more than 0.9 of a core busy just before the run.');
+      lines.push('');
+      lines.push(`| d×h | T | GFLOP | ${engines.map((e) => ENGINE_NAMES[e]).join(' | ')} | ${peers.map((e) => `speed-up vs ${ENGINE_NAMES[e]}`).join(' | ')} |`);
+      lines.push(`|${' --- |'.repeat(3 + engines.length + peers.length)}`);
+      for (const c of cells) {
+        const hl = get(env, 'headlab', c);
+        const row = [`${c.d}×${c.h}`, c.T, (res.flops[cellKeyOf(c)] / 1e9).toFixed(2)];
+        for (const e of engines) row.push(cellText(get(env, e, c)));
+        for (const e of peers) {
+          const p = get(env, e, c);
+          row.push(hl?.status === 'ok' && p?.status === 'ok'
+            ? `${(p.medianMs / hl.medianMs).toFixed(2)}× (best ${(p.minMs / hl.minMs).toFixed(2)}×)` : '—');
+        }
+        lines.push(`| ${row.join(' | ')} |`);
+      }
+      lines.push('');
+    }
+  }
+
+  lines.push(`## Peak memory (MiB)`);
+  lines.push('');
+  lines.push('wasm = the engine\'s WebAssembly memory (HeadLab: `lab.info().memoryBytes`; others: every WebAssembly.Memory they create, which only grows); RSS = peak resident set of the Node process or of the Chromium renderer (each includes its runtime\'s own baseline, about ' +
+    `${MiB(res.baselines?.nodeRss)} MiB for Node).`);
+  lines.push('');
+  for (const env of envs) {
+    lines.push(`| ${ENV_NAMES[env]}: wasm / RSS | T | ${engines.map((e) => ENGINE_NAMES[e]).join(' | ')} |`);
+    lines.push(`|${' --- |'.repeat(2 + engines.length)}`);
+    for (const c of res.cells) {
+      const row = [`${c.mode === 'attn' ? 'attn ' : ''}${c.d}×${c.h}`, c.T];
+      for (const e of engines) {
+        const r = get(env, e, c);
+        if (!r || !r.memory || r.status === 'skipped' || r.predicted) { row.push('—'); continue; }
+        const rss = r.memory.rssPeakBytes;
+        row.push(`${e === 'plain' ? '—' : MiB(r.memory.wasmBytes)} / ${MiB(rss)}`);
+      }
+      lines.push(`| ${row.join(' | ')} |`);
+    }
+    lines.push('');
+  }
+
+  lines.push(`## Output check (max |diff| ÷ max |ref|; tolerance 1e-3)`);
+  lines.push('');
+  for (const env of envs) {
+    lines.push(`| ${ENV_NAMES[env]} | T | reference | ${engines.map((e) => ENGINE_NAMES[e]).join(' | ')} |`);
+    lines.push(`|${' --- |'.repeat(3 + engines.length)}`);
+    for (const c of res.cells) {
+      const refs = new Set();
+      const row = [`${c.mode === 'attn' ? 'attn ' : ''}${c.d}×${c.h}`, c.T, ''];
+      for (const e of engines) {
+        const r = get(env, e, c);
+        const ck = r?.check;
+        if (ck?.reference) refs.add(ck.reference);
+        if (!ck) row.push('—');
+        else if (!ck.reference) row.push(r.savedOutput ? 'is the reference' : 'unchecked');
+        else row.push(`${fmtExp(ck.relDiff)}${ck.ok ? '' : ' ✗'}`);
+      }
+      row[2] = [...refs].join(', ') || '—';
+      lines.push(`| ${row.join(' | ')} |`);
+    }
+    lines.push('');
+  }
+
+  if (footnotes.length) {
+    lines.push('## Notes');
+    lines.push('');
+    footnotes.forEach((f, i) => lines.push(`${i + 1}. ${f}`));
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+export function cellKeyOf(c) {
+  return `${c.mode}-d${c.d}-h${c.h}-T${c.T}`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const file = process.argv[2] ?? new URL('../results/latest.json', import.meta.url);
+  process.stdout.write(render(JSON.parse(fs.readFileSync(file, 'utf8'))) + '\n');
+}
