@@ -2,9 +2,8 @@
 // as shipped in dist/lib/ (npm run build).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
-import { DIST, ensureDist } from './helpers.mjs';
+import { DIST, ensureDist, launch, watch } from './helpers.mjs';
 
 let server, browser, page;
 const problems = [];
@@ -12,15 +11,8 @@ const problems = [];
 before(async () => {
   await ensureDist();
   server = await serve({ port: 0, root: DIST });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  page = await browser.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()}`));
+  browser = await launch();
+  page = watch(await browser.newPage(), 'api', problems);
   await page.goto(server.url);
 });
 

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
-import { DIST, SCREENSHOTS as SHOT_DIR, ensureDist, ensureScreenshotDir, launch } from './helpers.mjs';
+import { DIST, SCREENSHOTS as SHOT_DIR, ensureDist, ensureScreenshotDir, launch, watch } from './helpers.mjs';
 
 const SCREENSHOTS = `${SHOT_DIR}/`;
 const TIMEOUT = 60_000;
@@ -16,21 +16,9 @@ let browser;
 /** Everything that went wrong in any page: console errors, page errors, failed or 4xx/5xx requests. */
 const problems = [];
 
-function watch(page, label) {
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`${label}: console ${msg.type()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`${label}: page error: ${err.message}`));
-  page.on('requestfailed', (req) => problems.push(`${label}: request failed: ${req.url()} (${req.failure()?.errorText})`));
-  page.on('response', (res) => {
-    if (res.status() >= 400) problems.push(`${label}: HTTP ${res.status()} for ${res.url()}`);
-  });
-  return page;
-}
-
 async function newPage(label, width = 1280, height = 900) {
   const page = await browser.newPage({ viewport: { width, height } });
-  return watch(page, label);
+  return watch(page, label, problems);
 }
 
 function assertNoProblems() {

@@ -453,6 +453,13 @@ export class Trainer {
     return v;
   }
 
+  /** @private A head index in 0..numHeads-1. */
+  _head(fn, head) {
+    if (typeof head !== 'number' || !Number.isInteger(head) || head < 0 || head >= this._shape.numHeads) {
+      throw new RangeError(`Trainer.${fn}: head must be an integer in 0..${this._shape.numHeads - 1}, got ${describe(head)}`);
+    }
+  }
+
   /**
    * Runs `n` optimizer steps now (default 1).
    * @returns {{step: number, loss: number, accuracy: number}} accuracy on the last training batch
@@ -517,9 +524,7 @@ export class Trainer {
    */
   setHeadEnabled(head, enabled) {
     const core = this._live('setHeadEnabled');
-    if (typeof head !== 'number' || !Number.isInteger(head) || head < 0 || head >= this._shape.numHeads) {
-      throw new RangeError(`Trainer.setHeadEnabled: head must be an integer in 0..${this._shape.numHeads - 1}, got ${describe(head)}`);
-    }
+    this._head('setHeadEnabled', head);
     if (typeof enabled !== 'boolean') throw new TypeError(`Trainer.setHeadEnabled: enabled must be a boolean, got ${describe(enabled)}`);
     core.setHeadEnabled(head, enabled);
   }
@@ -527,9 +532,7 @@ export class Trainer {
   /** Whether a head is on. */
   headEnabled(head) {
     const core = this._live('headEnabled');
-    if (typeof head !== 'number' || !Number.isInteger(head) || head < 0 || head >= this._shape.numHeads) {
-      throw new RangeError(`Trainer.headEnabled: head must be an integer in 0..${this._shape.numHeads - 1}, got ${describe(head)}`);
-    }
+    this._head('headEnabled', head);
     return core.headEnabled(head);
   }
 
