@@ -12,7 +12,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-targets=(headlab_wasm)
+targets=(headlab_modules)
 [ "${1:-}" = test ] && targets+=(headlab_tests)
 cmake --build build/wasm -j"$jobs" --target "${targets[@]}"
 

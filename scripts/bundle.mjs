@@ -1,10 +1,13 @@
 // Builds the self-contained site in dist/ from web/ and the wasm in web/lib/gen/:
 //   dist/headlab-components.js          ES module: every element, KaTeX and the API (createHeadlab)
-//   dist/headlab-components.classic.js  the same as a classic script with the wasm inside (base64):
-//                                       works from file://, where module scripts and fetch are blocked
 //   dist/headlab-worker.js              the compute Worker (module), used when served over http(s)
 //   dist/headlab-<name>-worker.js       other Workers, from web/components/shared/<name>-worker.js
-//   dist/headlab_core.wasm              found next to the module bundle (new URL(…, import.meta.url))
+//   dist/headlab-chunk-*.js             code the three share, and each wasm module's JS glue, loaded
+//                                       only when needed (the trainer's, the scalar fallback's)
+//   dist/headlab-components.classic.js  everything as one classic script with the SIMD wasm modules
+//                                       inside (base64): works from file://, where module scripts and
+//                                       fetch are blocked; the scalar fallback is fetched next to it
+//   dist/headlab_{core,train}{,_scalar}.wasm  found next to the bundle
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
 //   dist/lib/headlab.js (+ gen/)         the bare API, unbundled
 //   dist/index.html, demos/, examples/, styles/   the site
@@ -18,16 +21,20 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(repo, 'web');
 const finalOut = path.join(repo, 'dist');
 const out = path.join(repo, `dist.tmp-${process.pid}`);
-const wasmPath = path.join(web, 'lib/gen/headlab_core.wasm');
+const gen = path.join(web, 'lib/gen');
+const wasmNames = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar'];
+const wasmPath = path.join(gen, 'headlab_core.wasm');
 const katexDir = path.join(repo, 'node_modules/katex/dist');
 
 async function exists(p) {
   try { await stat(p); return true; } catch { return false; }
 }
 
-if (!(await exists(wasmPath))) {
-  console.error('bundle: web/lib/gen/headlab_core.wasm is missing; run `bash scripts/build.sh` first');
-  process.exit(1);
+for (const name of wasmNames) {
+  if (!(await exists(path.join(gen, `${name}.wasm`)))) {
+    console.error(`bundle: web/lib/gen/${name}.wasm is missing; run \`bash scripts/build.sh\` first`);
+    process.exit(1);
+  }
 }
 
 // KaTeX's stylesheet split in two: rules (for shadow roots) and @font-face
@@ -36,7 +43,11 @@ const katexCss = await readFile(path.join(katexDir, 'katex.min.css'), 'utf8');
 const fontFaces = (katexCss.match(/@font-face\{[^}]*\}/g) ?? [])
   .map((rule) => rule.replace(/src:[^;}]*/, (src) => src.split(',').filter((s) => s.includes('woff2')).join(',')));
 const katexRules = katexCss.replace(/@font-face\{[^}]*\}/g, '');
-const wasmBase64 = (await readFile(wasmPath)).toString('base64');
+// The classic build carries the SIMD modules; engines without SIMD fetch the scalar ones.
+const embedded = {
+  core: (await readFile(path.join(gen, 'headlab_core.wasm'))).toString('base64'),
+  train: (await readFile(path.join(gen, 'headlab_train.wasm'))).toString('base64'),
+};
 
 function virtualModules({ embedWasm }) {
   return {
@@ -45,7 +56,7 @@ function virtualModules({ embedWasm }) {
       b.onResolve({ filter: /^headlab:/ }, (args) => ({ path: args.path, namespace: 'headlab' }));
       b.onLoad({ filter: /.*/, namespace: 'headlab' }, (args) => {
         if (args.path === 'headlab:embedded-wasm') {
-          return { contents: `export default ${embedWasm ? JSON.stringify(wasmBase64) : 'null'};`, loader: 'js' };
+          return { contents: `export default ${embedWasm ? JSON.stringify(embedded) : 'null'};`, loader: 'js' };
         }
         if (args.path === 'headlab:katex-css') {
           return {
@@ -75,22 +86,23 @@ await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
 
 const entry = path.join(web, 'components/headlab-components.js');
-await build({
-  ...common, entryPoints: [entry], format: 'esm', outfile: path.join(out, 'headlab-components.js'),
-  plugins: [virtualModules({ embedWasm: false })],
-});
 // Workers (module scripts next to the bundle): shared/compute-worker.js → headlab-worker.js,
 // and every other shared/<name>-worker.js → headlab-<name>-worker.js (e.g. the trainer's).
 const workers = [['compute-worker.js', 'headlab-worker.js']];
 for (const f of await readdir(path.join(web, 'components/shared'))) {
   if (f.endsWith('-worker.js') && f !== 'compute-worker.js') workers.push([f, `headlab-${f}`]);
 }
-for (const [source, target] of workers) {
-  await build({
-    ...common, entryPoints: [path.join(web, 'components/shared', source)], format: 'esm',
-    outfile: path.join(out, target), plugins: [virtualModules({ embedWasm: false })],
-  });
-}
+// One build with code splitting: the glue of each wasm module (core, train, and their scalar
+// fallbacks) becomes a chunk that a page or Worker fetches only when it loads that module.
+// Chunks sit next to the entries, so import.meta.url-relative paths mean the same in both.
+await build({
+  ...common, format: 'esm', splitting: true, outdir: out, entryNames: '[name]', chunkNames: 'headlab-chunk-[hash]',
+  entryPoints: [
+    { in: entry, out: 'headlab-components' },
+    ...workers.map(([source, target]) => ({ in: path.join(web, 'components/shared', source), out: target.replace(/\.js$/, '') })),
+  ],
+  plugins: [virtualModules({ embedWasm: false })],
+});
 await build({
   ...common, entryPoints: [entry], format: 'iife', globalName: 'HeadLab',
   outfile: path.join(out, 'headlab-components.classic.js'),
@@ -103,7 +115,8 @@ await build({
 });
 
 // Neither eval nor new Function may appear: the strict CSP has no 'unsafe-eval'.
-for (const file of ['headlab-components.js', 'headlab-components.classic.js', ...workers.map(([, target]) => target)]) {
+const chunks = (await readdir(out)).filter((f) => f.startsWith('headlab-chunk-'));
+for (const file of ['headlab-components.js', 'headlab-components.classic.js', ...workers.map(([, target]) => target), ...chunks]) {
   const text = await readFile(path.join(out, file), 'utf8');
   const bad = /\bnew Function\s*\(|[^.\w$]eval\s*\(/.exec(text);
   if (bad) {
@@ -112,7 +125,7 @@ for (const file of ['headlab-components.js', 'headlab-components.classic.js', ..
   }
 }
 
-await cp(wasmPath, path.join(out, 'headlab_core.wasm'));
+for (const name of wasmNames) await cp(path.join(gen, `${name}.wasm`), path.join(out, `${name}.wasm`));
 await mkdir(path.join(out, 'katex/fonts'), { recursive: true });
 for (const font of await readdir(path.join(katexDir, 'fonts'))) {
   if (font.endsWith('.woff2')) await cp(path.join(katexDir, 'fonts', font), path.join(out, 'katex/fonts', font));
@@ -127,7 +140,7 @@ for (const dir of ['styles', 'demos', 'examples']) {
 await cp(path.join(repo, 'LICENSE'), path.join(out, 'LICENSE'));
 // The bare API for pages that want it without the elements: dist/lib/headlab.js (+ gen/).
 await mkdir(path.join(out, 'lib/gen'), { recursive: true });
-for (const f of ['headlab.js', 'headlab.d.ts', 'gen/headlab_core.mjs', 'gen/headlab_core.wasm']) {
+for (const f of ['headlab.js', 'headlab.d.ts', ...wasmNames.flatMap((n) => [`gen/${n}.mjs`, `gen/${n}.wasm`])]) {
   await cp(path.join(web, 'lib', f), path.join(out, 'lib', f));
 }
 

@@ -7,33 +7,16 @@
 #include <malloc.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
+#include "arena.hpp"
 #include "headlab/experiments.hpp"
 #include "headlab/mha.hpp"
 
 namespace {
 
-// Grow-only buffer: after warm-up, repeated calls of the same size allocate nothing.
-struct Buffer {
-  void* data = nullptr;
-  std::size_t bytes = 0;
-
-  // Returns nullptr when the heap cannot grow that far (the old buffer is kept).
-  void* reserve(std::size_t want) {
-    if (want <= bytes) return data;
-    void* p = std::aligned_alloc(16, (want + 15) & ~std::size_t{15});
-    if (!p) return nullptr;
-    std::free(data);
-    data = p;
-    bytes = want;
-    return data;
-  }
-};
-
-Buffer g_arena;      // inputs and outputs, laid out by the JS side
-Buffer g_workspace;  // mha_forward scratch
+headlab::bindings::Buffer g_arena;      // inputs and outputs, laid out by the JS side
+headlab::bindings::Buffer g_workspace;  // mha_forward scratch
 
 // Shape as JS sends it; d_k/d_v of 0 mean "default".
 struct ShapeJs {

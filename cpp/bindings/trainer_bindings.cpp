@@ -1,15 +1,19 @@
-// Embind layer of the trainer. JavaScript (web/lib/headlab.js) checks argument
+// Embind layer of the trainer: its own wasm module (headlab_train), loaded by
+// web/lib/headlab.js the first time a page asks for training. JavaScript (web/lib/headlab.js) checks argument
 // types first; C++ checks ranges and returns error strings, never aborts.
 // Arrays come back as typed-array views of buffers this object owns, which
 // the JS side copies at once.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <malloc.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "arena.hpp"
 #include "headlab/tasks.hpp"
 #include "headlab/trainer.hpp"
 
@@ -166,6 +170,16 @@ class TrainerJs {
   std::vector<std::uint8_t> saved_;
 };
 
+headlab::bindings::Buffer g_file;  // a model file on its way into load()
+
+// Room for a model file of `bytes` bytes; its address, or 0 when the heap cannot grow.
+double reserve_file(double bytes) {
+  return static_cast<double>(reinterpret_cast<std::uintptr_t>(g_file.reserve(static_cast<std::size_t>(bytes))));
+}
+
+// Bytes malloc has handed out in this module and not taken back (for leak tests).
+double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
+
 val task_table() {
   val a = val::array();
   for (std::size_t i = 0; i < headlab::task_count(); ++i) a.call<void>("push", TrainerJs::task_object(headlab::task_at(i)));
@@ -193,4 +207,6 @@ EMSCRIPTEN_BINDINGS(headlab_trainer) {
       .function("headEnabled", &TrainerJs::head_enabled)
       .function("save", &TrainerJs::save);
   function("taskTable", &task_table);
+  function("reserveFile", &reserve_file);
+  function("heapInUse", &heap_in_use);
 }

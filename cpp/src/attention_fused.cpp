@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <xsimd/xsimd.hpp>
 
 #include "simd_exp.hpp"
 
@@ -82,7 +81,7 @@ inline void score_tile(std::size_t d_k, const float* qp, const float* kt, float*
     for (std::size_t c = 0; c < kSB; ++c) kv[c] = fbatch::load_unaligned(kt + c * W);
     for (std::size_t r = 0; r < kQR; ++r) {
       const fbatch qv(qp[r]);
-      for (std::size_t c = 0; c < kSB; ++c) acc[r][c] = xsimd::fma(qv, kv[c], acc[r][c]);
+      for (std::size_t c = 0; c < kSB; ++c) acc[r][c] = simd::fma(qv, kv[c], acc[r][c]);
     }
   }
   for (std::size_t r = 0; r < kQR; ++r)
@@ -103,7 +102,7 @@ inline void pv_tile(std::size_t keys, const float* p, const float* v, std::size_
     for (std::size_t c = 0; c < kVB; ++c) vv[c] = fbatch::load_unaligned(v + c * W);
     for (std::size_t r = 0; r < kQR; ++r) {
       const fbatch pr(p[r * kBC]);
-      for (std::size_t c = 0; c < kVB; ++c) acc[r][c] = xsimd::fma(pr, vv[c], acc[r][c]);
+      for (std::size_t c = 0; c < kVB; ++c) acc[r][c] = simd::fma(pr, vv[c], acc[r][c]);
     }
   }
   for (std::size_t r = 0; r < kQR; ++r)
@@ -115,11 +114,11 @@ inline float row_max(const float* row, std::size_t n) {
   fbatch m0(-std::numeric_limits<float>::infinity()), m1 = m0;
   std::size_t c = 0;
   for (; c + 2 * W <= n; c += 2 * W) {
-    m0 = xsimd::max(m0, fbatch::load_unaligned(row + c));
-    m1 = xsimd::max(m1, fbatch::load_unaligned(row + c + W));
+    m0 = simd::max(m0, fbatch::load_unaligned(row + c));
+    m1 = simd::max(m1, fbatch::load_unaligned(row + c + W));
   }
-  for (; c < n; c += W) m0 = xsimd::max(m0, fbatch::load_unaligned(row + c));
-  return simd::lanes_max(xsimd::max(m0, m1));
+  for (; c < n; c += W) m0 = simd::max(m0, fbatch::load_unaligned(row + c));
+  return simd::lanes_max(simd::max(m0, m1));
 }
 
 // row[c] = 2^(row[c] - m) for c < n (a multiple of W); returns the sum.

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <limits>
 
-#include <xsimd/xsimd.hpp>
 
 #include "simd_exp.hpp"
 
@@ -44,7 +43,7 @@ inline void gemm_block(const GemmArgs& g, std::size_t i0, std::size_t j0) {
     for (std::size_t c = 0; c < NB; ++c) bv[c] = fbatch::load_unaligned(b + p * g.ldb + c * W);
     for (std::size_t r = 0; r < MR; ++r) {
       const fbatch av(a[r * g.lda + p]);
-      for (std::size_t c = 0; c < NB; ++c) acc[r][c] = xsimd::fma(av, bv[c], acc[r][c]);
+      for (std::size_t c = 0; c < NB; ++c) acc[r][c] = simd::fma(av, bv[c], acc[r][c]);
     }
   }
   for (std::size_t r = 0; r < MR; ++r)
@@ -115,8 +114,8 @@ void pack_a(const float* a, std::size_t lda, std::size_t mc, std::size_t kc, flo
       std::size_t p = 0;
       for (; W == 4 && p + W <= kc; p += W) {
         const fbatch x0 = fbatch::load_unaligned(r0 + p), x1 = fbatch::load_unaligned(r1 + p);
-        xsimd::zip_lo(x0, x1).store_unaligned(dst + 2 * p);
-        xsimd::zip_hi(x0, x1).store_unaligned(dst + 2 * p + W);
+        simd::zip_lo(x0, x1).store_unaligned(dst + 2 * p);
+        simd::zip_hi(x0, x1).store_unaligned(dst + 2 * p + W);
       }
       for (; p < kc; ++p) {
         dst[2 * p] = r0[p];
@@ -146,7 +145,7 @@ inline void micro_kernel(std::size_t kc, const float* ap, const float* bp, float
     for (std::size_t j = 0; j < kNB; ++j) bv[j] = fbatch::load_unaligned(bp + j * W);
     for (std::size_t r = 0; r < kMR; ++r) {
       const fbatch av(ap[r]);
-      for (std::size_t j = 0; j < kNB; ++j) acc[r][j] = xsimd::fma(av, bv[j], acc[r][j]);
+      for (std::size_t j = 0; j < kNB; ++j) acc[r][j] = simd::fma(av, bv[j], acc[r][j]);
     }
   }
   for (std::size_t r = 0; r < kMR; ++r)
@@ -328,11 +327,11 @@ void softmax_rows_simd(float* x, std::size_t rows, std::size_t cols, std::size_t
     fbatch m0(ninf), m1(ninf);
     std::size_t c = 0;
     for (; c + 2 * W <= main; c += 2 * W) {
-      m0 = xsimd::max(m0, fbatch::load_unaligned(row + c));
-      m1 = xsimd::max(m1, fbatch::load_unaligned(row + c + W));
+      m0 = simd::max(m0, fbatch::load_unaligned(row + c));
+      m1 = simd::max(m1, fbatch::load_unaligned(row + c + W));
     }
-    for (; c < main; c += W) m0 = xsimd::max(m0, fbatch::load_unaligned(row + c));
-    float mx = simd::lanes_max(xsimd::max(m0, m1));
+    for (; c < main; c += W) m0 = simd::max(m0, fbatch::load_unaligned(row + c));
+    float mx = simd::lanes_max(simd::max(m0, m1));
     for (c = main; c < cols; ++c) mx = std::max(mx, row[c]);
     if (mx == ninf) {  // nothing to attend to
       std::fill(row, row + cols, 0.0f);

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <xsimd/xsimd.hpp>
+
+#include "simd.hpp"
 
 namespace headlab {
 
 namespace {
 
-using fbatch = xsimd::batch<float>;
+using simd::fbatch;
 constexpr std::size_t W = fbatch::size;
 
 std::size_t round4(std::size_t n) {
@@ -245,8 +246,8 @@ void softmax_backward_rows_simd(const float* p, const float* dp, float* ds, std:
     float* dsr = ds + r * ld;
     fbatch acc(0.0f);
     for (std::size_t c = 0; c < main; c += W)
-      acc = xsimd::fma(fbatch::load_unaligned(dpr + c), fbatch::load_unaligned(pr + c), acc);
-    float dot = xsimd::hadd(acc);
+      acc = simd::fma(fbatch::load_unaligned(dpr + c), fbatch::load_unaligned(pr + c), acc);
+    float dot = simd::hadd(acc);
     for (std::size_t c = main; c < cols; ++c) dot += dpr[c] * pr[c];
     const fbatch dv(dot);
     for (std::size_t c = 0; c < main; c += W)

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <xsimd/xsimd.hpp>
+
+#include "simd.hpp"
 
 namespace headlab {
 
 namespace {
 
-using fbatch = xsimd::batch<float>;
+using simd::fbatch;
 constexpr std::size_t W = fbatch::size;
 
 void gemm(Path path, const GemmArgs& g) {
@@ -293,7 +294,7 @@ void adam_update_simd(const AdamArgs& a) {
     const fbatch v = b2 * fbatch::load_unaligned(a.v + i) + ob2 * g * g;
     m.store_unaligned(a.m + i);
     v.store_unaligned(a.v + i);
-    const fbatch p = fbatch::load_unaligned(a.p + i) - lr * (m * c1) / (xsimd::sqrt(v * c2) + eps);
+    const fbatch p = fbatch::load_unaligned(a.p + i) - lr * (m * c1) / (simd::sqrt(v * c2) + eps);
     p.store_unaligned(a.p + i);
   }
   for (; i < a.n; ++i) {

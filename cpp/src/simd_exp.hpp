@@ -4,15 +4,11 @@
 // float->int lane conversion, which WASM SIMD128 emulates slowly.
 #pragma once
 
-#include <cstdint>
-
-#include <xsimd/xsimd.hpp>
+#include "simd.hpp"
 
 namespace headlab {
 namespace simd {
 
-using fbatch = xsimd::batch<float>;
-using ibatch = xsimd::batch<std::int32_t>;
 constexpr std::size_t W = fbatch::size;
 
 // exp on one batch. Range reduction x = n*ln2 + r with |r| <= ln2/2, a degree-6
@@ -23,20 +19,20 @@ inline fbatch exp_batch(fbatch x) {
   const fbatch lo(-87.33654f), hi(88.0f);
   const fbatch magic(12582912.0f);  // 1.5 * 2^23
   const auto underflow = x < lo;
-  x = xsimd::min(xsimd::max(x, lo), hi);
-  const fbatch t = xsimd::fma(x, fbatch(1.44269504088896341f), magic);
+  x = min(max(x, lo), hi);
+  const fbatch t = fma(x, fbatch(1.44269504088896341f), magic);
   const fbatch n = t - magic;
-  fbatch r = xsimd::fnma(n, fbatch(0.693359375f), x);
-  r = xsimd::fnma(n, fbatch(-2.12194440e-4f), r);
+  fbatch r = fnma(n, fbatch(0.693359375f), x);
+  r = fnma(n, fbatch(-2.12194440e-4f), r);
   fbatch p(1.9875691500e-4f);
-  p = xsimd::fma(p, r, fbatch(1.3981999507e-3f));
-  p = xsimd::fma(p, r, fbatch(8.3334519073e-3f));
-  p = xsimd::fma(p, r, fbatch(4.1665795894e-2f));
-  p = xsimd::fma(p, r, fbatch(1.6666665459e-1f));
-  p = xsimd::fma(p, r, fbatch(5.0000001201e-1f));
-  const fbatch y = xsimd::fma(p * r, r, r + fbatch(1.0f));
-  const ibatch bits = (xsimd::bitwise_cast<ibatch>(t) << 23) + ibatch(127 << 23);
-  return xsimd::select(underflow, fbatch(0.0f), y * xsimd::bitwise_cast<fbatch>(bits));
+  p = fma(p, r, fbatch(1.3981999507e-3f));
+  p = fma(p, r, fbatch(8.3334519073e-3f));
+  p = fma(p, r, fbatch(4.1665795894e-2f));
+  p = fma(p, r, fbatch(1.6666665459e-1f));
+  p = fma(p, r, fbatch(5.0000001201e-1f));
+  const fbatch y = fma(p * r, r, r + fbatch(1.0f));
+  const ibatch bits = (bitwise_cast<ibatch>(t) << 23) + ibatch(127 << 23);
+  return select(underflow, fbatch(0.0f), y * bitwise_cast<fbatch>(bits));
 }
 
 // 2^x for x <= 0 (a softmax argument already scaled by log2(e)). Clamping at
@@ -45,18 +41,18 @@ inline fbatch exp_batch(fbatch x) {
 // 2^r on |r| <= 1/2 is Cephes exp2f's degree-6 polynomial.
 inline fbatch exp2_nonpositive_batch(fbatch x) {
   const fbatch magic(12582912.0f);  // 1.5 * 2^23
-  x = xsimd::max(x, fbatch(-127.0f));
+  x = max(x, fbatch(-127.0f));
   const fbatch t = x + magic;
   const fbatch r = x - (t - magic);
   fbatch p(1.535336188319500e-4f);
-  p = xsimd::fma(p, r, fbatch(1.339887440266574e-3f));
-  p = xsimd::fma(p, r, fbatch(9.618437357674640e-3f));
-  p = xsimd::fma(p, r, fbatch(5.550332471162809e-2f));
-  p = xsimd::fma(p, r, fbatch(2.402264791363012e-1f));
-  p = xsimd::fma(p, r, fbatch(6.931472028550421e-1f));
-  p = xsimd::fma(p, r, fbatch(1.0f));
-  const ibatch bits = (xsimd::bitwise_cast<ibatch>(t) << 23) + ibatch(127 << 23);
-  return p * xsimd::bitwise_cast<fbatch>(bits);
+  p = fma(p, r, fbatch(1.339887440266574e-3f));
+  p = fma(p, r, fbatch(9.618437357674640e-3f));
+  p = fma(p, r, fbatch(5.550332471162809e-2f));
+  p = fma(p, r, fbatch(2.402264791363012e-1f));
+  p = fma(p, r, fbatch(6.931472028550421e-1f));
+  p = fma(p, r, fbatch(1.0f));
+  const ibatch bits = (bitwise_cast<ibatch>(t) << 23) + ibatch(127 << 23);
+  return p * bitwise_cast<fbatch>(bits);
 }
 
 // Sum and maximum of the lanes, through memory (cheaper in WASM than shuffles).

@@ -266,6 +266,29 @@ test('switching a head off changes the output; W^O decides which heads reach it'
   assertNoProblems();
 });
 
+test('a browser without WebAssembly SIMD gets the scalar build and the same numbers', { timeout: TIMEOUT }, async () => {
+  // Chromium always runs SIMD, so the page is told otherwise: validate() refuses any module with a
+  // SIMD opcode (0xfd), and the SIMD wasm files are not served (a Worker, which the stub does not
+  // reach, then fails over to the main thread).
+  const context = await browser.newContext();
+  await context.addInitScript(() => {
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = (bytes) => (new Uint8Array(bytes).includes(0xfd) ? false : validate(bytes));
+  });
+  const wasm = [];
+  context.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url().split('/').pop()); });
+  await context.route(/headlab_(core|train)\.wasm$/, (route) => route.fulfill({ status: 404, body: 'no SIMD here' }));
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await openDemo(page);
+  assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 (it), scalar build');
+  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output (it), scalar build');
+  assert.ok(wasm.includes('headlab_core_scalar.wasm'), `the scalar module was fetched: ${wasm.join(', ')}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('no console error, page error or failed request in any page', () => {
   assertNoProblems();
 });

@@ -1,4 +1,4 @@
-// Golden test: multiHeadAttention against PyTorch references in tests/golden/fixtures/.
+// Golden test: multiHeadAttention (SIMD and scalar builds) against PyTorch references in tests/golden/fixtures/.
 // Regenerate the fixtures with `/usr/bin/python3 tests/golden/make_golden.py`.
 // Run with `node --test tests/js/`.
 
@@ -56,9 +56,11 @@ function assertClose(name, what, got, want) {
 
 const f32 = (a) => Float32Array.from(a);
 
-for (const c of cases) {
-  test(c.name, async () => {
-    const lab = await createHeadlab();
+// Both builds (SIMD and the scalar fallback), and both paths: with weights asked
+// for (scores materialised) and output only (fused online softmax).
+for (const flavour of ['simd', 'scalar']) for (const c of cases) {
+  test(`${c.name} (${flavour})`, async () => {
+    const lab = await createHeadlab({ flavour });
     const opts = {
       query: f32(c.query),
       dModel: c.dModel,
@@ -85,5 +87,8 @@ for (const c of cases) {
     assert.equal(r.weights.length, c.numHeads * tQ * tK, `${c.name}: weights length`);
     assertClose(c.name, 'output', r.output, c.output);
     assertClose(c.name, 'weights', r.weights, c.weights);
+    const fused = lab.multiHeadAttention({ ...opts, returnWeights: false });
+    assert.equal(fused.weights, undefined);
+    assertClose(c.name, 'output (fused path)', fused.output, c.output);
   });
 }

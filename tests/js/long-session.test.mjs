@@ -9,7 +9,10 @@ const lab = await createHeadlab();
 
 function sample() {
   const i = lab.info();
-  return { memory: i.memoryBytes, inUse: i.heapInUseBytes, handles: lab.liveHandleCount() };
+  return {
+    memory: i.memoryBytes, inUse: i.heapInUseBytes, handles: lab.liveHandleCount(),
+    trainingMemory: i.trainingMemoryBytes, trainingInUse: i.trainingHeapInUseBytes,
+  };
 }
 
 test('100,000 forward calls: heap flat after warm-up, no handles', () => {
@@ -31,8 +34,8 @@ test('100,000 forward calls: heap flat after warm-up, no handles', () => {
   assert.deepEqual(lab.multiHeadAttention(args).output, reference);
 });
 
-test('10,000 training steps with evaluation and snapshots: heap flat, no handles', () => {
-  const t = lab.createTrainer({ task: 'two-relations', numHeads: 2, dModel: 16, seed: 5, batchSize: 32 });
+test('10,000 training steps with evaluation and snapshots: heap flat, no handles', async () => {
+  const t = await lab.createTrainer({ task: 'two-relations', numHeads: 2, dModel: 16, seed: 5, batchSize: 32 });
   try {
     const snapshot = () => { t.evaluate(200); t.headMetrics(64); t.attentionWeights(); t.exportModel(); t.save(); };
     t.step(100);

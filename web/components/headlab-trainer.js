@@ -398,9 +398,14 @@ export class HeadlabTrainer extends HeadlabElement {
       this._extra.optimizer, this._extra.causal ? 1 : 0].join('|');
   }
 
+  /** The task table comes from the training module, which this loads on the main thread. */
+  async prepare(lab) {
+    this._tasks = await lab.tasks();
+  }
+
   /** The configuration the controls ask for, or the reason it cannot run. */
   desired() {
-    const tasks = this.lab.tasks();
+    const tasks = this._tasks;
     const task = tasks.find((t) => t.name === this.task);
     const c = { task: this.task, heads: this.heads, dModel: this.dModel, learningRate: this.learningRate, batchSize: this.batchSize,
       seed: this.seed, compare: this.compare };
@@ -434,7 +439,7 @@ export class HeadlabTrainer extends HeadlabElement {
     this.fileBar.hidden = this.hideControls;
     if (!this.lab) return;
 
-    const tasks = this.lab.tasks();
+    const tasks = this._tasks;
     if (this.taskSelect.options.length !== tasks.length) {
       this.taskSelect.replaceChildren(...tasks.map((t) => option(t.name, t.name)));
     }

@@ -200,6 +200,8 @@ export declare class Trainer {
 
 export interface HeadlabInfo {
   version: string;
+  /** which build runs: 'scalar' is the fallback for engines without WebAssembly SIMD */
+  flavour: 'simd' | 'scalar';
   /** true when the WebAssembly SIMD build runs */
   simd: boolean;
   isa: string;
@@ -209,6 +211,12 @@ export interface HeadlabInfo {
   heapInUseBytes: number;
   /** the heap's cap */
   maxMemoryBytes: number;
+  /** whether the training module has been loaded (by tasks(), createTrainer() or loadTrainer()) */
+  trainingLoaded: boolean;
+  /** size of the training module's wasm heap; 0 until it loads */
+  trainingMemoryBytes: number;
+  /** bytes malloc has handed out in the training module */
+  trainingHeapInUseBytes: number;
 }
 
 export declare class Headlab {
@@ -222,22 +230,34 @@ export declare class Headlab {
   parameterCount(options: ParameterCountOptions): ParameterCount;
   /** Why scores are divided by √dK, measured on random unit-variance queries and keys. */
   scalingExperiment(options: ScalingExperimentOptions): ScalingExperimentResult;
-  tasks(): TaskDescription[];
-  createTrainer(options?: TrainerOptions): Trainer;
-  /** @throws RangeError when the bytes are not a valid saved model. */
-  loadTrainer(bytes: Uint8Array | ArrayBuffer): Trainer;
+  /** The training tasks. The first training call loads the training module (headlab_train.wasm). */
+  tasks(): Promise<TaskDescription[]>;
+  /** Rejects with a TypeError or RangeError naming the bad option. */
+  createTrainer(options?: TrainerOptions): Promise<Trainer>;
+  /** Rejects with a RangeError when the bytes are not a valid saved model. */
+  loadTrainer(bytes: Uint8Array | ArrayBuffer): Promise<Trainer>;
   info(): HeadlabInfo;
-  /** Live Embind handles; 0 when nothing leaked. */
+  /** Live Embind handles in both modules; 0 when nothing leaked. */
   liveHandleCount(): number;
 }
 
 export interface CreateHeadlabOptions {
-  /** The bytes of headlab_core.wasm, when the loader should not fetch them. */
+  /**
+   * 'auto' (default): the SIMD build where the engine runs WebAssembly SIMD, the
+   * scalar build elsewhere. 'simd' fails on engines without SIMD; 'scalar' always works.
+   */
+  flavour?: 'auto' | 'simd' | 'scalar';
+  /** The bytes of headlab_core.wasm (or headlab_core_scalar.wasm), when the loader should not fetch them. */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /** The bytes of headlab_train.wasm (or headlab_train_scalar.wasm), likewise. */
+  trainWasmBinary?: ArrayBuffer | Uint8Array;
   /** Maps the wasm file name to its URL. */
   locateFile?: (path: string, prefix: string) => string;
 }
 
-/** Loads the module once; later calls return the same instance. */
+/** Whether this engine runs WebAssembly SIMD; createHeadlab() loads the scalar build when it does not. */
+export declare function simdSupported(): boolean;
+
+/** Loads the module once per flavour; later calls return the same instance. */
 export declare function createHeadlab(options?: CreateHeadlabOptions): Promise<Headlab>;
 export default createHeadlab;

@@ -3,28 +3,64 @@
 // into one reusable arena in the wasm heap, and copies results out.
 // Works in browsers (main thread and Workers) and in Node 20.
 
-import createHeadlabCore from './gen/headlab_core.mjs';
-
 const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null &&
   typeof window === 'undefined' && typeof importScripts !== 'function';
 
 const ALIGN = 16;  // bytes; each array in the arena starts on a SIMD boundary
 
-async function instantiate(options) {
+// Two wasm modules, each in two flavours. `core` is the forward pass and the
+// experiments; `train` is the trainer, loaded the first time a page asks for it.
+// The scalar flavour is the same C++ compiled without WebAssembly SIMD, for
+// engines that lack it. The import() paths are literal so bundlers can see them.
+const MODULES = {
+  core: {
+    simd: { file: 'headlab_core', load: () => import('./gen/headlab_core.mjs') },
+    scalar: { file: 'headlab_core_scalar', load: () => import('./gen/headlab_core_scalar.mjs') },
+  },
+  train: {
+    simd: { file: 'headlab_train', load: () => import('./gen/headlab_train.mjs') },
+    scalar: { file: 'headlab_train_scalar', load: () => import('./gen/headlab_train_scalar.mjs') },
+  },
+};
+
+// The smallest module that uses a SIMD instruction: (func (result v128) i32.const 0 i32x4.splat).
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
+  10, 8, 1, 6, 0, 65, 0, 253, 17, 11]);
+
+/**
+ * Whether this JavaScript engine runs WebAssembly SIMD (fixed-width, 128-bit).
+ * {@link createHeadlab} loads the scalar build when it does not.
+ * @returns {boolean}
+ */
+export function simdSupported() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+async function instantiate(module, flavour, options) {
+  const { file, load } = MODULES[module][flavour];
   const moduleArgs = {};
-  if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
+  const binary = module === 'core' ? options.wasmBinary : options.trainWasmBinary;
+  if (binary) moduleArgs.wasmBinary = binary;
   if (options.locateFile) moduleArgs.locateFile = options.locateFile;
   if (isNode && !moduleArgs.wasmBinary) {
     // Emscripten 3.1.6's loader would use Node's fetch on a file path; read it ourselves.
     const { readFile } = await import('node:fs/promises');
-    moduleArgs.wasmBinary = await readFile(new URL('./gen/headlab_core.wasm', import.meta.url));
+    moduleArgs.wasmBinary = await readFile(new URL(`./gen/${file}.wasm`, import.meta.url));
   }
+  const factory = (await load()).default;
   // The 3.1.6 ES6 loader reads __dirname when it runs under Node, which ES
   // modules lack. Define it for the duration of the call only.
   const defineDirname = isNode && typeof globalThis.__dirname === 'undefined';
   if (defineDirname) globalThis.__dirname = '.';
   try {
-    return await createHeadlabCore(moduleArgs);
+    return await factory(moduleArgs);
+  } catch (e) {
+    const reason = String(e?.message ?? e);
+    throw new Error(`HeadLab could not load its WebAssembly module ${file}.wasm: ${reason}`, { cause: e });
   } finally {
     if (defineDirname) delete globalThis.__dirname;
   }
@@ -102,12 +138,31 @@ class Arena {
 }
 
 /**
- * The loaded module. Get one with {@link createHeadlab}; all methods are synchronous.
+ * The loaded module. Get one with {@link createHeadlab}. The forward pass and the
+ * experiments are synchronous; the training calls return promises because the
+ * first of them loads the training module.
  */
 export class Headlab {
-  /** @param {any} core the Emscripten module (private) */
-  constructor(core) {
+  /**
+   * @param {any} core the Emscripten module (private)
+   * @param {'simd'|'scalar'} flavour which build it is
+   * @param {object} options what createHeadlab was given, for loading the training module
+   */
+  constructor(core, flavour, options) {
     this._core = core;
+    this._flavour = flavour;
+    this._options = options;
+    this._train = null;  // the training module once loaded
+    this._trainPending = null;
+  }
+
+  /** @private The training module, loaded on first use. */
+  async _trainModule() {
+    if (!this._trainPending) {
+      this._trainPending = instantiate('train', this._flavour, this._options).then((m) => { this._train = m; return m; });
+      this._trainPending.catch(() => { this._trainPending = null; });  // a failed load can be retried
+    }
+    return this._trainPending;
   }
 
   /**
@@ -319,28 +374,29 @@ export class Headlab {
   /**
    * The training tasks, as a table: name, description, seqLen, vocab,
    * numRelations, queryPosition, relationPositions (-1 = varies per example),
-   * relationNames, tokenNames.
-   * @returns {import('./headlab').TaskDescription[]}
+   * relationNames, tokenNames. Loads the training module on first use.
+   * @returns {Promise<import('./headlab').TaskDescription[]>}
    * @example
-   * lab.tasks().map((t) => t.name);  // ['two-relations', 'three-relations', 'four-relations', 'pronoun']
+   * (await lab.tasks()).map((t) => t.name);  // ['two-relations', 'three-relations', 'four-relations', 'pronoun']
    */
-  tasks() {
-    return this._core.taskTable();
+  async tasks() {
+    return (await this._trainModule()).taskTable();
   }
 
   /**
    * A training session: a synthetic task, a one-layer multi-head attention model
    * (token + position embedding → MHA with residual → one read-out per relation)
-   * and its optimizer. Call `dispose()` when done.
+   * and its optimizer. Call `dispose()` when done. The first call loads the
+   * training module (headlab_train.wasm); the trainer's own methods are synchronous.
    * @param {import('./headlab').TrainerOptions} [options]
-   * @returns {Trainer}
+   * @returns {Promise<Trainer>} rejects with a TypeError or RangeError naming the bad option
    * @example
-   * const t = lab.createTrainer({ task: 'two-relations', numHeads: 2, dModel: 16, seed: 7 });
+   * const t = await lab.createTrainer({ task: 'two-relations', numHeads: 2, dModel: 16, seed: 7 });
    * t.step(500);                 // { step: 500, loss, accuracy }
    * t.evaluate(1000).accuracy;   // close to 1 once both heads have specialised
    * t.dispose();
    */
-  createTrainer(options = {}) {
+  async createTrainer(options = {}) {
     const fn = 'createTrainer';
     requireObject(fn, options);
     const config = {
@@ -353,7 +409,7 @@ export class Headlab {
       optimizer: options.optimizer ?? 'adam',
       causal: requireBool(fn, 'causal', options.causal),
     };
-    if (typeof config.task !== 'string') throw new TypeError(`${fn}: task must be a string (one of ${this.tasks().map((t) => t.name).join(', ')}), got ${describe(config.task)}`);
+    if (typeof config.task !== 'string') throw new TypeError(`${fn}: task must be a string (one of ${(await this.tasks()).map((t) => t.name).join(', ')}), got ${describe(config.task)}`);
     if (typeof config.seed !== 'number') throw new TypeError(`${fn}: seed must be a non-negative integer, got ${describe(config.seed)}`);
     if (!Number.isSafeInteger(config.seed) || config.seed < 0) throw new RangeError(`${fn}: seed must be a non-negative integer, got ${config.seed}`);
     if (typeof config.learningRate !== 'number') throw new TypeError(`${fn}: learningRate must be a number, got ${describe(config.learningRate)}`);
@@ -363,7 +419,7 @@ export class Headlab {
     if (config.optimizer !== 'adam' && config.optimizer !== 'sgd') {
       throw new RangeError(`${fn}: optimizer must be 'adam' or 'sgd', got ${describe(config.optimizer)}`);
     }
-    const core = new this._core.TrainerCore();
+    const core = new (await this._trainModule()).TrainerCore();
     const error = core.init(config);
     if (error) {
       core.delete();
@@ -376,18 +432,18 @@ export class Headlab {
    * Restores a trainer from the bytes of `trainer.save()` (format documented in
    * cpp/include/headlab/trainer.hpp). Adam's moments are not saved.
    * @param {Uint8Array} bytes
-   * @returns {Trainer}
-   * @throws {TypeError|RangeError} when the bytes are not a valid HeadLab model file
+   * @returns {Promise<Trainer>} rejects with a TypeError or RangeError when the bytes are not a valid HeadLab model file
    */
-  loadTrainer(bytes) {
+  async loadTrainer(bytes) {
     const fn = 'loadTrainer';
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     if (!(bytes instanceof Uint8Array)) throw new TypeError(`${fn}: bytes must be a Uint8Array (a saved model), got ${describe(bytes)}`);
     if (bytes.length > 64 * 2 ** 20) throw new RangeError(`${fn}: bytes: a saved model is at most 64 MiB, got ${bytes.length} bytes`);
-    const base = this._core.reserveArena(Math.max(bytes.length, 1));
+    const train = await this._trainModule();
+    const base = train.reserveFile(Math.max(bytes.length, 1));
     if (!base) throw new RangeError(`${fn}: bytes: too large for the wasm heap`);
-    this._core.HEAPU8.set(bytes, base);
-    const core = new this._core.TrainerCore();
+    train.HEAPU8.set(bytes, base);
+    const core = new train.TrainerCore();
     const error = core.load(base, bytes.length);
     if (error) {
       core.delete();
@@ -397,23 +453,28 @@ export class Headlab {
   }
 
   /**
-   * What is running.
-   * `memoryBytes` is the size of the wasm heap, `heapInUseBytes` what malloc has handed out.
-   * @returns {{version: string, simd: boolean, isa: string, memoryBytes: number, heapInUseBytes: number, maxMemoryBytes: number}}
+   * What is running: `flavour` is 'simd' or 'scalar' (the fallback for engines
+   * without WebAssembly SIMD). `memoryBytes` is the size of the forward-pass
+   * module's wasm heap, `heapInUseBytes` what malloc has handed out there; the
+   * `training*` fields are the same for the training module (0 until it loads).
+   * @returns {import('./headlab').HeadlabInfo}
    * @example
    * lab.info().simd;  // true on the SIMD build
    */
   info() {
     const i = this._core.info();
     return {
-      version: i.version, simd: i.simd, isa: i.isa,
+      version: i.version, flavour: this._flavour, simd: i.simd, isa: i.isa,
       memoryBytes: this._core.HEAPU8.length, heapInUseBytes: i.heapInUse, maxMemoryBytes: MAX_MEMORY_BYTES,
+      trainingLoaded: this._train !== null,
+      trainingMemoryBytes: this._train ? this._train.HEAPU8.length : 0,
+      trainingHeapInUseBytes: this._train ? this._train.heapInUse() : 0,
     };
   }
 
-  /** Live Embind handles; 0 when nothing leaked (for tests). */
+  /** Live Embind handles in both modules; 0 when nothing leaked (for tests). */
   liveHandleCount() {
-    return this._core.count_emval_handles();
+    return this._core.count_emval_handles() + (this._train ? this._train.count_emval_handles() : 0);
   }
 }
 
@@ -573,24 +634,37 @@ export class Trainer {
 const MAX_MEMORY_BYTES = 1024 * 2 ** 20;
 const MAX_REQUEST_BYTES = MAX_MEMORY_BYTES - 32 * 2 ** 20;
 
-let cached = null;
+const cached = new Map();  // flavour → Promise<Headlab>
 
 /**
- * Loads the WebAssembly module once and returns the shared {@link Headlab}.
- * @param {{wasmBinary?: ArrayBuffer|Uint8Array, locateFile?: (path: string, prefix: string) => string}} [options]
- *   where to find the .wasm file when it is not next to `gen/headlab_core.mjs`
+ * Loads the WebAssembly module once per flavour and returns the shared {@link Headlab}.
+ * By default the SIMD build is loaded where the engine runs WebAssembly SIMD
+ * and the scalar build elsewhere; `lab.info().flavour` says which one runs.
+ * @param {import('./headlab').CreateHeadlabOptions} [options]
  * @returns {Promise<Headlab>}
  * @example
  * import { createHeadlab } from './web/lib/headlab.js';
  * const lab = await createHeadlab();
- * console.log(lab.info());
+ * console.log(lab.info().flavour);  // 'simd' in every current browser and in Node
  */
 export function createHeadlab(options = {}) {
-  if (!cached) {
-    cached = instantiate(options).then((core) => new Headlab(core));
-    cached.catch(() => { cached = null; });  // a failed load can be retried
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    return Promise.reject(new TypeError(`createHeadlab: expected an options object, got ${describe(options)}`));
   }
-  return cached;
+  const wanted = options.flavour ?? 'auto';
+  if (wanted !== 'auto' && wanted !== 'simd' && wanted !== 'scalar') {
+    return Promise.reject(new RangeError(`createHeadlab: flavour must be 'auto', 'simd' or 'scalar', got ${describe(wanted)}`));
+  }
+  const flavour = wanted === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : wanted;
+  if (flavour === 'simd' && !simdSupported()) {
+    return Promise.reject(new Error("createHeadlab: this engine does not run WebAssembly SIMD; use flavour 'auto' or 'scalar'"));
+  }
+  if (!cached.has(flavour)) {
+    const pending = instantiate('core', flavour, options).then((core) => new Headlab(core, flavour, options));
+    pending.catch(() => { cached.delete(flavour); });  // a failed load can be retried
+    cached.set(flavour, pending);
+  }
+  return cached.get(flavour);
 }
 
 export default createHeadlab;

@@ -75,7 +75,8 @@ export class HeadlabElement extends HTMLElement {
     this.dataset.state = 'loading';
     this.build();
     this._applyUrlState(false);
-    getLab().then((lab) => {
+    getLab().then(async (lab) => {
+      await this.prepare(lab);
       this.lab = lab;
       this.dataset.state = 'ready';
       this.update();
@@ -86,6 +87,9 @@ export class HeadlabElement extends HTMLElement {
       this.emit('error', { message: String(e?.message ?? e) });
     });
   }
+
+  /** Loads what the element needs besides the module before its first update(); override when needed. */
+  async prepare(_lab) {}
 
   disconnectedCallback() {
     window.removeEventListener('hashchange', this._onHash);

@@ -5,7 +5,7 @@
 // here touches the DOM, so the same code runs in the trainer Worker and, where
 // no Worker can start, on the main thread.
 //
-// Requests (handle(type, payload) → { result, transfer }):
+// Requests (handle(type, payload) → Promise<{ result, transfer }>, answered in order):
 //   create  { config, compareHeads? }  new run(s); compareHeads = h of the second run
 //   load    { bytes }                  one run from a saved model
 //   run     { until, pace }            train until step `until` at `pace` steps/s (0 = flat out)
@@ -50,12 +50,20 @@ export class TrainerSession {
     this.pace = 0;
     this._acc = [];
     this._generation = 0;
+    this._tail = Promise.resolve();
   }
 
+  /** Answers requests one after another, even when one of them has to wait (create, load). */
   handle(type, payload = {}) {
+    const reply = this._tail.then(() => this._handle(type, payload));
+    this._tail = reply.catch(() => {});
+    return reply;
+  }
+
+  async _handle(type, payload) {
     switch (type) {
-      case 'create': return { result: this.create(payload.config, payload.compareHeads) };
-      case 'load': return { result: this.load(payload.bytes) };
+      case 'create': return { result: await this.create(payload.config, payload.compareHeads) };
+      case 'load': return { result: await this.load(payload.bytes) };
       case 'run': this.run(payload); return { result: true };
       case 'pause': this.pause('pause'); return { result: true };
       case 'step': return this.snapshotReply(this.stepNow(payload.n ?? 1));
@@ -87,14 +95,14 @@ export class TrainerSession {
   }
 
   /** Disposes the current runs and creates new ones; returns what the UI needs to lay them out. */
-  create(config, compareHeads = 0) {
+  async create(config, compareHeads = 0) {
     const fresh = [];
     try {
       if (compareHeads) {
-        fresh.push(this.lab.createTrainer({ ...config, numHeads: 1 }));
-        fresh.push(this.lab.createTrainer({ ...config, numHeads: compareHeads }));
+        fresh.push(await this.lab.createTrainer({ ...config, numHeads: 1 }));
+        fresh.push(await this.lab.createTrainer({ ...config, numHeads: compareHeads }));
       } else {
-        fresh.push(this.lab.createTrainer(config));
+        fresh.push(await this.lab.createTrainer(config));
       }
     } catch (e) {
       for (const t of fresh) t.dispose();
@@ -103,8 +111,8 @@ export class TrainerSession {
     return this.replace(fresh);
   }
 
-  load(bytes) {
-    const t = this.lab.loadTrainer(bytes);
+  async load(bytes) {
+    const t = await this.lab.loadTrainer(bytes);
     return this.replace([t]);
   }
 

@@ -12,7 +12,11 @@ channel.port1.onmessage = () => queued.shift()?.();
 const schedule = (fn) => { queued.push(fn); channel.port2.postMessage(0); };
 
 const post = (message, transfer = []) => self.postMessage(message, transfer);
-const ready = getLab().then((lab) => new TrainerSession(lab, post, { chunkMs: 25, schedule }));
+// The training module loads with the session, so no request waits for it later.
+const ready = getLab().then(async (lab) => {
+  await lab.tasks();
+  return new TrainerSession(lab, post, { chunkMs: 25, schedule });
+});
 
 // The browser first runs wasm with its baseline compiler and optimises the hot
 // functions after they have run for a while: the first hundred or so steps are
@@ -21,7 +25,7 @@ const ready = getLab().then((lab) => new TrainerSession(lab, post, { chunkMs: 25
 let warming = true;
 async function warmUp() {
   const lab = await getLab();
-  const t = lab.createTrainer({ task: 'two-relations', numHeads: 2, dModel: 16, batchSize: 64, seed: 1 });
+  const t = await lab.createTrainer({ task: 'two-relations', numHeads: 2, dModel: 16, batchSize: 64, seed: 1 });
   let steps = 0;
   const piece = () => {
     if (!warming || steps >= 150) {
@@ -42,7 +46,7 @@ self.addEventListener('message', async (event) => {
   if (type === 'run' || type === 'step' || type === 'load') warming = false;
   try {
     const session = await ready;
-    const { result, transfer } = session.handle(type, payload);
+    const { result, transfer } = await session.handle(type, payload);
     post({ id, result }, transfer ?? []);
   } catch (e) {
     post({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });

@@ -1,0 +1,29 @@
+// Private to cpp/bindings: the grow-only buffers the Embind layers hand to
+// JavaScript. JS lays its arrays out in one and passes addresses back.
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+
+namespace headlab {
+namespace bindings {
+
+// After warm-up, repeated calls of the same size allocate nothing.
+struct Buffer {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+
+  // Returns nullptr when the heap cannot grow that far (the old buffer is kept).
+  void* reserve(std::size_t want) {
+    if (want <= bytes) return data;
+    void* p = std::aligned_alloc(16, (want + 15) & ~std::size_t{15});
+    if (!p) return nullptr;
+    std::free(data);
+    data = p;
+    bytes = want;
+    return data;
+  }
+};
+
+}  // namespace bindings
+}  // namespace headlab
