@@ -87,6 +87,14 @@ ResolvedShape resolve_shape(const ShapeJs& js, bool output_only) {
 }
 
 // Returns the arena's address, or 0 when the heap cannot hold `bytes` more.
+// A block that outlives calls (an AttentionLayer's weights); 0 when the heap cannot grow.
+double allocate(double bytes) {
+  void* p = std::aligned_alloc(16, (static_cast<std::size_t>(bytes) + 15) & ~std::size_t{15});
+  return static_cast<double>(reinterpret_cast<std::uintptr_t>(p));
+}
+
+void release(double address) { std::free(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address))); }
+
 double reserve_arena(double bytes) {
   return static_cast<double>(reinterpret_cast<std::uintptr_t>(g_arena.reserve(static_cast<std::size_t>(bytes))));
 }
@@ -248,6 +256,8 @@ EMSCRIPTEN_BINDINGS(headlab) {
   function("scalingExperiment", &scaling_experiment);
   function("resolveShape", &resolve_shape);
   function("reserveArena", &reserve_arena);
+  function("allocate", &allocate);
+  function("release", &release);
   function("forward", &forward);
   function("parameterCount", &parameter_count);
   function("info", &info);

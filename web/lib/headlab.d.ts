@@ -41,6 +41,14 @@ export interface MultiHeadAttentionOptions {
   returnIntermediates?: boolean;
 }
 
+/** The weights of {@link Headlab.createLayer}: the weight part of {@link MultiHeadAttentionOptions}. */
+export type AttentionLayerOptions = Pick<MultiHeadAttentionOptions,
+  'dModel' | 'numHeads' | 'dK' | 'dV' | 'wQ' | 'wK' | 'wV' | 'wO' | 'bQ' | 'bK' | 'bV' | 'bO'>;
+
+/** The per-call part of {@link MultiHeadAttentionOptions}, for {@link AttentionLayer.forward}. */
+export type LayerForwardOptions = Pick<MultiHeadAttentionOptions,
+  'query' | 'key' | 'value' | 'causal' | 'keyMask' | 'returnWeights' | 'returnIntermediates'>;
+
 export interface MultiHeadAttentionIntermediates {
   /** Per-head Q_i: `[numHeads, Tq, dK]` */
   q: Float32Array;
@@ -226,6 +234,11 @@ export declare class Headlab {
    * @throws TypeError or RangeError naming the argument, the expected shape and what it got.
    */
   multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
+  /**
+   * Checks the weights and copies them into the wasm heap once; `forward` then moves only the inputs.
+   * @throws TypeError or RangeError naming the argument; RangeError when the weights do not fit the heap.
+   */
+  createLayer(options: AttentionLayerOptions): AttentionLayer;
   /** @throws RangeError when numHeads does not divide dModel and dK/dV are not given. */
   parameterCount(options: ParameterCountOptions): ParameterCount;
   /** Why scores are divided by √dK, measured on random unit-variance queries and keys. */
@@ -239,6 +252,17 @@ export declare class Headlab {
   info(): HeadlabInfo;
   /** Live Embind handles in both modules; 0 when nothing leaked. */
   liveHandleCount(): number;
+}
+
+/** Multi-head attention whose weights live in the wasm heap (see {@link Headlab.createLayer}). */
+export declare class AttentionLayer {
+  private constructor();
+  readonly shape: { dModel: number; numHeads: number; dK: number; dV: number };
+  /** Same result as multiHeadAttention with this layer's weights. @throws TypeError once disposed. */
+  forward(options: LayerForwardOptions): MultiHeadAttentionResult;
+  /** Frees the weights; dispose() twice is fine. */
+  dispose(): void;
+  [Symbol.dispose](): void;
 }
 
 export interface CreateHeadlabOptions {

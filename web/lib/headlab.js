@@ -189,12 +189,83 @@ export class Headlab {
    * r.weights;  // Float32Array(2*3*3), rows sum to 1
    */
   multiHeadAttention(options) {
-    const fn = 'multiHeadAttention';
+    return this._forward('multiHeadAttention', options, null);
+  }
+
+  /**
+   * A multi-head attention layer whose weights are checked and copied into the
+   * wasm heap once: `layer.forward({ query, key?, value?, keyMask?, causal?,
+   * returnWeights?, returnIntermediates? })` then only moves the inputs, which is
+   * what repeated calls with the same weights (a demo redrawing, a benchmark)
+   * want. Same options and layouts as {@link Headlab#multiHeadAttention}.
+   * Call `dispose()` when done (it is also freed when garbage-collected).
+   * @param {import('./headlab').AttentionLayerOptions} options
+   * @returns {AttentionLayer}
+   * @throws {TypeError|RangeError} naming the argument, the expected shape and what it got
+   * @example
+   * const layer = lab.createLayer({ dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I });
+   * layer.forward({ query: x }).output;
+   * layer.dispose();
+   */
+  createLayer(options) {
+    const fn = 'createLayer';
     requireObject(fn, options);
     const dModel = requireDim(fn, 'dModel', options.dModel);
     const numHeads = requireDim(fn, 'numHeads', options.numHeads);
     const dKIn = requireDim(fn, 'dK', options.dK, true);
     const dVIn = requireDim(fn, 'dV', options.dV, true);
+    const resolved = this._core.resolveShape({ tQ: 1, tK: 1, dModel, numHeads, dK: dKIn, dV: dVIn, causal: false }, true);
+    if (resolved.error) throw new RangeError(`${fn}: ${resolved.error}`);
+    const shape = { dModel, numHeads, dK: resolved.dK, dV: resolved.dV };
+    const specs = this._checkWeights(fn, options, shape);
+    const offsets = [];
+    let bytes = 0;
+    for (const [, arr] of specs) {
+      offsets.push(bytes);
+      bytes += Math.ceil((arr.length * 4) / ALIGN) * ALIGN;
+    }
+    const base = bytes <= MAX_REQUEST_BYTES ? this._core.allocate(bytes) : 0;
+    if (!base) throw new RangeError(`${fn}: the weights (${Math.ceil(bytes / 2 ** 20)} MiB) do not fit in the wasm heap, capped at ${MAX_MEMORY_BYTES / 2 ** 20} MiB`);
+    const heap = this._core.HEAPF32;
+    const addresses = {};
+    specs.forEach(([name, arr], i) => {
+      addresses[name] = base + offsets[i];
+      heap.set(arr, addresses[name] >> 2);
+    });
+    return new AttentionLayer(this, { ...shape, base, addresses });
+  }
+
+  /** @private Checks wQ..wO (and bQ..bO when given) against the shape; returns [name, array] of those present. */
+  _checkWeights(fn, options, { dModel, numHeads, dK, dV }) {
+    const hk = numHeads * dK, hv = numHeads * dV;
+    const specs = [
+      ['wQ', dModel * hk, `[dModel=${dModel}, numHeads*dK=${hk}]`, true],
+      ['wK', dModel * hk, `[dModel=${dModel}, numHeads*dK=${hk}]`, true],
+      ['wV', dModel * hv, `[dModel=${dModel}, numHeads*dV=${hv}]`, true],
+      ['wO', hv * dModel, `[numHeads*dV=${hv}, dModel=${dModel}]`, true],
+      ['bQ', hk, `[numHeads*dK=${hk}]`, false],
+      ['bK', hk, `[numHeads*dK=${hk}]`, false],
+      ['bV', hv, `[numHeads*dV=${hv}]`, false],
+      ['bO', dModel, `[dModel=${dModel}]`, false],
+    ];
+    const present = [];
+    for (const [name, length, shape, required] of specs) {
+      if (!required && options[name] === undefined) continue;
+      present.push([name, requireFloat32(fn, name, options[name], length, shape)]);
+    }
+    return present;
+  }
+
+  /**
+   * @private The forward pass behind multiHeadAttention (layer = null: weights
+   * come with the options) and AttentionLayer.forward (weights already in the heap).
+   */
+  _forward(fn, options, layer) {
+    requireObject(fn, options);
+    const dModel = layer ? layer.dModel : requireDim(fn, 'dModel', options.dModel);
+    const numHeads = layer ? layer.numHeads : requireDim(fn, 'numHeads', options.numHeads);
+    const dKIn = layer ? layer.dK : requireDim(fn, 'dK', options.dK, true);
+    const dVIn = layer ? layer.dV : requireDim(fn, 'dV', options.dV, true);
     const causal = requireBool(fn, 'causal', options.causal);
     const returnWeights = requireBool(fn, 'returnWeights', options.returnWeights);
     const returnIntermediates = requireBool(fn, 'returnIntermediates', options.returnIntermediates);
@@ -214,27 +285,12 @@ export class Headlab {
     const outputOnly = !returnWeights && !returnIntermediates;
     const resolved = this._core.resolveShape({ tQ, tK, dModel, numHeads, dK: dKIn, dV: dVIn, causal }, outputOnly);
     if (resolved.error) throw new RangeError(`${fn}: ${resolved.error}`);
-    const dK = resolved.dK, dV = resolved.dV, hk = numHeads * dK, hv = numHeads * dV;
+    const dK = resolved.dK, dV = resolved.dV, hv = numHeads * dV;
 
     requireFloat32(fn, 'query', query, tQ * dModel, `[Tq=${tQ}, dModel=${dModel}]`);
     if (key !== query) requireFloat32(fn, 'key', key, tK * dModel, `[Tk=${tK}, dModel=${dModel}]`);
     if (value !== key && value !== query) requireFloat32(fn, 'value', value, tK * dModel, `[Tk=${tK}, dModel=${dModel}]`);
-    const weightSpecs = [
-      ['wQ', dModel * hk, `[dModel=${dModel}, numHeads*dK=${hk}]`],
-      ['wK', dModel * hk, `[dModel=${dModel}, numHeads*dK=${hk}]`],
-      ['wV', dModel * hv, `[dModel=${dModel}, numHeads*dV=${hv}]`],
-      ['wO', hv * dModel, `[numHeads*dV=${hv}, dModel=${dModel}]`],
-    ];
-    const biasSpecs = [
-      ['bQ', hk, `[numHeads*dK=${hk}]`],
-      ['bK', hk, `[numHeads*dK=${hk}]`],
-      ['bV', hv, `[numHeads*dV=${hv}]`],
-      ['bO', dModel, `[dModel=${dModel}]`],
-    ];
-    for (const [name, length, shape] of weightSpecs) requireFloat32(fn, name, options[name], length, shape);
-    for (const [name, length, shape] of biasSpecs) {
-      if (options[name] !== undefined) requireFloat32(fn, name, options[name], length, shape);
-    }
+    const weights = layer ? [] : this._checkWeights(fn, options, { dModel, numHeads, dK, dV });
     let keyMask = options.keyMask;
     if (keyMask !== undefined) {
       if (!(keyMask instanceof Uint8Array)) {
@@ -251,8 +307,7 @@ export class Headlab {
     const inputs = [['query', query]];
     if (key !== query) inputs.push(['key', key]);
     if (value !== key && value !== query) inputs.push(['value', value]);
-    for (const [name] of weightSpecs) inputs.push([name, options[name]]);
-    for (const [name] of biasSpecs) if (options[name] !== undefined) inputs.push([name, options[name]]);
+    inputs.push(...weights);
     const inputIdx = inputs.map(([, arr]) => arena.add(arr.length, F));
     const maskIdx = keyMask ? arena.add(keyMask.length, 1) : -1;
     const outputs = [['output', tQ * dModel]];
@@ -275,6 +330,7 @@ export class Headlab {
       shape: { tQ, tK, dModel, numHeads, dK, dV, causal },
       query: 0, key: 0, value: 0, keyMask: 0, wQ: 0, wK: 0, wV: 0, wO: 0, bQ: 0, bK: 0, bV: 0, bO: 0,
       output: 0, weights: 0, q: 0, k: 0, v: 0, scores: 0, scaledScores: 0, headOutputs: 0, concat: 0,
+      ...(layer ? layer.addresses : {}),
     };
     let heap = core.HEAPF32;  // views are re-read after any call that may grow memory
     inputs.forEach(([name, arr], j) => {
@@ -475,6 +531,58 @@ export class Headlab {
   /** Live Embind handles in both modules; 0 when nothing leaked (for tests). */
   liveHandleCount() {
     return this._core.count_emval_handles() + (this._train ? this._train.count_emval_handles() : 0);
+  }
+}
+
+// Layers not disposed by their owner are freed when garbage-collected.
+const layerFinalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry(({ core, base }) => core.release(base))
+  : null;
+
+/**
+ * Multi-head attention with its weights held in the wasm heap; made by
+ * {@link Headlab#createLayer}. `forward` takes the per-call options of
+ * {@link Headlab#multiHeadAttention} (query, key, value, keyMask, causal,
+ * returnWeights, returnIntermediates) and returns the same result.
+ */
+export class AttentionLayer {
+  /** @private */
+  constructor(lab, weights) {
+    this._lab = lab;
+    this._weights = weights;
+    layerFinalizer?.register(this, { core: lab._core, base: weights.base }, this);
+  }
+
+  /** The layer's shape: { dModel, numHeads, dK, dV }. */
+  get shape() {
+    const w = this._live('shape');
+    return { dModel: w.dModel, numHeads: w.numHeads, dK: w.dK, dV: w.dV };
+  }
+
+  /** @private */
+  _live(fn) {
+    if (!this._weights) throw new TypeError(`AttentionLayer.${fn}: this layer has been disposed`);
+    return this._weights;
+  }
+
+  /**
+   * @param {import('./headlab').LayerForwardOptions} options
+   * @returns {import('./headlab').MultiHeadAttentionResult}
+   */
+  forward(options) {
+    return this._lab._forward('AttentionLayer.forward', options, this._live('forward'));
+  }
+
+  /** Frees the weights. Calling forward afterwards throws; dispose() twice is fine. */
+  dispose() {
+    if (!this._weights) return;
+    layerFinalizer?.unregister(this);
+    this._lab._core.release(this._weights.base);
+    this._weights = null;
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
   }
 }
 
