@@ -86,7 +86,6 @@ ResolvedShape resolve_shape(const ShapeJs& js, bool output_only) {
   return r;
 }
 
-// Returns the arena's address, or 0 when the heap cannot hold `bytes` more.
 // A block that outlives calls (an AttentionLayer's weights); 0 when the heap cannot grow.
 double allocate(double bytes) {
   void* p = std::aligned_alloc(16, (static_cast<std::size_t>(bytes) + 15) & ~std::size_t{15});
@@ -95,6 +94,7 @@ double allocate(double bytes) {
 
 void release(double address) { std::free(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address))); }
 
+// Returns the arena's address, or 0 when the heap cannot hold `bytes` more.
 double reserve_arena(double bytes) {
   return static_cast<double>(reinterpret_cast<std::uintptr_t>(g_arena.reserve(static_cast<std::size_t>(bytes))));
 }
