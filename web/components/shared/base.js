@@ -12,17 +12,45 @@ function camelToKebab(name) {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
-/** Parses an attribute value according to its prop spec. */
+/** Shortens an attribute value for a message (values can be anything a page sets). */
+function quote(raw) {
+  const chars = Array.from(raw);
+  return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 39).join('')}…` : raw);
+}
+
+/**
+ * Parses an attribute value according to its prop spec:
+ * { value, problem } where problem (a sentence, or null) says why the value
+ * was not used as given. Numbers that are not numbers (or not whole, for 'int')
+ * fall back to the default; numbers out of range are clamped to it; enum values
+ * not in the list fall back to the default.
+ */
 function parse(spec, raw) {
-  if (spec.type === 'bool') return raw !== null && raw !== 'false';
-  if (raw === null || raw === undefined) return spec.default;
+  if (spec.type === 'bool') return { value: raw !== null && raw !== 'false', problem: null };
+  if (raw === null || raw === undefined) return { value: spec.default, problem: null };
+  const attr = `${spec.attr}=${quote(raw)}`;
   if (spec.type === 'int' || spec.type === 'number') {
-    const n = spec.type === 'int' ? Number.parseInt(raw, 10) : Number.parseFloat(raw);
-    if (!Number.isFinite(n)) return spec.default;
-    return Math.min(spec.max ?? Infinity, Math.max(spec.min ?? -Infinity, n));
+    const text = raw.trim();
+    const n = text === '' ? NaN : Number(text);
+    const range = `${spec.min ?? '−∞'} to ${spec.max ?? '∞'}`;
+    if (!Number.isFinite(n) || (spec.type === 'int' && !Number.isInteger(n))) {
+      const what = spec.type === 'int' ? 'a whole number' : 'a number';
+      return { value: spec.default, problem: `${attr} is not ${what} (${range}); using the default, ${spec.default}.` };
+    }
+    if (n < (spec.min ?? -Infinity)) return { value: spec.min, problem: `${attr} is below ${spec.min}; using ${spec.min}.` };
+    if (n > (spec.max ?? Infinity)) return { value: spec.max, problem: `${attr} is above ${spec.max}; using ${spec.max}.` };
+    return { value: n, problem: null };
   }
-  if (spec.type === 'enum') return spec.values.includes(raw) ? raw : spec.default;
-  return raw;
+  if (spec.type === 'enum') {
+    if (spec.values.includes(raw)) return { value: raw, problem: null };
+    return { value: spec.default, problem: `${attr} is not one of ${spec.values.join(', ')}; using the default, ${spec.default}.` };
+  }
+  return { value: raw, problem: null };
+}
+
+/** Sets a node's text only when it changes. */
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 export class HeadlabElement extends HTMLElement {
@@ -44,7 +72,7 @@ export class HeadlabElement extends HTMLElement {
       spec.attr = attr;
       Object.defineProperty(this.prototype, name, {
         configurable: true,
-        get() { return parse(spec, this.getAttribute(attr)); },
+        get() { return parse(spec, this.getAttribute(attr)).value; },
         set(value) {
           if (spec.type === 'bool') this.toggleAttribute(attr, Boolean(value));
           else if (value === null || value === undefined) this.removeAttribute(attr);
@@ -74,11 +102,12 @@ export class HeadlabElement extends HTMLElement {
     this.root.append(style);
     this.dataset.state = 'loading';
     this.build();
+    this._placeNotes();
     this._applyUrlState(false);
     getLab().then((lab) => {
       this.lab = lab;
       this.dataset.state = 'ready';
-      this.update();
+      this._render();
       this.emit('ready', { element: this.localName });
     }, (e) => {
       this.dataset.state = 'failed';
@@ -101,8 +130,58 @@ export class HeadlabElement extends HTMLElement {
     this._queued = true;
     queueMicrotask(() => {
       this._queued = false;
-      this.update();
+      this._render();
     });
+  }
+
+  /**
+   * Runs update() and refreshes the notes: attribute values that could not be
+   * used as given, and any error update() threw (shown as text, never thrown
+   * at the page).
+   */
+  _render() {
+    if (this.dataset.state === 'failed') return;
+    let failure = null;
+    try {
+      this.update();
+    } catch (e) {
+      failure = e;
+      console.error(e);  // a bug: shown to the reader as text below, and to developers here
+    }
+    if (!this._notes) return;
+    const problems = this.attributeProblems();
+    setText(this._notes.attributes, problems.join('\n'));
+    this._notes.attributes.hidden = problems.length === 0;
+    const message = failure ? `Something went wrong while drawing this demo: ${failure?.message ?? failure}` : '';
+    if (message !== this._notes.error.textContent) {
+      setText(this._notes.error, message);
+      this._notes.error.hidden = !message;
+      if (failure) this.emit('error', { message: String(failure?.message ?? failure) });
+    }
+  }
+
+  /**
+   * Why attribute values were not used as given, one sentence each. Components
+   * add their own (e.g. a token list of the wrong length) after these.
+   */
+  attributeProblems() {
+    const out = [];
+    for (const spec of Object.values(this.constructor.props)) {
+      const { problem } = parse(spec, this.getAttribute(spec.attr));
+      if (problem) out.push(problem);
+    }
+    return out;
+  }
+
+  /** Puts the notes under the element's title (after the block holding the first h2). */
+  _placeNotes() {
+    const attributes = el('p', { class: 'note note--warn attr-note', role: 'status', hidden: true, dataset: { testid: 'attribute-problems' } });
+    const error = el('div', { class: 'alert', role: 'alert', hidden: true, dataset: { testid: 'element-error' } });
+    this._notes = { attributes, error };
+    let anchor = this.root.querySelector('h2');
+    while (anchor && anchor.parentNode !== this.root) anchor = anchor.parentNode;
+    if (anchor) anchor.after(attributes, error);
+    else this.root.querySelector('style').after(attributes, error);
   }
 
   /** Dispatches `headlab-<type>` (bubbles, crosses the shadow boundary). */
