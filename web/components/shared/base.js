@@ -53,6 +53,20 @@ function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
+/** What a reader is told when the WebAssembly module does not load: lines of plain text. */
+function loadFailure(e) {
+  // Emscripten wraps the cause as "Aborted(…). Build with -s ASSERTIONS=1 for more info.",
+  // twice over when the cause was itself an abort.
+  let detail = String(e?.message ?? e).replace(/\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
+  for (let i = 0; i < 3; i++) detail = detail.replace(/^(RuntimeError: )?Aborted\((.*)\)\.?$/s, '$2');
+  return [
+    'This demo could not start: its WebAssembly module (headlab_core.wasm) did not load.',
+    'The file may be missing, cut short or blocked. Reloading the page may help; if you run the site, check that ' +
+      'headlab_core.wasm sits next to headlab-components.js and is served in full.',
+    `Details: ${detail || 'no reason given'}`,
+  ];
+}
+
 export class HeadlabElement extends HTMLElement {
   /** @type {string} */ static tag = '';
   /** Default prefix of this element's keys in the URL. */ static stateKey = '';
@@ -111,7 +125,7 @@ export class HeadlabElement extends HTMLElement {
       this.emit('ready', { element: this.localName });
     }, (e) => {
       this.dataset.state = 'failed';
-      this.showFatal(`The WebAssembly module did not load: ${e?.message ?? e}`);
+      this.showFatal(loadFailure(e));
       this.emit('error', { message: String(e?.message ?? e) });
     });
   }
@@ -235,9 +249,11 @@ export class HeadlabElement extends HTMLElement {
     return copyLinkControl(() => this.shareUrl(), (url) => this.emit('link', { url }));
   }
 
-  /** Replaces the element's content with a load failure message. */
+  /** Replaces the element's content with a failure message (plain text). */
   showFatal(message) {
-    const box = el('div', { class: 'alert', role: 'alert' }, message);
+    const lines = Array.isArray(message) ? message : [message];
+    const box = el('div', { class: 'alert', role: 'alert', dataset: { testid: 'fatal' } },
+      el('strong', {}, lines[0]), ...lines.slice(1).map((line) => el('p', {}, line)));
     const style = this.root.querySelector('style');
     this.root.replaceChildren(style, box);
   }
