@@ -5,12 +5,13 @@
 // here touches the DOM, so the same code runs in the trainer Worker and, where
 // no Worker can start, on the main thread.
 //
-// Requests (handle(type, payload) → { result, transfer }):
+// Requests (handle(type, payload) → { result, transfer }; the result of create
+// and load is a Promise when lab.createTrainer / lab.loadTrainer return one):
 //   create  { config, compareHeads? }  new run(s); compareHeads = h of the second run
 //   load    { bytes }                  one run from a saved model
 //   run     { until, pace }            train until step `until` at `pace` steps/s (0 = flat out)
 //   pause                              stop after the current chunk
-//   step    { n }                      n steps now, then a snapshot
+//   step    { n }                      n steps now (1..MAX_STEP_N), then a snapshot
 //   setHead { run, head, enabled }     ablation; a snapshot follows
 //   options { intervalMs }             minimum time between snapshots while running
 //   snapshot                           a snapshot now
@@ -19,7 +20,7 @@
 //   dispose
 // Events (emit(message, transfer)):
 //   { event: 'snapshot', snapshot }    see snapshot() below
-//   { event: 'paused', reason }        'pause' | 'limit' | 'error'
+//   { event: 'paused', reason }        'pause' | 'limit' | 'error' (with message, and fatal when the module aborted)
 
 /** Steps per second of each pace; 0 = as fast as the machine goes. */
 export const PACES = { slow: 40, normal: 200, fast: 0 };
@@ -27,6 +28,9 @@ export const PACES = { slow: 40, normal: 200, fast: 0 };
 /** Held-out examples per evaluation (the same ones every call) and examples for head metrics. */
 export const EVAL_EXAMPLES = 1000;
 export const METRIC_EXAMPLES = 256;
+
+/** Most steps one `step` request may take: it runs in one go, so longer runs go through `run`. */
+export const MAX_STEP_N = 10000;
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -86,29 +90,49 @@ export class TrainerSession {
     return t;
   }
 
-  /** Disposes the current runs and creates new ones; returns what the UI needs to lay them out. */
+  /**
+   * Disposes the current runs and creates new ones; returns what the UI needs to
+   * lay them out, or a Promise of it when lab.createTrainer returns Promises.
+   */
   create(config, compareHeads = 0) {
-    const fresh = [];
+    const made = [];
     try {
       if (compareHeads) {
-        fresh.push(this.lab.createTrainer({ ...config, numHeads: 1 }));
-        fresh.push(this.lab.createTrainer({ ...config, numHeads: compareHeads }));
+        made.push(this.lab.createTrainer({ ...config, numHeads: 1 }));
+        made.push(this.lab.createTrainer({ ...config, numHeads: compareHeads }));
       } else {
-        fresh.push(this.lab.createTrainer(config));
+        made.push(this.lab.createTrainer(config));
       }
     } catch (e) {
-      for (const t of fresh) t.dispose();
+      disposeAll(made);
       throw e;
     }
-    return this.replace(fresh);
+    return this.settle(made);
   }
 
   load(bytes) {
-    const t = this.lab.loadTrainer(bytes);
-    return this.replace([t]);
+    return this.settle([this.lab.loadTrainer(bytes)]);
+  }
+
+  /** replace() with the new trainers; waits for them first if any is a Promise (and frees every one if one fails). */
+  settle(made) {
+    if (!made.some(isThenable)) return this.replace(made);
+    return Promise.allSettled(made).then((outcomes) => {
+      const failed = outcomes.find((o) => o.status === 'rejected');
+      const trainers = outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value);
+      if (failed) {
+        disposeAll(trainers);
+        throw failed.reason;
+      }
+      return this.replace(trainers);
+    });
   }
 
   replace(trainers) {
+    if (this._disposed) {
+      disposeAll(trainers);
+      throw new Error('trainer session: disposed while a run was being created');
+    }
     this.pause(null);
     for (const t of this.trainers) t.dispose();
     this.trainers = trainers;
@@ -122,6 +146,11 @@ export class TrainerSession {
 
   /** Runs n steps on every run; losses are accumulated for the next snapshot's training point. */
   stepNow(n) {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_STEP_N) {
+      const got = typeof n === 'number' ? String(n) : typeof n;
+      throw new (typeof n === 'number' ? RangeError : TypeError)(`step: n must be a whole number from 1 to ${MAX_STEP_N}, got ${got}`);
+    }
+    if (!this.trainers.length) throw new RangeError('trainer session: create a run first');
     for (let i = 0; i < n; i++) this.oneStep();
     return null;
   }
@@ -187,7 +216,8 @@ export class TrainerSession {
       else this.schedule(() => this.tick(generation));
     } catch (e) {
       this.running = false;
-      this.emit({ event: 'paused', reason: 'error', message: e?.message ?? String(e) });
+      // fatal: the WebAssembly module aborted (e.g. out of memory) and cannot be used again.
+      this.emit({ event: 'paused', reason: 'error', message: e?.message ?? String(e), fatal: e instanceof WebAssembly.RuntimeError });
     }
   }
 
@@ -225,9 +255,22 @@ export class TrainerSession {
   }
 
   dispose() {
+    this._disposed = true;
     this.pause(null);
     for (const t of this.trainers) t.dispose();
     this.trainers = [];
+  }
+}
+
+function isThenable(x) {
+  return x !== null && typeof x === 'object' && typeof x.then === 'function';
+}
+
+/** Disposes trainers and settles pending ones, disposing them when they arrive. */
+function disposeAll(made) {
+  for (const t of made) {
+    if (isThenable(t)) t.then((x) => x.dispose(), () => {});
+    else t.dispose();
   }
 }
 
