@@ -23,8 +23,10 @@
  * @attr {string} heads-view     id of a <headlab-heads> on the page: "Show in the heads view" hands the trained layer to it
  * @attr {string} theme          light | dark | auto
  *
- * Methods: start(), pause(), step(n), reset(), setHeadEnabled(head, on, run?) (head from 0),
+ * Methods: start(), pause(), step(n), reset(), restart(), setHeadEnabled(head, on, run?) (head from 0),
  * saveModel() → Promise<Uint8Array>, loadModel(bytes, name?) → Promise.
+ * If the trainer Worker stops (crash, or no answer for 10 s), the element says so and offers
+ * "Restart training", which starts a new Worker and trains a new model from step 0 (restart()).
  * Properties: running, snapshot (the latest numbers), history (the curves), computeMode ('worker' | 'main').
  *
  * @fires headlab-ready
@@ -147,7 +149,7 @@ export class HeadlabTrainer extends HeadlabElement {
   get computeMode() { return this._client?.mode ?? null; }
 
   start() {
-    if (!this._client || !this._runs?.length || this._running || this._invalid) return;
+    if (!this._client || this._client.dead || !this._runs?.length || this._running || this._invalid) return;
     const step = this._step ?? 0;
     // Training goes in rounds of max-steps: Start after a round has ended begins the next one.
     if (step >= this._roundStart + this.maxSteps) this._roundStart = step;
@@ -171,6 +173,20 @@ export class HeadlabTrainer extends HeadlabElement {
     if (!this._client || !this._runs?.length || this._running || this._invalid) return;
     const snap = await this._client.request('step', { n });
     this.ingest(snap);
+  }
+
+  /** After the trainer Worker stopped: a new Worker, a new model from step 0, and training again. */
+  restart() {
+    this._client?.dispose();
+    this._client = null;
+    this._configKey = null;
+    this._running = false;
+    this.removeAttribute('data-running');
+    this.stopClock();
+    this.errorBox.replaceChildren();
+    this._resumeAfterCreate = true;
+    this.say('Restarting: a new trainer Worker trains a new model from step 0.');
+    this.requestUpdate();
   }
 
   reset() {
@@ -455,6 +471,10 @@ export class HeadlabTrainer extends HeadlabElement {
       this._client = new TrainerClient((m) => this.onEvent(m));
       this._autoplayPending = this.autoplay;
     }
+    if (this._client.dead) {
+      this.renderButtons();
+      return;
+    }
     if (d.key !== this._configKey && !this._loading) this.recreate(d);
     else if (this._running && this._sentUntil !== this._until) {
       // max-steps changed while training: the round ends at the new step.
@@ -587,11 +607,23 @@ export class HeadlabTrainer extends HeadlabElement {
       this.stopClock();
       this.removeAttribute('data-running');
       this.renderButtons();
-      if (m.reason === 'error') this.fail(new Error(m.message ?? 'unknown error'), 'Training stopped.');
+      if (m.reason === 'error' && m.fatal) this.offerRestart(m.message ?? 'the trainer Worker stopped');
+      else if (m.reason === 'error') this.fail(new Error(m.message ?? 'unknown error'), 'Training stopped.');
       else if (m.reason === 'limit') this.say(`Stopped at step ${this._step}, the end of a round of ${this.maxSteps} steps. Continue trains ${this.maxSteps} more.`);
       else if (wasRunning) this.say(`Paused at step ${this._step}.`);
       this.emit('run', { running: false, reason: m.reason });
     }
+  }
+
+  /** The Worker stopped: say so, and offer a new one. */
+  offerRestart(message) {
+    const button = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'restart' },
+      on: { click: () => this.restart() } }, 'Restart training');
+    const sentence = message.charAt(0).toUpperCase() + message.slice(1);
+    this.errorBox.replaceChildren(el('strong', {}, 'Training stopped.'),
+      ` ${sentence}. The model it was training is lost; Restart trains a new one from step 0 in a new Worker. `, button);
+    this.emit('error', { message });
+    this.renderButtons();
   }
 
   stopClock() {
@@ -776,11 +808,11 @@ export class HeadlabTrainer extends HeadlabElement {
   }
 
   renderButtons() {
-    const ready = Boolean(this._client && this._runs.length) && !this._invalid;
+    const ready = Boolean(this._client && this._runs.length && !this._client.dead) && !this._invalid;
     this.startButton.textContent = this._running ? 'Pause' : (this._step ?? 0) >= this._until && this._step > 0 ? 'Continue' : 'Start';
     this.startButton.disabled = !ready;
     this.stepButton.disabled = !ready || this._running;
-    this.resetButton.disabled = !this._client;
+    this.resetButton.disabled = !this._client || this._client.dead;
     this.saveButton.disabled = !ready;
     this.headsViewButton.disabled = !ready;
   }

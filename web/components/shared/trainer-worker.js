@@ -11,7 +11,13 @@ const queued = [];
 channel.port1.onmessage = () => queued.shift()?.();
 const schedule = (fn) => { queued.push(fn); channel.port2.postMessage(0); };
 
-const post = (message, transfer = []) => self.postMessage(message, transfer);
+// A message marked fatal reports an abort of the WebAssembly module (e.g. out of
+// memory), which leaves it unusable: the Worker stops after sending it, and the
+// page starts a new one.
+const post = (message, transfer = []) => {
+  self.postMessage(message, transfer);
+  if (message.fatal) self.close();
+};
 const ready = getLab().then((lab) => new TrainerSession(lab, post, { chunkMs: 25, schedule }));
 
 // The browser first runs wasm with its baseline compiler and optimises the hot
@@ -21,7 +27,7 @@ const ready = getLab().then((lab) => new TrainerSession(lab, post, { chunkMs: 25
 let warming = true;
 async function warmUp() {
   const lab = await getLab();
-  const t = lab.createTrainer({ task: 'two-relations', numHeads: 2, dModel: 16, batchSize: 64, seed: 1 });
+  const t = await lab.createTrainer({ task: 'two-relations', numHeads: 2, dModel: 16, batchSize: 64, seed: 1 });
   let steps = 0;
   const piece = () => {
     if (!warming || steps >= 150) {
@@ -43,12 +49,12 @@ self.addEventListener('message', async (event) => {
   try {
     const session = await ready;
     const { result, transfer } = session.handle(type, payload);
-    post({ id, result }, transfer ?? []);
+    post({ id, result: await result }, transfer ?? []);
   } catch (e) {
-    post({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+    post({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) }, fatal: e instanceof WebAssembly.RuntimeError });
   }
 });
 ready.then(() => {
   post({ ready: true });
-  setTimeout(warmUp, 0);
+  setTimeout(() => warmUp().catch(() => { warming = false; }), 0);
 }, (e) => post({ failed: String(e?.message ?? e) }));
