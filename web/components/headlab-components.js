@@ -12,7 +12,19 @@ import { HeadlabChoosingH } from './headlab-choosing-h.js';
 import { HeadlabTrainer } from './headlab-trainer.js';
 import { HeadlabThemeToggle } from './headlab-theme-toggle.js';
 
-export { createHeadlab } from '../lib/headlab.js';
+import { createHeadlab as createHeadlabWith } from '../lib/headlab.js';
+import { getLab } from './shared/lab.js';
+
+/**
+ * createHeadlab() of web/lib/headlab.js, except that without options it resolves
+ * to the instance the elements use: in the classic build, the one made from the
+ * wasm the bundle carries (so it works from file:// too). Either way one page has
+ * one instance.
+ * @param {Parameters<typeof createHeadlabWith>[0]} [options]
+ */
+export function createHeadlab(options) {
+  return options === undefined ? getLab() : createHeadlabWith(options);
+}
 export {
   HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabThemeToggle,
 };

@@ -39,9 +39,12 @@ import { createHeatmap } from './shared/heatmap.js';
 import { linesFigure, MAX_LINE_TOKENS } from './shared/lines.js';
 import { figureToSVG } from './shared/figure.js';
 import { exportMenu, download } from './shared/export.js';
-import { validateModel, parseModel } from './shared/model.js';
+import { validateModel, parseModel, LIMITS } from './shared/model.js';
 import { workedModel, crossModel, randomModel } from './shared/examples.js';
 import { compute, computeNote } from './shared/compute.js';
+
+/** Tokens the random layer shows at most (its heatmaps are T × T). */
+const MAX_TOKENS = 64;
 
 const CSS = `
 .sources { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; }
@@ -213,16 +216,34 @@ export class HeadlabHeads extends HeadlabElement {
     let raw;
     if (example === 'cross') raw = crossModel();
     else if (example === 'random') {
-      let tokens = parseTokens(this.tokens).slice(0, 64);
+      let tokens = parseTokens(this.tokens).slice(0, MAX_TOKENS).map((t) => Array.from(t).slice(0, LIMITS.tokenLength).join(''));
       if (tokens.length === 0) tokens = parseTokens(HeadlabHeads.props.tokens.default);
-      const dModel = this.dModel;
-      let heads = Math.min(this.heads, dModel);
-      while (dModel % heads !== 0) heads -= 1;
-      raw = randomModel({ tokens, dModel, numHeads: heads, seed: this.seed });
+      raw = randomModel({ tokens, dModel: this.dModel, numHeads: this.randomHeads(), seed: this.seed });
     } else raw = workedModel();
     const { model, errors } = validateModel(raw);
     if (!model) this.showErrors('Internal example rejected:', errors);
     return model;
+  }
+
+  attributeProblems() {
+    const out = super.attributeProblems();
+    if (this._source !== null || this.example !== 'random') return out;
+    const n = parseTokens(this.tokens).length;
+    if (n > MAX_TOKENS) out.push(`tokens has ${n} tokens; the random layer shows the first ${MAX_TOKENS}.`);
+    const long = parseTokens(this.tokens).slice(0, MAX_TOKENS).findIndex((t) => Array.from(t).length > LIMITS.tokenLength);
+    if (long >= 0) out.push(`tokens: token ${long + 1} is longer than ${LIMITS.tokenLength} characters; it is shown cut to ${LIMITS.tokenLength}.`);
+    if (n === 0 && this.hasAttribute('tokens')) out.push('tokens has no tokens; showing the default sentence.');
+    const h = this.randomHeads();
+    if (h !== this.heads) out.push(`heads=${this.heads} does not divide d-model=${this.dModel}; showing h = ${h}.`);
+    return out;
+  }
+
+  /** The number of heads the random layer uses: the largest h ≤ heads that divides d-model. */
+  randomHeads() {
+    const dModel = this.dModel;
+    let heads = Math.min(this.heads, dModel);
+    while (dModel % heads !== 0) heads -= 1;
+    return heads;
   }
 
   downloadModel() {

@@ -25,7 +25,7 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt, parseTokens } from './shared/dom.js';
+import { el, fmt, parseTokens, clip } from './shared/dom.js';
 import { tex } from './shared/math.js';
 import { createHeatmap } from './shared/heatmap.js';
 import { resultMatrix } from './shared/matrix.js';
@@ -255,6 +255,13 @@ export class HeadlabMisconceptions extends HeadlabElement {
       ? 'Both heads on: this is the layer’s normal output. Switch one off.'
       : `With head${off.size > 1 ? 's' : ''} ${[...off].join(' and ')} off the output moves by up to ${fmt(delta)}: the columns that head fed are now zero, and what it knew about “it” is gone.`;
     return { off: [...off], output: rowsOf(now, 3, 4), maxChange: delta };
+  }
+
+  attributeProblems() {
+    const out = super.attributeProblems();
+    const unknown = this.ablate.split(',').map((x) => x.trim()).filter((x) => x && x !== '1' && x !== '2');
+    if (unknown.length) out.push(`ablate lists heads that do not exist (${unknown.slice(0, 3).map((x) => JSON.stringify(clip(x, 20))).join(', ')}); part (c) has heads 1 and 2.`);
+    return out;
   }
 
   update() {

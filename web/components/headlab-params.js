@@ -171,7 +171,9 @@ export class HeadlabParams extends HeadlabElement {
     try {
       counts = this.lab.parameterCount({ dModel, numHeads: heads, dK, dV, bias: this.bias });
     } catch (e) {
-      this.showNotDivisible(dModel, heads, e.message);
+      if (/divide/.test(e.message)) this.showNotDivisible(dModel, heads, e.message);
+      else this.showRefused(dModel, heads, dK, dV, e.message);
+      this.emit('change', { dModel, heads, dK: null, dV: null, total: null });
       return;
     }
     this.explanation.hidden = true;
@@ -211,6 +213,18 @@ export class HeadlabParams extends HeadlabElement {
         'Pick an h that divides d_model, or tick “let d_k and d_v differ” to choose the head sizes yourself.'),
       apiMessage ? el('p', { class: 'small muted' }, `HeadLab says: ${apiMessage}`) : '',
       el('div', { class: 'toolbar' }, el('span', {}, 'Nearest that work:'), below ? jump(below) : null, above ? jump(above) : null));
+    this.explanation.hidden = false;
+    this.status.textContent = '';
+  }
+
+  /** The module would not count these sizes (e.g. a matrix beyond its 2^30-number limit): say so, in its words. */
+  showRefused(dModel, heads, dK, dV, apiMessage) {
+    this.results.hidden = true;
+    this.dkLine.replaceChildren();
+    this.explanation.replaceChildren(
+      el('p', {}, el('strong', {}, `No count for d_model = ${fmtInt(dModel)}, h = ${heads}, d_k = ${fmtInt(dK)}, d_v = ${fmtInt(dV)}.`)),
+      el('p', {}, 'HeadLab would not count these sizes. Try a smaller d_model or smaller heads.'),
+      el('p', { class: 'small muted' }, `HeadLab says: ${apiMessage}`));
     this.explanation.hidden = false;
     this.status.textContent = '';
   }

@@ -10,10 +10,10 @@
  * every number comes from the HeadLab API, none is computed here.
  *
  * @attr {string} task           a task name from lab.tasks(); default two-relations
- * @attr {number} heads          h (1–8); default 2. Must divide d-model
- * @attr {number} d-model        d_model; default 16
- * @attr {number} learning-rate  Adam's learning rate; default 0.003
- * @attr {number} batch-size     examples per step; default 64
+ * @attr {number} heads          h (1–64); default 2. Must divide d-model
+ * @attr {number} d-model        d_model (1–128); default 16
+ * @attr {number} learning-rate  Adam's learning rate (up to 10); default 0.003
+ * @attr {number} batch-size     examples per step (1–4096); default 64
  * @attr {number} seed           seeds initialisation, data and probe; default 7
  * @attr {string} speed          slow | normal | fast (as fast as the machine goes); default normal
  * @attr {number} max-steps      training pauses every this many steps; default 2000
@@ -23,8 +23,16 @@
  * @attr {string} heads-view     id of a <headlab-heads> on the page: "Show in the heads view" hands the trained layer to it
  * @attr {string} theme          light | dark | auto
  *
- * Methods: start(), pause(), step(n), reset(), setHeadEnabled(head, on, run?) (head from 0),
- * saveModel() → Promise<Uint8Array>, loadModel(bytes, name?) → Promise.
+ * Numbers outside these ranges are clamped and values that are not numbers fall
+ * back to the default; a note under the title says which. Settings that cannot
+ * train (h not dividing d_model, an unknown task) are explained, and training
+ * pauses until they can.
+ *
+ * Methods: start(), pause(), step(n) (n from 1 to 10000, while paused), reset(), restart(),
+ * setHeadEnabled(head, on, run?) (head and run from 0), saveModel() → Promise<Uint8Array>,
+ * loadModel(bytes, name?) → Promise. They reject with a TypeError or RangeError naming a bad argument.
+ * If the trainer Worker stops (crash, or no answer for 10 s), the element says so and offers
+ * "Restart training", which starts a new Worker and trains a new model from step 0 (restart()).
  * Properties: running, snapshot (the latest numbers), history (the curves), computeMode ('worker' | 'main').
  *
  * @fires headlab-ready
@@ -51,7 +59,7 @@ import { SERIES } from './shared/charts.js';
 import { curvesFigure, curvesToSVG, forExport } from './shared/trainer-curves.js';
 import { liveHeatmap } from './shared/trainer-heatmap.js';
 import { TrainerClient } from './shared/trainer-client.js';
-import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES } from './shared/trainer-session.js';
+import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES, MAX_STEP_N } from './shared/trainer-session.js';
 import { headVerdict, specialisation, SPECIALISED_ACCURACY } from './shared/trainer-verdicts.js';
 
 const HEADS = [1, 2, 3, 4, 6, 8];
@@ -125,7 +133,8 @@ export class HeadlabTrainer extends HeadlabElement {
   static props = {
     task: { type: 'string', default: 'two-relations', state: true },
     heads: { type: 'int', default: 2, min: 1, max: 64, state: true },
-    dModel: { attr: 'd-model', type: 'int', default: 16, min: 1, max: 1024, state: true },
+    // Larger models or batches can exhaust the module's 1 GiB (createTrainer aborts instead of refusing them).
+    dModel: { attr: 'd-model', type: 'int', default: 16, min: 1, max: 128, state: true },
     learningRate: { attr: 'learning-rate', type: 'number', default: 0.003, min: 1e-6, max: 10, state: true },
     batchSize: { attr: 'batch-size', type: 'int', default: 64, min: 1, max: 4096, state: true },
     seed: { type: 'int', default: 7, min: 0, max: 2 ** 31 - 1, state: true },
@@ -147,7 +156,7 @@ export class HeadlabTrainer extends HeadlabElement {
   get computeMode() { return this._client?.mode ?? null; }
 
   start() {
-    if (!this._client || !this._runs?.length || this._running || this._invalid) return;
+    if (!this._client || this._client.dead || !this._runs?.length || this._running || this._invalid) return;
     const step = this._step ?? 0;
     // Training goes in rounds of max-steps: Start after a round has ended begins the next one.
     if (step >= this._roundStart + this.maxSteps) this._roundStart = step;
@@ -168,14 +177,41 @@ export class HeadlabTrainer extends HeadlabElement {
   }
 
   async step(n = 1) {
-    if (!this._client || !this._runs?.length || this._running || this._invalid) return;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_STEP_N) {
+      const got = typeof n === 'number' ? String(n) : typeof n;
+      throw new (typeof n === 'number' ? RangeError : TypeError)(`headlab-trainer: step(n): n must be a whole number from 1 to ${MAX_STEP_N}, got ${got}`);
+    }
+    if (this._running) throw new Error('headlab-trainer: step(n): training is running; pause() first');
+    this.whyNotReady('step(n)');
     const snap = await this._client.request('step', { n });
     this.ingest(snap);
+  }
+
+  /** Throws an Error saying why the element cannot train now (not loaded, settings that cannot train, Worker stopped). */
+  whyNotReady(what) {
+    if (!this._client || !this._runs?.length) throw new Error(`headlab-trainer: ${what}: not ready yet (wait for headlab-ready)`);
+    if (this._client.dead) throw new Error(`headlab-trainer: ${what}: the trainer Worker has stopped; call restart() first`);
+    if (this._invalid) throw new Error(`headlab-trainer: ${what}: the settings cannot train: ${this.dkOut.textContent}`);
+  }
+
+  /** After the trainer Worker stopped: a new Worker, a new model from step 0, and training again. */
+  restart() {
+    this._client?.dispose();
+    this._client = null;
+    this._configKey = null;
+    this._running = false;
+    this.removeAttribute('data-running');
+    this.stopClock();
+    this.errorBox.replaceChildren();
+    this._resumeAfterCreate = true;
+    this.say('Restarting: a new trainer Worker trains a new model from step 0.');
+    this.requestUpdate();
   }
 
   reset() {
     this._configKey = null;
     this._resumeAfterCreate = false;
+    this._resumeWhenValid = false;
     this.stopClock();
     this._running = false;
     this.removeAttribute('data-running');
@@ -183,7 +219,10 @@ export class HeadlabTrainer extends HeadlabElement {
   }
 
   async setHeadEnabled(head, enabled, run = (this._runs?.length ?? 1) - 1) {
-    if (!this._client || !this._runs?.[run]) return;
+    this.whyNotReady('setHeadEnabled');
+    if (!Number.isInteger(run) || !this._runs[run]) {
+      throw new RangeError(`headlab-trainer: setHeadEnabled: run must be ${this._runs.length === 1 ? '0' : `0..${this._runs.length - 1}`}, got ${typeof run === 'number' ? run : typeof run}`);
+    }
     const r = this._runs[run];
     const x = r.heads[head];
     // Updates already on their way still have the old state: the switch keeps the new one until the reply.
@@ -203,13 +242,18 @@ export class HeadlabTrainer extends HeadlabElement {
   }
 
   async saveModel(run = (this._runs?.length ?? 1) - 1) {
-    if (!this._client) throw new Error('headlab-trainer: not ready');
+    if (!this._client || this._client.dead) this.whyNotReady('saveModel');
     return this._client.request('save', { run });
   }
 
   async loadModel(bytes, name = 'the model') {
-    if (!this._client) throw new Error('headlab-trainer: not ready');
+    if (!this._client || this._client.dead) this.whyNotReady('loadModel');
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    if (!(bytes instanceof Uint8Array)) {
+      const got = bytes === null ? 'null' : ArrayBuffer.isView(bytes) ? bytes.constructor.name : typeof bytes;
+      throw new TypeError(`headlab-trainer: loadModel(bytes): bytes must be a Uint8Array or ArrayBuffer (a saved .hlab model), got ${got}`);
+    }
+    bytes = bytes.slice();  // the copy goes to the Worker; the caller's array stays usable
     const was = this._running;
     if (was) await this._client.request('pause');
     const info = await this._client.request('load', { bytes }, [bytes.buffer]);
@@ -350,7 +394,6 @@ export class HeadlabTrainer extends HeadlabElement {
         this.start();
       }
     };
-    document.addEventListener('visibilitychange', this._onVisibility);
   }
 
   chartSection(title, note, name) {
@@ -370,12 +413,14 @@ export class HeadlabTrainer extends HeadlabElement {
 
   connectedCallback() {
     super.connectedCallback();
+    document.addEventListener('visibilitychange', this._onVisibility);
     clearTimeout(this._disposeTimer);
     if (this.lab && !this._client) this.requestUpdate();
   }
 
   disconnectedCallback() {
     super.disconnectedCallback();
+    document.removeEventListener('visibilitychange', this._onVisibility);
     this.pause();
     // Removed for good (not just moved): free the Worker and the wasm memory.
     this._disposeTimer = setTimeout(() => {
@@ -450,18 +495,33 @@ export class HeadlabTrainer extends HeadlabElement {
     if (d.error) {
       this.dkOut.classList.add('bad');
       this.dkOut.textContent = d.error;
+      // The model being trained no longer matches the settings shown: pause until they can train.
+      if (this._running) {
+        this._resumeWhenValid = true;
+        this.pause();
+      }
       this.renderButtons();
       return;
     }
     this.dkOut.classList.remove('bad');
     this.dkOut.replaceChildren('d', el('sub', {}, 'k'), ' = d', el('sub', {}, 'model'), ` / h = ${d.c.dModel} / ${d.c.heads} = ${d.c.dModel / d.c.heads} per head`,
       ...(d.compareHeads ? ['; the h = 1 model has one head with d', el('sub', {}, 'k'), ` = ${d.c.dModel}`] : []));
+    // A removed element gets no Worker (it may be removed before the module has loaded).
+    if (!this._client && !this.isConnected) return;
     if (!this._client) {
       this._client = new TrainerClient((m) => this.onEvent(m));
       this._autoplayPending = this.autoplay;
     }
+    if (this._client.dead) {
+      this.renderButtons();
+      return;
+    }
     if (d.key !== this._configKey && !this._loading) this.recreate(d);
-    else if (this._running && this._sentUntil !== this._until) {
+    else if (this._resumeWhenValid && !this._running) {
+      // The settings can train again and are those of the paused model: go on.
+      this._resumeWhenValid = false;
+      this.start();
+    } else if (this._running && this._sentUntil !== this._until) {
       // max-steps changed while training: the round ends at the new step.
       this._sentUntil = this._until;
       this._client.request('run', { until: this._until, pace: PACES[this.speed] });
@@ -488,8 +548,9 @@ export class HeadlabTrainer extends HeadlabElement {
       return;
     }
     if (job !== this._job) return;
-    const resume = this._resumeAfterCreate;
+    const resume = this._resumeAfterCreate || this._resumeWhenValid;
     this._resumeAfterCreate = false;
+    this._resumeWhenValid = false;
     this.errorBox.replaceChildren();
     this.modeNote.textContent = this._client.note();
     this._trainMs = 0;
@@ -592,11 +653,28 @@ export class HeadlabTrainer extends HeadlabElement {
       this.stopClock();
       this.removeAttribute('data-running');
       this.renderButtons();
-      if (m.reason === 'error') this.fail(new Error(m.message ?? 'unknown error'), 'Training stopped.');
+      if (m.reason === 'error' && m.fatal) this.offerRestart(m.message ?? 'the trainer Worker stopped');
+      else if (m.reason === 'error') this.fail(new Error(m.message ?? 'unknown error'), 'Training stopped.');
+      else if (this._resumeWhenValid && !this._invalid) {
+        // The settings were fixed before the pause took effect.
+        this._resumeWhenValid = false;
+        this.start();
+      } else if (this._resumeWhenValid) this.say(`Paused at step ${this._step}: the settings above cannot train. Training goes on once they can.`);
       else if (m.reason === 'limit') this.say(`Stopped at step ${this._step}, the end of a round of ${this.maxSteps} steps. Continue trains ${this.maxSteps} more.`);
       else if (wasRunning) this.say(`Paused at step ${this._step}.`);
       this.emit('run', { running: false, reason: m.reason });
     }
+  }
+
+  /** The Worker stopped: say so, and offer a new one. */
+  offerRestart(message) {
+    const button = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'restart' },
+      on: { click: () => this.restart() } }, 'Restart training');
+    const sentence = message.charAt(0).toUpperCase() + message.slice(1);
+    this.errorBox.replaceChildren(el('strong', {}, 'Training stopped.'),
+      ` ${sentence}. The model it was training is lost; Restart trains a new one from step 0 in a new Worker. `, button);
+    this.emit('error', { message });
+    this.renderButtons();
   }
 
   stopClock() {
@@ -781,11 +859,11 @@ export class HeadlabTrainer extends HeadlabElement {
   }
 
   renderButtons() {
-    const ready = Boolean(this._client && this._runs.length) && !this._invalid;
+    const ready = Boolean(this._client && this._runs.length && !this._client.dead) && !this._invalid;
     this.startButton.textContent = this._running ? 'Pause' : (this._step ?? 0) >= this._until && this._step > 0 ? 'Continue' : 'Start';
     this.startButton.disabled = !ready;
     this.stepButton.disabled = !ready || this._running;
-    this.resetButton.disabled = !this._client;
+    this.resetButton.disabled = !this._client || this._client.dead;
     this.saveButton.disabled = !ready;
     this.headsViewButton.disabled = !ready;
   }

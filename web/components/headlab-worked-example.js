@@ -27,7 +27,7 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt, parseTokens } from './shared/dom.js';
+import { el, fmt, parseTokens, clip } from './shared/dom.js';
 import { tex } from './shared/math.js';
 import { inputMatrix, resultMatrix } from './shared/matrix.js';
 import { createHeatmap } from './shared/heatmap.js';
@@ -422,6 +422,15 @@ export class HeadlabWorkedExample extends HeadlabElement {
 
   ablated() {
     return new Set(this.ablate.split(',').map((s) => Number.parseInt(s, 10)).filter((n) => n >= 1 && n <= H));
+  }
+
+  attributeProblems() {
+    const out = super.attributeProblems();
+    const n = parseTokens(this.tokens).length;
+    if (n !== T) out.push(`tokens has ${n} token${n === 1 ? '' : 's'}; the worked example needs ${T}, one per row of X. Showing ball, full, it.`);
+    const unknown = this.ablate.split(',').map((x) => x.trim()).filter((x) => x && x !== '1' && x !== '2');
+    if (unknown.length) out.push(`ablate lists heads that do not exist (${unknown.slice(0, 3).map((x) => JSON.stringify(clip(x, 20))).join(', ')}); the heads are 1 and 2.`);
+    return out;
   }
 
   /** W^O with the rows that read the given heads set to zero (= those heads' outputs replaced by zeros). */

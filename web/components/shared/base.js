@@ -12,17 +12,59 @@ function camelToKebab(name) {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
-/** Parses an attribute value according to its prop spec. */
+/** Shortens an attribute value for a message (values can be anything a page sets). */
+function quote(raw) {
+  const chars = Array.from(raw);
+  return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 39).join('')}…` : raw);
+}
+
+/**
+ * Parses an attribute value according to its prop spec:
+ * { value, problem } where problem (a sentence, or null) says why the value
+ * was not used as given. Numbers that are not numbers (or not whole, for 'int')
+ * fall back to the default; numbers out of range are clamped to it; enum values
+ * not in the list fall back to the default.
+ */
 function parse(spec, raw) {
-  if (spec.type === 'bool') return raw !== null && raw !== 'false';
-  if (raw === null || raw === undefined) return spec.default;
+  if (spec.type === 'bool') return { value: raw !== null && raw !== 'false', problem: null };
+  if (raw === null || raw === undefined) return { value: spec.default, problem: null };
+  const attr = `${spec.attr}=${quote(raw)}`;
   if (spec.type === 'int' || spec.type === 'number') {
-    const n = spec.type === 'int' ? Number.parseInt(raw, 10) : Number.parseFloat(raw);
-    if (!Number.isFinite(n)) return spec.default;
-    return Math.min(spec.max ?? Infinity, Math.max(spec.min ?? -Infinity, n));
+    const text = raw.trim();
+    const n = text === '' ? NaN : Number(text);
+    const range = `${spec.min ?? '−∞'} to ${spec.max ?? '∞'}`;
+    if (!Number.isFinite(n) || (spec.type === 'int' && !Number.isInteger(n))) {
+      const what = spec.type === 'int' ? 'a whole number' : 'a number';
+      return { value: spec.default, problem: `${attr} is not ${what} (${range}); using the default, ${spec.default}.` };
+    }
+    if (n < (spec.min ?? -Infinity)) return { value: spec.min, problem: `${attr} is below ${spec.min}; using ${spec.min}.` };
+    if (n > (spec.max ?? Infinity)) return { value: spec.max, problem: `${attr} is above ${spec.max}; using ${spec.max}.` };
+    return { value: n, problem: null };
   }
-  if (spec.type === 'enum') return spec.values.includes(raw) ? raw : spec.default;
-  return raw;
+  if (spec.type === 'enum') {
+    if (spec.values.includes(raw)) return { value: raw, problem: null };
+    return { value: spec.default, problem: `${attr} is not one of ${spec.values.join(', ')}; using the default, ${spec.default}.` };
+  }
+  return { value: raw, problem: null };
+}
+
+/** Sets a node's text only when it changes. */
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+/** What a reader is told when the WebAssembly module does not load: lines of plain text. */
+function loadFailure(e) {
+  // Emscripten wraps the cause as "Aborted(…). Build with -s ASSERTIONS=1 for more info.",
+  // twice over when the cause was itself an abort.
+  let detail = String(e?.message ?? e).replace(/\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
+  for (let i = 0; i < 3; i++) detail = detail.replace(/^(RuntimeError: )?Aborted\((.*)\)\.?$/s, '$2');
+  return [
+    'This demo could not start: its WebAssembly module (headlab_core.wasm) did not load.',
+    'The file may be missing, cut short or blocked. Reloading the page may help; if you run the site, check that ' +
+      'headlab_core.wasm sits next to headlab-components.js and is served in full.',
+    `Details: ${detail || 'no reason given'}`,
+  ];
 }
 
 export class HeadlabElement extends HTMLElement {
@@ -44,7 +86,7 @@ export class HeadlabElement extends HTMLElement {
       spec.attr = attr;
       Object.defineProperty(this.prototype, name, {
         configurable: true,
-        get() { return parse(spec, this.getAttribute(attr)); },
+        get() { return parse(spec, this.getAttribute(attr)).value; },
         set(value) {
           if (spec.type === 'bool') this.toggleAttribute(attr, Boolean(value));
           else if (value === null || value === undefined) this.removeAttribute(attr);
@@ -74,16 +116,17 @@ export class HeadlabElement extends HTMLElement {
     this.root.append(style);
     this.dataset.state = 'loading';
     this.build();
+    this._placeNotes();
     this._applyUrlState(false);
     getLab().then(async (lab) => {
       await this.prepare(lab);
       this.lab = lab;
       this.dataset.state = 'ready';
-      this.update();
+      this._render();
       this.emit('ready', { element: this.localName });
     }, (e) => {
       this.dataset.state = 'failed';
-      this.showFatal(`The WebAssembly module did not load: ${e?.message ?? e}`);
+      this.showFatal(loadFailure(e));
       this.emit('error', { message: String(e?.message ?? e) });
     });
   }
@@ -105,8 +148,58 @@ export class HeadlabElement extends HTMLElement {
     this._queued = true;
     queueMicrotask(() => {
       this._queued = false;
-      this.update();
+      this._render();
     });
+  }
+
+  /**
+   * Runs update() and refreshes the notes: attribute values that could not be
+   * used as given, and any error update() threw (shown as text, never thrown
+   * at the page).
+   */
+  _render() {
+    if (this.dataset.state === 'failed') return;
+    let failure = null;
+    try {
+      this.update();
+    } catch (e) {
+      failure = e;
+      console.error(e);  // a bug: shown to the reader as text below, and to developers here
+    }
+    if (!this._notes) return;
+    const problems = this.attributeProblems();
+    setText(this._notes.attributes, problems.join('\n'));
+    this._notes.attributes.hidden = problems.length === 0;
+    const message = failure ? `Something went wrong while drawing this demo: ${failure?.message ?? failure}` : '';
+    if (message !== this._notes.error.textContent) {
+      setText(this._notes.error, message);
+      this._notes.error.hidden = !message;
+      if (failure) this.emit('error', { message: String(failure?.message ?? failure) });
+    }
+  }
+
+  /**
+   * Why attribute values were not used as given, one sentence each. Components
+   * add their own (e.g. a token list of the wrong length) after these.
+   */
+  attributeProblems() {
+    const out = [];
+    for (const spec of Object.values(this.constructor.props)) {
+      const { problem } = parse(spec, this.getAttribute(spec.attr));
+      if (problem) out.push(problem);
+    }
+    return out;
+  }
+
+  /** Puts the notes under the element's title (after the block holding the first h2). */
+  _placeNotes() {
+    const attributes = el('p', { class: 'note note--warn attr-note', role: 'status', hidden: true, dataset: { testid: 'attribute-problems' } });
+    const error = el('div', { class: 'alert', role: 'alert', hidden: true, dataset: { testid: 'element-error' } });
+    this._notes = { attributes, error };
+    let anchor = this.root.querySelector('h2');
+    while (anchor && anchor.parentNode !== this.root) anchor = anchor.parentNode;
+    if (anchor) anchor.after(attributes, error);
+    else this.root.querySelector('style').after(attributes, error);
   }
 
   /** Dispatches `headlab-<type>` (bubbles, crosses the shadow boundary). */
@@ -160,9 +253,11 @@ export class HeadlabElement extends HTMLElement {
     return copyLinkControl(() => this.shareUrl(), (url) => this.emit('link', { url }));
   }
 
-  /** Replaces the element's content with a load failure message. */
+  /** Replaces the element's content with a failure message (plain text). */
   showFatal(message) {
-    const box = el('div', { class: 'alert', role: 'alert' }, message);
+    const lines = Array.isArray(message) ? message : [message];
+    const box = el('div', { class: 'alert', role: 'alert', dataset: { testid: 'fatal' } },
+      el('strong', {}, lines[0]), ...lines.slice(1).map((line) => el('p', {}, line)));
     const style = this.root.querySelector('style');
     this.root.replaceChildren(style, box);
   }

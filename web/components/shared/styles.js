@@ -136,6 +136,7 @@ legend { font-weight: 600; padding: 0 0.3rem; }
   margin: 0.6rem 0;
 }
 .note--warn { border-left-color: var(--hl-query); }
+.attr-note { white-space: pre-line; overflow-wrap: anywhere; }
 .note--ok { border-left-color: var(--hl-ok); }
 .stale-note { color: var(--hl-error); font-weight: 600; }
 .stale-note:empty { display: none; }

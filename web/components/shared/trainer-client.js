@@ -2,6 +2,11 @@
 // (dist/headlab-trainer-worker.js) when one can start, else to a session on the
 // main thread that trains in short chunks between frames. Both answer the same
 // requests and emit the same events (see trainer-session.js).
+//
+// A Worker that dies (an uncaught error, an abort of its WebAssembly module) or
+// stops answering while it trains is reported once as
+// { event: 'paused', reason: 'error', fatal: true, message }; the client is then
+// `dead` and refuses requests, and the owner starts a new client to train again.
 
 import { getLab } from './lab.js';
 import { BASE_URL, FROM_FILE } from './assets.js';
@@ -25,6 +30,10 @@ export class TrainerClient {
     this._queue = [];           // requests sent before the Worker said it is ready
     this._worker = null;
     this._session = null;
+    this.dead = false;
+    /** While training in a Worker, this long without a message from it means it has stopped. */
+    this.watchdogMs = 10_000;
+    this._watchdog = null;
     this._start();
   }
 
@@ -43,13 +52,44 @@ export class TrainerClient {
     this._worker.addEventListener('error', (event) => {
       event.preventDefault();
       if (this.mode === 'worker') {
-        this._failAll(new Error(`the trainer Worker stopped: ${event.message ?? 'unknown error'}`));
+        this._crash(`the trainer Worker stopped with an error: ${event.message || 'no message'}`);
         return;
       }
       this._worker.terminate();
       this._worker = null;
       this._useMain('the trainer Worker script could not be loaded');
     });
+  }
+
+  /** The Worker is gone or unusable: free it, fail what waits on it, and report it once. */
+  _crash(reason) {
+    if (this.dead) return;
+    this.dead = true;
+    this._stopWatchdog();
+    this._worker?.terminate();
+    this._worker = null;
+    this._failAll(new Error(reason), false);
+    this.onEvent({ event: 'paused', reason: 'error', fatal: true, message: reason });
+  }
+
+  _startWatchdog() {
+    if (this.mode !== 'worker' || this._watchdog) return;
+    const every = 500;
+    this._lastMessage = this._lastCheck = performance.now();
+    this._watchdog = setInterval(() => {
+      const now = performance.now();
+      // A page that was itself blocked has not read its messages yet: start counting again.
+      if (now - this._lastCheck > 4 * every) this._lastMessage = now;
+      this._lastCheck = now;
+      if (now - this._lastMessage > this.watchdogMs) {
+        this._crash(`the trainer Worker stopped answering (no message for ${Math.round((now - this._lastMessage) / 1000)} s)`);
+      }
+    }, every);
+  }
+
+  _stopWatchdog() {
+    clearInterval(this._watchdog);
+    this._watchdog = null;
   }
 
   _useMain(reason) {
@@ -65,6 +105,8 @@ export class TrainerClient {
   }
 
   _onMessage(data) {
+    if (this.dead) return;
+    this._lastMessage = performance.now();
     if (data.ready) {
       this.mode = 'worker';
       const queued = this._queue.splice(0);
@@ -78,19 +120,35 @@ export class TrainerClient {
       return;
     }
     if (data.event) {
-      this.onEvent(data);
+      if (data.event === 'paused') this._stopWatchdog();
+      if (data.fatal) this._crash(`the WebAssembly module in the trainer Worker stopped (${data.message})`);
+      else this.onEvent(data);
       return;
     }
     const job = this._waiting.get(data.id);
-    if (!job) return;
-    this._waiting.delete(data.id);
-    if (data.error) job.reject(rebuildError(data.error));
-    else job.resolve(data.result);
+    if (job) {
+      this._waiting.delete(data.id);
+      if (data.error) job.reject(rebuildError(data.error));
+      else job.resolve(data.result);
+    }
+    if (data.fatal) this._crash(`the WebAssembly module in the trainer Worker stopped (${data.error?.message ?? 'no message'})`);
   }
 
   _post(job) {
+    if (this.dead || !this._worker) {
+      job.reject(new Error('the trainer Worker has stopped; restart training'));
+      return;
+    }
     this._waiting.set(job.id, job);
-    this._worker.postMessage({ id: job.id, type: job.type, payload: job.payload }, job.transfer ?? []);
+    try {
+      this._worker.postMessage({ id: job.id, type: job.type, payload: job.payload }, job.transfer ?? []);
+    } catch (e) {
+      this._waiting.delete(job.id);
+      job.reject(e);
+      return;
+    }
+    if (job.type === 'run') this._startWatchdog();
+    else if (job.type === 'pause' || job.type === 'create' || job.type === 'load') this._stopWatchdog();
   }
 
   async _runMain(job) {
@@ -112,7 +170,8 @@ export class TrainerClient {
   request(type, payload = {}, transfer = []) {
     return new Promise((resolve, reject) => {
       const job = { id: this._nextId++, type, payload, transfer, resolve, reject };
-      if (this.mode === 'main') this._runMain(job);
+      if (this.dead) reject(new Error('the trainer Worker has stopped; restart training'));
+      else if (this.mode === 'main') this._runMain(job);
       else if (this.mode === 'worker') this._post(job);
       else this._queue.push(job);
     });
@@ -126,6 +185,7 @@ export class TrainerClient {
   }
 
   dispose() {
+    this._stopWatchdog();
     if (this._worker) {
       this._worker.terminate();
       this._worker = null;

@@ -10,7 +10,7 @@
 //   load    { bytes }                  one run from a saved model
 //   run     { until, pace }            train until step `until` at `pace` steps/s (0 = flat out)
 //   pause                              stop after the current chunk
-//   step    { n }                      n steps now, then a snapshot
+//   step    { n }                      n steps now (1..MAX_STEP_N), then a snapshot
 //   setHead { run, head, enabled }     ablation; a snapshot follows
 //   options { intervalMs }             minimum time between snapshots while running
 //   snapshot                           a snapshot now
@@ -19,7 +19,7 @@
 //   dispose
 // Events (emit(message, transfer)):
 //   { event: 'snapshot', snapshot }    see snapshot() below
-//   { event: 'paused', reason }        'pause' | 'limit' | 'error'
+//   { event: 'paused', reason }        'pause' | 'limit' | 'error' (with message, and fatal when the module aborted)
 
 /** Steps per second of each pace; 0 = as fast as the machine goes. */
 export const PACES = { slow: 40, normal: 200, fast: 0 };
@@ -27,6 +27,9 @@ export const PACES = { slow: 40, normal: 200, fast: 0 };
 /** Held-out examples per evaluation (the same ones every call) and examples for head metrics. */
 export const EVAL_EXAMPLES = 1000;
 export const METRIC_EXAMPLES = 256;
+
+/** Most steps one `step` request may take: it runs in one go, so longer runs go through `run`. */
+export const MAX_STEP_N = 10000;
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -105,7 +108,7 @@ export class TrainerSession {
         fresh.push(await this.lab.createTrainer(config));
       }
     } catch (e) {
-      for (const t of fresh) t.dispose();
+      disposeAll(fresh);
       throw e;
     }
     return this.replace(fresh);
@@ -117,6 +120,10 @@ export class TrainerSession {
   }
 
   replace(trainers) {
+    if (this._disposed) {
+      disposeAll(trainers);
+      throw new Error('trainer session: disposed while a run was being created');
+    }
     this.pause(null);
     for (const t of this.trainers) t.dispose();
     this.trainers = trainers;
@@ -130,6 +137,11 @@ export class TrainerSession {
 
   /** Runs n steps on every run; losses are accumulated for the next snapshot's training point. */
   stepNow(n) {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_STEP_N) {
+      const got = typeof n === 'number' ? String(n) : typeof n;
+      throw new (typeof n === 'number' ? RangeError : TypeError)(`step: n must be a whole number from 1 to ${MAX_STEP_N}, got ${got}`);
+    }
+    if (!this.trainers.length) throw new RangeError('trainer session: create a run first');
     for (let i = 0; i < n; i++) this.oneStep();
     return null;
   }
@@ -195,7 +207,8 @@ export class TrainerSession {
       else this.schedule(() => this.tick(generation));
     } catch (e) {
       this.running = false;
-      this.emit({ event: 'paused', reason: 'error', message: e?.message ?? String(e) });
+      // fatal: the WebAssembly module aborted (e.g. out of memory) and cannot be used again.
+      this.emit({ event: 'paused', reason: 'error', message: e?.message ?? String(e), fatal: e instanceof WebAssembly.RuntimeError });
     }
   }
 
@@ -233,10 +246,15 @@ export class TrainerSession {
   }
 
   dispose() {
+    this._disposed = true;
     this.pause(null);
     for (const t of this.trainers) t.dispose();
     this.trainers = [];
   }
+}
+
+function disposeAll(trainers) {
+  for (const t of trainers) t.dispose();
 }
 
 function transfers(snapshot) {

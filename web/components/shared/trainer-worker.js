@@ -11,7 +11,13 @@ const queued = [];
 channel.port1.onmessage = () => queued.shift()?.();
 const schedule = (fn) => { queued.push(fn); channel.port2.postMessage(0); };
 
-const post = (message, transfer = []) => self.postMessage(message, transfer);
+// A message marked fatal reports an abort of the WebAssembly module (e.g. out of
+// memory), which leaves it unusable: the Worker stops after sending it, and the
+// page starts a new one.
+const post = (message, transfer = []) => {
+  self.postMessage(message, transfer);
+  if (message.fatal) self.close();
+};
 // The training module loads with the session, so no request waits for it later.
 const ready = getLab().then(async (lab) => {
   await lab.tasks();
@@ -49,10 +55,10 @@ self.addEventListener('message', async (event) => {
     const { result, transfer } = await session.handle(type, payload);
     post({ id, result }, transfer ?? []);
   } catch (e) {
-    post({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+    post({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) }, fatal: e instanceof WebAssembly.RuntimeError });
   }
 });
 ready.then(() => {
   post({ ready: true });
-  setTimeout(warmUp, 0);
+  setTimeout(() => warmUp().catch(() => { warming = false; }), 0);
 }, (e) => post({ failed: String(e?.message ?? e) }));
