@@ -124,7 +124,10 @@ void copy_block(std::size_t rows, std::size_t cols, const float* src, std::size_
 
 }  // namespace
 
-std::string mha_resolve_shape(MhaShape& s) {
+namespace {
+
+// The dimension checks, without the size limits (parameter_count allocates nothing).
+std::string resolve_dims(MhaShape& s) {
   if (s.t_q == 0) return "query must have at least one row (Tq >= 1), got 0 rows";
   if (s.t_k == 0) return "key/value must have at least one row (Tk >= 1), got 0 rows";
   if (s.d_model == 0) return dim_error("dModel", s.d_model);
@@ -140,12 +143,31 @@ std::string mha_resolve_shape(MhaShape& s) {
   if (s.causal && s.t_q != s.t_k)
     return "causal requires as many query rows as key rows (Tq == Tk), got Tq " +
            std::to_string(s.t_q) + " and Tk " + std::to_string(s.t_k);
+  return "";
+}
+
+std::string over_limit(const std::string& what, std::uint64_t a, std::uint64_t b) {
+  return "request too large: " + what + " = " + std::to_string(a) + " × " + std::to_string(b) +
+         " elements, over the limit of 2^30 for one buffer";
+}
+
+}  // namespace
+
+std::string mha_resolve_shape(MhaShape& s) {
+  std::string err = resolve_dims(s);
+  if (!err.empty()) return err;
   const std::uint64_t hk = std::uint64_t{s.num_heads} * s.d_k, hv = std::uint64_t{s.num_heads} * s.d_v;
   const std::uint64_t tmax = std::max(s.t_q, s.t_k);
-  if (too_big(s.num_heads, s.d_k) || too_big(s.num_heads, s.d_v) || too_big(s.d_model, hk) ||
-      too_big(s.d_model, hv) || too_big(tmax, hk) || too_big(tmax, hv) || too_big(s.t_q, s.t_k) ||
-      too_big(tmax, s.d_model))
-    return "request too large: some buffer would exceed 2^30 elements";
+  if (too_big(s.num_heads, s.d_k)) return over_limit("numHeads × dK", s.num_heads, s.d_k);
+  if (too_big(s.num_heads, s.d_v)) return over_limit("numHeads × dV", s.num_heads, s.d_v);
+  if (too_big(s.d_model, hk)) return over_limit("wQ and wK would hold dModel × numHeads·dK", s.d_model, hk);
+  if (too_big(s.d_model, hv)) return over_limit("wV would hold dModel × numHeads·dV", s.d_model, hv);
+  if (too_big(tmax, s.d_model)) return over_limit("the query/key rows would hold T × dModel", tmax, s.d_model);
+  if (too_big(tmax, hk)) return over_limit("Q and K would hold T × numHeads·dK", tmax, hk);
+  if (too_big(tmax, hv)) return over_limit("V would hold T × numHeads·dV", tmax, hv);
+  if (too_big(s.t_q, s.t_k))
+    return over_limit("the query's rows times the key's rows, Tq × Tk,", s.t_q, s.t_k) +
+           " (self-attention takes at most 32768 tokens per call)";
   return "";
 }
 
@@ -237,8 +259,15 @@ std::string parameter_count(std::size_t d_model, std::size_t num_heads, std::siz
   s.num_heads = num_heads;
   s.d_k = d_k;
   s.d_v = d_v;
-  const std::string err = mha_resolve_shape(s);
+  const std::string err = resolve_dims(s);
   if (!err.empty()) return err;
+  // Counts are exact up to 2^53 (what a JavaScript number holds exactly).
+  constexpr std::uint64_t kExact = std::uint64_t{1} << 53;
+  auto over = [&](std::uint64_t a, std::uint64_t b) { return a != 0 && b > kExact / a; };
+  const std::uint64_t widest = std::max(s.d_k, s.d_v);
+  if (over(s.num_heads, widest) || over(s.d_model, s.num_heads * widest) ||
+      over(4, s.d_model * s.num_heads * widest))
+    return "dModel too large: the parameter count would exceed 2^53, beyond exact counting";
   const std::uint64_t hk = std::uint64_t{s.num_heads} * s.d_k, hv = std::uint64_t{s.num_heads} * s.d_v;
   c.w_q = c.w_k = std::uint64_t{s.d_model} * hk;
   c.w_v = std::uint64_t{s.d_model} * hv;

@@ -50,37 +50,77 @@ ParamLayout param_layout(const ModelConfig& c) {
   return l;
 }
 
-Model::Model(const ModelConfig& c) : config_(c), layout_(param_layout(c)) {
+namespace {
+
+// The size of every buffer a Model allocates, in elements; the constructor and
+// buffer_bytes() both read it.
+struct BufferSizes {
+  MhaShape shape, full;  // the query-row attention of training; the full map of the probe
+  std::size_t params, x, xq, key_mask, cache, attn, h, probs, dlogits, dh, dxq, dx, tbuf, fws, bws, map_x, map_out,
+      map_ws;
+
+  std::size_t float_count() const {
+    return 2 * params + x + xq + cache + attn + h + probs + dlogits + dh + dxq + dx + tbuf + fws + bws + map_x +
+           map_out + map_ws;
+  }
+};
+
+BufferSizes buffer_sizes(const ModelConfig& c) {
   const std::size_t d = c.d_model, t = c.seq_len, b = c.max_batch, rv = c.num_relations * c.vocab;
-  shape_.t_q = 1;
-  shape_.t_k = t;
-  shape_.d_model = d;
-  shape_.num_heads = c.num_heads;
-  mha_resolve_shape(shape_);
-  params_.assign(layout_.total, 0.0f);
-  grads_.assign(layout_.total, 0.0f);
+  BufferSizes s{};
+  s.shape.t_q = 1;
+  s.shape.t_k = t;
+  s.shape.d_model = d;
+  s.shape.num_heads = c.num_heads;
+  mha_resolve_shape(s.shape);
+  s.full = s.shape;
+  s.full.t_q = t;
+  s.full.causal = c.causal;
+  s.params = param_layout(c).total;
+  s.x = s.dx = b * t * d;
+  s.xq = s.attn = s.h = s.dh = s.dxq = b * d;
+  s.key_mask = b * t;
+  s.cache = mha_cache_floats(s.shape, b);
+  s.probs = s.dlogits = b * rv;
+  s.tbuf = std::max(d * b, rv * d);
+  s.fws = mha_forward_cached_workspace_floats(s.shape);
+  s.bws = mha_backward_workspace_floats(s.shape, b);
+  s.map_x = s.map_out = t * d;
+  s.map_ws = mha_workspace_floats(s.full) + 4;  // + slack to align to 16 bytes
+  return s;
+}
+
+}  // namespace
+
+std::size_t Model::buffer_bytes(const ModelConfig& c) {
+  const BufferSizes s = buffer_sizes(c);
+  return s.float_count() * sizeof(float) + s.key_mask + c.num_heads;
+}
+
+Model::Model(const ModelConfig& c) : config_(c), layout_(param_layout(c)) {
+  const BufferSizes s = buffer_sizes(c);
+  shape_ = s.shape;
+  params_.assign(s.params, 0.0f);
+  grads_.assign(s.params, 0.0f);
   head_enabled_.assign(c.num_heads, 1);
-  x_.assign(b * t * d, 0.0f);
-  xq_.assign(b * d, 0.0f);
-  key_mask_.assign(b * t, 1);
-  cache_store_.assign(mha_cache_floats(shape_, b), 0.0f);
-  cache_ = mha_cache_view(shape_, b, cache_store_.data());
-  attn_.assign(b * d, 0.0f);
-  h_.assign(b * d, 0.0f);
-  probs_.assign(b * rv, 0.0f);
-  dlogits_.assign(b * rv, 0.0f);
-  dh_.assign(b * d, 0.0f);
-  dxq_.assign(b * d, 0.0f);
-  dx_.assign(b * t * d, 0.0f);
-  tbuf_.assign(std::max(d * b, rv * d), 0.0f);
-  fws_.assign(mha_forward_cached_workspace_floats(shape_), 0.0f);
-  bws_.assign(mha_backward_workspace_floats(shape_, b), 0.0f);
-  MhaShape full = shape_;
-  full.t_q = t;
-  full.causal = c.causal;
-  map_x_.assign(t * d, 0.0f);
-  map_out_.assign(t * d, 0.0f);
-  map_ws_.assign(mha_workspace_floats(full) + 4, 0.0f);  // + slack to align to 16 bytes
+  x_.assign(s.x, 0.0f);
+  xq_.assign(s.xq, 0.0f);
+  key_mask_.assign(s.key_mask, 1);
+  cache_store_.assign(s.cache, 0.0f);
+  cache_ = mha_cache_view(shape_, c.max_batch, cache_store_.data());
+  attn_.assign(s.attn, 0.0f);
+  h_.assign(s.h, 0.0f);
+  probs_.assign(s.probs, 0.0f);
+  dlogits_.assign(s.dlogits, 0.0f);
+  dh_.assign(s.dh, 0.0f);
+  dxq_.assign(s.dxq, 0.0f);
+  dx_.assign(s.dx, 0.0f);
+  tbuf_.assign(s.tbuf, 0.0f);
+  fws_.assign(s.fws, 0.0f);
+  bws_.assign(s.bws, 0.0f);
+  map_x_.assign(s.map_x, 0.0f);
+  map_out_.assign(s.map_out, 0.0f);
+  map_ws_.assign(s.map_ws, 0.0f);
 }
 
 void Model::init(Rng& rng) {

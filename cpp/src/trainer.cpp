@@ -1,6 +1,7 @@
 #include "headlab/trainer.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 namespace headlab {
@@ -12,6 +13,8 @@ constexpr std::uint64_t kInitStream = 1, kTrainStream = 2, kEvalStream = 3, kPro
 
 constexpr std::uint32_t kVersion = 1;
 constexpr std::size_t kMaxHeads = 64, kMaxDModel = 1024, kMaxBatch = 4096, kMaxName = 32;
+// A trainer's buffers may take at most this much: two side by side still fit the 1 GiB wasm heap.
+constexpr std::size_t kMaxTrainerBytes = std::size_t{384} << 20;
 
 ModelConfig model_config(const TrainerConfig& c, const TaskSpec& spec) {
   ModelConfig m;
@@ -73,6 +76,28 @@ struct Reader {
 
 }  // namespace
 
+// Everything a Trainer allocates: the model's buffers, the optimizer's two
+// moment vectors and two batches of examples (with room to spare).
+std::size_t trainer_bytes(const TrainerConfig& c, const TaskSpec& spec) {
+  const ModelConfig m = model_config(c, spec);
+  const std::size_t batch = c.batch_size * (spec.seq_len + 2 * spec.num_relations + 4) * sizeof(int);
+  return Model::buffer_bytes(m) + 2 * param_layout(m).total * sizeof(float) + 2 * batch;
+}
+
+// Whether the heap can still hand out `bytes` (it may not grow that far: other
+// trainers, a browser's own limit). Asked before construction, because a failed
+// allocation inside it would abort the module.
+bool heap_has_room(std::size_t bytes) {
+  void* p = std::malloc(bytes);
+  std::free(p);
+  return p != nullptr;
+}
+
+std::string too_large(std::size_t bytes, const char* why) {
+  return "batchSize × dModel too large: this trainer needs about " + std::to_string((bytes >> 20) + 1) +
+         " MiB of memory, " + why + "; lower batchSize or dModel";
+}
+
 std::string validate_config(const TrainerConfig& c) {
   if (!find_task(c.task)) {
     std::string names;
@@ -92,6 +117,8 @@ std::string validate_config(const TrainerConfig& c) {
     return "batchSize must be in 1.." + std::to_string(kMaxBatch) + ", got " + std::to_string(c.batch_size);
   if (c.optimizer != OptimizerKind::adam && c.optimizer != OptimizerKind::sgd)
     return "optimizer must be 'adam' or 'sgd'";
+  const std::size_t bytes = trainer_bytes(c, *find_task(c.task));
+  if (bytes > kMaxTrainerBytes) return too_large(bytes, "over the limit of 384 MiB per trainer");
   return "";
 }
 
@@ -113,6 +140,8 @@ Trainer::Trainer(const TrainerConfig& c, const TaskSpec& spec)
 TrainerOrError Trainer::create(const TrainerConfig& config) {
   TrainerOrError r;
   r.error = validate_config(config);
+  if (r.error.empty() && !heap_has_room(trainer_bytes(config, *find_task(config.task))))
+    r.error = too_large(trainer_bytes(config, *find_task(config.task)), "more than the heap has left");
   if (r.error.empty()) r.trainer.reset(new Trainer(config, *find_task(config.task)));
   return r;
 }
@@ -295,6 +324,7 @@ TrainerOrError Trainer::load(const std::uint8_t* bytes, std::size_t size) {
   for (std::size_t i = 0; i < count; ++i)
     if (!std::isfinite(in.f32())) return fail("parameter " + std::to_string(i) + " is not finite");
 
+  if (!heap_has_room(trainer_bytes(c, spec))) return fail(too_large(trainer_bytes(c, spec), "more than the heap has left"));
   r.trainer.reset(new Trainer(c, spec));
   Trainer& t = *r.trainer;
   in.at = params_at;

@@ -296,6 +296,51 @@ TEST_CASE("trainer: config validation names the field") {
   CHECK(!Trainer::create(c).trainer);
 }
 
+#if defined(__EMSCRIPTEN__)
+#include <malloc.h>
+#define HEADLAB_HEAP_IN_USE 1
+std::size_t heap_in_use() { return static_cast<std::size_t>(mallinfo().uordblks); }
+#elif defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#include <malloc.h>
+#define HEADLAB_HEAP_IN_USE 1
+std::size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;  // small blocks + mmapped ones
+}
+#endif
+
+#ifdef HEADLAB_HEAP_IN_USE
+TEST_CASE("trainer: Model::buffer_bytes is what a Model allocates") {
+  for (std::size_t d : {16, 128, 512})
+    for (std::size_t b : {1, 64, 512}) {
+      const ModelConfig m{16, 8, 2, d, d / 16, b == 64, b};
+      const std::size_t before = heap_in_use();
+      auto model = std::make_unique<Model>(m);
+      const double used = double(heap_in_use() - before), want = double(Model::buffer_bytes(m));
+      CAPTURE(d);
+      CAPTURE(b);
+      CHECK(std::abs(used - want) <= 0.02 * want + 96 * 1024);
+    }
+}
+#endif
+
+TEST_CASE("trainer: a model whose buffers cannot fit is refused before anything is allocated") {
+  TrainerConfig c;
+  c.d_model = 1024;
+  c.num_heads = 1;
+  c.batch_size = 4096;
+  const std::string why = validate_config(c);
+  CHECK(why.find("batchSize") != std::string::npos);
+  CHECK(why.find("MiB") != std::string::npos);
+  CHECK(!Trainer::create(c).trainer);
+  // The estimate is what the model really allocates: a config just under the limit builds.
+  c.batch_size = 64;
+  CHECK(validate_config(c).empty());
+  const ModelConfig m{16, 8, 2, 1024, 1, false, 64};
+  CHECK(Model::buffer_bytes(m) > 64 * 8 * 1024 * sizeof(float) * 2);  // at least X and dX
+  CHECK(Model::buffer_bytes(m) < (std::size_t{384} << 20));
+}
+
 TEST_CASE("trainer: the same seed gives bit-identical loss curves") {
   for (OptimizerKind opt : {OptimizerKind::adam, OptimizerKind::sgd}) {
     TrainerConfig c;

@@ -88,8 +88,11 @@ function requireDim(fn, name, value, optional = false) {
   if (typeof value !== 'number') {
     throw new TypeError(`${fn}: ${name} must be a positive integer, got ${describe(value)}`);
   }
-  if (!Number.isInteger(value) || value < 1 || value > 0x7fffffff) {
+  if (!Number.isInteger(value) || value < 1) {
     throw new RangeError(`${fn}: ${name} must be a positive integer, got ${value}`);
+  }
+  if (value > 0x7fffffff) {
+    throw new RangeError(`${fn}: ${name} is too large: it must be a positive integer at most 2147483647, got ${value}`);
   }
   return value;
 }
@@ -624,7 +627,10 @@ export class Trainer {
 
   /** @private A head index in 0..numHeads-1. */
   _head(fn, head) {
-    if (typeof head !== 'number' || !Number.isInteger(head) || head < 0 || head >= this._shape.numHeads) {
+    if (typeof head !== 'number') {
+      throw new TypeError(`Trainer.${fn}: head must be an integer in 0..${this._shape.numHeads - 1}, got ${describe(head)}`);
+    }
+    if (!Number.isInteger(head) || head < 0 || head >= this._shape.numHeads) {
       throw new RangeError(`Trainer.${fn}: head must be an integer in 0..${this._shape.numHeads - 1}, got ${describe(head)}`);
     }
   }

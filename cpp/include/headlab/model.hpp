@@ -51,6 +51,10 @@ class Model {
   // Allocates every buffer for config.max_batch; no allocation afterwards.
   // The config must be valid (num_heads divides d_model, sizes positive).
   explicit Model(const ModelConfig& config);
+
+  // Bytes the constructor allocates for `config` (parameters, gradients and
+  // every activation buffer), so callers can refuse a model that cannot fit.
+  static std::size_t buffer_bytes(const ModelConfig& config);
   Model(const Model&) = delete;  // cache_ points into cache_store_
   Model& operator=(const Model&) = delete;
 

@@ -57,12 +57,16 @@ function setText(node, text) {
 function loadFailure(e) {
   // Emscripten wraps the cause as "Aborted(…). Build with -s ASSERTIONS=1 for more info.",
   // twice over when the cause was itself an abort.
-  let detail = String(e?.message ?? e).replace(/\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
+  // headlab.js names the module that failed: headlab_core, headlab_train or their _scalar builds.
+  const message = String(e?.message ?? e);
+  const named = /could not load its WebAssembly module (headlab_\w+\.wasm): (.*)$/s.exec(message);
+  const file = named?.[1] ?? 'headlab_core.wasm';
+  let detail = (named?.[2] ?? message).replace(/\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
   for (let i = 0; i < 3; i++) detail = detail.replace(/^(RuntimeError: )?Aborted\((.*)\)\.?$/s, '$2');
   return [
-    'This demo could not start: its WebAssembly module (headlab_core.wasm) did not load.',
+    `This demo could not start: its WebAssembly module (${file}) did not load.`,
     'The file may be missing, cut short or blocked. Reloading the page may help; if you run the site, check that ' +
-      'headlab_core.wasm sits next to headlab-components.js and is served in full.',
+      `${file} sits next to headlab-components.js and is served in full.`,
     `Details: ${detail || 'no reason given'}`,
   ];
 }
