@@ -38,6 +38,16 @@ using xsimd::sqrt;
 using xsimd::zip_hi;
 using xsimd::zip_lo;
 
+#if defined(__wasm_simd128__)
+// Emscripten 3.1.6 lowers _mm_max_ps (xsimd's max on SSE) to a compare and a
+// bitselect; f32x4.pmax is one instruction with maxps's semantics (b < a ? a : b
+// per lane), and V8 compiles it to a single maxps. Preferred over the xsimd
+// template as a non-template exact match.
+inline fbatch max(fbatch a, fbatch b) {
+  return fbatch(static_cast<__m128>(__builtin_wasm_pmax_f32x4(static_cast<__m128>(b), static_cast<__m128>(a))));
+}
+#endif
+
 #else
 
 template <class T>

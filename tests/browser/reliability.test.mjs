@@ -142,10 +142,9 @@ test('hostile attribute values: a note or the default, no uncaught error, no HTM
   assert.equal(tokens.length, 64);
   assert.deepEqual(tokens.slice(0, 2), [XSS, long.slice(0, 200)]);
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'auto', 'an unknown theme is the automatic one');
-  // Sizes the module will not count: said so, not blamed on h (8 divides 65536).
-  const big = await page.locator('#big [data-testid="params-explanation"]').textContent();
-  assert.match(big, /No count for d_model = 65,536, h = 8/);
-  assert.doesNotMatch(big, /does not divide/);
+  // The largest d_model the element takes is still counted exactly: 4 · 65536² (nothing is allocated).
+  assert.equal((await page.locator('#big [data-testid="params-total"]').textContent()).trim(), (4 * 65536 ** 2).toLocaleString('en-US'));
+  assert.doesNotMatch(await page.locator('#big [data-testid="params-explanation"]').textContent(), /does not divide/);
   assert.deepEqual(await injected(page), { found: [], pwned: null }, 'no HTML was inserted, nothing ran');
 
   // Back to valid values: every element computes again.

@@ -91,6 +91,10 @@ async function editedModel(edit, options) {
 }
 
 const ex = () => worked();
+function withLayer(fn) {
+  const layer = lab.createLayer(ex());
+  try { return fn(layer); } finally { layer.dispose(); }
+}
 const mha = (over) => () => lab.multiHeadAttention({ ...ex(), ...over });
 const withNaN = (a, i, v = NaN) => { const b = Float32Array.from(a); b[i] = v; return b; };
 
@@ -146,6 +150,14 @@ const CASES = [
   ['mha: weights of T = 20000 beyond the heap', mha({ query: F(20000 * 4), returnWeights: true }), RangeError, 'Tq=20000', /too large/],
   ['mha: T = 200000, a buffer beyond 2^30 elements', mha({ query: F(200000 * 4) }), RangeError, 'query', /too large/],
   ['mha: numHeads 2^30 with dK = dV = 1', mha({ numHeads: 2 ** 30, dK: 1, dV: 1 }), RangeError, 'numHeads', /too large/],
+
+  // createLayer and AttentionLayer.forward
+  ['createLayer: wO of the wrong length', () => lab.createLayer({ ...ex(), wO: F(12) }), RangeError, 'wO', /length 16/],
+  ['createLayer: numHeads does not divide dModel', () => lab.createLayer({ ...ex(), numHeads: 3 }), RangeError, 'numHeads', /divide dModel/],
+  ['createLayer: bK a plain Array', () => lab.createLayer({ ...ex(), bK: [0, 0, 0, 0] }), TypeError, 'bK', /Float32Array/],
+  ['AttentionLayer.forward: query of the wrong width', () => withLayer((l) => l.forward({ query: F(6) })), RangeError, 'query', /multiple of dModel=4/],
+  ['AttentionLayer.forward: keyMask of the wrong length', () => withLayer((l) => l.forward({ query: ex().query, keyMask: new Uint8Array(5) })), RangeError, 'keyMask', /length Tk=3/],
+  ['AttentionLayer.forward on a disposed layer', () => { const l = lab.createLayer(ex()); l.dispose(); return l.forward({ query: ex().query }); }, TypeError, 'AttentionLayer.forward', /disposed/],
 
   // parameterCount
   ['parameterCount: no options', () => lab.parameterCount(), TypeError, 'options', /options object/],
@@ -244,7 +256,7 @@ test('the catalogue has at least 30 distinct cases across the API', () => {
   assert.equal(names.size, CASES.length, 'case names are distinct');
   assert.ok(CASES.length >= 30, `${CASES.length} cases`);
   const areas = new Set(CASES.map(([n]) => n.split(/[:.(]/)[0]));
-  for (const area of ['mha', 'parameterCount', 'scalingExperiment', 'createTrainer', 'loadTrainer', 'Trainer', 'a disposed Trainer']) {
+  for (const area of ['mha', 'createLayer', 'AttentionLayer', 'parameterCount', 'scalingExperiment', 'createTrainer', 'loadTrainer', 'Trainer', 'a disposed Trainer']) {
     assert.ok(areas.has(area), `cases for ${area}`);
   }
 });

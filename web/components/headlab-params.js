@@ -217,7 +217,7 @@ export class HeadlabParams extends HeadlabElement {
     this.status.textContent = '';
   }
 
-  /** The module would not count these sizes (e.g. a matrix beyond its 2^30-number limit): say so, in its words. */
+  /** The module would not count these sizes (a count beyond 2^53, exact in no JS number): say so, in its words. */
   showRefused(dModel, heads, dK, dV, apiMessage) {
     this.results.hidden = true;
     this.dkLine.replaceChildren();
