@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
-import { DIST, ensureDist, launch, watch, waitForElements, fileUrl, numbers, assertClose } from './helpers.mjs';
+import { DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, waitForElements, fileUrl, numbers, assertClose } from './helpers.mjs';
 
 const TIMEOUT = 60_000;
 const TAGS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h', 'headlab-trainer'];
@@ -134,6 +134,8 @@ test('hostile attribute values: a note or the default, no uncaught error, no HTM
     assert.equal(notes[tag].error, '', `${tag}: no error while drawing`);
     assert.equal(notes[tag].state, 'ready', `${tag} is ready`);
   }
+  ensureScreenshotDir();
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'reliability-hostile-attributes.png'), fullPage: true });
   // The unknown task is explained in the trainer's settings, as text.
   assert.match(await page.locator('headlab-trainer [data-testid="trainer-dk"]').textContent(), /There is no task “<img src=x onerror="window\.__pwned=1">”\. The tasks are: two-relations/);
   assert.ok(await page.locator('headlab-trainer [data-action="start"]').isDisabled(), 'Start is disabled while the task is unknown');
@@ -388,6 +390,8 @@ test('the wasm file missing (404) or cut short: every element says so in words, 
     }));
     await page.goto(new URL('reliability-fault.html', server.url).href);
     const text = await expectLoadFailure(page, `module build, wasm ${fault}`);
+    ensureScreenshotDir();
+    await page.screenshot({ path: path.join(SCREENSHOTS, `reliability-wasm-${fault}.png`) });
     assert.match(text, fault === '404' ? /Details: both async and sync fetching of the wasm failed/ : /Details: CompileError: /);
     assert.doesNotMatch(text, /ASSERTIONS/, 'no build advice meant for developers');
     await page.close();
@@ -443,6 +447,8 @@ test('the trainer Worker crashes, then goes silent, during training: the element
   await page.waitForFunction(() => document.querySelector('headlab-trainer').shadowRoot.querySelector('[data-action="restart"]'), null, { timeout: 20_000 });
   assert.match(await t.locator('[data-testid="trainer-errors"]').textContent(),
     /^Training stopped\. The trainer Worker stopped with an error: .*injected crash\. The model it was training is lost; Restart trains a new one from step 0 in a new Worker\./);
+  ensureScreenshotDir();
+  await t.screenshot({ path: path.join(SCREENSHOTS, 'reliability-worker-crash.png') });
   assert.equal(await page.evaluate(() => document.querySelector('headlab-trainer').running), false);
   assert.ok(await t.locator('[data-action="start"]').isDisabled(), 'Start waits for Restart');
   assert.match(await page.evaluate(async () => {
