@@ -1,4 +1,4 @@
-// The README's JavaScript example runs as printed and gives the numbers its comments claim.
+// The README's JavaScript examples run as printed and give the numbers their comments claim.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -21,6 +21,30 @@ test('README example prints the worked example', () => {
     const want = [0.7931, 0.1474, 0.1474, 0.7931, 0.7337, 0.0879, 0.1784];
     want.forEach((w, i) => assert.ok(Math.abs(numbers[i] - w) < 5e-5, `printed ${numbers[i]}, README says ${w}\n${out}`));
     assert.equal(numbers[7], 1048576);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('README training example runs as printed after the first one', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.ok(blocks.length >= 2, 'README has a training ```js block');
+  const training = blocks.find((b) => b.includes('createTrainer'));
+  assert.ok(training, 'a block uses createTrainer');
+  const lib = new URL('../../web/lib/headlab.js', import.meta.url).href;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-readme-'));
+  try {
+    const file = path.join(dir, 'training.mjs');
+    // The training block continues the first one (it uses its `lab`); report what it computed.
+    const report = 'console.log(JSON.stringify({ trained: again.config().step, handles: lab.liveHandleCount() }));\n';
+    assert.ok(training.includes('t.dispose(); again.dispose();'), 'the block ends by disposing both trainers');
+    writeFileSync(file, blocks[0].replace("'./web/lib/headlab.js'", `'${lib}'`) +
+      training.replace('t.dispose(); again.dispose();', `${report}t.dispose(); again.dispose();`));
+    const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
+    const last = JSON.parse(out.trim().split('\n').pop());
+    assert.equal(last.trained, 300, `the reloaded trainer has the saved step count\n${out}`);
+    assert.equal(last.handles, 0, 'no Embind handle left alive');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
