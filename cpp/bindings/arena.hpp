@@ -8,6 +8,9 @@
 namespace headlab {
 namespace bindings {
 
+// `bytes` on a 16-byte (SIMD) boundary; nullptr when the heap cannot grow that far.
+inline void* aligned_block(std::size_t bytes) { return std::aligned_alloc(16, (bytes + 15) & ~std::size_t{15}); }
+
 // After warm-up, repeated calls of the same size allocate nothing.
 struct Buffer {
   void* data = nullptr;
@@ -16,7 +19,7 @@ struct Buffer {
   // Returns nullptr when the heap cannot grow that far (the old buffer is kept).
   void* reserve(std::size_t want) {
     if (want <= bytes) return data;
-    void* p = std::aligned_alloc(16, (want + 15) & ~std::size_t{15});
+    void* p = aligned_block(want);
     if (!p) return nullptr;
     std::free(data);
     data = p;

@@ -88,7 +88,7 @@ ResolvedShape resolve_shape(const ShapeJs& js, bool output_only) {
 
 // A block that outlives calls (an AttentionLayer's weights); 0 when the heap cannot grow.
 double allocate(double bytes) {
-  void* p = std::aligned_alloc(16, (static_cast<std::size_t>(bytes) + 15) & ~std::size_t{15});
+  void* p = headlab::bindings::aligned_block(static_cast<std::size_t>(bytes));
   return static_cast<double>(reinterpret_cast<std::uintptr_t>(p));
 }
 

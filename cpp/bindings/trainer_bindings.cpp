@@ -1,6 +1,7 @@
-// Embind layer of the trainer: its own wasm module (headlab_train), loaded by
-// web/lib/headlab.js the first time a page asks for training. JavaScript (web/lib/headlab.js) checks argument
-// types first; C++ checks ranges and returns error strings, never aborts.
+// Embind layer of the trainer: its own wasm module (headlab_train), which
+// web/lib/headlab.js loads the first time a page asks for training. JavaScript
+// checks argument types first; C++ checks ranges and returns error strings,
+// never aborts.
 // Arrays come back as typed-array views of buffers this object owns, which
 // the JS side copies at once.
 #include <emscripten/bind.h>

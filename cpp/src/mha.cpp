@@ -122,10 +122,6 @@ void copy_block(std::size_t rows, std::size_t cols, const float* src, std::size_
   for (std::size_t r = 0; r < rows; ++r) std::copy(src + r * lds, src + r * lds + cols, dst + r * cols);
 }
 
-}  // namespace
-
-namespace {
-
 // The dimension checks, without the size limits (parameter_count allocates nothing).
 std::string resolve_dims(MhaShape& s) {
   if (s.t_q == 0) return "query must have at least one row (Tq >= 1), got 0 rows";

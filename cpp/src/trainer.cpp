@@ -74,8 +74,6 @@ struct Reader {
   }
 };
 
-}  // namespace
-
 // Everything a Trainer allocates: the model's buffers, the optimizer's two
 // moment vectors and two batches of examples (with room to spare).
 std::size_t trainer_bytes(const TrainerConfig& c, const TaskSpec& spec) {
@@ -97,6 +95,14 @@ std::string too_large(std::size_t bytes, const char* why) {
   return "batchSize × dModel too large: this trainer needs about " + std::to_string((bytes >> 20) + 1) +
          " MiB of memory, " + why + "; lower batchSize or dModel";
 }
+
+// "" when a Trainer for `c` can be built now, else why not.
+std::string room_for(const TrainerConfig& c, const TaskSpec& spec) {
+  const std::size_t bytes = trainer_bytes(c, spec);
+  return heap_has_room(bytes) ? "" : too_large(bytes, "more than the heap has left");
+}
+
+}  // namespace
 
 std::string validate_config(const TrainerConfig& c) {
   if (!find_task(c.task)) {
@@ -140,8 +146,7 @@ Trainer::Trainer(const TrainerConfig& c, const TaskSpec& spec)
 TrainerOrError Trainer::create(const TrainerConfig& config) {
   TrainerOrError r;
   r.error = validate_config(config);
-  if (r.error.empty() && !heap_has_room(trainer_bytes(config, *find_task(config.task))))
-    r.error = too_large(trainer_bytes(config, *find_task(config.task)), "more than the heap has left");
+  if (r.error.empty()) r.error = room_for(config, *find_task(config.task));
   if (r.error.empty()) r.trainer.reset(new Trainer(config, *find_task(config.task)));
   return r;
 }
@@ -324,7 +329,8 @@ TrainerOrError Trainer::load(const std::uint8_t* bytes, std::size_t size) {
   for (std::size_t i = 0; i < count; ++i)
     if (!std::isfinite(in.f32())) return fail("parameter " + std::to_string(i) + " is not finite");
 
-  if (!heap_has_room(trainer_bytes(c, spec))) return fail(too_large(trainer_bytes(c, spec), "more than the heap has left"));
+  const std::string no_room = room_for(c, spec);
+  if (!no_room.empty()) return fail(no_room);
   r.trainer.reset(new Trainer(c, spec));
   Trainer& t = *r.trainer;
   in.at = params_at;
