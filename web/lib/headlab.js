@@ -118,6 +118,16 @@ function requireFloat32(fn, name, value, length, shape) {
   return value;
 }
 
+/** dModel and numHeads, and dK / dV (0 when not given: dModel / numHeads). */
+function dimsOf(fn, options) {
+  return {
+    dModel: requireDim(fn, 'dModel', options.dModel),
+    numHeads: requireDim(fn, 'numHeads', options.numHeads),
+    dK: requireDim(fn, 'dK', options.dK, true),
+    dV: requireDim(fn, 'dV', options.dV, true),
+  };
+}
+
 /** Rows of a [rows, dModel] input, checking type and divisibility. */
 function rowsOf(fn, name, value, dModel) {
   if (!(value instanceof Float32Array)) {
@@ -213,26 +223,19 @@ export class Headlab {
   createLayer(options) {
     const fn = 'createLayer';
     requireObject(fn, options);
-    const dModel = requireDim(fn, 'dModel', options.dModel);
-    const numHeads = requireDim(fn, 'numHeads', options.numHeads);
-    const dKIn = requireDim(fn, 'dK', options.dK, true);
-    const dVIn = requireDim(fn, 'dV', options.dV, true);
+    const { dModel, numHeads, dK: dKIn, dV: dVIn } = dimsOf(fn, options);
     const resolved = this._core.resolveShape({ tQ: 1, tK: 1, dModel, numHeads, dK: dKIn, dV: dVIn, causal: false }, true);
     if (resolved.error) throw new RangeError(`${fn}: ${resolved.error}`);
     const shape = { dModel, numHeads, dK: resolved.dK, dV: resolved.dV };
     const specs = this._checkWeights(fn, options, shape);
-    const offsets = [];
-    let bytes = 0;
-    for (const [, arr] of specs) {
-      offsets.push(bytes);
-      bytes += Math.ceil((arr.length * 4) / ALIGN) * ALIGN;
-    }
-    const base = bytes <= MAX_REQUEST_BYTES ? this._core.allocate(bytes) : 0;
-    if (!base) throw new RangeError(`${fn}: the weights (${Math.ceil(bytes / 2 ** 20)} MiB) do not fit in the wasm heap, capped at ${MAX_MEMORY_BYTES / 2 ** 20} MiB`);
+    const arena = new Arena();
+    const parts = specs.map(([, arr]) => arena.add(arr.length, 4));
+    const base = arena.bytes <= MAX_REQUEST_BYTES ? this._core.allocate(arena.bytes) : 0;
+    if (!base) throw new RangeError(`${fn}: the weights (${Math.ceil(arena.bytes / 2 ** 20)} MiB) do not fit in the wasm heap, capped at ${MAX_MEMORY_BYTES / 2 ** 20} MiB`);
     const heap = this._core.HEAPF32;
     const addresses = {};
     specs.forEach(([name, arr], i) => {
-      addresses[name] = base + offsets[i];
+      addresses[name] = base + arena.parts[parts[i]];
       heap.set(arr, addresses[name] >> 2);
     });
     return new AttentionLayer(this, { ...shape, base, addresses });
@@ -265,10 +268,7 @@ export class Headlab {
    */
   _forward(fn, options, layer) {
     requireObject(fn, options);
-    const dModel = layer ? layer.dModel : requireDim(fn, 'dModel', options.dModel);
-    const numHeads = layer ? layer.numHeads : requireDim(fn, 'numHeads', options.numHeads);
-    const dKIn = layer ? layer.dK : requireDim(fn, 'dK', options.dK, true);
-    const dVIn = layer ? layer.dV : requireDim(fn, 'dV', options.dV, true);
+    const { dModel, numHeads, dK: dKIn, dV: dVIn } = layer ?? dimsOf(fn, options);
     const causal = requireBool(fn, 'causal', options.causal);
     const returnWeights = requireBool(fn, 'returnWeights', options.returnWeights);
     const returnIntermediates = requireBool(fn, 'returnIntermediates', options.returnIntermediates);
@@ -375,10 +375,7 @@ export class Headlab {
   parameterCount(options) {
     const fn = 'parameterCount';
     requireObject(fn, options);
-    const dModel = requireDim(fn, 'dModel', options.dModel);
-    const numHeads = requireDim(fn, 'numHeads', options.numHeads);
-    const dK = requireDim(fn, 'dK', options.dK, true);
-    const dV = requireDim(fn, 'dV', options.dV, true);
+    const { dModel, numHeads, dK, dV } = dimsOf(fn, options);
     const bias = requireBool(fn, 'bias', options.bias);
     const r = this._core.parameterCount(dModel, numHeads, dK, dV, bias);
     if (r.error) throw new RangeError(`${fn}: ${r.error}`);
