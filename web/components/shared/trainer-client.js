@@ -96,10 +96,7 @@ export class TrainerClient {
     this.mode = 'main';
     this.fallbackReason = reason;
     // Short chunks, each its own task, so input and painting happen in between.
-    this._session = getLab().then(async (lab) => {
-      await lab.tasks();  // loads the training module
-      return new TrainerSession(lab, (m) => this.onEvent(m), { chunkMs: 8 });
-    });
+    this._session = getLab().then((lab) => TrainerSession.open(lab, (m) => this.onEvent(m), { chunkMs: 8 }));
     const queued = this._queue.splice(0);
     for (const job of queued) this._runMain(job);
   }

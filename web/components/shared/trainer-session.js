@@ -56,6 +56,12 @@ export class TrainerSession {
     this._tail = Promise.resolve();
   }
 
+  /** A session with the training module already loaded, so that no request waits for it later. */
+  static async open(lab, emit, options) {
+    await lab.tasks();
+    return new TrainerSession(lab, emit, options);
+  }
+
   /** Answers requests one after another, even when one of them has to wait (create, load). */
   handle(type, payload = {}) {
     const reply = this._tail.then(() => this._handle(type, payload));
@@ -125,7 +131,7 @@ export class TrainerSession {
       throw new Error('trainer session: disposed while a run was being created');
     }
     this.pause(null);
-    for (const t of this.trainers) t.dispose();
+    disposeAll(this.trainers);
     this.trainers = trainers;
     this._acc = trainers.map(() => ({ loss: 0, accuracy: 0, steps: 0 }));
     this.currentStep = trainers.length ? trainers[0].config().step : 0;
@@ -248,7 +254,7 @@ export class TrainerSession {
   dispose() {
     this._disposed = true;
     this.pause(null);
-    for (const t of this.trainers) t.dispose();
+    disposeAll(this.trainers);
     this.trainers = [];
   }
 }

@@ -18,11 +18,7 @@ const post = (message, transfer = []) => {
   self.postMessage(message, transfer);
   if (message.fatal) self.close();
 };
-// The training module loads with the session, so no request waits for it later.
-const ready = getLab().then(async (lab) => {
-  await lab.tasks();
-  return new TrainerSession(lab, post, { chunkMs: 25, schedule });
-});
+const ready = getLab().then((lab) => TrainerSession.open(lab, post, { chunkMs: 25, schedule }));
 
 // The browser first runs wasm with its baseline compiler and optimises the hot
 // functions after they have run for a while: the first hundred or so steps are
