@@ -24,7 +24,7 @@
 import { HeadlabElement } from './shared/base.js';
 import { el, fmt, fmtInt } from './shared/dom.js';
 import { tex } from './shared/math.js';
-import { figureToSVG } from './shared/figure.js';
+import { asImage, figureToSVG } from './shared/figure.js';
 import { exportMenu, matrixCSV } from './shared/export.js';
 import { compute, computeNote } from './shared/compute.js';
 import { histogramsFigure, lineChartFigure, SERIES } from './shared/charts.js';
@@ -135,11 +135,7 @@ export class HeadlabChoosingH extends HeadlabElement {
     }
     shapes.push({ type: 'rect', x: 0, y: 1, w: width, h: 28, fill: 'none', stroke: { role: 'text' }, strokeWidth: 1 });
     const fig = { width, height, shapes };
-    const svg = figureToSVG(fig);
-    svg.setAttribute('class', 'fig');
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', `A bar of ${dModel} dimensions cut into ${h} equal slices of ${dModel / h}.`);
-    svg.style.maxWidth = `${width}px`;
+    const svg = asImage(figureToSVG(fig), fig, `A bar of ${dModel} dimensions cut into ${h} equal slices of ${dModel / h}.`);
     this.bar.replaceChildren(el('p', { class: 'small' }, `d_model = ${fmtInt(dModel)}, cut into ${h} head${h > 1 ? 's' : ''} of d_k = ${fmtInt(dModel / h)}:`), svg);
   }
 
@@ -219,11 +215,6 @@ export class HeadlabChoosingH extends HeadlabElement {
   }
 
   show(holder, label) {
-    const svg = figureToSVG(holder.fig);
-    svg.setAttribute('class', 'fig');
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', label);
-    svg.style.maxWidth = `${holder.fig.width}px`;
-    holder.box.replaceChildren(svg);
+    holder.box.replaceChildren(asImage(figureToSVG(holder.fig), holder.fig, label));
   }
 }

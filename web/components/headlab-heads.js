@@ -37,7 +37,7 @@ import { HeadlabElement } from './shared/base.js';
 import { el, fmt, parseTokens, uid } from './shared/dom.js';
 import { createHeatmap } from './shared/heatmap.js';
 import { linesFigure, MAX_LINE_TOKENS } from './shared/lines.js';
-import { figureToSVG } from './shared/figure.js';
+import { asImage, figureToSVG } from './shared/figure.js';
 import { exportMenu, download } from './shared/export.js';
 import { validateModel, parseModel, LIMITS } from './shared/model.js';
 import { workedModel, crossModel, randomModel } from './shared/examples.js';
@@ -424,17 +424,14 @@ export class HeadlabHeads extends HeadlabElement {
     const fig = linesFigure({ queryTokens: model.queryTokens, keyTokens: model.tokens, weights, highlight: active ?? -1,
       title: `Head ${head + 1}${name ? ` · ${name}` : ''}`, width: Math.min(640, Math.max(300, (this.linesBox.clientWidth || 520))) });
     this._linesFig = fig;
-    const svg = figureToSVG(fig);
-    svg.setAttribute('class', 'fig');
-    svg.setAttribute('role', 'img');
     let focusNote = '';
     if (active !== null && active !== undefined) {
       const row = Array.from(weights.subarray(active * tK, (active + 1) * tK));
       const best = row.indexOf(Math.max(...row));
       focusNote = `In head ${head + 1}, “${model.queryTokens[active]}” puts its largest weight, ${fmt(row[best])}, on “${model.tokens[best]}”.`;
     }
-    svg.setAttribute('aria-label', `Lines view of head ${head + 1}: each query token on the left is joined to every key token on the right by a line as thick as its weight. ${focusNote}`);
-    svg.style.maxWidth = `${fig.width}px`;
+    const svg = asImage(figureToSVG(fig), fig,
+      `Lines view of head ${head + 1}: each query token on the left is joined to every key token on the right by a line as thick as its weight. ${focusNote}`);
     svg.addEventListener('pointermove', (event) => {
       const box = svg.getBoundingClientRect();
       const y = ((event.clientY - box.top) * fig.height) / box.height;

@@ -29,7 +29,7 @@ import { el, fmt, parseTokens, clip } from './shared/dom.js';
 import { tex } from './shared/math.js';
 import { createHeatmap } from './shared/heatmap.js';
 import { resultMatrix } from './shared/matrix.js';
-import { figureToSVG } from './shared/figure.js';
+import { asImage, figureToSVG } from './shared/figure.js';
 import { validateModel } from './shared/model.js';
 import { workedModel, randomModel } from './shared/examples.js';
 
@@ -105,12 +105,8 @@ export class HeadlabMisconceptions extends HeadlabElement {
     const strip = (n, fill, label) => {
       const shapes = [];
       for (let i = 0; i < n; i++) shapes.push({ type: 'rect', x: i * (cell + 3) + 1, y: 1, w: cell, h: cell, fill: fill(i), stroke: { role: 'text' }, strokeWidth: 0.6 });
-      const svg = figureToSVG({ width: n * (cell + 3) + 2, height: cell + 2, shapes });
-      svg.setAttribute('class', 'fig strip');
-      svg.setAttribute('role', 'img');
-      svg.setAttribute('aria-label', label);
-      svg.style.maxWidth = `${n * (cell + 3) + 2}px`;
-      return svg;
+      const fig = { width: n * (cell + 3) + 2, height: cell + 2, shapes };
+      return asImage(figureToSVG(fig), fig, label, 'fig strip');
     };
     this.splitBox.replaceChildren(
       el('p', { class: 'small' }, el('strong', {}, 'Tokens each head sees: '), `all ${tokens.length}, in every head.`),

@@ -28,7 +28,7 @@
 import { HeadlabElement } from './shared/base.js';
 import { el, fmt, fmtInt } from './shared/dom.js';
 import { tex } from './shared/math.js';
-import { figureToSVG } from './shared/figure.js';
+import { asImage, figureToSVG } from './shared/figure.js';
 import { exportMenu, matrixCSV } from './shared/export.js';
 
 const PRESETS = [
@@ -272,12 +272,8 @@ export class HeadlabParams extends HeadlabElement {
     };
     shapes.push({ type: 'text', x: 10, y: fig.height - 10, text: `${heads} head${heads === 1 ? '' : 's'}: alternating stripes, one per head`, size: 11, fill: { role: 'muted' } });
     this._figure = fig;
-    const svg = figureToSVG(fig);
-    svg.setAttribute('class', 'fig');
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', `W^Q, W^K and W^V are ${dModel} by ${heads * dK} (${heads * dV} for W^V), split into ${heads} column blocks; W^O is ${heads * dV} by ${dModel}, split into ${heads} row blocks.`);
-    svg.style.maxWidth = `${fig.width}px`;
-    this.drawing.replaceChildren(svg);
+    this.drawing.replaceChildren(asImage(figureToSVG(fig), fig,
+      `W^Q, W^K and W^V are ${dModel} by ${heads * dK} (${heads * dV} for W^V), split into ${heads} column blocks; W^O is ${heads * dV} by ${dModel}, split into ${heads} row blocks.`));
   }
 
   fillCounts(counts, dModel, heads, dK, dV) {

@@ -25,7 +25,7 @@
 import { HeadlabElement } from './shared/base.js';
 import { el, fmt } from './shared/dom.js';
 import { tex } from './shared/math.js';
-import { figureToSVG } from './shared/figure.js';
+import { asImage, figureToSVG } from './shared/figure.js';
 import { exportMenu, matrixCSV } from './shared/export.js';
 import { compute, computeNote } from './shared/compute.js';
 import { histogramsFigure, barsFigure, lineChartFigure, SERIES } from './shared/charts.js';
@@ -151,12 +151,7 @@ export class HeadlabScaling extends HeadlabElement {
 
   draw(holder, fig, label) {
     holder.fig = fig;
-    const svg = figureToSVG(fig);
-    svg.setAttribute('class', 'fig');
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', label);
-    svg.style.maxWidth = `${fig.width}px`;
-    holder.box.replaceChildren(svg);
+    holder.box.replaceChildren(asImage(figureToSVG(fig), fig, label));
   }
 
   render(r, dK, keys, sweep) {

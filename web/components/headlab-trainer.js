@@ -57,6 +57,7 @@ import { createHeatmap } from './shared/heatmap.js';
 import { exportMenu, download, slug } from './shared/export.js';
 import { SERIES } from './shared/charts.js';
 import { curvesFigure, curvesToSVG, forExport } from './shared/trainer-curves.js';
+import { asImage } from './shared/figure.js';
 import { liveHeatmap } from './shared/trainer-heatmap.js';
 import { TrainerClient } from './shared/trainer-client.js';
 import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES, MAX_STEP_N } from './shared/trainer-session.js';
@@ -837,12 +838,7 @@ export class HeadlabTrainer extends HeadlabElement {
     }
     const draw = (holder, fig, label) => {
       holder.fig = fig;
-      const svg = curvesToSVG(fig);
-      svg.setAttribute('class', 'fig');
-      svg.setAttribute('role', 'img');
-      svg.setAttribute('aria-label', label);
-      svg.style.maxWidth = `${fig.width}px`;
-      holder.box.replaceChildren(svg);
+      holder.box.replaceChildren(asImage(curvesToSVG(fig), fig, label));
     };
     // Measured when the layout changes (onResize, layout()), never here: reading it now would force a layout.
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));

@@ -70,6 +70,15 @@ export function figureToSVG(fig, { palette = null, title = '' } = {}) {
 }
 
 /** Serialised SVG file text for download. */
+/** Marks an SVG drawn from `fig` as one labelled image, no wider than the figure; returns it. */
+export function asImage(svg, fig, label, className = 'fig') {
+  svg.setAttribute('class', className);
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', label);
+  svg.style.maxWidth = `${fig.width}px`;
+  return svg;
+}
+
 export function figureToSVGText(fig, title) {
   const svg = figureToSVG(fig, { palette: EXPORT_PALETTE, title });
   return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(svg)}\n`;
