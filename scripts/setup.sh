@@ -3,7 +3,8 @@
 # (as root, through apt) and the npm dependencies (npm ci). Idempotent and quick
 # when everything is present.
 #   scripts/setup.sh build   packages to build the module
-#   scripts/setup.sh test    plus what the tests need (chromium, wabt)
+#   scripts/setup.sh test    plus what the tests need (chromium, firefox-esr, WebKit's
+#                            WebDriver under xvfb, wabt, clang for the fuzzer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,10 @@ if [ "$mode" = test ]; then
   need chromium /usr/bin/chromium
   need wabt /usr/bin/wasm-objdump
   need libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+  need clang /usr/bin/clang++
+  need firefox-esr /usr/bin/firefox-esr
+  need webkit2gtk-driver /usr/bin/WebKitWebDriver
+  need xvfb /usr/bin/xvfb-run
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
