@@ -258,6 +258,8 @@ test('side by side: h = 1 and h = 2 on the same data, both loss curves on one ch
 
 test('curves export as CSV, SVG and PNG; the model saves as .hlab and loads back; bad files are refused clearly', { timeout: TIMEOUT }, async () => {
   const page = await openTrainer('trainer files');
+  // No round limit: the run goes on until the curve has its points, however fast the machine.
+  await page.evaluate(() => document.querySelector('headlab-trainer').setAttribute('max-steps', '1000000'));
   await trainer(page).locator('[data-testid="trainer-speed"]').selectOption('fast');
   await trainer(page).locator('[data-action="start"]').click();
   // At the fast speed many steps fit in one update: wait for enough points on the curve, not a step count.
