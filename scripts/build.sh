@@ -9,9 +9,17 @@ cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 jobs=$(nproc 2>/dev/null || echo 2)
 
-if [ ! -f build/wasm/CMakeCache.txt ]; then
-  emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
+# configure DIR ARGS...: runs cmake's configure unless DIR holds a finished one. A configure
+# that failed (say, a missing compiler) leaves CMakeCache.txt but no Makefile: that is redone.
+configure() {
+  local dir=$1
+  shift
+  [ -f "$dir/CMakeCache.txt" ] && [ -f "$dir/Makefile" ] && return 0
+  rm -rf "$dir"
+  "$@" -B "$dir" >/dev/null
+}
+
+configure build/wasm emcmake cmake -S . -DCMAKE_BUILD_TYPE=Release
 targets=(headlab_modules)
 [ "${1:-}" = test ] && targets+=(headlab_tests)
 cmake --build build/wasm -j"$jobs" --target "${targets[@]}"
@@ -20,20 +28,14 @@ cmake --build build/wasm -j"$jobs" --target "${targets[@]}"
 node scripts/bundle.mjs
 
 if [ "${1:-}" = test ]; then
-  if [ ! -f build/native/CMakeCache.txt ]; then
-    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-  fi
+  configure build/native cmake -S . -DCMAKE_BUILD_TYPE=Release
   cmake --build build/native -j"$jobs"
 
   # The same doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-  if [ ! -f build/sanitize/CMakeCache.txt ]; then
-    cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEADLAB_SANITIZE=ON >/dev/null
-  fi
+  configure build/sanitize cmake -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEADLAB_SANITIZE=ON
   cmake --build build/sanitize -j"$jobs" --target headlab_tests
 
-  # libFuzzer target for the model-file parser (needs clang, which emscripten brings).
-  if [ ! -f build/fuzz/CMakeCache.txt ]; then
-    cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHEADLAB_FUZZ=ON >/dev/null
-  fi
+  # libFuzzer target for the model-file parser (clang++ from Debian's clang package; setup.sh installs it).
+  configure build/fuzz cmake -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHEADLAB_FUZZ=ON
   cmake --build build/fuzz -j"$jobs" --target headlab_fuzz_load
 fi
