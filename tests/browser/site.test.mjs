@@ -189,19 +189,55 @@ test('parameter budget: 1,048,576 for d_model 512 at h = 8 and h = 16; an explan
   assertNoProblems();
 });
 
+test('parameter budget: dragging h from 1 to 64 at d_model 512 always shows the matrices and the same total', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('params drag');
+  await load(page, new URL('demos/params/index.html', server.url).href, PAGES[3]);
+  const slider = page.locator('#heads-range');
+  const box = await slider.boundingBox();
+  const seen = [];
+  // Drag the thumb from the left end to the right in small moves, as a mouse would.
+  await page.mouse.move(box.x + 2, box.y + box.height / 2);
+  await page.mouse.down();
+  for (let i = 0; i <= 40; i++) {
+    await page.mouse.move(box.x + 2 + ((box.width - 4) * i) / 40, box.y + box.height / 2);
+    const h = Number(await page.inputValue('#heads'));
+    if (h > 64) break;
+    await eventually(async () => {
+      assert.equal(512 % h, 0, `the slider stopped at h = ${h}, which does not divide 512`);
+      assert.equal(await page.locator('[data-testid="params-explanation"]').isVisible(), false, `no “does not divide” at h = ${h}`);
+      await expectText(page.locator('[data-testid="params-total"]'), '1,048,576');
+      assert.equal(await page.locator('headlab-params .drawing svg').count(), 1, `the matrices are drawn at h = ${h}`);
+      const texts = await page.locator('headlab-params .drawing svg text').allTextContents();
+      assert.ok(texts.some((t) => t.startsWith(`${h} head${h === 1 ? '' : 's'}:`)), `the drawing is for h = ${h}: ${texts.join(' | ')}`);
+    });
+    if (!seen.includes(h)) seen.push(h);
+  }
+  await page.mouse.up();
+  assert.deepEqual(seen.filter((h) => h <= 64), [1, 2, 4, 8, 16, 32, 64], 'every divisor up to 64 was shown on the way');
+  await page.close();
+  assertNoProblems();
+});
+
 test('keyboard only: tab to a control, change it, see the result (with a visible focus ring)', { timeout: TIMEOUT }, async () => {
   const page = await newPage('keyboard');
   await load(page, new URL('demos/params/index.html', server.url).href, PAGES[3]);
   const slider = await tabTo(page, (a) => a.id === 'heads-range');
   assert.equal(slider.outline, 'solid', 'focused slider shows an outline');
   assert.notEqual(slider.outlineWidth, '0px');
-  await page.keyboard.press('ArrowRight');  // h = 9 does not divide 512
-  await eventually(async () => assert.equal(await page.inputValue('#heads'), '9'));
-  await expectVisible(page.locator('[data-testid="params-explanation"]'));
-  for (let i = 0; i < 7; i++) await page.keyboard.press('ArrowRight');  // h = 16
+  // The slider steps through the divisors of d_model: 8 → 16 → 32, and back.
+  await page.keyboard.press('ArrowRight');
   await eventually(async () => assert.equal(await page.inputValue('#heads'), '16'));
+  await page.keyboard.press('ArrowRight');
+  await eventually(async () => assert.equal(await page.inputValue('#heads'), '32'));
+  assert.equal(await page.getAttribute('#heads-range', 'aria-valuetext'), 'h = 32', 'the slider announces h, not its position');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowLeft');
+  await eventually(async () => assert.equal(await page.inputValue('#heads'), '4'));
   await expectVisible(page.locator('[data-testid="params-total"]'));
   await expectText(page.locator('[data-testid="params-total"]'), '1,048,576');
+  // Any h can be typed; one that does not divide d_model is explained.
+  await page.fill('#heads', '9');
+  await expectVisible(page.locator('[data-testid="params-explanation"]'));
+  await expectText(page.locator('[data-testid="params-explanation"]'), /h = 9 does not divide d_model = 512/);
   await page.close();
 
   // Worked example: step navigation by keyboard.

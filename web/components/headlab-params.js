@@ -1,6 +1,7 @@
 /**
  * <headlab-params>: the parameter budget of multi-head attention. Sliders for
- * d_model and h (starting at the original transformer's 512 and 8) show
+ * d_model and h (starting at the original transformer's 512 and 8; the h slider
+ * steps through the divisors of d_model, the number box takes any h) show
  * d_k = d_model / h, every projection matrix drawn to scale with one stripe per
  * head, and the counts 3·d_model² + d_model² = 4·d_model², which stay the same
  * for every h that divides d_model. An h that does not divide d_model shows why
@@ -77,7 +78,9 @@ export class HeadlabParams extends HeadlabElement {
     const number = (id, min, max, label) => el('input', { type: 'number', id, min, max, step: 1, class: 'num-input', inputmode: 'numeric', 'aria-label': label });
     this.dModelRange = range('d-model-range', 8, 2048, 8, 'd_model (slider)');
     this.dModelInput = number('d-model', 1, 65536, 'd_model');
-    this.headsRange = range('heads-range', 1, 128, 1, 'number of heads h (slider)');
+    // The h slider moves through the divisors of d_model (its value is an index into them), so
+    // dragging it always shows a count; the number box next to it takes any h and explains a misfit.
+    this.headsRange = range('heads-range', 0, 0, 1, 'number of heads h (slider over the divisors of d_model)');
     this.headsInput = number('heads', 1, 4096, 'number of heads h');
     this.dKRange = range('d-k-range', 1, 1024, 1, 'd_k (slider)');
     this.dKInput = number('d-k', 1, 65536, 'd_k');
@@ -91,7 +94,13 @@ export class HeadlabParams extends HeadlabElement {
       inputEl.addEventListener('input', () => { if (Number.isFinite(inputEl.valueAsNumber) && inputEl.valueAsNumber >= 1) this[prop] = Math.round(inputEl.valueAsNumber); });
     };
     link(this.dModelRange, this.dModelInput, 'dModel');
-    link(this.headsRange, this.headsInput, 'heads');
+    this.headsRange.addEventListener('input', () => {
+      const h = this._headChoices?.[this.headsRange.valueAsNumber];
+      if (h) this.heads = h;
+    });
+    this.headsInput.addEventListener('input', () => {
+      if (Number.isFinite(this.headsInput.valueAsNumber) && this.headsInput.valueAsNumber >= 1) this.heads = Math.round(this.headsInput.valueAsNumber);
+    });
     link(this.dKRange, this.dKInput, 'dK');
     link(this.dVRange, this.dVInput, 'dV');
     this.splitBox.addEventListener('change', () => { this.splitDkDv = this.splitBox.checked; });
@@ -149,7 +158,8 @@ export class HeadlabParams extends HeadlabElement {
     const dModel = this.dModel, heads = this.heads, split = this.splitDkDv;
     const setPair = (r, i, v) => { r.value = String(v); if (i.valueAsNumber !== v) i.value = String(v); };
     setPair(this.dModelRange, this.dModelInput, dModel);
-    setPair(this.headsRange, this.headsInput, heads);
+    this.setHeadsSlider(dModel, heads);
+    if (this.headsInput.valueAsNumber !== heads) this.headsInput.value = String(heads);
     setPair(this.dKRange, this.dKInput, this.dK);
     setPair(this.dVRange, this.dVInput, this.dV);
     this.splitBox.checked = split;
@@ -197,6 +207,21 @@ export class HeadlabParams extends HeadlabElement {
     this.fillCounts(counts, dModel, heads, dK, dV);
     this.fillInvariance(dModel, heads, split);
     this.emit('change', { dModel, heads, dK, dV, total: counts.total });
+  }
+
+  /** The h slider's stops: the divisors of d_model (up to the largest h the element takes). */
+  setHeadsSlider(dModel, heads) {
+    if (this._headChoicesFor !== dModel) {
+      this._headChoicesFor = dModel;
+      this._headChoices = divisors(dModel).filter((d) => d <= HeadlabParams.props.heads.max);
+      this.headsRange.max = String(this._headChoices.length - 1);
+    }
+    const choices = this._headChoices;
+    // An h that does not divide d_model (typed in the box) puts the slider at the nearest divisor below it.
+    let at = choices.length - 1;
+    while (at > 0 && choices[at] > heads) at -= 1;
+    this.headsRange.value = String(at);
+    this.headsRange.setAttribute('aria-valuetext', `h = ${choices[at]}`);
   }
 
   showNotDivisible(dModel, heads, apiMessage) {

@@ -69,7 +69,6 @@ export function figureToSVG(fig, { palette = null, title = '' } = {}) {
   return svg;
 }
 
-/** Serialised SVG file text for download. */
 /** Marks an SVG drawn from `fig` as one labelled image, no wider than the figure; returns it. */
 export function asImage(svg, fig, label, className = 'fig') {
   svg.setAttribute('class', className);
@@ -79,6 +78,7 @@ export function asImage(svg, fig, label, className = 'fig') {
   return svg;
 }
 
+/** Serialised SVG file text for download. */
 export function figureToSVGText(fig, title) {
   const svg = figureToSVG(fig, { palette: EXPORT_PALETTE, title });
   return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(svg)}\n`;
