@@ -307,3 +307,46 @@ test('a browser without WebAssembly SIMD gets the scalar build and the same numb
 test('no console error, page error or failed request in any page', () => {
   assertNoProblems();
 });
+
+test('every “what to try” suggestion on the page does what it says', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('what to try');
+  await openDemo(page);
+  const tips = await page.locator('.prose li').allTextContents();
+  assert.equal(tips.length, 3, `three suggestions: ${tips.join(' | ')}`);
+  const why = (h) => page.locator(`[data-testid="weights-why"] li[data-head="${h}"]`);
+
+  // 1. At step 7 head 1 leans on “ball”, head 2 on “full”; the row's softmax is written out as in the course.
+  assert.match(tips[0], /step 7.*one leans on.*ball.*the other on.*full/s);
+  await expectText(why(1), /scores highest with “ball”.*0\.7337/);
+  await expectText(why(2), /scores highest with “full”.*0\.7337/);
+  // The softmax arithmetic as in the course, from a double-precision reference. (The course prints e^1.4142 as
+  // 4.1132; e^√2 = 4.113250…, which rounds to 4.1133. Its sum, 23.0602, is the same.)
+  const s1 = [4, 1, 2].map((v) => v / Math.SQRT2);
+  const e1 = s1.map(Math.exp);
+  const arithmetic = `${s1.map((v) => `exp(${v.toFixed(4)})`).join(' + ')} = ${e1.map((v) => v.toFixed(4)).join(' + ')} = ${e1.reduce((a, b) => a + b).toFixed(4)}`;
+  assert.equal(arithmetic, 'exp(2.8284) + exp(0.7071) + exp(1.4142) = 16.9188 + 2.0281 + 4.1133 = 23.0602');
+  assert.ok((await why(1).textContent()).includes(arithmetic), `the softmax arithmetic: ${await why(1).textContent()}`);
+
+  // 2. “it”'s first number 1 → 2: head 1 leans harder on “ball” (0.7953); at 3 it splits, at 5 it attends to itself, and the page says why.
+  assert.match(tips[1], /from 1 to 2.*0\.7337 becomes 0\.7953.*3 and to 5.*attending to itself/s);
+  const expectedAt = (a) => { const x = COURSE.x.map((r) => r.slice()); x[2][0] = a; return reference(x).weights[0][2]; };
+  await page.fill('#x-2-0', '2');
+  await eventually(async () => assertClose(await numbers(page, 'weights-head-1'), expectedAt(2), 'head 1 at 2'));
+  const [ball2] = await numbers(page, 'weights-head-1');
+  assert.ok(ball2 > 0.7337 && Math.abs(ball2 - 0.7953) < 1e-4, `head 1 leans harder on “ball”: ${ball2}`);
+  await page.fill('#x-2-0', '3');
+  await expectText(why(1), /splits its weight between “ball” and itself \(0\.4996 each\)/);
+  await page.fill('#x-2-0', '5');
+  await eventually(async () => assertClose(await numbers(page, 'weights-head-1'), expectedAt(5), 'head 1 at 5'));
+  await expectText(why(1), /“it” now puts most weight on itself \(0\.9992\)\. Its embedding is in its key as well as in its query/);
+  await page.click('#reset');
+
+  // 3. At step 10 a mixing W^O lets both heads reach the output; zeroing what reads head 2 loses it.
+  assert.match(tips[2], /step 10.*mixing matrix.*both heads still reach.*zero the part that reads\s+head 2/s);
+  await page.selectOption('#wo-preset', 'mix');
+  await expectCount(page.locator('[data-testid="survive"] li[data-reaches="true"]'), 2);
+  await page.selectOption('#wo-preset', 'drop-2');
+  await eventually(async () => assert.equal(await page.locator('[data-testid="survive"] li[data-head="2"]').getAttribute('data-reaches'), 'false'));
+  await page.close();
+  assertNoProblems();
+});

@@ -280,6 +280,10 @@ export class HeadlabWorkedExample extends HeadlabElement {
           this.views.push({ update: (r) => hm.update(r && r.weights, h * T * T) });
           return hm.element;
         }, false));
+        // The softmax arithmetic for the query row, and why the largest weight lands where it does.
+        const why = el('div', { class: 'why', dataset: { testid: 'weights-why' } });
+        this.views.push({ update: (r) => this.explainWeights(why, r) });
+        section.append(why);
         break;
       }
       case 8: {
@@ -510,6 +514,46 @@ export class HeadlabWorkedExample extends HeadlabElement {
     this.explainSurvival(options, off, result);
     const rows = (flat, r, c) => Array.from({ length: r }, (_, i) => Array.from(flat.slice(i * c, (i + 1) * c)));
     this.emit('change', { output: rows(result.output, T, D_MODEL), weights: [0, 1].map((h) => rows(result.weights.slice(h * T * T), T, T)) });
+  }
+
+  /**
+   * For each head, the softmax of the query row written out as in the course
+   * (e^s for each key, their sum, each share) from the module's scaled scores and
+   * weights, and one sentence on where the largest weight goes and why: when the
+   * query's best match is its own key (its edited embedding moved its key along
+   * with its query), the sentence says so.
+   */
+  explainWeights(box, result) {
+    if (!result) { box.replaceChildren(); return; }
+    const q = this.query - 1;
+    const tokens = this._tokens;
+    const name = (k) => `“${tokens[k]}”`;
+    const items = [0, 1].map((h) => {
+      const scores = Array.from(result.intermediates.scaledScores.slice(h * T * T + q * T, h * T * T + (q + 1) * T));
+      const weights = Array.from(result.weights.slice(h * T * T + q * T, h * T * T + (q + 1) * T));
+      // Display only: e^s of each scaled score from the module (the exponents are printed to 4
+      // decimals, the values are of the unrounded scores). The weights shown are the module's.
+      const exps = scores.map((v) => Math.exp(v));
+      const sum = exps.reduce((a, b) => a + b, 0);
+      const big = (v) => (v >= 1e6 ? v.toExponential(3) : fmt(v));
+      const top = weights.indexOf(Math.max(...weights));
+      const arithmetic = Number.isFinite(sum)
+        ? `${scores.map((v) => `exp(${fmt(v)})`).join(' + ')} = ${exps.map(big).join(' + ')} = ${big(sum)}; weights ${exps.map((v) => `${big(v)} / ${big(sum)}`).join(', ')} = ${weights.map((v) => fmt(v)).join(', ')}`
+        : `weights ${weights.map((v) => fmt(v)).join(', ')}`;
+      let reason;
+      if (top !== q && Math.abs(weights[top] - weights[q]) < 1e-3) {
+        reason = `Head ${h + 1}: ${name(q)} splits its weight between ${name(top)} and itself (${fmt(weights[top])} each): its embedding is in its key ` +
+          `as well as in its query, and at this value its score with itself (${fmt(scores[q])}) has caught up with its score with ${name(top)}.`;
+      } else if (top === q) {
+        const rival = scores.map((v, k) => (k === q ? -Infinity : v)).reduce((b, v, k, a) => (v > a[b] ? k : b), q === 0 ? 1 : 0);
+        reason = `Head ${h + 1}: ${name(q)} now puts most weight on itself (${fmt(weights[q])}). Its embedding is in its key as well as in its query, ` +
+          `so the edit raised its score with itself (${fmt(scores[q])}) past its score with ${name(rival)} (${fmt(scores[rival])}).`;
+      } else {
+        reason = `Head ${h + 1}: ${name(q)} scores highest with ${name(top)} (${fmt(scores[top])} after ÷√2), so ${name(top)} gets the largest weight, ${fmt(weights[top])}.`;
+      }
+      return el('li', { dataset: { head: String(h + 1), top: String(top) } }, el('span', {}, reason), el('br'), el('span', { class: 'small muted' }, arithmetic));
+    });
+    box.replaceChildren(el('p', {}, el('strong', {}, 'Softmax of the row for ', el('q', {}, tokens[q]))), el('ul', {}, items));
   }
 
   /** For each head, how far the output moves when that head alone is switched off. */
