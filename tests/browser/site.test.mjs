@@ -514,3 +514,34 @@ test('a demo works inside an iframe of a course page', { timeout: TIMEOUT }, asy
   await page.close();
   assertNoProblems();
 });
+
+test('theme: light on a light course page even when the reader’s system is dark; dark when asked or when the page declares it', { timeout: TIMEOUT }, async () => {
+  const context = await browser.newContext({ colorScheme: 'dark', viewport: { width: 1000, height: 800 } });
+  const cases = [
+    { name: 'plain', head: '', attr: '', dark: false },
+    { name: 'theme-dark', head: '', attr: ' theme="dark"', dark: true },
+    { name: 'theme-auto', head: '', attr: ' theme="auto"', dark: true },
+    { name: 'theme-light', head: '<meta name="color-scheme" content="dark">', attr: ' theme="light"', dark: false },
+    { name: 'meta-dark', head: '<meta name="color-scheme" content="dark">', attr: '', dark: true },
+    { name: 'css-dark', head: '<link rel="stylesheet" href="/__dark.css">', attr: '', dark: true },
+    { name: 'light-dark', head: '<meta name="color-scheme" content="light dark">', attr: '', dark: true },
+  ];
+  await context.route('**/__dark.css', (route) => route.fulfill({ status: 200, contentType: 'text/css', body: ':root { color-scheme: dark; }' }));
+  for (const c of cases) {
+    await context.route(`**/theme-${c.name}.html`, (route) => route.fulfill({
+      status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': STRICT_CSP },
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>theme ${c.name}</title>${c.head}` +
+        `<script type="module" src="/headlab-components.js"></script></head><body><headlab-params${c.attr}></headlab-params></body></html>`,
+    }));
+    const page = watch(await context.newPage(), `theme ${c.name}`, problems);
+    await page.goto(new URL(`theme-${c.name}.html`, server.url).href);
+    await waitForElements(page);
+    const bg = await page.evaluate(() => getComputedStyle(document.querySelector('headlab-params')).backgroundColor);
+    const [r, g, b] = bg.match(/\d+/g).map(Number);
+    const dark = (r + g + b) / 3 < 128;
+    assert.equal(dark, c.dark, `${c.name}: the element's background is ${bg}; expected ${c.dark ? 'dark' : 'light'}`);
+    await page.close();
+  }
+  await context.close();
+  assertNoProblems();
+});

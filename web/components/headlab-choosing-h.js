@@ -10,7 +10,7 @@
  * @attr {number} d-model   model width; default 512
  * @attr {number} heads     number of heads; default 8 (snapped to a divisor of d-model)
  * @attr {boolean} hide-controls hides the toolbar
- * @attr {string} theme     light | dark | auto
+ * @attr {string} theme     light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
  * @fires headlab-ready
  * @fires headlab-change  detail: { dModel, heads, dK, impostorRate }

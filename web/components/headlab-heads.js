@@ -17,7 +17,7 @@
  * @attr {boolean} causal        causal mask (self-attention only)
  * @attr {string} src            URL of a JSON model (same format as the file input)
  * @attr {boolean} hide-controls hides the source controls and toolbar
- * @attr {string} theme          light | dark | auto
+ * @attr {string} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  * @prop {object} model          a model object in the JSON format; setting it shows that model
  *
  * @fires headlab-ready

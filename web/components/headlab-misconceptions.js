@@ -13,7 +13,7 @@
  * @attr {number} heads     heads in part (a); default 4 (1, 2, 4, 8 or 16)
  * @attr {boolean} swap     part (b): the two heads swap roles
  * @attr {string} ablate    part (c): heads switched off, comma-separated, e.g. "1"
- * @attr {string} theme     light | dark | auto
+ * @attr {string} theme     light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
  * @fires headlab-ready
  * @fires headlab-change  detail: { part, ... } after each recompute

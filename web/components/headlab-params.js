@@ -15,7 +15,7 @@
  * @attr {number} d-v              per-head value width in split mode; default 64
  * @attr {boolean} bias            count the bias vectors too
  * @attr {boolean} hide-controls   hides presets and the copy-link toolbar
- * @attr {string} theme            light | dark | auto
+ * @attr {string} theme            light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
  * @fires headlab-ready
  * @fires headlab-change  detail: { dModel, heads, dK, dV, total } (total null when h does not divide d_model)

@@ -11,7 +11,7 @@
  * @attr {number} keys           keys per query (the softmax's length); default 64
  * @attr {number} seed           random seed; default 1
  * @attr {boolean} hide-controls hides the toolbar
- * @attr {string} theme          light | dark | auto
+ * @attr {string} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
  * @fires headlab-ready
  * @fires headlab-change detail: { dK, varianceRaw, varianceScaled, entropyScaled, entropyUnscaled, maxWeightScaled, maxWeightUnscaled }

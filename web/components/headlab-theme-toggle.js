@@ -68,8 +68,7 @@ export class HeadlabThemeToggle extends HTMLElement {
     document.documentElement.dataset.theme = theme;
     for (const node of document.querySelectorAll('*')) {
       if (node.localName.startsWith('headlab-') && node !== this) {
-        if (theme === 'auto') node.removeAttribute('theme');
-        else node.setAttribute('theme', theme);
+        node.setAttribute('theme', theme);
       }
     }
     this.dispatchEvent(new CustomEvent('headlab-theme', { detail: { theme }, bubbles: true, composed: true }));

@@ -21,7 +21,7 @@
  * @attr {boolean} autoplay      starts training once loaded
  * @attr {boolean} hide-controls hides the settings and the file tools (start, pause, step, reset and head switches stay)
  * @attr {string} heads-view     id of a <headlab-heads> on the page: "Show in the heads view" hands the trained layer to it
- * @attr {string} theme          light | dark | auto
+ * @attr {string} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
  * Numbers outside these ranges are clamped and values that are not numbers fall
  * back to the default; a note under the title says which. Settings that cannot

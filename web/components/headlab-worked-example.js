@@ -13,7 +13,7 @@
  * @attr {number} query           the highlighted query token, 1..3; default 3 ("it")
  * @attr {string} wo              W^O preset: identity | mix | drop-1 | drop-2 | custom; default identity
  * @attr {string} ablate          heads switched off, comma-separated, e.g. "2"
- * @attr {string} theme           light | dark | auto (default: follows prefers-color-scheme)
+ * @attr {string} theme           light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
  * @fires headlab-ready   the module is loaded and the first result shown
  * @fires headlab-change  after every recompute; detail: { output: number[][], weights: number[][][] }

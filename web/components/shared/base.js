@@ -71,6 +71,19 @@ function loadFailure(e) {
   ];
 }
 
+/**
+ * The colour scheme the host page declares (its root's `color-scheme`, or a
+ * `<meta name="color-scheme">`): 'dark' when it declares dark only, 'auto' when
+ * it declares light and dark (it follows the reader's system), else 'light'.
+ */
+function hostColorScheme() {
+  const declared = `${getComputedStyle(document.documentElement).colorScheme ?? ''} ${document.querySelector('meta[name="color-scheme"]')?.content ?? ''}`;
+  const dark = /\bdark\b/.test(declared), light = /\blight\b/.test(declared);
+  return dark && !light ? 'dark' : dark ? 'auto' : 'light';
+}
+
+const systemDark = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
+
 export class HeadlabElement extends HTMLElement {
   /** @type {string} */ static tag = '';
   /** Default prefix of this element's keys in the URL. */ static stateKey = '';
@@ -112,6 +125,10 @@ export class HeadlabElement extends HTMLElement {
 
   connectedCallback() {
     window.addEventListener('hashchange', this._onHash);
+    // A host page whose own colours follow the reader's system changes its declared scheme with it.
+    this._onScheme = () => { this.dataset.hostScheme = hostColorScheme(); };
+    this._onScheme();
+    systemDark?.addEventListener?.('change', this._onScheme);
     if (this._built) return;
     this._built = true;
     installFonts();
@@ -140,6 +157,7 @@ export class HeadlabElement extends HTMLElement {
 
   disconnectedCallback() {
     window.removeEventListener('hashchange', this._onHash);
+    systemDark?.removeEventListener?.('change', this._onScheme);
   }
 
   attributeChangedCallback(_name, oldValue, newValue) {
@@ -162,6 +180,7 @@ export class HeadlabElement extends HTMLElement {
    * at the page).
    */
   _render() {
+    this._onScheme?.();
     if (this.dataset.state === 'failed') return;
     let failure = null;
     try {

@@ -66,10 +66,14 @@ export const sharedCss = `
   font: 15px/1.5 var(--headlab-font, system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif);
   text-align: left;
 }
+/* Light unless asked: theme="dark"; theme="auto" (the reader's system); or, with no theme
+   attribute, a host page that declares a dark color-scheme (data-host-scheme, set by base.js). */
+:host([theme="dark"]),
+:host(:not([theme="light"]):not([theme="auto"])[data-host-scheme="dark"]) { ${dark} }
 @media (prefers-color-scheme: dark) {
-  :host(:not([theme="light"])) { ${dark} }
+  :host([theme="auto"]),
+  :host(:not([theme="light"]):not([theme="dark"])[data-host-scheme="auto"]) { ${dark} }
 }
-:host([theme="dark"]) { ${dark} }
 :host([hidden]) { display: none; }
 *, *::before, *::after { box-sizing: border-box; }
 h2, h3, h4 { line-height: 1.25; margin: 1.1em 0 0.45em; }
