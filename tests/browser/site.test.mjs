@@ -243,7 +243,7 @@ test('keyboard only: tab to a control, change it, see the result (with a visible
   // Worked example: step navigation by keyboard.
   const we = await newPage('keyboard worked example');
   await load(we, new URL('demos/worked-example/index.html', server.url).href, PAGES[1]);
-  const step7 = await tabTo(we, (a) => a.tag === 'button' && /^7/.test(a.text));
+  const step7 = await tabTo(we, (a) => a.tag === 'button' && /^Step 7 /.test(a.text));
   assert.equal(step7.outline, 'solid');
   await we.keyboard.press('Enter');
   await expectVisible(we.locator('section.step[data-step="7"]'));  // step 7 shown

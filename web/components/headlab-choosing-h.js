@@ -143,11 +143,12 @@ export class HeadlabChoosingH extends HeadlabElement {
     const rows = [...EXAMPLES, { label: 'Now', dModel, heads: h }];
     this.examples.replaceChildren(el('table', { class: 'matrix examples', dataset: { testid: 'choose-examples' } },
       el('caption', {}, 'd_k = d_model / h'),
-      el('thead', {}, el('tr', {}, ['', 'd_model', 'h', 'd_k', ''].map((c) => el('th', { scope: 'col' }, c)))),
+      el('thead', {}, el('tr', {}, ['Model', 'd_model', 'h', 'd_k', 'Try it'].map((c) => el('th', { scope: 'col' }, c)))),
       el('tbody', {}, rows.map((r) => el('tr', { class: r.label === 'Now' ? 'is-query' : undefined },
         el('th', { scope: 'row' }, r.label), el('td', { class: 'num' }, fmtInt(r.dModel)), el('td', { class: 'num' }, String(r.heads)),
         el('td', { class: 'num' }, fmtInt(r.dModel / r.heads)),
-        el('td', {}, r.label === 'Now' ? '' : el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.dModel = r.dModel; this.heads = r.heads; } } }, 'Show')))))));
+        el('td', {}, r.label === 'Now' ? '' : el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.dModel = r.dModel; this.heads = r.heads; } } },
+          'Show', el('span', { class: 'sr-only' }, ` ${r.label}: d_model ${fmtInt(r.dModel)}, h = ${r.heads}`))))))));
   }
 
   /** Fraction of unrelated pairs whose scaled score reaches √d_k, the score of an exact match. */

@@ -60,7 +60,8 @@ export class HeadlabScaling extends HeadlabElement {
 
   build() {
     this._job = 0;
-    this.slider = el('input', { type: 'range', id: 'dk', min: 0, max: SWEEP.length - 1, step: 1 });
+    // Its visible label is typeset maths (KaTeX), which gives no accessible name: name it here.
+    this.slider = el('input', { type: 'range', id: 'dk', min: 0, max: SWEEP.length - 1, step: 1, 'aria-label': 'd_k, the width of each query and key' });
     this.slider.addEventListener('input', () => { this.dK = SWEEP[this.slider.valueAsNumber]; });
     this.dkOut = el('output', { for: 'dk', class: 'value', dataset: { testid: 'scaling-dk' } });
     this.keysSelect = el('select', { id: 'keys' }, [8, 16, 64, 256].map((n) => el('option', { value: String(n) }, String(n))));

@@ -85,7 +85,7 @@ const CSS = `
 .top h2 { margin: 0; }
 nav.stepnav ol { list-style: none; display: flex; flex-wrap: wrap; gap: 0.3rem; padding: 0; margin: 0.6rem 0; }
 nav.stepnav .btn { font-size: 0.82rem; padding: 0.25rem 0.5rem; min-height: 2rem; }
-nav.stepnav .btn .n { font-variant-numeric: tabular-nums; opacity: 0.8; margin-right: 0.25rem; }
+nav.stepnav .btn .n { font-variant-numeric: tabular-nums; }
 section.step { border-top: 1px solid var(--hl-border); padding-top: 0.4rem; margin-top: 0.6rem; }
 section.step > h3 { margin-top: 0.3rem; }
 section.step > h3 .n { color: var(--hl-muted); font-weight: 400; }
@@ -130,10 +130,10 @@ export class HeadlabWorkedExample extends HeadlabElement {
       el('label', { class: 'check', for: 'show-all' }, this.allToggle, 'Show all steps at once'),
       this.copyLink());
 
-    this.navButtons = STEPS.map((s, i) => el('button', {
-      type: 'button', class: 'btn', dataset: { step: String(i + 1) },
-      'aria-label': `Step ${i + 1}: ${s.title}`,
-    }, el('span', { class: 'n' }, String(i + 1)), s.short));
+    // Named by their own text (visible "1 X", read "Step 1 X: Token embeddings"), so the name holds what is seen.
+    this.navButtons = STEPS.map((s, i) => el('button', { type: 'button', class: 'btn', dataset: { step: String(i + 1) } },
+      el('span', { class: 'sr-only' }, 'Step '), el('span', { class: 'n' }, String(i + 1)), ' ', s.short,
+      el('span', { class: 'sr-only' }, `: ${s.title}`)));
     this.nav = el('nav', { class: 'stepnav', 'aria-label': 'Steps of the pipeline', part: 'steps' },
       el('ol', {}, this.navButtons.map((b) => el('li', {}, b))));
 

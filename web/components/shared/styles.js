@@ -89,7 +89,9 @@ p { margin: 0.5em 0; }
 strong.big { font-size: 1.35rem; }
 :focus-visible { outline: 3px solid var(--hl-focus); outline-offset: 2px; }
 .sr-only {
-  position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
+  /* !important: a hidden table's box also has .table-scroll, whose overflow-x: auto would make
+     a 1-px scroll region that takes a Tab stop. */
+  position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden !important;
   clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; border: 0;
 }
 a { color: var(--hl-accent); }

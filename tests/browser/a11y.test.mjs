@@ -1,0 +1,82 @@
+// Accessibility of every page in headless Chromium, checked with axe-core (the
+// rules of WCAG 2.x A and AA and axe's best practices): light and dark system
+// settings, every worked-example step shown at once, and the trainer before and
+// after training. Any violation fails, with the rule and the elements named.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { serve } from '../../scripts/serve.mjs';
+import { DIST, ensureDist, launch, watch, waitForElements } from './helpers.mjs';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const TIMEOUT = 120_000;
+const PAGES = ['index.html', 'demos/worked-example/index.html#worked.step=all', 'demos/heads/index.html', 'demos/params/index.html',
+  'demos/scaling/index.html', 'demos/misconceptions/index.html', 'demos/choosing-h/index.html', 'demos/trainer/index.html',
+  'examples/embed.html'];
+
+let server, browser;
+const problems = [];
+
+before(async () => {
+  await ensureDist();
+  server = await serve({ port: 0, root: DIST });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** axe's violations on the page as it is now, one line per rule. */
+async function violations(page) {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => `${v.id} (${v.impact}, ${v.nodes.length}×): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' > ')).join(' | ')}`);
+  });
+}
+
+async function ready(page) {
+  if (await page.evaluate(() => [...document.querySelectorAll('*')].some((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-theme-toggle'))) {
+    await waitForElements(page, 30_000);
+  }
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`axe finds no violation on any page (${scheme} system setting)`, { timeout: TIMEOUT }, async () => {
+    const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
+    const found = [];
+    for (const path of PAGES) {
+      const page = watch(await context.newPage(), `axe ${scheme} ${path}`, problems);
+      await page.goto(new URL(path, server.url).href);
+      await ready(page);
+      for (const v of await violations(page)) found.push(`${path}: ${v}`);
+      await page.close();
+    }
+    await context.close();
+    assert.deepEqual(found, [], `axe violations:\n${found.join('\n')}`);
+  });
+}
+
+test('axe finds no violation on the trainer after it has trained and specialised', { timeout: TIMEOUT }, async () => {
+  const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }), 'axe trainer trained', problems);
+  await page.goto(new URL('demos/trainer/index.html', server.url).href);
+  await ready(page);
+  await page.locator('headlab-trainer [data-testid="trainer-speed"]').selectOption('fast');
+  await page.locator('headlab-trainer [data-action="start"]').click();
+  await page.waitForFunction(() => document.querySelector('headlab-trainer').hasAttribute('data-specialised-step'), null, { timeout: 60_000 });
+  await page.locator('headlab-trainer [data-action="start"]').click();
+  await page.waitForFunction(() => !document.querySelector('headlab-trainer').running);
+  await page.locator('headlab-trainer [data-action="heads-view"]').click();
+  await page.waitForFunction(() => !document.getElementById('trained-heads').hidden);
+  await waitForElements(page);
+  const found = await violations(page);
+  await page.close();
+  assert.deepEqual(found, [], `axe violations after training:\n${found.join('\n')}`);
+});
+
+test('no console error, page error or failed request while checking', () => {
+  assert.deepEqual(problems, [], problems.join('\n'));
+});
