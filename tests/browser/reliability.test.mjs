@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
 import { DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, waitForElements, fileUrl, numbers, assertClose } from './helpers.mjs';
+import { eventually, expectText, expectCount } from './expect.mjs';
 
 const TIMEOUT = 60_000;
 const TAGS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h', 'headlab-trainer'];
@@ -104,15 +105,22 @@ test('hostile attribute values: a note or the default, no uncaught error, no HTM
       for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, value);
     }
   }, HOSTILE);
-  await page.waitForTimeout(300);
   await waitForElements(page);
 
-  const notes = await page.evaluate((tags) => Object.fromEntries(tags.map((tag) => {
+  // The notes appear with each element's next update.
+  const readNotes = () => page.evaluate((tags) => Object.fromEntries(tags.map((tag) => {
     const root = document.querySelector(tag).shadowRoot;
     const note = root.querySelector('[data-testid="attribute-problems"]');
     return [tag, { note: note && !note.hidden ? note.textContent : '', error: root.querySelector('[data-testid="element-error"]')?.textContent ?? '',
       state: document.querySelector(tag).dataset.state }];
   })), TAGS);
+  let notes;
+  await eventually(async () => {
+    notes = await readNotes();
+    for (const tag of TAGS) assert.notEqual(notes[tag].note, '', `${tag} shows a note`);
+  });
+  await waitForElements(page);
+  notes = await readNotes();
   const says = (tag, ...patterns) => {
     for (const p of patterns) assert.match(notes[tag].note, p, `${tag} explains its attributes: ${notes[tag].note}`);
   };
@@ -137,15 +145,15 @@ test('hostile attribute values: a note or the default, no uncaught error, no HTM
   ensureScreenshotDir();
   await page.screenshot({ path: path.join(SCREENSHOTS, 'reliability-hostile-attributes.png'), fullPage: true });
   // The unknown task is explained in the trainer's settings, as text.
-  assert.match(await page.locator('headlab-trainer [data-testid="trainer-dk"]').textContent(), /There is no task “<img src=x onerror="window\.__pwned=1">”\. The tasks are: two-relations/);
-  assert.ok(await page.locator('headlab-trainer [data-action="start"]').isDisabled(), 'Start is disabled while the task is unknown');
+  await expectText(page.locator('headlab-trainer [data-testid="trainer-dk"]'), /There is no task “<img src=x onerror="window\.__pwned=1">”\. The tasks are: two-relations/);
+  await eventually(async () => assert.ok(await page.locator('headlab-trainer [data-action="start"]').isDisabled(), 'Start is disabled while the task is unknown'));
   // Token text is text: the heads view shows the tokens as typed.
+  await expectCount(page.locator('headlab-heads .token'), 64);
   const tokens = await page.locator('headlab-heads .token').allTextContents();
-  assert.equal(tokens.length, 64);
   assert.deepEqual(tokens.slice(0, 2), [XSS, long.slice(0, 200)]);
-  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'auto', 'an unknown theme is the automatic one');
+  await eventually(async () => assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'auto', 'an unknown theme is the automatic one'));
   // The largest d_model the element takes is still counted exactly: 4 · 65536² (nothing is allocated).
-  assert.equal((await page.locator('#big [data-testid="params-total"]').textContent()).trim(), (4 * 65536 ** 2).toLocaleString('en-US'));
+  await expectText(page.locator('#big [data-testid="params-total"]'), (4 * 65536 ** 2).toLocaleString('en-US'));
   assert.doesNotMatch(await page.locator('#big [data-testid="params-explanation"]').textContent(), /does not divide/);
   assert.deepEqual(await injected(page), { found: [], pwned: null }, 'no HTML was inserted, nothing ran');
 
@@ -156,17 +164,18 @@ test('hostile attribute values: a note or the default, no uncaught error, no HTM
   }, HOSTILE);
   await page.waitForFunction(() => document.querySelector('headlab-trainer').snapshot?.runs[0].numHeads === 2 &&
     document.querySelector('headlab-trainer').snapshot?.runs.length === 1, null, { timeout: 10_000 });
-  await page.waitForTimeout(200);
   await waitForElements(page);
-  const left = await page.evaluate((tags) => tags.filter((t) => !document.querySelector(t).shadowRoot.querySelector('[data-testid="attribute-problems"]').hidden), TAGS);
-  assert.deepEqual(left, [], 'no attribute notes once the values are valid');
-  assertClose(assert, await numbers(page, 'output'), WORKED_OUTPUT, 'worked example output for "it" afterwards');
-  assertClose(assert, await numbers(page, 'weights-head-1'), WORKED_HEAD1, 'worked example head 1 weights for "it" afterwards');
-  assert.equal((await page.locator('headlab-params:not(#big) [data-testid="params-total"]').textContent()).trim(), '1,048,576');
-  assert.equal(await page.locator('headlab-heads figure.heatmap').count(), 2, 'the heads view shows the worked example again');
-  assert.equal(await page.locator('headlab-scaling [data-testid="scaling-dk"]').textContent(), '64');
-  assert.match(await page.locator('headlab-choosing-h [data-testid="choose-dk"]').textContent(), /= 64/);
-  assert.equal(await page.locator('headlab-misconceptions figure.heatmap').count(), 4, 'misconceptions (a) shows its 4 heads again');
+  await eventually(async () => {
+    const left = await page.evaluate((tags) => tags.filter((t) => !document.querySelector(t).shadowRoot.querySelector('[data-testid="attribute-problems"]').hidden), TAGS);
+    assert.deepEqual(left, [], 'no attribute notes once the values are valid');
+    assertClose(assert, await numbers(page, 'output'), WORKED_OUTPUT, 'worked example output for "it" afterwards');
+    assertClose(assert, await numbers(page, 'weights-head-1'), WORKED_HEAD1, 'worked example head 1 weights for "it" afterwards');
+    assert.equal((await page.locator('headlab-params:not(#big) [data-testid="params-total"]').textContent()).trim(), '1,048,576');
+    assert.equal(await page.locator('headlab-heads figure.heatmap').count(), 2, 'the heads view shows the worked example again');
+    assert.equal(await page.locator('headlab-scaling [data-testid="scaling-dk"]').textContent(), '64');
+    assert.match(await page.locator('headlab-choosing-h [data-testid="choose-dk"]').textContent(), /= 64/);
+    assert.equal(await page.locator('headlab-misconceptions figure.heatmap').count(), 4, 'misconceptions (a) shows its 4 heads again');
+  });
   await page.locator('headlab-trainer [data-action="step"]').click();
   await untilStep(page, 1, 10_000);
   await page.close();
@@ -202,15 +211,14 @@ test('<headlab-trainer> while it trains: attribute changes and method calls are 
 
   // A value that is not a number: the default, which is what it trains with, so training goes on.
   await setAttr('heads', 'abc');
-  await page.waitForTimeout(100);
-  assert.match(await t.locator('[data-testid="attribute-problems"]').textContent(), /heads="abc" is not a whole number/);
+  await expectText(t.locator('[data-testid="attribute-problems"]'), /heads="abc" is not a whole number/);
   assert.ok(await running(), 'still training with h = 2');
 
   // Settings that cannot train pause it, with the reason; once they can, it goes on.
   await setAttr('heads', '3');
   await untilRunning(false, 'h = 3');
-  assert.match(await t.locator('[data-testid="trainer-dk"]').textContent(), /h = 3 does not divide d_model = 16/);
-  assert.ok(await t.locator('[data-action="start"]').isDisabled());
+  await expectText(t.locator('[data-testid="trainer-dk"]'), /h = 3 does not divide d_model = 16/);
+  await eventually(async () => assert.ok(await t.locator('[data-action="start"]').isDisabled()));
   assert.match(await call('step', 1), /^Error: headlab-trainer: step\(n\): the settings cannot train: h = 3 does not divide/);
   await setAttr('heads', '2');
   await untilRunning(true, 'h = 2 again');
@@ -240,7 +248,7 @@ test('<headlab-trainer> while it trains: attribute changes and method calls are 
   // An unknown task (HTML in it is shown as text) pauses; the default task again goes on.
   await setAttr('task', XSS);
   await untilRunning(false, 'unknown task');
-  assert.match(await t.locator('[data-testid="trainer-dk"]').textContent(), /There is no task “<img/);
+  await expectText(t.locator('[data-testid="trainer-dk"]'), /There is no task “<img/);
   await setAttr('task', null);
   await untilRunning(true, 'task again');
 
@@ -248,8 +256,8 @@ test('<headlab-trainer> while it trains: attribute changes and method calls are 
   await setAttr('d-model', '1e9');
   await page.waitForFunction(() => document.querySelector('headlab-trainer').snapshot?.runs[0].step > 5 &&
     document.querySelector('headlab-trainer').history[0]?.points.length > 0 && document.querySelector('headlab-trainer').running, null, { timeout: 15_000 });
-  assert.match(await t.locator('[data-testid="attribute-problems"]').textContent(), /d-model="1e9" is above 128; using 128\./);
-  assert.match(await t.locator('[data-testid="trainer-dk"]').textContent(), /128 \/ 2 = 64 per head/);
+  await expectText(t.locator('[data-testid="attribute-problems"]'), /d-model="1e9" is above 128; using 128\./);
+  await expectText(t.locator('[data-testid="trainer-dk"]'), /128 \/ 2 = 64 per head/);
   await setAttr('d-model', null);
   await setAttr('heads', null);
   await page.waitForFunction(() => /16 \/ 2 = 8 per head/.test(document.querySelector('headlab-trainer').shadowRoot.querySelector('[data-testid="trainer-dk"]').textContent));
@@ -281,6 +289,7 @@ async function addRemovedEarly(page, loadLab) {
   }, TAGS);
   await loadLab();
   await page.waitForFunction(() => window.__early.every((el) => el.dataset.state === 'ready' && !el.hasAttribute('data-busy')));
+  // That nothing starts has no event to wait for: the elements are watched over a short window.
   await page.waitForTimeout(100);
   assert.deepEqual(await page.evaluate(() => window.__early.filter((el) => el._client).map((el) => el.localName)), [],
     'elements removed before the module loaded hold no trainer client');
@@ -296,8 +305,9 @@ async function addUseRemove(page) {
   await untilStep(page, 1);
   await page.locator('headlab-trainer [data-action="start"]').click();
   await untilStep(page, 10);
+  // Removal frees resources in a task after disconnect (a move re-adds within the same task):
+  // the callers wait for what they check.
   await page.evaluate(() => { for (const el of [...document.querySelectorAll('body > *')].filter((e) => e.localName.startsWith('headlab-'))) el.remove(); });
-  await page.waitForTimeout(300);  // removal frees resources in a task after disconnect (a move re-adds within the same task)
 }
 
 test('removing every element frees what it held: live Embind handles and the heap return to their baseline, the trainer Worker ends', { timeout: TIMEOUT }, async () => {
@@ -320,9 +330,11 @@ test('removing every element frees what it held: live Embind handles and the hea
     await addUseRemove(page);
     const trainerWorkers = workers.filter((w) => /headlab-trainer-worker\.js$/.test(w.url));
     assert.equal(trainerWorkers.length, 1, `one trainer Worker was started (none for the trainer removed early): ${JSON.stringify(workers)}`);
-    assert.ok(trainerWorkers.every((w) => w.closed), 'the trainer Worker ended when its element was removed');
-    const end = await lab();
-    assert.equal(end.handles, start.handles, 'live Embind handles on the main thread');
+    await eventually(async () => {
+      assert.ok(trainerWorkers.every((w) => w.closed), 'the trainer Worker ended when its element was removed');
+      const end = await lab();
+      assert.equal(end.handles, start.handles, 'live Embind handles on the main thread');
+    });
     await page.close();
   };
 
@@ -337,13 +349,18 @@ test('removing every element frees what it held: live Embind handles and the hea
     await addRemovedEarly(page, lab);
     const base = await lab();
     await addUseRemove(page);
-    const first = await lab();
-    assert.equal(first.handles, base.handles, 'live Embind handles after the first round');
+    const first = await eventually(async () => {
+      const now = await lab();
+      assert.equal(now.handles, base.handles, 'live Embind handles after the first round');
+      return now;
+    });
     await addUseRemove(page);
-    const second = await lab();
-    assert.equal(second.handles, base.handles, 'live Embind handles after the second round');
     // The arena the API reuses may have grown in the first round; a second identical round must not grow the heap.
-    assert.equal(second.heap, first.heap, `wasm heap in use after two rounds: ${first.heap} then ${second.heap} bytes (trainers not freed?)`);
+    await eventually(async () => {
+      const second = await lab();
+      assert.equal(second.handles, base.handles, 'live Embind handles after the second round');
+      assert.equal(second.heap, first.heap, `wasm heap in use after two rounds: ${first.heap} then ${second.heap} bytes (trainers not freed?)`);
+    });
     await page.close();
   };
 
@@ -367,7 +384,7 @@ async function expectLoadFailure(page, what) {
     assert.ok(s.visible, `${what}: ${s.tag}'s message is visible`);
   }
   await page.locator('headlab-theme-toggle button').click();
-  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light', `${what}: the theme toggle still works`);
+  await eventually(async () => assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light', `${what}: the theme toggle still works`));
   return shown[0].text;
 }
 
@@ -445,7 +462,7 @@ test('the trainer Worker crashes, then goes silent, during training: the element
 
   await t.locator('[data-action="start"]').click();
   await page.waitForFunction(() => document.querySelector('headlab-trainer').shadowRoot.querySelector('[data-action="restart"]'), null, { timeout: 20_000 });
-  assert.match(await t.locator('[data-testid="trainer-errors"]').textContent(),
+  await expectText(t.locator('[data-testid="trainer-errors"]'),
     /^Training stopped\. The trainer Worker stopped with an error: .*injected crash\. The model it was training is lost; Restart trains a new one from step 0 in a new Worker\./);
   ensureScreenshotDir();
   await t.screenshot({ path: path.join(SCREENSHOTS, 'reliability-worker-crash.png') });
@@ -460,7 +477,7 @@ test('the trainer Worker crashes, then goes silent, during training: the element
   await t.locator('[data-action="restart"]').click();
   await page.waitForFunction(() => document.querySelector('headlab-trainer').running, null, { timeout: 10_000 });
   assert.equal(served, 2, 'a new trainer Worker was loaded');
-  assert.equal(await t.locator('[data-testid="trainer-errors"]').textContent(), '');
+  await eventually(async () => assert.equal(await t.locator('[data-testid="trainer-errors"]').textContent(), ''));
   await page.waitForFunction(() => document.querySelector('headlab-trainer').hasAttribute('data-specialised-step'), null, { timeout: 30_000 });
 
   // A Worker that stops answering (here: terminated behind the element's back) is noticed by the watchdog.
@@ -470,7 +487,7 @@ test('the trainer Worker crashes, then goes silent, during training: the element
     client._worker.terminate();
   });
   await page.waitForFunction(() => document.querySelector('headlab-trainer').shadowRoot.querySelector('[data-action="restart"]'), null, { timeout: 10_000 });
-  assert.match(await t.locator('[data-testid="trainer-errors"]').textContent(), /The trainer Worker stopped answering \(no message for \d+ s\)/);
+  await expectText(t.locator('[data-testid="trainer-errors"]'), /The trainer Worker stopped answering \(no message for \d+ s\)/);
   const old = await page.evaluate(() => document.querySelector('headlab-trainer').snapshot.runs[0].step);
   await t.locator('[data-action="restart"]').click();
   // The new model starts from step 0 (the dead one had reached `old`), and trains.

@@ -10,6 +10,7 @@ import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
 import {
   DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, waitForElements, fileUrl, numbers,
 } from './helpers.mjs';
+import { eventually, expectText, expectCount, expectVisible } from './expect.mjs';
 
 const TIMEOUT = 120_000;
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
@@ -123,11 +124,13 @@ test('every page and element loads over http under the strict CSP with no error;
     } else {
       await page.screenshot({ path: `${SCREENSHOTS}/${spec.name}-1280.png`, fullPage: true });
       await page.setViewportSize({ width: 360, height: 740 });
-      await page.waitForTimeout(150);  // let resize observers redraw
+      // Figures redraw for the new width in the next frames.
+      await eventually(async () => {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.ok(overflow <= 0, `${spec.name}: the page is ${overflow}px wider than a 360px screen`);
+      });
       if (spec.elements.length > 0) await waitForElements(page);
       await page.screenshot({ path: `${SCREENSHOTS}/${spec.name}-360.png`, fullPage: true });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.ok(overflow <= 0, `${spec.name}: the page is ${overflow}px wider than a 360px screen`);
     }
     await page.close();
   });
@@ -162,25 +165,26 @@ test('parameter budget: 1,048,576 for d_model 512 at h = 8 and h = 16; an explan
   assert.equal((await total.textContent()).trim(), '1,048,576');
   assert.match(await page.locator('[data-testid="params-dk"]').textContent(), /64/);
   await page.fill('#heads', '16');
-  assert.equal((await total.textContent()).trim(), '1,048,576');
-  assert.match(await page.locator('[data-testid="params-dk"]').textContent(), /32/);
-  assert.match(await page.locator('[data-testid="params-counts"]').textContent(), /262,144/);
+  await expectText(page.locator('[data-testid="params-dk"]'), /32/);
+  await expectText(total, '1,048,576');
+  await expectText(page.locator('[data-testid="params-counts"]'), /262,144/);
   await page.fill('#heads', '3');
   const explanation = page.locator('[data-testid="params-explanation"]');
-  assert.ok(await explanation.isVisible(), 'explanation shown at h = 3');
-  assert.match(await explanation.textContent(), /does not divide/);
+  await expectVisible(explanation);  // explanation shown at h = 3
+  await expectText(explanation, /does not divide/);
   assert.match(await explanation.textContent(), /512 \/ 3 = 170\.67/);
   assert.doesNotMatch(await explanation.textContent(), /null|undefined/);
   assert.equal(await total.count(), 1);
-  assert.equal(await total.isVisible(), false, 'no total shown when h does not divide d_model');
+  await expectVisible(total, false);  // no total shown when h does not divide d_model
   // A "nearest that works" button goes back to a count.
   await page.locator('[data-testid="params-explanation"] button', { hasText: 'h = 4' }).click();
-  assert.equal((await total.textContent()).trim(), '1,048,576');
+  await expectVisible(total);
+  await expectText(total, '1,048,576');
   // d_k ≠ d_v mode.
   await page.check('#split');
   await page.fill('#d-k', '32');
   await page.fill('#d-v', '128');
-  assert.equal((await total.textContent()).trim(), (2 * 4 * 32 * 512 + 2 * 4 * 128 * 512).toLocaleString('en-US'));
+  await expectText(total, (2 * 4 * 32 * 512 + 2 * 4 * 128 * 512).toLocaleString('en-US'));
   await page.close();
   assertNoProblems();
 });
@@ -192,11 +196,12 @@ test('keyboard only: tab to a control, change it, see the result (with a visible
   assert.equal(slider.outline, 'solid', 'focused slider shows an outline');
   assert.notEqual(slider.outlineWidth, '0px');
   await page.keyboard.press('ArrowRight');  // h = 9 does not divide 512
-  assert.equal(await page.inputValue('#heads'), '9');
-  assert.ok(await page.locator('[data-testid="params-explanation"]').isVisible());
+  await eventually(async () => assert.equal(await page.inputValue('#heads'), '9'));
+  await expectVisible(page.locator('[data-testid="params-explanation"]'));
   for (let i = 0; i < 7; i++) await page.keyboard.press('ArrowRight');  // h = 16
-  assert.equal(await page.inputValue('#heads'), '16');
-  assert.equal((await page.locator('[data-testid="params-total"]').textContent()).trim(), '1,048,576');
+  await eventually(async () => assert.equal(await page.inputValue('#heads'), '16'));
+  await expectVisible(page.locator('[data-testid="params-total"]'));
+  await expectText(page.locator('[data-testid="params-total"]'), '1,048,576');
   await page.close();
 
   // Worked example: step navigation by keyboard.
@@ -205,22 +210,24 @@ test('keyboard only: tab to a control, change it, see the result (with a visible
   const step7 = await tabTo(we, (a) => a.tag === 'button' && /^7/.test(a.text));
   assert.equal(step7.outline, 'solid');
   await we.keyboard.press('Enter');
-  assert.ok(await we.locator('section.step[data-step="7"]').isVisible(), 'step 7 shown');
-  assert.equal(await we.locator('section.step[data-step="1"]').isVisible(), false, 'step 1 hidden');
+  await expectVisible(we.locator('section.step[data-step="7"]'));  // step 7 shown
+  await expectVisible(we.locator('section.step[data-step="1"]'), false);  // step 1 hidden
   await tabTo(we, (a) => a.tag === 'button' && /Next/.test(a.text));
   await we.keyboard.press('Enter');
-  assert.ok(await we.locator('section.step[data-step="8"]').isVisible(), 'Next goes to step 8');
+  await expectVisible(we.locator('section.step[data-step="8"]'));  // Next goes to step 8
   await we.close();
 
   // Heads view: focusing a token outlines its row in every head.
   const hv = await newPage('keyboard heads');
   await load(hv, new URL('demos/heads/index.html', server.url).href, PAGES[2]);
   await tabTo(hv, (a) => a.tag === 'button' && a.text === 'it');
-  for (const h of [1, 2]) {
-    const hot = await hv.locator(`[data-testid="heads-weights-${h}"] tbody tr.is-hot th`).allTextContents();
-    assert.deepEqual(hot, ['it'], `head ${h}: the row of "it" is outlined`);
-  }
-  assert.match(await hv.locator('[data-testid="lines-note"]').textContent(), /“it” puts its largest weight/);
+  await eventually(async () => {
+    for (const h of [1, 2]) {
+      const hot = await hv.locator(`[data-testid="heads-weights-${h}"] tbody tr.is-hot th`).allTextContents();
+      assert.deepEqual(hot, ['it'], `head ${h}: the row of "it" is outlined`);
+    }
+  });
+  await expectText(hv.locator('[data-testid="lines-note"]'), /“it” puts its largest weight/);
   await hv.keyboard.press('Tab');
   await hv.close();
   assertNoProblems();
@@ -261,8 +268,8 @@ test('token text that looks like HTML is shown as text and runs nothing', { time
   await we.evaluate((t) => { document.querySelector('headlab-worked-example').tokens = `${t}|full|it`; }, XSS2);
   await we.waitForFunction((t) => [...document.querySelector('headlab-worked-example').shadowRoot.querySelectorAll('[data-testid="x-table"] tbody th')]
     .some((th) => th.textContent === t), XSS2);
+  await waitForElements(we);
   assert.equal(await we.evaluate(() => document.querySelector('headlab-worked-example').shadowRoot.querySelectorAll('img').length), 0);
-  await we.waitForTimeout(200);
   assert.equal(await we.evaluate(() => window.__pwned ?? null), null);
   await page.close();
   await we.close();
@@ -313,7 +320,8 @@ test('heads view: cross-attention is rectangular; the lines view follows the sel
   const values = chat.map(Number);
   assert.equal(values.indexOf(Math.max(...values)), 1, `"chat" looks at "cat" most: ${chat}`);
   await page.locator('headlab-heads .head-pick label', { hasText: 'Head 2' }).click();
-  assert.match(await page.locator('headlab-heads .lines svg text').first().textContent(), /Head 2 · position/);
+  // The lines view re-renders for the picked head.
+  await expectText(page.locator('headlab-heads .lines svg text').first(), /Head 2 · position/);
   // A model handed over by the page (e.g. one trained on it) through the `model` property.
   await page.evaluate((m) => { document.querySelector('headlab-heads').model = m; }, tinyModel(['p', 'q', 'r', 's']));
   await page.waitForFunction(() => document.querySelector('headlab-heads').shadowRoot.querySelectorAll('.token').length === 4);
@@ -356,15 +364,18 @@ test('copy link restores a demo’s state from the URL', { timeout: TIMEOUT }, a
   await page.fill('#heads', '16');
   await page.check('#bias');
   await page.click('[data-action="copy-link"]');
-  const url = page.url();
-  assert.match(url, /#.*params\.heads=16/);
-  assert.match(url, /params\.bias=1/);
-  assert.match(await page.locator('headlab-params .copy-link input').inputValue(), /params\.heads=16/);
+  const url = await eventually(async () => {
+    const now = page.url();
+    assert.match(now, /#.*params\.heads=16/);
+    assert.match(now, /params\.bias=1/);
+    return now;
+  });
+  await eventually(async () => assert.match(await page.locator('headlab-params .copy-link input').inputValue(), /params\.heads=16/));
   const again = await newPage('copy link restored');
   await load(again, url, PAGES[3]);
   assert.equal(await again.inputValue('#heads'), '16');
   assert.equal(await again.isChecked('#bias'), true);
-  assert.equal((await again.locator('[data-testid="params-total"]').textContent()).trim(), (4 * 512 * 512 + 4 * 512).toLocaleString('en-US'));
+  await expectText(again.locator('[data-testid="params-total"]'), (4 * 512 * 512 + 4 * 512).toLocaleString('en-US'));
   await page.close();
   await again.close();
 
@@ -373,11 +384,15 @@ test('copy link restores a demo’s state from the URL', { timeout: TIMEOUT }, a
   await load(we, new URL('demos/worked-example/index.html', server.url).href, PAGES[1]);
   await we.fill('#x-2-0', '2');
   await we.click('[data-action="copy-link"]');
-  assert.match(we.url(), /worked\.x=3,0,0,1;0,3,0,1;2,1,0,1/);
+  await eventually(async () => assert.match(we.url(), /worked\.x=3,0,0,1;0,3,0,1;2,1,0,1/));
   const we2 = await newPage('copy link worked restored');
   await load(we2, we.url(), PAGES[1]);
   assert.equal(await we2.inputValue('#x-2-0'), '2');
-  assert.notDeepEqual(await numbers(we2, 'output'), [0.7931, 0.1474, 0.1474, 0.7931]);
+  await eventually(async () => {
+    const out = await numbers(we2, 'output');
+    assert.ok(out.length === 4 && out.every(Number.isFinite), `output shown: ${out}`);
+    assert.notDeepEqual(out, [0.7931, 0.1474, 0.1474, 0.7931]);
+  });
   await we.close();
   await we2.close();
   assertNoProblems();
@@ -410,16 +425,21 @@ test('misconceptions: all weights positive; averaging cannot tell heads apart; a
   assert.equal(await page.locator('headlab-misconceptions figure.heatmap').count(), 4);
   await page.locator('#a-heads').focus();
   await page.keyboard.press('End');  // 16 heads
-  assert.equal(await page.locator('headlab-misconceptions figure.heatmap').count(), 16);
+  await expectCount(page.locator('headlab-misconceptions figure.heatmap'), 16);
   await page.check('#b-swap');
   const row = (name) => page.locator(`[data-testid="misc-b-table"] tr[data-row="${name}"] td.num`);
-  assert.equal(await row('Average of the heads').evaluateAll((tds) => tds.every((td) => td.classList.contains('same'))), true, 'average unchanged by the swap');
-  assert.equal(await row('Concat, then W^O = identity').evaluateAll((tds) => tds.every((td) => td.classList.contains('diff'))), true, 'concat changed by the swap');
+  await eventually(async () => {
+    assert.equal(await row('Average of the heads').evaluateAll((tds) => tds.length > 0 && tds.every((td) => td.classList.contains('same'))), true, 'average unchanged by the swap');
+    assert.equal(await row('Concat, then W^O = identity').evaluateAll((tds) => tds.length > 0 && tds.every((td) => td.classList.contains('diff'))), true, 'concat changed by the swap');
+  });
+  await waitForElements(page);
   const before = await numbers(page, 'misc-c-output');
   await page.uncheck('#c-head-1');
-  const afterOff = await numbers(page, 'misc-c-output');
-  assert.notDeepEqual(afterOff, before, 'switching head 1 off changes the output');
-  assert.deepEqual(afterOff.filter((_, i) => i % 4 < 2), [0, 0, 0, 0, 0, 0], 'head 1’s columns are zero');
+  await eventually(async () => {
+    const afterOff = await numbers(page, 'misc-c-output');
+    assert.notDeepEqual(afterOff, before, 'switching head 1 off changes the output');
+    assert.deepEqual(afterOff.filter((_, i) => i % 4 < 2), [0, 0, 0, 0, 0, 0], 'head 1’s columns are zero');
+  });
   await page.close();
   assertNoProblems();
 });
@@ -454,7 +474,7 @@ test('a demo works inside an iframe of a course page', { timeout: TIMEOUT }, asy
   });
   const total = page.frameLocator('iframe[title="HeadLab parameter budget"]').locator('[data-testid="params-total"]');
   await total.waitFor({ timeout: 60_000 });
-  assert.equal((await total.textContent()).trim(), '1,048,576');
+  await expectText(total, '1,048,576');
   await page.close();
   assertNoProblems();
 });

@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
 import { DIST, SCREENSHOTS as SHOT_DIR, ensureDist, ensureScreenshotDir, launch, watch } from './helpers.mjs';
+import { eventually, expectText, expectCount, expectVisible } from './expect.mjs';
 
 const SCREENSHOTS = `${SHOT_DIR}/`;
 const TIMEOUT = 60_000;
@@ -147,10 +148,12 @@ test('worked example shows the course numbers for "it"', { timeout: TIMEOUT }, a
 
   for (const [width, height] of [[1280, 900], [360, 740]]) {
     await page.setViewportSize({ width, height });
-    await page.screenshot({ path: `${SCREENSHOTS}worked-example-all-steps-${width}.png`, fullPage: true });
     // Wide tables scroll inside their container: the page itself never scrolls sideways.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 0, `page is ${overflow}px wider than the ${width}px viewport`);
+    await eventually(async () => {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `page is ${overflow}px wider than the ${width}px viewport`);
+    });
+    await page.screenshot({ path: `${SCREENSHOTS}worked-example-all-steps-${width}.png`, fullPage: true });
   }
   await page.close();
   assertNoProblems();
@@ -165,27 +168,31 @@ test('editing an embedding recomputes weights and output', { timeout: TIMEOUT },
   const x = COURSE.x.map((row) => row.slice());
   x[2][0] = 2;
   const expected = reference(x);
-  await page.waitForFunction((old) => document.querySelector('headlab-worked-example').shadowRoot.querySelector('[data-testid="output"] td').textContent !== old,
-    beforeOut[0].toFixed(4), { timeout: 5_000 });
-  const after1 = await numbers(page, 'weights-head-1');
-  const afterOut = await numbers(page, 'output');
-  assert.notDeepEqual(after1, before1, 'head 1 weights changed');
-  assert.notDeepEqual(afterOut, beforeOut, 'output changed');
-  assertClose(after1, expected.weights[0][2], 'weights head 1 after edit');
-  assertClose(await numbers(page, 'weights-head-2'), expected.weights[1][2], 'weights head 2 after edit');
-  assertClose(afterOut, expected.output[2], 'output after edit');
-  assertClose(await numbers(page, 'output-table'), expected.output.flat(), 'output table after edit');
+  await eventually(async () => {
+    const after1 = await numbers(page, 'weights-head-1');
+    const afterOut = await numbers(page, 'output');
+    assert.notDeepEqual(after1, before1, 'head 1 weights changed');
+    assert.notDeepEqual(afterOut, beforeOut, 'output changed');
+    assertClose(after1, expected.weights[0][2], 'weights head 1 after edit');
+    assertClose(await numbers(page, 'weights-head-2'), expected.weights[1][2], 'weights head 2 after edit');
+    assertClose(afterOut, expected.output[2], 'output after edit');
+    assertClose(await numbers(page, 'output-table'), expected.output.flat(), 'output table after edit');
+  });
 
   // Editing a head's projection changes only what it should: zeroing W_2^V zeroes head 2's output.
   for (const id of ['wv-2-0-0', 'wv-2-1-1']) await page.fill(`#${id}`, '0');
-  assertClose(await numbers(page, 'head-output-2'), [0, 0], 'head 2 output with W_2^V = 0');
-  assertClose((await numbers(page, 'output')).slice(0, 2), expected.output[2].slice(0, 2), 'head 1 half unchanged');
+  await eventually(async () => {
+    assertClose(await numbers(page, 'head-output-2'), [0, 0], 'head 2 output with W_2^V = 0');
+    assertClose((await numbers(page, 'output')).slice(0, 2), expected.output[2].slice(0, 2), 'head 1 half unchanged');
+  });
 
   // Reset brings back the course's numbers.
   await page.click('#reset');
-  assert.equal(await page.inputValue('#x-2-0'), '1');
-  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output after reset');
-  assertClose(await numbers(page, 'weights-head-2'), [0.0879, 0.7337, 0.1784], 'weights head 2 after reset');
+  await eventually(async () => {
+    assert.equal(await page.inputValue('#x-2-0'), '1');
+    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output after reset');
+    assertClose(await numbers(page, 'weights-head-2'), [0.0879, 0.7337, 0.1784], 'weights head 2 after reset');
+  });
   await page.close();
   assertNoProblems();
 });
@@ -198,7 +205,7 @@ test('an emptied cell shows the API error, and fixing it restores the result', {
 
   await page.fill('#x-0-0', '');
   await page.waitForFunction(() => document.querySelector('headlab-worked-example').shadowRoot.getElementById('error').textContent !== '', null, { timeout: 5_000 });
-  assert.ok(await alert.isVisible(), 'error alert is visible');
+  await expectVisible(alert);  // the error alert is visible
   const message = await alert.textContent();
   assert.match(message, /multiHeadAttention: query\[0\] is NaN/, `alert shows the API message: ${message}`);
   assert.match(message, /Embedding of "ball", entity-ness/, 'alert names the cell');
@@ -210,15 +217,18 @@ test('an emptied cell shows the API error, and fixing it restores the result', {
 
   // A second bad cell, then fix both: the page keeps working.
   await page.fill('#wo-3-3', '');
-  assert.match(await alert.textContent(), /query\[0\] is NaN/);
+  await page.waitForFunction(() => document.querySelector('headlab-worked-example').shadowRoot.getElementById('wo-3-3').getAttribute('aria-invalid') === 'true');
+  await expectText(alert, /query\[0\] is NaN/);
   await page.fill('#wo-3-3', '1');
   await page.fill('#x-0-0', '3');
-  assert.equal((await alert.textContent()).trim(), '', 'error cleared');
-  assert.equal(await alert.evaluate((e) => e.getBoundingClientRect().height), 0, 'empty alert takes no space');
-  assert.equal(await page.getAttribute('#x-0-0', 'aria-invalid'), null);
-  assert.equal(await page.locator('[data-testid="results-note"]').textContent(), '');
-  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output after fixing');
-  assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 after fixing');
+  await eventually(async () => {
+    assert.equal((await alert.textContent()).trim(), '', 'error cleared');
+    assert.equal(await alert.evaluate((e) => e.getBoundingClientRect().height), 0, 'empty alert takes no space');
+    assert.equal(await page.getAttribute('#x-0-0', 'aria-invalid'), null);
+    assert.equal(await page.locator('[data-testid="results-note"]').textContent(), '');
+    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output after fixing');
+    assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 after fixing');
+  });
   await page.close();
   assertNoProblems();
 });
@@ -242,26 +252,31 @@ test('switching a head off changes the output; W^O decides which heads reach it'
   const full = await numbers(page, 'output');
   assertClose(full, [0.7931, 0.1474, 0.1474, 0.7931], 'output with both heads');
   await page.uncheck('#head-on-2');
-  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0, 0], 'output with head 2 off');
-  assertClose(await numbers(page, 'head-output-2'), [0.1474, 0.7931], 'head 2 still computes; only W^O ignores it');
+  await eventually(async () => {
+    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0, 0], 'output with head 2 off');
+    assertClose(await numbers(page, 'head-output-2'), [0.1474, 0.7931], 'head 2 still computes; only W^O ignores it');
+  });
   await page.click('[data-action="copy-link"]');
-  assert.match(page.url(), /worked\.ablate=2/, 'the switch is in the copy-link state');
+  await eventually(async () => assert.match(page.url(), /worked\.ablate=2/, 'the switch is in the copy-link state'));
   await page.check('#head-on-2');
-  assertClose(await numbers(page, 'output'), full, 'output with head 2 back on');
+  await eventually(async () => assertClose(await numbers(page, 'output'), full, 'output with head 2 back on'));
 
   // A real mixing matrix: the output changes and both heads still reach it.
   await page.selectOption('#wo-preset', 'mix');
-  const mixed = await numbers(page, 'output');
-  assertClose(mixed, [0.72853, 0.64361, 0.1474, 0.48499], 'output with the mixing W^O', 2e-4);
-  assert.equal(await page.locator('[data-testid="survive"] li[data-reaches="true"]').count(), 2, 'both heads reach the output');
+  await eventually(async () => {
+    assertClose(await numbers(page, 'output'), [0.72853, 0.64361, 0.1474, 0.48499], 'output with the mixing W^O', 2e-4);
+  });
+  await expectCount(page.locator('[data-testid="survive"] li[data-reaches="true"]'), 2);  // both heads reach the output
   // Zero where W^O reads head 2: head 2 is lost.
   await page.selectOption('#wo-preset', 'drop-2');
-  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0, 0], 'output when W^O zeroes head 2');
-  assert.equal(await page.locator('[data-testid="survive"] li[data-head="2"]').getAttribute('data-reaches'), 'false');
-  assert.equal(await page.locator('[data-testid="survive"] li[data-head="1"]').getAttribute('data-reaches'), 'true');
+  await eventually(async () => {
+    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0, 0], 'output when W^O zeroes head 2');
+    assert.equal(await page.locator('[data-testid="survive"] li[data-head="2"]').getAttribute('data-reaches'), 'false');
+    assert.equal(await page.locator('[data-testid="survive"] li[data-head="1"]').getAttribute('data-reaches'), 'true');
+  });
   // Editing a W^O cell makes it custom.
   await page.fill('#wo-2-2', '2');
-  assert.equal(await page.inputValue('#wo-preset'), 'custom');
+  await eventually(async () => assert.equal(await page.inputValue('#wo-preset'), 'custom'));
   await page.close();
   assertNoProblems();
 });

@@ -245,7 +245,7 @@ export class HeadlabParams extends HeadlabElement {
     const gap = 34, top = 40;
     const cellW = box + gap;
     const shapes = [];
-    const palette = ['#3b528b', '#5ec962'];
+    const palette = ['#586c9c', '#76d17a'];  // #3b528b and #5ec962 at 85 % over white, opaque
     mats.forEach((m, i) => {
       const col = i % perRow, row = Math.floor(i / perRow);
       const x0 = 10 + col * cellW;
@@ -254,13 +254,16 @@ export class HeadlabParams extends HeadlabElement {
       shapes.push({ type: 'text', x: x0, y: y0 - 26, text: m.name, size: 15, weight: 700, fill: { role: 'text' } });
       shapes.push({ type: 'text', x: x0 + 15, y: y0 - 32, text: m.sup, size: 10, weight: 700, fill: { role: 'text' } });
       shapes.push({ type: 'text', x: x0, y: y0 - 10, text: `${fmtInt(m.rows)} × ${fmtInt(m.cols)}`, size: 11, fill: { role: 'muted' } });
+      // One opaque rect in the first colour, then every second stripe on top: adjacent
+      // translucent stripes at fractional edges let the page show through as hairlines (WebKit).
       const stripes = Math.min(heads, 256);
-      for (let s = 0; s < stripes; s++) {
+      shapes.push({ type: 'rect', x: x0, y: y0, w, h, fill: palette[0] });
+      for (let s = 1; s < stripes; s += 2) {
         const frac0 = s / stripes, frac1 = (s + 1) / stripes;
         const rect = m.split === 'cols'
           ? { x: x0 + frac0 * w, y: y0, w: (frac1 - frac0) * w, h }
           : { x: x0, y: y0 + frac0 * h, w, h: (frac1 - frac0) * h };
-        shapes.push({ type: 'rect', ...rect, fill: palette[s % 2], opacity: 0.85 });
+        shapes.push({ type: 'rect', ...rect, fill: palette[1] });
       }
       shapes.push({ type: 'rect', x: x0, y: y0, w, h, fill: 'none', stroke: { role: 'text' }, strokeWidth: 1 });
     });

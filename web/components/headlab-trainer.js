@@ -52,7 +52,7 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt, uid, announce } from './shared/dom.js';
+import { el, fmt, uid, announce, onWidthChange } from './shared/dom.js';
 import { createHeatmap } from './shared/heatmap.js';
 import { exportMenu, download, slug } from './shared/export.js';
 import { SERIES } from './shared/charts.js';
@@ -375,16 +375,11 @@ export class HeadlabTrainer extends HeadlabElement {
     this.summaryLine.hidden = true;
     // Charts are drawn at their box's width, so their text keeps its size. (Kept in a property: an
     // observer nothing refers to can be garbage-collected.)
-    if (typeof ResizeObserver !== 'undefined') {
-      this._resizeObserver = new ResizeObserver(() => {
-        const w = this.lossChart.box.clientWidth;
-        if (Math.abs(w - (this._chartWidth ?? 0)) > 30) {
-          this._chartWidth = w;
-          this.scheduleRender(true);
-        }
-      });
-      this._resizeObserver.observe(this.lossChart.box);
-    }
+    const chartBox = this.lossChart.box;
+    this._resizeObserver = onWidthChange(chartBox, () => this._chartWidth ?? 0, () => {
+      this._chartWidth = chartBox.clientWidth;
+      this.scheduleRender(true);
+    }, 30, () => chartBox.clientWidth);
     // A hidden tab does not need to train: pause, and go on when it is shown again.
     this._onVisibility = () => {
       if (document.hidden && this._running) {

@@ -2,7 +2,7 @@
 // from one static table, a shadow root with the shared styles, state in the
 // URL (copy link), the shared wasm instance, and prefixed events.
 
-import { el } from './dom.js';
+import { el, onWidthChange } from './dom.js';
 import { sharedCss } from './styles.js';
 import { installFonts } from './math.js';
 import { getLab } from './lab.js';
@@ -277,11 +277,7 @@ export class HeadlabElement extends HTMLElement {
    * their new size and their text stays readable.
    */
   onResize(fn, step = 40) {
-    if (typeof ResizeObserver === 'undefined') return;
-    new ResizeObserver(() => {
-      if (this._drawnWidth === undefined) return;
-      if (Math.abs(this.getBoundingClientRect().width - this._drawnWidth) > step) fn();
-    }).observe(this);
+    this._widthObserver = onWidthChange(this, () => this._drawnWidth, fn, step);
   }
 
   /** Implemented by components: create the shadow DOM once. */

@@ -102,3 +102,27 @@ export function announce(region, message) {
   // A separate task so repeated identical messages are announced again.
   setTimeout(() => { region.textContent = message; }, 30);
 }
+
+/**
+ * Calls `redraw()` after `target`'s width (`measure()`) has moved more than
+ * `step` px from what `drawnWidth()` says it was drawn for. The redraw runs in the next
+ * animation frame, not inside the observer's callback: a redraw there changes
+ * the size of what is observed within the same frame, and Firefox and WebKit
+ * then report "ResizeObserver loop completed with undelivered notifications"
+ * as a window error. Returns the observer (keep it: one nothing refers to may
+ * be garbage-collected), or null where ResizeObserver does not exist.
+ */
+export function onWidthChange(target, drawnWidth, redraw, step = 24, measure = () => target.getBoundingClientRect().width) {
+  if (typeof ResizeObserver === 'undefined') return null;
+  let pending = 0;
+  const observer = new ResizeObserver(() => {
+    if (pending) return;
+    pending = requestAnimationFrame(() => {
+      pending = 0;
+      const drawn = drawnWidth();
+      if (drawn !== undefined && Math.abs(measure() - drawn) > step) redraw();
+    });
+  });
+  observer.observe(target);
+  return observer;
+}

@@ -2,7 +2,7 @@
 // table with the same numbers (visually hidden until asked for, always there
 // for screen readers), hover/focus row highlighting and PNG/SVG/JSON/CSV export.
 
-import { el, svgEl, fmt, clip, uid } from './dom.js';
+import { el, svgEl, fmt, clip, uid, onWidthChange } from './dom.js';
 import { viridis, textOn } from './colormap.js';
 import { figureToSVG, textWidth } from './figure.js';
 import { exportMenu, matrixCSV, slug } from './export.js';
@@ -167,11 +167,7 @@ export function createHeatmap(o) {
   let overlay = null;
   let grid = null;
   let lastWidth = 0;
-  if (typeof ResizeObserver !== 'undefined') {
-    new ResizeObserver(() => {
-      if (Math.abs(figureBox.clientWidth - lastWidth) > 24) draw();
-    }).observe(figureBox);
-  }
+  figureBox._widthObserver = onWidthChange(figureBox, () => lastWidth, () => draw(), 24, () => figureBox.clientWidth);
   function draw() {
     lastWidth = figureBox.clientWidth;
     const fig = heatmapFigure({ rowLabels, colLabels, values, min, max, digits, rowAxis, colAxis, markRow: o.markRow ?? -1, maxGrid: o.maxGrid ?? 420, fitWidth: lastWidth,
