@@ -1,5 +1,6 @@
 // Static server for the demo site: `node scripts/serve.mjs [--port 8080] [--root web] [--csp]`.
 // Prints the URL. --port 0 picks a free port. Used by `npm start` and the browser tests.
+import { readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,14 +11,51 @@ export const STRICT_CSP =
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The HTML file a request names, or null: `dir/` and `dir` mean `dir/index.html`. */
+function htmlFile(root, url) {
+  let pathname;
+  try { pathname = decodeURIComponent(new URL(url, 'http://localhost').pathname); } catch { return null; }
+  let file = path.join(root, pathname);
+  if (file !== root && !file.startsWith(root + path.sep)) return null;
+  try {
+    if (statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    return file.endsWith('.html') && statSync(file).isFile() ? file : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `html` with `tag` as the first element of <head> (after <meta charset>), or right after the doctype. */
+function injectInto(html, tag) {
+  const at = /<meta\s+charset[^>]*>/i.exec(html) ?? /<head[^>]*>/i.exec(html) ?? /<!doctype[^>]*>/i.exec(html);
+  return at ? html.slice(0, at.index + at[0].length) + tag + html.slice(at.index + at[0].length) : tag + html;
+}
+
 /**
  * Starts serving `root` on 127.0.0.1. Resolves to { url, close }.
  * With `csp`, every response carries the strict Content-Security-Policy above.
+ * With `inject: { path, script }` (tests), the JavaScript source `script` is served at
+ * `path` and every HTML page loads it first, as a same-origin file so the strict CSP allows it.
+ * `onResponse({ method, url, status })` is called for every response (tests record HTTP errors).
  */
-export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false } = {}) {
+export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null } = {}) {
+  root = path.resolve(root);
   const files = sirv(root, { dev: true, etag: true });
+  const tag = inject && `<script src="${inject.path}"></script>`;
   const server = http.createServer((req, res) => {
     if (csp) res.setHeader('Content-Security-Policy', STRICT_CSP);
+    if (onResponse) res.on('finish', () => onResponse({ method: req.method, url: req.url, status: res.statusCode }));
+    if (inject) {
+      const send = (type, body) => {
+        res.setHeader('Content-Type', type);
+        res.setHeader('Cache-Control', 'no-store');
+        res.setHeader('Content-Length', Buffer.byteLength(body));
+        res.end(req.method === 'HEAD' ? undefined : body);
+      };
+      if (new URL(req.url, 'http://localhost').pathname === inject.path) return send('text/javascript; charset=utf-8', inject.script);
+      const file = htmlFile(root, req.url);
+      if (file) return send('text/html; charset=utf-8', injectInto(readFileSync(file, 'utf8'), tag));
+    }
     files(req, res, () => {
       res.statusCode = 404;
       res.setHeader('Content-Type', 'text/plain; charset=utf-8');
@@ -28,7 +66,7 @@ export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false 
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
       const { port: actual } = server.address();
-      resolve({ url: `http://127.0.0.1:${actual}/`, close: () => new Promise((r) => server.close(r)) });
+      resolve({ url: `http://127.0.0.1:${actual}/`, close: () => new Promise((r) => { server.close(r); server.closeAllConnections(); }) });
     });
   });
 }

@@ -41,5 +41,7 @@ fi
 # npm ci when node_modules is absent or older than the lock file.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
+  # puppeteer-core has no install script and never downloads a browser; this keeps any
+  # puppeteer package from trying to (the tests drive Debian's firefox-esr).
+  PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
 fi

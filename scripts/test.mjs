@@ -2,9 +2,12 @@
 //   1. the doctest suite, native
 //   2. the same doctest suite compiled to wasm, under Node
 //   3. the JavaScript API tests under Node (node:test)
-//   4. the browser tests in headless Chromium (node:test + playwright-core)
-//   5. the doctest suite again under AddressSanitizer + UndefinedBehaviorSanitizer
-//   6. libFuzzer on the model-file parser for a bounded time (FUZZ_SECONDS, default 60)
+//   4. the browser tests in headless Chromium (node:test + playwright-core), with the
+//      page checks shared by every engine (tests/engines/checks.mjs)
+//   5. the shared page checks in Firefox ESR, headless (puppeteer-core, WebDriver BiDi)
+//   6. the shared page checks in WebKitGTK's MiniBrowser under Xvfb (selenium-webdriver)
+//   7. the doctest suite again under AddressSanitizer + UndefinedBehaviorSanitizer
+//   8. libFuzzer on the model-file parser for a bounded time (FUZZ_SECONDS, default 60)
 // Assumes scripts/setup.sh test and scripts/build.sh test have run (npm test does both).
 // `node scripts/test.mjs js browser` runs only the named stages.
 import { spawnSync } from 'node:child_process';
@@ -59,6 +62,8 @@ const stages = {
   wasm: () => doctestStage(process.execPath, ['--no-experimental-fetch', path.join(repo, 'build/wasm/headlab_tests.js')]),
   js: () => nodeTestStage('tests/js/'),
   browser: () => nodeTestStage('tests/browser/'),
+  firefox: () => nodeTestStage('tests/engines/firefox.test.mjs'),
+  webkit: () => nodeTestStage('tests/engines/webkit.test.mjs'),
   sanitize: () => doctestStage(path.join(repo, 'build/sanitize/headlab_tests'), []),
   fuzz: fuzzStage,
 };

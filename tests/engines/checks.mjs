@@ -1,0 +1,249 @@
+// Page checks shared by every browser engine (Chromium, Firefox, WebKit), written
+// against the small page interface of drivers.mjs. engineSuite(open) registers them as
+// node:test tests. Pages come from dist/ through a test server that adds capture.js as
+// the first script of every HTML page; each check ends by asserting that the page
+// reported no window error, unhandled rejection, console error, CSP violation, Worker
+// error or failed request, and that the server answered no request with an HTTP error.
+// Every wait is for a condition in the page, never a fixed sleep.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
+import { DIST, ensureDist } from '../browser/helpers.mjs';
+
+const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
+const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
+/** Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs, plus the trainer). */
+export const PAGES = [
+  { path: 'index.html', name: 'landing', elements: [] },
+  { path: 'demos/worked-example/index.html', name: 'worked-example', elements: ['headlab-worked-example'] },
+  { path: 'demos/heads/index.html', name: 'heads', elements: ['headlab-heads'] },
+  { path: 'demos/params/index.html', name: 'params', elements: ['headlab-params'] },
+  { path: 'demos/scaling/index.html', name: 'scaling', elements: ['headlab-scaling'] },
+  { path: 'demos/misconceptions/index.html', name: 'misconceptions', elements: ['headlab-misconceptions'] },
+  { path: 'demos/choosing-h/index.html', name: 'choosing-h', elements: ['headlab-choosing-h'] },
+  { path: 'demos/trainer/index.html', name: 'trainer', elements: ['headlab-trainer', 'headlab-heads'] },
+  { path: 'examples/embed.html', name: 'embed', elements: ELEMENTS },
+  { path: 'examples/embed-module.html', name: 'embed-module', elements: ELEMENTS },
+];
+const COURSE = { weightsHead1: [0.7337, 0.0879, 0.1784], weightsHead2: [0.0879, 0.7337, 0.1784], output: [0.7931, 0.1474, 0.1474, 0.7931] };
+
+// In-page functions (sent as source: self-contained).
+/** The tags of the page's HeadLab elements once every one is defined, ready and idle; else false. */
+const elementsReady = () => {
+  const els = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-theme-toggle');
+  const done = els.every((e) => customElements.get(e.localName) && e.dataset.state === 'ready' && !e.hasAttribute('data-busy'));
+  return document.readyState === 'complete' && done && [...new Set(els.map((e) => e.localName))].sort();
+};
+/** Resolves after two rendering updates, so resize observers and the like have run. */
+const twoFrames = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))));
+/** The numbers of the `td.num` cells of [data-testid=testid] inside `tag`'s shadow root, or false while they are not all numbers. */
+const cellNumbers = ({ tag, testid }) => {
+  const cells = [...(document.querySelector(tag)?.shadowRoot?.querySelectorAll(`[data-testid="${testid}"] td.num`) ?? [])];
+  const values = cells.map((c) => Number(c.textContent.trim()));
+  return values.length > 0 && values.every(Number.isFinite) && values;
+};
+/** The course's worked example through the API (runs in the page or a Worker: self-contained). */
+function workedExample(lab) {
+  const t = 1 / 3;
+  const wQK = new Float32Array([1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1]);
+  const r = lab.multiHeadAttention({
+    query: new Float32Array([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]), dModel: 4, numHeads: 2,
+    wQ: wQK, wK: wQK, wV: new Float32Array([t, 0, t, 0, 0, t, 0, t, 0, 0, 0, 0, 0, 0, 0, 0]),
+    wO: new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]), returnWeights: true,
+  });
+  return { output: Array.from(r.output.slice(8)), weightsIt: Array.from(r.weights.slice(6, 9)), flavour: lab.info().flavour };
+}
+
+function assertClose(actual, expected, what, tol = 1e-4) {
+  assert.ok(Array.isArray(actual) && actual.length === expected.length, `${what}: got ${JSON.stringify(actual)}, expected ${expected.length} values`);
+  actual.forEach((a, i) => assert.ok(Math.abs(a - expected[i]) <= tol, `${what}[${i}] = ${a}, expected ${expected[i]} (±${tol}); all: [${actual.join(', ')}]`));
+}
+
+/** The checks: { name, timeout, run(page, site) } where site = { csp, plain } (base URLs). */
+export const CHECKS = [
+  ...PAGES.map((spec) => ({
+    name: `${spec.name} loads under the strict CSP with every element ready and no error`,
+    timeout: 60_000,
+    async run(page, site) {
+      await page.goto(new URL(spec.path, site.csp).href);
+      const tags = await page.waitFor(elementsReady, null, 30_000);
+      const missing = spec.elements.filter((t) => !tags.includes(t));
+      assert.deepEqual(missing, [], `${spec.name}: elements missing (present: ${tags.join(', ')})`);
+      if (spec.name === 'embed-module') {
+        // The module build computes in its module Worker.
+        const status = await page.waitFor(() => document.querySelector('headlab-scaling')?.shadowRoot.querySelector('.status')?.textContent, null, 10_000);
+        assert.match(status, /Web Worker/, `the module build computes in a Worker: ${status}`);
+      }
+    },
+  })),
+  {
+    name: 'the worked example shows the course numbers (attention weight 0.7337)',
+    timeout: 60_000,
+    async run(page, site) {
+      await page.goto(new URL('demos/worked-example/index.html#worked.step=all', site.csp).href);
+      await page.waitFor(elementsReady, null, 30_000);
+      const tag = 'headlab-worked-example';
+      const output = await page.waitFor(cellNumbers, { tag, testid: 'output' }, 10_000);
+      assertClose(await page.waitFor(cellNumbers, { tag, testid: 'weights-head-1' }, 10_000), COURSE.weightsHead1, 'weights of head 1 for "it"');
+      assertClose(await page.waitFor(cellNumbers, { tag, testid: 'weights-head-2' }, 10_000), COURSE.weightsHead2, 'weights of head 2 for "it"');
+      assertClose(output, COURSE.output, 'output for "it"');
+    },
+  },
+  {
+    name: 'the trainer specialises two heads in its Worker',
+    timeout: 150_000,
+    async run(page, site) {
+      await page.goto(new URL('demos/trainer/index.html', site.csp).href);
+      await page.waitFor(() => document.querySelector('headlab-trainer')?.dataset.step !== undefined && document.querySelector('headlab-trainer').dataset.state === 'ready', null, 30_000);
+      await page.evaluate(() => { const t = document.querySelector('headlab-trainer'); t.speed = 'fast'; t.start(); return t.running; });
+      await page.waitFor(() => {
+        const t = document.querySelector('headlab-trainer');
+        return t.snapshot?.runs[0].eval.accuracy >= 0.99 && t.hasAttribute('data-specialised-step');
+      }, null, 120_000);
+      await page.evaluate(() => document.querySelector('headlab-trainer').pause());
+      await page.waitFor(() => !document.querySelector('headlab-trainer').running, null, 10_000);
+      const s = await page.evaluate(() => {
+        const t = document.querySelector('headlab-trainer');
+        const run = t.snapshot.runs[0];
+        return { mode: t.computeMode, step: run.step, accuracy: run.eval.accuracy, shares: run.metrics.map((m) => m.relationShare),
+          specialisedStep: t.dataset.specialisedStep };
+      });
+      assert.equal(s.mode, 'worker', 'training runs in the trainer Worker');
+      const [a, b] = s.shares;
+      assert.ok((a[0] >= 0.7 && b[1] >= 0.7) || (a[1] >= 0.7 && b[0] >= 0.7),
+        `each relation position has its own head with ≥ 0.7 of the query row's weight: ${JSON.stringify(s.shares)} at step ${s.step}`);
+      // The verdicts, once the element has drawn the final step (it redraws on a later frame).
+      const verdicts = await page.waitFor((step) => {
+        const root = document.querySelector('headlab-trainer').shadowRoot;
+        const shown = root.querySelector('[data-testid="trainer-readout"] tbody tr[data-run="1"] td')?.textContent;
+        const tags = [...root.querySelectorAll('[data-testid^="trainer-verdict-1-"] .tag')].map((e) => e.textContent.trim());
+        return shown === String(step) && tags.length === 2 && tags.sort();
+      }, s.step, 10_000);
+      assert.deepEqual(verdicts, ['Tracks relation 1', 'Tracks relation 2']);
+      console.log(`# specialised at step ${s.specialisedStep}; held-out accuracy ${s.accuracy} at step ${s.step}`);
+    },
+  },
+  {
+    name: "the JS API computes the worked example on the main thread and in a module Worker, with info().flavour 'simd'",
+    timeout: 60_000,
+    async run(page, site) {
+      // The Worker is made from a blob: URL, which the strict CSP forbids: this page has none.
+      await page.goto(new URL('index.html', site.plain).href);
+      await page.waitFor(() => document.readyState === 'complete', null, 10_000);
+      const main = await page.evaluate(`async () => {
+        const { createHeadlab } = await import('/lib/headlab.js');
+        return (${workedExample})(await createHeadlab());
+      }`);
+      const inWorker = await page.evaluate(`() => new Promise((resolve, reject) => {
+        const src = "import { createHeadlab } from '" + location.origin + "/lib/headlab.js';" +
+          ${JSON.stringify(`postMessage((${workedExample})(await createHeadlab()));`)};
+        const worker = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
+        worker.onmessage = (e) => { resolve(e.data); worker.terminate(); };
+        worker.onerror = (e) => reject(new Error('worker error: ' + (e.message || 'no message')));
+      })`);
+      for (const [where, r] of [['main thread', main], ['module Worker', inWorker]]) {
+        assertClose(r.weightsIt, COURSE.weightsHead1, `${where}: weights of head 1 for "it"`);
+        assertClose(r.output, COURSE.output, `${where}: output for "it"`);
+        assert.equal(r.flavour, 'simd', `${where}: info().flavour`);
+      }
+    },
+  },
+  {
+    name: 'the strict CSP is sent and enforced, and the site computes under it',
+    timeout: 60_000,
+    async run(page, site) {
+      await page.goto(new URL('demos/worked-example/index.html', site.csp).href);
+      await page.waitFor(elementsReady, null, 30_000);
+      const header = await page.evaluate(async () => {
+        const r = await fetch(location.href, { cache: 'no-store' });
+        await r.text();
+        return r.headers.get('content-security-policy');
+      });
+      assert.equal(header, STRICT_CSP);
+      assertClose(await page.waitFor(cellNumbers, { tag: 'headlab-worked-example', testid: 'weights-head-1' }, 10_000), COURSE.weightsHead1, 'weights under the CSP');
+      // The engine enforces it: eval is refused. (Checked last: the refusal is itself reported as a violation.)
+      await page.evaluate(twoFrames);
+      await assertNoErrors(page, site);
+      // In a task of the page's own: code the automation protocol runs may be exempt from the CSP.
+      const evalResult = await page.evaluate(() => new Promise((resolve) => setTimeout(() => {
+        try { resolve(`allowed: ${new Function('return 1')()}`); } catch (e) { resolve(e.name); }
+      })));
+      assert.equal(evalResult, 'EvalError', 'new Function is blocked by the CSP');
+      const reported = await page.waitFor(() => window.__headlabErrors.filter((e) => /CSP violation/.test(e)), null, 10_000);
+      assert.match(reported[0], /script-src/, 'the violation is reported to the page');
+    },
+    errorsChecked: true,
+  },
+  {
+    name: 'the capture reports a window error, a rejection, console.error, a Worker error and a 404 (self-test)',
+    timeout: 30_000,
+    async run(page, site) {
+      await page.goto(new URL('index.html', site.plain).href);
+      await page.waitFor(() => document.readyState === 'complete', null, 10_000);
+      await page.evaluate(() => setTimeout(() => {
+        console.error('self-test console');
+        Promise.reject(new Error('self-test rejection'));
+        new Worker(URL.createObjectURL(new Blob(["throw new Error('self-test worker')"], { type: 'text/javascript' })));
+        fetch('/self-test-missing.json');
+        throw new Error('self-test window');
+      }));
+      const want = [/^console\.error: self-test console/, /^unhandled rejection: .*self-test rejection/, /^window error: .*self-test window/, /^worker error: .*self-test worker/];
+      const captured = await page.waitFor((sources) => {
+        const errors = window.__headlabErrors;
+        return sources.every((source) => errors.some((e) => new RegExp(source).test(e))) && errors;
+      }, want.map((re) => re.source), 10_000);
+      want.forEach((re) => assert.ok(captured.some((e) => re.test(e)), `captured ${re}: ${captured.join(' | ')}`));
+      await page.waitFor(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/self-test-missing.json') && e.responseEnd > 0), null, 10_000);
+      assert.deepEqual(site.httpErrors.splice(0), ['HTTP 404 for GET /self-test-missing.json']);
+      await page.errors();  // clears what the engine's own protocol reported
+    },
+    errorsChecked: true,
+  },
+];
+
+async function assertNoErrors(page, site) {
+  const found = [...await page.errors(), ...site.httpErrors.splice(0)];
+  assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
+}
+
+/**
+ * Registers every check as a node:test test for the engine `open()` starts (see drivers.mjs).
+ * Each check gets a fresh page; after it, two rendering updates pass (so resize observers
+ * have run) and then the page must have reported nothing.
+ */
+export function engineSuite(open) {
+  let engine, csp, plain;
+  const site = { httpErrors: [] };
+  before(async () => {
+    await ensureDist();
+    const onResponse = ({ method, url, status }) => { if (status >= 400) site.httpErrors.push(`HTTP ${status} for ${method} ${url}`); };
+    csp = await serve({ port: 0, root: DIST, csp: true, inject: CAPTURE, onResponse });
+    plain = await serve({ port: 0, root: DIST, inject: CAPTURE, onResponse });
+    Object.assign(site, { csp: csp.url, plain: plain.url });
+    engine = await open();
+    console.log(`# ${engine.name}: ${engine.version}`);
+  });
+  after(async () => {
+    await engine?.close();
+    await csp?.close();
+    await plain?.close();
+  });
+  for (const check of CHECKS) {
+    test(check.name, { timeout: check.timeout }, async () => {
+      site.httpErrors.splice(0);
+      const page = await engine.newPage(check.name);
+      try {
+        await check.run(page, site);
+        if (!check.errorsChecked) {
+          await page.evaluate(twoFrames);
+          await assertNoErrors(page, site);
+        }
+      } finally {
+        await page.close();
+      }
+    });
+  }
+}
