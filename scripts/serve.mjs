@@ -1,4 +1,4 @@
-// Static server for the demo site: `node scripts/serve.mjs [--port 8080] [--root web] [--csp]`.
+// Static server for the demo site: `node scripts/serve.mjs [--port 8080] [--root web] [--csp] [--cors]`.
 // Prints the URL. --port 0 picks a free port. Used by `npm start` and the browser tests.
 import { readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
@@ -37,13 +37,18 @@ function injectInto(html, tag) {
  * With `inject: { path, script }` (tests), the JavaScript source `script` is served at
  * `path` and every HTML page loads it first, as a same-origin file so the strict CSP allows it.
  * `onResponse({ method, url, status })` is called for every response (tests record HTTP errors).
+ * `cors`: true sends `Access-Control-Allow-Origin: *` with every file, so pages on other origins
+ * can load the module build; a function of the request's pathname chooses per file (tests).
  */
-export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null } = {}) {
+export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null, cors = false } = {}) {
   root = path.resolve(root);
   const files = sirv(root, { dev: true, etag: true });
   const tag = inject && `<script src="${inject.path}"></script>`;
   const server = http.createServer((req, res) => {
     if (csp) res.setHeader('Content-Security-Policy', STRICT_CSP);
+    if (cors === true || (typeof cors === 'function' && cors(new URL(req.url, 'http://localhost').pathname))) {
+      res.setHeader('Access-Control-Allow-Origin', '*');
+    }
     if (onResponse) res.on('finish', () => onResponse({ method: req.method, url: req.url, status: res.statusCode }));
     if (inject) {
       const send = (type, body) => {
@@ -84,7 +89,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const root = path.resolve(value('--root', path.join(repo, 'web')));
   try {
-    const { url } = await serve({ port, root, csp: args.includes('--csp') });
+    const { url } = await serve({ port, root, csp: args.includes('--csp'), cors: args.includes('--cors') });
     console.log(`HeadLab demo site: ${url}  (serving ${path.relative(process.cwd(), root) || '.'}; Ctrl+C to stop)`);
   } catch (e) {
     console.error(`serve: cannot listen on 127.0.0.1:${port}: ${e.message}. Try PORT=8081 npm start`);

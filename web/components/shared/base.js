@@ -6,6 +6,7 @@ import { el, onWidthChange } from './dom.js';
 import { sharedCss } from './styles.js';
 import { installFonts } from './math.js';
 import { getLab } from './lab.js';
+import { BASE_URL } from './assets.js';
 import { readState, urlWithState, copyLinkControl } from './url-state.js';
 
 function camelToKebab(name) {
@@ -53,22 +54,34 @@ function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
-/** What a reader is told when the WebAssembly module does not load: lines of plain text. */
+/**
+ * What a reader is told when HeadLab's code or WebAssembly module does not load:
+ * lines of plain text. When the bundle comes from another origin than the page,
+ * the likely cause is a server without CORS headers, and the author is told how
+ * to fix it.
+ */
 function loadFailure(e) {
   // Emscripten wraps the cause as "Aborted(…). Build with -s ASSERTIONS=1 for more info.",
   // twice over when the cause was itself an abort.
   // headlab.js names the module that failed: headlab_core, headlab_train or their _scalar builds.
   const message = String(e?.message ?? e);
   const named = /could not load its WebAssembly module (headlab_\w+\.wasm): (.*)$/s.exec(message);
+  // A code-split part of the bundle that the browser would not fetch (the wording differs per engine).
+  const chunk = !named && /dynamically imported module|Importing a module script failed|module script/i.test(message);
+  const chunkName = /headlab-chunk-\w+\.js/.exec(message)?.[0];
   const file = named?.[1] ?? 'headlab_core.wasm';
   let detail = (named?.[2] ?? message).replace(/\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
   for (let i = 0; i < 3; i++) detail = detail.replace(/^(RuntimeError: )?Aborted\((.*)\)\.?$/s, '$2');
-  return [
-    `This demo could not start: its WebAssembly module (${file}) did not load.`,
-    'The file may be missing, cut short or blocked. Reloading the page may help; if you run the site, check that ' +
-      `${file} sits next to headlab-components.js and is served in full.`,
-    `Details: ${detail || 'no reason given'}`,
-  ];
+  const what = chunk ? `part of its code${chunkName ? ` (${chunkName})` : ''}` : `its WebAssembly module (${file})`;
+  const from = new URL(BASE_URL);
+  const crossOrigin = typeof location !== 'undefined' && location.protocol !== 'file:' && from.origin !== location.origin;
+  const advice = crossOrigin
+    ? `For the course author: HeadLab is served from ${from.origin}, another origin than this page, and that server did not allow ` +
+      'this page to load it. Serve every HeadLab file with the header Access-Control-Allow-Origin, or load ' +
+      'headlab-components.classic.js instead, which works from any origin (HeadLab README, “Embedding from another origin”).'
+    : 'The file may be missing, cut short or blocked. Reloading the page may help; if you run the site, check that ' +
+      `${chunk ? chunkName ?? 'every headlab-chunk-*.js file' : file} sits next to headlab-components.js and is served in full.`;
+  return [`This demo could not start: ${what} did not load.`, advice, `Details: ${detail || 'no reason given'}`];
 }
 
 /**

@@ -1,0 +1,127 @@
+// A course page on another origin embedding HeadLab, as an author would paste it
+// (README, "Embedding from another origin"): the page is served from
+// http://localhost:<port>, the bundle from test servers on http://127.0.0.1:<port>
+// (another origin), with and without CORS headers.
+//   module build, CORS on every file  → the demo computes the course's numbers
+//   module build, no CORS             → the author's fallback text stays in each element's place
+//   module build, CORS but not on .wasm → each element says what failed and how the author fixes it
+//   classic build, no CORS            → the demo computes (classic scripts need no CORS)
+import { test, before, after } from 'node:test';
+import http from 'node:http';
+import assert from 'node:assert/strict';
+import { serve } from '../../scripts/serve.mjs';
+import { DIST, ensureDist, launch, watch, numbers, assertClose, SCREENSHOTS, ensureScreenshotDir } from './helpers.mjs';
+import { eventually, expectText } from './expect.mjs';
+
+const TIMEOUT = 60_000;
+let course;  // the course site: serves the page the current test sets
+let lesson = '';
+const FALLBACK = 'The interactive demo appears here once HeadLab has loaded. If this text stays, HeadLab could not load.';
+const TAGS = ['headlab-worked-example', 'headlab-params'];
+
+let browser;
+const servers = {};
+const problems = [];
+
+before(async () => {
+  await ensureDist();
+  ensureScreenshotDir();
+  servers.none = await serve({ port: 0, root: DIST });
+  servers.all = await serve({ port: 0, root: DIST, cors: true });
+  servers.noWasm = await serve({ port: 0, root: DIST, cors: (pathname) => !pathname.endsWith('.wasm') });
+  course = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end(lesson);
+  });
+  await new Promise((resolve) => course.listen(0, '127.0.0.1', resolve));
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  for (const s of Object.values(servers)) await s.close();
+  course?.closeAllConnections();
+  await new Promise((resolve) => (course ? course.close(resolve) : resolve()));
+});
+
+/** The course page: light, its own styles, the README's snippet pointing at `bundleUrl`. */
+function coursePage(bundleUrl, { module = true } = {}) {
+  const script = module ? `<script type="module" src="${bundleUrl}headlab-components.js"></script>`
+    : `<script src="${bundleUrl}headlab-components.classic.js" defer></script>`;
+  return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lesson 4: multi-head attention</title>' +
+    '<style>body { font: 16px Georgia, serif; max-width: 46rem; margin: 2rem auto; background: #fffdf7; color: #222; }</style>' +
+    `${script}</head><body><h1>Lesson 4</h1><p>Work through the example below.</p>` +
+    TAGS.map((t) => `<${t}><p class="fallback">${FALLBACK}</p></${t}>`).join('\n') + '</body></html>';
+}
+
+async function openCourse(label, bundleUrl, options) {
+  const page = watch(await browser.newPage({ viewport: { width: 1000, height: 900 } }), label, problems);
+  lesson = coursePage(bundleUrl, options);
+  await page.goto(`http://localhost:${course.address().port}/lesson.html`);
+  return page;
+}
+
+// The browser's console line for a blocked request names no URL; the request itself is
+// recorded with its URL, and only the expected ones are let through.
+const BLOCKED = /console error: Failed to load resource: net::ERR_FAILED$/;
+/** What the browser reports when CORS blocks `file` (a RegExp source): the failed request and its console line. */
+const blocked = (file) => [BLOCKED, new RegExp(`request failed: http://127\\.0\\.0\\.1:\\d+/${file} \\(net::ERR_FAILED\\)$`),
+  new RegExp(`console error: Access to \\w+ at 'http://127\\.0\\.0\\.1:\\d+/${file}' from origin 'http://localhost:\\d+' has been blocked by CORS policy`)];
+
+/** Takes the problems recorded so far, leaving out those that `expected` matches. */
+function assertNoProblems(expected = []) {
+  const found = problems.splice(0).filter((p) => !expected.some((re) => re.test(p)));
+  assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
+}
+
+const computesCourseNumbers = async (page) => {
+  await page.waitForFunction((tags) => tags.every((t) => document.querySelector(t)?.dataset.state === 'ready'), TAGS, { timeout: 30_000 });
+  await page.locator('headlab-worked-example').evaluate((e) => { e.step = 'all'; });
+  await eventually(async () => assertClose(assert, await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output for "it"'));
+  await expectText(page.locator('[data-testid="params-total"]'), '1,048,576');
+};
+
+test('module build from another origin with CORS: the demos compute', { timeout: TIMEOUT }, async () => {
+  const page = await openCourse('cors all', servers.all.url);
+  await computesCourseNumbers(page);
+  await page.close();
+  assertNoProblems();
+});
+
+test('module build from another origin without CORS: the author’s fallback text stays in place', { timeout: TIMEOUT }, async () => {
+  const page = await openCourse('cors none', servers.none.url);
+  // The browser refuses the module (a CORS error in the console): nothing of HeadLab runs.
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('headlab-components.js')), null, { timeout: 10_000 });
+  await page.waitForLoadState('load');
+  for (const tag of TAGS) {
+    assert.equal(await page.evaluate((t) => Boolean(customElements.get(t)), tag), false, `${tag} is not defined`);
+    await expectText(page.locator(`${tag} p.fallback`), FALLBACK);
+    assert.ok(await page.locator(`${tag} p.fallback`).isVisible(), `${tag}: the fallback text is visible`);
+  }
+  await page.screenshot({ path: `${SCREENSHOTS}/embed-cross-origin-no-cors.png` });
+  await page.close();
+  assertNoProblems(blocked('headlab-components\\.js'));
+});
+
+test('module build from another origin with CORS on the code but not on the wasm: each element says what failed and what the author does', { timeout: TIMEOUT }, async () => {
+  const page = await openCourse('cors no wasm', servers.noWasm.url);
+  await page.waitForFunction((tags) => tags.every((t) => document.querySelector(t)?.dataset.state === 'failed'), TAGS, { timeout: 30_000 });
+  const origin = new URL(servers.noWasm.url).origin;
+  for (const tag of TAGS) {
+    const text = await expectText(page.locator(`${tag} [data-testid="fatal"]`), /This demo could not start: its WebAssembly module \(headlab_core\.wasm\) did not load\./);
+    assert.ok(text.includes(`HeadLab is served from ${origin}, another origin than this page`), `${tag} names the origin: ${text}`);
+    assert.match(text, /Access-Control-Allow-Origin.*headlab-components\.classic\.js/s, `${tag} says how to fix it: ${text}`);
+    assert.ok(await page.locator(`${tag} [data-testid="fatal"]`).isVisible());
+  }
+  await page.screenshot({ path: `${SCREENSHOTS}/embed-cross-origin-no-wasm-cors.png` });
+  await page.close();
+  assertNoProblems(blocked('headlab_core\\.wasm'));
+});
+
+test('classic build from another origin without CORS: the demos compute', { timeout: TIMEOUT }, async () => {
+  const page = await openCourse('classic no cors', servers.none.url, { module: false });
+  await computesCourseNumbers(page);
+  await page.close();
+  // KaTeX's fonts are fetched with CORS (as every web font is): without it the maths falls back to local fonts.
+  assertNoProblems(blocked('katex/fonts/KaTeX_[\\w-]+\\.woff2'));
+});
