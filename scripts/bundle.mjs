@@ -10,7 +10,7 @@
 //   dist/headlab_{core,train}{,_scalar}.wasm  found next to the bundle
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
 //   dist/lib/headlab.js (+ gen/)         the bare API, unbundled
-//   dist/index.html, demos/, examples/, styles/   the site
+//   dist/index.html, demos/, examples/, styles/, site/   the site
 // Run after scripts/build.sh: `node scripts/bundle.mjs`.
 import { build } from 'esbuild';
 import { cp, mkdir, readFile, readdir, rm, stat, writeFile, rename } from 'node:fs/promises';
@@ -134,7 +134,7 @@ await cp(path.join(repo, 'node_modules/katex/LICENSE'), path.join(out, 'katex/LI
 
 // The site: pages and styles (sources of the bundle stay out of dist/).
 await cp(path.join(web, 'index.html'), path.join(out, 'index.html'));
-for (const dir of ['styles', 'demos', 'examples']) {
+for (const dir of ['styles', 'site', 'demos', 'examples']) {
   if (await exists(path.join(web, dir))) await cp(path.join(web, dir), path.join(out, dir), { recursive: true });
 }
 await cp(path.join(repo, 'LICENSE'), path.join(out, 'LICENSE'));

@@ -125,3 +125,31 @@ test('classic build from another origin without CORS: the demos compute', { time
   // KaTeX's fonts are fetched with CORS (as every web font is): without it the maths falls back to local fonts.
   assertNoProblems(blocked('katex/fonts/KaTeX_[\\w-]+\\.woff2'));
 });
+
+test('every demo page with ?embed shows its element alone, at the top of a course page’s iframe, light on a dark system', { timeout: 120_000 }, async () => {
+  const demos = [['worked-example', 'headlab-worked-example'], ['heads', 'headlab-heads'], ['params', 'headlab-params'], ['scaling', 'headlab-scaling'],
+    ['misconceptions', 'headlab-misconceptions'], ['choosing-h', 'headlab-choosing-h'], ['trainer', 'headlab-trainer']];
+  const context = await browser.newContext({ colorScheme: 'dark', viewport: { width: 1000, height: 900 } });
+  for (const [name, tag] of demos) {
+    const page = watch(await context.newPage(), `embed iframe ${name}`, problems);
+    lesson = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lesson</title></head><body style="margin:0">' +
+      `<h1 style="margin:8px">Lesson</h1><iframe title="HeadLab ${name}" src="${servers.none.url}demos/${name}/index.html?embed" style="width:760px;height:600px;border:0"></iframe></body></html>`;
+    await page.goto(`http://localhost:${course.address().port}/lesson.html`);
+    const frame = page.frameLocator('iframe');
+    await frame.locator(`${tag}[data-state="ready"]`).first().waitFor({ timeout: 30_000 });
+    const where = await frame.locator(tag).first().evaluate((e) => {
+      const box = e.getBoundingClientRect();
+      const visible = (sel) => [...document.querySelectorAll(sel)].some((n) => n.getBoundingClientRect().height > 0);
+      const bg = getComputedStyle(e).backgroundColor.match(/\d+/g).map(Number);
+      return { top: box.top, height: box.height, header: visible('.site-header'), title: visible('.page > h1'), prose: visible('.prose, .lead'),
+        light: (bg[0] + bg[1] + bg[2]) / 3 > 128 };
+    });
+    assert.ok(where.top >= 0 && where.top < 40 && where.height > 200, `${name}: the element starts at the top of the iframe (top ${where.top}, height ${where.height})`);
+    assert.deepEqual([where.header, where.title, where.prose], [false, false, false], `${name}: header, title and prose are hidden`);
+    assert.ok(where.light, `${name}: light, as elements in a course page are, on a dark system`);
+    if (name === 'worked-example') await page.screenshot({ path: `${SCREENSHOTS}/embed-iframe-worked-example.png` });
+    await page.close();
+  }
+  await context.close();
+  assertNoProblems();
+});

@@ -53,7 +53,8 @@ export class HeadlabThemeToggle extends HTMLElement {
 
   connectedCallback() {
     if (!this.hasAttribute('theme')) {
-      const saved = remembered();
+      // An embedded demo page (site/page.js) takes the theme its link names, not the site's remembered one.
+      const saved = document.documentElement.dataset.embedTheme ?? remembered();
       if (saved === 'light' || saved === 'dark') this.setAttribute('theme', saved);
     }
     this.apply();
