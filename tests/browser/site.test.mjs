@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
 import {
-  DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, waitForElements, fileUrl, numbers,
+  DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, waitForElements, fileUrl, numbers, assertClose,
 } from './helpers.mjs';
 import { eventually, expectText, expectCount, expectVisible } from './expect.mjs';
 
@@ -128,6 +128,12 @@ test('every page and element loads over http under the strict CSP with no error;
       await eventually(async () => {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         assert.ok(overflow <= 0, `${spec.name}: the page is ${overflow}px wider than a 360px screen`);
+        // No element is wider than the screen, and none has content that spills out of it (wide tables scroll inside their own box).
+        const wide = await page.evaluate(() => [...document.querySelectorAll('*')]
+          .filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-theme-toggle' && !e.hidden)
+          .filter((e) => e.getBoundingClientRect().right > 360.5 || e.scrollWidth > e.clientWidth + 1)
+          .map((e) => `${e.localName}: right edge ${Math.round(e.getBoundingClientRect().right)} px, content ${e.scrollWidth} px in ${e.clientWidth} px`));
+        assert.deepEqual(wide, [], `${spec.name}: elements wider than a 360px screen`);
       });
       if (spec.elements.length > 0) await waitForElements(page);
       await page.screenshot({ path: `${SCREENSHOTS}/${spec.name}-360.png`, fullPage: true });
@@ -543,5 +549,37 @@ test('theme: light on a light course page even when the reader’s system is dar
     await page.close();
   }
   await context.close();
+  assertNoProblems();
+});
+
+test('compact: every element hides its explanations for a course column and keeps working', { timeout: TIMEOUT }, async () => {
+  const tags = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
+  const heights = {};
+  for (const compact of [false, true]) {
+    const page = await newPage(`compact ${compact}`, 700, 900);
+    await page.route('**/compact.html', (route) => route.fulfill({
+      status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': STRICT_CSP },
+      body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>compact</title><script type="module" src="/headlab-components.js"></script></head>' +
+        `<body style="max-width:640px">${tags.map((t) => `<${t}${compact ? ' compact' : ''}${t === 'headlab-worked-example' ? ' step="all"' : ''}></${t}>`).join('')}</body></html>`,
+    }));
+    await page.goto(new URL('compact.html', server.url).href);
+    await waitForElements(page);
+    for (const tag of tags) {
+      const r = await page.locator(tag).evaluate((e) => ({
+        height: e.getBoundingClientRect().height,
+        explain: [...e.shadowRoot.querySelectorAll('.explain')].length,
+        shown: [...e.shadowRoot.querySelectorAll('.explain')].filter((p) => p.getClientRects().length > 0).length,
+      }));
+      assert.ok(r.explain > 0, `${tag} marks its explanations`);
+      assert.equal(r.shown, compact ? 0 : r.shown, `${tag}: explanations hidden when compact`);
+      if (!compact) assert.ok(r.shown > 0, `${tag}: explanations shown by default`);
+      (heights[tag] ??= {})[compact] = r.height;
+    }
+    if (compact) await eventually(async () => assertClose(assert, await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'compact worked example output'));
+    await page.close();
+  }
+  const lines = tags.map((t) => `${t}: ${Math.round(heights[t].false)} → ${Math.round(heights[t].true)} px`);
+  console.log(`# compact heights in a 640 px column: ${lines.join('; ')}`);
+  for (const t of tags) assert.ok(heights[t].true < heights[t].false, `${t} is shorter when compact: ${lines.join('; ')}`);
   assertNoProblems();
 });

@@ -82,7 +82,7 @@ export class HeadlabChoosingH extends HeadlabElement {
     this.verdict = el('p', { class: 'note', 'aria-live': 'polite', dataset: { testid: 'choose-verdict' } });
     const chart = (title, note, name, json, csv) => {
       const holder = { box: el('div') };
-      holder.section = el('div', { class: 'chart', part: 'chart' }, el('h3', {}, title), el('p', { class: 'small muted' }, note), holder.box,
+      holder.section = el('div', { class: 'chart', part: 'chart' }, el('h3', {}, title), el('p', { class: 'small muted explain' }, note), holder.box,
         exportMenu({ what: title, name: () => `${name}-dmodel-${this.dModel}-h-${this.heads}`, figure: () => holder.fig, json, csv }));
       return holder;
     };
@@ -117,7 +117,7 @@ export class HeadlabChoosingH extends HeadlabElement {
     this.hOut.textContent = `${h}`;
     this.toolbar.hidden = this.hideControls;
     this.dkLine.replaceChildren(tex(`d_k = \\frac{d_{\\text{model}}}{h} = \\frac{${dModel}}{${h}} = ${dK}`, { display: true }),
-      el('p', { class: 'small muted' }, `Each head compares queries and keys in ${fmtInt(dK)} dimension${dK > 1 ? 's' : ''}; the ${h} heads together still use all ${fmtInt(dModel)}, and the parameter count stays 4 · ${fmtInt(dModel)}² = ${fmtInt(4 * dModel * dModel)}.`));
+      el('p', { class: 'small muted explain' }, `Each head compares queries and keys in ${fmtInt(dK)} dimension${dK > 1 ? 's' : ''}; the ${h} heads together still use all ${fmtInt(dModel)}, and the parameter count stays 4 · ${fmtInt(dModel)}² = ${fmtInt(4 * dModel * dModel)}.`));
     this.drawBar(dModel, h);
     this.fillExamples(dModel, h);
     if (!this.lab) return;

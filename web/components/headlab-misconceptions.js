@@ -88,11 +88,11 @@ export class HeadlabMisconceptions extends HeadlabElement {
     this.aMaps = el('div', { class: 'maps' });
     return el('section', { class: 'part', 'aria-labelledby': 'a-title' },
       el('h3', { id: 'a-title' }, '(a) “With more heads, each head looks at fewer tokens”'),
-      el('p', {}, 'It sounds like sharing out work: 8 heads, so each takes an eighth of the sentence. In fact every head computes a full row of weights over every token. What the heads share out is the ',
+      el('p', { class: 'explain' }, 'It sounds like sharing out work: 8 heads, so each takes an eighth of the sentence. In fact every head computes a full row of weights over every token. What the heads share out is the ',
         el('em', {}, 'width'), ' of the representation: d', el('sub', {}, 'model'), ' = 16 numbers per token become h slices of d', el('sub', {}, 'k'), ' = 16 / h.'),
       el('div', { class: 'field' }, el('label', { for: 'a-heads' }, 'Heads ', tex('h')), this.headsSlider, this.headsOut),
       this.splitBox, this.aVerdict,
-      el('p', { class: 'small muted' }, `An untrained layer with random weights over “${SENTENCE}”; same colour scale for every head.`),
+      el('p', { class: 'small muted explain' }, `An untrained layer with random weights over “${SENTENCE}”; same colour scale for every head.`),
       this.aMaps);
   }
 
@@ -155,7 +155,7 @@ export class HeadlabMisconceptions extends HeadlabElement {
     this.bVerdict = el('div', { class: 'note', 'aria-live': 'polite', dataset: { testid: 'misc-b-verdict' } });
     return el('section', { class: 'part', 'aria-labelledby': 'b-title' },
       el('h3', { id: 'b-title' }, '(b) “The heads’ answers are averaged” (or summed)'),
-      el('p', {}, 'Averaging is itself an output projection, just a fixed one: ', tex('W^{O} = \\tfrac12\\begin{bmatrix} I \\\\ I \\end{bmatrix}'),
+      el('p', { class: 'explain' }, 'Averaging is itself an output projection, just a fixed one: ', tex('W^{O} = \\tfrac12\\begin{bmatrix} I \\\\ I \\end{bmatrix}'),
         ', the same for every head and every input. Summing is ', tex('\\begin{bmatrix} I \\\\ I \\end{bmatrix}'),
         '. Both squeeze h·d', el('sub', {}, 'v'), ' numbers into d', el('sub', {}, 'v'),
         '. A learned W', el('sup', {}, 'O'), ' reads the concatenation, where each head keeps its own columns. All four rows below come from the same two heads of the worked example, for the token ',
@@ -228,7 +228,7 @@ export class HeadlabMisconceptions extends HeadlabElement {
     this.cVerdict = el('p', { class: 'note', 'aria-live': 'polite', dataset: { testid: 'misc-c-verdict' } });
     return el('section', { class: 'part', 'aria-labelledby': 'c-title' },
       el('h3', { id: 'c-title' }, '(c) Switch a head off'),
-      el('p', {}, 'Ablation is how one finds out what a head carries: replace its output by zeros and compare. In the worked example, head 1 carries “it is linked to ball” and head 2 “it is linked to full”.'),
+      el('p', { class: 'explain' }, 'Ablation is how one finds out what a head carries: replace its output by zeros and compare. In the worked example, head 1 carries “it is linked to ball” and head 2 “it is linked to full”.'),
       el('fieldset', {}, el('legend', {}, 'Heads switched on'),
         el('div', { class: 'switches' }, this.cSwitches.map((b, h) => el('label', { class: 'check', for: b.id }, b, `Head ${h + 1}`)))),
       this.cResult.element, this.cVerdict);

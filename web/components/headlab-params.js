@@ -131,7 +131,7 @@ export class HeadlabParams extends HeadlabElement {
     this.results = el('div', {},
       this.totalLine, this.formulaBox,
       el('h3', {}, 'Every matrix, drawn to scale'),
-      el('p', { class: 'small muted' }, 'Rows × columns, same scale for all four. Each stripe is one head’s share: a column block of W',
+      el('p', { class: 'small muted explain' }, 'Rows × columns, same scale for all four. Each stripe is one head’s share: a column block of W',
         el('sup', {}, 'Q'), ', W', el('sup', {}, 'K'), ', W', el('sup', {}, 'V'), ' and a row block of W', el('sup', {}, 'O'), '.'),
       this.drawing,
       exportMenu({ what: 'the matrices drawn to scale and their counts', name: () => `params-dmodel-${this.dModel}-h-${this.heads}`, figure: () => this._figure,

@@ -73,7 +73,7 @@ export class HeadlabScaling extends HeadlabElement {
     const chart = (title, note, name) => {
       const box = el('div', { class: 'chart__figure' });
       const holder = { box, fig: null };
-      const section = el('div', { class: 'chart', part: 'chart' }, el('h3', {}, title), note ? el('p', { class: 'small muted' }, note) : null, box,
+      const section = el('div', { class: 'chart', part: 'chart' }, el('h3', {}, title), note ? el('p', { class: 'small muted explain' }, note) : null, box,
         exportMenu({ what: title, name: () => `${name}-dk-${this.dK}`, figure: () => holder.fig, json: () => this._data && this.jsonOf(name), csv: () => this._data && this.csvOf(name) }));
       holder.section = section;
       return holder;
@@ -89,7 +89,10 @@ export class HeadlabScaling extends HeadlabElement {
       el('div', { class: 'field' }, el('label', { for: 'dk' }, tex('d_k')), this.slider, this.dkOut),
       el('div', { class: 'field' }, el('label', { for: 'keys' }, 'Keys per query'), this.keysSelect),
       this.toolbar,
-      el('div', { class: 'formula' }, tex('\\operatorname{Var}(q\\cdot k) = \\sum_{i=1}^{d_k} \\operatorname{Var}(q_i k_i) = d_k \\quad\\Longrightarrow\\quad \\operatorname{Var}\\!\\left(\\frac{q\\cdot k}{\\sqrt{d_k}}\\right) = 1', { display: true })),
+      // Two halves that sit side by side where there is room and one above the other on a phone.
+      el('div', { class: 'formula formula--wrap' },
+        tex('\\operatorname{Var}(q\\cdot k) = \\sum_{i=1}^{d_k} \\operatorname{Var}(q_i k_i) = d_k', { display: true }),
+        tex('\\Longrightarrow\\quad \\operatorname{Var}\\!\\left(\\frac{q\\cdot k}{\\sqrt{d_k}}\\right) = 1', { display: true })),
       this.stats,
       el('div', { class: 'charts' }, this.dotChart.section, this.weightChart.section, this.rowChart.section, this.sweepChart.section),
       el('details', {}, el('summary', {}, 'The sweep as a table'), this.sweepTable));

@@ -205,7 +205,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
     switch (n) {
       case 1: {
         section.append(formula('X \\in \\mathbb{R}^{T \\times d_{\\text{model}}}', 'T = 3,\\quad d_{\\text{model}} = 4'),
-          el('p', {}, 'Each token enters as one row of numbers, its embedding. These four toy features stand for ',
+          el('p', { class: 'explain' }, 'Each token enters as one row of numbers, its embedding. These four toy features stand for ',
             'entity, adjective and number/verb, plus a constant 1 that acts as a bias. Change any of them: every later step recomputes.'));
         const m = inputMatrix({
           caption: el('span', {}, 'Embeddings ', el('span', { class: 'shape' }, '(3 tokens × 4 features)')),
@@ -227,7 +227,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
           k: ['Keys are made the same way, with each head’s own key matrix. In the next step every query is compared with every key.'],
           v: ['Values are what a head hands back once it has decided where to look. The course lets both heads share one value matrix to keep the arithmetic short; in a trained model each head has its own.'],
         };
-        section.append(el('p', {}, texts[p.key]));
+        section.append(el('p', { class: 'explain' }, texts[p.key]));
         section.append(perHead((h) => {
           const m = inputMatrix({
             caption: el('span', {}, tex(`W_${h + 1}^{${p.letter}}`), el('span', { class: 'shape' }, ` ${p.what} projection (4 × 2)`)),
@@ -250,7 +250,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
         section.append(scaled
           ? formula('\\frac{S_i}{\\sqrt{d_k}} = \\frac{S_i}{\\sqrt{2}} \\approx \\frac{S_i}{1.4142}', '3\\times 3 \\;\\to\\; 3 \\times 3')
           : formula('S_i = Q_i\\,K_i^{\\top}', '\\underset{3\\times 2}{Q_i}\\;\\underset{2\\times 3}{K_i^{\\top}} \\;\\to\\; \\underset{3\\times 3}{S_i}'));
-        section.append(el('p', {}, scaled
+        section.append(el('p', { class: 'explain' }, scaled
           ? 'Each head divides its own scores by the square root of its own d_k. Dot products of longer vectors grow larger, and without this step the softmax would turn almost one-hot as d_k grows (the √d_k demo shows it).'
           : ['Every query is dotted with every key: row = query token, column = key token. For ', tokenText(q),
             ' in head 1 the score against ', tokenText(0), ' is 1·3 + 1·1 = 4 with the course’s numbers.']));
@@ -267,7 +267,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
       }
       case 7: {
         section.append(formula('A_i = \\operatorname{softmax}\\!\\left(\\frac{Q_i K_i^{\\top}}{\\sqrt{d_k}}\\right)', '\\textstyle\\sum_{j} (A_i)_{tj} = 1 \\text{ for every row } t'));
-        section.append(el('p', {}, 'The softmax turns each row of scaled scores into positive weights that add up to 1. ',
+        section.append(el('p', { class: 'explain' }, 'The softmax turns each row of scaled scores into positive weights that add up to 1. ',
           'With the course’s numbers head 1 gives ', tokenText(q), ' most of its weight on ', tokenText(0),
           ' and head 2 on ', tokenText(1), '. No weight is ever exactly zero: every head looks at every token.'));
         section.append(perHead((h) => {
@@ -288,7 +288,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
       }
       case 8: {
         section.append(formula('\\text{head}_i = A_i\\,V_i', '\\underset{3\\times 3}{A_i}\\;\\underset{3\\times 2}{V_i} \\;\\to\\; \\underset{3\\times 2}{\\text{head}_i}'));
-        section.append(el('p', {}, 'Each token’s head output is the average of the value rows, weighted by that token’s row of attention weights.'));
+        section.append(el('p', { class: 'explain' }, 'Each token’s head output is the average of the value rows, weighted by that token’s row of attention weights.'));
         section.append(perHead((h) => {
           const result = resultMatrix({
             caption: el('span', {}, tex(`\\text{head}_${h + 1}`), el('span', { class: 'shape' }, ' output (3 × 2)')),
@@ -302,7 +302,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
       }
       case 9: {
         section.append(formula('H = \\operatorname{Concat}(\\text{head}_1, \\text{head}_2)', 'H \\in \\mathbb{R}^{T \\times h d_v} = \\mathbb{R}^{3 \\times 4}'));
-        section.append(el('p', {}, 'The two head outputs are placed side by side: 2 heads × 2 numbers = 4 numbers per token. Nothing is mixed yet; the first two columns are head 1’s, the last two head 2’s.'));
+        section.append(el('p', { class: 'explain' }, 'The two head outputs are placed side by side: 2 heads × 2 numbers = 4 numbers per token. Nothing is mixed yet; the first two columns are head 1’s, the last two head 2’s.'));
         const result = resultMatrix({
           caption: el('span', {}, 'Concat(head', el('sub', {}, '1'), ', head', el('sub', {}, '2'), ')', el('span', { class: 'shape' }, ' (3 × 4)')),
           rowLabels: tokens, colLabels: concatLabels, testid: 'concat-table', markRow: q, markRowTestid: 'concat',
@@ -314,7 +314,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
       }
       case 10: {
         section.append(formula('\\operatorname{MultiHead}(X) = H\\,W^{O}', '\\underset{3\\times 4}{H}\\;\\underset{4\\times 4}{W^{O}} \\;\\to\\; \\underset{3\\times 4}{\\text{output}}'));
-        section.append(el('p', {}, 'W', el('sup', {}, 'O'), ' is learned: it mixes the concatenated head outputs back into d', el('sub', {}, 'model'),
+        section.append(el('p', { class: 'explain' }, 'W', el('sup', {}, 'O'), ' is learned: it mixes the concatenated head outputs back into d', el('sub', {}, 'model'),
           ' numbers per token. The course takes the identity, so the output equals the concatenation. Try a real mixing matrix: both heads still reach the output, only blended. ',
           'Zero the part of W', el('sup', {}, 'O'), ' that reads one head (its rows here, because the output is H times W', el('sup', {}, 'O'), ') and that head’s information is gone.'));
         this.woSelect = el('select', { id: 'wo-preset' },
@@ -373,7 +373,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
     });
     return el('section', { class: 'summary', 'aria-labelledby': 'summary-title' },
       el('h3', { id: 'summary-title' }, 'At a glance, live'),
-      el('p', { class: 'small muted' }, 'Whatever step you are on, these update as you edit.'),
+      el('p', { class: 'small muted explain' }, 'Whatever step you are on, these update as you edit.'),
       el('div', { class: 'heads' }, maps, el('div', {}, out.element)));
   }
 

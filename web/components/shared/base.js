@@ -2,7 +2,7 @@
 // from one static table, a shadow root with the shared styles, state in the
 // URL (copy link), the shared wasm instance, and prefixed events.
 
-import { el, onWidthChange } from './dom.js';
+import { el, onWidthChange, hintScroll } from './dom.js';
 import { sharedCss } from './styles.js';
 import { installFonts } from './math.js';
 import { getLab } from './lab.js';
@@ -111,6 +111,8 @@ export class HeadlabElement extends HTMLElement {
   /** Defines property accessors from the props table and registers the tag once. */
   static define() {
     if (customElements.get(this.tag)) return;
+    // Every element takes `compact`: its explanatory paragraphs are hidden (for narrow course columns).
+    if (!this.props.compact) this.props = { ...this.props, compact: { type: 'bool', default: false } };
     for (const [name, spec] of Object.entries(this.props)) {
       const attr = spec.attr ?? camelToKebab(name);
       spec.attr = attr;
@@ -202,6 +204,7 @@ export class HeadlabElement extends HTMLElement {
       failure = e;
       console.error(e);  // a bug: shown to the reader as text below, and to developers here
     }
+    for (const box of this.root.querySelectorAll('.table-scroll')) hintScroll(box);
     if (!this._notes) return;
     const problems = this.attributeProblems();
     setText(this._notes.attributes, problems.join('\n'));

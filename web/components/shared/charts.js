@@ -8,6 +8,31 @@ export const SERIES = [
   { color: '#d55e00', dash: true },
 ];
 
+import { textWidth } from './figure.js';
+
+const LEGEND_ROW = 15;
+
+/**
+ * A legend along the top of a chart: one marker and label per series, left to
+ * right, wrapping to a new row where the next would pass `right` (narrow
+ * screens), so no label is cut. Returns { shapes, rows }.
+ */
+function legend(series, left, right, marker) {
+  const shapes = [];
+  let x = left, row = 0;
+  for (const s of series) {
+    const w = 24 + textWidth(s.label, 11);
+    if (x > left && x + w > right) { x = left; row += 1; }
+    const y = 9 + row * LEGEND_ROW;
+    shapes.push(marker === 'line'
+      ? { type: 'line', x1: x, y1: y, x2: x + 18, y2: y, stroke: s.color, strokeWidth: 3 }
+      : { type: 'rect', x, y: y - 5, w: 10, h: 10, fill: s.color });
+    shapes.push({ type: 'text', x: x + (marker === 'line' ? 24 : 14), y, text: s.label, size: 11, fill: { role: 'text' } });
+    x += w + 16;
+  }
+  return { shapes, rows: row + 1 };
+}
+
 function niceTicks(lo, hi, count = 5) {
   const span = hi - lo || 1;
   const step0 = span / count;
@@ -78,15 +103,16 @@ export function histogramsFigure({ series, lo, hi, bins = 40, log = false, xLabe
 
 /** Bars for several series side by side per category (values in [0, max]). */
 export function barsFigure({ series, max = 1, xLabel = '', yLabel = '', width = 520, height = 150 }) {
-  const left = 50, right = 10, top = 24, bottom = 30;
+  const left = 50, right = 10, bottom = 30;
+  const key = legend(series, left, width - right, 'rect');
+  const top = 24 + (key.rows - 1) * LEGEND_ROW;
+  height += (key.rows - 1) * LEGEND_ROW;
   const n = Math.max(...series.map((s) => s.values.length));
   const plotW = width - left - right, plotH = height - top - bottom;
-  const shapes = [];
+  const shapes = [...key.shapes];
   const slot = plotW / n;
   const bw = Math.max(1, (slot - 1) / series.length);
   series.forEach((s, k) => {
-    shapes.push({ type: 'rect', x: left + k * 150, y: 4, w: 10, h: 10, fill: s.color });
-    shapes.push({ type: 'text', x: left + k * 150 + 14, y: 9, text: s.label, size: 11, fill: { role: 'text' } });
     s.values.forEach((v, i) => {
       const h = (Math.min(max, Math.max(0, v)) / max) * plotH;
       if (h > 0.2) shapes.push({ type: 'rect', x: left + i * slot + k * bw, y: top + plotH - h, w: bw, h, fill: s.color, opacity: 0.9 });
@@ -106,17 +132,18 @@ export function barsFigure({ series, max = 1, xLabel = '', yLabel = '', width = 
  * Lines over a log2 x axis. series: [{ label, points: [[x, y]], color, dash }]; mark: x to outline.
  */
 export function lineChartFigure({ series, xLabel = '', yLabel = '', yMax, width = 520, height = 210, mark = null, yRef = null }) {
-  const left = 46, right = 14, top = 26, bottom = 40;
+  const left = 46, right = 14, bottom = 40;
+  const key = legend(series, left, width - right, 'line');
+  const top = 26 + (key.rows - 1) * LEGEND_ROW;
+  height += (key.rows - 1) * LEGEND_ROW;
   const xs = series.flatMap((s) => s.points.map((p) => p[0]));
   const lx0 = Math.log2(Math.min(...xs)), lx1 = Math.log2(Math.max(...xs));
   const ymax = yMax ?? Math.max(...series.flatMap((s) => s.points.map((p) => p[1])));
   const plotW = width - left - right, plotH = height - top - bottom;
   const X = (v) => left + ((Math.log2(v) - lx0) / (lx1 - lx0 || 1)) * plotW;
   const Y = (v) => top + plotH - (v / (ymax || 1)) * plotH;
-  const shapes = [];
-  series.forEach((s, k) => {
-    shapes.push({ type: 'line', x1: left + k * 170, y1: 9, x2: left + k * 170 + 18, y2: 9, stroke: s.color, strokeWidth: 3 });
-    shapes.push({ type: 'text', x: left + k * 170 + 24, y: 9, text: s.label, size: 11, fill: { role: 'text' } });
+  const shapes = [...key.shapes];
+  series.forEach((s) => {
     for (let i = 1; i < s.points.length; i++) {
       const [a, b] = [s.points[i - 1], s.points[i]];
       if (s.dash) {

@@ -126,3 +126,33 @@ export function onWidthChange(target, drawnWidth, redraw, step = 24, measure = (
   observer.observe(target);
   return observer;
 }
+
+const hinted = new WeakSet();
+/**
+ * Marks a horizontal scroll box (`.table-scroll`) while its content is wider
+ * than it is: `data-overflow` (the CSS shows "scroll sideways" and edge shadows),
+ * and a Tab stop with a name, so keyboard users can scroll it too. Once per box.
+ */
+export function hintScroll(box) {
+  if (hinted.has(box) || typeof ResizeObserver === 'undefined') return;
+  hinted.add(box);
+  const check = () => {
+    const over = box.scrollWidth > box.clientWidth + 1 && !box.classList.contains('sr-only');
+    if (over === box.hasAttribute('data-overflow')) return;
+    box.toggleAttribute('data-overflow', over);
+    if (over) {
+      box.tabIndex = 0;
+      box.setAttribute('role', 'region');
+      const caption = box.querySelector('caption')?.textContent?.trim();
+      box.setAttribute('aria-label', `${caption || 'Table'} (scrolls sideways)`);
+    } else {
+      box.removeAttribute('tabindex');
+      box.removeAttribute('role');
+      box.removeAttribute('aria-label');
+    }
+  };
+  const observer = new ResizeObserver(() => requestAnimationFrame(check));
+  observer.observe(box);
+  if (box.firstElementChild) observer.observe(box.firstElementChild);
+  box._scrollHint = observer;
+}

@@ -75,6 +75,8 @@ export const sharedCss = `
   :host(:not([theme="light"]):not([theme="dark"])[data-host-scheme="auto"]) { ${dark} }
 }
 :host([hidden]) { display: none; }
+/* compact: the explanations are left to the course text around the element. */
+:host([compact]) .explain, :host([compact]) .status { display: none; }
 *, *::before, *::after { box-sizing: border-box; }
 h2, h3, h4 { line-height: 1.25; margin: 1.1em 0 0.45em; }
 h2 { font-size: 1.2rem; }
@@ -156,6 +158,18 @@ legend { font-weight: 600; padding: 0 0.3rem; }
 .row { display: flex; flex-wrap: wrap; gap: 0.75rem 1.25rem; align-items: flex-start; }
 .row > * { min-width: 0; }
 .table-scroll { max-width: 100%; overflow-x: auto; margin: 0.3rem 0; }
+/* A table wider than its box (phones) says so, and shades the edge it continues past. */
+.table-scroll[data-overflow] {
+  background:
+    linear-gradient(to right, var(--hl-bg) 30%, transparent) left / 2rem 100% no-repeat local,
+    linear-gradient(to left, var(--hl-bg) 30%, transparent) right / 2rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgb(0 0 0 / 0.22), transparent) left / 0.8rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgb(0 0 0 / 0.22), transparent) right / 0.8rem 100% no-repeat scroll;
+}
+.table-scroll[data-overflow]::before {
+  content: "Scroll sideways for more →"; display: block; position: sticky; left: 0; width: max-content;
+  font-size: 0.78rem; color: var(--hl-muted);
+}
 
 /* Matrices */
 table.matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 0.88rem; }
@@ -209,6 +223,8 @@ details.export[open] > summary::after { content: " ▴"; }
 .tex--display .katex-display { margin: 0.3rem 0; text-align: left; }
 .tex--display .katex-display > .katex { text-align: left; }
 .formula { background: var(--hl-surface); border: 1px solid var(--hl-border); border-radius: 8px; padding: 0.3rem 0.8rem; margin: 0.5rem 0; }
+.formula--wrap { display: flex; flex-wrap: wrap; align-items: center; column-gap: 1.2rem; }
+.formula--wrap > * { flex: 0 1 auto; }
 
 /* Copy link */
 .copy-link { display: inline-flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; }
