@@ -350,3 +350,21 @@ test('every “what to try” suggestion on the page does what it says', { timeo
   await page.close();
   assertNoProblems();
 });
+
+test('the pipeline overview: every stage opens its step and marks where the learner is; the per-head stages are framed together', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('pipeline');
+  await page.goto(new URL(DEMO, server.url).href);
+  await page.waitForSelector('headlab-worked-example[data-state="ready"]', { timeout: 20_000 });
+  const perHead = await page.locator('nav.pipeline li.per-head button').evaluateAll((bs) => bs.map((b) => b.dataset.step));
+  assert.deepEqual(perHead, ['2', '3', '4', '5', '6', '7', '8'], 'steps 2–8 happen in each head');
+  for (const n of [1, 5, 9, 10]) {
+    await page.locator(`nav.pipeline button[data-step="${n}"]`).click();
+    await expectVisible(page.locator(`section.step[data-step="${n}"]`));
+    await eventually(async () => {
+      const current = await page.locator('nav.pipeline button[aria-current="step"]').evaluateAll((bs) => bs.map((b) => b.dataset.step));
+      assert.deepEqual(current, [String(n)], `stage ${n} is marked as the current one`);
+    });
+  }
+  await page.close();
+  assertNoProblems();
+});

@@ -83,9 +83,20 @@ const OUT_LABELS = ['out 1', 'out 2', 'out 3', 'out 4'];
 const CSS = `
 .top { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0.4rem 1rem; align-items: baseline; }
 .top h2 { margin: 0; }
-nav.stepnav ol { list-style: none; display: flex; flex-wrap: wrap; gap: 0.3rem; padding: 0; margin: 0.6rem 0; }
+nav.stepnav ol { list-style: none; display: flex; flex-wrap: wrap; align-items: center; gap: 0.3rem; padding: 0; margin: 0.6rem 0; }
+nav.stepnav ol ol { margin: 0; }
 nav.stepnav .btn { font-size: 0.82rem; padding: 0.25rem 0.5rem; min-height: 2rem; }
 nav.stepnav .btn .n { font-variant-numeric: tabular-nums; }
+/* Arrows between stages show the flow; the per-head stages sit in one frame, drawn as a stack of two. */
+nav.pipeline li.stage + li::before, nav.pipeline li.per-head + li::before { content: "→"; color: var(--hl-muted); margin-right: 0.3rem; }
+nav.pipeline li.stage:not(:first-child)::before { content: "→"; color: var(--hl-muted); margin-right: 0.3rem; }
+nav.pipeline li.per-head { position: relative; border: 1px solid var(--hl-border); border-radius: 8px; padding: 1.1rem 0.4rem 0.35rem;
+  box-shadow: 4px 4px 0 -1px var(--hl-bg), 4px 4px 0 0 var(--hl-border); }
+nav.pipeline li.per-head::before { content: "→"; color: var(--hl-muted); position: absolute; left: -0.95rem; top: 50%; transform: translateY(-50%); }
+nav.pipeline li.per-head { margin-left: 1rem; margin-right: 0.3rem; }
+nav.pipeline .per-head__label { position: absolute; top: 0.1rem; left: 0.5rem; font-size: 0.72rem; color: var(--hl-muted); }
+nav.pipeline li.per-head > ol li.stage:first-child::before, nav.pipeline li.stage.stage--parallel:not(:first-child)::before { content: none; }
+nav.pipeline .btn[aria-current="step"] { outline: 2px solid var(--hl-accent); outline-offset: 1px; }
 section.step { border-top: 1px solid var(--hl-border); padding-top: 0.4rem; margin-top: 0.6rem; }
 section.step > h3 { margin-top: 0.3rem; }
 section.step > h3 .n { color: var(--hl-muted); font-weight: 400; }
@@ -134,8 +145,17 @@ export class HeadlabWorkedExample extends HeadlabElement {
     this.navButtons = STEPS.map((s, i) => el('button', { type: 'button', class: 'btn', dataset: { step: String(i + 1) } },
       el('span', { class: 'sr-only' }, 'Step '), el('span', { class: 'n' }, String(i + 1)), ' ', s.short,
       el('span', { class: 'sr-only' }, `: ${s.title}`)));
-    this.nav = el('nav', { class: 'stepnav', 'aria-label': 'Steps of the pipeline', part: 'steps' },
-      el('ol', {}, this.navButtons.map((b) => el('li', {}, b))));
+    // The whole pipeline as one figure: X, then what every head does on its own (steps 2-8, once per
+    // head, in parallel), then concatenation and W^O. Each stage is the button that opens its step.
+    // Q, K and V are three projections of the same X, made side by side: no arrows between them.
+    const stage = (i) => el('li', { class: i === 2 || i === 3 ? 'stage stage--parallel' : 'stage' }, this.navButtons[i]);
+    this.nav = el('nav', { class: 'stepnav pipeline', 'aria-label': 'The pipeline: each stage opens its step', part: 'steps' },
+      el('ol', {},
+        stage(0),
+        el('li', { class: 'per-head' },
+          el('span', { class: 'per-head__label' }, 'in each head, side by side (×2)'),
+          el('ol', {}, [1, 2, 3, 4, 5, 6, 7].map(stage))),
+        stage(8), stage(9)));
 
     this.errorBox = el('div', { class: 'alert', role: 'alert', id: 'error', dataset: { testid: 'error' } });
     this.resultsNote = el('p', { class: 'stale-note', dataset: { testid: 'results-note' } });
