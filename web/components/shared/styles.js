@@ -75,6 +75,8 @@ export const sharedCss = `
   :host(:not([theme="light"]):not([theme="dark"])[data-host-scheme="auto"]) { ${dark} }
 }
 :host([hidden]) { display: none; }
+/* While the module loads: room for the demo, so the course text below does not jump twice. */
+:host([data-state="loading"]) { min-height: 24rem; }
 /* compact: the explanations are left to the course text around the element. */
 :host([compact]) .explain, :host([compact]) .status { display: none; }
 *, *::before, *::after { box-sizing: border-box; }
@@ -133,7 +135,7 @@ legend { font-weight: 600; padding: 0 0.3rem; }
 .choices { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; }
 
 /* Status, alerts */
-.status { font-size: 0.85rem; color: var(--hl-muted); margin: 0; }
+.status { font-size: 0.85rem; color: var(--hl-muted); margin: 0; min-height: 1.5em; }  /* kept while empty: no shift when it fills */
 .alert {
   color: var(--hl-error); background: var(--hl-error-bg); border: 1px solid currentColor; border-left-width: 4px;
   border-radius: 6px; padding: 0.55rem 0.8rem; margin: 0.6rem 0; overflow-wrap: anywhere; white-space: pre-line;
