@@ -597,6 +597,7 @@ export class HeadlabTrainer extends HeadlabElement {
   /** Builds a section per run: heatmaps with verdicts and switches, and a metrics table. */
   layout(runsInfo) {
     this._snapshot = null;
+    if (this._diverged) this.errorBox.replaceChildren();  // a new model: the old one's divergence no longer applies
     this._diverged = null;
     this.removeAttribute('data-specialised-step');
     this._runs = runsInfo.map((info, k) => {
