@@ -1,8 +1,8 @@
 #include "headlab/trainer.hpp"
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace headlab {
@@ -340,8 +340,9 @@ TrainerOrError Trainer::load(const std::uint8_t* bytes, std::size_t size) {
   if (!in.ok) return fail("truncated header");
   if (version != 1 && version != 2)
     return fail("unsupported version " + std::to_string(version) + " (expected 1 or 2)");
-  // Version 2 ends with a CRC-32 of the rest. A mismatch is reported first, with
-  // whatever the fields below find wrong as a hint (e.g. a file cut short).
+  // Version 2 ends with a CRC-32 of every byte before it. A mismatch is reported
+  // as damage, with what the field checks below find wrong as a hint (e.g. a file
+  // cut short); nothing is allocated for a damaged file.
   const std::size_t crc_bytes = version == 2 ? 4 : 0;
   const bool intact = version == 1 || (size >= 12 && crc32(bytes, size - 4) == read_u32(bytes + size - 4));
   auto problem = [&](const std::string& why) {
