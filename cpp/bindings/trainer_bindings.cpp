@@ -57,12 +57,27 @@ class TrainerJs {
     return adopt(headlab::Trainer::load(bytes, static_cast<std::size_t>(size)));
   }
 
+  // diverged: null, or the message of Trainer::divergence_message().
   val step(double n) {
     const headlab::StepResult r = t_->step(static_cast<std::size_t>(n));
     val o = val::object();
     o.set("step", static_cast<double>(r.step));
     o.set("loss", r.loss);
     o.set("accuracy", r.accuracy);
+    o.set("diverged", r.diverged ? val(t_->divergence_message()) : val::null());
+    return o;
+  }
+
+  // null, or { step, learningRate, optimizer, reason, message } once training has diverged.
+  val divergence() const {
+    if (t_->diverged_at() == 0) return val::null();
+    const headlab::TrainerConfig& c = t_->config();
+    val o = val::object();
+    o.set("step", static_cast<double>(t_->diverged_at()));
+    o.set("learningRate", c.learning_rate);
+    o.set("optimizer", std::string(c.optimizer == headlab::OptimizerKind::sgd ? "sgd" : "adam"));
+    o.set("reason", std::string(t_->divergence() == headlab::Divergence::loss ? "loss" : "update"));
+    o.set("message", t_->divergence_message());
     return o;
   }
 
@@ -196,6 +211,7 @@ EMSCRIPTEN_BINDINGS(headlab_trainer) {
       .function("init", &TrainerJs::init)
       .function("load", &TrainerJs::load)
       .function("step", &TrainerJs::step)
+      .function("divergence", &TrainerJs::divergence)
       .function("evaluate", &TrainerJs::evaluate)
       .function("headMetrics", &TrainerJs::head_metrics)
       .function("attentionWeights", &TrainerJs::attention_weights)

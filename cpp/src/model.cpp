@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "simd.hpp"
 
@@ -293,14 +294,17 @@ void Optimizer::reset() {
   std::fill(v_.begin(), v_.end(), 0.0f);
 }
 
-void Optimizer::step(float* params, const float* grads, Path path) {
-  ++t_;
+bool Optimizer::step(float* params, const float* grads, Path path) {
   if (kind_ == OptimizerKind::sgd) {
+    const bool ok = path == Path::simd ? sgd_update_ok_simd(params, grads, n_, lr_, kMaxParam)
+                                       : sgd_update_ok_ref(params, grads, n_, lr_, kMaxParam);
+    if (!ok) return false;
+    ++t_;
     path == Path::simd ? sgd_update_simd(params, grads, n_, lr_) : sgd_update_ref(params, grads, n_, lr_);
-    return;
+    return true;
   }
   // Bias corrections in double: beta^t is tiny-exponent safe and identical on every path.
-  const double t = double(t_);
+  const double t = double(t_ + 1);
   AdamArgs a;
   a.n = n_;
   a.p = params;
@@ -313,39 +317,118 @@ void Optimizer::step(float* params, const float* grads, Path path) {
   a.eps = eps;
   a.c1 = float(1.0 / (1.0 - std::pow(double(beta1), t)));
   a.c2 = float(1.0 / (1.0 - std::pow(double(beta2), t)));
+  const bool ok = path == Path::simd ? adam_update_ok_simd(a, kMaxParam) : adam_update_ok_ref(a, kMaxParam);
+  if (!ok) return false;
+  ++t_;
   path == Path::simd ? adam_update_simd(a) : adam_update_ref(a);
+  return true;
 }
 
+namespace {
+
+// One Adam update of a float or of a batch of lanes: the update and its check
+// both go through this, so the check sees exactly what would be stored.
+template <class T>
+struct AdamNext {
+  T m, v, p;
+};
+
+inline float sqrt_of(float x) { return std::sqrt(x); }
+inline fbatch sqrt_of(const fbatch& x) { return simd::sqrt(x); }
+
+template <class T>
+struct AdamConsts {
+  T b1, b2, ob1, ob2, lr, eps, c1, c2;
+  explicit AdamConsts(const AdamArgs& a)
+      : b1(a.beta1), b2(a.beta2), ob1(1.0f - a.beta1), ob2(1.0f - a.beta2), lr(a.lr), eps(a.eps), c1(a.c1),
+        c2(a.c2) {}
+};
+
+template <class T>
+AdamNext<T> adam_next(const AdamConsts<T>& k, T p, T g, T m, T v) {
+  AdamNext<T> r;
+  r.m = k.b1 * m + k.ob1 * g;
+  r.v = k.b2 * v + k.ob2 * g * g;
+  r.p = p - k.lr * (r.m * k.c1) / (sqrt_of(r.v * k.c2) + k.eps);
+  return r;
+}
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// |x| < limit, false for NaN.
+inline bool below(float x, float limit) { return std::fabs(x) < limit; }
+
+// Lanes of ok that stay 1 where |x| < limit (NaN fails), 0 elsewhere.
+inline fbatch keep_below(fbatch ok, fbatch x, fbatch limit) { return simd::select(simd::abs(x) < limit, ok, fbatch(0.0f)); }
+
+}  // namespace
+
 void adam_update_ref(const AdamArgs& a) {
+  const AdamConsts<float> k(a);
   for (std::size_t i = 0; i < a.n; ++i) {
-    a.m[i] = a.beta1 * a.m[i] + (1.0f - a.beta1) * a.g[i];
-    a.v[i] = a.beta2 * a.v[i] + (1.0f - a.beta2) * a.g[i] * a.g[i];
-    a.p[i] -= a.lr * (a.m[i] * a.c1) / (std::sqrt(a.v[i] * a.c2) + a.eps);
+    const AdamNext<float> x = adam_next(k, a.p[i], a.g[i], a.m[i], a.v[i]);
+    a.m[i] = x.m;
+    a.v[i] = x.v;
+    a.p[i] = x.p;
   }
+}
+
+bool adam_update_ok_ref(const AdamArgs& a, float max_abs) {
+  const AdamConsts<float> k(a);
+  bool ok = true;
+  for (std::size_t i = 0; i < a.n; ++i) {
+    const AdamNext<float> x = adam_next(k, a.p[i], a.g[i], a.m[i], a.v[i]);
+    ok = ok && below(x.p, max_abs) && below(x.m, kInf) && below(x.v, kInf);
+  }
+  return ok;
 }
 
 void adam_update_simd(const AdamArgs& a) {
-  const fbatch b1(a.beta1), b2(a.beta2), ob1(1.0f - a.beta1), ob2(1.0f - a.beta2);
-  const fbatch lr(a.lr), eps(a.eps), c1(a.c1), c2(a.c2);
+  const AdamConsts<fbatch> k(a);
+  const AdamConsts<float> ks(a);
   std::size_t i = 0;
   for (; i + W <= a.n; i += W) {
-    const fbatch g = fbatch::load_unaligned(a.g + i);
-    const fbatch m = b1 * fbatch::load_unaligned(a.m + i) + ob1 * g;
-    const fbatch v = b2 * fbatch::load_unaligned(a.v + i) + ob2 * g * g;
-    m.store_unaligned(a.m + i);
-    v.store_unaligned(a.v + i);
-    const fbatch p = fbatch::load_unaligned(a.p + i) - lr * (m * c1) / (simd::sqrt(v * c2) + eps);
-    p.store_unaligned(a.p + i);
+    const AdamNext<fbatch> x = adam_next(k, fbatch::load_unaligned(a.p + i), fbatch::load_unaligned(a.g + i),
+                                         fbatch::load_unaligned(a.m + i), fbatch::load_unaligned(a.v + i));
+    x.m.store_unaligned(a.m + i);
+    x.v.store_unaligned(a.v + i);
+    x.p.store_unaligned(a.p + i);
   }
   for (; i < a.n; ++i) {
-    a.m[i] = a.beta1 * a.m[i] + (1.0f - a.beta1) * a.g[i];
-    a.v[i] = a.beta2 * a.v[i] + (1.0f - a.beta2) * a.g[i] * a.g[i];
-    a.p[i] -= a.lr * (a.m[i] * a.c1) / (std::sqrt(a.v[i] * a.c2) + a.eps);
+    const AdamNext<float> x = adam_next(ks, a.p[i], a.g[i], a.m[i], a.v[i]);
+    a.m[i] = x.m;
+    a.v[i] = x.v;
+    a.p[i] = x.p;
   }
+}
+
+bool adam_update_ok_simd(const AdamArgs& a, float max_abs) {
+  const AdamConsts<fbatch> k(a);
+  const AdamConsts<float> ks(a);
+  const fbatch limit(max_abs), inf(kInf);
+  fbatch ok(1.0f);
+  std::size_t i = 0;
+  for (; i + W <= a.n; i += W) {
+    const AdamNext<fbatch> x = adam_next(k, fbatch::load_unaligned(a.p + i), fbatch::load_unaligned(a.g + i),
+                                         fbatch::load_unaligned(a.m + i), fbatch::load_unaligned(a.v + i));
+    ok = keep_below(keep_below(keep_below(ok, x.p, limit), x.m, inf), x.v, inf);
+  }
+  bool tail = true;
+  for (; i < a.n; ++i) {
+    const AdamNext<float> x = adam_next(ks, a.p[i], a.g[i], a.m[i], a.v[i]);
+    tail = tail && below(x.p, max_abs) && below(x.m, kInf) && below(x.v, kInf);
+  }
+  return tail && simd::hadd(ok) == float(W);
 }
 
 void sgd_update_ref(float* p, const float* g, std::size_t n, float lr) {
   for (std::size_t i = 0; i < n; ++i) p[i] -= lr * g[i];
+}
+
+bool sgd_update_ok_ref(const float* p, const float* g, std::size_t n, float lr, float max_abs) {
+  bool ok = true;
+  for (std::size_t i = 0; i < n; ++i) ok = ok && below(p[i] - lr * g[i], max_abs);
+  return ok;
 }
 
 void sgd_update_simd(float* p, const float* g, std::size_t n, float lr) {
@@ -354,6 +437,17 @@ void sgd_update_simd(float* p, const float* g, std::size_t n, float lr) {
   for (; i + W <= n; i += W)
     (fbatch::load_unaligned(p + i) - l * fbatch::load_unaligned(g + i)).store_unaligned(p + i);
   for (; i < n; ++i) p[i] -= lr * g[i];
+}
+
+bool sgd_update_ok_simd(const float* p, const float* g, std::size_t n, float lr, float max_abs) {
+  const fbatch l(lr), limit(max_abs);
+  fbatch ok(1.0f);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W)
+    ok = keep_below(ok, fbatch::load_unaligned(p + i) - l * fbatch::load_unaligned(g + i), limit);
+  bool tail = true;
+  for (; i < n; ++i) tail = tail && below(p[i] - lr * g[i], max_abs);
+  return tail && simd::hadd(ok) == float(W);
 }
 
 }  // namespace headlab

@@ -27,6 +27,7 @@ namespace simd {
 
 using fbatch = xsimd::batch<float>;
 using ibatch = xsimd::batch<std::int32_t>;
+using xsimd::abs;
 using xsimd::bitwise_cast;
 using xsimd::fma;
 using xsimd::fnma;
@@ -107,6 +108,10 @@ inline fbatch fma(fbatch a, fbatch b, fbatch c) { return a * b + c; }
 inline fbatch fnma(fbatch a, fbatch b, fbatch c) { return c - a * b; }
 inline fbatch max(fbatch a, fbatch b) { return map2(a, b, [](float x, float y) { return x > y ? x : y; }); }
 inline fbatch min(fbatch a, fbatch b) { return map2(a, b, [](float x, float y) { return x < y ? x : y; }); }
+inline fbatch abs(fbatch a) {
+  for (float& x : a.v) x = std::fabs(x);
+  return a;
+}
 inline fbatch sqrt(fbatch a) {
   for (float& x : a.v) x = std::sqrt(x);
   return a;

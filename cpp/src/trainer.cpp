@@ -1,6 +1,7 @@
 #include "headlab/trainer.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -11,7 +12,7 @@ namespace {
 // Stream ids mixed with the seed (Rng's second argument).
 constexpr std::uint64_t kInitStream = 1, kTrainStream = 2, kEvalStream = 3, kProbeStream = 4;
 
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // written by save(); load() reads 1 and 2
 constexpr std::size_t kMaxHeads = 64, kMaxDModel = 1024, kMaxBatch = 4096, kMaxName = 32;
 // A trainer's buffers may take at most this much: two side by side still fit the 1 GiB wasm heap.
 constexpr std::size_t kMaxTrainerBytes = std::size_t{384} << 20;
@@ -102,7 +103,36 @@ std::string room_for(const TrainerConfig& c, const TaskSpec& spec) {
   return heap_has_room(bytes) ? "" : too_large(bytes, "more than the heap has left");
 }
 
+// CRC-32 lookup table for the reflected polynomial, one entry per byte value.
+struct CrcTable {
+  std::uint32_t v[256];
+  constexpr CrcTable() : v() {
+    for (std::uint32_t i = 0; i < 256; ++i) {
+      std::uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      v[i] = c;
+    }
+  }
+};
+constexpr CrcTable kCrcTable;
+
+std::uint32_t read_u32(const std::uint8_t* p) {
+  return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[3]) << 24;
+}
+
+std::string format_float(float x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", double(x));
+  return buf;
+}
+
 }  // namespace
+
+std::uint32_t crc32(const std::uint8_t* data, std::size_t size) {
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (std::size_t i = 0; i < size; ++i) c = kCrcTable.v[(c ^ data[i]) & 0xFFu] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
 
 std::string validate_config(const TrainerConfig& c) {
   if (!find_task(c.task)) {
@@ -162,16 +192,34 @@ void Trainer::probe_inputs(float* x) const {
 
 StepResult Trainer::step(std::size_t n) {
   StepResult r;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < n && diverged_at_ == 0; ++i) {
+    const std::uint64_t batch_state = train_rng_.state();
     generate_batch(*spec_, train_rng_, config_.batch_size, train_batch_);
     const BatchResult b = model_.forward(train_batch_, config_.batch_size, true);
-    optimizer_.step(model_.params(), model_.grads());
+    if (!std::isfinite(b.loss) || !optimizer_.step(model_.params(), model_.grads())) {
+      // Not taken: the next step would draw this batch again.
+      train_rng_.set_state(batch_state);
+      diverged_at_ = steps_ + 1;
+      divergence_ = std::isfinite(b.loss) ? Divergence::update : Divergence::loss;
+      break;
+    }
     ++steps_;
     r.loss = b.loss;
     r.accuracy = float(b.all_right) / float(b.examples);
   }
   r.step = steps_;
+  r.diverged = diverged_at_ != 0;
   return r;
+}
+
+std::string Trainer::divergence_message() const {
+  if (diverged_at_ == 0) return "";
+  const char* what = divergence_ == Divergence::loss
+                         ? "the loss became non-finite"
+                         : "the update would have made a parameter non-finite or larger than 1e4 in magnitude";
+  return "training diverged at step " + std::to_string(diverged_at_) + " with learningRate " +
+         format_float(config_.learning_rate) + " (" + (config_.optimizer == OptimizerKind::sgd ? "sgd" : "adam") +
+         "): " + what + "; the trainer kept its state from step " + std::to_string(steps_) + " — lower learningRate";
 }
 
 EvalResult Trainer::evaluate(std::size_t n) {
@@ -272,12 +320,14 @@ std::vector<std::uint8_t> Trainer::save() const {
   w.u32(std::uint32_t(model_.num_params()));
   const float* p = model_.params();
   for (std::size_t i = 0; i < model_.num_params(); ++i) w.f32(p[i]);
+  w.u32(crc32(out.data(), out.size()));
   return out;
 }
 
 TrainerOrError Trainer::load(const std::uint8_t* bytes, std::size_t size) {
   TrainerOrError r;
   auto fail = [&](const std::string& why) {
+    r.trainer.reset();
     r.error = "load: " + why;
     return std::move(r);
   };
@@ -288,11 +338,21 @@ TrainerOrError Trainer::load(const std::uint8_t* bytes, std::size_t size) {
   in.at = 4;
   const std::uint32_t version = in.u32();
   if (!in.ok) return fail("truncated header");
-  if (version != kVersion)
-    return fail("unsupported version " + std::to_string(version) + " (expected " + std::to_string(kVersion) +
-                ")");
+  if (version != 1 && version != 2)
+    return fail("unsupported version " + std::to_string(version) + " (expected 1 or 2)");
+  // Version 2 ends with a CRC-32 of every byte before it. A mismatch is reported
+  // as damage, with what the field checks below find wrong as a hint (e.g. a file
+  // cut short); nothing is allocated for a damaged file.
+  const std::size_t crc_bytes = version == 2 ? 4 : 0;
+  const bool intact = version == 1 || (size >= 12 && crc32(bytes, size - 4) == read_u32(bytes + size - 4));
+  auto problem = [&](const std::string& why) {
+    if (intact) return fail(why);
+    return fail("the file is damaged (checksum mismatch" + (why.empty() ? std::string() : "; " + why) +
+                ") — save it again or download it again");
+  };
+
   const std::size_t len = in.u8();
-  if (len < 1 || len > kMaxName || !in.need(len)) return fail("bad or truncated task name");
+  if (len < 1 || len > kMaxName || !in.need(len)) return problem("bad or truncated task name");
   TrainerConfig c;
   c.task.assign(reinterpret_cast<const char*>(bytes + in.at), len);
   in.at += len;
@@ -303,31 +363,41 @@ TrainerOrError Trainer::load(const std::uint8_t* bytes, std::size_t size) {
   c.batch_size = in.u32();
   const std::uint8_t opt = in.u8(), causal = in.u8();
   const std::uint64_t steps = in.u64(), rng_state = in.u64();
-  if (!in.ok) return fail("truncated header");
-  if (opt > 1) return fail("optimizer byte must be 0 (adam) or 1 (sgd), got " + std::to_string(opt));
-  if (causal > 1) return fail("causal byte must be 0 or 1, got " + std::to_string(causal));
+  if (!in.ok) return problem("truncated header");
+  if (opt > 1) return problem("optimizer byte must be 0 (adam) or 1 (sgd), got " + std::to_string(opt));
+  if (causal > 1) return problem("causal byte must be 0 or 1, got " + std::to_string(causal));
   c.optimizer = opt == 0 ? OptimizerKind::adam : OptimizerKind::sgd;
   c.causal = causal == 1;
   const std::string bad = validate_config(c);
-  if (!bad.empty()) return fail(bad);
+  if (!bad.empty()) return problem(bad);
   std::uint8_t heads[kMaxHeads];
   for (std::size_t i = 0; i < c.num_heads; ++i) {
     heads[i] = in.u8();
-    if (in.ok && heads[i] > 1) return fail("head flags must be 0 or 1");
+    if (in.ok && heads[i] > 1) return problem("head flags must be 0 or 1");
   }
   const std::uint32_t count = in.u32();
-  if (!in.ok) return fail("truncated header");
+  if (!in.ok) return problem("truncated header");
   const TaskSpec& spec = *find_task(c.task);
   const std::size_t expected = param_layout(model_config(c, spec)).total;
   if (count != expected)
-    return fail("parameter count " + std::to_string(count) + " does not match the config (" +
-                std::to_string(expected) + ")");
-  if (size - in.at != std::size_t(4) * count)
-    return fail("expected " + std::to_string(std::size_t(4) * count) + " bytes of parameters, found " +
-                std::to_string(size - in.at));
+    return problem("parameter count " + std::to_string(count) + " does not match the config (" +
+                   std::to_string(expected) + ")");
+  const std::size_t rest = size - in.at, param_bytes = std::size_t(4) * count;
+  if (rest != param_bytes + crc_bytes) {
+    std::string why = "expected " + std::to_string(param_bytes) + " bytes of parameters, found " + std::to_string(rest);
+    if (crc_bytes) why += " bytes after the header, where the parameters and the 4-byte checksum need " +
+                          std::to_string(param_bytes + crc_bytes);
+    return problem(why);
+  }
   const std::size_t params_at = in.at;
-  for (std::size_t i = 0; i < count; ++i)
-    if (!std::isfinite(in.f32())) return fail("parameter " + std::to_string(i) + " is not finite");
+  for (std::size_t i = 0; i < count; ++i) {
+    const float w = in.f32();
+    if (!std::isfinite(w)) return problem("parameter " + std::to_string(i) + " is not finite");
+    if (!(std::fabs(w) <= kMaxParam))
+      return problem("parameter " + std::to_string(i) + " is " + format_float(w) +
+                     ", beyond the ±1e4 no training produces");
+  }
+  if (!intact) return problem("");
 
   const std::string no_room = room_for(c, spec);
   if (!no_room.empty()) return fail(no_room);
@@ -339,6 +409,10 @@ TrainerOrError Trainer::load(const std::uint8_t* bytes, std::size_t size) {
   for (std::size_t i = 0; i < c.num_heads; ++i) t.model_.set_head_enabled(i, heads[i] == 1);
   t.steps_ = steps;
   t.train_rng_.set_state(rng_state);
+  // Bounded finite weights give a finite loss; this is the last line of defence.
+  const EvalResult e = t.evaluate(kLoadCheckExamples);
+  if (!std::isfinite(e.loss))
+    return fail("the parameters give a non-finite loss on held-out examples; the model cannot be used");
   return r;
 }
 

@@ -451,11 +451,14 @@ TEST_CASE("trainer: save/load round trip, and load rejects damaged bytes") {
   CHECK(corrupt(9, 'x').error.find("task") != std::string::npos);
   const std::size_t heads_at = 9 + 13;         // after "two-relations"
   CHECK(!corrupt(heads_at, 3).error.empty());  // 3 heads do not divide 16
-  // A NaN parameter (the last float): 0x7fc00000 little-endian.
+  // A NaN parameter (the last float, before the CRC-32): 0x7fc00000 little-endian,
+  // in a file whose CRC is then made to match, so the parameter check is what refuses it.
   {
     std::vector<std::uint8_t> b2 = bytes;
     const std::uint8_t nan[4] = {0x00, 0x00, 0xc0, 0x7f};
-    for (std::size_t k = 0; k < 4; ++k) b2[bytes.size() - 4 + k] = nan[k];
+    for (std::size_t k = 0; k < 4; ++k) b2[bytes.size() - 8 + k] = nan[k];
+    const std::uint32_t crc = crc32(b2.data(), b2.size() - 4);
+    for (std::size_t k = 0; k < 4; ++k) b2[b2.size() - 4 + k] = std::uint8_t(crc >> (8 * k));
     CHECK(Trainer::load(b2.data(), b2.size()).error.find("finite") != std::string::npos);
   }
   {

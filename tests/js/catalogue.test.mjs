@@ -83,10 +83,28 @@ async function savedModel(options = { seed: 1 }) {
   return withTrainer((t) => t.save(), options);
 }
 
-/** A saved model with `edit(bytes, dataView, taskNameLength)` applied. */
+/** CRC-32 (IEEE 802.3, as zlib), written here independently of the C++ one. */
+function crc32(bytes) {
+  let c = 0xffffffff;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * A saved model with `edit(fields, dataView, taskNameLength)` applied to its fields (every
+ * byte before the CRC-32 that ends a version-2 file) and the CRC-32 then made to match:
+ * what load() checks behind the checksum, as in a file written by hand.
+ */
 async function editedModel(edit, options) {
-  const bytes = (await savedModel(options)).slice();
-  edit(bytes, new DataView(bytes.buffer), bytes[8]);
+  const saved = await savedModel(options);
+  const fields = saved.slice(0, saved.length - 4);
+  edit(fields, new DataView(fields.buffer), fields[8]);
+  const bytes = new Uint8Array(fields.length + 4);
+  bytes.set(fields);
+  new DataView(bytes.buffer).setUint32(fields.length, crc32(fields), true);
   return bytes;
 }
 
@@ -209,7 +227,11 @@ const CASES = [
   ['loadTrainer: cut short', async () => lab.loadTrainer((await savedModel()).subarray(0, 100)), RangeError, 'bytes', /expected \d+ bytes of parameters, found 30/],
   ['loadTrainer: one byte too many', async () => { const b = await savedModel(); const x = new Uint8Array(b.length + 1); x.set(b); return lab.loadTrainer(x); },
     RangeError, 'bytes', /expected \d+ bytes of parameters/],
-  ['loadTrainer: format version 2', async () => lab.loadTrainer(await editedModel((b) => { b[4] = 2; })), RangeError, 'bytes', /version 2 \(expected 1\)/],
+  ['loadTrainer: format version 3', async () => lab.loadTrainer(await editedModel((b) => { b[4] = 3; })), RangeError, 'bytes', /version 3 \(expected 1 or 2\)/],
+  ['loadTrainer: a damaged byte', async () => { const b = (await savedModel()).slice(); b[200] ^= 4; return lab.loadTrainer(b); },
+    RangeError, 'bytes', /the file is damaged \(checksum mismatch\) — save it again or download it again/],
+  ['loadTrainer: a weight of 3e38 (one flipped exponent bit)', async () => lab.loadTrainer(await editedModel((b, v) => v.setFloat32(b.length - 4, 3e38, true))),
+    RangeError, 'bytes', /parameter \d+ is 3e\+38, beyond the ±1e4/],
   ['loadTrainer: a NaN parameter', async () => lab.loadTrainer(await editedModel((b, v) => v.setFloat32(b.length - 4, NaN, true))), RangeError, 'bytes', /not finite/],
   ['loadTrainer: numHeads that does not divide dModel', async () => lab.loadTrainer(await editedModel((b, v, L) => v.setUint32(9 + L, 3, true))),
     RangeError, 'bytes', /numHeads must divide dModel/],
@@ -231,6 +253,8 @@ const CASES = [
   ['Trainer.setHeadEnabled(0, "no")', () => withTrainer((t) => t.setHeadEnabled(0, 'no')), TypeError, 'enabled', /boolean/],
   ['Trainer.setHeadEnabled("0", true)', () => withTrainer((t) => t.setHeadEnabled('0', true)), TypeError, 'head', /integer in 0\.\.1/],
   ['Trainer.headEnabled(2.5)', () => withTrainer((t) => t.headEnabled(2.5)), RangeError, 'head', /integer in 0\.\.1/],
+  ['Trainer.step diverging (sgd, learningRate 10)', () => withTrainer((t) => t.step(1000), { learningRate: 10, optimizer: 'sgd', seed: 1 }),
+    RangeError, 'learningRate 10', /training diverged at step \d+ .*kept its state from step \d+/],
   // disposed trainers
   ['a disposed Trainer: step', async () => (await disposedTrainer()).step(1), TypeError, 'Trainer.step', /disposed/],
   ['a disposed Trainer: evaluate', async () => (await disposedTrainer()).evaluate(), TypeError, 'Trainer.evaluate', /disposed/],

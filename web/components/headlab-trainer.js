@@ -33,6 +33,10 @@
  * loadModel(bytes, name?) → Promise. They reject with a TypeError or RangeError naming a bad argument.
  * If the trainer Worker stops (crash, or no answer for 10 s), the element says so and offers
  * "Restart training", which starts a new Worker and trains a new model from step 0 (restart()).
+ * If training diverges (the learning rate is too high: the loss or the weights blow up), training
+ * stops at the last good step and the element says so, with "Lower the rate and train again"
+ * (lowerRate(): a tenth of the rate, at most the default, then a new model from step 0) and
+ * "Reset"; Start and Step stay off until then, while saving and the views work on the kept model.
  * Properties: running, snapshot (the latest numbers), history (the curves), computeMode ('worker' | 'main').
  *
  * @fires headlab-ready
@@ -43,6 +47,7 @@
  * @fires headlab-export       detail: { format, filename }
  * @fires headlab-load         detail: { name, config }
  * @fires headlab-error        detail: { message }
+ * @fires headlab-diverged     detail: { heads, step, learningRate, optimizer, reason: 'loss' | 'update' } when training diverges
  * @fires headlab-link         detail: { url }
  *
  * @csspart heatmap   each head's heatmap
@@ -64,6 +69,7 @@ import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES, MAX_STEP_N } from './shared/trai
 import { headVerdict, specialisation, SPECIALISED_ACCURACY } from './shared/trainer-verdicts.js';
 
 const HEADS = [1, 2, 3, 4, 6, 8];
+const DEFAULT_RATE = 0.003;
 const D_MODELS = [8, 12, 16, 24, 32, 48, 64];
 const RATES = [0.0003, 0.001, 0.003, 0.01, 0.03];
 const BATCHES = [8, 16, 32, 64, 128, 256];
@@ -125,6 +131,12 @@ function selectValue(select, value, label) {
   select.value = v;
 }
 
+/** A learning rate as people write it (the trainer reports float32 values such as 0.0030000000260770321). */
+const rateText = (rate) => String(+Number(rate).toPrecision(6));
+
+/** The rate "Lower the rate" moves to: a tenth, and no higher than the default. */
+const lowerRateFrom = (rate) => +Math.min(rate / 10, DEFAULT_RATE).toPrecision(6);
+
 const rows = (flat, r, c) => Array.from({ length: r }, (_, i) => Array.from(flat.subarray(i * c, (i + 1) * c)));
 
 export class HeadlabTrainer extends HeadlabElement {
@@ -136,7 +148,7 @@ export class HeadlabTrainer extends HeadlabElement {
     heads: { type: 'int', default: 2, min: 1, max: 64, state: true },
     // Larger models or batches can exhaust the module's 1 GiB (createTrainer aborts instead of refusing them).
     dModel: { attr: 'd-model', type: 'int', default: 16, min: 1, max: 128, state: true },
-    learningRate: { attr: 'learning-rate', type: 'number', default: 0.003, min: 1e-6, max: 10, state: true },
+    learningRate: { attr: 'learning-rate', type: 'number', default: DEFAULT_RATE, min: 1e-6, max: 10, state: true },
     batchSize: { attr: 'batch-size', type: 'int', default: 64, min: 1, max: 4096, state: true },
     seed: { type: 'int', default: 7, min: 0, max: 2 ** 31 - 1, state: true },
     speed: { type: 'enum', values: ['slow', 'normal', 'fast'], default: 'normal', state: true },
@@ -157,7 +169,7 @@ export class HeadlabTrainer extends HeadlabElement {
   get computeMode() { return this._client?.mode ?? null; }
 
   start() {
-    if (!this._client || this._client.dead || !this._runs?.length || this._running || this._invalid) return;
+    if (!this._client || this._client.dead || !this._runs?.length || this._running || this._invalid || this._diverged) return;
     const step = this._step ?? 0;
     // Training goes in rounds of max-steps: Start after a round has ended begins the next one.
     if (step >= this._roundStart + this.maxSteps) this._roundStart = step;
@@ -193,6 +205,20 @@ export class HeadlabTrainer extends HeadlabElement {
     if (!this._client || !this._runs?.length) throw new Error(`headlab-trainer: ${what}: not ready yet (wait for headlab-ready)`);
     if (this._client.dead) throw new Error(`headlab-trainer: ${what}: the trainer Worker has stopped; call restart() first`);
     if (this._invalid) throw new Error(`headlab-trainer: ${what}: the settings cannot train: ${this.dkOut.textContent}`);
+    if (this._diverged) {
+      throw new RangeError(`headlab-trainer: ${what}: training diverged at step ${this._diverged.step} with learning rate ${rateText(this._diverged.learningRate)}; call lowerRate() or reset() first`);
+    }
+  }
+
+  /** After training diverged: a tenth of the learning rate (at most the default), a new model from step 0, and training again. */
+  lowerRate() {
+    const rate = this._diverged ? this._diverged.learningRate : this.learningRate;
+    this._diverged = null;
+    this.errorBox.replaceChildren();
+    this._resumeAfterCreate = true;
+    this.learningRate = lowerRateFrom(rate);
+    this._configKey = null;
+    this.requestUpdate();
   }
 
   /** After the trainer Worker stopped: a new Worker, a new model from step 0, and training again. */
@@ -210,6 +236,7 @@ export class HeadlabTrainer extends HeadlabElement {
   }
 
   reset() {
+    this._diverged = null;
     this._configKey = null;
     this._resumeAfterCreate = false;
     this._resumeWhenValid = false;
@@ -340,7 +367,7 @@ export class HeadlabTrainer extends HeadlabElement {
     this.startButton = el('button', { type: 'button', class: 'btn btn--primary btn--start', dataset: { action: 'start' },
       on: { click: () => (this._running ? this.pause() : this.start()) } }, 'Start');
     this.stepButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'step' },
-      on: { click: () => this.step(1).catch((e) => this.fail(e)) } }, 'Step');
+      on: { click: () => this.step(1).catch((e) => { if (!this._diverged) this.fail(e); }) } }, 'Step');
     this.resetButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'reset' },
       on: { click: () => this.reset() } }, 'Reset');
     this.progress = el('span', { class: 'progress', dataset: { testid: 'trainer-progress' } });
@@ -565,6 +592,8 @@ export class HeadlabTrainer extends HeadlabElement {
   /** Builds a section per run: heatmaps with verdicts and switches, and a metrics table. */
   layout(runsInfo) {
     this._snapshot = null;
+    if (this._diverged) this.errorBox.replaceChildren();  // a new model: the old one's divergence no longer applies
+    this._diverged = null;
     this.removeAttribute('data-specialised-step');
     this._runs = runsInfo.map((info, k) => {
       const { config, taskInfo, probe } = info;
@@ -649,7 +678,8 @@ export class HeadlabTrainer extends HeadlabElement {
       this.stopClock();
       this.removeAttribute('data-running');
       this.renderButtons();
-      if (m.reason === 'error' && m.fatal) this.offerRestart(m.message ?? 'the trainer Worker stopped');
+      if (m.reason === 'diverged') this.offerLowerRate(m.divergence);
+      else if (m.reason === 'error' && m.fatal) this.offerRestart(m.message ?? 'the trainer Worker stopped');
       else if (m.reason === 'error') this.fail(new Error(m.message ?? 'unknown error'), 'Training stopped.');
       else if (this._resumeWhenValid && !this._invalid) {
         // The settings were fixed before the pause took effect.
@@ -660,6 +690,30 @@ export class HeadlabTrainer extends HeadlabElement {
       else if (wasRunning) this.say(`Paused at step ${this._step}.`);
       this.emit('run', { running: false, reason: m.reason });
     }
+  }
+
+  /** Training diverged: say where and why in plain words, and offer a lower rate or a reset. */
+  offerLowerRate(d) {
+    this._diverged = d;
+    this._resumeWhenValid = false;
+    const rate = rateText(d.learningRate);
+    const lower = rateText(lowerRateFrom(d.learningRate));
+    const model = this._runs.length > 1 ? ` of the h = ${d.numHeads} model` : '';
+    const why = d.reason === 'loss'
+      ? 'the loss blew up: it grew too large to compute'
+      : 'the loss blew up: the updates kept overshooting and would have pushed the weights past ±10 000';
+    const lowerButton = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'lower-rate' },
+      on: { click: () => this.lowerRate() } }, `Lower the rate to ${lower} and train again`);
+    const resetButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'reset-diverged' },
+      on: { click: () => this.reset() } }, 'Reset');
+    this.errorBox.replaceChildren(
+      el('strong', { dataset: { testid: 'trainer-diverged' } }, `Training diverged at step ${d.step}.`),
+      ` With learning rate ${rate}${d.optimizer === 'sgd' ? ' (SGD)' : ''}, ${why}. ` +
+      `Each step was too big a jump. Training stopped, and the model${model} is kept as it was at step ${d.step - 1}. ` +
+      `Lower the learning rate and train again, or reset to start over. `,
+      el('span', { class: 'toolbar' }, lowerButton, resetButton));
+    this.emit('diverged', { heads: d.numHeads, step: d.step, learningRate: +d.learningRate.toPrecision(6), optimizer: d.optimizer, reason: d.reason });
+    this.renderButtons();
   }
 
   /** The Worker stopped: say so, and offer a new one. */
@@ -850,13 +904,14 @@ export class HeadlabTrainer extends HeadlabElement {
   }
 
   renderButtons() {
-    const ready = Boolean(this._client && this._runs.length && !this._client.dead) && !this._invalid;
+    const usable = Boolean(this._client && this._runs.length && !this._client.dead) && !this._invalid;
+    const ready = usable && !this._diverged;
     this.startButton.textContent = this._running ? 'Pause' : (this._step ?? 0) >= this._until && this._step > 0 ? 'Continue' : 'Start';
     this.startButton.disabled = !ready;
     this.stepButton.disabled = !ready || this._running;
     this.resetButton.disabled = !this._client || this._client.dead;
-    this.saveButton.disabled = !ready;
-    this.headsViewButton.disabled = !ready;
+    this.saveButton.disabled = !usable;
+    this.headsViewButton.disabled = !usable;
   }
 
   renderSummary() {
@@ -936,7 +991,8 @@ export class HeadlabTrainer extends HeadlabElement {
       await this.loadModel(bytes, `“${file.name}”`);
     } catch (e) {
       const detail = String(e?.message ?? e).replace(/^loadTrainer: bytes: (load: )?/, '');
-      why(`It is not a HeadLab model this page can read: ${detail}. Model files are the .hlab files that “Save model” writes.`);
+      if (detail.startsWith('the file is damaged')) why(`The file is damaged: it changed or was cut short after it was saved. Details: ${detail}.`);
+      else why(`It is not a HeadLab model this page can read: ${detail}. Model files are the .hlab files that “Save model” writes.`);
     } finally {
       this.fileInput.value = '';
     }

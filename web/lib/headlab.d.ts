@@ -187,9 +187,29 @@ export interface ExportedModel {
   bO: Float32Array;
 }
 
+/** Where and why training diverged; see {@link Trainer.step}. */
+export interface TrainerDivergence {
+  /** The step that was not taken; the trainer kept its state from `step - 1`. */
+  step: number;
+  learningRate: number;
+  optimizer: 'adam' | 'sgd';
+  /** 'loss': the loss was not finite; 'update': the update would have made a parameter or Adam moment non-finite, or a parameter larger than 1e4 in magnitude. */
+  reason: 'loss' | 'update';
+  /** What step() throws, e.g. "training diverged at step 3 with learningRate 10 (sgd): the loss became non-finite; the trainer kept its state from step 2 — lower learningRate". */
+  message: string;
+}
+
 export declare class Trainer {
   private constructor();
+  /**
+   * @throws RangeError `Trainer.step: training diverged at step N with learningRate X (…)` when a step's loss
+   * or update would be non-finite: that step is not taken, the trainer keeps its state from step N − 1 (evaluate,
+   * save and the rest still work) and every later step() throws the same error. Create a trainer with a lower
+   * learningRate to go on.
+   */
   step(n?: number): { step: number; loss: number; accuracy: number };
+  /** null, or where and why training diverged. */
+  divergence(): TrainerDivergence | null;
   evaluate(n?: number): { loss: number; accuracy: number; relationAccuracy: number[] };
   headMetrics(n?: number): HeadMetric[];
   /** `[numHeads, T, T]` on the fixed probe sequence. */
@@ -247,7 +267,10 @@ export declare class Headlab {
   tasks(): Promise<TaskDescription[]>;
   /** Rejects with a TypeError or RangeError naming the bad option. */
   createTrainer(options?: TrainerOptions): Promise<Trainer>;
-  /** Rejects with a RangeError when the bytes are not a valid saved model. */
+  /**
+   * Rejects with a RangeError when the bytes are not a valid saved model: "the file is damaged (checksum mismatch…)"
+   * for a version-2 file that was changed or cut short; a parameter beyond ±1e4 or non-finite; any field out of range.
+   */
   loadTrainer(bytes: Uint8Array | ArrayBuffer): Promise<Trainer>;
   info(): HeadlabInfo;
   /** Live Embind handles in both modules; 0 when nothing leaked. */

@@ -634,13 +634,41 @@ export class Trainer {
 
   /**
    * Runs `n` optimizer steps now (default 1).
+   *
+   * A step whose loss, or whose update of the parameters (or of Adam's moments),
+   * would be non-finite — or would push a parameter past ±1e4 — is not taken: the
+   * trainer keeps its state from the step before and `step()` throws a RangeError
+   * naming the step and the learning rate. It throws the same error on every later
+   * call; everything else (evaluate, save, …) works on the kept state. To go on,
+   * create a trainer with a lower learningRate. {@link Trainer#divergence} says
+   * whether and where it happened.
    * @returns {{step: number, loss: number, accuracy: number}} accuracy on the last training batch
+   * @throws {RangeError} when training diverges
    * @example
    * t.step(100).loss;
+   * @example
+   * const t = await lab.createTrainer({ learningRate: 10, optimizer: 'sgd' });
+   * try { t.step(1000); } catch (e) {
+   *   e.message;              // 'Trainer.step: training diverged at step 3 with learningRate 10 (sgd): …'
+   *   t.evaluate().loss;      // finite: the state from step 2
+   * }
    */
   step(n) {
     const core = this._live('step');
-    return core.step(this._count('step', 'n', n, 1, 1e6));
+    const { step, loss, accuracy, diverged } = core.step(this._count('step', 'n', n, 1, 1e6));
+    if (diverged) throw new RangeError(`Trainer.step: ${diverged}`);
+    return { step, loss, accuracy };
+  }
+
+  /**
+   * null while training is fine; once a step has diverged (see {@link Trainer#step}),
+   * where and why: `step` is the step that was not taken, `reason` 'loss' (the loss
+   * was not finite) or 'update' (the update would have been), `message` the text
+   * step() throws.
+   * @returns {import('./headlab').TrainerDivergence | null}
+   */
+  divergence() {
+    return this._live('divergence').divergence();
   }
 
   /**

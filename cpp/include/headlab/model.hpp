@@ -120,11 +120,23 @@ class Model {
 
 enum class OptimizerKind { adam, sgd };
 
+// Largest magnitude a parameter may take, in training and in a model file.
+// Trained models hold |w| < 3 (two-relations, Adam at 0.003-0.03 and SGD up to
+// 1, 5000 steps). Adam moves a weight by at most about 3.2 lr per step
+// (lr (1 - beta1) / sqrt(1 - beta2)) and in practice by about lr: at the largest
+// rate the API accepts (10), runaway training takes ~5000 steps to get here, with
+// the loss near 1e5 all the way. So a weight beyond 1e4 is divergence or a
+// damaged file (one flipped exponent bit turns 0.5 into ~1.7e38).
+constexpr float kMaxParam = 1e4f;
+
 // Adam (Kingma & Ba) with bias correction, or plain SGD, over a flat array.
 class Optimizer {
  public:
   Optimizer(OptimizerKind kind, std::size_t n, float learning_rate);
-  void step(float* params, const float* grads, Path path = Path::simd);
+  // One update, checked before it is applied: when it would make a parameter
+  // non-finite or |p| >= kMaxParam, or an Adam moment non-finite, nothing
+  // changes (parameters, moments, step count) and it returns false.
+  bool step(float* params, const float* grads, Path path = Path::simd);
   void reset();  // zero moments and step count
   OptimizerKind kind() const { return kind_; }
   float learning_rate() const { return lr_; }
@@ -152,9 +164,16 @@ struct AdamArgs {
 };
 void adam_update_ref(const AdamArgs& a);
 void adam_update_simd(const AdamArgs& a);
+// Whether adam_update would leave every p finite with |p| < max_abs and every m,
+// v finite. Reads only; the same arithmetic as the update, so its answer holds.
+bool adam_update_ok_ref(const AdamArgs& a, float max_abs);
+bool adam_update_ok_simd(const AdamArgs& a, float max_abs);
 
 // p -= lr * g
 void sgd_update_ref(float* p, const float* g, std::size_t n, float lr);
 void sgd_update_simd(float* p, const float* g, std::size_t n, float lr);
+// Whether sgd_update would leave every p finite with |p| < max_abs. Reads only.
+bool sgd_update_ok_ref(const float* p, const float* g, std::size_t n, float lr, float max_abs);
+bool sgd_update_ok_simd(const float* p, const float* g, std::size_t n, float lr, float max_abs);
 
 }  // namespace headlab

@@ -5,25 +5,35 @@
 // batches, held-out examples (evaluate, head_metrics) and the probe sequence.
 // The same config gives the same run bit for bit in a given build.
 //
-// Saved format (save()/load()), version 1, every integer and float little-endian:
+// Saved format (save()/load()), version 2, every integer and float little-endian:
 //   offset  bytes  field
 //   0       4      magic "HLAB"
-//   4       4      u32 format version = 1
+//   4       4      u32 format version = 2
 //   8       1      u8 L = task name length (1..32)
 //   9       L      task name, ASCII, as in the task table
 //   9+L     4      u32 num_heads (1..64, divides d_model)
-//           4      u32 d_model (1..1024)
-//           8      u64 seed
-//           4      f32 learning_rate (finite, > 0)
-//           4      u32 batch_size (1..4096)
-//           1      u8 optimizer (0 = adam, 1 = sgd)
-//           1      u8 causal (0 or 1)
-//           8      u64 training steps taken
-//           8      u64 training-batch generator state
-//           h      u8 per head: 1 enabled, 0 disabled
-//           4      u32 P = parameter count (must equal what the config implies)
-//           4*P    f32 parameters, finite, in the order of model.hpp's ParamLayout
+//   13+L    4      u32 d_model (1..1024)
+//   17+L    8      u64 seed
+//   25+L    4      f32 learning_rate (finite, > 0)
+//   29+L    4      u32 batch_size (1..4096)
+//   33+L    1      u8 optimizer (0 = adam, 1 = sgd)
+//   34+L    1      u8 causal (0 or 1)
+//   35+L    8      u64 training steps taken
+//   43+L    8      u64 training-batch generator state
+//   51+L    h      u8 per head: 1 enabled, 0 disabled (h = num_heads)
+//   51+L+h  4      u32 P = parameter count (must equal what the config implies)
+//   55+L+h  4*P    f32 parameters in the order of model.hpp's ParamLayout, each
+//                  finite with |w| <= kMaxParam (1e4; model.hpp says why)
+//   55+L+h+4P  4   u32 CRC-32 (IEEE 802.3, as zlib's crc32) of every byte before it
 // Nothing follows. Optimizer moments are not saved: Adam restarts from zero.
+// Version 1 is the same without the CRC-32 (the file ends after the parameters);
+// load() still reads it, with every other check. save() always writes version 2.
+//
+// load() refuses, with a message: a wrong magic or version; a version-2 file
+// whose CRC does not match ("the file is damaged", with what else looks wrong);
+// any field out of range; a parameter that is not finite or beyond kMaxParam;
+// and, as a last defence, a model whose loss on the first kLoadCheckExamples
+// held-out examples is not finite.
 #pragma once
 
 #include <cstddef>
@@ -55,7 +65,12 @@ struct StepResult {
   std::uint64_t step = 0;  // training steps taken so far
   float loss = 0;          // last batch
   float accuracy = 0;      // last batch, fraction of examples with every answer right
+  bool diverged = false;   // see Trainer::step
 };
+
+// Why a step was refused: its loss was not finite, or its update would have
+// made a parameter (or an Adam moment) non-finite, or |p| >= kMaxParam.
+enum class Divergence { none, loss, update };
 
 struct EvalResult {
   float loss = 0;
@@ -88,7 +103,19 @@ class Trainer {
   static TrainerOrError load(const std::uint8_t* bytes, std::size_t size);
 
   // n training steps (forward, backward, update on a fresh batch each); no allocation.
+  // A step whose loss or update is not usable (see Divergence) is not taken:
+  // parameters, optimizer state, step count and batch generator stay as they
+  // were after the last good step, and the trainer is diverged from then on
+  // (step() takes no further steps and reports diverged). Everything else keeps
+  // working on the kept state.
   StepResult step(std::size_t n = 1);
+
+  // The step that diverged (steps() + 1), or 0.
+  std::uint64_t diverged_at() const { return diverged_at_; }
+  Divergence divergence() const { return divergence_; }
+  // "" or, e.g., "training diverged at step 5 with learningRate 10 (sgd): the loss
+  // became non-finite; the trainer kept its state from step 4 — lower learningRate".
+  std::string divergence_message() const;
 
   // The first n examples of the held-out stream: the same examples on every
   // call, never the training stream's, so results are comparable over time.
@@ -126,7 +153,16 @@ class Trainer {
   Optimizer optimizer_;
   Rng train_rng_;
   std::uint64_t steps_ = 0;
+  std::uint64_t diverged_at_ = 0;
+  Divergence divergence_ = Divergence::none;
   TaskBatch train_batch_, eval_batch_, probe_;
 };
+
+// Held-out examples load() evaluates before it accepts a model.
+constexpr std::size_t kLoadCheckExamples = 64;
+
+// CRC-32 (IEEE 802.3: reflected polynomial 0xEDB88320, initial and final value
+// 0xFFFFFFFF), as zlib's crc32(); crc32("123456789") = 0xCBF43926.
+std::uint32_t crc32(const std::uint8_t* data, std::size_t size);
 
 }  // namespace headlab

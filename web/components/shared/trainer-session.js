@@ -20,6 +20,10 @@
 // Events (emit(message, transfer)):
 //   { event: 'snapshot', snapshot }    see snapshot() below
 //   { event: 'paused', reason }        'pause' | 'limit' | 'error' (with message, and fatal when the module aborted)
+//                                      | 'diverged' (with divergence: { run, numHeads, step, learningRate, optimizer,
+//                                      reason, message }; a snapshot of the kept state comes first)
+// A run that diverges (Trainer.step throws; see headlab.js) stops the session: `run` and `step` are refused
+// until a new `create` or `load`. Its kept state still answers snapshot, save and exportModel.
 
 /** Steps per second of each pace; 0 = as fast as the machine goes. */
 export const PACES = { slow: 40, normal: 200, fast: 0 };
@@ -52,6 +56,7 @@ export class TrainerSession {
     this.currentStep = 0;
     this.pace = 0;
     this._acc = [];
+    this.diverged = null;
     this._generation = 0;
     this._tail = Promise.resolve();
   }
@@ -133,6 +138,7 @@ export class TrainerSession {
     this.pause(null);
     disposeAll(this.trainers);
     this.trainers = trainers;
+    this.diverged = null;
     this._acc = trainers.map(() => ({ loss: 0, accuracy: 0, steps: 0 }));
     this.currentStep = trainers.length ? trainers[0].config().step : 0;
     return {
@@ -148,13 +154,26 @@ export class TrainerSession {
       throw new (typeof n === 'number' ? RangeError : TypeError)(`step: n must be a whole number from 1 to ${MAX_STEP_N}, got ${got}`);
     }
     if (!this.trainers.length) throw new RangeError('trainer session: create a run first');
-    for (let i = 0; i < n; i++) this.oneStep();
+    this.refuseIfDiverged();
+    try {
+      for (let i = 0; i < n; i++) this.oneStep();
+    } catch (e) {
+      if (this.diverged) this.reportDivergence();
+      throw e;
+    }
     return null;
   }
 
   oneStep() {
     this.trainers.forEach((t, k) => {
-      const r = t.step(1);
+      let r;
+      try {
+        r = t.step(1);
+      } catch (e) {
+        const d = t.divergence();
+        if (d) this.diverged = { run: k, numHeads: t.config().numHeads, ...d };
+        throw e;
+      }
       const a = this._acc[k];
       a.loss += r.loss;
       a.accuracy += r.accuracy;
@@ -163,8 +182,22 @@ export class TrainerSession {
     this.currentStep += 1;
   }
 
+  refuseIfDiverged() {
+    if (this.diverged) throw new RangeError(`trainer session: ${this.diverged.message}; create a new run`);
+  }
+
+  /** Training stopped because a run diverged: a snapshot of the kept state, then the reason. */
+  reportDivergence() {
+    this.running = false;
+    this._generation += 1;
+    const snap = this.snapshot();
+    this.emit({ event: 'snapshot', snapshot: snap }, transfers(snap));
+    this.emit({ event: 'paused', reason: 'diverged', divergence: { ...this.diverged } });
+  }
+
   run({ until, pace = 0 }) {
     if (!this.trainers.length) throw new RangeError('trainer session: create a run first');
+    this.refuseIfDiverged();
     this.until = Number.isFinite(until) ? until : Infinity;
     this.pace = pace > 0 ? pace : 0;
     if (this.running) return;
@@ -212,6 +245,10 @@ export class TrainerSession {
       if (this.pace > 0 && stepped === 0) setTimeout(() => this.tick(generation), 8);
       else this.schedule(() => this.tick(generation));
     } catch (e) {
+      if (this.diverged) {
+        this.reportDivergence();
+        return;
+      }
       this.running = false;
       // fatal: the WebAssembly module aborted (e.g. out of memory) and cannot be used again.
       this.emit({ event: 'paused', reason: 'error', message: e?.message ?? String(e), fatal: e instanceof WebAssembly.RuntimeError });
