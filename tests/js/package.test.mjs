@@ -1,0 +1,40 @@
+// The package as a JavaScript developer gets it: `npm pack`, then `npm install ./headlab-*.tgz`
+// in a new project, offline, from the tarball alone, and the README's first example run there
+// with `import … from 'headlab'`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' } });
+
+test('npm pack gives a tarball with the API, its types and every built module, and nothing else; installed offline it runs the README example', { timeout: 120_000 }, () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-pack-'));
+  try {
+    npm(['pack', '--pack-destination', dir], repo);
+    const tgz = readdirSync(dir).find((f) => /^headlab-\d+\.\d+\.\d+\.tgz$/.test(f));
+    assert.ok(tgz, `a tarball was written: ${readdirSync(dir)}`);
+    const files = execFileSync('tar', ['tzf', path.join(dir, tgz)], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
+    const modules = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar'].flatMap((m) => [`web/lib/gen/${m}.mjs`, `web/lib/gen/${m}.wasm`]);
+    assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'web/lib/headlab.d.ts', 'web/lib/headlab.js', ...modules].sort());
+
+    const app = path.join(dir, 'app');
+    execFileSync('mkdir', ['-p', app]);
+    writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', type: 'module', private: true }));
+    npm(['install', '--offline', '--no-package-lock', path.join(dir, tgz)], app);
+
+    const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
+    const block = /```js\n([\s\S]*?)```/.exec(readme)[1];
+    writeFileSync(path.join(app, 'example.mjs'), block.replace("'./web/lib/headlab.js'", "'headlab'"));
+    const out = execFileSync(process.execPath, ['example.mjs'], { cwd: app, encoding: 'utf8' });
+    const numbers = (out.match(/-?\d+\.\d+|\d{4,}/g) ?? []).map(Number);
+    [0.7931, 0.1474, 0.1474, 0.7931, 0.7337, 0.0879, 0.1784].forEach((w, i) =>
+      assert.ok(Math.abs(numbers[i] - w) < 5e-5, `printed ${numbers[i]}, README says ${w}\n${out}`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
