@@ -38,6 +38,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# Debian's emscripten depends on a nodejs package; where node 20 came from outside apt, apt brings Debian's
+# nodejs 18 too. Whichever node comes first on PATH must still be 20 or newer (playwright, the tests).
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "setup: $(command -v node) is Node $(node --version); HeadLab needs Node 20 or newer first on PATH" \
+    "(apt's nodejs, which emscripten pulls in, may have put an older one there)" >&2
+  exit 1
+fi
+
 # npm ci when node_modules is absent or older than the lock file.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies (npm ci)"
