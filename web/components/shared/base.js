@@ -4,7 +4,7 @@
 
 import { el, onWidthChange, hintScroll } from './dom.js';
 import { sharedCss } from './styles.js';
-import { installFonts } from './math.js';
+import { installFonts, fontsReady } from './math.js';
 import { getLab } from './lab.js';
 import { BASE_URL } from './assets.js';
 import { readState, urlWithState, copyLinkControl } from './url-state.js';
@@ -155,7 +155,7 @@ export class HeadlabElement extends HTMLElement {
     this._placeNotes();
     this._applyUrlState(false);
     getLab().then(async (lab) => {
-      await this.prepare(lab);
+      await Promise.all([this.prepare(lab), fontsReady()]);
       this.lab = lab;
       this.dataset.state = 'ready';
       this._render();
@@ -177,6 +177,23 @@ export class HeadlabElement extends HTMLElement {
 
   attributeChangedCallback(_name, oldValue, newValue) {
     if (oldValue !== newValue && this._built) this.requestUpdate();
+  }
+
+  /**
+   * Sets data-drawn once the element is ready and no first computation is pending (data-busy):
+   * pages reserve room until then (see the site's CSS), so nothing below jumps while it loads.
+   */
+  _noteDrawn() {
+    if (this.hasAttribute('data-drawn') || this.dataset.state !== 'ready') return;
+    if (!this.hasAttribute('data-busy')) { this.setAttribute('data-drawn', ''); return; }
+    if (this._drawnWatch) return;
+    this._drawnWatch = new MutationObserver(() => {
+      if (this.hasAttribute('data-busy')) return;
+      this._drawnWatch.disconnect();
+      this._drawnWatch = null;
+      this.setAttribute('data-drawn', '');
+    });
+    this._drawnWatch.observe(this, { attributes: true, attributeFilter: ['data-busy'] });
   }
 
   /** Batches attribute/property changes into one update() per microtask. */
@@ -204,6 +221,7 @@ export class HeadlabElement extends HTMLElement {
       failure = e;
       console.error(e);  // a bug: shown to the reader as text below, and to developers here
     }
+    this._noteDrawn();
     for (const box of this.root.querySelectorAll('.table-scroll')) hintScroll(box);
     if (!this._notes) return;
     const problems = this.attributeProblems();

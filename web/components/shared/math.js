@@ -30,3 +30,14 @@ export function tex(src, { display = false, className = '' } = {}) {
   katex.render(src, span, { displayMode: display, throwOnError: false, output: 'htmlAndMathml', strict: 'ignore', trust: false });
   return span;
 }
+
+/**
+ * Resolves when the KaTeX fonts the elements use have loaded, or after `ms`
+ * (a slow or blocked font must not hold a demo back): drawing before they
+ * arrive makes every formula, and what is below it, move when they do.
+ */
+export function fontsReady(ms = 1500) {
+  if (typeof document === 'undefined' || !document.fonts?.load) return Promise.resolve();
+  const faces = ['KaTeX_Main', 'KaTeX_Math'].map((f) => document.fonts.load(`16px ${f}`).catch(() => {}));
+  return Promise.race([Promise.all(faces), new Promise((resolve) => setTimeout(resolve, ms))]);
+}

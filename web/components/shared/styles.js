@@ -76,7 +76,9 @@ export const sharedCss = `
 }
 :host([hidden]) { display: none; }
 /* While the module loads: room for the demo, so the course text below does not jump twice. */
-:host([data-state="loading"]) { min-height: 24rem; }
+:host([data-state="loading"]), :host([data-state="ready"]:not([data-drawn])) { min-height: 24rem; }
+/* Touch targets of at least 24 × 24 px (WCAG 2.5.8), file pickers included. */
+input[type="file"] { min-height: 24px; }
 /* compact: the explanations are left to the course text around the element. */
 :host([compact]) .explain, :host([compact]) .status { display: none; }
 *, *::before, *::after { box-sizing: border-box; }
