@@ -232,6 +232,11 @@ test('side by side: h = 1 and h = 2 on the same data, both loss curves on one ch
   assert.ok(one[0] >= 0.2 && one[1] >= 0.2, `h = 1 splits its weight between the two positions: ${one}`);
   assert.ok(s.runs[1].evalLoss < s.runs[0].evalLoss, `h = 2 ends with the lower held-out loss (${s.runs[1].evalLoss} vs ${s.runs[0].evalLoss})`);
   await expectText(trainer(page).locator('[data-testid="trainer-verdict-1-1"] .tag'), /Blends relations 1 and 2/);
+  // The comparison leads with the measure that shows the gap: the held-out loss of each, from the snapshot.
+  const summary = await expectText(trainer(page).locator('[data-testid="trainer-summary"]'), /^Held-out loss h = 1: \d+\.\d{3}, h = 2: \d+\.\d{3} \(lower is better\)/);
+  const [loss1, loss2] = [...summary.matchAll(/h = \d: (\d+\.\d{3})/g)].map((m) => Number(m[1]));
+  assert.ok(Math.abs(loss1 - s.runs[0].evalLoss) < 6e-4 && Math.abs(loss2 - s.runs[1].evalLoss) < 6e-4, `summary ${summary} vs snapshot ${s.runs[0].evalLoss}, ${s.runs[1].evalLoss}`);
+  assert.match(summary, /head 1 blends: averaged over 256 held-out examples/);
 
   const history = await page.evaluate(() => document.querySelector('headlab-trainer').history.map((h) => ({ heads: h.heads, n: h.points.length })));
   assert.ok(history.every((h) => h.n >= 5), `both runs have curves: ${JSON.stringify(history)}`);

@@ -626,7 +626,7 @@ export class HeadlabTrainer extends HeadlabElement {
         shares: Array.from({ length: R }, () => el('td', { class: 'num' }, '—')),
       }));
       const table = el('table', { class: 'matrix metrics', dataset: { testid: `trainer-metrics-${k + 1}` } },
-        el('caption', {}, `Attention from “${probe.tokenNames[taskInfo.queryPosition]}”, per head`),
+        el('caption', {}, `Attention from “${probe.tokenNames[taskInfo.queryPosition]}”, per head, averaged over ${METRIC_EXAMPLES} held-out examples`),
         el('thead', {}, head),
         el('tbody', {}, run.cells.map((c, h) => el('tr', {}, el('th', { scope: 'row' }, `Head ${h + 1}`), c.entropy, c.distance, c.shares))));
       run.ablation = el('p', { class: 'note note--warn', hidden: true, dataset: { testid: `trainer-ablation-${k + 1}` } });
@@ -636,7 +636,8 @@ export class HeadlabTrainer extends HeadlabElement {
         el('h3', {}, runsInfo.length > 1 ? `h = ${config.numHeads}` : `The ${config.numHeads === 1 ? 'head' : `${config.numHeads} heads`}`,
           el('span', { class: 'muted small' }, ` · d_model = ${config.dModel}, d_k = ${config.dModel / config.numHeads}`)),
         run.line, run.ablation,
-        el('p', { class: 'small muted' }, `Attention on the probe sequence; rows are queries, columns keys (position:token). The outlined row is the query “${probe.tokenNames[taskInfo.queryPosition]}”, where the answers are read out.`),
+        el('p', { class: 'small muted' }, `One example, the probe sequence: rows are queries, columns keys (position:token). The outlined row is the query “${probe.tokenNames[taskInfo.queryPosition]}”, where the answers are read out. ` +
+          `The verdicts above the maps and the table below average over ${METRIC_EXAMPLES} held-out examples, so this one example can look sharper or more blurred than the average.`),
         el('div', { class: 'maps' }, run.heads.map((x) => x.card)),
         el('h4', {}, 'Per-head metrics'),
         el('p', { class: 'small muted' }, `Where each head looks from the query “${probe.tokenNames[taskInfo.queryPosition]}” (position ${taskInfo.queryPosition}), ` +
@@ -919,6 +920,12 @@ export class HeadlabTrainer extends HeadlabElement {
     const s = this._snapshot;
     if (!s || !runs.length || s.runs[0].step === 0) { this.summaryLine.hidden = true; return; }
     const parts = [];
+    // Side by side, the held-out loss leads: it shows the cost of one blending head even when its
+    // blend is still decodable and the accuracies look close.
+    if (runs.length > 1) {
+      parts.push(`Held-out loss ${runs.map((run, k) => `h = ${run.numHeads}: ${fmt(s.runs[k].eval.loss, 3)}`).join(', ')} (lower is better); ` +
+        `held-out accuracy ${runs.map((run, k) => `${fmt(s.runs[k].eval.accuracy, 3)}`).join(' vs ')}.`);
+    }
     runs.forEach((run, k) => {
       const r = s.runs[k];
       const names = run.taskInfo.relationNames;
@@ -937,7 +944,7 @@ export class HeadlabTrainer extends HeadlabElement {
           (r.allOn ? ` (${fmt(r.allOn.accuracy, 3)} with every head on).` : '.'));
       } else if (blend >= 0) {
         const shares = r.metrics[blend].relationShare.map((x) => fmt(x, 2)).join(' / ');
-        parts.push(`${who}, head ${blend + 1} blends: its one softmax puts ${shares} of its weight on the relation positions.`);
+        parts.push(`${who}, head ${blend + 1} blends: averaged over ${METRIC_EXAMPLES} held-out examples, its one softmax puts ${shares} of its weight on the relation positions.`);
       } else if (tracking.length) {
         parts.push(`${who}, ${tracking.join(', ')}; ${new Set(verdicts.filter((v) => v.kind === 'tracks').map((v) => v.relation)).size < names.length ? 'not every relation has a head of its own yet' : `held-out accuracy is ${fmt(r.eval.accuracy, 3)}, not yet ${SPECIALISED_ACCURACY}`}.`);
       } else {
