@@ -101,6 +101,9 @@ test('the demo page trains h = 2 to ≥ 0.99 in a Worker while the heatmaps redr
     input.addEventListener('keydown', (e) => window.__latency.push(performance.now() - e.timeStamp));
     document.querySelector('headlab-trainer').addEventListener('headlab-specialised', (e) => { window.__specialised = e.detail; });
   });
+  // The default speed is a slow first run: slow until the heads specialise, then normal.
+  assert.equal(await page.evaluate(() => document.querySelector('headlab-trainer').speed), 'learn');
+  assert.equal(await page.evaluate(() => document.querySelector('headlab-trainer').pace()), 40, 'slow before the heads specialise');
   await trainer(page).locator('[data-action="start"]').click();
   await page.waitForFunction(() => (document.querySelector('headlab-trainer').snapshot?.runs[0].step ?? 0) >= 90);
   // Pause takes effect within a chunk, and the step counter stops; the screenshots show training under way.
@@ -142,6 +145,7 @@ test('the demo page trains h = 2 to ≥ 0.99 in a Worker while the heatmaps redr
     return t.snapshot?.runs[0].eval.accuracy >= 0.99 && t.hasAttribute('data-specialised-step');
   }, null, { timeout: 25_000 });
   const done = await state(page);
+  assert.equal(await page.evaluate(() => document.querySelector('headlab-trainer').pace()), 200, 'normal once they have');
   const after = await heatmapNumbers(page, 1, 1);
   assert.ok(after.some((v, i) => Math.abs(v - before[i]) > 0.05), 'head 1’s heatmap changed during training');
   const r = await readout(page);
@@ -153,7 +157,7 @@ test('the demo page trains h = 2 to ≥ 0.99 in a Worker while the heatmaps redr
   assert.deepEqual([...verdicts].sort(), ['Tracks relation 1', 'Tracks relation 2']);
   const event = await page.evaluate(() => window.__specialised);
   assert.equal(String(event.step), done.specialisedStep, 'headlab-specialised names the step');
-  console.log(`# specialised at step ${event.step} after ${event.seconds.toFixed(2)} s of training at normal speed; ` +
+  console.log(`# specialised at step ${event.step} after ${event.seconds.toFixed(2)} s of training (slow first run); ` +
     `${(redraws / seconds).toFixed(1)} heatmap redraws/s; key latency median ${median.toFixed(1)} ms, worst ${worst.toFixed(1)} ms; ` +
     `main-thread long tasks: ${longTasks.map((d) => d.toFixed(0)).join(', ') || 'none'}`);
 

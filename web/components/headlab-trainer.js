@@ -15,7 +15,8 @@
  * @attr {number} learning-rate  Adam's learning rate (up to 10); default 0.003
  * @attr {number} batch-size     examples per step (1–4096); default 64
  * @attr {number} seed           seeds initialisation, data and probe; default 7
- * @attr {string} speed          slow | normal | fast (as fast as the machine goes); default normal
+ * @attr {string} speed          learn | slow | normal | fast (as fast as the machine goes); default learn:
+ *                                slow until the heads have specialised, so a learner sees it happen, then normal
  * @attr {number} max-steps      training pauses every this many steps; default 2000
  * @attr {boolean} compare       trains h = 1 and h = heads side by side on the same data
  * @attr {boolean} autoplay      starts training once loaded
@@ -73,7 +74,7 @@ const DEFAULT_RATE = 0.003;
 const D_MODELS = [8, 12, 16, 24, 32, 48, 64];
 const RATES = [0.0003, 0.001, 0.003, 0.01, 0.03];
 const BATCHES = [8, 16, 32, 64, 128, 256];
-const SPEEDS = { slow: `Slow: ${PACES.slow}`, normal: `Normal: ${PACES.normal}`, fast: 'Fastest' };
+const SPEEDS = { learn: `Slow (${PACES.slow}) until the heads specialise, then ${PACES.normal}`, slow: `Slow: ${PACES.slow}`, normal: `Normal: ${PACES.normal}`, fast: 'Fastest' };
 const MAX_FILE_BYTES = 64 * 2 ** 20;
 
 const CSS = `
@@ -151,7 +152,7 @@ export class HeadlabTrainer extends HeadlabElement {
     learningRate: { attr: 'learning-rate', type: 'number', default: DEFAULT_RATE, min: 1e-6, max: 10, state: true },
     batchSize: { attr: 'batch-size', type: 'int', default: 64, min: 1, max: 4096, state: true },
     seed: { type: 'int', default: 7, min: 0, max: 2 ** 31 - 1, state: true },
-    speed: { type: 'enum', values: ['slow', 'normal', 'fast'], default: 'normal', state: true },
+    speed: { type: 'enum', values: ['slow', 'normal', 'fast', 'learn'], default: 'learn', state: true },
     maxSteps: { attr: 'max-steps', type: 'int', default: 2000, min: 1, max: 1e6 },
     compare: { type: 'bool', default: false, state: true },
     autoplay: { type: 'bool', default: false },
@@ -168,6 +169,12 @@ export class HeadlabTrainer extends HeadlabElement {
   get history() { return (this._runs ?? []).map((r) => ({ heads: r.numHeads, points: r.history.slice() })); }
   get computeMode() { return this._client?.mode ?? null; }
 
+  /** Steps per second to ask the session for: 'learn' is slow until every run has specialised, then normal. */
+  pace() {
+    if (this.speed !== 'learn') return PACES[this.speed];
+    return this._runs?.length && this._runs.every((r) => r.specialisedAt) ? PACES.normal : PACES.slow;
+  }
+
   start() {
     if (!this._client || this._client.dead || !this._runs?.length || this._running || this._invalid || this._diverged) return;
     const step = this._step ?? 0;
@@ -177,7 +184,7 @@ export class HeadlabTrainer extends HeadlabElement {
     this._runStarted = performance.now();
     this._client.request('options', { intervalMs: this.intervalMs() });
     this._sentUntil = this._until;
-    this._client.request('run', { until: this._until, pace: PACES[this.speed] }).catch((e) => this.fail(e));
+    this._client.request('run', { until: this._until, pace: this.pace() }).catch((e) => this.fail(e));
     this.setAttribute('data-running', '');
     this.renderButtons();
     this.say(`Training started${this._runs.length > 1 ? ' (both runs)' : ''}.`);
@@ -344,7 +351,7 @@ export class HeadlabTrainer extends HeadlabElement {
       this.speed = this.speedSelect.value;
       if (this._running) {
         this._sentUntil = this._until;
-        this._client.request('run', { until: this._until, pace: PACES[this.speed] });
+        this._client.request('run', { until: this._until, pace: this.pace() });
       }
     });
     this.compareBox = el('input', { type: 'checkbox', id: uid('cmp'), dataset: { testid: 'trainer-compare' } });
@@ -547,7 +554,7 @@ export class HeadlabTrainer extends HeadlabElement {
     } else if (this._running && this._sentUntil !== this._until) {
       // max-steps changed while training: the round ends at the new step.
       this._sentUntil = this._until;
-      this._client.request('run', { until: this._until, pace: PACES[this.speed] });
+      this._client.request('run', { until: this._until, pace: this.pace() });
     }
     this.renderButtons();
     this.updateHeadsViewButton();
@@ -760,6 +767,10 @@ export class HeadlabTrainer extends HeadlabElement {
           }
           const who = tracks.map((t) => `head ${t.head + 1} tracks relation ${t.relation + 1}`).join(', ');
           this.say(`${run.name ? `${run.name}: s` : 'S'}pecialised at step ${s.step} after ${fmt(seconds, 1)} s of training: ${who}.`);
+          // The slow start has shown what it was for: go on at the normal pace.
+          if (this.speed === 'learn' && this._running && this._runs.every((r) => r.specialisedAt)) {
+            this._client.request('run', { until: this._until, pace: this.pace() }).catch((e) => this.fail(e));
+          }
           this.emit('specialised', { heads: run.numHeads, step: s.step, seconds, tracks });
         }
       }
