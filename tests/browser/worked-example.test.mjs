@@ -199,6 +199,8 @@ test('editing an embedding recomputes weights and output', { timeout: TIMEOUT },
 
 test('an emptied cell shows the API error, and fixing it restores the result', { timeout: TIMEOUT }, async () => {
   const page = await newPage('error');
+  const infos = [];
+  page.on('console', (m) => { if (m.type() === 'info') infos.push(m.text()); });
   await openDemo(page);
   const alert = page.getByRole('alert');
   assert.equal((await alert.textContent()).trim(), '', 'no error at first');
@@ -207,8 +209,9 @@ test('an emptied cell shows the API error, and fixing it restores the result', {
   await page.waitForFunction(() => document.querySelector('headlab-worked-example').shadowRoot.getElementById('error').textContent !== '', null, { timeout: 5_000 });
   await expectVisible(alert);  // the error alert is visible
   const message = await alert.textContent();
-  assert.match(message, /multiHeadAttention: query\[0\] is NaN/, `alert shows the API message: ${message}`);
-  assert.match(message, /Embedding of "ball", entity-ness/, 'alert names the cell');
+  assert.match(message, /^A cell is empty or not a number: Embedding of "ball", entity-ness\. Type a number to see the results again\.$/, `alert says it in a learner's words: ${message}`);
+  assert.doesNotMatch(message, /multiHeadAttention|query\[/, 'no developer detail in the alert');
+  assert.ok(infos.some((m) => /multiHeadAttention: query\[0\] is NaN/.test(m)), `the API message goes to the console: ${infos}`);
   assert.equal(await page.getAttribute('#x-0-0', 'aria-invalid'), 'true');
   const stale = await page.locator('[data-testid="output"] td').allTextContents();
   assert.ok(stale.every((t) => !/\d/.test(t)), `no stale numbers shown while in error: ${stale}`);
@@ -218,7 +221,7 @@ test('an emptied cell shows the API error, and fixing it restores the result', {
   // A second bad cell, then fix both: the page keeps working.
   await page.fill('#wo-3-3', '');
   await page.waitForFunction(() => document.querySelector('headlab-worked-example').shadowRoot.getElementById('wo-3-3').getAttribute('aria-invalid') === 'true');
-  await expectText(alert, /query\[0\] is NaN/);
+  await expectText(alert, /^2 cells are empty or not a number: Embedding of "ball", entity-ness; .*\. Type a number/);
   await page.fill('#wo-3-3', '1');
   await page.fill('#x-0-0', '3');
   await eventually(async () => {

@@ -514,16 +514,20 @@ export class HeadlabWorkedExample extends HeadlabElement {
       result = this.lab.multiHeadAttention({ ...options, wO: HeadlabWorkedExample.withoutHeads(options.wO, off), returnWeights: true, returnIntermediates: true });
     } catch (e) {
       const bad = [...this.cells.values()].filter(({ input }) => !Number.isFinite(input.valueAsNumber));
-      const hint = bad.length === 0 ? ''
-        : ` Check ${bad.length === 1 ? 'this cell' : 'these cells'}: ${bad.slice(0, 3).map((b) => b.label).join('; ')}${bad.length > 3 ? `; and ${bad.length - 3} more` : ''}.`;
-      const message = `Cannot compute: ${e instanceof Error ? e.message : String(e)}.${hint}`;
+      // The reader is told which cells to fix, in words; the API's own message goes to the console
+      // (and to the headlab-error event) for developers.
+      const detail = e instanceof Error ? e.message : String(e);
+      const cells = bad.slice(0, 3).map((b) => b.label).join('; ') + (bad.length > 3 ? `; and ${bad.length - 3} more` : '');
+      const message = bad.length === 0 ? `These numbers cannot be computed (${detail}).`
+        : `${bad.length === 1 ? 'A cell is' : `${bad.length} cells are`} empty or not a number: ${cells}. Type a number to see the results again.`;
+      console.info(`headlab-worked-example: ${detail}`);
       this.errorBox.textContent = message;
       this.resultsNote.textContent = bad.length > 0 ? 'No results until every input cell holds a number (cells marked in red).'
         : 'No results: see the error message above.';
       this.form.classList.add('stale');
       for (const v of this.views) v.update(null);
       this.survive.replaceChildren();
-      this.emit('error', { message });
+      this.emit('error', { message, detail });
       return;
     }
     if (this.errorBox.textContent) this.errorBox.textContent = '';

@@ -75,5 +75,5 @@ export function computeNote() {
   if (computeMode() === 'worker') return 'Heavy computations run in a Web Worker.';
   return FROM_FILE
     ? 'Opened from a file, so everything runs on the main thread (browsers do not start Workers from file://).'
-    : 'Everything runs on the main thread (no same-origin Worker available).';
+    : 'Everything runs on this page’s main thread (HeadLab comes from another site, and browsers only start helper threads from the page’s own site).';
 }
