@@ -371,3 +371,16 @@ test('the pipeline overview: every stage opens its step and marks where the lear
   await page.close();
   assertNoProblems();
 });
+
+test('at step 7 the attention maps are shown once, not again in the summary', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('step 7 once');
+  await page.goto(new URL(`${DEMO}#worked.step=7`, server.url).href);
+  await page.waitForSelector('headlab-worked-example[data-state="ready"]', { timeout: 20_000 });
+  const visibleMaps = () => page.locator('headlab-worked-example figure.heatmap').evaluateAll((fs) => fs.filter((f) => f.getClientRects().length > 0).length);
+  await eventually(async () => assert.equal(await visibleMaps(), 2, 'two maps at step 7: one per head'));
+  await page.locator('nav.pipeline button[data-step="1"]').click();
+  await eventually(async () => assert.equal(await visibleMaps(), 2, 'at step 1 the summary shows the two maps'));
+  assert.equal(await page.locator('headlab-worked-example section.summary figure.heatmap').evaluateAll((fs) => fs.filter((f) => f.getClientRects().length > 0).length), 2);
+  await page.close();
+  assertNoProblems();
+});

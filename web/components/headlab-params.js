@@ -138,7 +138,9 @@ export class HeadlabParams extends HeadlabElement {
         json: () => this._counts, csv: () => this._counts && matrixCSV({ corner: 'matrix', rowLabels: ['wQ', 'wK', 'wV', 'wO', 'bias', 'total'], colLabels: ['parameters'],
           values: ['wQ', 'wK', 'wV', 'wO', 'bias', 'total'].map((k) => [this._counts[k]]) }) }),
       el('h3', {}, 'The count'), this.countsBox,
-      el('h3', {}, 'Same budget, other numbers of heads'), this.invariance);
+      // Closed at first: it answers the page's "check yourself" question.
+      el('details', { class: 'invariance-box', dataset: { testid: 'params-invariance' } },
+        el('summary', {}, el('strong', {}, 'Same budget, other numbers of heads'), ' (open to check your answer)'), this.invariance));
 
     this.root.append(
       el('h2', {}, 'Parameter budget'),

@@ -391,6 +391,8 @@ export class HeadlabWorkedExample extends HeadlabElement {
       this.views.push({ update: (r) => hm.update(r && r.weights, h * T * T) });
       return hm.element;
     });
+    // The weight maps are what step 7 shows in full: while step 7 (or every step) is open they are not repeated here.
+    this.summaryMaps = maps;
     return el('section', { class: 'summary', 'aria-labelledby': 'summary-title' },
       el('h3', { id: 'summary-title' }, 'At a glance, live'),
       el('p', { class: 'small muted explain' }, 'Whatever step you are on, these update as you edit.'),
@@ -485,6 +487,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
     if (step !== 'all') this._lastStep = Number(step);
     this.allToggle.checked = step === 'all';
     this.sections.forEach((s, i) => { s.hidden = step !== 'all' && Number(step) !== i + 1; });
+    for (const map of this.summaryMaps ?? []) map.hidden = step === 'all' || step === '7';
     this.navButtons.forEach((b, i) => {
       if (step !== 'all' && Number(step) === i + 1) b.setAttribute('aria-current', 'step');
       else b.removeAttribute('aria-current');
