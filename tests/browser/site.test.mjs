@@ -171,7 +171,7 @@ test('parameter budget: 1,048,576 for d_model 512 at h = 8 and h = 16; an explan
   assert.equal((await total.textContent()).trim(), '1,048,576');
   assert.match(await page.locator('[data-testid="params-dk"]').textContent(), /64/);
   // The table of every h is the answer to the page's "check yourself": closed until the reader opens it.
-  assert.equal(await page.locator('[data-testid="params-invariance"]').evaluate((d) => d.open), false);
+  assert.equal(await page.locator('[data-testid="params-invariance-box"]').evaluate((d) => d.open), false);
   await page.fill('#heads', '16');
   await expectText(page.locator('[data-testid="params-dk"]'), /32/);
   await expectText(total, '1,048,576');

@@ -139,7 +139,7 @@ export class HeadlabParams extends HeadlabElement {
           values: ['wQ', 'wK', 'wV', 'wO', 'bias', 'total'].map((k) => [this._counts[k]]) }) }),
       el('h3', {}, 'The count'), this.countsBox,
       // Closed at first: it answers the page's "check yourself" question.
-      el('details', { class: 'invariance-box', dataset: { testid: 'params-invariance' } },
+      el('details', { class: 'invariance-box', dataset: { testid: 'params-invariance-box' } },
         el('summary', {}, el('strong', {}, 'Same budget, other numbers of heads'), ' (open to check your answer)'), this.invariance));
 
     this.root.append(
