@@ -585,3 +585,17 @@ test('compact: every element hides its explanations for a course column and keep
   for (const t of tags) assert.ok(heights[t].true < heights[t].false, `${t} is shorter when compact: ${lines.join('; ')}`);
   assertNoProblems();
 });
+
+test('the landing page shows a preview of each demo on its card', { timeout: TIMEOUT }, async () => {
+  const page = await newPage('landing previews');
+  await page.goto(new URL('index.html', server.url).href);
+  const cards = await page.locator('.demo-list > li').count();
+  await page.locator('.demo-list img.preview').last().scrollIntoViewIfNeeded();
+  await eventually(async () => {
+    const shown = await page.locator('.demo-list img.preview').evaluateAll((imgs) => imgs.map((i) => ({ src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 100 })));
+    assert.equal(shown.length, cards, 'one preview per card');
+    assert.deepEqual(shown.filter((s) => !s.ok), [], 'every preview loaded');
+  });
+  await page.close();
+  assertNoProblems();
+});
