@@ -27,7 +27,7 @@ struct ShapeJs {
 // Addresses (byte offsets in the wasm heap) of every array; 0 = absent.
 struct ForwardJs {
   ShapeJs shape;
-  double query = 0, key = 0, value = 0, key_mask = 0;
+  double query = 0, key = 0, value = 0, key_mask = 0, head_mask = 0;
   double w_q = 0, w_k = 0, w_v = 0, w_o = 0, b_q = 0, b_k = 0, b_v = 0, b_o = 0;
   double output = 0, weights = 0;
   double q = 0, k = 0, v = 0, scores = 0, scaled_scores = 0, head_outputs = 0, concat = 0;
@@ -113,6 +113,7 @@ std::string forward(const ForwardJs& f) {
   in.key = at<const float>(f.key);
   in.value = at<const float>(f.value);
   in.key_mask = at<const std::uint8_t>(f.key_mask);
+  in.head_mask = at<const std::uint8_t>(f.head_mask);
   headlab::MhaWeights w;
   w.w_q = at<const float>(f.w_q);
   w.w_k = at<const float>(f.w_k);
@@ -209,6 +210,7 @@ EMSCRIPTEN_BINDINGS(headlab) {
       .field("key", &ForwardJs::key)
       .field("value", &ForwardJs::value)
       .field("keyMask", &ForwardJs::key_mask)
+      .field("headMask", &ForwardJs::head_mask)
       .field("wQ", &ForwardJs::w_q)
       .field("wK", &ForwardJs::w_k)
       .field("wV", &ForwardJs::w_v)

@@ -243,6 +243,15 @@ void mha_forward(const MhaShape& s, const MhaInputs& in, const MhaWeights& w,
     if (im.concat) std::copy(concat, concat + s.t_q * hv, im.concat);
   }
 
+  // Heads switched off: their columns of the concatenation are zeroed (after the intermediate
+  // was copied out), which is what zeroing their rows of W^O does to the output.
+  if (in.head_mask) {
+    for (std::size_t i = 0; i < s.num_heads; ++i) {
+      if (in.head_mask[i] != 0) continue;
+      for (std::size_t r = 0; r < s.t_q; ++r) std::fill_n(concat + r * hv + i * s.d_v, s.d_v, 0.0f);
+    }
+  }
+
   gemm_big(path, {s.t_q, s.d_model, hv, concat, hv, w.w_o, s.d_model, out.output, s.d_model, w.b_o, false},
            scratch);
 }

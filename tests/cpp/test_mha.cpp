@@ -217,3 +217,41 @@ TEST_CASE("parameter count: 4 d_model^2 for every h that divides d_model") {
   CHECK(c.bias == 2 * 3 * 64 + 3 * 32 + 512);
   CHECK(c.total == c.weights + c.bias);
 }
+
+TEST_CASE("head_mask: a switched-off head gives the output of W^O with its rows zeroed, on the fused and the materialising path") {
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    // self and cross, biases, causal, d_k != d_v; 3 heads so that one, two or all can be off.
+    const bool self = seed % 2 == 1, causal = self && seed % 3 == 0;
+    auto p = ref::random_problem(seed, 5, 7, 12, 3, seed % 2 ? 0 : 3, seed % 2 ? 0 : 5, self, true, causal, false);
+    const std::size_t h = p.shape.num_heads, dv = p.shape.d_v, dm = p.shape.d_model;
+    for (unsigned bits = 0; bits < (1u << h); ++bits) {
+      CAPTURE(seed);
+      CAPTURE(bits);
+      std::vector<std::uint8_t> mask(h);
+      for (std::size_t i = 0; i < h; ++i) mask[i] = (bits >> i) & 1u;
+      ref::Problem zeroed = p;  // the independent answer: W^O with the off heads' rows zeroed, in double
+      for (std::size_t i = 0; i < h; ++i)
+        if (!mask[i]) std::fill_n(zeroed.w_o.begin() + i * dv * dm, dv * dm, 0.0f);
+      const auto want = ref::mha(zeroed);
+      const auto all_on = ref::mha(p);
+      for (Path path : {Path::ref, Path::simd}) {
+        MhaInputs in = p.inputs();
+        in.head_mask = mask.data();
+        // Fused: only the output requested.
+        std::vector<float> fused(p.shape.t_q * dm, NAN);
+        std::vector<float> ws(mha_workspace_floats(p.shape));
+        MhaOutputs out;
+        out.output = fused.data();
+        mha_forward(p.shape, in, p.weights(), out, ws.data(), path);
+        CHECK(ref::allclose(fused, want.output, 1e-5, 1e-4, "fused output with head_mask vs zeroed W^O"));
+        // Materialising: weights and head outputs are reported as computed, whatever the mask.
+        std::vector<float> mat(p.shape.t_q * dm, NAN), weights(h * p.shape.t_q * p.shape.t_k, NAN);
+        out.weights = weights.data();
+        out.output = mat.data();
+        mha_forward(p.shape, in, p.weights(), out, ws.data(), path);
+        CHECK(ref::allclose(mat, want.output, 1e-5, 1e-4, "materialised output with head_mask vs zeroed W^O"));
+        CHECK(ref::allclose(weights, all_on.weights, 1e-6, 1e-4, "weights unchanged by head_mask"));
+      }
+    }
+  }
+}

@@ -162,6 +162,8 @@ const CASES = [
   ['mha: keyMask of the wrong length', mha({ keyMask: new Uint8Array(2) }), RangeError, 'keyMask', /length Tk=3/],
   ['mha: keyMask a plain Array', mha({ keyMask: [1, 1, 1] }), TypeError, 'keyMask', /Uint8Array/],
   ['mha: keyMask an Int8Array', mha({ keyMask: new Int8Array(3) }), TypeError, 'keyMask', /Uint8Array/],
+  ['mha: headMask of the wrong length', mha({ headMask: new Uint8Array(3) }), RangeError, 'headMask', /length numHeads=2/],
+  ['mha: headMask a plain Array', mha({ headMask: [1, 0] }), TypeError, 'headMask', /Uint8Array/],
   ['mha: returnWeights a number', mha({ returnWeights: 1 }), TypeError, 'returnWeights', /boolean/],
   ['mha: returnIntermediates a string', mha({ returnIntermediates: 'yes' }), TypeError, 'returnIntermediates', /boolean/],
   // too large for the 1 GiB heap: a RangeError, never an abort
@@ -174,6 +176,7 @@ const CASES = [
   ['createLayer: numHeads does not divide dModel', () => lab.createLayer({ ...ex(), numHeads: 3 }), RangeError, 'numHeads', /divide dModel/],
   ['createLayer: bK a plain Array', () => lab.createLayer({ ...ex(), bK: [0, 0, 0, 0] }), TypeError, 'bK', /Float32Array/],
   ['AttentionLayer.forward: query of the wrong width', () => withLayer((l) => l.forward({ query: F(6) })), RangeError, 'query', /multiple of dModel=4/],
+  ['AttentionLayer.forward: headMask of the wrong length', () => withLayer((l) => l.forward({ query: ex().query, headMask: new Uint8Array(1) })), RangeError, 'headMask', /length numHeads=2/],
   ['AttentionLayer.forward: keyMask of the wrong length', () => withLayer((l) => l.forward({ query: ex().query, keyMask: new Uint8Array(5) })), RangeError, 'keyMask', /length Tk=3/],
   ['AttentionLayer.forward on a disposed layer', () => { const l = lab.createLayer(ex()); l.dispose(); return l.forward({ query: ex().query }); }, TypeError, 'AttentionLayer.forward', /disposed/],
 

@@ -118,3 +118,34 @@ test('creating and disposing layers and calling forward leaves the heap as it wa
   assert.equal(lab.info().heapInUseBytes, before);
   assert.equal(lab.liveHandleCount(), 0);
 });
+
+test('headMask: a head switched off gives what W^O with its rows zeroed gives, in multiHeadAttention and layer.forward', () => {
+  const fill = filler(99);
+  const dModel = 12, numHeads = 3, dK = 3, dV = 5, tQ = 6;
+  const w = { dModel, numHeads, dK, dV, wQ: fill(dModel * numHeads * dK), wK: fill(dModel * numHeads * dK),
+    wV: fill(dModel * numHeads * dV), wO: fill(numHeads * dV * dModel), bO: fill(dModel) };
+  const query = fill(tQ * dModel);
+  const layer = lab.createLayer(w);
+  try {
+    for (const headMask of [[1, 1, 1], [0, 1, 1], [1, 0, 1], [0, 0, 1], [0, 0, 0]].map((m) => Uint8Array.from(m))) {
+      const wO = w.wO.slice();
+      headMask.forEach((on, i) => { if (!on) wO.fill(0, i * dV * dModel, (i + 1) * dV * dModel); });
+      for (const flags of [{}, { returnWeights: true }]) {
+        const want = lab.multiHeadAttention({ ...w, wO, query, ...flags });
+        const got = lab.multiHeadAttention({ ...w, query, headMask, ...flags });
+        const viaLayer = layer.forward({ query, headMask, ...flags });
+        for (const [what, r] of [['multiHeadAttention', got], ['layer.forward', viaLayer]]) {
+          r.output.forEach((x, i) => assert.ok(Math.abs(x - want.output[i]) <= 1e-6 + 1e-5 * Math.abs(want.output[i]),
+            `${what} with headMask [${headMask}] ${JSON.stringify(flags)}: output[${i}] ${x} vs ${want.output[i]}`));
+        }
+        if (flags.returnWeights) assert.deepEqual(got.weights, lab.multiHeadAttention({ ...w, query, returnWeights: true }).weights, 'weights as computed');
+      }
+    }
+    // The caller's mask is not kept or changed.
+    const mask = Uint8Array.from([0, 1, 1]);
+    lab.multiHeadAttention({ ...w, query, headMask: mask });
+    assert.deepEqual([...mask], [0, 1, 1]);
+  } finally {
+    layer.dispose();
+  }
+});

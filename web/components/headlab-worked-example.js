@@ -460,10 +460,9 @@ export class HeadlabWorkedExample extends HeadlabElement {
   }
 
   /** W^O with the rows that read the given heads set to zero (= those heads' outputs replaced by zeros). */
-  static withoutHeads(wO, heads) {
-    const m = wO.slice();
-    for (const h of heads) m.fill(0, (h - 1) * D_V * D_MODEL, h * D_V * D_MODEL);
-    return m;
+  /** The module's headMask (1 = on) with `heads` (numbered from 1) switched off. */
+  static headMask(heads) {
+    return Uint8Array.from({ length: H }, (_, i) => (heads.has(i + 1) ? 0 : 1));
   }
 
   // --------------------------------------------------------------- update
@@ -514,7 +513,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
     let options, result;
     try {
       options = this.readOptions();
-      result = this.lab.multiHeadAttention({ ...options, wO: HeadlabWorkedExample.withoutHeads(options.wO, off), returnWeights: true, returnIntermediates: true });
+      result = this.lab.multiHeadAttention({ ...options, headMask: HeadlabWorkedExample.headMask(off), returnWeights: true, returnIntermediates: true });
     } catch (e) {
       const bad = [...this.cells.values()].filter(({ input }) => !Number.isFinite(input.valueAsNumber));
       // The reader is told which cells to fix, in words; the API's own message goes to the console
@@ -592,7 +591,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
         return el('li', {}, `Head ${h + 1} is switched off: its output is replaced by zeros, so nothing it computed reaches the output.`);
       }
       const without = new Set([...off, h + 1]);
-      const r = this.lab.multiHeadAttention({ ...options, wO: HeadlabWorkedExample.withoutHeads(options.wO, without) });
+      const r = this.lab.multiHeadAttention({ ...options, headMask: HeadlabWorkedExample.headMask(without) });
       let delta = 0;
       for (let i = 0; i < r.output.length; i++) delta = Math.max(delta, Math.abs(r.output[i] - result.output[i]));
       const kept = delta > 5e-5;

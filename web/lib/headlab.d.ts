@@ -35,6 +35,12 @@ export interface MultiHeadAttentionOptions {
   causal?: boolean;
   /** `[Tk]`; 0 = padding, never attended. */
   keyMask?: Uint8Array;
+  /**
+   * `[numHeads]`; 0 switches that head's output off before W^O: the output is what W^O with
+   * that head's d_v rows zeroed gives, computed without a copy of W^O. Its weights and head
+   * output are still reported.
+   */
+  headMask?: Uint8Array;
   /** Also return the attention weights. */
   returnWeights?: boolean;
   /** Also return every step of the pipeline. */
@@ -47,7 +53,7 @@ export type AttentionLayerOptions = Pick<MultiHeadAttentionOptions,
 
 /** The per-call part of {@link MultiHeadAttentionOptions}, for {@link AttentionLayer.forward}. */
 export type LayerForwardOptions = Pick<MultiHeadAttentionOptions,
-  'query' | 'key' | 'value' | 'causal' | 'keyMask' | 'returnWeights' | 'returnIntermediates'>;
+  'query' | 'key' | 'value' | 'causal' | 'keyMask' | 'headMask' | 'returnWeights' | 'returnIntermediates'>;
 
 export interface MultiHeadAttentionIntermediates {
   /** Per-head Q_i: `[numHeads, Tq, dK]` */

@@ -207,7 +207,7 @@ export class Headlab {
 
   /**
    * A multi-head attention layer whose weights are checked and copied into the
-   * wasm heap once: `layer.forward({ query, key?, value?, keyMask?, causal?,
+   * wasm heap once: `layer.forward({ query, key?, value?, keyMask?, headMask?, causal?,
    * returnWeights?, returnIntermediates? })` then only moves the inputs, which is
    * what repeated calls with the same weights (a demo redrawing, a benchmark)
    * want. Same options and layouts as {@link Headlab#multiHeadAttention}.
@@ -304,6 +304,16 @@ export class Headlab {
       }
     }
 
+    const headMask = options.headMask;
+    if (headMask !== undefined) {
+      if (!(headMask instanceof Uint8Array)) {
+        throw new TypeError(`${fn}: headMask must be a Uint8Array of length numHeads=${numHeads} (0 = that head switched off), got ${describe(headMask)}`);
+      }
+      if (headMask.length !== numHeads) {
+        throw new RangeError(`${fn}: headMask must have length numHeads=${numHeads} (0 = that head switched off), got length ${headMask.length}`);
+      }
+    }
+
     // Lay out every array in one arena.
     const arena = new Arena();
     const F = 4;
@@ -313,6 +323,7 @@ export class Headlab {
     inputs.push(...weights);
     const inputIdx = inputs.map(([, arr]) => arena.add(arr.length, F));
     const maskIdx = keyMask ? arena.add(keyMask.length, 1) : -1;
+    const headMaskIdx = headMask ? arena.add(headMask.length, 1) : -1;
     const outputs = [['output', tQ * dModel]];
     if (returnWeights) outputs.push(['weights', numHeads * tQ * tK]);
     if (returnIntermediates) {
@@ -331,7 +342,7 @@ export class Headlab {
     }
     const call = {
       shape: { tQ, tK, dModel, numHeads, dK, dV, causal },
-      query: 0, key: 0, value: 0, keyMask: 0, wQ: 0, wK: 0, wV: 0, wO: 0, bQ: 0, bK: 0, bV: 0, bO: 0,
+      query: 0, key: 0, value: 0, keyMask: 0, headMask: 0, wQ: 0, wK: 0, wV: 0, wO: 0, bQ: 0, bK: 0, bV: 0, bO: 0,
       output: 0, weights: 0, q: 0, k: 0, v: 0, scores: 0, scaledScores: 0, headOutputs: 0, concat: 0,
       ...(layer ? layer.addresses : {}),
     };
@@ -347,6 +358,10 @@ export class Headlab {
     if (keyMask) {
       call.keyMask = base + arena.parts[maskIdx];
       core.HEAPU8.set(keyMask, call.keyMask);
+    }
+    if (headMask) {
+      call.headMask = base + arena.parts[headMaskIdx];
+      core.HEAPU8.set(headMask, call.headMask);
     }
     outputs.forEach(([name], j) => { call[name] = base + arena.parts[outputIdx[j]]; });
 

@@ -38,12 +38,16 @@ struct MhaWeights {
 };
 
 // query [t_q, d_model]; key, value [t_k, d_model]; key_mask [t_k] (0 = padding,
-// never attended) or nullptr.
+// never attended) or nullptr; head_mask [h] (0 = that head's output is switched
+// off before W^O: the output equals that of W^O with the head's d_v rows zeroed,
+// while its weights, head output and columns of the concat intermediate are
+// reported as computed) or nullptr.
 struct MhaInputs {
   const float* query = nullptr;
   const float* key = nullptr;
   const float* value = nullptr;
   const std::uint8_t* key_mask = nullptr;
+  const std::uint8_t* head_mask = nullptr;
 };
 
 // Optional teaching intermediates, each nullptr when not wanted:
