@@ -42,7 +42,6 @@ test('each SIMD kernel uses f32x4 arithmetic in wasm', () => {
     for (const op of needed) assert.ok(ops.get(name).has(op), `${name} has no ${op}; it has ${[...ops.get(name)].join(', ')}`);
   }
   // And the scalar references stay scalar, so the comparison tests compare two paths.
-  const gemmRef = find('headlab::gemm_ref(');
   for (const prefix of ['headlab::gemm_ref(', 'headlab::attention_fused_ref(']) {
     const name = find(prefix);
     assert.ok(name && !ops.get(name).has('f32x4.mul'), `${prefix}… was auto-vectorised; the reference should be scalar`);

@@ -147,7 +147,7 @@ export class HeadlabTrainer extends HeadlabElement {
   static props = {
     task: { type: 'string', default: 'two-relations', state: true },
     heads: { type: 'int', default: 2, min: 1, max: 64, state: true },
-    // Larger models or batches can exhaust the module's 1 GiB (createTrainer aborts instead of refusing them).
+    // Kept small so a trainer, and a second one side by side, stay well inside the 384 MiB a trainer may use (createTrainer refuses larger ones).
     dModel: { attr: 'd-model', type: 'int', default: 16, min: 1, max: 128, state: true },
     learningRate: { attr: 'learning-rate', type: 'number', default: DEFAULT_RATE, min: 1e-6, max: 10, state: true },
     batchSize: { attr: 'batch-size', type: 'int', default: 64, min: 1, max: 4096, state: true },
