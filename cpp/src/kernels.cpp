@@ -247,10 +247,20 @@ void gemm_shared_a_simd(const GemmArgs* g, std::size_t count, float* workspace) 
   gemm_packed_run(g, count, workspace);
 }
 
+// In tiles of 16 x 16: a row-by-row sweep writes one cache line per column of
+// src for each row, and when ldd is a multiple of a large power of two (e.g.
+// 1536 floats) those lines share a few L1 sets and evict each other.
 void transpose(std::size_t rows, std::size_t cols, const float* src, std::size_t lds,
                float* dst, std::size_t ldd) {
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
+  constexpr std::size_t kTile = 16;
+  for (std::size_t r0 = 0; r0 < rows; r0 += kTile) {
+    const std::size_t r1 = std::min(rows, r0 + kTile);
+    for (std::size_t c0 = 0; c0 < cols; c0 += kTile) {
+      const std::size_t c1 = std::min(cols, c0 + kTile);
+      for (std::size_t r = r0; r < r1; ++r)
+        for (std::size_t c = c0; c < c1; ++c) dst[c * ldd + r] = src[r * lds + c];
+    }
+  }
 }
 
 void exp_ref(const float* x, float* y, std::size_t n) {
