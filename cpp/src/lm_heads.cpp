@@ -64,6 +64,8 @@ LmHeadReport detect_heads(LanguageModel& model, const LmTaskSpec& spec, Rng& rng
   // Fixed-position baseline: [head][query kind 0/1][absolute position | offset back].
   std::vector<double> abs_pos(lh * 2 * t_len, 0.0), rel_pos(lh * 2 * t_len, 0.0);
   std::size_t pronouns = 0;
+  // Where referents sit: [query kind][absolute position | offset back].
+  std::vector<std::size_t> ref_abs(2 * t_len, 0), ref_rel(2 * t_len, 0);
   LmBatch batch(t_len, c.max_batch);
   for (std::size_t done = 0; done < examples;) {
     const std::size_t n = std::min(c.max_batch, examples - done);
@@ -73,6 +75,11 @@ LmHeadReport detect_heads(LanguageModel& model, const LmTaskSpec& spec, Rng& rng
       const std::int32_t* tok = batch.tokens.data() + b * t_len;
       const bool has_pronoun = cricket && batch.pronoun[b] >= 0;
       pronouns += has_pronoun ? 1 : 0;
+      if (has_pronoun)
+        for (std::size_t kind = 0; kind < 2; ++kind) {
+          ++ref_abs[kind * t_len + std::size_t(batch.referent[b])];
+          ++ref_rel[kind * t_len + std::size_t(batch.pronoun[b]) + kind - std::size_t(batch.referent[b])];
+        }
       for (std::size_t l = 0; l < big_l; ++l)
         for (std::size_t i = 0; i < h; ++i) {
           const std::size_t k = l * h + i;
@@ -130,9 +137,8 @@ LmHeadReport detect_heads(LanguageModel& model, const LmTaskSpec& spec, Rng& rng
       s.coreference_next = coref_next[k].mean();
       s.coreference = std::max(s.coreference_pronoun, s.coreference_next);
       for (std::size_t j = 0; j < 2 * t_len; ++j)
-        s.best_fixed_position = std::max({s.best_fixed_position, float(abs_pos[k * 2 * t_len + j] / double(pronouns)),
-                                          float(rel_pos[k * 2 * t_len + j] / double(pronouns))});
-      rep.best_fixed_position = std::max(rep.best_fixed_position, s.best_fixed_position);
+        s.position_peak = std::max({s.position_peak, float(abs_pos[k * 2 * t_len + j] / double(pronouns)),
+                                    float(rel_pos[k * 2 * t_len + j] / double(pronouns))});
       rep.best_coreference = std::max(rep.best_coreference, s.coreference);
     }
     const std::pair<float, const char*> candidates[] = {{s.prev_token, "previous token"},
@@ -141,12 +147,17 @@ LmHeadReport detect_heads(LanguageModel& model, const LmTaskSpec& spec, Rng& rng
                                                         {s.first_token, "first token"},
                                                         {s.coreference, "coreference"}};
     float best = 0;
+    s.label = "";
     for (const auto& cand : candidates)
       if (cand.first >= kLmHeadThreshold && cand.first > best) {
         best = cand.first;
         s.label = cand.second;
       }
   }
+  if (cricket && pronouns)
+    for (std::size_t j = 0; j < 2 * t_len; ++j)
+      rep.best_fixed_position = std::max({rep.best_fixed_position, float(double(ref_abs[j]) / double(pronouns)),
+                                          float(double(ref_rel[j]) / double(pronouns))});
   return rep;
 }
 

@@ -14,7 +14,9 @@ constexpr std::int32_t kInductionTokens = 32, kInductionStart = 32;
 constexpr std::size_t kInductionLen = 24, kSegMin = 4, kSegMax = 10;
 
 // ---- cricket. Grammar (one sentence per sequence, after the start token):
-//   S    = [PREP the N2] PLAYER [ADV] VERB the N1 [PREP the N2] [FILL] because it was ADJ(N1) .
+//   S      = [OPENER] [PREP the N2] PLAYER [ADV] VERB the N1 [PREP the N2] [FILL]
+//            because it was ADJ(N1) .
+//   OPENER = now | and then
 // with at most one "PREP the N2" (the distractor, N2 != N1), then padding.
 // "it" is N1, the object of the verb; ADJ(N1) is one of N1's adjectives.
 const char* const kCricketNames[] = {
@@ -31,24 +33,26 @@ const char* const kCricketNames[] = {
     "heavy",  "light",   "broken",                                  // 30..32 bat
     "dry",    "green",   "flat",                                    // 33..35 pitch
     "torn",   "wet",     "tight",                                   // 36..38 glove
+    "now",    "and",     "then",                                    // 39..41 openers
 };
 constexpr std::int32_t kCStart = 0, kCPad = 1, kCStop = 2, kPlayers = 3, kNumPlayers = 4, kAdverbs = 7,
                        kNumAdverbs = 2, kVerbs = 9, kNumVerbs = 4, kThe = 13, kNouns = 14, kNumNouns = 4,
                        kPreps = 18, kNumPreps = 4, kFills = 22, kNumFills = 2, kBecause = 24, kIt = 25, kWas = 26,
-                       kAdjectives = 27, kAdjPerNoun = 3;
+                       kAdjectives = 27, kAdjPerNoun = 3, kNow = 39, kAnd = 40, kThen = 41;
 constexpr std::size_t kCricketVocab = sizeof(kCricketNames) / sizeof(kCricketNames[0]);
-constexpr std::size_t kCricketLen = 16;  // longest sentence + start token + stop
+constexpr std::size_t kCricketLen = 18;  // start token + longest sentence (16 words with the stop)
 
 const LmTaskSpec kLmTasks[] = {
     {"induction", LmTaskKind::induction, kInductionTokens + 1, kInductionLen, kInductionNames, kInductionStart, -1,
      "next-token accuracy on the repeated segment's second copy",
      "A start token, then 23 random tokens in which a segment of 4-10 distinct tokens is repeated right after "
-     "itself at a random offset; the other tokens are not from the segment. Loss on every next token."},
+     "itself at a random offset. Loss on every next token."},
     {"cricket", LmTaskKind::cricket, kCricketVocab, kCricketLen, kCricketNames, kCStart, kCPad,
      "the adjective predicted after 'it was' belongs to the noun 'it' refers to",
      "Toy cricket commentary such as 'virat hit the ball because it was full'. 'it' is the object of the "
      "verb; a distractor noun ('with the bat') comes before the player or after the object in most "
-     "sentences; each noun has its own adjectives. Loss on every next token up to the full stop."},
+     "sentences; an optional opener ('now', 'and then') shifts positions; each noun has its own "
+     "adjectives. Loss on every next token up to the full stop."},
 };
 
 // Shuffles a prefix: a[0..k) becomes k distinct draws from a[0..n).
@@ -70,8 +74,8 @@ void induction_example(Rng& rng, LmBatch& b, std::size_t row) {
       tok[t] = pool[t - start];
     else if (t >= start + len && t < start + 2 * len)
       tok[t] = pool[t - start - len];
-    else  // any token not in the segment
-      tok[t] = pool[len + rng.below(std::uint32_t(kInductionTokens - len))];
+    else  // any of the 32 tokens
+      tok[t] = std::int32_t(rng.below(kInductionTokens));
   }
   b.seg_start[row] = std::int32_t(start);
   b.seg_len[row] = std::int32_t(len);
@@ -97,6 +101,9 @@ void cricket_example(Rng& rng, LmBatch& b, std::size_t row) {
   std::size_t t = 0;
   int referent = -1, distractor = -1, pronoun = -1;
   tok[t++] = kCStart;
+  const std::uint32_t opener = rng.below(3);
+  if (opener == 1) tok[t++] = kNow;
+  if (opener == 2) tok[t++] = kAnd, tok[t++] = kThen;
   auto phrase = [&]() {
     tok[t++] = pick(rng, kPreps, kNumPreps);
     tok[t++] = kThe;
@@ -203,6 +210,13 @@ bool cricket_parse(const std::vector<std::string>& words, int* referent) {
     ++phrases;
     return true;
   };
+  if (is(kNow)) {
+    ++i;
+  } else if (is(kAnd)) {
+    ++i;
+    if (!is(kThen)) return false;
+    ++i;
+  }
   if (!phrase()) return false;
   if (!in(kPlayers, kNumPlayers)) return false;
   ++i;

@@ -446,3 +446,117 @@ TEST_CASE("lm: a training step allocates nothing") {
   CHECK(lm_heap_in_use() == before);
 }
 #endif
+
+TEST_CASE("lm: ref and simd paths agree at training size (k-blocked GEMMs, 64 x 24 rows)") {
+  for (bool mlp : {false, true}) {
+    CAPTURE(mlp);
+    const LmTaskSpec& spec = *find_lm_task("induction");
+    LmConfig c;
+    c.vocab = spec.vocab;
+    c.seq_len = spec.seq_len;
+    c.d_model = 32;
+    c.num_heads = 4;
+    c.num_layers = 2;
+    c.mlp = mlp;
+    c.max_batch = 64;
+    LanguageModel m(c);
+    Rng rng(4);
+    m.init(rng);
+    LmBatch batch(c.seq_len, c.max_batch);
+    generate_lm_batch(spec, rng, 64, batch);
+    const LmResult a = m.forward(batch, 64, true, Path::ref);
+    const std::vector<float> ga(m.grads(), m.grads() + m.num_params());
+    const LmResult b = m.forward(batch, 64, true, Path::simd);
+    const std::vector<float> gb(m.grads(), m.grads() + m.num_params());
+    CHECK(std::abs(a.loss - b.loss) <= 1e-5f * a.loss);
+    double scale = 0;
+    for (float g : ga) scale = std::max(scale, double(std::abs(g)));
+    std::size_t at = 0;
+    const double w = worst(gb, ga, 1e-4 * scale, 1e-3, &at);
+    INFO("parameter " << at << " ref " << ga[at] << " simd " << gb[at] << " max |g| " << scale);
+    CHECK(w <= 1);
+  }
+}
+
+TEST_CASE("lm: forward at the induction model's size against the double reference") {
+  const LmTaskSpec& spec = *find_lm_task("induction");
+  LmConfig c;
+  c.vocab = spec.vocab;
+  c.seq_len = spec.seq_len;
+  c.d_model = 32;
+  c.num_heads = 4;
+  c.num_layers = 2;
+  c.mlp = false;
+  c.max_batch = 64;
+  LanguageModel m(c);
+  Rng rng(8);
+  m.init(rng);
+  LmBatch batch(c.seq_len, c.max_batch);
+  generate_lm_batch(spec, rng, 64, batch);
+  const std::size_t n = 3;  // the reference is slow: check the first sequences of a full batch
+  const std::vector<double> p(m.params(), m.params() + m.num_params());
+  reflm::Mat logits;
+  std::vector<std::vector<std::vector<reflm::Mat>>> weights;
+  const double want = reflm::loss(c, p, batch.tokens.data(), batch.targets.data(), n, nullptr, &logits, &weights);
+  for (Path path : {Path::ref, Path::simd}) {
+    const LmResult r = m.forward(batch, n, false, path);
+    CHECK(std::abs(double(r.loss) - want) <= 1e-5 * want);
+    m.forward(batch, 64, false, path);
+    double w = 0;
+    for (std::size_t s = 0; s < n; ++s)
+      for (std::size_t l = 0; l < 2; ++l)
+        for (std::size_t h = 0; h < 4; ++h)
+          for (std::size_t a = 0; a < c.seq_len; ++a)
+            for (std::size_t b = 0; b < c.seq_len; ++b)
+              w = std::max(w, std::abs(double(m.attention(l)[((s * 4 + h) * c.seq_len + a) * c.seq_len + b]) -
+                                       weights[s][l][h][a][b]));
+    CHECK(w <= 1e-5);
+  }
+}
+
+TEST_CASE("lm: gradient at the induction model's size, sampled parameters against finite differences") {
+  const LmTaskSpec& spec = *find_lm_task("induction");
+  LmConfig c;
+  c.vocab = spec.vocab;
+  c.seq_len = spec.seq_len;
+  c.d_model = 32;
+  c.num_heads = 4;
+  c.num_layers = 2;
+  c.mlp = false;
+  c.max_batch = 4;
+  LanguageModel m(c);
+  Rng rng(9);
+  m.init(rng);
+  LmBatch batch(c.seq_len, c.max_batch);
+  generate_lm_batch(spec, rng, 4, batch);
+  const std::size_t n = 4;
+  m.forward(batch, n, true, Path::simd);
+  const std::vector<float> g(m.grads(), m.grads() + m.num_params());
+  std::vector<double> p(m.params(), m.params() + m.num_params());
+  const LmLayout& l = m.layout();
+  // Samples from every block: embeddings, both layers' attention and LayerNorm, the head.
+  std::vector<std::size_t> idx;
+  std::mt19937 pick(5);
+  const std::size_t starts[] = {l.tok_emb, l.pos_emb, l.layers[0].ln1_g, l.layers[0].w_q, l.layers[0].w_k,
+                                l.layers[0].w_v, l.layers[0].w_o, l.layers[0].b_q, l.layers[1].w_q,
+                                l.layers[1].w_k, l.layers[1].w_v, l.layers[1].w_o, l.lnf_g, l.w_unembed};
+  const std::size_t lens[] = {c.vocab * 32, c.seq_len * 32, 64, 1024, 1024, 1024, 1024, 128, 1024,
+                              1024, 1024, 1024, 64, 32 * c.vocab};
+  for (std::size_t b = 0; b < 14; ++b)
+    for (int k = 0; k < 6; ++k) idx.push_back(starts[b] + pick() % lens[b]);
+  std::vector<double> fd, got;
+  for (std::size_t i : idx) {
+    const double keep = p[i], h = 1e-5;
+    p[i] = keep + h;
+    const double up = reflm::loss(c, p, batch.tokens.data(), batch.targets.data(), n);
+    p[i] = keep - h;
+    const double down = reflm::loss(c, p, batch.tokens.data(), batch.targets.data(), n);
+    p[i] = keep;
+    fd.push_back((up - down) / (2 * h));
+    got.push_back(g[i]);
+  }
+  std::size_t at = 0;
+  const double w = worst(got, fd, 2e-5, 2e-3, &at);
+  INFO("sample " << at << " parameter " << idx[at] << ": got " << got[at] << ", fd " << fd[at]);
+  CHECK(w <= 1);
+}

@@ -103,10 +103,6 @@ TEST_CASE("lm tasks: induction sequences repeat a segment at a random offset") {
     std::set<std::int32_t> seg(tok + st, tok + st + len);
     CHECK(seg.size() == len);  // distinct
     for (std::size_t j = 0; j < len; ++j) CHECK(tok[st + len + j] == tok[st + j]);
-    for (std::size_t t = 1; t < s.seq_len; ++t) {
-      if (t >= st && t < st + 2 * len) continue;
-      CHECK(seg.count(tok[t]) == 0);  // fillers are never segment tokens
-    }
     std::size_t scored = 0;
     for (std::size_t t = 0; t < s.seq_len; ++t) scored += b.scored[row * s.seq_len + t];
     CHECK(scored == len - 1);
@@ -134,16 +130,14 @@ TEST_CASE("lm tasks: the cricket language") {
   LmBatch b(s.seq_len, n);
   Rng rng(10);
   generate_lm_batch(s, rng, n, b);
-  std::map<int, std::size_t> ref_pos, ref_offset, ref_abs_from_was;
+  std::map<int, std::size_t> ref_pos, ref_offset;
   std::size_t with_distractor = 0, distractor_last = 0, sentences_seen = 0;
-  bool course_sentence_generated = false;
   for (std::size_t row = 0; row < n; ++row) {
     const std::string text = sentence(s, b, row);
     int parsed_ref = -1;
     CHECK_MESSAGE(cricket_parse(words_of(text), &parsed_ref), text);
     // parse indices exclude the start token
     CHECK(parsed_ref + 1 == b.referent[row]);
-    course_sentence_generated |= text == "virat hit the ball because it was full .";
     ++sentences_seen;
     const int pr = b.pronoun[row], rf = b.referent[row], ds = b.distractor[row];
     ++ref_pos[rf];
@@ -155,8 +149,6 @@ TEST_CASE("lm tasks: the cricket language") {
     CHECK(b.tokens[row * s.seq_len + std::size_t(pr)] == cricket_token("it"));
     CHECK(b.scored[row * s.seq_len + std::size_t(pr) + 1] == 1);
   }
-  (void)ref_abs_from_was;
-  CHECK(course_sentence_generated);
   CHECK(ref_pos.size() >= 4);
   CHECK(ref_offset.size() >= 4);
   for (const auto& kv : ref_pos) CHECK(double(kv.second) / double(n) <= 0.4);     // no fixed position
@@ -182,6 +174,7 @@ struct RunSpec {
   std::size_t steps = 3000, batch = 64;
   float lr = 3e-3f;
   std::size_t eval_every = 0;  // > 0: record accuracy every that many steps
+  bool verbose = false;        // print the recorded accuracy
 };
 
 struct RunResult {
@@ -211,9 +204,11 @@ RunResult train(const RunSpec& r) {
     generate_lm_batch(spec, data_rng, r.batch, batch);
     out.model->forward(batch, r.batch, true);
     out.model->adam_step(r.lr);
-    if (r.eval_every && step % r.eval_every == 0 && out.phase_step == 0) {
+    if (r.eval_every && step % r.eval_every == 0) {
       Rng probe(1000 + r.seed, 3);
-      if (evaluate_lm(*out.model, spec, probe, 256).accuracy >= 0.5f) out.phase_step = step;
+      const LmEval e = evaluate_lm(*out.model, spec, probe, 256);
+      if (out.phase_step == 0 && e.accuracy >= 0.5f) out.phase_step = step;
+      if (r.verbose) std::printf("    step %zu loss %.3f accuracy %.3f\n", step, e.loss, e.accuracy);
     }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -247,9 +242,9 @@ void print_report(const char* what, std::uint64_t seed, const RunResult& r, cons
   for (std::size_t l = 0; l < rep.num_layers; ++l)
     for (std::size_t i = 0; i < rep.num_heads; ++i) {
       const LmHeadScores& s = rep.at(l, i);
-      std::printf("  L%zu H%zu prev %.2f ind %.2f dup %.2f first %.2f coref %.2f (it %.2f, was %.2f) fixed %.2f %s\n",
+      std::printf("  L%zu H%zu prev %.2f ind %.2f dup %.2f first %.2f coref %.2f (it %.2f, was %.2f) peak %.2f %s\n",
                   l + 1, i, s.prev_token, s.induction, s.duplicate, s.first_token, s.coreference,
-                  s.coreference_pronoun, s.coreference_next, s.best_fixed_position, s.label);
+                  s.coreference_pronoun, s.coreference_next, s.position_peak, s.label);
     }
 }
 
@@ -344,6 +339,14 @@ TEST_CASE("measure: lm induction calibration, 5 seeds" * doctest::skip()) {
         std::printf("  SUMMARY seed %llu: acc %.3f ind %.2f\n", (unsigned long long)seed, r.eval.accuracy, b0.ind);
       }
     }
+}
+
+TEST_CASE("measure: lm induction curve" * doctest::skip()) {
+  RunSpec rs;
+  rs.eval_every = 250;
+  rs.verbose = true;
+  RunResult r = train(rs);
+  std::printf("accuracy %.3f\n", r.eval.accuracy);
 }
 
 TEST_CASE("measure: lm cricket, 3 seeds" * doctest::skip()) {

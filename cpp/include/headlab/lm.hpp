@@ -169,16 +169,20 @@ constexpr float kLmHeadThreshold = 0.5f;
 struct LmHeadScores {
   float prev_token = 0, first_token = 0, duplicate = 0, induction = 0;
   float coreference = 0, coreference_pronoun = 0, coreference_next = 0;
-  float best_fixed_position = 0;  // cricket: see LmHeadReport
+  // Cricket: the highest mean weight this head puts on one fixed absolute
+  // position, or one fixed offset back, from either pronoun query (a head
+  // that attends by position scores high here whatever the referent).
+  float position_peak = 0;
   const char* label = "";
 };
 
 struct LmHeadReport {
   std::size_t num_layers = 0, num_heads = 0;
   std::vector<LmHeadScores> heads;  // [layer * num_heads + head]
-  // Cricket: the highest mean weight any head puts, from either pronoun query,
-  // on one fixed absolute position or one fixed offset back from the query
-  // (the "attend to a fixed position" baseline coreference must beat).
+  // Cricket: the best fixed-position baseline for coreference, the score of
+  // an ideal head that puts all its weight, from either pronoun query, on one
+  // absolute position or one offset back chosen after the fact: the largest
+  // share of sentences whose referent sits at one position (or offset).
   float best_fixed_position = 0;
   float best_coreference = 0;
   const LmHeadScores& at(std::size_t layer, std::size_t head) const { return heads[layer * num_heads + head]; }

@@ -1,18 +1,20 @@
 // Next-token tasks for the small causal language model (lm.hpp), generated
-// from a seed. Every task is one row of a table (lm_task_table()) a UI can read.
+// from a seed. Every task is one row of a table a UI can read.
 //
-//   induction  24 tokens: a start token, then random tokens holding a segment
-//              of 4..10 distinct tokens repeated right after itself at a random
-//              offset. The repeat is predictable only by looking back: the
-//              accuracy metric is next-token accuracy on the second copy where
+//   induction  24 tokens: a start token, then tokens uniform over 32, holding
+//              a segment of 4..10 distinct tokens repeated right after itself
+//              at a random offset. The repeat is predictable only by looking
+//              back; the metric is next-token accuracy on the second copy where
 //              the first copy determines the answer.
 //   cricket    Toy cricket commentary, one sentence per sequence, e.g.
 //              "virat hit the ball because it was full". The word after
 //              "it was" is an adjective of the noun "it" refers to, which is
 //              always the object of the verb ("<verb> the <noun>"); a distractor
 //              noun sits before the subject or after the object in most
-//              sentences. The metric is whether the predicted adjective belongs
-//              to the referent.
+//              sentences, and an optional opener ("now", "and then") shifts
+//              everything. The metric is whether the predicted adjective
+//              belongs to the referent.
+//   lm_task_at(i) is the table (lm_task_count() rows).
 #pragma once
 
 #include <cstddef>
