@@ -196,7 +196,7 @@ void LanguageModel::init(Rng& rng) {
   const std::size_t d = c.d_model, f = 4 * d;
   float* p = params_.data();
   std::fill(params_.begin(), params_.end(), 0.0f);
-  const float s_emb = 1.0f, s_in = std::sqrt(0.5f / float(d));
+  const float s_emb = std::sqrt(0.5f), s_in = std::sqrt(0.5f / float(d));
   const float s_lin = std::sqrt(1.0f / (3.0f * float(d))), s_proj = std::sqrt(1.0f / (3.0f * float(f)));
   fill_normal(rng, p + layout_.tok_emb, c.vocab * d, s_emb);
   fill_normal(rng, p + layout_.pos_emb, c.seq_len * d, s_emb);
@@ -229,7 +229,7 @@ void LanguageModel::gemm(Path path, const GemmArgs& g) {
   if (path == Path::ref)
     gemm_ref(g);
   else
-    gemm_packed_simd(g, align16(gemm_ws_.data()));
+    gemm_simd(g);
 }
 
 MhaWeights LanguageModel::mha_weights(std::size_t layer) const {

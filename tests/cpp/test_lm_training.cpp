@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -198,6 +199,22 @@ RunResult train(const RunSpec& r) {
   out.model = std::make_unique<LanguageModel>(c);
   Rng init_rng(r.seed, 1), data_rng(r.seed, 2);
   out.model->init(init_rng);
+  if (const char* e = std::getenv("LM_TOK_STD")) {
+    const float f = std::strtof(e, nullptr) / std::sqrt(0.5f);
+    float* p = out.model->params();
+    for (std::size_t i = 0; i < c.vocab * c.d_model; ++i) p[out.model->layout().tok_emb + i] *= f;
+  }
+  if (const char* e = std::getenv("LM_QK")) {
+    const float f = std::strtof(e, nullptr);
+    float* p = out.model->params();
+    for (std::size_t l = 0; l < c.num_layers; ++l)
+      for (std::size_t i = 0; i < 2 * c.d_model * c.d_model; ++i) p[out.model->layout().layers[l].w_q + i] *= f;
+  }
+  if (const char* e = std::getenv("LM_POS_STD")) {
+    const float f = std::strtof(e, nullptr) / std::sqrt(0.5f);
+    float* p = out.model->params();
+    for (std::size_t i = 0; i < c.seq_len * c.d_model; ++i) p[out.model->layout().pos_emb + i] *= f;
+  }
   LmBatch batch(c.seq_len, c.max_batch);
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t step = 1; step <= r.steps; ++step) {
@@ -339,6 +356,21 @@ TEST_CASE("measure: lm induction calibration, 5 seeds" * doctest::skip()) {
         std::printf("  SUMMARY seed %llu: acc %.3f ind %.2f\n", (unsigned long long)seed, r.eval.accuracy, b0.ind);
       }
     }
+}
+
+TEST_CASE("measure: lm sweep" * doctest::skip()) {
+  const int s0 = std::atoi(std::getenv("LM_SEED0") ? std::getenv("LM_SEED0") : "1");
+  const int s1 = std::atoi(std::getenv("LM_SEED1") ? std::getenv("LM_SEED1") : "3");
+  for (int seed = s0; seed <= s1; ++seed) {
+    RunSpec rs;
+    rs.seed = std::uint64_t(seed);
+    rs.eval_every = 250;
+    RunResult r = train(rs);
+    Rng probe(77, 5);
+    const LmHeadReport rep = detect_heads(*r.model, *find_lm_task("induction"), probe, 300);
+    std::printf("SWEEP seed %d acc %.3f prev %.2f ind %.2f phase %zu\n", seed, r.eval.accuracy,
+                best_in_layer(rep, 0).prev, best_in_layer(rep, 1).ind, r.phase_step);
+  }
 }
 
 TEST_CASE("measure: lm induction curve" * doctest::skip()) {
