@@ -13,11 +13,6 @@ namespace {
 
 std::size_t round4(std::size_t n) { return (n + 3) & ~std::size_t{3}; }
 
-float* align16(float* p) {
-  while (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) ++p;
-  return p;
-}
-
 void fill_normal(Rng& rng, float* x, std::size_t n, float std_dev) {
   for (std::size_t i = 0; i < n; ++i) x[i] = std_dev * rng.normal();
 }
@@ -62,7 +57,7 @@ ActSizes act_sizes(const LmConfig& c) {
 }
 
 struct ScratchSizes {
-  std::size_t attn_out, dresid, dtmp, dfc, dlogits, tbuf, wt, fws, bws, gemm_ws, probs;
+  std::size_t attn_out, dresid, dtmp, dfc, dlogits, tbuf, wt, fws, bws, probs;
 };
 
 ScratchSizes scratch_sizes(const LmConfig& c) {
@@ -76,14 +71,6 @@ ScratchSizes scratch_sizes(const LmConfig& c) {
   const MhaShape shape = lm_mha_shape(c);
   s.fws = mha_forward_cached_workspace_floats(shape);
   s.bws = mha_backward_workspace_floats(shape, c.max_batch);
-  // Packed GEMM workspace depends only on k: the largest over every k used.
-  std::size_t ws = 0;
-  for (std::size_t k : {d, f, v, rows}) {
-    GemmArgs g{};
-    g.k = k;
-    ws = std::max(ws, gemm_packed_workspace_floats(g));
-  }
-  s.gemm_ws = ws + 4;  // + slack to align to 16 bytes
   return s;
 }
 
@@ -136,7 +123,7 @@ LmLayout lm_layout(const LmConfig& c) {
 std::size_t LanguageModel::buffer_bytes(const LmConfig& c) {
   const ScratchSizes s = scratch_sizes(c);
   const std::size_t floats = 4 * lm_layout(c).total + act_sizes(c).total + s.attn_out + s.dresid + s.dtmp + s.dfc +
-                             s.dlogits + s.tbuf + s.wt + s.fws + s.bws + s.gemm_ws + s.probs;
+                             s.dlogits + s.tbuf + s.wt + s.fws + s.bws + s.probs;
   const std::size_t rows = c.max_batch * c.seq_len;
   return floats * sizeof(float) + rows * sizeof(std::int32_t) * 2 + c.num_layers * c.num_heads;
 }
@@ -188,7 +175,6 @@ LanguageModel::LanguageModel(const LmConfig& c)
   wt_.assign(s.wt, 0.0f);
   fws_.assign(s.fws, 0.0f);
   bws_.assign(s.bws, 0.0f);
-  gemm_ws_.assign(s.gemm_ws, 0.0f);
 }
 
 void LanguageModel::init(Rng& rng) {
@@ -225,11 +211,11 @@ bool LanguageModel::head_enabled(std::size_t layer, std::size_t head) const {
   return head_enabled_[layer * config_.num_heads + head] != 0;
 }
 
+// gemm_simd rather than gemm_packed_simd: with k = d_model = 32 packing does
+// not pay, and the packed kernel's 16-column panels pad a 33-token vocabulary
+// to 48 columns.
 void LanguageModel::gemm(Path path, const GemmArgs& g) {
-  if (path == Path::ref)
-    gemm_ref(g);
-  else
-    gemm_simd(g);
+  path == Path::ref ? gemm_ref(g) : gemm_simd(g);
 }
 
 MhaWeights LanguageModel::mha_weights(std::size_t layer) const {

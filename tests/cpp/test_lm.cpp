@@ -579,3 +579,84 @@ TEST_CASE("kernels: transpose over shapes around the tile and SIMD widths, with 
       CHECK(ok);
     }
 }
+
+// ---- Head detectors on hand-built attention patterns ---------------------------
+
+TEST_CASE("lm detectors: scores and labels of known attention patterns") {
+  // Layer 0: previous token, first token, uniform, duplicate token.
+  // Layer 1: induction, coreference (cricket), and two heads copying layer 0's.
+  for (const char* task : {"induction", "cricket"}) {
+    CAPTURE(task);
+    const LmTaskSpec& spec = *find_lm_task(task);
+    const std::size_t t_len = spec.seq_len, h = 4, n = 40;
+    LmBatch batch(t_len, n);
+    Rng rng(31);
+    generate_lm_batch(spec, rng, n, batch);
+    std::vector<float> w0(n * h * t_len * t_len, 0.0f), w1(w0.size(), 0.0f);
+    for (std::size_t b = 0; b < n; ++b) {
+      const std::int32_t* tok = batch.tokens.data() + b * t_len;
+      for (std::size_t t = 0; t < t_len; ++t) {
+        auto row = [&](std::vector<float>& w, std::size_t head) { return w.data() + ((b * h + head) * t_len + t) * t_len; };
+        row(w0, 0)[t == 0 ? 0 : t - 1] = 1.0f;
+        row(w0, 1)[0] = 1.0f;
+        for (std::size_t j = 0; j <= t; ++j) row(w0, 2)[j] = 1.0f / float(t + 1);
+        // duplicate: the latest earlier occurrence, else itself
+        std::size_t dup = t;
+        for (std::size_t j = 0; j < t; ++j)
+          if (tok[j] == tok[t]) dup = j;
+        row(w0, 3)[dup] = 1.0f;
+        // induction: the token after the latest earlier occurrence, else position 0
+        row(w1, 0)[dup < t ? dup + 1 : 0] = 1.0f;
+        // coreference: from "it" and "was" onto the referent, else itself
+        const bool at_it = batch.pronoun[b] >= 0 && (int(t) == batch.pronoun[b] || int(t) == batch.pronoun[b] + 1);
+        row(w1, 1)[at_it ? std::size_t(batch.referent[b]) : t] = 1.0f;
+        row(w1, 2)[t == 0 ? 0 : t - 1] = 1.0f;
+        row(w1, 3)[0] = 1.0f;
+      }
+    }
+    LmHeadScorer scorer(spec, 2, h, t_len);
+    const float* weights[2] = {w0.data(), w1.data()};
+    scorer.add(batch, n / 2, weights);  // two chunks, as detect_heads feeds them
+    std::vector<float> v0(w0.begin() + long(n / 2 * h * t_len * t_len), w0.end()),
+        v1(w1.begin() + long(n / 2 * h * t_len * t_len), w1.end());
+    LmBatch second(t_len, n / 2);
+    for (std::size_t b = 0; b < n / 2; ++b) {
+      std::copy_n(batch.tokens.begin() + long((n / 2 + b) * t_len), t_len, second.tokens.begin() + long(b * t_len));
+      second.seg_start[b] = batch.seg_start[n / 2 + b];
+      second.seg_len[b] = batch.seg_len[n / 2 + b];
+      second.pronoun[b] = batch.pronoun[n / 2 + b];
+      second.referent[b] = batch.referent[n / 2 + b];
+    }
+    const float* weights2[2] = {v0.data(), v1.data()};
+    scorer.add(second, n / 2, weights2);
+    const LmHeadReport r = scorer.report();
+    CHECK(r.at(0, 0).prev_token == doctest::Approx(1.0));
+    CHECK(std::string(r.at(0, 0).label) == "previous token");
+    CHECK(r.at(0, 1).first_token == doctest::Approx(1.0));
+    CHECK(std::string(r.at(0, 1).label) == "first token");
+    CHECK(r.at(0, 2).prev_token < 0.3f);
+    CHECK(std::string(r.at(0, 2).label).empty());
+    CHECK(r.at(1, 2).prev_token == doctest::Approx(1.0));
+    if (spec.kind == LmTaskKind::induction) {
+      // In the second copy the latest earlier occurrence is in the first copy
+      // (segment tokens are distinct), so both patterns score exactly 1.
+      CHECK(r.at(0, 3).duplicate == doctest::Approx(1.0));
+      CHECK(r.at(1, 0).induction == doctest::Approx(1.0));
+      CHECK(std::string(r.at(1, 0).label) == "induction");
+      CHECK(r.at(0, 0).induction < 0.3f);
+      CHECK(r.best_coreference == 0.0f);
+    } else {
+      CHECK(r.at(1, 1).coreference == doctest::Approx(1.0));
+      CHECK(r.at(1, 1).coreference_next == doctest::Approx(1.0));
+      CHECK(r.at(1, 1).coreference_pronoun == doctest::Approx(1.0));
+      CHECK(r.at(1, 0).coreference < 0.2f);
+      CHECK(std::string(r.at(1, 1).label) == "coreference");
+      CHECK(r.best_coreference == doctest::Approx(1.0));
+      // Attending from "was" to "it" is one fixed offset: position_peak 1.
+      CHECK(r.at(1, 2).position_peak == doctest::Approx(1.0));
+      CHECK(r.at(1, 1).position_peak < 0.5f);
+      CHECK(r.best_fixed_position < 0.4f);
+      CHECK(r.best_fixed_position > 0.15f);
+    }
+  }
+}

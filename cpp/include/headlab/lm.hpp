@@ -144,7 +144,7 @@ class LanguageModel {
   std::vector<std::int32_t> argmax_;
   std::vector<std::int32_t> no_targets_;  // [T] of -1, for attention_maps()
   // Scratch.
-  std::vector<float> attn_out_, dresid_, dtmp_, dfc_, dlogits_, tbuf_, wt_, fws_, bws_, gemm_ws_;
+  std::vector<float> attn_out_, dresid_, dtmp_, dfc_, dlogits_, tbuf_, wt_, fws_, bws_;
 };
 
 // ---- Head detectors ----------------------------------------------------------
@@ -186,6 +186,25 @@ struct LmHeadReport {
   float best_fixed_position = 0;
   float best_coreference = 0;
   const LmHeadScores& at(std::size_t layer, std::size_t head) const { return heads[layer * num_heads + head]; }
+};
+
+// Accumulates the scores from attention weights of sequences of `spec`:
+// add() takes rows [0, n) of a batch and weights[l] [n, h, T, T] per layer.
+// Allocates at construction only.
+class LmHeadScorer {
+ public:
+  LmHeadScorer(const LmTaskSpec& spec, std::size_t num_layers, std::size_t num_heads, std::size_t seq_len);
+  void add(const LmBatch& batch, std::size_t n, const float* const* weights);
+  LmHeadReport report() const;
+
+ private:
+  enum Stat { kPrev, kFirst, kDup, kInd, kCorefIt, kCorefNext, kStats };
+  const LmTaskSpec& spec_;
+  std::size_t layers_, heads_, t_len_, pronouns_ = 0;
+  std::vector<double> sums_;        // [layer*h + head][Stat]
+  std::vector<std::size_t> counts_;
+  std::vector<double> abs_pos_, rel_pos_;      // [head][query kind][position | offset]
+  std::vector<std::size_t> ref_abs_, ref_rel_;  // [query kind][position | offset]
 };
 
 // Runs `examples` sequences of `spec` from rng through the model (in chunks of
