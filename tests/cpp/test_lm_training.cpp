@@ -1,7 +1,13 @@
 // The language model trained on its tasks: task generators (determinism, the
-// cricket language), then calibration against what PyTorch measured on the
-// same setup (induction: 2 layers x 4 heads, d_model 32, no MLP, Adam 3e-3,
-// batch 64, 3000 steps).
+// cricket language), then calibration on the setup PyTorch was measured on
+// (induction: 2 layers x 4 heads, d_model 32, no MLP, Adam 3e-3, batch 64,
+// 3000 steps).
+//
+// The induction phase change is seed-dependent on this setup: within 3000
+// steps it came in 1 of 5 seeds here, and in 1 of 4 seeds of the same model
+// and task in PyTorch 1.13 (nn.Embedding, nn.LayerNorm, nn.MultiheadAttention).
+// The test pins seed 1, which does; "measure: lm induction calibration, 5
+// seeds" prints all five. Native and wasm builds follow the same trajectory.
 //
 // The training cases are slow under the sanitizers and are skipped there
 // (HEADLAB_LM_SLOW is 0); the "measure:" cases are skipped by default:
@@ -10,7 +16,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -199,22 +204,6 @@ RunResult train(const RunSpec& r) {
   out.model = std::make_unique<LanguageModel>(c);
   Rng init_rng(r.seed, 1), data_rng(r.seed, 2);
   out.model->init(init_rng);
-  if (const char* e = std::getenv("LM_TOK_STD")) {
-    const float f = std::strtof(e, nullptr) / std::sqrt(0.5f);
-    float* p = out.model->params();
-    for (std::size_t i = 0; i < c.vocab * c.d_model; ++i) p[out.model->layout().tok_emb + i] *= f;
-  }
-  if (const char* e = std::getenv("LM_QK")) {
-    const float f = std::strtof(e, nullptr);
-    float* p = out.model->params();
-    for (std::size_t l = 0; l < c.num_layers; ++l)
-      for (std::size_t i = 0; i < 2 * c.d_model * c.d_model; ++i) p[out.model->layout().layers[l].w_q + i] *= f;
-  }
-  if (const char* e = std::getenv("LM_POS_STD")) {
-    const float f = std::strtof(e, nullptr) / std::sqrt(0.5f);
-    float* p = out.model->params();
-    for (std::size_t i = 0; i < c.seq_len * c.d_model; ++i) p[out.model->layout().pos_emb + i] *= f;
-  }
   LmBatch batch(c.seq_len, c.max_batch);
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t step = 1; step <= r.steps; ++step) {
@@ -358,21 +347,6 @@ TEST_CASE("measure: lm induction calibration, 5 seeds" * doctest::skip()) {
     }
 }
 
-TEST_CASE("measure: lm sweep" * doctest::skip()) {
-  const int s0 = std::atoi(std::getenv("LM_SEED0") ? std::getenv("LM_SEED0") : "1");
-  const int s1 = std::atoi(std::getenv("LM_SEED1") ? std::getenv("LM_SEED1") : "3");
-  for (int seed = s0; seed <= s1; ++seed) {
-    RunSpec rs;
-    rs.seed = std::uint64_t(seed);
-    rs.eval_every = 250;
-    RunResult r = train(rs);
-    Rng probe(77, 5);
-    const LmHeadReport rep = detect_heads(*r.model, *find_lm_task("induction"), probe, 300);
-    std::printf("SWEEP seed %d acc %.3f prev %.2f ind %.2f phase %zu\n", seed, r.eval.accuracy,
-                best_in_layer(rep, 0).prev, best_in_layer(rep, 1).ind, r.phase_step);
-  }
-}
-
 TEST_CASE("measure: lm induction curve" * doctest::skip()) {
   RunSpec rs;
   rs.eval_every = 250;
@@ -397,3 +371,4 @@ TEST_CASE("measure: lm cricket, 3 seeds" * doctest::skip()) {
                   r.eval.accuracy, rep.best_coreference, rep.best_fixed_position);
     }
 }
+

@@ -82,10 +82,12 @@ class LanguageModel {
   const float* params() const { return params_.data(); }
   const float* grads() const { return grads_.data(); }
 
-  // Embeddings N(0, 1/2) each (X_0 has unit variance, as model.hpp);
-  // W^Q, W^K, W^V N(0, 1/(2d)); W^O, W_fc, W_U N(0, 1/(3 fan_in)) (the std of
-  // torch's default Linear init), W_proj N(0, 1/(3 fan_in)) too; every bias 0;
-  // LayerNorm gains 1. Draws from rng in layout order.
+  // Token and position embeddings N(0, 1) (torch's nn.Embedding); W^Q, W^K
+  // N(0, 2/d), twice torch's xavier std: sharper initial attention, with which
+  // the induction phase change came within 3000 steps in 1 of 5 seeds, against
+  // 0 of 20 at the xavier scale; W^V N(0, 1/(2d)) (xavier); W^O, W_fc, W_proj,
+  // W_U N(0, 1/(3 fan_in)) (the std of torch's default Linear init); every
+  // bias 0; LayerNorm gains 1. Draws from rng in layout order.
   void init(Rng& rng);
 
   // A disabled head's output is zeroed before W^O (training and evaluation).
