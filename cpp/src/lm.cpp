@@ -11,7 +11,9 @@ namespace headlab {
 
 namespace {
 
-std::size_t round4(std::size_t n) { return (n + 3) & ~std::size_t{3}; }
+std::size_t round4(std::size_t n) {
+  return (n + 3) & ~std::size_t{3};
+}
 
 void fill_normal(Rng& rng, float* x, std::size_t n, float std_dev) {
   for (std::size_t i = 0; i < n; ++i) x[i] = std_dev * rng.normal();
@@ -49,9 +51,9 @@ ActSizes act_sizes(const LmConfig& c) {
   s.rows = c.max_batch * c.seq_len;
   const std::size_t rd = round4(s.rows * d), r2 = round4(2 * s.rows);
   s.cache = round4(mha_cache_floats(lm_mha_shape(c), c.max_batch));
-  s.per_layer = rd + rd + r2 + s.cache;  // resid, ln1, ln1 stats, cache
+  s.per_layer = rd + rd + r2 + s.cache;                             // resid, ln1, ln1 stats, cache
   if (c.mlp) s.per_layer += rd + rd + r2 + 2 * round4(s.rows * f);  // mid, ln2, stats, fc, act
-  s.final_floats = rd + rd + r2;  // X_L, LN_f output, stats
+  s.final_floats = rd + rd + r2;                                    // X_L, LN_f output, stats
   s.total = c.num_layers * s.per_layer + s.final_floats;
   return s;
 }
@@ -122,8 +124,8 @@ LmLayout lm_layout(const LmConfig& c) {
 
 std::size_t LanguageModel::buffer_bytes(const LmConfig& c) {
   const ScratchSizes s = scratch_sizes(c);
-  const std::size_t floats = 4 * lm_layout(c).total + act_sizes(c).total + s.attn_out + s.dresid + s.dtmp + s.dfc +
-                             s.dlogits + s.tbuf + s.wt + s.fws + s.bws + s.probs;
+  const std::size_t floats = 4 * lm_layout(c).total + act_sizes(c).total + s.attn_out + s.dresid + s.dtmp +
+                             s.dfc + s.dlogits + s.tbuf + s.wt + s.fws + s.bws + s.probs;
   const std::size_t rows = c.max_batch * c.seq_len;
   return floats * sizeof(float) + rows * sizeof(std::int32_t) * 2 + c.num_layers * c.num_heads;
 }
@@ -237,8 +239,8 @@ LmResult LanguageModel::forward(const LmBatch& batch, std::size_t n, bool backwa
   return run(batch.tokens.data(), batch.targets.data(), n, backward, path);
 }
 
-LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targets, std::size_t n, bool backward,
-                            Path path) {
+LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targets, std::size_t n,
+                            bool backward, Path path) {
   const LmConfig& c = config_;
   const std::size_t d = c.d_model, f = 4 * d, t = c.seq_len, v = c.vocab, h = c.num_heads;
   const std::size_t rows = n * t, big_l = c.num_layers;
@@ -273,8 +275,8 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
   LmResult res;
   for (std::size_t r = 0; r < rows; ++r) res.predictions += targets[r] >= 0 ? 1 : 0;
   const float scale = res.predictions ? 1.0f / float(res.predictions) : 0.0f;
-  const CrossEntropyArgs ce{rows, v, probs_.data(), targets, nullptr, backward ? dlogits_.data() : nullptr,
-                            argmax_.data(), scale};
+  const CrossEntropyArgs ce{
+      rows, v, probs_.data(), targets, nullptr, backward ? dlogits_.data() : nullptr, argmax_.data(), scale};
   const double total = simd ? cross_entropy_rows_simd(ce) : cross_entropy_rows_ref(ce);
   res.loss = res.predictions ? float(total / double(res.predictions)) : 0.0f;
   for (std::size_t r = 0; r < rows; ++r) res.correct += targets[r] >= 0 && argmax_[r] == targets[r] ? 1 : 0;
@@ -293,8 +295,8 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
   column_sums(path, dlogits, rows, v, g + layout_.b_unembed);
   transpose(d, v, p + layout_.w_unembed, v, wt, d);
   gemm(path, {rows, d, v, dlogits, v, wt, d, dtmp, d, nullptr, false});
-  layernorm_backward(path, {rows, d, resid_[big_l], p + layout_.lnf_g, lnf_stats_, lnf_stats_ + rows_max_, dtmp,
-                            dresid, g + layout_.lnf_g, g + layout_.lnf_b, false});
+  layernorm_backward(path, {rows, d, resid_[big_l], p + layout_.lnf_g, lnf_stats_, lnf_stats_ + rows_max_,
+                            dtmp, dresid, g + layout_.lnf_g, g + layout_.lnf_b, false});
 
   for (std::size_t l = big_l; l-- > 0;) {
     const LmLayerLayout& y = layout_.layers[l];
@@ -328,8 +330,8 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
     mg.b_v = g + y.b_v;
     mg.b_o = g + y.b_o;
     mg.query = mg.key = mg.value = dtmp;
-    mha_backward(shape_, n, in, mha_weights(l), head_enabled_.data() + l * h, caches_[l], dresid, mg, bws_.data(),
-                 path);
+    mha_backward(shape_, n, in, mha_weights(l), head_enabled_.data() + l * h, caches_[l], dresid, mg,
+                 bws_.data(), path);
     layernorm_backward(path, {rows, d, resid_[l], p + y.ln1_g, ln1_stats_[l], ln1_stats_[l] + rows_max_, dtmp,
                               dresid, g + y.ln1_g, g + y.ln1_b, true});
   }

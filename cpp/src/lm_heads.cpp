@@ -34,7 +34,8 @@ LmEval evaluate_lm(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::
         if (!batch.scored[i]) continue;
         ++scored;
         if (spec.kind == LmTaskKind::cricket) {
-          const std::vector<std::int32_t> adj = cricket_adjectives(batch.tokens[b * t_len + batch.referent[b]]);
+          const std::vector<std::int32_t> adj =
+              cricket_adjectives(batch.tokens[b * t_len + batch.referent[b]]);
           right += std::find(adj.begin(), adj.end(), am[i]) != adj.end() ? 1 : 0;
         } else {
           right += am[i] == batch.targets[i] ? 1 : 0;
@@ -160,8 +161,8 @@ LmHeadReport LmHeadScorer::report() const {
   }
   if (pronouns_)
     for (std::size_t j = 0; j < 2 * t_len; ++j)
-      rep.best_fixed_position = std::max({rep.best_fixed_position, float(double(ref_abs_[j]) / np),
-                                          float(double(ref_rel_[j]) / np)});
+      rep.best_fixed_position = std::max(
+          {rep.best_fixed_position, float(double(ref_abs_[j]) / np), float(double(ref_rel_[j]) / np)});
   return rep;
 }
 

@@ -61,7 +61,8 @@ void layernorm_forward_simd(const LayerNormArgs& a) {
     const fbatch rb(rstd);
     for (std::size_t c = 0; c < main; c += W) {
       const fbatch xh = (fbatch::load_unaligned(x + c) - mb) * rb;
-      simd::fma(xh, fbatch::load_unaligned(a.gamma + c), fbatch::load_unaligned(a.beta + c)).store_unaligned(y + c);
+      simd::fma(xh, fbatch::load_unaligned(a.gamma + c), fbatch::load_unaligned(a.beta + c))
+          .store_unaligned(y + c);
     }
     for (std::size_t c = main; c < d; ++c) y[c] = (x[c] - mean) * rstd * a.gamma[c] + a.beta[c];
   }
@@ -231,8 +232,12 @@ double cross_entropy_rows(const CrossEntropyArgs& a) {
 
 }  // namespace
 
-double cross_entropy_rows_ref(const CrossEntropyArgs& a) { return cross_entropy_rows<false>(a); }
-double cross_entropy_rows_simd(const CrossEntropyArgs& a) { return cross_entropy_rows<true>(a); }
+double cross_entropy_rows_ref(const CrossEntropyArgs& a) {
+  return cross_entropy_rows<false>(a);
+}
+double cross_entropy_rows_simd(const CrossEntropyArgs& a) {
+  return cross_entropy_rows<true>(a);
+}
 
 // ---- Embeddings and residual adds --------------------------------------------
 

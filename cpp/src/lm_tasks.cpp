@@ -20,32 +20,33 @@ constexpr std::size_t kInductionLen = 24, kSegMin = 4, kSegMax = 10;
 // with at most one "PREP the N2" (the distractor, N2 != N1), then padding.
 // "it" is N1, the object of the verb; ADJ(N1) is one of N1's adjectives.
 const char* const kCricketNames[] = {
-    "<s>",    "<pad>",   ".",                                       // 0..2
-    "virat",  "rohit",   "smith", "root",                           // 3..6 players
-    "quickly", "calmly",                                            // 7..8 adverbs
-    "hit",    "watched", "checked", "grabbed",                      // 9..12 verbs
-    "the",                                                          // 13
-    "ball",   "bat",     "pitch", "glove",                          // 14..17 nouns
-    "with",   "near",    "past",  "on",                             // 18..21 prepositions
-    "again",  "today",                                              // 22..23 fillers
-    "because", "it",     "was",                                     // 24..26
-    "full",   "short",   "wide",                                    // 27..29 ball
-    "heavy",  "light",   "broken",                                  // 30..32 bat
-    "dry",    "green",   "flat",                                    // 33..35 pitch
-    "torn",   "wet",     "tight",                                   // 36..38 glove
-    "now",    "and",     "then",                                    // 39..41 openers
+    "<s>",     "<pad>",   ".",                   // 0..2
+    "virat",   "rohit",   "smith",   "root",     // 3..6 players
+    "quickly", "calmly",                         // 7..8 adverbs
+    "hit",     "watched", "checked", "grabbed",  // 9..12 verbs
+    "the",                                       // 13
+    "ball",    "bat",     "pitch",   "glove",    // 14..17 nouns
+    "with",    "near",    "past",    "on",       // 18..21 prepositions
+    "again",   "today",                          // 22..23 fillers
+    "because", "it",      "was",                 // 24..26
+    "full",    "short",   "wide",                // 27..29 ball
+    "heavy",   "light",   "broken",              // 30..32 bat
+    "dry",     "green",   "flat",                // 33..35 pitch
+    "torn",    "wet",     "tight",               // 36..38 glove
+    "now",     "and",     "then",                // 39..41 openers
 };
 constexpr std::int32_t kCStart = 0, kCPad = 1, kCStop = 2, kPlayers = 3, kNumPlayers = 4, kAdverbs = 7,
                        kNumAdverbs = 2, kVerbs = 9, kNumVerbs = 4, kThe = 13, kNouns = 14, kNumNouns = 4,
-                       kPreps = 18, kNumPreps = 4, kFills = 22, kNumFills = 2, kBecause = 24, kIt = 25, kWas = 26,
-                       kAdjectives = 27, kAdjPerNoun = 3, kNow = 39, kAnd = 40, kThen = 41;
+                       kPreps = 18, kNumPreps = 4, kFills = 22, kNumFills = 2, kBecause = 24, kIt = 25,
+                       kWas = 26, kAdjectives = 27, kAdjPerNoun = 3, kNow = 39, kAnd = 40, kThen = 41;
 constexpr std::size_t kCricketVocab = sizeof(kCricketNames) / sizeof(kCricketNames[0]);
 constexpr std::size_t kCricketLen = 18;  // start token + longest sentence (16 words with the stop)
 
 const LmTaskSpec kLmTasks[] = {
-    {"induction", LmTaskKind::induction, kInductionTokens + 1, kInductionLen, kInductionNames, kInductionStart, -1,
-     "next-token accuracy on the repeated segment's second copy",
-     "A start token, then 23 random tokens in which a segment of 4-10 distinct tokens is repeated right after "
+    {"induction", LmTaskKind::induction, kInductionTokens + 1, kInductionLen, kInductionNames,
+     kInductionStart, -1, "next-token accuracy on the repeated segment's second copy",
+     "A start token, then 23 random tokens in which a segment of 4-10 distinct tokens is repeated right "
+     "after "
      "itself at a random offset. Loss on every next token."},
     {"cricket", LmTaskKind::cricket, kCricketVocab, kCricketLen, kCricketNames, kCStart, kCPad,
      "the adjective predicted after 'it was' belongs to the noun 'it' refers to",
@@ -137,8 +138,12 @@ void cricket_example(Rng& rng, LmBatch& b, std::size_t row) {
 
 }  // namespace
 
-std::size_t lm_task_count() { return sizeof(kLmTasks) / sizeof(kLmTasks[0]); }
-const LmTaskSpec& lm_task_at(std::size_t index) { return kLmTasks[index]; }
+std::size_t lm_task_count() {
+  return sizeof(kLmTasks) / sizeof(kLmTasks[0]);
+}
+const LmTaskSpec& lm_task_at(std::size_t index) {
+  return kLmTasks[index];
+}
 const LmTaskSpec* find_lm_task(const std::string& name) {
   for (const LmTaskSpec& s : kLmTasks)
     if (name == s.name) return &s;
@@ -183,7 +188,8 @@ std::int32_t cricket_token(const std::string& word) {
 std::vector<std::int32_t> cricket_adjectives(std::int32_t noun) {
   std::vector<std::int32_t> out;
   if (noun < kNouns || noun >= kNouns + kNumNouns) return out;
-  for (std::int32_t i = 0; i < kAdjPerNoun; ++i) out.push_back(kAdjectives + (noun - kNouns) * kAdjPerNoun + i);
+  for (std::int32_t i = 0; i < kAdjPerNoun; ++i)
+    out.push_back(kAdjectives + (noun - kNouns) * kAdjPerNoun + i);
   return out;
 }
 

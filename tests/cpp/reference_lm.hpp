@@ -14,7 +14,9 @@ namespace reflm {
 
 using Mat = std::vector<std::vector<double>>;  // [rows][cols]
 
-inline Mat zeros(std::size_t r, std::size_t c) { return Mat(r, std::vector<double>(c, 0.0)); }
+inline Mat zeros(std::size_t r, std::size_t c) {
+  return Mat(r, std::vector<double>(c, 0.0));
+}
 
 // y = x W + b, W row-major [in, out] at p[w], b at p[b] (no bias when b is npos).
 inline Mat linear(const Mat& x, const std::vector<double>& p, std::size_t w, std::size_t b, std::size_t in,
@@ -38,7 +40,8 @@ inline Mat layernorm(const Mat& x, const std::vector<double>& p, std::size_t g, 
     mean /= double(d);
     for (double v : x[r]) var += (v - mean) * (v - mean);
     var /= double(d);
-    for (std::size_t c = 0; c < d; ++c) y[r][c] = (x[r][c] - mean) / std::sqrt(var + eps) * p[g + c] + p[b + c];
+    for (std::size_t c = 0; c < d; ++c)
+      y[r][c] = (x[r][c] - mean) / std::sqrt(var + eps) * p[g + c] + p[b + c];
   }
   return y;
 }
@@ -50,8 +53,9 @@ inline double gelu(double x) {
 
 // Causal multi-head self-attention of one sequence x [T, d]. weights_out, when
 // given, receives [h][T][T].
-inline Mat attention(const Mat& x, const std::vector<double>& p, const headlab::LmLayerLayout& y, std::size_t d,
-                     std::size_t h, const std::uint8_t* enabled, std::vector<Mat>* weights_out) {
+inline Mat attention(const Mat& x, const std::vector<double>& p, const headlab::LmLayerLayout& y,
+                     std::size_t d, std::size_t h, const std::uint8_t* enabled,
+                     std::vector<Mat>* weights_out) {
   const std::size_t t_len = x.size(), dk = d / h;
   const Mat q = linear(x, p, y.w_q, y.b_q, d, d);
   const Mat k = linear(x, p, y.w_k, y.b_k, d, d);
@@ -88,7 +92,8 @@ inline Mat attention(const Mat& x, const std::vector<double>& p, const headlab::
 // logits_out, when given, receives [n*T][vocab]; weights_out [n][L][h][T][T].
 inline double loss(const headlab::LmConfig& c, const std::vector<double>& p, const std::int32_t* tokens,
                    const std::int32_t* targets, std::size_t n, const std::uint8_t* head_enabled = nullptr,
-                   Mat* logits_out = nullptr, std::vector<std::vector<std::vector<Mat>>>* weights_out = nullptr) {
+                   Mat* logits_out = nullptr,
+                   std::vector<std::vector<std::vector<Mat>>>* weights_out = nullptr) {
   const headlab::LmLayout lay = headlab::lm_layout(c);
   const std::size_t d = c.d_model, t_len = c.seq_len, v = c.vocab, f = 4 * d;
   double total = 0;
@@ -116,7 +121,8 @@ inline double loss(const headlab::LmConfig& c, const std::vector<double>& p, con
       for (std::size_t t = 0; t < t_len; ++t)
         for (std::size_t j = 0; j < d; ++j) x[t][j] += m[t][j];
     }
-    const Mat logits = linear(layernorm(x, p, lay.lnf_g, lay.lnf_b, c.ln_eps), p, lay.w_unembed, lay.b_unembed, d, v);
+    const Mat logits =
+        linear(layernorm(x, p, lay.lnf_g, lay.lnf_b, c.ln_eps), p, lay.w_unembed, lay.b_unembed, d, v);
     for (std::size_t t = 0; t < t_len; ++t) {
       if (logits_out) logits_out->push_back(logits[t]);
       const std::int32_t target = targets[s * t_len + t];

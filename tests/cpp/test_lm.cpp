@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -58,7 +59,8 @@ TEST_CASE("lm kernels: layernorm forward and backward, ref == simd") {
     for (std::size_t rows : {std::size_t{1}, std::size_t{5}}) {
       CAPTURE(d);
       CAPTURE(rows);
-      const auto x = randn(rng, rows * d, 2.0f), g = randn(rng, d), b = randn(rng, d), dy = randn(rng, rows * d);
+      const auto x = randn(rng, rows * d, 2.0f), g = randn(rng, d), b = randn(rng, d),
+                 dy = randn(rng, rows * d);
       std::vector<float> y1(rows * d), y2(rows * d), m1(rows), m2(rows), r1(rows), r2(rows);
       layernorm_forward_ref({rows, d, x.data(), g.data(), b.data(), y1.data(), m1.data(), r1.data(), 1e-5f});
       layernorm_forward_simd({rows, d, x.data(), g.data(), b.data(), y2.data(), m2.data(), r2.data(), 1e-5f});
@@ -66,8 +68,8 @@ TEST_CASE("lm kernels: layernorm forward and backward, ref == simd") {
       CHECK(worst(r2, r1, 1e-6, 1e-5) <= 1);
       for (bool acc : {false, true}) {
         std::vector<float> dx1(rows * d, 0.5f), dx2(rows * d, 0.5f), dg1(d), dg2(d), db1(d), db2(d);
-        layernorm_backward_ref({rows, d, x.data(), g.data(), m1.data(), r1.data(), dy.data(), dx1.data(), dg1.data(),
-                                db1.data(), acc});
+        layernorm_backward_ref({rows, d, x.data(), g.data(), m1.data(), r1.data(), dy.data(), dx1.data(),
+                                dg1.data(), db1.data(), acc});
         layernorm_backward_simd({rows, d, x.data(), g.data(), m1.data(), r1.data(), dy.data(), dx2.data(),
                                  dg2.data(), db2.data(), acc});
         CHECK(worst(dx2, dx1, 1e-5, 1e-4) <= 1);
@@ -98,8 +100,10 @@ TEST_CASE("lm kernels: gelu, cross-entropy, embeddings, ref == simd") {
     const std::int32_t targets[rows] = {0, std::int32_t(v - 1), -1, std::int32_t(v / 2)};
     std::vector<float> p1 = logits, p2 = logits, l1(rows), l2(rows), g1(rows * v), g2(rows * v);
     std::vector<std::int32_t> a1(rows), a2(rows);
-    const double s1 = cross_entropy_rows_ref({rows, v, p1.data(), targets, l1.data(), g1.data(), a1.data(), 0.25f});
-    const double s2 = cross_entropy_rows_simd({rows, v, p2.data(), targets, l2.data(), g2.data(), a2.data(), 0.25f});
+    const double s1 =
+        cross_entropy_rows_ref({rows, v, p1.data(), targets, l1.data(), g1.data(), a1.data(), 0.25f});
+    const double s2 =
+        cross_entropy_rows_simd({rows, v, p2.data(), targets, l2.data(), g2.data(), a2.data(), 0.25f});
     CHECK(std::abs(s1 - s2) <= 1e-5 * (1 + std::abs(s1)));
     CHECK(worst(p2, p1, 1e-6, 1e-5) <= 1);
     CHECK(worst(g2, g1, 1e-6, 1e-5) <= 1);
@@ -156,9 +160,10 @@ TEST_CASE("lm kernels: layernorm, gelu and cross-entropy backward match finite d
       std::vector<double> x(xf.begin(), xf.end()), g(gf.begin(), gf.end()), b(bf.begin(), bf.end()),
           w(wf.begin(), wf.end());
       std::vector<float> y(d), mean(1), rstd(1), dx(d), dg(d), db(d);
-      const LayerNormArgs fa{1, d, xf.data(), gf.data(), bf.data(), y.data(), mean.data(), rstd.data(), 1e-5f};
-      const LayerNormBackwardArgs ba{1, d, xf.data(), gf.data(), mean.data(), rstd.data(), wf.data(), dx.data(),
-                                     dg.data(), db.data(), false};
+      const LayerNormArgs fa{1,        d,           xf.data(),   gf.data(), bf.data(),
+                             y.data(), mean.data(), rstd.data(), 1e-5f};
+      const LayerNormBackwardArgs ba{1,         d,         xf.data(), gf.data(), mean.data(), rstd.data(),
+                                     wf.data(), dx.data(), dg.data(), db.data(), false};
       path == Path::simd ? layernorm_forward_simd(fa) : layernorm_forward_ref(fa);
       path == Path::simd ? layernorm_backward_simd(ba) : layernorm_backward_ref(ba);
       const double h = 1e-6;
@@ -184,7 +189,8 @@ TEST_CASE("lm kernels: layernorm, gelu and cross-entropy backward match finite d
         fd[i] = (reflm::gelu(double(x[i]) + 1e-6) - reflm::gelu(double(x[i]) - 1e-6)) / 2e-6;
       CHECK(worst(dx, fd, 1e-5, 1e-4) <= 1);
       std::vector<float> y(x.size());
-      path == Path::simd ? gelu_forward_simd(x.data(), y.data(), x.size()) : gelu_forward_ref(x.data(), y.data(), x.size());
+      path == Path::simd ? gelu_forward_simd(x.data(), y.data(), x.size())
+                         : gelu_forward_ref(x.data(), y.data(), x.size());
       std::vector<double> want(x.size());
       for (std::size_t i = 0; i < x.size(); ++i) want[i] = reflm::gelu(double(x[i]));
       CHECK(worst(y, want, 1e-6, 1e-5) <= 1);
@@ -259,8 +265,9 @@ void randomise(LanguageModel& m, std::mt19937& rng) {
     const LmLayerLayout& y = l.layers[i];
     jitter(y.ln1_g, d, 1.0f), jitter(y.ln1_b, d, 0.0f);
     jitter(y.b_q, 4 * d, 0.0f);  // b_q, b_k, b_v, b_o
-    if (m.config().mlp) jitter(y.ln2_g, d, 1.0f), jitter(y.ln2_b, d, 0.0f), jitter(y.b_fc, 4 * d, 0.0f),
-        jitter(y.b_proj, d, 0.0f);
+    if (m.config().mlp)
+      jitter(y.ln2_g, d, 1.0f), jitter(y.ln2_b, d, 0.0f), jitter(y.b_fc, 4 * d, 0.0f),
+          jitter(y.b_proj, d, 0.0f);
   }
   jitter(l.lnf_g, d, 1.0f), jitter(l.lnf_b, d, 0.0f), jitter(l.b_unembed, m.config().vocab, 0.0f);
 }
@@ -268,13 +275,14 @@ void randomise(LanguageModel& m, std::mt19937& rng) {
 // The name of the parameter block holding offset i, for failure messages.
 std::string block_name(const LmLayout& l, std::size_t layers, std::size_t i) {
   std::vector<std::pair<std::size_t, std::string>> starts = {{l.tok_emb, "tok_emb"}, {l.pos_emb, "pos_emb"}};
-  const char* names[] = {"ln1_g", "ln1_b", "w_q", "w_k", "w_v", "w_o", "b_q", "b_k",
-                         "b_v", "b_o", "ln2_g", "ln2_b", "w_fc", "b_fc", "w_proj", "b_proj"};
+  const char* names[] = {"ln1_g", "ln1_b", "w_q",   "w_k",   "w_v",  "w_o",  "b_q",    "b_k",
+                         "b_v",   "b_o",   "ln2_g", "ln2_b", "w_fc", "b_fc", "w_proj", "b_proj"};
   for (std::size_t k = 0; k < layers; ++k) {
     const LmLayerLayout& y = l.layers[k];
-    const std::size_t offs[] = {y.ln1_g, y.ln1_b, y.w_q, y.w_k, y.w_v, y.w_o, y.b_q, y.b_k,
-                                y.b_v, y.b_o, y.ln2_g, y.ln2_b, y.w_fc, y.b_fc, y.w_proj, y.b_proj};
-    for (std::size_t j = 0; j < 16; ++j) starts.push_back({offs[j], "layer" + std::to_string(k) + "." + names[j]});
+    const std::size_t offs[] = {y.ln1_g, y.ln1_b, y.w_q,   y.w_k,   y.w_v,  y.w_o,  y.b_q,    y.b_k,
+                                y.b_v,   y.b_o,   y.ln2_g, y.ln2_b, y.w_fc, y.b_fc, y.w_proj, y.b_proj};
+    for (std::size_t j = 0; j < 16; ++j)
+      starts.push_back({offs[j], "layer" + std::to_string(k) + "." + names[j]});
   }
   starts.push_back({l.lnf_g, "lnf_g"});
   starts.push_back({l.lnf_b, "lnf_b"});
@@ -329,8 +337,9 @@ void check_gradient_against_fd(std::size_t layers, bool mlp, int head_off) {
     std::vector<float> g(m.grads(), m.grads() + m.num_params());
     std::size_t at = 0;
     const double w = worst(g, fd, 2e-5, 2e-3, &at);
-    INFO("worst parameter " << at << " (" << block_name(m.layout(), layers, at) << "): got " << g[at] << ", fd "
-                            << fd[at] << ", layers " << layers << ", mlp " << mlp << ", head off " << head_off);
+    INFO("worst parameter " << at << " (" << block_name(m.layout(), layers, at) << "): got " << g[at]
+                            << ", fd " << fd[at] << ", layers " << layers << ", mlp " << mlp << ", head off "
+                            << head_off);
     CHECK(w <= 1);
     if (head_off >= 0) {  // a disabled head's W^Q, W^K, W^V columns get no gradient
       const LmLayerLayout& y = m.layout().layers[std::size_t(head_off) / c.num_heads];
@@ -344,10 +353,18 @@ void check_gradient_against_fd(std::size_t layers, bool mlp, int head_off) {
 }  // namespace
 
 TEST_CASE("lm: gradient of every part against finite differences of the double reference") {
-  SUBCASE("2 layers, MLP, causal") { check_gradient_against_fd(2, true, -1); }
-  SUBCASE("1 layer, no MLP") { check_gradient_against_fd(1, false, -1); }
-  SUBCASE("2 layers, MLP, head 1 of layer 0 disabled") { check_gradient_against_fd(2, true, 1); }
-  SUBCASE("3 layers, no MLP") { check_gradient_against_fd(3, false, -1); }
+  SUBCASE("2 layers, MLP, causal") {
+    check_gradient_against_fd(2, true, -1);
+  }
+  SUBCASE("1 layer, no MLP") {
+    check_gradient_against_fd(1, false, -1);
+  }
+  SUBCASE("2 layers, MLP, head 1 of layer 0 disabled") {
+    check_gradient_against_fd(2, true, 1);
+  }
+  SUBCASE("3 layers, no MLP") {
+    check_gradient_against_fd(3, false, -1);
+  }
 }
 
 TEST_CASE("lm: forward logits and attention maps against the double reference") {
@@ -411,7 +428,9 @@ TEST_CASE("lm: config checks and layout") {
 #if defined(__EMSCRIPTEN__)
 #include <malloc.h>
 namespace {
-std::size_t lm_heap_in_use() { return static_cast<std::size_t>(mallinfo().uordblks); }
+std::size_t lm_heap_in_use() {
+  return static_cast<std::size_t>(mallinfo().uordblks);
+}
 }  // namespace
 #define HEADLAB_LM_HEAP 1
 #elif defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
@@ -426,6 +445,24 @@ std::size_t lm_heap_in_use() {
 #endif
 
 #ifdef HEADLAB_LM_HEAP
+TEST_CASE("lm: buffer_bytes is what a LanguageModel allocates") {
+  for (bool mlp : {false, true})
+    for (std::size_t batch : {1, 64}) {
+      LmConfig c = tiny_config(2, mlp);
+      c.vocab = 33;
+      c.seq_len = 24;
+      c.d_model = 32;
+      c.num_heads = 4;
+      c.max_batch = batch;
+      const std::size_t before = lm_heap_in_use();
+      auto m = std::make_unique<LanguageModel>(c);
+      const double used = double(lm_heap_in_use() - before), want = double(LanguageModel::buffer_bytes(c));
+      CAPTURE(mlp);
+      CAPTURE(batch);
+      CHECK(std::abs(used - want) <= 0.02 * want + 4096);
+    }
+}
+
 TEST_CASE("lm: a training step allocates nothing") {
   LmConfig c = tiny_config(2, true);
   c.max_batch = 8;
@@ -498,7 +535,8 @@ TEST_CASE("lm: forward at the induction model's size against the double referenc
   const std::vector<double> p(m.params(), m.params() + m.num_params());
   reflm::Mat logits;
   std::vector<std::vector<std::vector<reflm::Mat>>> weights;
-  const double want = reflm::loss(c, p, batch.tokens.data(), batch.targets.data(), n, nullptr, &logits, &weights);
+  const double want =
+      reflm::loss(c, p, batch.tokens.data(), batch.targets.data(), n, nullptr, &logits, &weights);
   for (Path path : {Path::ref, Path::simd}) {
     const LmResult r = m.forward(batch, n, false, path);
     CHECK(std::abs(double(r.loss) - want) <= 1e-5 * want);
@@ -538,11 +576,12 @@ TEST_CASE("lm: gradient at the induction model's size, sampled parameters agains
   // Samples from every block: embeddings, both layers' attention and LayerNorm, the head.
   std::vector<std::size_t> idx;
   std::mt19937 pick(5);
-  const std::size_t starts[] = {l.tok_emb, l.pos_emb, l.layers[0].ln1_g, l.layers[0].w_q, l.layers[0].w_k,
-                                l.layers[0].w_v, l.layers[0].w_o, l.layers[0].b_q, l.layers[1].w_q,
-                                l.layers[1].w_k, l.layers[1].w_v, l.layers[1].w_o, l.lnf_g, l.w_unembed};
-  const std::size_t lens[] = {c.vocab * 32, c.seq_len * 32, 64, 1024, 1024, 1024, 1024, 128, 1024,
-                              1024, 1024, 1024, 64, 32 * c.vocab};
+  const std::size_t starts[] = {l.tok_emb,       l.pos_emb,       l.layers[0].ln1_g, l.layers[0].w_q,
+                                l.layers[0].w_k, l.layers[0].w_v, l.layers[0].w_o,   l.layers[0].b_q,
+                                l.layers[1].w_q, l.layers[1].w_k, l.layers[1].w_v,   l.layers[1].w_o,
+                                l.lnf_g,         l.w_unembed};
+  const std::size_t lens[] = {c.vocab * 32, c.seq_len * 32, 64,   1024, 1024, 1024, 1024,
+                              128,          1024,           1024, 1024, 1024, 64,   32 * c.vocab};
   for (std::size_t b = 0; b < 14; ++b)
     for (int k = 0; k < 6; ++k) idx.push_back(starts[b] + pick() % lens[b]);
   std::vector<double> fd, got;
@@ -596,7 +635,9 @@ TEST_CASE("lm detectors: scores and labels of known attention patterns") {
     for (std::size_t b = 0; b < n; ++b) {
       const std::int32_t* tok = batch.tokens.data() + b * t_len;
       for (std::size_t t = 0; t < t_len; ++t) {
-        auto row = [&](std::vector<float>& w, std::size_t head) { return w.data() + ((b * h + head) * t_len + t) * t_len; };
+        auto row = [&](std::vector<float>& w, std::size_t head) {
+          return w.data() + ((b * h + head) * t_len + t) * t_len;
+        };
         row(w0, 0)[t == 0 ? 0 : t - 1] = 1.0f;
         row(w0, 1)[0] = 1.0f;
         for (std::size_t j = 0; j <= t; ++j) row(w0, 2)[j] = 1.0f / float(t + 1);
@@ -608,7 +649,8 @@ TEST_CASE("lm detectors: scores and labels of known attention patterns") {
         // induction: the token after the latest earlier occurrence, else position 0
         row(w1, 0)[dup < t ? dup + 1 : 0] = 1.0f;
         // coreference: from "it" and "was" onto the referent, else itself
-        const bool at_it = batch.pronoun[b] >= 0 && (int(t) == batch.pronoun[b] || int(t) == batch.pronoun[b] + 1);
+        const bool at_it =
+            batch.pronoun[b] >= 0 && (int(t) == batch.pronoun[b] || int(t) == batch.pronoun[b] + 1);
         row(w1, 1)[at_it ? std::size_t(batch.referent[b]) : t] = 1.0f;
         row(w1, 2)[t == 0 ? 0 : t - 1] = 1.0f;
         row(w1, 3)[0] = 1.0f;
@@ -621,7 +663,8 @@ TEST_CASE("lm detectors: scores and labels of known attention patterns") {
         v1(w1.begin() + long(n / 2 * h * t_len * t_len), w1.end());
     LmBatch second(t_len, n / 2);
     for (std::size_t b = 0; b < n / 2; ++b) {
-      std::copy_n(batch.tokens.begin() + long((n / 2 + b) * t_len), t_len, second.tokens.begin() + long(b * t_len));
+      std::copy_n(batch.tokens.begin() + long((n / 2 + b) * t_len), t_len,
+                  second.tokens.begin() + long(b * t_len));
       second.seg_start[b] = batch.seg_start[n / 2 + b];
       second.seg_len[b] = batch.seg_len[n / 2 + b];
       second.pronoun[b] = batch.pronoun[n / 2 + b];

@@ -124,9 +124,10 @@ TEST_CASE("lm tasks: the cricket language") {
   CHECK(ref == 3);
   CHECK(cricket_parse(words_of("with the bat virat hit the ball because it was full ."), &ref));
   CHECK(ref == 6);
-  CHECK(cricket_parse(words_of("rohit calmly checked the pitch near the glove again because it was dry"), &ref));
+  CHECK(cricket_parse(words_of("rohit calmly checked the pitch near the glove again because it was dry"),
+                      &ref));
   CHECK(ref == 4);
-  CHECK_FALSE(cricket_parse(words_of("virat hit the ball because it was dry")));   // pitch's adjective
+  CHECK_FALSE(cricket_parse(words_of("virat hit the ball because it was dry")));  // pitch's adjective
   CHECK_FALSE(cricket_parse(words_of("virat hit the ball near the ball because it was full")));
   CHECK_FALSE(cricket_parse(words_of("virat hit ball because it was full")));
   CHECK_FALSE(cricket_parse(words_of("virat hit the ball because it was full full")));
@@ -163,9 +164,10 @@ TEST_CASE("lm tasks: the cricket language") {
   CHECK(rate >= 0.6);
   CHECK(rate <= 0.9);
   CHECK(last >= 0.3);  // "the last noun" is wrong this often
-  std::printf("cricket: distractor in %.2f of sentences, after the referent in %.2f; referent at %zu positions, "
-              "%zu offsets\n",
-              rate, last, ref_pos.size(), ref_offset.size());
+  std::printf(
+      "cricket: distractor in %.2f of sentences, after the referent in %.2f; referent at %zu positions, "
+      "%zu offsets\n",
+      rate, last, ref_pos.size(), ref_offset.size());
 }
 
 // ---- Training -------------------------------------------------------------------
@@ -244,13 +246,15 @@ Best best_in_layer(const LmHeadReport& rep, std::size_t layer) {
 
 void print_report(const char* what, std::uint64_t seed, const RunResult& r, const LmHeadReport& rep) {
   std::printf("%s seed %llu: accuracy %.3f next-token %.3f loss %.3f phase step %zu (%.1f s)\n", what,
-              (unsigned long long)seed, r.eval.accuracy, r.eval.next_token, r.eval.loss, r.phase_step, r.seconds);
+              (unsigned long long)seed, r.eval.accuracy, r.eval.next_token, r.eval.loss, r.phase_step,
+              r.seconds);
   for (std::size_t l = 0; l < rep.num_layers; ++l)
     for (std::size_t i = 0; i < rep.num_heads; ++i) {
       const LmHeadScores& s = rep.at(l, i);
-      std::printf("  L%zu H%zu prev %.2f ind %.2f dup %.2f first %.2f coref %.2f (it %.2f, was %.2f) peak %.2f %s\n",
-                  l + 1, i, s.prev_token, s.induction, s.duplicate, s.first_token, s.coreference,
-                  s.coreference_pronoun, s.coreference_next, s.position_peak, s.label);
+      std::printf(
+          "  L%zu H%zu prev %.2f ind %.2f dup %.2f first %.2f coref %.2f (it %.2f, was %.2f) peak %.2f %s\n",
+          l + 1, i, s.prev_token, s.induction, s.duplicate, s.first_token, s.coreference,
+          s.coreference_pronoun, s.coreference_next, s.position_peak, s.label);
     }
 }
 
@@ -304,7 +308,8 @@ TEST_CASE("lm training: cricket forms a coreference head that no fixed position 
   Rng probe(78, 5);
   const LmHeadReport rep = detect_heads(*r.model, spec, probe, 500);
   print_report("cricket", rs.seed, r, rep);
-  std::printf("  best coreference %.3f, best fixed position %.3f\n", rep.best_coreference, rep.best_fixed_position);
+  std::printf("  best coreference %.3f, best fixed position %.3f\n", rep.best_coreference,
+              rep.best_fixed_position);
   CHECK(rep.best_coreference >= 0.6f);
   CHECK(rep.best_fixed_position <= 0.4f);
 }
@@ -345,7 +350,8 @@ TEST_CASE("measure: lm induction calibration, 5 seeds" * doctest::skip()) {
                     (unsigned long long)seed, r.eval.accuracy, b0.prev, b1.ind, r.phase_step,
                     ablated_accuracy(*r.model, rep, 0.3f));
       } else {
-        std::printf("  SUMMARY seed %llu: acc %.3f ind %.2f\n", (unsigned long long)seed, r.eval.accuracy, b0.ind);
+        std::printf("  SUMMARY seed %llu: acc %.3f ind %.2f\n", (unsigned long long)seed, r.eval.accuracy,
+                    b0.ind);
       }
     }
 }
@@ -370,8 +376,7 @@ TEST_CASE("measure: lm cricket, 3 seeds" * doctest::skip()) {
       Rng probe(78, 5);
       const LmHeadReport rep = detect_heads(*r.model, spec, probe, 500);
       print_report(mlp ? "cricket mlp" : "cricket", seed, r, rep);
-      std::printf("  SUMMARY seed %llu mlp %d: acc %.3f coref %.3f fixed %.3f\n", (unsigned long long)seed, int(mlp),
-                  r.eval.accuracy, rep.best_coreference, rep.best_fixed_position);
+      std::printf("  SUMMARY seed %llu mlp %d: acc %.3f coref %.3f fixed %.3f\n", (unsigned long long)seed,
+                  int(mlp), r.eval.accuracy, rep.best_coreference, rep.best_fixed_position);
     }
 }
-

@@ -26,12 +26,12 @@ constexpr std::size_t kLmMaxLayers = 4;
 
 struct LmConfig {
   std::size_t vocab = 0;
-  std::size_t seq_len = 0;    // T: every batch has exactly this length
+  std::size_t seq_len = 0;  // T: every batch has exactly this length
   std::size_t d_model = 0;
-  std::size_t num_heads = 0;  // d_k = d_v = d_model / num_heads
-  std::size_t num_layers = 1; // 1..kLmMaxLayers
-  bool mlp = true;            // d_ff = 4 d_model
-  std::size_t max_batch = 0;  // largest batch forward() accepts
+  std::size_t num_heads = 0;   // d_k = d_v = d_model / num_heads
+  std::size_t num_layers = 1;  // 1..kLmMaxLayers
+  bool mlp = true;             // d_ff = 4 d_model
+  std::size_t max_batch = 0;   // largest batch forward() accepts
   float ln_eps = 1e-5f;
 };
 
@@ -60,9 +60,9 @@ struct LmLayout {
 LmLayout lm_layout(const LmConfig& config);
 
 struct LmResult {
-  float loss = 0;              // mean cross-entropy over positions with a target
-  std::size_t predictions = 0; // positions with a target
-  std::size_t correct = 0;     // of those, arg-max == target
+  float loss = 0;               // mean cross-entropy over positions with a target
+  std::size_t predictions = 0;  // positions with a target
+  std::size_t correct = 0;      // of those, arg-max == target
 };
 
 class LanguageModel {
@@ -118,7 +118,8 @@ class LanguageModel {
   std::uint64_t adam_steps() const { return adam_t_; }
 
  private:
-  LmResult run(const std::int32_t* tokens, const std::int32_t* targets, std::size_t n, bool backward, Path path);
+  LmResult run(const std::int32_t* tokens, const std::int32_t* targets, std::size_t n, bool backward,
+               Path path);
   void gemm(Path path, const GemmArgs& g);
   MhaWeights mha_weights(std::size_t layer) const;
 
@@ -137,7 +138,7 @@ class LanguageModel {
   float* ln1_stats_[kLmMaxLayers];  // mean [R] | rstd [R]
   float* ln2_[kLmMaxLayers];
   float* ln2_stats_[kLmMaxLayers];
-  float* fc_[kLmMaxLayers];   // pre-GELU [R, 4d]
+  float* fc_[kLmMaxLayers];      // pre-GELU [R, 4d]
   float* act_fc_[kLmMaxLayers];  // GELU output [R, 4d]
   float* lnf_;
   float* lnf_stats_;
@@ -187,7 +188,9 @@ struct LmHeadReport {
   // share of sentences whose referent sits at one position (or offset).
   float best_fixed_position = 0;
   float best_coreference = 0;
-  const LmHeadScores& at(std::size_t layer, std::size_t head) const { return heads[layer * num_heads + head]; }
+  const LmHeadScores& at(std::size_t layer, std::size_t head) const {
+    return heads[layer * num_heads + head];
+  }
 };
 
 // Accumulates the scores from attention weights of sequences of `spec`:
@@ -203,9 +206,9 @@ class LmHeadScorer {
   enum Stat { kPrev, kFirst, kDup, kInd, kCorefIt, kCorefNext, kStats };
   const LmTaskSpec& spec_;
   std::size_t layers_, heads_, t_len_, pronouns_ = 0;
-  std::vector<double> sums_;        // [layer*h + head][Stat]
+  std::vector<double> sums_;  // [layer*h + head][Stat]
   std::vector<std::size_t> counts_;
-  std::vector<double> abs_pos_, rel_pos_;      // [head][query kind][position | offset]
+  std::vector<double> abs_pos_, rel_pos_;       // [head][query kind][position | offset]
   std::vector<std::size_t> ref_abs_, ref_rel_;  // [query kind][position | offset]
 };
 
@@ -218,8 +221,8 @@ LmHeadReport detect_heads(LanguageModel& model, const LmTaskSpec& spec, Rng& rng
 // referent), plus mean loss.
 struct LmEval {
   float loss = 0;
-  float accuracy = 0;       // the task's metric
-  float next_token = 0;     // arg-max == target over all positions with a target
+  float accuracy = 0;    // the task's metric
+  float next_token = 0;  // arg-max == target over all positions with a target
 };
 LmEval evaluate_lm(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::size_t examples);
 
