@@ -252,7 +252,7 @@ namespace {
 #if !defined(HEADLAB_SCALAR_BUILD)
 // dst[4 x 4] = src[4 x 4]^T with two rounds of unpacks (32-bit, then 64-bit
 // lanes): each is one shuffle instruction on SSE and in WebAssembly SIMD128.
-inline void transpose4x4(const float* src, std::size_t lds, float* dst, std::size_t ldd) {
+[[maybe_unused]] inline void transpose4x4(const float* src, std::size_t lds, float* dst, std::size_t ldd) {
   using dbatch = xsimd::batch<double, fbatch::arch_type>;
   const fbatch r0 = fbatch::load_unaligned(src), r1 = fbatch::load_unaligned(src + lds);
   const fbatch r2 = fbatch::load_unaligned(src + 2 * lds), r3 = fbatch::load_unaligned(src + 3 * lds);
