@@ -252,3 +252,17 @@ test('without weights, T = 20,000 fits: the fused path keeps no T x T buffer', (
 test('createHeadlab returns the same cached instance', async () => {
   assert.equal(await createHeadlab(), lab);
 });
+
+test('a forgotten await: a Headlab method called on the Promise says to await createHeadlab()', async () => {
+  const pending = createHeadlab();
+  assert.throws(() => pending.multiHeadAttention({}), (e) => e instanceof TypeError &&
+    /createHeadlab\(\) returns a Promise, not the instance: write `const lab = await createHeadlab\(\)`, then lab\.multiHeadAttention/.test(e.message), 'the message says what to write');
+  assert.throws(() => pending.createLayer, /await createHeadlab\(\)/);
+  // The Promise itself is untouched: awaiting it gives the instance.
+  const lab = await pending;
+  assert.equal(typeof lab.multiHeadAttention, 'function');
+});
+
+test('createHeadlab: an unknown option is a TypeError naming it and the closest one', async () => {
+  await assert.rejects(createHeadlab({ flavor: 'simd' }), (e) => e instanceof TypeError && /unknown option "flavor"; did you mean flavour\?/.test(e.message));
+});

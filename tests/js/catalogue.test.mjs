@@ -109,8 +109,10 @@ async function editedModel(edit, options) {
 }
 
 const ex = () => worked();
+/** The worked example's weights alone: what createLayer takes (its options are strict). */
+const weightsOf = () => { const { query: _query, ...w } = ex(); return w; };
 function withLayer(fn) {
-  const layer = lab.createLayer(ex());
+  const layer = lab.createLayer(weightsOf());
   try { return fn(layer); } finally { layer.dispose(); }
 }
 const mha = (over) => () => lab.multiHeadAttention({ ...ex(), ...over });
@@ -162,6 +164,10 @@ const CASES = [
   ['mha: keyMask of the wrong length', mha({ keyMask: new Uint8Array(2) }), RangeError, 'keyMask', /length Tk=3/],
   ['mha: keyMask a plain Array', mha({ keyMask: [1, 1, 1] }), TypeError, 'keyMask', /Uint8Array/],
   ['mha: keyMask an Int8Array', mha({ keyMask: new Int8Array(3) }), TypeError, 'keyMask', /Uint8Array/],
+  ['mha: a misspelt option (returnWeight)', mha({ returnWeight: true }), TypeError, 'returnWeight', /unknown option "returnWeight"; did you mean returnWeights\?/],
+  ['mha: an option of another function (bias)', mha({ bias: true }), TypeError, 'bias', /unknown option "bias"; .*the options are query, key/],
+  ['createLayer: heads instead of numHeads', () => lab.createLayer({ ...weightsOf(), heads: 2 }), TypeError, 'heads', /did you mean numHeads\?/],
+  ['parameterCount: d_model', () => lab.parameterCount({ d_model: 512, numHeads: 8 }), TypeError, 'd_model', /did you mean dModel\?/],
   ['mha: headMask of the wrong length', mha({ headMask: new Uint8Array(3) }), RangeError, 'headMask', /length numHeads=2/],
   ['mha: headMask a plain Array', mha({ headMask: [1, 0] }), TypeError, 'headMask', /Uint8Array/],
   ['mha: returnWeights a number', mha({ returnWeights: 1 }), TypeError, 'returnWeights', /boolean/],
@@ -172,13 +178,13 @@ const CASES = [
   ['mha: numHeads 2^30 with dK = dV = 1', mha({ numHeads: 2 ** 30, dK: 1, dV: 1 }), RangeError, 'numHeads', /too large/],
 
   // createLayer and AttentionLayer.forward
-  ['createLayer: wO of the wrong length', () => lab.createLayer({ ...ex(), wO: F(12) }), RangeError, 'wO', /length 16/],
-  ['createLayer: numHeads does not divide dModel', () => lab.createLayer({ ...ex(), numHeads: 3 }), RangeError, 'numHeads', /divide dModel/],
-  ['createLayer: bK a plain Array', () => lab.createLayer({ ...ex(), bK: [0, 0, 0, 0] }), TypeError, 'bK', /Float32Array/],
+  ['createLayer: wO of the wrong length', () => lab.createLayer({ ...weightsOf(), wO: F(12) }), RangeError, 'wO', /length 16/],
+  ['createLayer: numHeads does not divide dModel', () => lab.createLayer({ ...weightsOf(), numHeads: 3 }), RangeError, 'numHeads', /divide dModel/],
+  ['createLayer: bK a plain Array', () => lab.createLayer({ ...weightsOf(), bK: [0, 0, 0, 0] }), TypeError, 'bK', /Float32Array/],
   ['AttentionLayer.forward: query of the wrong width', () => withLayer((l) => l.forward({ query: F(6) })), RangeError, 'query', /multiple of dModel=4/],
   ['AttentionLayer.forward: headMask of the wrong length', () => withLayer((l) => l.forward({ query: ex().query, headMask: new Uint8Array(1) })), RangeError, 'headMask', /length numHeads=2/],
   ['AttentionLayer.forward: keyMask of the wrong length', () => withLayer((l) => l.forward({ query: ex().query, keyMask: new Uint8Array(5) })), RangeError, 'keyMask', /length Tk=3/],
-  ['AttentionLayer.forward on a disposed layer', () => { const l = lab.createLayer(ex()); l.dispose(); return l.forward({ query: ex().query }); }, TypeError, 'AttentionLayer.forward', /disposed/],
+  ['AttentionLayer.forward on a disposed layer', () => { const l = lab.createLayer(weightsOf()); l.dispose(); return l.forward({ query: ex().query }); }, TypeError, 'AttentionLayer.forward', /disposed/],
 
   // parameterCount
   ['parameterCount: no options', () => lab.parameterCount(), TypeError, 'options', /options object/],

@@ -1,5 +1,13 @@
 // Type declarations for HeadLab's JavaScript API (web/lib/headlab.js).
 
+// `Symbol.dispose` (explicit resource management) for `lib` settings that predate it, such as
+// ES2022 + DOM; the same declaration TypeScript's esnext.disposable lib and @types/node make.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
 /**
  * Options of {@link Headlab.multiHeadAttention}. All matrices are flat, row-major Float32Arrays.
  *
@@ -83,6 +91,14 @@ export interface MultiHeadAttentionResult {
   dK: number;
   dV: number;
 }
+
+/**
+ * The result for these options: `weights` and `intermediates` are present (not optional) when
+ * `returnWeights: true` / `returnIntermediates: true` are given as literals.
+ */
+export type MultiHeadAttentionResultFor<O> = MultiHeadAttentionResult
+  & (O extends { returnWeights: true } ? { weights: Float32Array } : unknown)
+  & (O extends { returnIntermediates: true } ? { intermediates: MultiHeadAttentionIntermediates } : unknown);
 
 export interface ParameterCountOptions {
   dModel: number;
@@ -259,7 +275,7 @@ export declare class Headlab {
    * `Concat(head_1..head_h) W^O`, `head_i = softmax(Q W_i^Q (K W_i^K)^T / sqrt(d_k)) V W_i^V`.
    * @throws TypeError or RangeError naming the argument, the expected shape and what it got.
    */
-  multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
+  multiHeadAttention<O extends MultiHeadAttentionOptions>(options: O): MultiHeadAttentionResultFor<O>;
   /**
    * Checks the weights and copies them into the wasm heap once; `forward` then moves only the inputs.
    * @throws TypeError or RangeError naming the argument; RangeError when the weights do not fit the heap.
@@ -288,7 +304,7 @@ export declare class AttentionLayer {
   private constructor();
   readonly shape: { dModel: number; numHeads: number; dK: number; dV: number };
   /** Same result as multiHeadAttention with this layer's weights. @throws TypeError once disposed. */
-  forward(options: LayerForwardOptions): MultiHeadAttentionResult;
+  forward<O extends LayerForwardOptions>(options: O): MultiHeadAttentionResultFor<O>;
   /** Frees the weights; dispose() twice is fine. */
   dispose(): void;
   [Symbol.dispose](): void;

@@ -76,11 +76,52 @@ function describe(value) {
   return typeof value;
 }
 
-function requireObject(fn, options) {
+/** Edit distance between two short strings (option names), for "did you mean". */
+function distance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diag + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
+      diag = up;
+    }
+  }
+  return row[b.length];
+}
+
+/**
+ * An options object whose keys are all in `known` (when given): a misspelt key
+ * (`returnWeight`) would otherwise be ignored silently, so it is a TypeError
+ * naming it and the closest known key.
+ */
+function requireObject(fn, options, known) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`${fn}: expected an options object, got ${describe(options)}`);
   }
+  if (!known) return;
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    // The closest known key by edit distance, or one that contains the given one (`heads` → numHeads).
+    const lower = key.toLowerCase();
+    const [best] = known.map((k) => [k, k.toLowerCase().includes(lower) && lower.length >= 3 ? 0.5 : distance(key, k)]).sort((a, b) => a[1] - b[1]);
+    const hint = best && best[1] <= Math.max(2, Math.floor(key.length / 3)) ? `did you mean ${best[0]}? ` : '';
+    throw new TypeError(`${fn}: unknown option ${JSON.stringify(key)}; ${hint}the options are ${known.join(', ')}`);
+  }
 }
+
+const WEIGHT_KEYS = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
+const CALL_KEYS = ['query', 'key', 'value', 'causal', 'keyMask', 'headMask', 'returnWeights', 'returnIntermediates'];
+const OPTION_KEYS = {
+  createHeadlab: ['flavour', 'locateFile', 'wasmBinary', 'trainWasmBinary'],
+  multiHeadAttention: [...CALL_KEYS, ...WEIGHT_KEYS],
+  'AttentionLayer.forward': CALL_KEYS,
+  createLayer: WEIGHT_KEYS,
+  parameterCount: ['dModel', 'numHeads', 'dK', 'dV', 'bias'],
+  scalingExperiment: ['dK', 'numQueries', 'numKeys', 'seed'],
+  createTrainer: ['task', 'numHeads', 'dModel', 'seed', 'learningRate', 'batchSize', 'optimizer', 'causal'],
+};
 
 /** A positive integer below 2^31; `undefined` allowed when optional. */
 function requireDim(fn, name, value, optional = false) {
@@ -222,7 +263,7 @@ export class Headlab {
    */
   createLayer(options) {
     const fn = 'createLayer';
-    requireObject(fn, options);
+    requireObject(fn, options, OPTION_KEYS[fn]);
     const { dModel, numHeads, dK: dKIn, dV: dVIn } = dimsOf(fn, options);
     const resolved = this._core.resolveShape({ tQ: 1, tK: 1, dModel, numHeads, dK: dKIn, dV: dVIn, causal: false }, true);
     if (resolved.error) throw new RangeError(`${fn}: ${resolved.error}`);
@@ -267,7 +308,7 @@ export class Headlab {
    * come with the options) and AttentionLayer.forward (weights already in the heap).
    */
   _forward(fn, options, layer) {
-    requireObject(fn, options);
+    requireObject(fn, options, OPTION_KEYS[fn]);
     const { dModel, numHeads, dK: dKIn, dV: dVIn } = layer ?? dimsOf(fn, options);
     const causal = requireBool(fn, 'causal', options.causal);
     const returnWeights = requireBool(fn, 'returnWeights', options.returnWeights);
@@ -389,7 +430,7 @@ export class Headlab {
    */
   parameterCount(options) {
     const fn = 'parameterCount';
-    requireObject(fn, options);
+    requireObject(fn, options, OPTION_KEYS[fn]);
     const { dModel, numHeads, dK, dV } = dimsOf(fn, options);
     const bias = requireBool(fn, 'bias', options.bias);
     const r = this._core.parameterCount(dModel, numHeads, dK, dV, bias);
@@ -412,7 +453,7 @@ export class Headlab {
    */
   scalingExperiment(options) {
     const fn = 'scalingExperiment';
-    requireObject(fn, options);
+    requireObject(fn, options, OPTION_KEYS[fn]);
     const dK = requireDim(fn, 'dK', options.dK);
     const numQueries = options.numQueries === undefined ? 256 : requireDim(fn, 'numQueries', options.numQueries);
     const numKeys = options.numKeys === undefined ? 64 : requireDim(fn, 'numKeys', options.numKeys);
@@ -469,7 +510,7 @@ export class Headlab {
    */
   async createTrainer(options = {}) {
     const fn = 'createTrainer';
-    requireObject(fn, options);
+    requireObject(fn, options, OPTION_KEYS[fn]);
     const config = {
       task: options.task ?? 'two-relations',
       numHeads: options.numHeads === undefined ? 2 : requireDim(fn, 'numHeads', options.numHeads),
@@ -802,8 +843,10 @@ const cached = new Map();  // flavour → Promise<Headlab>
  * console.log(lab.info().flavour);  // 'simd' in every current browser and in Node
  */
 export function createHeadlab(options = {}) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    return Promise.reject(new TypeError(`createHeadlab: expected an options object, got ${describe(options)}`));
+  try {
+    requireObject('createHeadlab', options, OPTION_KEYS.createHeadlab);
+  } catch (e) {
+    return withAwaitHint(Promise.reject(e));
   }
   const wanted = options.flavour ?? 'auto';
   if (wanted !== 'auto' && wanted !== 'simd' && wanted !== 'scalar') {
@@ -814,11 +857,28 @@ export function createHeadlab(options = {}) {
     return Promise.reject(new Error("createHeadlab: this engine does not run WebAssembly SIMD; use flavour 'auto' or 'scalar'"));
   }
   if (!cached.has(flavour)) {
-    const pending = instantiate('core', flavour, options).then((core) => new Headlab(core, flavour, options));
+    const pending = withAwaitHint(instantiate('core', flavour, options).then((core) => new Headlab(core, flavour, options)));
     pending.catch(() => { cached.delete(flavour); });  // a failed load can be retried
     cached.set(flavour, pending);
   }
   return cached.get(flavour);
+}
+
+/**
+ * createHeadlab() returns a Promise. Calling a Headlab method on it (a forgotten
+ * `await`) would fail with "… is not a function"; instead the Promise answers
+ * with what to write.
+ */
+function withAwaitHint(promise) {
+  for (const name of Object.getOwnPropertyNames(Headlab.prototype)) {
+    if (name === 'constructor' || name.startsWith('_')) continue;
+    Object.defineProperty(promise, name, {
+      get() {
+        throw new TypeError(`createHeadlab() returns a Promise, not the instance: write \`const lab = await createHeadlab()\`, then lab.${name}(…)`);
+      },
+    });
+  }
+  return promise;
 }
 
 export default createHeadlab;
