@@ -77,6 +77,10 @@ export const sharedCss = `
 :host([hidden]) { display: none; }
 /* While the module loads: room for the demo, so the course text below does not jump twice. */
 :host([data-state="loading"]), :host([data-state="ready"]:not([data-drawn])) { min-height: 24rem; }
+/* Until the first draw only the title and the status line show: what is below them would move as
+   the first results fill in above it (layout shift), so it appears once, where it will stay. */
+:host([data-state="loading"]) > :not(style, h2, .status, .top, [role="alert"], [data-testid="attribute-problems"]),
+:host([data-state="ready"]:not([data-drawn])) > :not(style, h2, .status, .top, [role="alert"], [data-testid="attribute-problems"]) { visibility: hidden; }
 /* Touch targets of at least 24 × 24 px (WCAG 2.5.8), file pickers included. */
 input[type="file"] { min-height: 24px; }
 /* compact: the explanations are left to the course text around the element. */
