@@ -45,11 +45,22 @@ async function instantiate(module, flavour, options) {
   const moduleArgs = {};
   const binary = module === 'core' ? options.wasmBinary : options.trainWasmBinary;
   if (binary) moduleArgs.wasmBinary = binary;
-  if (options.locateFile) moduleArgs.locateFile = options.locateFile;
+  // Under Node the bytes are read here (below), so Emscripten's loader never needs locateFile.
+  if (options.locateFile && !isNode) moduleArgs.locateFile = options.locateFile;
+  // Where the .wasm is looked for: locateFile's answer, else next to the glue in gen/.
+  const genDir = new URL('./gen/', import.meta.url).href;
+  const where = options.locateFile ? String(options.locateFile(`${file}.wasm`, genDir)) : `${genDir}${file}.wasm`;
+  const advice = `Serve ${file}.wasm next to ${file}.mjs, or tell createHeadlab where it is with locateFile ` +
+    '(or pass its bytes as wasmBinary); a web server must send it in full, as application/wasm.';
   if (isNode && !moduleArgs.wasmBinary) {
     // Emscripten 3.1.6's loader would use Node's fetch on a file path; read it ourselves.
     const { readFile } = await import('node:fs/promises');
-    moduleArgs.wasmBinary = await readFile(new URL(`./gen/${file}.wasm`, import.meta.url));
+    const path = /^[a-z]+:\/\//i.test(where) ? new URL(where) : where;
+    try {
+      moduleArgs.wasmBinary = await readFile(path);
+    } catch (e) {
+      throw new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${e.code ?? e.message}. ${advice}`, { cause: e });
+    }
   }
   const factory = (await load()).default;
   // The 3.1.6 ES6 loader reads __dirname when it runs under Node, which ES
@@ -59,8 +70,16 @@ async function instantiate(module, flavour, options) {
   try {
     return await factory(moduleArgs);
   } catch (e) {
-    const reason = String(e?.message ?? e);
-    throw new Error(`HeadLab could not load its WebAssembly module ${file}.wasm: ${reason}`, { cause: e });
+    // Emscripten wraps the cause as "Aborted(…). Build with -s ASSERTIONS=1 for more info.", twice over at times.
+    let reason = String(e?.message ?? e).replace(/\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
+    for (let i = 0; i < 3; i++) reason = reason.replace(/^(RuntimeError: )?Aborted\((.*)\)\.?$/s, '$2');
+    // Emscripten's message does not say which URL failed or why: ask the server once more, for the status.
+    let status = '';
+    if (!isNode && !moduleArgs.wasmBinary && typeof fetch === 'function') {
+      status = await fetch(where).then((r) => (r.ok ? `HTTP ${r.status}, ${r.headers.get('content-type') ?? 'no content type'}` : `HTTP ${r.status} ${r.statusText}`.trim()),
+        (f) => `the request failed (${f?.message ?? f}; blocked by CORS or the network?)`);
+    }
+    throw new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${status ? `${status}; ` : ''}${reason}. ${advice}`, { cause: e });
   } finally {
     if (defineDirname) delete globalThis.__dirname;
   }

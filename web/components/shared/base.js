@@ -65,7 +65,7 @@ function loadFailure(e) {
   // twice over when the cause was itself an abort.
   // headlab.js names the module that failed: headlab_core, headlab_train or their _scalar builds.
   const message = String(e?.message ?? e);
-  const named = /could not load its WebAssembly module (headlab_\w+\.wasm): (.*)$/s.exec(message);
+  const named = /could not load its WebAssembly module (headlab_\w+\.wasm)(?: from \S+)?: (.*?)(?:\. Serve headlab_\w+\.wasm next to .*)?$/s.exec(message);
   // A code-split part of the bundle that the browser would not fetch (the wording differs per engine).
   const chunk = !named && /dynamically imported module|Importing a module script failed|module script/i.test(message);
   const chunkName = /headlab-chunk-\w+\.js/.exec(message)?.[0];
