@@ -72,8 +72,8 @@ export function compute(method, args) {
 
 /** Explains where computation runs, for a status line. */
 export function computeNote() {
-  if (computeMode() === 'worker') return 'Heavy computations run in a Web Worker.';
+  if (computeMode() === 'worker') return 'Long calculations run in the background (a Web Worker), so the page stays responsive.';
   return FROM_FILE
-    ? 'Opened from a file, so everything runs on the main thread (browsers do not start Workers from file://).'
+    ? 'Opened from a file, so calculations run on the page itself (the main thread): browsers start no background workers for files.'
     : 'Everything runs on this page’s main thread (HeadLab comes from another site, and browsers only start helper threads from the page’s own site).';
 }
