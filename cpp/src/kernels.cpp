@@ -223,6 +223,8 @@ void gemm_ref(const GemmArgs& g) {
     }
 }
 
+void gemm(Path path, const GemmArgs& g) { path == Path::simd ? gemm_simd(g) : gemm_ref(g); }
+
 void gemm_simd(const GemmArgs& g) {
   std::size_t i = 0;
   for (; i + 4 <= g.m; i += 4) gemm_rows<4>(g, i);

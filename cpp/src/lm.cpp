@@ -213,12 +213,9 @@ bool LanguageModel::head_enabled(std::size_t layer, std::size_t head) const {
   return head_enabled_[layer * config_.num_heads + head] != 0;
 }
 
-// gemm_simd rather than gemm_packed_simd: with k = d_model = 32 packing does
-// not pay, and the packed kernel's 16-column panels pad a 33-token vocabulary
-// to 48 columns.
-void LanguageModel::gemm(Path path, const GemmArgs& g) {
-  path == Path::ref ? gemm_ref(g) : gemm_simd(g);
-}
+// The model's GEMMs go through gemm(Path) (gemm_simd), not gemm_packed_simd:
+// with k = d_model = 32 packing does not pay, and the packed kernel's 16-column
+// panels pad a 33-token vocabulary to 48 columns.
 
 MhaWeights LanguageModel::mha_weights(std::size_t layer) const {
   const float* p = params_.data();

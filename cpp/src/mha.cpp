@@ -79,8 +79,6 @@ Layout layout(const MhaShape& s, bool fused) {
   return l;
 }
 
-void gemm(Path path, const GemmArgs& g) { path == Path::simd ? gemm_simd(g) : gemm_ref(g); }
-
 // Large GEMMs (the projections): packed on the SIMD path, pack = scratch.
 void gemm_big(Path path, const GemmArgs& g, float* pack) {
   path == Path::simd ? gemm_packed_simd(g, pack) : gemm_ref(g);

@@ -17,10 +17,6 @@ std::size_t round4(std::size_t n) {
   return (n + 3) & ~std::size_t{3};
 }
 
-void gemm(Path path, const GemmArgs& g) {
-  path == Path::simd ? gemm_simd(g) : gemm_ref(g);
-}
-
 void column_sums(Path path, const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out) {
   path == Path::simd ? column_sums_simd(x, rows, cols, ld, out, false)
                      : column_sums_ref(x, rows, cols, ld, out, false);

@@ -14,10 +14,6 @@ namespace {
 using simd::fbatch;
 constexpr std::size_t W = fbatch::size;
 
-void gemm(Path path, const GemmArgs& g) {
-  path == Path::simd ? gemm_simd(g) : gemm_ref(g);
-}
-
 // dst[i] = a[i] + b[i]
 void add_rows(const float* a, const float* b, float* dst, std::size_t n) {
   std::size_t i = 0;

@@ -74,4 +74,7 @@ void scale_simd(float* x, std::size_t n, float s);
 
 enum class Path { ref, simd };
 
+// gemm_simd or gemm_ref, as `path` says: the one dispatch the models and passes share.
+void gemm(Path path, const GemmArgs& g);
+
 }  // namespace headlab

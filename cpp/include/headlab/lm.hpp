@@ -120,7 +120,6 @@ class LanguageModel {
  private:
   LmResult run(const std::int32_t* tokens, const std::int32_t* targets, std::size_t n, bool backward,
                Path path);
-  void gemm(Path path, const GemmArgs& g);
   MhaWeights mha_weights(std::size_t layer) const;
 
   LmConfig config_;

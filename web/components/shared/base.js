@@ -61,17 +61,15 @@ function setText(node, text) {
  * to fix it.
  */
 function loadFailure(e) {
-  // Emscripten wraps the cause as "Aborted(…). Build with -s ASSERTIONS=1 for more info.",
-  // twice over when the cause was itself an abort.
-  // headlab.js names the module that failed: headlab_core, headlab_train or their _scalar builds.
+  // headlab.js names the module that failed (headlab_core, headlab_train or their _scalar builds),
+  // where it looked, and the cause with Emscripten's "Aborted(…)" wrapping already removed.
   const message = String(e?.message ?? e);
   const named = /could not load its WebAssembly module (headlab_\w+\.wasm)(?: from \S+)?: (.*?)(?:\. Serve headlab_\w+\.wasm next to .*)?$/s.exec(message);
   // A code-split part of the bundle that the browser would not fetch (the wording differs per engine).
   const chunk = !named && /dynamically imported module|Importing a module script failed|module script/i.test(message);
   const chunkName = /headlab-chunk-\w+\.js/.exec(message)?.[0];
   const file = named?.[1] ?? 'headlab_core.wasm';
-  let detail = (named?.[2] ?? message).replace(/\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
-  for (let i = 0; i < 3; i++) detail = detail.replace(/^(RuntimeError: )?Aborted\((.*)\)\.?$/s, '$2');
+  const detail = (named?.[2] ?? message).trim();
   const what = chunk ? `part of its code${chunkName ? ` (${chunkName})` : ''}` : `its WebAssembly module (${file})`;
   const from = new URL(BASE_URL);
   const crossOrigin = typeof location !== 'undefined' && location.protocol !== 'file:' && from.origin !== location.origin;
