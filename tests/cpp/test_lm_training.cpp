@@ -186,7 +186,8 @@ struct RunSpec {
 };
 
 struct RunResult {
-  std::unique_ptr<LanguageModel> model;
+  std::unique_ptr<LmTrainer> trainer;
+  LanguageModel& model() { return trainer->model(); }
   LmEval eval;
   std::size_t phase_step = 0;  // first recorded step with accuracy >= 0.5 (0 = never)
   double seconds = 0;
@@ -194,34 +195,30 @@ struct RunResult {
 
 RunResult train(const RunSpec& r) {
   const LmTaskSpec& spec = *find_lm_task(r.task);
-  LmConfig c;
-  c.vocab = spec.vocab;
-  c.seq_len = spec.seq_len;
-  c.d_model = r.d_model;
-  c.num_heads = r.heads;
+  LmTrainConfig c = lm_train_defaults(spec, r.seed);
   c.num_layers = r.layers;
+  c.num_heads = r.heads;
+  c.d_model = r.d_model;
   c.mlp = r.mlp;
-  c.max_batch = r.batch;
+  c.batch_size = r.batch;
+  c.learning_rate = r.lr;
   RunResult out;
-  out.model = std::make_unique<LanguageModel>(c);
-  Rng init_rng(r.seed, 1), data_rng(r.seed, 2);
-  out.model->init(init_rng);
-  LmBatch batch(c.seq_len, c.max_batch);
+  out.trainer = std::make_unique<LmTrainer>(spec, c);
   const auto t0 = std::chrono::steady_clock::now();
-  for (std::size_t step = 1; step <= r.steps; ++step) {
-    generate_lm_batch(spec, data_rng, r.batch, batch);
-    out.model->forward(batch, r.batch, true);
-    out.model->adam_step(r.lr);
-    if (r.eval_every && step % r.eval_every == 0) {
-      Rng probe(1000 + r.seed, 3);
-      const LmEval e = evaluate_lm(*out.model, spec, probe, 256);
+  const std::size_t chunk = r.eval_every ? r.eval_every : r.steps;
+  for (std::size_t step = 0; step < r.steps;) {
+    const std::size_t n = std::min(chunk, r.steps - step);
+    out.trainer->step(n);
+    step += n;
+    if (r.eval_every) {
+      const LmEval e = out.trainer->evaluate(256);
       if (out.phase_step == 0 && e.accuracy >= 0.5f) out.phase_step = step;
       if (r.verbose) std::printf("    step %zu loss %.3f accuracy %.3f\n", step, e.loss, e.accuracy);
     }
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Rng held_out(999, 4);
-  out.eval = evaluate_lm(*out.model, spec, held_out, 1000);
+  out.eval = evaluate_lm(out.trainer->model(), spec, held_out, 1000);
   return out;
 }
 
@@ -278,19 +275,19 @@ TEST_CASE("lm training: two layers form previous-token and induction heads; one 
   rs.seed = 1;
   RunResult two = train(rs);
   Rng probe(77, 5);
-  const LmHeadReport rep = detect_heads(*two.model, spec, probe, 500);
+  const LmHeadReport rep = detect_heads(two.model(), spec, probe, 500);
   print_report("induction 2 layers", rs.seed, two, rep);
   CHECK(two.eval.accuracy >= 0.85f);
   CHECK(best_in_layer(rep, 0).prev >= 0.5f);
   CHECK(best_in_layer(rep, 1).ind >= 0.6f);
-  const float ablated = ablated_accuracy(*two.model, rep, 0.3f);
+  const float ablated = ablated_accuracy(two.model(), rep, 0.3f);
   std::printf("  layer-2 induction heads off: accuracy %.3f\n", ablated);
   CHECK(two.eval.accuracy - ablated >= 0.4f);
 
   rs.layers = 1;
   RunResult one = train(rs);
   Rng probe1(77, 5);
-  const LmHeadReport rep1 = detect_heads(*one.model, spec, probe1, 500);
+  const LmHeadReport rep1 = detect_heads(one.model(), spec, probe1, 500);
   print_report("induction 1 layer", rs.seed, one, rep1);
   CHECK(best_in_layer(rep1, 0).ind <= 0.3f);
   CHECK(one.eval.accuracy <= 0.5f);
@@ -306,7 +303,7 @@ TEST_CASE("lm training: cricket forms a coreference head that no fixed position 
   rs.steps = 2000;
   RunResult r = train(rs);
   Rng probe(78, 5);
-  const LmHeadReport rep = detect_heads(*r.model, spec, probe, 500);
+  const LmHeadReport rep = detect_heads(r.model(), spec, probe, 500);
   print_report("cricket", rs.seed, r, rep);
   std::printf("  best coreference %.3f, best fixed position %.3f\n", rep.best_coreference,
               rep.best_fixed_position);
@@ -341,14 +338,14 @@ TEST_CASE("measure: lm induction calibration, 5 seeds" * doctest::skip()) {
       rs.eval_every = 100;
       RunResult r = train(rs);
       Rng probe(77, 5);
-      const LmHeadReport rep = detect_heads(*r.model, spec, probe, 500);
+      const LmHeadReport rep = detect_heads(r.model(), spec, probe, 500);
       print_report(layers == 2 ? "induction 2 layers" : "induction 1 layer", seed, r, rep);
       const Best b0 = best_in_layer(rep, 0);
       if (layers == 2) {
         const Best b1 = best_in_layer(rep, 1);
         std::printf("  SUMMARY seed %llu: acc %.3f prev(L1) %.2f ind(L2) %.2f phase %zu ablated %.3f\n",
                     (unsigned long long)seed, r.eval.accuracy, b0.prev, b1.ind, r.phase_step,
-                    ablated_accuracy(*r.model, rep, 0.3f));
+                    ablated_accuracy(r.model(), rep, 0.3f));
       } else {
         std::printf("  SUMMARY seed %llu: acc %.3f ind %.2f\n", (unsigned long long)seed, r.eval.accuracy,
                     b0.ind);
@@ -374,7 +371,7 @@ TEST_CASE("measure: lm cricket, 3 seeds" * doctest::skip()) {
       rs.seed = seed;
       RunResult r = train(rs);
       Rng probe(78, 5);
-      const LmHeadReport rep = detect_heads(*r.model, spec, probe, 500);
+      const LmHeadReport rep = detect_heads(r.model(), spec, probe, 500);
       print_report(mlp ? "cricket mlp" : "cricket", seed, r, rep);
       std::printf("  SUMMARY seed %llu mlp %d: acc %.3f coref %.3f fixed %.3f\n", (unsigned long long)seed,
                   int(mlp), r.eval.accuracy, rep.best_coreference, rep.best_fixed_position);

@@ -225,4 +225,48 @@ struct LmEval {
 };
 LmEval evaluate_lm(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::size_t examples);
 
+// ---- The training loop ---------------------------------------------------------
+
+// One design for every caller (tests, bindings, `npm run train:models`): the
+// same seed gives the same model on every path that trains through LmTrainer.
+struct LmTrainConfig {
+  std::size_t num_layers = 2, num_heads = 4, d_model = 32;
+  bool mlp = false;
+  float learning_rate = 3e-3f;
+  std::size_t batch_size = 64;
+  std::uint64_t seed = 1;
+};
+
+// The task's defaults (LmTaskSpec::defaults) with `seed`.
+LmTrainConfig lm_train_defaults(const LmTaskSpec& spec, std::uint64_t seed = 1);
+
+class LmTrainer {
+ public:
+  // The model is initialised from Rng(seed, 1); training batches come from
+  // Rng(seed, 2). `config` must give a valid LmConfig (lm_config_error).
+  LmTrainer(const LmTaskSpec& spec, const LmTrainConfig& config);
+
+  // n Adam steps, one fresh batch each; returns the last batch's result.
+  LmResult step(std::size_t n);
+  std::uint64_t steps() const { return model_.adam_steps(); }
+
+  // Held-out sequences, the same ones on every call (Rng(1000 + seed, 3) for
+  // evaluate, Rng(1000 + seed, 5) for heads), never seen in training.
+  LmEval evaluate(std::size_t examples);
+  LmHeadReport heads(std::size_t examples);
+
+  const LmTaskSpec& spec() const { return spec_; }
+  const LmTrainConfig& config() const { return config_; }
+  LanguageModel& model() { return model_; }
+  const LanguageModel& model() const { return model_; }
+
+ private:
+  static LmConfig model_config(const LmTaskSpec& spec, const LmTrainConfig& config);
+  const LmTaskSpec& spec_;
+  LmTrainConfig config_;
+  LanguageModel model_;
+  Rng data_rng_;
+  LmBatch batch_;
+};
+
 }  // namespace headlab

@@ -28,6 +28,16 @@ namespace headlab {
 
 enum class LmTaskKind { induction, cricket };
 
+// The settings a UI starts from for a task (calibrated in
+// tests/cpp/test_lm_training.cpp; numbers in its header).
+struct LmDefaults {
+  std::size_t num_layers, num_heads, d_model;
+  bool mlp;
+  float learning_rate;
+  std::size_t batch_size;
+  std::size_t steps;  // a training run long enough for the task's heads to form
+};
+
 struct LmTaskSpec {
   const char* name;
   LmTaskKind kind;
@@ -38,6 +48,7 @@ struct LmTaskSpec {
   std::int32_t pad_token;          // fills a sequence after its end, or -1
   const char* metric;              // what LmResult::scored_right counts
   const char* description;
+  LmDefaults defaults;
 };
 
 std::size_t lm_task_count();
