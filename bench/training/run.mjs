@@ -1,9 +1,12 @@
 // `npm run bench:training` — how fast <headlab-trainer>'s presets train, in Node
 // and in headless Chromium (in the trainer Worker, as the demo runs it), and how
-// long it takes until specialisation is visible on two-relations with h = 2.
-// Prints a Markdown table and writes bench/training/latest.json. See README.md.
+// long it takes until specialisation is visible on two-relations with h = 2; then
+// the language models (bench/training/lm.mjs): steps/s beside PyTorch on one
+// thread, and the time until the induction phase change.
+// Prints Markdown tables and writes bench/training/latest.json. See README.md.
 //
-//   node bench/training/run.mjs [--env node|browser|both] [--seeds 1,2,3,4,5] [--out bench/training/latest.json]
+//   node bench/training/run.mjs [--part trainer|lm|all] [--env node|browser|both] [--seeds 1,2,3,4,5]
+//                               [--out bench/training/latest.json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +16,7 @@ import { createHeadlab } from '../../web/lib/headlab.js';
 import { TrainerSession, PACES } from '../../web/components/shared/trainer-session.js';
 import { specialisation, TRACK_SHARE, SPECIALISED_ACCURACY } from '../../web/components/shared/trainer-verdicts.js';
 import { serve } from '../../scripts/serve.mjs';
+import { runLm, reportLm } from './lm.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
@@ -23,6 +27,8 @@ const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) =>
   return acc;
 }, []));
 const env = args.env ?? 'both';
+const part = args.part ?? 'all';
+if (!['trainer', 'lm', 'all'].includes(part)) throw new Error(`--part must be trainer, lm or all, not ${part}`);
 const seeds = String(args.seeds ?? '1,2,3,4,5').split(',').map(Number);
 const out = path.resolve(repo, args.out ?? 'bench/training/latest.json');
 
@@ -187,8 +193,7 @@ async function runBrowser() {
     log('warning: dist/ is older than web/lib/gen/headlab_core.wasm; run node scripts/bundle.mjs to measure the current build');
   }
   const server = await serve({ port: 0, root: dist });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+  const browser = await launchBrowser();
   try {
     const page = await browser.newPage();
     await page.goto(`${server.url}index.html`);
@@ -208,6 +213,9 @@ async function runBrowser() {
     await server.close();
   }
 }
+
+const launchBrowser = () => chromium.launch({ executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
 
 // ------------------------------------------------------------------ report
 
@@ -247,22 +255,26 @@ function report(result) {
     lines.push('', 'Seconds go from Start to the first frame drawn after the update that shows specialisation (the element’s headlab-specialised event, then one animation frame). ' +
       'The Worker warms the wasm up while the page is open (its first ~100 steps run several times slower before the browser has optimised the code); Start at once skips that.');
   }
-  lines.push('', `Load average before / after: ${result.machine.loadBefore.map((x) => x.toFixed(1)).join(' ')} / ${result.machine.loadAfter.map((x) => x.toFixed(1)).join(' ')} on ${result.machine.cores} cores.`);
   return lines.join('\n');
 }
 
 const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, loadBefore: os.loadavg() };
 if (machine.loadBefore[0] > machine.cores) log(`warning: load average ${machine.loadBefore[0].toFixed(1)} on ${machine.cores} cores; the numbers will be low and noisy`);
-const result = { date: new Date().toISOString(), node: null, browser: null, machine, versions: { node: process.version } };
-if (env === 'node' || env === 'both') result.node = await runNode();
-if (env === 'browser' || env === 'both') {
-  result.browser = await runBrowser();
-  result.versions.chromium = result.browser.version;
+const result = { date: new Date().toISOString(), node: null, browser: null, lm: null, machine, versions: { node: process.version } };
+if (part !== 'lm') {
+  if (env === 'node' || env === 'both') result.node = await runNode();
+  if (env === 'browser' || env === 'both') {
+    result.browser = await runBrowser();
+    result.versions.chromium = result.browser.version;
+  }
 }
+if (part !== 'trainer') result.lm = await runLm({ env, seeds, launchBrowser });
 machine.loadAfter = os.loadavg();
 result.presets = PRESETS;
 result.seeds = seeds;
-const text = report(result);
+const text = [part !== 'lm' ? report(result) : null, result.lm ? reportLm(result.lm) : null,
+  `Load average before / after: ${machine.loadBefore.map((x) => x.toFixed(1)).join(' ')} / ${machine.loadAfter.map((x) => x.toFixed(1)).join(' ')} on ${machine.cores} cores.`]
+  .filter(Boolean).join('\n\n');
 result.markdown = text;
 fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 console.log(text);
