@@ -184,10 +184,11 @@ void LanguageModel::init(Rng& rng) {
   const std::size_t d = c.d_model, f = 4 * d;
   float* p = params_.data();
   std::fill(params_.begin(), params_.end(), 0.0f);
-  const float s_emb = 1.0f, s_qk = std::sqrt(2.0f / float(d)), s_in = std::sqrt(0.5f / float(d));
+  const float s_emb = 1.0f, s_pos = 0.1f;
+  const float s_qk = std::sqrt(2.0f / float(d)), s_in = std::sqrt(0.5f / float(d));
   const float s_lin = std::sqrt(1.0f / (3.0f * float(d))), s_proj = std::sqrt(1.0f / (3.0f * float(f)));
   fill_normal(rng, p + layout_.tok_emb, c.vocab * d, s_emb);
-  fill_normal(rng, p + layout_.pos_emb, c.seq_len * d, s_emb);
+  fill_normal(rng, p + layout_.pos_emb, c.seq_len * d, s_pos);
   for (std::size_t l = 0; l < c.num_layers; ++l) {
     const LmLayerLayout& y = layout_.layers[l];
     std::fill(p + y.ln1_g, p + y.ln1_g + d, 1.0f);

@@ -11,6 +11,8 @@ LmTrainConfig lm_train_defaults(const LmTaskSpec& spec, std::uint64_t seed) {
   c.mlp = d.mlp;
   c.learning_rate = d.learning_rate;
   c.batch_size = d.batch_size;
+  c.warmup_steps = d.warmup_steps;
+  c.adam_beta2 = d.adam_beta2;
   c.seed = seed;
   return c;
 }
@@ -42,7 +44,10 @@ LmResult LmTrainer::step(std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     generate_lm_batch(spec_, data_rng_, config_.batch_size, batch_);
     last = model_.forward(batch_, config_.batch_size, true);
-    model_.adam_step(config_.learning_rate);
+    const std::uint64_t t = model_.adam_steps() + 1;
+    float lr = config_.learning_rate;
+    if (t <= config_.warmup_steps) lr *= float(t) / float(config_.warmup_steps);
+    model_.adam_step(lr, Path::simd, 0.9f, config_.adam_beta2);
   }
   return last;
 }

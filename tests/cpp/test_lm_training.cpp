@@ -1,15 +1,39 @@
 // The language model trained on its tasks: task generators (determinism, the
-// cricket language), then calibration on the setup PyTorch was measured on
-// (induction: 2 layers x 4 heads, d_model 32, no MLP, Adam 3e-3, batch 64,
-// 3000 steps).
+// cricket language), then training with each task's defaults (lm_tasks.cpp:
+// 2 layers x 4 heads, d_model 32, no MLP, batch 64, Adam 1e-2 with beta2 0.95
+// after a 1000-step linear warmup; induction 3000 steps, cricket 2000;
+// position embeddings N(0, 0.1^2), lm.hpp).
 //
-// The induction phase change is seed-dependent on this setup: within 3000
-// steps it came in 1 of 5 seeds here, and in 1 of 4 seeds of the same model
-// and task in PyTorch 1.13 (nn.Embedding, nn.LayerNorm, nn.MultiheadAttention).
-// The test pins seed 1, which does; "measure: lm induction calibration, 5
-// seeds" prints all five. Native and wasm builds follow the same trajectory.
+// Measured natively (held-out accuracy on 1000 sequences; phase step = first
+// eval, every 100 steps, with accuracy >= 0.5; best layer-1 previous-token
+// and layer-2 induction scores; accuracy with layer-2 heads of induction
+// >= 0.3 off):
+//   induction, 2 layers   seed 1     2     3     4     5
+//     accuracy                 0.989 0.965 0.992 0.993 0.994
+//     phase step               1600  1400  1400  1300  1500   (median 1400)
+//     previous token (L1)      0.70  0.57  0.75  0.79  0.73
+//     induction (L2)           0.97  0.95  0.98  0.99  0.98
+//     ablated accuracy         0.028 0.029 0.029 0.032 0.051
+//   induction, 1 layer: accuracy 0.293 0.288 0.301 0.302 0.291, induction 0.16
+//     on every seed
+//   cricket (2000 steps): best coreference 0.999 1.000 1.000 0.612 0.975 on
+//     seeds 1-5 (with the MLP 0.999 0.781 0.998 1.000 1.000), best fixed
+//     position 0.350; accuracy 1.000. The test pins seed 1.
+// Before (positions N(0, 1), Adam 3e-3, no warmup, beta2 0.999) the phase
+// change came within 3000 steps on 1 of 5 seeds (1900 steps, seed 1), as in 1
+// of 4 seeds of the same model and task in PyTorch 1.13. What else was tried
+// is in the comment above LanguageModel::init and in the commit messages.
 //
-// The training cases are slow under the sanitizers and are skipped there
+// The wasm build (4-lane SIMD) rounds differently from the native AVX2 one
+// and the trajectories drift apart: under Node, seeds 2-5 match the above
+// (phase steps 1400 1500 1300 1600, previous token 0.57 0.72 0.80 0.62,
+// induction 0.95-0.99, accuracy 0.96-1.00) but seed 1 forms its heads late
+// (phase step 2000, accuracy 0.899, induction 0.86, previous token 0.34, ablated
+// accuracy 0.084): 4 of 5 there. 1 layer is the same as natively; cricket
+// seed 1 reaches coreference 0.757 (fixed position 0.350).
+//
+// The training cases run seeds 1-5 natively (about 60 s) and the pinned seed 4
+// in the wasm build. They are slow under the sanitizers and are skipped there
 // (HEADLAB_LM_SLOW is 0); the "measure:" cases are skipped by default:
 //   headlab_tests --no-skip -tc="measure: lm*"
 #include <doctest/doctest.h>
@@ -174,13 +198,13 @@ TEST_CASE("lm tasks: the cricket language") {
 
 namespace {
 
+// The task's defaults (lm_train_defaults) unless a field here says otherwise.
 struct RunSpec {
   const char* task = "induction";
-  std::size_t layers = 2, heads = 4, d_model = 32;
+  std::size_t layers = 0;  // 0: the task's default
   bool mlp = false;
   std::uint64_t seed = 1;
-  std::size_t steps = 3000, batch = 64;
-  float lr = 3e-3f;
+  std::size_t steps = 0;       // 0: the task's default
   std::size_t eval_every = 0;  // > 0: record accuracy every that many steps
   bool verbose = false;        // print the recorded accuracy
 };
@@ -196,18 +220,15 @@ struct RunResult {
 RunResult train(const RunSpec& r) {
   const LmTaskSpec& spec = *find_lm_task(r.task);
   LmTrainConfig c = lm_train_defaults(spec, r.seed);
-  c.num_layers = r.layers;
-  c.num_heads = r.heads;
-  c.d_model = r.d_model;
+  if (r.layers) c.num_layers = r.layers;
   c.mlp = r.mlp;
-  c.batch_size = r.batch;
-  c.learning_rate = r.lr;
+  const std::size_t steps = r.steps ? r.steps : spec.defaults.steps;
   RunResult out;
   out.trainer = std::make_unique<LmTrainer>(spec, c);
   const auto t0 = std::chrono::steady_clock::now();
-  const std::size_t chunk = r.eval_every ? r.eval_every : r.steps;
-  for (std::size_t step = 0; step < r.steps;) {
-    const std::size_t n = std::min(chunk, r.steps - step);
+  const std::size_t chunk = r.eval_every ? r.eval_every : steps;
+  for (std::size_t step = 0; step < steps;) {
+    const std::size_t n = std::min(chunk, steps - step);
     out.trainer->step(n);
     step += n;
     if (r.eval_every) {
@@ -268,39 +289,89 @@ float ablated_accuracy(LanguageModel& m, const LmHeadReport& rep, float threshol
 
 }  // namespace
 
-#if HEADLAB_LM_SLOW
-TEST_CASE("lm training: two layers form previous-token and induction heads; one layer cannot") {
+// Seeds the training cases run: 1..5 natively, the pinned seed 4 in the wasm
+// build (slower under Node; 4-lane SIMD rounds differently from AVX2, and seed
+// 1 takes another path there: see the header).
+#if defined(__EMSCRIPTEN__)
+constexpr std::uint64_t kFirstSeed = 4, kLastSeed = 4;
+#else
+constexpr std::uint64_t kFirstSeed = 1, kLastSeed = 5;
+#endif
+constexpr std::uint64_t kSeeds = kLastSeed - kFirstSeed + 1;
+
+namespace {
+
+struct InductionRun {
+  float accuracy = 0, prev = 0, ind = 0, ablated = 0;
+  std::size_t phase_step = 0;
+  // accuracy >= 0.85, a layer-1 previous-token head >= 0.5, a layer-2 induction head >= 0.6
+  bool formed = false;
+};
+
+InductionRun induction_run(std::size_t layers, std::uint64_t seed) {
   const LmTaskSpec& spec = *find_lm_task("induction");
   RunSpec rs;
-  rs.seed = 1;
-  RunResult two = train(rs);
+  rs.layers = layers;
+  rs.seed = seed;
+  rs.eval_every = layers == 2 ? 100 : 0;
+  RunResult r = train(rs);
   Rng probe(77, 5);
-  const LmHeadReport rep = detect_heads(two.model(), spec, probe, 500);
-  print_report("induction 2 layers", rs.seed, two, rep);
-  CHECK(two.eval.accuracy >= 0.85f);
-  CHECK(best_in_layer(rep, 0).prev >= 0.5f);
-  CHECK(best_in_layer(rep, 1).ind >= 0.6f);
-  const float ablated = ablated_accuracy(two.model(), rep, 0.3f);
-  std::printf("  layer-2 induction heads off: accuracy %.3f\n", ablated);
-  CHECK(two.eval.accuracy - ablated >= 0.4f);
+  const LmHeadReport rep = detect_heads(r.model(), spec, probe, 500);
+  print_report(layers == 2 ? "induction 2 layers" : "induction 1 layer", seed, r, rep);
+  InductionRun out;
+  out.accuracy = r.eval.accuracy;
+  out.phase_step = r.phase_step;
+  out.prev = best_in_layer(rep, 0).prev;
+  out.ind = best_in_layer(rep, layers - 1).ind;
+  if (layers == 2) {
+    out.ablated = ablated_accuracy(r.model(), rep, 0.3f);
+    out.formed = out.accuracy >= 0.85f && out.prev >= 0.5f && out.ind >= 0.6f;
+    std::printf("  SUMMARY seed %llu: acc %.3f phase %zu prev(L1) %.2f ind(L2) %.2f ablated %.3f\n",
+                (unsigned long long)seed, out.accuracy, out.phase_step, out.prev, out.ind, out.ablated);
+  } else {
+    std::printf("  SUMMARY seed %llu: acc %.3f ind %.2f\n", (unsigned long long)seed, out.accuracy, out.ind);
+  }
+  return out;
+}
 
-  rs.layers = 1;
-  RunResult one = train(rs);
-  Rng probe1(77, 5);
-  const LmHeadReport rep1 = detect_heads(one.model(), spec, probe1, 500);
-  print_report("induction 1 layer", rs.seed, one, rep1);
-  CHECK(best_in_layer(rep1, 0).ind <= 0.3f);
-  CHECK(one.eval.accuracy <= 0.5f);
+}  // namespace
+
+#if HEADLAB_LM_SLOW
+TEST_CASE("lm training: two layers form previous-token and induction heads early, on 4 of 5 seeds") {
+  std::size_t formed = 0;
+  std::vector<std::size_t> phase_steps;  // of the seeds where the heads formed
+  for (std::uint64_t seed = kFirstSeed; seed <= kLastSeed; ++seed) {
+    CAPTURE(seed);
+    const InductionRun r = induction_run(2, seed);
+    if (!r.formed) continue;
+    ++formed;
+    phase_steps.push_back(r.phase_step);
+    CHECK(r.accuracy - r.ablated >= 0.4f);  // the layer-2 induction heads do the work
+  }
+  CHECK(formed >= (kSeeds == 1 ? 1 : 4));
+  REQUIRE(!phase_steps.empty());
+  std::sort(phase_steps.begin(), phase_steps.end());
+  const std::size_t median = phase_steps[phase_steps.size() / 2], worst = phase_steps.back();
+  std::printf("induction 2 layers: heads formed in %zu of %llu seeds, phase step median %zu, worst %zu\n",
+              formed, (unsigned long long)kSeeds, median, worst);
+  CHECK(median <= 1500);  // ~6 s in the browser at 250 steps/s
+  CHECK(worst <= 2500);
+}
+
+TEST_CASE("lm training: one layer cannot form an induction head, on any seed") {
+  for (std::uint64_t seed = kFirstSeed; seed <= kLastSeed; ++seed) {
+    CAPTURE(seed);
+    const InductionRun r = induction_run(1, seed);
+    CHECK(r.ind <= 0.3f);
+    CHECK(r.accuracy <= 0.5f);
+  }
 }
 
 TEST_CASE("lm training: cricket forms a coreference head that no fixed position explains") {
   const LmTaskSpec& spec = *find_lm_task("cricket");
-  // Seeds 1-3 (no MLP) give a best single-head coreference of 0.67, 1.00 and
-  // 0.49 (seed 3 spreads it over four heads of 0.3-0.5); the test pins seed 2.
   RunSpec rs;
   rs.task = "cricket";
-  rs.seed = 2;
-  rs.steps = 2000;
+  rs.seed = 1;  // pinned; "measure: lm cricket, 5 seeds" prints the others
   RunResult r = train(rs);
   Rng probe(78, 5);
   const LmHeadReport rep = detect_heads(r.model(), spec, probe, 500);
@@ -329,28 +400,8 @@ TEST_CASE("measure: lm training steps per second" * doctest::skip()) {
 }
 
 TEST_CASE("measure: lm induction calibration, 5 seeds" * doctest::skip()) {
-  const LmTaskSpec& spec = *find_lm_task("induction");
   for (std::size_t layers : {std::size_t{2}, std::size_t{1}})
-    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-      RunSpec rs;
-      rs.layers = layers;
-      rs.seed = seed;
-      rs.eval_every = 100;
-      RunResult r = train(rs);
-      Rng probe(77, 5);
-      const LmHeadReport rep = detect_heads(r.model(), spec, probe, 500);
-      print_report(layers == 2 ? "induction 2 layers" : "induction 1 layer", seed, r, rep);
-      const Best b0 = best_in_layer(rep, 0);
-      if (layers == 2) {
-        const Best b1 = best_in_layer(rep, 1);
-        std::printf("  SUMMARY seed %llu: acc %.3f prev(L1) %.2f ind(L2) %.2f phase %zu ablated %.3f\n",
-                    (unsigned long long)seed, r.eval.accuracy, b0.prev, b1.ind, r.phase_step,
-                    ablated_accuracy(r.model(), rep, 0.3f));
-      } else {
-        std::printf("  SUMMARY seed %llu: acc %.3f ind %.2f\n", (unsigned long long)seed, r.eval.accuracy,
-                    b0.ind);
-      }
-    }
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) induction_run(layers, seed);
 }
 
 TEST_CASE("measure: lm induction curve" * doctest::skip()) {
@@ -361,10 +412,10 @@ TEST_CASE("measure: lm induction curve" * doctest::skip()) {
   std::printf("accuracy %.3f\n", r.eval.accuracy);
 }
 
-TEST_CASE("measure: lm cricket, 3 seeds" * doctest::skip()) {
+TEST_CASE("measure: lm cricket, 5 seeds" * doctest::skip()) {
   const LmTaskSpec& spec = *find_lm_task("cricket");
   for (bool mlp : {false, true})
-    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
       RunSpec rs;
       rs.task = "cricket";
       rs.mlp = mlp;

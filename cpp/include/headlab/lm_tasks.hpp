@@ -35,7 +35,9 @@ struct LmDefaults {
   bool mlp;
   float learning_rate;
   std::size_t batch_size;
-  std::size_t steps;  // a training run long enough for the task's heads to form
+  std::size_t steps;         // a training run long enough for the task's heads to form
+  std::size_t warmup_steps;  // linear learning-rate warmup (LmTrainConfig)
+  float adam_beta2;
 };
 
 struct LmTaskSpec {
