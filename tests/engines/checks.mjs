@@ -15,7 +15,7 @@ import { DIST, ensureDist } from '../browser/helpers.mjs';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
-/** Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs, plus the trainer). */
+/** Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs, plus the trainer and the language model). */
 export const PAGES = [
   { path: 'index.html', name: 'landing', elements: [] },
   { path: 'demos/worked-example/index.html', name: 'worked-example', elements: ['headlab-worked-example'] },
@@ -25,6 +25,7 @@ export const PAGES = [
   { path: 'demos/misconceptions/index.html', name: 'misconceptions', elements: ['headlab-misconceptions'] },
   { path: 'demos/choosing-h/index.html', name: 'choosing-h', elements: ['headlab-choosing-h'] },
   { path: 'demos/trainer/index.html', name: 'trainer', elements: ['headlab-trainer', 'headlab-heads'] },
+  { path: 'demos/language-model/index.html', name: 'language-model', elements: ['headlab-language-model'] },
   { path: 'examples/embed.html', name: 'embed', elements: ELEMENTS },
   { path: 'examples/embed-module.html', name: 'embed-module', elements: ELEMENTS },
 ];

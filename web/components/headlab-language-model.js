@@ -101,6 +101,7 @@ const CSS = `
 .settings .field > label { min-width: 0; }
 .settings select, .settings input[type="number"] { width: 100%; }
 .settings .wide { grid-column: 1 / -1; }
+.settings .wide select { width: min(100%, 24rem); }
 .runbar .progress { font-variant-numeric: tabular-nums; color: var(--hl-muted); font-size: 0.9rem; }
 .btn--start { min-width: 6.5rem; }
 .btn--primary:hover { background: var(--hl-accent); color: var(--hl-bg); filter: brightness(1.12); }
@@ -111,8 +112,9 @@ const CSS = `
 .phase-note { margin: 0.2rem 0 0.6rem; }
 .phase-note strong { color: var(--hl-ok); }
 .heads-grid { display: grid; gap: 0.4rem; margin: 0.4rem 0; }
-.heads-grid [role="row"] { display: grid; grid-template-columns: 3.6rem repeat(var(--heads), minmax(0, 9.5rem)); gap: 0.4rem; align-items: stretch; }
-.heads-grid [role="rowheader"] { font-weight: 600; font-size: 0.85rem; color: var(--hl-muted); align-self: center; }
+.heads-grid [role="row"] { display: grid; grid-template-columns: 3.2rem repeat(var(--heads), minmax(0, 9.5rem)); gap: 0.4rem; align-items: stretch; }
+.heads-grid [role="rowheader"] { font-weight: 600; font-size: 0.95rem; color: var(--hl-muted); align-self: center; text-align: center; }
+.heads-grid [role="row"]:first-child [role="columnheader"]:first-child { text-align: center; }
 .heads-grid [role="columnheader"] { font-weight: 600; font-size: 0.8rem; color: var(--hl-muted); text-align: center; }
 .cell { border: 1px solid var(--hl-border); border-radius: 6px; padding: 0.25rem; background: var(--hl-surface); cursor: pointer; min-width: 0; }
 .cell:hover { border-color: var(--hl-accent); }
@@ -137,7 +139,8 @@ const CSS = `
 section.part { margin-top: 0.8rem; }
 @container (max-width: 30rem) {
   .charts { grid-template-columns: 1fr; }
-  .heads-grid [role="row"] { grid-template-columns: 2.6rem repeat(var(--heads), minmax(0, 1fr)); gap: 0.25rem; }
+  .heads-grid [role="row"] { grid-template-columns: 2.8rem repeat(var(--heads), minmax(0, 1fr)); gap: 0.25rem; }
+  .cell .score { font-size: 0.7rem; }
   .cell .tag { font-size: 0.7rem; }
 }
 `;
@@ -185,15 +188,20 @@ function describeHead(s) {
   for (const [key, name] of SCORE_FIELDS) {
     if (Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name };
   }
-  return { tag: 'no clear pattern', kind: 'none', means: 'spreads its weight; no score reaches the threshold', ...best };
+  return { tag: 'no label', kind: 'none', means: 'has no score at the threshold yet', ...best };
 }
 
-/** The API's message about a word it does not know, in learner words (plain text). */
+/** The API's message about text it cannot read, in learner words (plain text). */
 function wordProblem(message, vocabulary) {
-  const word = /["“]([^"”]+)["”]/.exec(message)?.[1];
   const known = vocabulary.filter((w) => !w.startsWith('<')).join(' ');
-  if (word !== undefined) return `The model does not know “${word}”: it only learned the words of its task. It knows: ${known}.`;
-  return `The model cannot read that: ${message}`;
+  const unknown = /unknown word "((?:[^"\\]|\\.)*)"(?: at word (\d+))?/.exec(message);
+  if (unknown) {
+    const word = unknown[1].replace(/\\(.)/g, '$1');
+    return `The model does not know “${word}”${unknown[2] ? ` (word ${unknown[2]})` : ''}: it only learned the words of its task. It knows: ${known}.`;
+  }
+  const long = /has (\d+) words;.*at most (\d+) words/.exec(message);
+  if (long) return `That is ${long[1]} words; this model reads at most ${long[2]}. Shorten it.`;
+  return `The model cannot read that: ${message.replace(/^LanguageModel\.\w+: /, '')}`;
 }
 
 export class HeadlabLanguageModel extends HeadlabElement {
@@ -230,7 +238,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
     if (step >= this._until) this._roundStart = step;
     this._running = true;
     this._runStarted = performance.now();
-    this._client.request('options', { intervalMs: this._reduced?.matches ? 500 : 100 });
+    this._client.request('options', { intervalMs: this._reduced?.matches ? 500 : 250 });
     this._client.request('run', { until: this._until, pace: LM_PACES[this.speed] }).catch((e) => this.fail(e));
     this.setAttribute('data-running', '');
     this.renderButtons();
@@ -279,6 +287,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
   openHead(layer, head) {
     const r = this._runs?.[0];
     if (!r || layer < 0 || layer >= r.layers || head < 0 || head >= r.heads) return;
+    this._userOpened = true;
     this._open = { layer, head };
     this.renderGridSelection();
     this.renderDetail(true);
@@ -511,7 +520,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
   setExtraState(map) {
     if (map.has('text')) this._pendingText = map.get('text');
     const head = /^(\d+)\.(\d+)$/.exec(map.get('head') ?? '');
-    if (head) this._open = { layer: Number(head[1]) - 1, head: Number(head[2]) - 1 };
+    if (head) { this._open = { layer: Number(head[1]) - 1, head: Number(head[2]) - 1 }; this._userOpened = true; }
   }
 
   update() {
@@ -633,7 +642,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
     this.grid.style.setProperty('--heads', String(r.heads));
     this.grid.setAttribute('aria-label', `Heads of the ${r.name} model: rows are layers, columns heads. Arrow keys move, Enter or Space opens a head.`);
     this.grid.setAttribute('aria-rowcount', String(r.layers + 1));
-    const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, el('span', { class: 'sr-only' }, 'Layer')),
+    const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, 'Layer'),
       Array.from({ length: r.heads }, (_, h) => el('span', { role: 'columnheader' }, `Head ${h + 1}`)));
     r.cells = [];
     const rows = Array.from({ length: r.layers }, (_, l) => {
@@ -648,7 +657,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
         r.cells.push(x);
         return cell;
       });
-      return el('div', { role: 'row' }, el('span', { role: 'rowheader' }, `Layer ${l + 1}`), cells);
+      return el('div', { role: 'row' }, el('span', { role: 'rowheader', 'aria-label': `Layer ${l + 1}` }, String(l + 1)), cells);
     });
     this.grid.replaceChildren(header, ...rows);
     const first = this.cellAt(this._open.layer, this._open.head) ?? r.cells[0];
@@ -845,6 +854,15 @@ export class HeadlabLanguageModel extends HeadlabElement {
       x.cell.setAttribute('aria-label', `Layer ${x.l + 1}, head ${x.h + 1}: ${d.tag}${d.score === undefined ? '' : `, ${d.scoreName} score ${fmt(d.score, 2)}`}${on ? '' : ', switched off'}`);
       if (r.boxes[i].checked !== on && document.activeElement !== this) r.boxes[i].checked = on;
     }
+    // Until the learner opens a head, the one that carries the task (induction, coreference) is shown once it has its label.
+    if (!this._userOpened) {
+      const want = this.task === 'cricket' ? 'coreference' : 'induction';
+      const star = s.scores.filter((q) => q.label === want).sort((a, b) => b[want] - a[want])[0];
+      if (star && (star.layer !== this._open.layer || star.head !== this._open.head)) {
+        this._open = { layer: star.layer, head: star.head };
+        this.renderDetail(true);
+      }
+    }
     setText(this.gridNote, `Each picture is one head’s attention on “${clipText(s.tokens)}”: rows are queries, columns keys, brighter is more weight. ` +
       `Labels and scores average over ${LM_SCORE_EXAMPLES} held-out sequences; a label needs a score of at least 0.5.`);
     this.renderGridSelection();
@@ -864,7 +882,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
     const { layer, head } = this._open;
     if (layer >= L || head >= H) return;
     const labels = s.tokens.map((t, i) => `${i}:${t}`);
-    const key = labels.join('\u0001');
+    const key = `${layer}.${head}\u0002${labels.join('\u0001')}`;
     const title = `Layer ${layer + 1}, head ${head + 1}`;
     if (!this._detail || this._detail.key !== key) {
       const hm = createHeatmap({ title, rowLabels: labels, colLabels: labels, testid: 'lm-detail-table',
@@ -877,7 +895,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
     const d = describeHead(score);
     this._detail.hm.setTitle(`${title}: ${d.tag}`);
     setText(this.detailTitle, `${title}, opened`);
-    setText(this.detailText, `${d.tag === 'no clear pattern' ? 'No clear pattern yet: this head' : `Labelled “${d.tag}”: this head`} ${d.means}. ` +
+    setText(this.detailText, `${d.kind === 'none' ? 'No label: this head' : `Labelled “${d.tag}”: this head`} ${d.means}. ` +
       `Scores: ${SCORE_FIELDS.filter(([k]) => Number.isFinite(score[k])).map(([k, n]) => `${n} ${fmt(score[k], 2)}`).join(', ')}.`);
     const now = performance.now();
     const refresh = full || !this._running || now - this._detail.lastFull > 1000;
@@ -1001,13 +1019,10 @@ export class HeadlabLanguageModel extends HeadlabElement {
     try {
       const prompt = this.promptInput.value.trim();
       const result = await this.generate({ prompt });
-      const words = String(result.text ?? '').trim().split(/\s+/);
-      const given = prompt.split(/\s+/).filter(Boolean).length;
-      const more = words.slice(0, given).join(' ') === prompt.split(/\s+/).filter(Boolean).join(' ') ? words.slice(given) : words;
-      this.genOut.replaceChildren(el('span', {}, prompt), ' ', el('span', { class: 'more' }, more.join(' ')));
+      this.genOut.replaceChildren(el('span', {}, prompt), ' ', el('span', { class: 'more', dataset: { testid: 'lm-generated-new' } }, result.newTokens.join(' ')));
     } catch (e) {
       const message = String(e?.message ?? e);
-      setText(this.genError, e instanceof RangeError && /["“]/.test(message) ? wordProblem(message, this._task.vocabulary) : `The model could not continue that: ${message}`);
+      setText(this.genError, wordProblem(message, this._task.vocabulary));
     }
   }
 

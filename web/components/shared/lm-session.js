@@ -22,21 +22,19 @@ import { TrainerSession } from './trainer-session.js';
 /** Steps per second of each pace; 0 = as fast as the machine goes. */
 export const LM_PACES = { slow: 50, normal: 250, fast: 0 };
 /** Held-out sequences per evaluation (the same ones every call) and sequences the head scores average over. */
-export const LM_EVAL_EXAMPLES = 512;
-export const LM_SCORE_EXAMPLES = 128;
+export const LM_EVAL_EXAMPLES = 256;
+export const LM_SCORE_EXAMPLES = 64;
 
 export class LmSession extends TrainerSession {
   constructor(lab, emit, options) {
     super(lab, emit, options);
-    this._off = new Set();  // `${run}:${layer}:${head}` of heads switched off
     this.example = '';
-    this.configs = [];
   }
 
   static async open(lab, emit, options) {
     await lab.languageTasks();
     const session = new LmSession(lab, emit, options);
-    session.intervalMs = 100;
+    session.intervalMs = 250;
     return session;
   }
 
@@ -47,7 +45,6 @@ export class LmSession extends TrainerSession {
       case 'setHead': {
         const { run = 0, layer, head, enabled } = payload;
         this.trainer(run).setHeadEnabled(layer, head, Boolean(enabled));
-        if (enabled) this._off.delete(`${run}:${layer}:${head}`); else this._off.add(`${run}:${layer}:${head}`);
         return this.snapshotReply();
       }
       case 'example': {
@@ -75,7 +72,6 @@ export class LmSession extends TrainerSession {
       throw e;
     }
     this.example = example;
-    this.configs = fresh.map((m, k) => (k === 0 ? config : { ...config, numLayers: compareLayers }));
     return this.replace(fresh);
   }
 
@@ -88,14 +84,7 @@ export class LmSession extends TrainerSession {
       throw e;
     }
     this.example = example;
-    this.configs = fresh.map(() => null);
     return this.replace(fresh);
-  }
-
-  /** A model's settings: its own config() where the API gives one, else what it was created with. */
-  configOf(k) {
-    const m = this.trainers[k];
-    return typeof m.config === 'function' ? m.config() : this.configs[k];
   }
 
   replace(models) {
@@ -106,12 +95,11 @@ export class LmSession extends TrainerSession {
     this.pause(null);
     for (const m of this.trainers) m.dispose();
     this.trainers = models;
-    this._off = new Set();
     this.diverged = null;
     this._acc = models.map(() => ({ loss: 0, accuracy: 0, steps: 0 }));
-    this._steps = models.map((m, k) => this.configOf(k)?.step ?? 0);
+    this._steps = models.map((m) => m.steps);
     this.currentStep = this._steps[0] ?? 0;
-    return { runs: models.map((m, k) => ({ config: this.configOf(k) })), snapshot: this.snapshot() };
+    return { runs: models.map((m) => ({ config: m.config, task: m.task })), snapshot: this.snapshot() };
   }
 
   oneStep() {
@@ -137,7 +125,7 @@ export class LmSession extends TrainerSession {
       const train = a.steps ? { loss: a.loss / a.steps, steps: a.steps } : null;
       this._acc[k] = { loss: 0, accuracy: 0, steps: 0 };
       const scores = m.headScores(LM_SCORE_EXAMPLES);
-      const enabled = scores.map((s) => m.headEnabled?.(s.layer, s.head) ?? this.enabledOf(k, s.layer, s.head));
+      const enabled = scores.map((s) => m.headEnabled(s.layer, s.head));
       const evaluation = m.evaluate(LM_EVAL_EXAMPLES);
       let allOn = null;
       if (enabled.includes(false)) {
@@ -152,10 +140,5 @@ export class LmSession extends TrainerSession {
       };
     });
     return { running: this.running, runs };
-  }
-
-  /** Which heads are on, where the API has no headEnabled(): as this session last set them. */
-  enabledOf(k, layer, head) {
-    return !this._off.has(`${k}:${layer}:${head}`);
   }
 }
