@@ -112,15 +112,15 @@ const CSS = `
 .phase-note { margin: 0.2rem 0 0.6rem; }
 .phase-note strong { color: var(--hl-ok); }
 .heads-grid { display: grid; gap: 0.4rem; margin: 0.4rem 0; }
-.heads-grid [role="row"] { display: grid; grid-template-columns: 3.2rem repeat(var(--heads), minmax(0, 9.5rem)); gap: 0.4rem; align-items: stretch; }
-.heads-grid [role="rowheader"] { font-weight: 600; font-size: 0.95rem; color: var(--hl-muted); align-self: center; text-align: center; }
-.heads-grid [role="row"]:first-child [role="columnheader"]:first-child { text-align: center; }
+.heads-grid [role="row"] { display: grid; grid-template-columns: 3.6rem repeat(var(--heads), minmax(0, 9.5rem)); gap: 0.4rem; align-items: stretch; }
+.heads-grid [role="rowheader"] { font-weight: 600; font-size: 0.85rem; color: var(--hl-muted); align-self: center; }
+.narrow-only { display: none; }
 .heads-grid [role="columnheader"] { font-weight: 600; font-size: 0.8rem; color: var(--hl-muted); text-align: center; }
 .cell { border: 1px solid var(--hl-border); border-radius: 6px; padding: 0.25rem; background: var(--hl-surface); cursor: pointer; min-width: 0; }
 .cell:hover { border-color: var(--hl-accent); }
 .cell[aria-selected="true"] { border: 2px solid var(--hl-accent); padding: calc(0.25rem - 1px); }
 .cell canvas { display: block; width: 100%; aspect-ratio: 1; image-rendering: pixelated; border-radius: 3px; }
-.cell .tag { display: block; font-size: 0.78rem; font-weight: 700; line-height: 1.2; margin-top: 0.2rem; overflow-wrap: anywhere; min-height: 2.4em; }
+.cell .tag { display: block; font-size: 0.78rem; font-weight: 700; line-height: 1.2; margin-top: 0.2rem; overflow-wrap: break-word; hyphens: auto; min-height: 2.4em; }
 .cell .score { display: block; font-size: 0.75rem; color: var(--hl-muted); font-variant-numeric: tabular-nums; }
 .cell[data-kind="induction"] .tag { color: var(--hl-ok); }
 .cell[data-kind="prev"] .tag, .cell[data-kind="coref"] .tag { color: var(--hl-accent); }
@@ -139,9 +139,13 @@ const CSS = `
 section.part { margin-top: 0.8rem; }
 @container (max-width: 30rem) {
   .charts { grid-template-columns: 1fr; }
-  .heads-grid [role="row"] { grid-template-columns: 2.8rem repeat(var(--heads), minmax(0, 1fr)); gap: 0.25rem; }
+  .heads-grid [role="row"] { grid-template-columns: 1.5rem repeat(var(--heads), minmax(0, 1fr)); gap: 0.25rem; }
+  .wide-only { display: none; }
+  .narrow-only { display: inline; }
+  .cell { padding: 0.15rem; }
+  .cell .tag { font-size: 0.68rem; }
   .cell .score { font-size: 0.7rem; }
-  .cell .tag { font-size: 0.7rem; }
+  .cell .score-name { display: none; }
 }
 `;
 
@@ -426,7 +430,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
     // One layer against two
     this.compareBody = el('div', { dataset: { testid: 'lm-compare-table' } });
     this.compareButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'compare' },
-      on: { click: () => { this.compare = true; } } }, 'Add a 1-layer model');
+      on: { click: () => { this._autoplayPending = true; this.pretrained = false; this.compare = true; } } }, 'Train 1 layer and 2 layers side by side');
     this.comparePart = el('section', { class: 'part compare' }, el('h3', {}, 'One layer against two'), this.compareText = el('p', { class: 'small explain' }),
       this.compareBody, this.compareButton);
 
@@ -642,22 +646,25 @@ export class HeadlabLanguageModel extends HeadlabElement {
     this.grid.style.setProperty('--heads', String(r.heads));
     this.grid.setAttribute('aria-label', `Heads of the ${r.name} model: rows are layers, columns heads. Arrow keys move, Enter or Space opens a head.`);
     this.grid.setAttribute('aria-rowcount', String(r.layers + 1));
-    const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, 'Layer'),
+    const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, el('span', { class: 'sr-only' }, 'Layer')),
       Array.from({ length: r.heads }, (_, h) => el('span', { role: 'columnheader' }, `Head ${h + 1}`)));
     r.cells = [];
     const rows = Array.from({ length: r.layers }, (_, l) => {
       const cells = Array.from({ length: r.heads }, (_, h) => {
         const canvas = el('canvas', { width: 1, height: 1, 'aria-hidden': 'true' });
         const tag = el('span', { class: 'tag' }, '…');
-        const score = el('span', { class: 'score' }, '\u00a0');
+        const scoreName = el('span', { class: 'score-name' });
+        const scoreValue = el('span', { class: 'score-value' });
+        const score = el('span', { class: 'score' }, scoreName, scoreValue);
         const cell = el('div', { role: 'gridcell', class: 'cell', tabindex: '-1', 'aria-selected': 'false',
           dataset: { layer: String(l), head: String(h), testid: `lm-cell-${l + 1}-${h + 1}` },
           on: { click: () => { this.focusCell(l, h); this.openHead(l, h); } } }, canvas, tag, score);
-        const x = { cell, canvas, tag, score, l, h };
+        const x = { cell, canvas, tag, scoreName, scoreValue, l, h };
         r.cells.push(x);
         return cell;
       });
-      return el('div', { role: 'row' }, el('span', { role: 'rowheader', 'aria-label': `Layer ${l + 1}` }, String(l + 1)), cells);
+      return el('div', { role: 'row' }, el('span', { role: 'rowheader', 'aria-label': `Layer ${l + 1}` },
+        el('span', { class: 'wide-only' }, 'Layer '), el('span', { class: 'narrow-only' }, 'L'), String(l + 1)), cells);
     });
     this.grid.replaceChildren(header, ...rows);
     const first = this.cellAt(this._open.layer, this._open.head) ?? r.cells[0];
@@ -757,8 +764,10 @@ export class HeadlabLanguageModel extends HeadlabElement {
       const point = { step: s.step, trainLoss: s.train?.loss ?? null, evalLoss: s.eval.loss, accuracy: s.eval.accuracy,
         nextToken: s.eval.nextTokenAccuracy, headsOn: s.enabled.filter(Boolean).length, seconds: +seconds.toFixed(3) };
       if (!(last && last.step === point.step && last.evalLoss === point.evalLoss && last.headsOn === point.headsOn)) run.history.push(point);
-      // The phase change: the first evaluation at which the task accuracy reaches PHASE_ACCURACY, every head on.
-      if (!run.phase && s.step > 0 && !s.allOn && s.eval.accuracy >= PHASE_ACCURACY) {
+      // The phase change: the first evaluation at which the task accuracy reaches PHASE_ACCURACY, every head on,
+      // after one below it here (a model loaded already trained went through its phase change elsewhere).
+      if (!s.allOn && s.eval.accuracy < PHASE_ACCURACY) run.below = true;
+      if (!run.phase && run.below && s.step > 0 && !s.allOn && s.eval.accuracy >= PHASE_ACCURACY) {
         run.phase = { step: s.step, seconds, accuracy: s.eval.accuracy };
         if (k === 0) {
           this.setAttribute('data-phase-step', String(s.step));
@@ -847,7 +856,9 @@ export class HeadlabLanguageModel extends HeadlabElement {
       const on = s.enabled[i];
       drawMini(x.canvas, s.weights, i * T * T, T);
       setText(x.tag, d.tag);
-      setText(x.score, d.score === undefined ? '' : `${d.scoreName} ${fmt(d.score, 2)}`);
+      // On narrow screens only the number shows (the cell's accessible name and the opened head say which score).
+      setText(x.scoreName, d.score === undefined ? '' : `${d.scoreName} `);
+      setText(x.scoreValue, d.score === undefined ? '\u00a0' : fmt(d.score, 2));
       x.cell.dataset.kind = d.kind;
       x.cell.toggleAttribute('data-off', !on);
       x.cell.dataset.label = score.label || '';
@@ -864,7 +875,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
       }
     }
     setText(this.gridNote, `Each picture is one head’s attention on “${clipText(s.tokens)}”: rows are queries, columns keys, brighter is more weight. ` +
-      `Labels and scores average over ${LM_SCORE_EXAMPLES} held-out sequences; a label needs a score of at least 0.5.`);
+      `Labels and scores average over ${this._running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES} held-out sequences; a label needs a score of at least 0.5.`);
     this.renderGridSelection();
   }
 
@@ -935,6 +946,8 @@ export class HeadlabLanguageModel extends HeadlabElement {
     const defined = `The phase change is marked at the first evaluation where the held-out task accuracy reaches ${PHASE_ACCURACY}; before it the loss sits on a plateau.`;
     if (r.phase) {
       this.phaseNote.replaceChildren(el('strong', {}, `Phase change at step ${r.phase.step}`), ` (after ${fmt(r.phase.seconds, 1)} s of training). ${defined}`);
+    } else if (!r.below && r.history.length) {
+      this.phaseNote.replaceChildren(`This model was trained ahead of time, for ${r.history[0].step} steps: its phase change happened then, so it is not on these charts. Reset trains a new model from step 0, to watch it happen. ${defined}`);
     } else {
       this.phaseNote.replaceChildren(`No phase change yet. ${defined}`);
     }
@@ -964,10 +977,12 @@ export class HeadlabLanguageModel extends HeadlabElement {
     const key = this.task === 'cricket' ? 'coreference' : 'induction';
     this.compareButton.hidden = runs.length > 1 || runs[0].layers === 1;
     setText(this.compareText, this.task === 'cricket'
-      ? 'The same comparison as for copying: with one layer, a head can only match the words themselves; a second layer can build on what the first found.'
+      ? 'Does the coreference head need a layer below it? A model with one layer, trained on the same sentences, answers that.'
       : 'With one layer the induction trick needs a previous-token head below the induction head, which is not there: accuracy on the repeat stays low, and no head earns the induction label.');
     if (runs.length < 2 && runs[0].layers !== 1) {
-      this.compareBody.replaceChildren(el('p', { class: 'small muted' }, 'Add a model with one layer to train it on the same sequences and compare.'));
+      this.compareBody.replaceChildren(el('p', { class: 'small muted' }, this.pretrained && this.compare
+        ? 'No one-layer model ships for this task. Train both from step 0 to compare them.'
+        : 'Train a model with one layer on the same sequences, next to this one, to compare them.'));
       return;
     }
     const rows = runs.map((r, k) => {

@@ -21,7 +21,7 @@ import { TrainerSession } from './trainer-session.js';
 
 /** Steps per second of each pace; 0 = as fast as the machine goes. */
 export const LM_PACES = { slow: 50, normal: 250, fast: 0 };
-/** Held-out sequences per evaluation (the same ones every call) and sequences the head scores average over. */
+/** Held-out sequences per evaluation (the same ones every call) and sequences the head scores average over while training. */
 export const LM_EVAL_EXAMPLES = 256;
 export const LM_SCORE_EXAMPLES = 64;
 
@@ -124,7 +124,8 @@ export class LmSession extends TrainerSession {
       const a = this._acc[k];
       const train = a.steps ? { loss: a.loss / a.steps, steps: a.steps } : null;
       this._acc[k] = { loss: 0, accuracy: 0, steps: 0 };
-      const scores = m.headScores(LM_SCORE_EXAMPLES);
+      // Labels while training are rough and cheap; when training stops they get four times the sequences.
+      const scores = m.headScores(this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES);
       const enabled = scores.map((s) => m.headEnabled(s.layer, s.head));
       const evaluation = m.evaluate(LM_EVAL_EXAMPLES);
       let allOn = null;
