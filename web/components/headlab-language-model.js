@@ -116,7 +116,7 @@ const CSS = `
 .heads-grid [role="rowheader"] { font-weight: 600; font-size: 0.85rem; color: var(--hl-muted); align-self: center; }
 .narrow-only { display: none; }
 .heads-grid [role="columnheader"] { font-weight: 600; font-size: 0.8rem; color: var(--hl-muted); text-align: center; }
-.cell { border: 1px solid var(--hl-border); border-radius: 6px; padding: 0.25rem; background: var(--hl-surface); cursor: pointer; min-width: 0; }
+.cell { position: relative; border: 1px solid var(--hl-border); border-radius: 6px; padding: 0.25rem; background: var(--hl-surface); cursor: pointer; min-width: 0; }
 .cell:hover { border-color: var(--hl-accent); }
 .cell[aria-selected="true"] { border: 2px solid var(--hl-accent); padding: calc(0.25rem - 1px); }
 .cell canvas { display: block; width: 100%; aspect-ratio: 1; image-rendering: pixelated; border-radius: 3px; }
@@ -145,7 +145,7 @@ section.part { margin-top: 0.8rem; }
   .cell { padding: 0.15rem; }
   .cell .tag { font-size: 0.68rem; }
   .cell .score { font-size: 0.7rem; }
-  .cell .score-name { display: none; }
+  .cell .score-name { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 }
 `;
 
@@ -656,10 +656,13 @@ export class HeadlabLanguageModel extends HeadlabElement {
         const scoreName = el('span', { class: 'score-name' });
         const scoreValue = el('span', { class: 'score-value' });
         const score = el('span', { class: 'score' }, scoreName, scoreValue);
+        // The cell's name is its text: which head (for screen readers), label, score, and whether it is off.
+        const off = el('span', { class: 'sr-only' });
         const cell = el('div', { role: 'gridcell', class: 'cell', tabindex: '-1', 'aria-selected': 'false',
           dataset: { layer: String(l), head: String(h), testid: `lm-cell-${l + 1}-${h + 1}` },
-          on: { click: () => { this.focusCell(l, h); this.openHead(l, h); } } }, canvas, tag, score);
-        const x = { cell, canvas, tag, scoreName, scoreValue, l, h };
+          on: { click: () => { this.focusCell(l, h); this.openHead(l, h); } } },
+        el('span', { class: 'sr-only' }, `Layer ${l + 1}, head ${h + 1}: `), canvas, tag, el('span', { class: 'sr-only' }, ', '), score, off);
+        const x = { cell, canvas, tag, scoreName, scoreValue, off, l, h };
         r.cells.push(x);
         return cell;
       });
@@ -856,13 +859,13 @@ export class HeadlabLanguageModel extends HeadlabElement {
       const on = s.enabled[i];
       drawMini(x.canvas, s.weights, i * T * T, T);
       setText(x.tag, d.tag);
-      // On narrow screens only the number shows (the cell's accessible name and the opened head say which score).
+      // On narrow screens only the number shows; the score's name stays for screen readers.
       setText(x.scoreName, d.score === undefined ? '' : `${d.scoreName} `);
       setText(x.scoreValue, d.score === undefined ? '\u00a0' : fmt(d.score, 2));
       x.cell.dataset.kind = d.kind;
       x.cell.toggleAttribute('data-off', !on);
       x.cell.dataset.label = score.label || '';
-      x.cell.setAttribute('aria-label', `Layer ${x.l + 1}, head ${x.h + 1}: ${d.tag}${d.score === undefined ? '' : `, ${d.scoreName} score ${fmt(d.score, 2)}`}${on ? '' : ', switched off'}`);
+      setText(x.off, on ? '' : ', switched off');
       if (r.boxes[i].checked !== on && document.activeElement !== this) r.boxes[i].checked = on;
     }
     // Until the learner opens a head, the one that carries the task (induction, coreference) is shown once it has its label.
