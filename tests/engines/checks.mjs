@@ -128,6 +128,29 @@ export const CHECKS = [
     },
   },
   {
+    name: 'the language model loads its shipped model in its Worker, labels an induction head and draws every head on typed text',
+    timeout: 90_000,
+    async run(page, site) {
+      await page.goto(new URL('demos/language-model/index.html#lm.pretrained=1', site.csp).href);
+      await page.waitFor(elementsReady, null, 30_000);
+      const labels = await page.waitFor(() => {
+        const e = document.querySelector('headlab-language-model');
+        const cells = [...e.shadowRoot.querySelectorAll('[role="gridcell"]')];
+        return e.snapshot && cells.some((c) => c.dataset.label === 'induction') && cells.map((c) => c.dataset.label);
+      }, null, 30_000);
+      assert.ok(labels.includes('induction'), `labels: ${labels}`);
+      await page.evaluate(() => document.querySelector('headlab-language-model').showText('a b c d a b c').then(() => true));
+      const widths = await page.waitFor(() => {
+        const e = document.querySelector('headlab-language-model');
+        const w = [...e.shadowRoot.querySelectorAll('[role="gridcell"] canvas')].map((c) => c.width);
+        return w.every((x) => x === 8) && w;
+      }, null, 10_000);
+      const mode = await page.evaluate(() => document.querySelector('headlab-language-model').computeMode);
+      assert.equal(mode, 'worker');
+      assert.ok(widths.length >= 2);
+    },
+  },
+  {
     name: "the JS API computes the worked example on the main thread and in a module Worker, with info().flavour 'simd'",
     timeout: 60_000,
     async run(page, site) {
