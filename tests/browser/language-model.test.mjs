@@ -8,6 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { serve } from '../../scripts/serve.mjs';
 import { DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, fileUrl } from './helpers.mjs';
@@ -192,6 +193,46 @@ test('360 px: no horizontal overflow, loaded and after opening a head; screensho
     await lm(page).screenshot({ path: `${SCREENSHOTS}/language-model-1280-${scheme}.png` });
     await page.close();
   }
+  assertNoProblems();
+});
+
+test('exports: curves and head scores as CSV, the loss chart and the opened head as PNG, the model as a file that loads back', { timeout: TIMEOUT }, async () => {
+  const page = await open('lm export');
+  await lm(page).locator('[data-action="step"]').click();
+  await eventually(async () => assert.equal((await state(page)).step, 10));
+  await lm(page).locator('[data-action="step"]').click();
+  await eventually(async () => assert.equal((await state(page)).step, 20));
+  const fetch = async (holder, format) => {
+    const box = lm(page).locator(`[data-testid="${holder}"]`);
+    const menu = box.locator('details.export').first();
+    await menu.locator('summary').click();
+    const [d] = await Promise.all([page.waitForEvent('download'), menu.locator(`[data-export="${format}"]`).click()]);
+    const data = await readFile(await d.path());
+    await menu.locator('summary').click();
+    return { name: d.suggestedFilename(), data };
+  };
+  const curves = (await fetch('lm-chart-loss', 'csv')).data.toString('utf8').trim().split(/\r?\n/);
+  assert.equal(curves[0], 'layers,step,training_loss,heldout_loss,task_accuracy,next_token_accuracy,heads_on,seconds');
+  assert.ok(curves.length >= 3, `curve rows: ${curves.length}`);
+  const png = await fetch('lm-chart-loss', 'png');
+  assert.deepEqual([...png.data.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'a PNG file');
+  const scores = (await fetch('lm-heads-part', 'csv')).data.toString('utf8').trim().split(/\r?\n/);
+  assert.equal(scores[0], 'layer,head,label,previous_token,induction,duplicate_token,first_token,coreference,enabled');
+  assert.equal(scores.length, 1 + 2 * 4, 'one row per head');
+  const head = await fetch('lm-detail', 'png');
+  assert.deepEqual([...head.data.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const [d] = await Promise.all([page.waitForEvent('download'), lm(page).locator('[data-action="save-model"]').click()]);
+  assert.match(d.suggestedFilename(), /^headlab-induction-2-layers-step-20\.hlm$/);
+  const bytes = await readFile(await d.path());
+  const loaded = await page.evaluate(async (data) => {
+    const lab = await window.HeadLab.createHeadlab();
+    const m = await lab.loadLanguageModel(new Uint8Array(data));
+    const steps = m.steps;
+    m.dispose();
+    return steps;
+  }, [...bytes]);
+  assert.equal(loaded, 20, 'the saved file loads back at step 20');
+  await page.close();
   assertNoProblems();
 });
 

@@ -460,7 +460,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
       this.heading, this.status, this.intro, this.settings, this.runBar, this.errorBox, this.modeNote,
       el('div', { class: 'charts' }, this.lossChart.section, this.accChart.section),
       this.phaseNote,
-      el('section', { class: 'part' }, el('h3', {}, 'Every head, live'), this.gridNote, this.grid, this.gridExport),
+      el('section', { class: 'part', dataset: { testid: 'lm-heads-part' } }, el('h3', {}, 'Every head, live'), this.gridNote, this.grid, this.gridExport),
       this.detail, this.textPart, this.ablationPart, this.comparePart, this.genPart, this.fileBar);
 
     const chartBox = this.lossChart.box;
