@@ -5,6 +5,7 @@
 // keeps working; the shipped model loads at once (ablation, generation); the classic bundle
 // from file:// (model inside, no Worker); 360 px without horizontal overflow; the grid by keyboard.
 // Screenshots at 1280 and 360 px, light and dark, go to tests/browser/screenshots/.
+// The tests of the shipped model need web/models/*.hlm (`npm run train:models`, then a bundle).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -37,6 +38,13 @@ after(async () => {
 function assertNoProblems() {
   const found = problems.splice(0);
   assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
+}
+
+/** Fails with what to do when the shipped models were not built into dist/. */
+function needModels() {
+  for (const file of ['induction.hlm', 'induction-1-layer.hlm']) {
+    assert.ok(existsSync(path.join(DIST, 'models', file)), `dist/models/${file} is missing: run \`npm run train:models\`, then \`node scripts/bundle.mjs\``);
+  }
 }
 
 async function open(label, { width = 1280, hash = '', url = new URL(`${PAGE}${hash}`, server.url).href, colorScheme = 'light' } = {}) {
@@ -126,6 +134,7 @@ test('a typed sequence draws every head; an unknown word is explained as text an
 });
 
 test('the shipped model loads at once: labelled heads, a head switched off costs accuracy, and it continues a text', { timeout: TIMEOUT }, async () => {
+  needModels();
   const page = await open('lm pretrained', { hash: '#lm.pretrained=1&lm.compare=1' });
   const s = await eventually(async () => {
     const x = await state(page);
@@ -161,6 +170,7 @@ test('the shipped model loads at once: labelled heads, a head switched off costs
 });
 
 test('file://: the classic bundle carries the model, computes on the page and says so', { timeout: TIMEOUT }, async () => {
+  needModels();
   const page = await open('lm file', { url: `${fileUrl(PAGE)}#lm.pretrained=1` });
   await eventually(async () => {
     const x = await state(page);
@@ -177,6 +187,7 @@ test('file://: the classic bundle carries the model, computes on the page and sa
 });
 
 test('360 px: no horizontal overflow, loaded and after opening a head; screenshots light and dark', { timeout: TIMEOUT }, async () => {
+  needModels();
   for (const scheme of ['light', 'dark']) {
     const page = await open(`lm 360 ${scheme}`, { width: 360, colorScheme: scheme, hash: `#lm.pretrained=1${scheme === 'dark' ? '' : ''}` });
     if (scheme === 'dark') await page.evaluate((tag) => document.querySelector(tag).setAttribute('theme', 'dark'), TAG);

@@ -129,8 +129,11 @@ const CSS = `
 .cell[data-off] .tag::after { content: " (off)"; color: var(--hl-error); font-weight: 400; }
 .textbox { display: flex; flex-wrap: wrap; gap: 0.4rem 0.6rem; align-items: center; }
 .textbox input[type="text"] { flex: 1 1 16rem; min-width: 0; }
+.textbox .field { flex: 1 1 100%; }
+.textbox .field > label { min-width: 0; }
 .text-error { color: var(--hl-error); font-weight: 600; margin: 0.2rem 0; overflow-wrap: anywhere; }
 .text-error:empty { display: none; }
+.text-error .known { display: block; color: var(--hl-muted); font-weight: 400; font-size: 0.875rem; }
 .switches { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; }
 .compare table td.num { min-width: 4em; }
 .gen-out { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace; overflow-wrap: anywhere; min-height: 1.5em; }
@@ -195,17 +198,29 @@ function describeHead(s) {
   return { tag: 'no label', kind: 'none', means: 'has no score at the threshold yet', ...best };
 }
 
-/** The API's message about text it cannot read, in learner words (plain text). */
+/**
+ * The API's message about text it cannot read, in learner words: { text, known } (plain text;
+ * `known` lists the words of the task when the problem is a word it does not know).
+ */
 function wordProblem(message, vocabulary) {
-  const known = vocabulary.filter((w) => !w.startsWith('<')).join(' ');
   const unknown = /unknown word "((?:[^"\\]|\\.)*)"(?: at word (\d+))?/.exec(message);
   if (unknown) {
     const word = unknown[1].replace(/\\(.)/g, '$1');
-    return `The model does not know “${word}”${unknown[2] ? ` (word ${unknown[2]})` : ''}: it only learned the words of its task. It knows: ${known}.`;
+    const words = vocabulary.filter((w) => /\w/.test(w) && !w.startsWith('<'));
+    const marks = vocabulary.filter((w) => !/\w/.test(w)).map((w) => `“${w}”`);
+    return {
+      text: `The model does not know “${word}”${unknown[2] ? ` (word ${unknown[2]})` : ''}: it only learned the words of its task.`,
+      known: `It knows: ${words.join(' ')}${marks.length ? `, and ${marks.join(' ')}` : ''}.`,
+    };
   }
   const long = /has (\d+) words;.*at most (\d+) words/.exec(message);
-  if (long) return `That is ${long[1]} words; this model reads at most ${long[2]}. Shorten it.`;
-  return `The model cannot read that: ${message.replace(/^LanguageModel\.\w+: /, '')}`;
+  if (long) return { text: `That is ${long[1]} words; this model reads at most ${long[2]}. Shorten it.`, known: '' };
+  return { text: `The model cannot read that: ${message.replace(/^LanguageModel\.\w+: /, '')}`, known: '' };
+}
+
+/** Shows a wordProblem() in `node` (text only). */
+function showProblem(node, problem) {
+  node.replaceChildren(problem.text, ...(problem.known ? [' ', el('span', { class: 'known' }, problem.known)] : []));
 }
 
 export class HeadlabLanguageModel extends HeadlabElement {
@@ -311,7 +326,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
       this.ingest(snap);
       this.renderDetail(true);
     } catch (e) {
-      setText(this.textError, wordProblem(String(e?.message ?? e), this._task.vocabulary));
+      showProblem(this.textError, wordProblem(String(e?.message ?? e), this._task.vocabulary));
       this.textInput.setAttribute('aria-invalid', 'true');
       throw e;
     }
@@ -946,7 +961,8 @@ export class HeadlabLanguageModel extends HeadlabElement {
       yRef: { y: PHASE_ACCURACY, label: String(PHASE_ACCURACY) } }), `Task accuracy curves. Held-out accuracy now ${now('accuracy', 3)}.`);
     setText(this.accChart.note, `Held-out: ${this._task.metric}.`);
     const r = this._runs[0];
-    const defined = `The phase change is marked at the first evaluation where the held-out task accuracy reaches ${PHASE_ACCURACY}; before it the loss sits on a plateau.`;
+    const defined = `The phase change is marked at the first evaluation where the held-out task accuracy reaches ${PHASE_ACCURACY}` +
+      (this.task === 'induction' ? '; before it the loss sits on a plateau.' : '.');
     if (r.phase) {
       this.phaseNote.replaceChildren(el('strong', {}, `Phase change at step ${r.phase.step}`), ` (after ${fmt(r.phase.seconds, 1)} s of training). ${defined}`);
     } else if (!r.below && r.history.length) {
@@ -1040,7 +1056,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
       this.genOut.replaceChildren(el('span', {}, prompt), ' ', el('span', { class: 'more', dataset: { testid: 'lm-generated-new' } }, result.newTokens.join(' ')));
     } catch (e) {
       const message = String(e?.message ?? e);
-      setText(this.genError, wordProblem(message, this._task.vocabulary));
+      showProblem(this.genError, wordProblem(message, this._task.vocabulary));
     }
   }
 
