@@ -247,7 +247,7 @@ test('exports: curves and head scores as CSV, the loss chart and the opened head
   assertNoProblems();
 });
 
-test('keyboard: arrows move through the grid, Enter and Space open a head', { timeout: TIMEOUT }, async () => {
+test('keyboard: arrows move through the grid, Enter and Space open a head; the link keeps the opened head', { timeout: TIMEOUT }, async () => {
   const page = await open('lm keys', { hash: '#lm.head=1.1' });
   const first = cell(page, 1, 1);
   assert.equal(await first.getAttribute('tabindex'), '0', 'one cell of the grid is in the Tab order');
@@ -266,6 +266,16 @@ test('keyboard: arrows move through the grid, Enter and Space open a head', { ti
   await page.keyboard.press(' ');
   await eventually(async () => assert.equal(await lm(page).locator('[data-testid="lm-detail"]').getAttribute('data-head'), '2.1'));
   await expectText(lm(page).locator('[data-testid="lm-detail-title"]'), /Layer 2, head 1/);
+  // The opened head and the settings go into the link, and come back from it.
+  await lm(page).locator('[data-testid="lm-seed"]').fill('5');
+  await lm(page).locator('[data-testid="lm-seed"]').press('Enter');
+  const url = await page.evaluate((tag) => document.querySelector(tag).shareUrl(), TAG);
+  assert.match(url, /#.*lm\.seed=5/);
+  assert.match(url, /lm\.head=2\.1/);
+  const again = await open('lm keys link', { url });
+  await eventually(async () => assert.equal(await lm(again).locator('[data-testid="lm-detail"]').getAttribute('data-head'), '2.1'));
+  assert.equal(await lm(again).locator('[data-testid="lm-seed"]').inputValue(), '5');
+  await again.close();
   await page.close();
   assertNoProblems();
 });
