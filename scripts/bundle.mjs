@@ -8,6 +8,7 @@
 //                                       inside (base64): works from file://, where module scripts and
 //                                       fetch are blocked; the scalar fallback is fetched next to it
 //   dist/headlab_{core,train}{,_scalar}.wasm  found next to the bundle
+//   dist/models/*.hlm                   trained language models (web/models/), also inside the classic build
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
 //   dist/lib/headlab.js (+ gen/)         the bare API, unbundled
 //   dist/index.html, demos/, examples/, styles/, site/   the site
@@ -49,6 +50,16 @@ const embedded = {
   train: (await readFile(path.join(gen, 'headlab_train.wasm'))).toString('base64'),
 };
 
+// Trained language models shipped with the site (`npm run train:models` writes them); the classic
+// build carries them too, as file:// pages cannot fetch them.
+const modelsDir = path.join(web, 'models');
+const shippedModels = {};
+if (await exists(modelsDir)) {
+  for (const f of (await readdir(modelsDir)).filter((f) => f.endsWith('.hlm')).sort()) {
+    shippedModels[f] = (await readFile(path.join(modelsDir, f))).toString('base64');
+  }
+}
+
 function virtualModules({ embedWasm }) {
   return {
     name: 'headlab-virtual',
@@ -57,6 +68,9 @@ function virtualModules({ embedWasm }) {
       b.onLoad({ filter: /.*/, namespace: 'headlab' }, (args) => {
         if (args.path === 'headlab:embedded-wasm') {
           return { contents: `export default ${embedWasm ? JSON.stringify(embedded) : 'null'};`, loader: 'js' };
+        }
+        if (args.path === 'headlab:embedded-models') {
+          return { contents: `export default ${embedWasm ? JSON.stringify(shippedModels) : 'null'};`, loader: 'js' };
         }
         if (args.path === 'headlab:katex-css') {
           return {
@@ -134,7 +148,7 @@ await cp(path.join(repo, 'node_modules/katex/LICENSE'), path.join(out, 'katex/LI
 
 // The site: pages and styles (sources of the bundle stay out of dist/).
 await cp(path.join(web, 'index.html'), path.join(out, 'index.html'));
-for (const dir of ['styles', 'site', 'demos', 'examples']) {
+for (const dir of ['styles', 'site', 'demos', 'examples', 'models']) {
   if (await exists(path.join(web, dir))) await cp(path.join(web, dir), path.join(out, dir), { recursive: true });
 }
 await cp(path.join(repo, 'LICENSE'), path.join(out, 'LICENSE'));

@@ -18,6 +18,7 @@ const DEMOS = [
   ['misconceptions', '', 'headlab-misconceptions', '.maps'],
   ['choosing-h', '', 'headlab-choosing-h', '.chart'],
   ['trainer', '', 'headlab-trainer', 'section.run .maps'],
+  ['language-model', '', 'headlab-language-model', '[data-testid="lm-grid"]'],
 ];
 
 mkdirSync(out, { recursive: true });
@@ -35,6 +36,14 @@ try {
       await page.waitForFunction(() => document.querySelector('headlab-trainer').running, null, { timeout: 10_000 });
       await page.waitForFunction(() => document.querySelector('headlab-trainer').hasAttribute('data-specialised-step'), null, { timeout: 60_000 });
       await page.evaluate(() => document.querySelector('headlab-trainer').pause());
+    }
+    if (name === 'language-model') {
+      // Trained in the page past its phase change, until the induction head has its label.
+      await page.evaluate(() => document.querySelector('headlab-language-model').start());
+      await page.waitForFunction(() => document.querySelector('headlab-language-model').shadowRoot
+        .querySelector('[role="gridcell"][data-label="induction"]'), null, { timeout: 120_000 });
+      await page.evaluate(() => document.querySelector('headlab-language-model').pause());
+      await page.waitForFunction(() => !document.querySelector('headlab-language-model').running, null, { timeout: 10_000 });
     }
     await page.evaluate(() => document.fonts.ready);
     const box = await page.locator(`${tag} ${part}`).first().boundingBox();

@@ -7,7 +7,7 @@
 //   5. the shared page checks in Firefox ESR, headless (puppeteer-core, WebDriver BiDi)
 //   6. the shared page checks in WebKitGTK's MiniBrowser under Xvfb (selenium-webdriver)
 //   7. the doctest suite again under AddressSanitizer + UndefinedBehaviorSanitizer
-//   8. libFuzzer on the model-file parser for a bounded time (FUZZ_SECONDS, default 60)
+//   8. libFuzzer on the two model-file parsers for a bounded time (FUZZ_SECONDS in all, default 60)
 // Assumes scripts/setup.sh test and scripts/build.sh test have run (npm test does both).
 // `node scripts/test.mjs js browser` runs only the named stages.
 import { spawnSync } from 'node:child_process';
@@ -45,16 +45,21 @@ function nodeTestStage(dir) {
   return { passed, failed: failed + (status !== 0 && failed === 0 ? 1 : 0), status };
 }
 
+// Each model-file parser (the trainer's and the language model's) for half of FUZZ_SECONDS.
 function fuzzStage() {
-  const corpus = path.join(tmp, 'corpus');
-  const seeds = path.join(repo, 'tests/fuzz/corpus/load_trainer');
-  run('cp', ['-r', seeds, corpus]);
-  const seconds = Number(process.env.FUZZ_SECONDS ?? 60);
-  const r = run(path.join(repo, 'build/fuzz/headlab_fuzz_load'),
-    [`-max_total_time=${seconds}`, '-rss_limit_mb=2048', '-timeout=10', `-artifact_prefix=${tmp}/`, corpus]);
-  const done = /Done (\d+) runs in (\d+) second/.exec(r.out);
-  console.log(r.status === 0 && done ? `fuzz: ${done[1]} runs in ${done[2]} s, no crash` : r.out.split('\n').slice(-40).join('\n'));
-  return { passed: r.status === 0 ? 1 : 0, failed: r.status === 0 ? 0 : 1, status: r.status };
+  const seconds = Math.max(1, Math.round(Number(process.env.FUZZ_SECONDS ?? 60) / 2));
+  let passed = 0, failed = 0, status = 0;
+  for (const [binary, seeds] of [['headlab_fuzz_load', 'load_trainer'], ['headlab_fuzz_load_lm', 'load_lm']]) {
+    const corpus = path.join(tmp, `corpus-${seeds}`);
+    run('cp', ['-r', path.join(repo, 'tests/fuzz/corpus', seeds), corpus]);
+    const r = run(path.join(repo, 'build/fuzz', binary),
+      [`-max_total_time=${seconds}`, '-rss_limit_mb=2048', '-timeout=10', `-artifact_prefix=${tmp}/${seeds}-`, corpus]);
+    const done = /Done (\d+) runs in (\d+) second/.exec(r.out);
+    console.log(r.status === 0 && done ? `fuzz ${seeds}: ${done[1]} runs in ${done[2]} s, no crash` : r.out.split('\n').slice(-40).join('\n'));
+    if (r.status === 0) passed++;
+    else { failed++; status = r.status; }
+  }
+  return { passed, failed, status };
 }
 
 const stages = {

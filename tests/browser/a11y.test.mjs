@@ -13,6 +13,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 const TIMEOUT = 120_000;
 const PAGES = ['index.html', 'demos/worked-example/index.html#worked.step=all', 'demos/heads/index.html', 'demos/params/index.html',
   'demos/scaling/index.html', 'demos/misconceptions/index.html', 'demos/choosing-h/index.html', 'demos/trainer/index.html',
+  'demos/language-model/index.html',
   'examples/embed.html'];
 
 let server, browser;
@@ -75,6 +76,24 @@ test('axe finds no violation on the trainer after it has trained and specialised
   const found = await violations(page);
   await page.close();
   assert.deepEqual(found, [], `axe violations after training:\n${found.join('\n')}`);
+});
+
+test('axe finds no violation on the language model with a trained model, a head off, 1 vs 2 layers and a generated text', { timeout: TIMEOUT }, async () => {
+  for (const scheme of ['light', 'dark']) {
+    const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: scheme }), `axe language model ${scheme}`, problems);
+    await page.goto(new URL(`demos/language-model/index.html#lm.pretrained=1&lm.compare=1`, server.url).href);
+    await ready(page);
+    await page.locator('headlab-language-model [data-testid="lm-switch-1-1"]').uncheck();
+    await page.locator('headlab-language-model [data-testid="lm-ablation"]').waitFor();
+    await page.locator('headlab-language-model [data-action="generate"]').click();
+    await page.locator('headlab-language-model [data-testid="lm-generated-new"]').waitFor();
+    await page.locator('headlab-language-model [data-testid="lm-text"]').fill('a b zz');
+    await page.locator('headlab-language-model [data-action="show-text"]').click();
+    await page.waitForFunction(() => document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-testid="lm-text-error"]').textContent !== '');
+    const found = await violations(page);
+    await page.close();
+    assert.deepEqual(found, [], `axe violations on the language model (${scheme}):\n${found.join('\n')}`);
+  }
 });
 
 test('no console error, page error or failed request while checking', () => {

@@ -15,7 +15,7 @@ import { DIST, ensureDist } from '../browser/helpers.mjs';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
-/** Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs, plus the trainer). */
+/** Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs, plus the trainer and the language model). */
 export const PAGES = [
   { path: 'index.html', name: 'landing', elements: [] },
   { path: 'demos/worked-example/index.html', name: 'worked-example', elements: ['headlab-worked-example'] },
@@ -25,6 +25,7 @@ export const PAGES = [
   { path: 'demos/misconceptions/index.html', name: 'misconceptions', elements: ['headlab-misconceptions'] },
   { path: 'demos/choosing-h/index.html', name: 'choosing-h', elements: ['headlab-choosing-h'] },
   { path: 'demos/trainer/index.html', name: 'trainer', elements: ['headlab-trainer', 'headlab-heads'] },
+  { path: 'demos/language-model/index.html', name: 'language-model', elements: ['headlab-language-model'] },
   { path: 'examples/embed.html', name: 'embed', elements: ELEMENTS },
   { path: 'examples/embed-module.html', name: 'embed-module', elements: ELEMENTS },
 ];
@@ -124,6 +125,29 @@ export const CHECKS = [
       }, s.step, 10_000);
       assert.deepEqual(verdicts, ['Tracks relation 1', 'Tracks relation 2']);
       console.log(`# specialised at step ${s.specialisedStep}; held-out accuracy ${s.accuracy} at step ${s.step}`);
+    },
+  },
+  {
+    name: 'the language model loads its shipped model in its Worker, labels an induction head and draws every head on typed text',
+    timeout: 90_000,
+    async run(page, site) {
+      await page.goto(new URL('demos/language-model/index.html#lm.pretrained=1', site.csp).href);
+      await page.waitFor(elementsReady, null, 30_000);
+      const labels = await page.waitFor(() => {
+        const e = document.querySelector('headlab-language-model');
+        const cells = [...e.shadowRoot.querySelectorAll('[role="gridcell"]')];
+        return e.snapshot && cells.some((c) => c.dataset.label === 'induction') && cells.map((c) => c.dataset.label);
+      }, null, 30_000);
+      assert.ok(labels.includes('induction'), `labels: ${labels}`);
+      await page.evaluate(() => document.querySelector('headlab-language-model').showText('a b c d a b c').then(() => true));
+      const widths = await page.waitFor(() => {
+        const e = document.querySelector('headlab-language-model');
+        const w = [...e.shadowRoot.querySelectorAll('[role="gridcell"] canvas')].map((c) => c.width);
+        return w.every((x) => x === 8) && w;
+      }, null, 10_000);
+      const mode = await page.evaluate(() => document.querySelector('headlab-language-model').computeMode);
+      assert.equal(mode, 'worker');
+      assert.ok(widths.length >= 2);
     },
   },
   {

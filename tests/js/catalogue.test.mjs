@@ -108,6 +108,31 @@ async function editedModel(edit, options) {
   return bytes;
 }
 
+const LM = { task: 'cricket', numLayers: 1, numHeads: 2, dModel: 4, batchSize: 4, seed: 1 };
+async function withLm(fn, options = LM) {
+  const lm = await lab.createLanguageModel(options);
+  try {
+    return await fn(lm);
+  } finally {
+    lm.dispose();
+  }
+}
+async function disposedLm() {
+  const lm = await lab.createLanguageModel(LM);
+  lm.dispose();
+  return lm;
+}
+/** A saved language model with `edit(fields, dataView, taskNameLength)` applied and its CRC-32 made to match. */
+async function editedLm(edit, options = LM) {
+  const saved = await withLm((lm) => lm.save(), options);
+  const fields = saved.slice(0, saved.length - 4);
+  edit(fields, new DataView(fields.buffer), fields[8]);
+  const bytes = new Uint8Array(fields.length + 4);
+  bytes.set(fields);
+  new DataView(bytes.buffer).setUint32(fields.length, crc32(fields), true);
+  return bytes;
+}
+
 const ex = () => worked();
 /** The worked example's weights alone: what createLayer takes (its options are strict). */
 const weightsOf = () => { const { query: _query, ...w } = ex(); return w; };
@@ -273,6 +298,83 @@ const CASES = [
   ['a disposed Trainer: headMetrics', async () => (await disposedTrainer()).headMetrics(), TypeError, 'Trainer.headMetrics', /disposed/],
   ['a disposed Trainer: save', async () => (await disposedTrainer()).save(), TypeError, 'Trainer.save', /disposed/],
   ['a disposed Trainer: exportModel', async () => (await disposedTrainer()).exportModel(), TypeError, 'Trainer.exportModel', /disposed/],
+
+  // languageTasks / createLanguageModel
+  ['createLanguageModel: no options', () => lab.createLanguageModel(), TypeError, 'options', /options object/],
+  ['createLanguageModel: task missing', () => lab.createLanguageModel({}), TypeError, 'task', /required: one of induction, cricket/],
+  ['createLanguageModel: task a number', () => lab.createLanguageModel({ task: 1 }), TypeError, 'task', /string \(one of induction, cricket\)/],
+  ['createLanguageModel: task unknown', () => lab.createLanguageModel({ task: 'two-relations' }), RangeError, 'task', /known: induction, cricket/],
+  ['createLanguageModel: a misspelt option (numLayer)', () => lab.createLanguageModel({ task: 'induction', numLayer: 2 }), TypeError, 'numLayer', /did you mean numLayers\?/],
+  ['createLanguageModel: numLayers 5', () => lab.createLanguageModel({ task: 'induction', numLayers: 5 }), RangeError, 'numLayers', /1\.\.4, got 5/],
+  ['createLanguageModel: numLayers zero', () => lab.createLanguageModel({ task: 'induction', numLayers: 0 }), RangeError, 'numLayers', /positive integer/],
+  ['createLanguageModel: numHeads does not divide dModel', () => lab.createLanguageModel({ task: 'induction', numHeads: 3 }), RangeError, 'numHeads', /divide dModel/],
+  ['createLanguageModel: numHeads above 64', () => lab.createLanguageModel({ task: 'induction', numHeads: 128, dModel: 128 }), RangeError, 'numHeads', /1\.\.64/],
+  ['createLanguageModel: dModel a string', () => lab.createLanguageModel({ task: 'induction', dModel: '32' }), TypeError, 'dModel', /positive integer/],
+  ['createLanguageModel: dModel 2048', () => lab.createLanguageModel({ task: 'induction', dModel: 2048, numHeads: 1 }), RangeError, 'dModel', /1\.\.1024/],
+  ['createLanguageModel: mlp a number', () => lab.createLanguageModel({ task: 'induction', mlp: 1 }), TypeError, 'mlp', /boolean/],
+  ['createLanguageModel: seed negative', () => lab.createLanguageModel({ task: 'induction', seed: -1 }), RangeError, 'seed', /non-negative integer/],
+  ['createLanguageModel: seed a string', () => lab.createLanguageModel({ task: 'induction', seed: '1' }), TypeError, 'seed', /non-negative integer/],
+  ['createLanguageModel: learningRate 2', () => lab.createLanguageModel({ task: 'induction', learningRate: 2 }), RangeError, 'learningRate', /\(0, 1\]/],
+  ['createLanguageModel: learningRate NaN', () => lab.createLanguageModel({ task: 'induction', learningRate: NaN }), RangeError, 'learningRate', /\(0, 1\]/],
+  ['createLanguageModel: learningRate a string', () => lab.createLanguageModel({ task: 'induction', learningRate: '0.01' }), TypeError, 'learningRate', /number/],
+  ['createLanguageModel: batchSize 10^5', () => lab.createLanguageModel({ task: 'induction', batchSize: 1e5 }), RangeError, 'batchSize', /1\.\.4096/],
+  ['createLanguageModel: 4 layers of dModel 1024 with batches of 4096, beyond the heap', () => lab.createLanguageModel({ task: 'induction', numLayers: 4, numHeads: 1, dModel: 1024, batchSize: 4096 }),
+    RangeError, 'batchSize', /too large.*384 MiB/],
+
+  // loadLanguageModel
+  ['loadLanguageModel: a string', () => lab.loadLanguageModel('model'), TypeError, 'bytes', /Uint8Array or ArrayBuffer/],
+  ['loadLanguageModel: an Int8Array', () => lab.loadLanguageModel(new Int8Array(8)), TypeError, 'bytes', /Uint8Array or ArrayBuffer/],
+  ['loadLanguageModel: no bytes', () => lab.loadLanguageModel(new Uint8Array(0)), RangeError, 'bytes', /no data/],
+  ['loadLanguageModel: garbage', () => lab.loadLanguageModel(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])), RangeError, 'bytes', /magic: not a HeadLab language-model file/],
+  ['loadLanguageModel: a one-layer trainer file', async () => lab.loadLanguageModel(await savedModel()), RangeError, 'bytes', /magic: .*loadTrainer/],
+  ['loadLanguageModel: format version 2', async () => lab.loadLanguageModel(await editedLm((b) => { b[4] = 2; })), RangeError, 'bytes', /version 2 \(expected 1\)/],
+  ['loadLanguageModel: unknown task', async () => lab.loadLanguageModel(await editedLm((b) => { b[9] = 'X'.charCodeAt(0); })), RangeError, 'bytes', /task: unknown task 'Xricket'/],
+  ['loadLanguageModel: seqLen not the task\'s', async () => lab.loadLanguageModel(await editedLm((b, v, L) => v.setUint32(13 + L, 19, true))), RangeError, 'bytes', /seqLen: 19 does not match task cricket \(18\)/],
+  ['loadLanguageModel: numLayers 9', async () => lab.loadLanguageModel(await editedLm((b, v, L) => v.setUint32(17 + L, 9, true))), RangeError, 'bytes', /numLayers must be in 1\.\.4/],
+  ['loadLanguageModel: cut short', async () => lab.loadLanguageModel((await withLm((lm) => lm.save())).subarray(0, 200)), RangeError, 'bytes', /damaged \(checksum mismatch; length: .* \(cut short\)\)/],
+  ['loadLanguageModel: a damaged byte', async () => { const b = await withLm((lm) => lm.save()); b[100] ^= 8; return lab.loadLanguageModel(b); },
+    RangeError, 'bytes', /the file is damaged \(checksum mismatch\) — save it again/],
+  ['loadLanguageModel: a weight of 3e38', async () => lab.loadLanguageModel(await editedLm((b, v) => v.setFloat32(b.length - 4, 3e38, true))), RangeError, 'bytes', /parameter \d+ is 3e\+38, beyond the ±1e4/],
+  ['loadLanguageModel: a NaN weight', async () => lab.loadLanguageModel(await editedLm((b, v) => v.setFloat32(b.length - 8, NaN, true))), RangeError, 'bytes', /parameter \d+ is not finite/],
+  ['loadLanguageModel: more than 64 MiB', () => lab.loadLanguageModel(new Uint8Array(64 * 2 ** 20 + 1)), RangeError, 'bytes', /at most 64 MiB/],
+
+  // LanguageModel methods
+  ['LanguageModel.step(0)', () => withLm((lm) => lm.step(0)), RangeError, 'n', /positive integer/],
+  ['LanguageModel.step("3")', () => withLm((lm) => lm.step('3')), TypeError, 'n', /positive integer/],
+  ['LanguageModel.step(2e6)', () => withLm((lm) => lm.step(2e6)), RangeError, 'n', /at most 1000000/],
+  ['LanguageModel.evaluate(1e9)', () => withLm((lm) => lm.evaluate(1e9)), RangeError, 'n', /at most 100000/],
+  ['LanguageModel.headScores(-2)', () => withLm((lm) => lm.headScores(-2)), RangeError, 'n', /positive integer/],
+  ['LanguageModel.headReport(1.5)', () => withLm((lm) => lm.headReport(1.5)), RangeError, 'n', /positive integer/],
+  ['LanguageModel.tokenize(42)', () => withLm((lm) => lm.tokenize(42)), TypeError, 'text', /string of words/],
+  ['LanguageModel.tokenize: an unknown word', () => withLm((lm) => lm.tokenize('virat hits the ball')), RangeError, 'hits', /unknown word "hits" at word 2; .*model\.vocabulary and lab\.languageTasks\(\)/],
+  ['LanguageModel.tokenize: text longer than the sequence', () => withLm((lm) => lm.tokenize('the '.repeat(18))), RangeError, 'text', /18 words.*19 tokens, more than the sequence length 18/],
+  ['LanguageModel.attention(null)', () => withLm((lm) => lm.attention(null)), TypeError, 'tokensOrText', /string of words, an Int32Array/],
+  ['LanguageModel.attention: an empty array', () => withLm((lm) => lm.attention([])), RangeError, 'tokensOrText', /1\.\.18 tokens/],
+  ['LanguageModel.attention: 19 token ids', () => withLm((lm) => lm.attention(new Int32Array(19))), RangeError, 'tokensOrText', /1\.\.18 tokens/],
+  ['LanguageModel.attention: a token id beyond the vocabulary', () => withLm((lm) => lm.attention([0, 42])), RangeError, 'tokensOrText[1]', /token id in 0\.\.41, got 42/],
+  ['LanguageModel.attention: an unknown word in an array', () => withLm((lm) => lm.attention(['<s>', 'sachin'])), RangeError, 'tokensOrText[1]', /unknown word "sachin"/],
+  ['LanguageModel.attention: a boolean in the array', () => withLm((lm) => lm.attention([0, true])), TypeError, 'tokensOrText[1]', /token id or a word/],
+  ['LanguageModel.attention: a Float32Array', () => withLm((lm) => lm.attention(new Float32Array(3))), TypeError, 'tokensOrText', /Int32Array/],
+  ['LanguageModel.predict: topK 0', () => withLm((lm) => lm.predict('virat', { topK: 0 })), RangeError, 'topK', /positive integer/],
+  ['LanguageModel.predict: topK above the vocabulary', () => withLm((lm) => lm.predict('virat', { topK: 50 })), RangeError, 'topK', /at most 42/],
+  ['LanguageModel.predict: a misspelt option (k)', () => withLm((lm) => lm.predict('virat', { top: 3 })), TypeError, 'top', /did you mean topK\?/],
+  ['LanguageModel.generate: options a string', () => withLm((lm) => lm.generate('virat')), TypeError, 'options', /options object/],
+  ['LanguageModel.generate: a misspelt option (temp)', () => withLm((lm) => lm.generate({ temp: 0 })), TypeError, 'temp', /did you mean temperature\?/],
+  ['LanguageModel.generate: temperature -1', () => withLm((lm) => lm.generate({ temperature: -1 })), RangeError, 'temperature', /\[0, 100\]/],
+  ['LanguageModel.generate: temperature a string', () => withLm((lm) => lm.generate({ temperature: 'hot' })), TypeError, 'temperature', /number/],
+  ['LanguageModel.generate: maxTokens zero', () => withLm((lm) => lm.generate({ maxTokens: 0 })), RangeError, 'maxTokens', /positive integer/],
+  ['LanguageModel.generate: seed fractional', () => withLm((lm) => lm.generate({ seed: 0.5 })), RangeError, 'seed', /non-negative integer/],
+  ['LanguageModel.generate: a prompt with an unknown word', () => withLm((lm) => lm.generate({ prompt: 'virat smashed' })), RangeError, 'prompt', /unknown word "smashed" at word 2/],
+  ['LanguageModel.generate: a prompt that is a number', () => withLm((lm) => lm.generate({ prompt: 5 })), TypeError, 'prompt', /string of words/],
+  ['LanguageModel.setHeadEnabled(1, 0, false) with 1 layer', () => withLm((lm) => lm.setHeadEnabled(1, 0, false)), RangeError, 'layer', /integer in 0\.\.0/],
+  ['LanguageModel.setHeadEnabled(0, 2, false) with 2 heads', () => withLm((lm) => lm.setHeadEnabled(0, 2, false)), RangeError, 'head', /integer in 0\.\.1/],
+  ['LanguageModel.setHeadEnabled(0, 0, "off")', () => withLm((lm) => lm.setHeadEnabled(0, 0, 'off')), TypeError, 'on', /boolean/],
+  ['LanguageModel.headEnabled("0", 0)', () => withLm((lm) => lm.headEnabled('0', 0)), TypeError, 'layer', /integer in 0\.\.0/],
+  ['a disposed LanguageModel: step', async () => (await disposedLm()).step(), TypeError, 'LanguageModel.step', /disposed/],
+  ['a disposed LanguageModel: attention', async () => (await disposedLm()).attention('virat'), TypeError, 'LanguageModel.attention', /disposed/],
+  ['a disposed LanguageModel: generate', async () => (await disposedLm()).generate(), TypeError, 'LanguageModel.generate', /disposed/],
+  ['a disposed LanguageModel: save', async () => (await disposedLm()).save(), TypeError, 'LanguageModel.save', /disposed/],
+  ['a disposed LanguageModel: config', async () => (await disposedLm()).config, TypeError, 'LanguageModel.config', /disposed/],
 ];
 
 for (const [name, call, Type, arg, expected] of CASES) {
@@ -289,7 +391,8 @@ test('the catalogue has at least 30 distinct cases across the API', () => {
   assert.equal(names.size, CASES.length, 'case names are distinct');
   assert.ok(CASES.length >= 30, `${CASES.length} cases`);
   const areas = new Set(CASES.map(([n]) => n.split(/[:.(]/)[0]));
-  for (const area of ['mha', 'createLayer', 'AttentionLayer', 'parameterCount', 'scalingExperiment', 'createTrainer', 'loadTrainer', 'Trainer', 'a disposed Trainer']) {
+  for (const area of ['mha', 'createLayer', 'AttentionLayer', 'parameterCount', 'scalingExperiment', 'createTrainer', 'loadTrainer', 'Trainer', 'a disposed Trainer',
+    'createLanguageModel', 'loadLanguageModel', 'LanguageModel', 'a disposed LanguageModel']) {
     assert.ok(areas.has(area), `cases for ${area}`);
   }
 });

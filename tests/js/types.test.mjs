@@ -45,6 +45,36 @@ const q: Float32Array = layer.forward({ query: new Float32Array(8), returnInterm
 layer[Symbol.dispose]();
 export { w, q };
 `;
+// The language-model API as a UI would use it: results typed precisely enough to assign without casts.
+const languageModel = `import { createHeadlab, type LanguageModel, type LanguageHeadScore } from '${api}';
+const lab = await createHeadlab();
+const [task] = await lab.languageTasks();
+const pad: string | null = task.padToken;
+const lm: LanguageModel = await lab.createLanguageModel({ task: task.name, numLayers: task.defaults.numLayers, mlp: false });
+const s: number = lm.step(10).step + lm.steps + lm.config.dModel + lm.task.seqLen;
+const { weights, shape: [L, H, T] } = lm.attention('a b c');
+const w: Float32Array = weights;
+const fromIds = lm.attention(new Int32Array([32, 0])).tokens.concat(lm.attention([32, 1]).tokens, lm.attention(['<s>', 'a']).tokens);
+const heads: LanguageHeadScore[] = lm.headScores();
+const label: string | null = heads[0].label;
+const coref: number | undefined = heads[0].coreference;
+const baseline: number | undefined = lm.headReport(100).bestFixedPosition;
+const top: string = lm.predict('a b', { topK: 2 })[0].token;
+const g: string = lm.generate({ prompt: 'a b', temperature: 0, seed: 2, maxTokens: 3 }).text;
+const e: number = lm.evaluate(50).nextTokenAccuracy;
+const ids: Int32Array = lm.tokenize('a').tokens;
+const bytes: Uint8Array = lm.save();
+using copy = await lab.loadLanguageModel(bytes);
+copy.setHeadEnabled(0, 1, !copy.headEnabled(0, 1));
+lm.dispose();
+export { pad, s, L, H, T, w, fromIds, label, coref, baseline, top, g, e, ids };
+`;
+const languageModelMisuse = `import { createHeadlab } from '${api}';
+const lab = await createHeadlab();
+const lm = await lab.createLanguageModel({ task: 'induction' });
+const c: number = lm.headScores()[0].coreference;
+export { c };
+`;
 const untyped = `import { createHeadlab } from '${api}';
 const lab = await createHeadlab();
 const I = new Float32Array(16);
@@ -64,4 +94,12 @@ test('tsc --strict: without returnWeights, weights may be undefined (the overloa
   const r = compile({ 'untyped.ts': untyped }, ['ES2022', 'DOM']);
   assert.notEqual(r.status, 0, 'reading weights without returnWeights must not type-check as Float32Array');
   assert.match(r.out, /TS2322: Type 'Float32Array(<ArrayBufferLike>)? \| undefined' is not assignable to type 'Float32Array(<ArrayBufferLike>)?'/);
+});
+
+test('tsc --strict: the language-model API compiles as a UI uses it; cricket-only scores may be undefined', { timeout: 120_000 }, () => {
+  const r = compile({ 'lm.ts': languageModel }, ['ESNext', 'DOM']);
+  assert.equal(r.status, 0, `tsc failed:\n${r.out}`);
+  const misuse = compile({ 'misuse.ts': languageModelMisuse }, ['ESNext', 'DOM']);
+  assert.notEqual(misuse.status, 0, 'coreference is optional (cricket only)');
+  assert.match(misuse.out, /TS2322: Type 'number \| undefined' is not assignable to type 'number'/);
 });

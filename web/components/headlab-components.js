@@ -10,6 +10,7 @@ import { HeadlabScaling } from './headlab-scaling.js';
 import { HeadlabMisconceptions } from './headlab-misconceptions.js';
 import { HeadlabChoosingH } from './headlab-choosing-h.js';
 import { HeadlabTrainer } from './headlab-trainer.js';
+import { HeadlabLanguageModel } from './headlab-language-model.js';
 import { HeadlabThemeToggle } from './headlab-theme-toggle.js';
 
 import { createHeadlab as createHeadlabWith } from '../lib/headlab.js';
@@ -26,12 +27,12 @@ export function createHeadlab(options) {
   return options === undefined ? getLab() : createHeadlabWith(options);
 }
 export {
-  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabThemeToggle,
+  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabLanguageModel, HeadlabThemeToggle,
 };
 
 /** Every element class, in the order of the site. */
 export const elements = [
-  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabThemeToggle,
+  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabLanguageModel, HeadlabThemeToggle,
 ];
 
 for (const element of elements) element.define();

@@ -248,6 +248,165 @@ export declare class Trainer {
   [Symbol.dispose](): void;
 }
 
+/** A language-model task (see {@link Headlab.languageTasks}). */
+export interface LanguageTask {
+  name: string;
+  description: string;
+  /** What `LanguageModel.evaluate().accuracy` measures. */
+  metric: string;
+  /** Tokens per sequence, start token included. */
+  seqLen: number;
+  /** Token names; a token's id is its index. */
+  vocabulary: string[];
+  /** The token at position 0 of every sequence; `tokenize` prepends it. */
+  startToken: string;
+  /** The token that fills a sequence after its end, or null; `generate` stops before it. */
+  padToken: string | null;
+  /** The token `generate` stops after (cricket's "."), or null. */
+  stopToken: string | null;
+  /** What {@link Headlab.createLanguageModel} uses for options not given; `steps` is a run long enough for the task's heads to form. */
+  defaults: {
+    numLayers: number;
+    numHeads: number;
+    dModel: number;
+    mlp: boolean;
+    learningRate: number;
+    batchSize: number;
+    steps: number;
+  };
+}
+
+export interface LanguageModelOptions {
+  /** A name from {@link Headlab.languageTasks}. Required. */
+  task: string;
+  /** 1..4. Default: the task's. */
+  numLayers?: number;
+  /** 1..64, divides dModel. Default: the task's. */
+  numHeads?: number;
+  /** 1..1024. Default: the task's. */
+  dModel?: number;
+  /** A GELU MLP (dModel → 4 dModel → dModel) after each attention block. Default: the task's. */
+  mlp?: boolean;
+  /** Non-negative integer; the same seed gives the same model and losses. Default 1. */
+  seed?: number;
+  /** Adam's learning rate, in (0, 1]. Default: the task's. */
+  learningRate?: number;
+  /** Sequences per step, 1..4096. Default: the task's. */
+  batchSize?: number;
+}
+
+/** The resolved configuration of a {@link LanguageModel}. */
+export interface LanguageModelConfig {
+  task: string;
+  numLayers: number;
+  numHeads: number;
+  dModel: number;
+  mlp: boolean;
+  seed: number;
+  learningRate: number;
+  batchSize: number;
+}
+
+export interface LanguageEvaluation {
+  loss: number;
+  /** The task's metric (LanguageTask.metric). */
+  accuracy: number;
+  /** Arg-max equals the next token, over every position with a target. */
+  nextTokenAccuracy: number;
+  /** Held-out sequences evaluated. */
+  examples: number;
+}
+
+/** One head's detector scores (means of attention weights over held-out sequences). */
+export interface LanguageHeadScore {
+  /** 0-based. */
+  layer: number;
+  /** 0-based. */
+  head: number;
+  /** Weight on position t − 1. */
+  previousToken: number;
+  /** Weight on the tokens right after earlier occurrences of the current token. */
+  induction: number;
+  /** Weight on earlier occurrences of the current token. */
+  duplicateToken: number;
+  /** Weight on position 0. */
+  firstToken: number;
+  /** Cricket only: weight from the pronoun's prediction query onto the referent noun. */
+  coreference?: number;
+  /** Cricket only: the highest mean weight on one fixed absolute position or fixed offset back, from the pronoun queries. */
+  positionPeak?: number;
+  /** 'previous token', 'induction', 'duplicate token', 'first token' or 'coreference': the highest score ≥ threshold; null when none is. */
+  label: string | null;
+}
+
+export interface LanguageHeadReport {
+  /** Layer-major: heads[layer * numHeads + head]. */
+  heads: LanguageHeadScore[];
+  /** The score a label needs (0.5). */
+  threshold: number;
+  /** Cricket only: the coreference score of the best head that attends to one fixed position or offset (a baseline). */
+  bestFixedPosition?: number;
+  /** Cricket only: the highest coreference score of any head. */
+  bestCoreference?: number;
+}
+
+/** A sequence: a string of vocabulary words (the start token is prepended), or the whole sequence as ids or words. */
+export type TokensOrText = string | Int32Array | number[] | string[];
+
+export interface GenerateOptions {
+  /** A string of words (start token prepended) or a whole sequence. Default '' (the start token alone). */
+  prompt?: TokensOrText;
+  /** New tokens at most (also bounded by seqLen). Default seqLen. */
+  maxTokens?: number;
+  /** 0 = greedy; otherwise p^(1/temperature), renormalised; in [0, 100]. Default 1. */
+  temperature?: number;
+  /** Seed of the sampling generator (SplitMix64 in C++). Default 1. */
+  seed?: number;
+}
+
+export interface NextToken {
+  token: string;
+  id: number;
+  probability: number;
+}
+
+/** A causal transformer language model; see {@link Headlab.createLanguageModel}. Every method throws a TypeError once disposed. */
+export declare class LanguageModel {
+  private constructor();
+  /** The task (a copy of its {@link Headlab.languageTasks} entry). */
+  readonly task: LanguageTask;
+  readonly config: LanguageModelConfig;
+  /** Token names; a token's id is its index. */
+  readonly vocabulary: string[];
+  /** Training steps taken in all, including those of a loaded file. */
+  readonly steps: number;
+  /** n Adam steps (default 1). @throws RangeError when the loss is no longer finite (learningRate too high). */
+  step(n?: number): { step: number; loss: number };
+  /** On n held-out sequences (default 500), the same on every call. */
+  evaluate(n?: number): LanguageEvaluation;
+  /** Per head, layer-major, on n held-out sequences (default 500). */
+  headScores(n?: number): LanguageHeadScore[];
+  /** headScores plus the threshold and, for cricket, the fixed-position baseline. */
+  headReport(n?: number): LanguageHeadReport;
+  /**
+   * Whitespace-separated vocabulary words → ids, start token prepended.
+   * @throws TypeError when text is not a string; RangeError naming an unknown word and its position, or text longer than seqLen − 1 words.
+   */
+  tokenize(text: string): { tokens: Int32Array; words: string[] };
+  /** weights `[numLayers, numHeads, T, T]`; rows sum to 1, zeros above the diagonal. */
+  attention(tokensOrText: TokensOrText): { tokens: string[]; weights: Float32Array; shape: [number, number, number, number] };
+  /** The next-token distribution after the last token, most probable first (topK defaults to the vocabulary size). */
+  predict(tokensOrText: TokensOrText, options?: { topK?: number }): NextToken[];
+  /** Seeded continuation; `tokens` is the whole sequence, `text` its words after the start token, `newTokens` the generated ones. */
+  generate(options?: GenerateOptions): { tokens: string[]; text: string; newTokens: string[] };
+  setHeadEnabled(layer: number, head: number, on: boolean): void;
+  headEnabled(layer: number, head: number): boolean;
+  /** Bytes in the documented "HLLM" format (cpp/include/headlab/lm_file.hpp). @throws RangeError when training diverged. */
+  save(): Uint8Array;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
 export interface HeadlabInfo {
   version: string;
   /** which build runs: 'scalar' is the fallback for engines without WebAssembly SIMD */
@@ -294,6 +453,12 @@ export declare class Headlab {
    * for a version-2 file that was changed or cut short; a parameter beyond ±1e4 or non-finite; any field out of range.
    */
   loadTrainer(bytes: Uint8Array | ArrayBuffer): Promise<Trainer>;
+  /** The language-model tasks (a fresh copy on every call). Loads the training module on first use. */
+  languageTasks(): Promise<LanguageTask[]>;
+  /** Options not given default to the task's defaults (seed to 1). Rejects with a TypeError or RangeError naming the bad option. */
+  createLanguageModel(options: LanguageModelOptions): Promise<LanguageModel>;
+  /** Rejects with a TypeError for a non-byte argument, a RangeError (an Error) naming what is wrong with a bad file. */
+  loadLanguageModel(bytes: Uint8Array | ArrayBuffer): Promise<LanguageModel>;
   info(): HeadlabInfo;
   /** Live Embind handles in both modules; 0 when nothing leaked. */
   liveHandleCount(): number;

@@ -140,6 +140,9 @@ const OPTION_KEYS = {
   parameterCount: ['dModel', 'numHeads', 'dK', 'dV', 'bias'],
   scalingExperiment: ['dK', 'numQueries', 'numKeys', 'seed'],
   createTrainer: ['task', 'numHeads', 'dModel', 'seed', 'learningRate', 'batchSize', 'optimizer', 'causal'],
+  createLanguageModel: ['task', 'numLayers', 'numHeads', 'dModel', 'mlp', 'seed', 'learningRate', 'batchSize'],
+  'LanguageModel.generate': ['prompt', 'maxTokens', 'temperature', 'seed'],
+  'LanguageModel.predict': ['topK'],
 };
 
 /** A positive integer below 2^31; `undefined` allowed when optional. */
@@ -154,6 +157,22 @@ function requireDim(fn, name, value, optional = false) {
   if (value > 0x7fffffff) {
     throw new RangeError(`${fn}: ${name} is too large: it must be a positive integer at most 2147483647, got ${value}`);
   }
+  return value;
+}
+
+/** The shortest decimal that rounds to the same float32 (C++ holds learning rates as float): 0.003, not 0.003000000026077032. */
+function fromFloat32(x) {
+  for (let digits = 1; digits < 17; digits++) {
+    const y = Number(x.toPrecision(digits));
+    if (Math.fround(y) === Math.fround(x)) return y;
+  }
+  return x;
+}
+
+/** A non-negative safe integer (a seed). */
+function requireSeed(fn, name, value) {
+  if (typeof value !== 'number') throw new TypeError(`${fn}: ${name} must be a non-negative integer, got ${describe(value)}`);
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${fn}: ${name} must be a non-negative integer, got ${value}`);
   return value;
 }
 
@@ -227,6 +246,7 @@ export class Headlab {
     this._options = options;
     this._train = null;  // the training module once loaded
     this._trainPending = null;
+    this._lmTasks = null;  // the language-model task table once read
   }
 
   /** @private The training module, loaded on first use. */
@@ -584,6 +604,112 @@ export class Headlab {
   }
 
   /**
+   * The language-model tasks, as a table: name, description, metric (what
+   * `evaluate().accuracy` measures), seqLen, vocabulary (token names; a token's
+   * id is its index), startToken (at position 0 of every sequence), padToken
+   * (or null), stopToken (generation stops after it, or null) and the defaults
+   * {@link Headlab#createLanguageModel} starts from (with `steps`, a run long
+   * enough for the task's heads to form). Loads the training module on first use.
+   * @returns {Promise<import('./headlab').LanguageTask[]>} a fresh copy on every call
+   * @example
+   * const [induction] = await lab.languageTasks();
+   * induction.seqLen;             // 24
+   * induction.defaults.numLayers; // 2
+   */
+  async languageTasks() {
+    return structuredClone(await this._languageTaskTable());
+  }
+
+  /** @private The task table, read once from the training module. */
+  async _languageTaskTable() {
+    if (!this._lmTasks) {
+      this._lmTasks = (await this._trainModule()).languageTaskTable();
+      for (const t of this._lmTasks) t.defaults.learningRate = fromFloat32(t.defaults.learningRate);
+    }
+    return this._lmTasks;
+  }
+
+  /**
+   * A small causal transformer language model (token + position embedding,
+   * `numLayers` pre-LayerNorm blocks of causal multi-head attention, an MLP when
+   * `mlp`, an unembedding) trained with Adam on a task of
+   * {@link Headlab#languageTasks}. `task` is required; every other option
+   * defaults to the task's `defaults` (seed to 1). The same options give the same
+   * losses, step for step. Call `dispose()` when done.
+   * @param {import('./headlab').LanguageModelOptions} options
+   * @returns {Promise<LanguageModel>} rejects with a TypeError or RangeError naming the bad option
+   * @example
+   * const lm = await lab.createLanguageModel({ task: 'induction', seed: 3 });
+   * lm.step(300);                 // { step: 300, loss }
+   * lm.evaluate().accuracy;       // next-token accuracy on the repeated segment
+   * lm.attention('a b c a b c');  // { tokens, weights, shape: [2, 4, 7, 7] }
+   * lm.dispose();
+   */
+  async createLanguageModel(options) {
+    const fn = 'createLanguageModel';
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const tasks = await this._languageTaskTable();
+    const names = tasks.map((t) => t.name).join(', ');
+    if (options.task === undefined) throw new TypeError(`${fn}: task is required: one of ${names}`);
+    if (typeof options.task !== 'string') throw new TypeError(`${fn}: task must be a string (one of ${names}), got ${describe(options.task)}`);
+    const spec = tasks.find((t) => t.name === options.task);
+    if (!spec) throw new RangeError(`${fn}: task: unknown task ${describe(options.task)} (known: ${names})`);
+    const d = spec.defaults;
+    const dim = (name) => (options[name] === undefined ? d[name] : requireDim(fn, name, options[name]));
+    const config = {
+      task: spec.name, numLayers: dim('numLayers'), numHeads: dim('numHeads'), dModel: dim('dModel'),
+      mlp: options.mlp === undefined ? d.mlp : requireBool(fn, 'mlp', options.mlp),
+      seed: options.seed === undefined ? 1 : options.seed,
+      learningRate: options.learningRate === undefined ? d.learningRate : options.learningRate,
+      batchSize: dim('batchSize'),
+    };
+    requireSeed(fn, 'seed', config.seed);
+    if (typeof config.learningRate !== 'number') throw new TypeError(`${fn}: learningRate must be a number, got ${describe(config.learningRate)}`);
+    if (!(Number.isFinite(config.learningRate) && config.learningRate > 0 && config.learningRate <= 1)) {
+      throw new RangeError(`${fn}: learningRate must be a finite number in (0, 1], got ${config.learningRate}`);
+    }
+    const train = await this._trainModule();
+    const core = new train.LanguageModelCore();
+    const error = core.init(config);
+    if (error) {
+      core.delete();
+      throw new RangeError(`${fn}: ${error}`);
+    }
+    return new LanguageModel(this, core, spec);
+  }
+
+  /**
+   * Restores a language model from the bytes of `model.save()` (format
+   * documented in cpp/include/headlab/lm_file.hpp): same task, config, seed,
+   * weights, head switches and step count. Adam's moments are not saved: further
+   * training restarts them from zero.
+   * @param {Uint8Array|ArrayBuffer} bytes
+   * @returns {Promise<LanguageModel>} rejects with a TypeError when bytes is not a Uint8Array or ArrayBuffer,
+   *   a RangeError (an Error) whose message names what is wrong when the file is not a valid language model
+   * @example
+   * const copy = await lab.loadLanguageModel(lm.save());
+   */
+  async loadLanguageModel(bytes) {
+    const fn = 'loadLanguageModel';
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    if (!(bytes instanceof Uint8Array)) throw new TypeError(`${fn}: bytes must be a Uint8Array or ArrayBuffer (a saved language model), got ${describe(bytes)}`);
+    if (bytes.length > 64 * 2 ** 20) throw new RangeError(`${fn}: bytes: a saved language model is at most 64 MiB, got ${bytes.length} bytes`);
+    const tasks = await this._languageTaskTable();
+    const train = await this._trainModule();
+    const base = train.reserveFile(Math.max(bytes.length, 1));
+    if (!base) throw new RangeError(`${fn}: bytes: too large for the wasm heap`);
+    train.HEAPU8.set(bytes, base);
+    const core = new train.LanguageModelCore();
+    const error = core.load(base, bytes.length);
+    if (error) {
+      core.delete();
+      throw new RangeError(`${fn}: bytes: ${error}`);
+    }
+    const name = core.taskName();
+    return new LanguageModel(this, core, tasks.find((t) => t.name === name));
+  }
+
+  /**
    * What is running: `flavour` is 'simd' or 'scalar' (the fallback for engines
    * without WebAssembly SIMD). `memoryBytes` is the size of the forward-pass
    * module's wasm heap, `heapInUseBytes` what malloc has handed out there; the
@@ -829,6 +955,362 @@ export class Trainer {
   /** The trained parameters as bytes; {@link Headlab#loadTrainer} restores an equivalent trainer. */
   save() {
     return this._live('save').save().slice();
+  }
+
+  /** Frees the wasm memory. Calling any method afterwards throws; dispose() twice is fine. */
+  dispose() {
+    if (!this._core) return;
+    trainerFinalizer?.unregister(this);
+    this._core.delete();
+    this._core = null;
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
+}
+
+/**
+ * A causal transformer language model, made by {@link Headlab#createLanguageModel}
+ * or {@link Headlab#loadLanguageModel}. Every method is synchronous; run it in a
+ * Worker to keep a page responsive. Results are plain objects and typed arrays
+ * (copies), so they can be posted between threads.
+ *
+ * Sequences: methods that take `tokensOrText` accept a string of
+ * whitespace-separated vocabulary words (the start token is prepended, see
+ * {@link LanguageModel#tokenize}), or the whole sequence as token ids (an
+ * Int32Array or number[]) or as words (string[]), taken as given. A sequence
+ * holds 1..seqLen tokens; because the model is causal, a shorter one gives
+ * exactly what the first positions of a longer one would.
+ */
+export class LanguageModel {
+  /** @private */
+  constructor(lab, core, spec) {
+    this._lab = lab;
+    this._core = core;
+    trainerFinalizer?.register(this, core, this);
+    /** @private */
+    this._spec = spec;
+    /** @private */
+    this._config = core.config();
+    this._config.learningRate = fromFloat32(this._config.learningRate);
+    /** @private word → id */
+    this._ids = new Map(spec.vocabulary.map((w, i) => [w, i]));
+  }
+
+  /** @private */
+  _live(fn) {
+    if (!this._core) throw new TypeError(`LanguageModel.${fn}: this model has been disposed`);
+    return this._core;
+  }
+
+  /** @private A count in 1..max, or the default when undefined. */
+  _count(fn, name, n, fallback, max) {
+    if (n === undefined) return fallback;
+    const v = requireDim(`LanguageModel.${fn}`, name, n);
+    if (v > max) throw new RangeError(`LanguageModel.${fn}: ${name} must be at most ${max}, got ${v}`);
+    return v;
+  }
+
+  /** @private An integer in 0..count-1. */
+  _index(fn, name, value, count) {
+    const msg = `LanguageModel.${fn}: ${name} must be an integer in 0..${count - 1}, got ${describe(value)}`;
+    if (typeof value !== 'number') throw new TypeError(msg);
+    if (!Number.isInteger(value) || value < 0 || value >= count) throw new RangeError(msg);
+  }
+
+  /** @private Where to see the vocabulary, for error messages. */
+  _vocabularyHint() {
+    return `the words of task ${this._spec.name} are in model.vocabulary and lab.languageTasks()`;
+  }
+
+  /** @private Text → ids, naming `name` in errors. */
+  _tokenize(fn, name, text) {
+    if (typeof text !== 'string') {
+      throw new TypeError(`LanguageModel.${fn}: ${name} must be a string of words separated by spaces, got ${describe(text)}`);
+    }
+    const words = text.split(/\s+/).filter((w) => w.length > 0);
+    const { seqLen, startToken } = this._spec;
+    if (words.length + 1 > seqLen) {
+      throw new RangeError(`LanguageModel.${fn}: ${name} has ${words.length} words; with the start token ${startToken} that is ` +
+        `${words.length + 1} tokens, more than the sequence length ${seqLen} of task ${this._spec.name} (at most ${seqLen - 1} words)`);
+    }
+    const tokens = new Int32Array(words.length + 1);
+    tokens[0] = this._ids.get(startToken);
+    words.forEach((w, i) => {
+      const id = this._ids.get(w);
+      if (id === undefined) {
+        throw new RangeError(`LanguageModel.${fn}: ${name}: unknown word ${JSON.stringify(w.length > 40 ? w.slice(0, 40) + '…' : w)} ` +
+          `at word ${i + 1}; ${this._vocabularyHint()}`);
+      }
+      tokens[i + 1] = id;
+    });
+    return { tokens, words: [startToken, ...words] };
+  }
+
+  /** @private tokensOrText → Int32Array of ids, 1..seqLen long. */
+  _sequence(fn, value, name = 'tokensOrText') {
+    if (typeof value === 'string') return this._tokenize(fn, name, value).tokens;
+    const { seqLen, vocabulary } = this._spec;
+    const what = `a string of words, an Int32Array or number[] of token ids (0..${vocabulary.length - 1}), or a string[] of words`;
+    if (!(value instanceof Int32Array) && !Array.isArray(value)) {
+      throw new TypeError(`LanguageModel.${fn}: ${name} must be ${what}, got ${describe(value)}`);
+    }
+    if (value.length < 1 || value.length > seqLen) {
+      throw new RangeError(`LanguageModel.${fn}: ${name} must hold 1..${seqLen} tokens (the sequence length of task ${this._spec.name}), got ${value.length}`);
+    }
+    const ids = new Int32Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const x = value[i];
+      if (typeof x === 'string') {
+        const id = this._ids.get(x);
+        if (id === undefined) throw new RangeError(`LanguageModel.${fn}: ${name}[${i}]: unknown word ${JSON.stringify(x.slice(0, 40))}; ${this._vocabularyHint()}`);
+        ids[i] = id;
+      } else if (typeof x === 'number') {
+        if (!Number.isInteger(x) || x < 0 || x >= vocabulary.length) {
+          throw new RangeError(`LanguageModel.${fn}: ${name}[${i}] must be a token id in 0..${vocabulary.length - 1}, got ${x}`);
+        }
+        ids[i] = x;
+      } else {
+        throw new TypeError(`LanguageModel.${fn}: ${name}[${i}] must be a token id or a word, got ${describe(x)}`);
+      }
+    }
+    return ids;
+  }
+
+  /** @private Copies ids into the model's token buffer. */
+  _put(core, ids) {
+    core.tokenBuffer().set(ids);
+  }
+
+  /** The task this model learns: the entry of {@link Headlab#languageTasks} (a copy). */
+  get task() {
+    this._live('task');
+    return structuredClone(this._spec);
+  }
+
+  /** { task, numLayers, numHeads, dModel, mlp, seed, learningRate, batchSize } (a copy). */
+  get config() {
+    this._live('config');
+    return { ...this._config };
+  }
+
+  /** The task's token names; a token's id is its index (a copy). */
+  get vocabulary() {
+    this._live('vocabulary');
+    return this._spec.vocabulary.slice();
+  }
+
+  /** Training steps taken in all, including those of a loaded file. */
+  get steps() {
+    return this._live('steps').steps();
+  }
+
+  /**
+   * Runs `n` Adam steps (default 1), each on a fresh batch of the task.
+   * @param {number} [n] 1..1000000
+   * @returns {{step: number, loss: number}} `step` is the total so far, `loss` the last batch's
+   * @throws {RangeError} when the loss is no longer finite (learningRate too high): the model's
+   *   weights are then unusable; create one with a lower learningRate
+   * @example
+   * lm.step(100);  // { step: 100, loss: 3.1 }
+   */
+  step(n) {
+    const core = this._live('step');
+    const r = core.step(this._count('step', 'n', n, 1, 1e6));
+    if (!Number.isFinite(r.loss)) {
+      throw new RangeError(`LanguageModel.step: training diverged by step ${r.step} (loss ${r.loss}) with learningRate ` +
+        `${this._config.learningRate}; the weights are no longer usable — create a model with a lower learningRate`);
+    }
+    return { step: r.step, loss: r.loss };
+  }
+
+  /**
+   * Loss and the task's metric on `n` held-out sequences (default 500), the same
+   * sequences on every call and never trained on. `accuracy` is the task's
+   * metric (induction: next-token accuracy on the repeated segment's second
+   * copy; cricket: the adjective predicted after "it was" belongs to the noun
+   * "it" refers to); `nextTokenAccuracy` counts every position with a target.
+   * @param {number} [n] 1..100000
+   * @returns {{loss: number, accuracy: number, nextTokenAccuracy: number, examples: number}}
+   */
+  evaluate(n) {
+    const core = this._live('evaluate');
+    return core.evaluate(this._count('evaluate', 'n', n, 500, 1e5));
+  }
+
+  /**
+   * Every head's detector scores on `n` held-out sequences (default 500),
+   * layer-major: mean attention on the previous token, on the token after an
+   * earlier occurrence of the current one (induction), on earlier occurrences
+   * (duplicateToken), on position 0 (firstToken) and, for cricket, from the
+   * pronoun onto its referent (coreference). `label` names the highest score
+   * at or above 0.5, or is null. For cricket each head also has `positionPeak`:
+   * see {@link LanguageModel#headReport}, which returns these with the baselines.
+   * @param {number} [n] 1..100000
+   * @returns {import('./headlab').LanguageHeadScore[]}
+   * @example
+   * lm.headScores().filter((h) => h.label === 'induction');
+   */
+  headScores(n) {
+    return this._headReport('headScores', n).heads;
+  }
+
+  /**
+   * {@link LanguageModel#headScores} plus what it takes to judge them:
+   * `threshold` (0.5, the score a label needs) and, for cricket,
+   * `bestFixedPosition`: the coreference score of an ideal head that looks at one
+   * fixed absolute position, or one fixed offset back, whichever is best — the
+   * baseline a real coreference head must beat; `bestCoreference`, the best
+   * head's coreference score; and per head `positionPeak`, its highest mean
+   * weight on one fixed position or offset from the pronoun (a head with
+   * coreference near positionPeak and near bestFixedPosition may attend by
+   * position rather than by referent).
+   * @param {number} [n] 1..100000, default 500
+   * @returns {import('./headlab').LanguageHeadReport}
+   */
+  headReport(n) {
+    return this._headReport('headReport', n);
+  }
+
+  /** @private */
+  _headReport(fn, n) {
+    const core = this._live(fn);
+    return core.headReport(this._count(fn, 'n', n, 500, 1e5));
+  }
+
+  /**
+   * Words → token ids: `text` is split on whitespace, every word must be in the
+   * vocabulary, and the start token is prepended.
+   * @param {string} text at most seqLen − 1 words
+   * @returns {{tokens: Int32Array, words: string[]}} `words` starts with the start token
+   * @throws {TypeError} when text is not a string
+   * @throws {RangeError} naming an unknown word and its position, or when the text is longer than the sequence
+   * @example
+   * lm.tokenize('virat hit the ball');  // { tokens: Int32Array [0, 3, 9, 13, 14], words: ['<s>', 'virat', …] }
+   */
+  tokenize(text) {
+    this._live('tokenize');
+    return this._tokenize('tokenize', 'text', text);
+  }
+
+  /**
+   * The attention weights of every layer and head on a sequence of T tokens.
+   * Rows are queries, columns keys; every row sums to 1 and is 0 above the
+   * diagonal (causal). Heads switched off still show their weights (only their
+   * output is dropped), but heads switched off in earlier layers change later ones.
+   * @param {string|Int32Array|number[]|string[]} tokensOrText
+   * @returns {{tokens: string[], weights: Float32Array, shape: [number, number, number, number]}}
+   *   weights `[numLayers, numHeads, T, T]` row-major, as `shape` says
+   * @example
+   * const { weights, shape: [L, H, T] } = lm.attention('a b c a b c');
+   * weights[((1 * H + 0) * T + 5) * T + 3];  // layer 1, head 0, query 5 on key 3
+   */
+  attention(tokensOrText) {
+    const core = this._live('attention');
+    const ids = this._sequence('attention', tokensOrText);
+    this._put(core, ids);
+    const t = ids.length;
+    const weights = core.attention(t).slice();
+    return { tokens: Array.from(ids, (i) => this._spec.vocabulary[i]), weights, shape: [this._config.numLayers, this._config.numHeads, t, t] };
+  }
+
+  /**
+   * The model's next-token distribution after the last token of the sequence:
+   * every vocabulary word with its probability, most probable first (ties by
+   * id), or only the first `topK`.
+   * @param {string|Int32Array|number[]|string[]} tokensOrText
+   * @param {{topK?: number}} [options] topK defaults to the vocabulary size
+   * @returns {{token: string, id: number, probability: number}[]}
+   * @example
+   * lm.predict('virat hit the ball because it was', { topK: 3 });
+   * // [{ token: 'full', id: 27, probability: 0.41 }, …]
+   */
+  predict(tokensOrText, options = {}) {
+    const fn = 'LanguageModel.predict';
+    const core = this._live('predict');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const ids = this._sequence('predict', tokensOrText);
+    const v = this._spec.vocabulary.length;
+    const topK = this._count('predict', 'topK', options.topK, v, v);
+    this._put(core, ids);
+    const p = core.predict(ids.length);
+    const order = Array.from({ length: v }, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
+    return order.slice(0, topK).map((i) => ({ token: this._spec.vocabulary[i], id: i, probability: p[i] }));
+  }
+
+  /**
+   * Continues a prompt token by token. Each token is drawn from the model's
+   * next-token distribution sharpened by `temperature` (p^(1/temperature),
+   * renormalised; 0 takes the most probable token), with HeadLab's seeded
+   * SplitMix64 generator in C++ (`Rng(seed, 7)`): the same model, prompt and
+   * options give the same tokens. Stops after `maxTokens` new tokens, at the
+   * sequence length, after the task's stop token (cricket's ".") or before its
+   * pad token (never emitted).
+   * @param {import('./headlab').GenerateOptions} [options] prompt defaults to '' (the start token alone),
+   *   maxTokens to seqLen, temperature to 1, seed to 1
+   * @returns {{tokens: string[], text: string, newTokens: string[]}} `tokens` is the whole sequence
+   *   (start token first), `text` its words after the start token (tokenize(text) gives `tokens` back),
+   *   `newTokens` the generated ones
+   * @example
+   * lm.generate({ prompt: 'virat hit the', temperature: 0 }).text;  // 'virat hit the ball because it was full .'
+   */
+  generate(options = {}) {
+    const fn = 'LanguageModel.generate';
+    const core = this._live('generate');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const ids = this._sequence('generate', options.prompt ?? '', 'prompt');
+    const { seqLen, vocabulary, startToken } = this._spec;
+    const maxTokens = this._count('generate', 'maxTokens', options.maxTokens, seqLen, 1e6);
+    const temperature = options.temperature ?? 1;
+    if (typeof temperature !== 'number') throw new TypeError(`${fn}: temperature must be a number ≥ 0, got ${describe(temperature)}`);
+    if (!(Number.isFinite(temperature) && temperature >= 0 && temperature <= 100)) {
+      throw new RangeError(`${fn}: temperature must be a finite number in [0, 100], got ${temperature}`);
+    }
+    const seed = options.seed ?? 1;
+    requireSeed(fn, 'seed', seed);
+    this._put(core, ids);
+    const n = core.generate(ids.length, Math.min(maxTokens, seqLen), temperature, seed);
+    const tokens = Array.from(core.tokenBuffer().subarray(0, n), (i) => vocabulary[i]);
+    const words = tokens[0] === startToken ? tokens.slice(1) : tokens;
+    return { tokens, text: words.join(' '), newTokens: tokens.slice(ids.length) };
+  }
+
+  /**
+   * Switches a head off (its output is zeroed before W^O, in training and in
+   * every later result) or back on.
+   * @param {number} layer 0..numLayers-1
+   * @param {number} head 0..numHeads-1
+   * @param {boolean} on
+   * @example
+   * lm.setHeadEnabled(1, 2, false); lm.evaluate().accuracy;  // drops when layer 1 head 2 is the induction head
+   */
+  setHeadEnabled(layer, head, on) {
+    const core = this._live('setHeadEnabled');
+    this._index('setHeadEnabled', 'layer', layer, this._config.numLayers);
+    this._index('setHeadEnabled', 'head', head, this._config.numHeads);
+    if (typeof on !== 'boolean') throw new TypeError(`LanguageModel.setHeadEnabled: on must be a boolean, got ${describe(on)}`);
+    core.setHeadEnabled(layer, head, on);
+  }
+
+  /** Whether a head is on. */
+  headEnabled(layer, head) {
+    const core = this._live('headEnabled');
+    this._index('headEnabled', 'layer', layer, this._config.numLayers);
+    this._index('headEnabled', 'head', head, this._config.numHeads);
+    return core.headEnabled(layer, head);
+  }
+
+  /**
+   * The model as bytes (format in cpp/include/headlab/lm_file.hpp, magic "HLLM",
+   * CRC-32 at the end); {@link Headlab#loadLanguageModel} restores it.
+   * @returns {Uint8Array}
+   * @throws {RangeError} when training diverged (a weight is not finite or beyond ±1e4)
+   */
+  save() {
+    const r = this._live('save').save();
+    if (typeof r === 'string') throw new RangeError(`LanguageModel.save: ${r}`);
+    return r.slice();
   }
 
   /** Frees the wasm memory. Calling any method afterwards throws; dispose() twice is fine. */

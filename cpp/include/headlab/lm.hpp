@@ -267,6 +267,10 @@ class LmTrainer {
   LmEval evaluate(std::size_t examples);
   LmHeadReport heads(std::size_t examples);
 
+  // The training-batch generator's state (kept in model files, lm_file.hpp).
+  std::uint64_t data_state() const { return data_rng_.state(); }
+  void set_data_state(std::uint64_t state) { data_rng_.set_state(state); }
+
   const LmTaskSpec& spec() const { return spec_; }
   const LmTrainConfig& config() const { return config_; }
   LanguageModel& model() { return model_; }

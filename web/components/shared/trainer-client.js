@@ -1,7 +1,8 @@
 // The page's side of a training session: requests go to the trainer Worker
-// (dist/headlab-trainer-worker.js) when one can start, else to a session on the
-// main thread that trains in short chunks between frames. Both answer the same
-// requests and emit the same events (see trainer-session.js).
+// (dist/headlab-trainer-worker.js, or the Worker named in the options) when one
+// can start, else to a session on the main thread that trains in short chunks
+// between frames. Both answer the same requests and emit the same events (see
+// trainer-session.js; lm-session.js for the language model).
 //
 // A Worker that dies (an uncaught error, an abort of its WebAssembly module) or
 // stops answering while it trains is reported once as
@@ -20,9 +21,16 @@ function rebuildError(e) {
 }
 
 export class TrainerClient {
-  /** @param {(message: object) => void} onEvent receives { event: 'snapshot' | 'paused', ... } */
-  constructor(onEvent) {
+  /**
+   * @param {(message: object) => void} onEvent receives { event: 'snapshot' | 'paused', ... }
+   * @param {{ workerFile?: string, workerName?: string, openSession?: (lab: object, emit: Function, options: object) => Promise<object> }} [options]
+   *   the Worker script (next to the bundle) and how the main-thread fallback opens the same session
+   */
+  constructor(onEvent, { workerFile = WORKER_FILE, workerName = 'headlab-trainer', openSession = (lab, emit, o) => TrainerSession.open(lab, emit, o) } = {}) {
     this.onEvent = onEvent;
+    this.workerFile = workerFile;
+    this.workerName = workerName;
+    this.openSession = openSession;
     this.mode = null;           // 'worker' | 'main', once known
     this.fallbackReason = '';
     this._nextId = 1;
@@ -42,9 +50,9 @@ export class TrainerClient {
     if (typeof Worker === 'undefined') return this._useMain('this browser has no Web Workers');
     let url;
     try {
-      url = new URL(WORKER_FILE, BASE_URL);
+      url = new URL(this.workerFile, BASE_URL);
       if (url.origin !== location.origin) return this._useMain('the HeadLab script comes from another origin than the page, and Workers must be same-origin');
-      this._worker = new Worker(url, { type: 'module', name: 'headlab-trainer' });
+      this._worker = new Worker(url, { type: 'module', name: this.workerName });
     } catch (e) {
       return this._useMain(`the Worker did not start (${e?.message ?? e})`);
     }
@@ -96,7 +104,7 @@ export class TrainerClient {
     this.mode = 'main';
     this.fallbackReason = reason;
     // Short chunks, each its own task, so input and painting happen in between.
-    this._session = getLab().then((lab) => TrainerSession.open(lab, (m) => this.onEvent(m), { chunkMs: 8 }));
+    this._session = getLab().then((lab) => this.openSession(lab, (m) => this.onEvent(m), { chunkMs: 8 }));
     const queued = this._queue.splice(0);
     for (const job of queued) this._runMain(job);
   }

@@ -1,24 +1,8 @@
 // The trainer Worker of <headlab-trainer> (bundled as dist/headlab-trainer-worker.js):
-// holds the training session and answers { id, type, payload } with
-// { id, result } or { id, error }; snapshots and pauses arrive as { event }.
+// holds the training session (trainer-session.js) and answers the page through session-host.js.
 import { getLab } from './lab.js';
 import { TrainerSession } from './trainer-session.js';
-
-// Chunks are queued through a MessageChannel: setTimeout(0) is clamped to 4 ms
-// once nested, which would idle the Worker for a sixth of every chunk.
-const channel = new MessageChannel();
-const queued = [];
-channel.port1.onmessage = () => queued.shift()?.();
-const schedule = (fn) => { queued.push(fn); channel.port2.postMessage(0); };
-
-// A message marked fatal reports an abort of the WebAssembly module (e.g. out of
-// memory), which leaves it unusable: the Worker stops after sending it, and the
-// page starts a new one.
-const post = (message, transfer = []) => {
-  self.postMessage(message, transfer);
-  if (message.fatal) self.close();
-};
-const ready = getLab().then((lab) => TrainerSession.open(lab, post, { chunkMs: 25, schedule }));
+import { hostSession, schedule } from './session-host.js';
 
 // The browser first runs wasm with its baseline compiler and optimises the hot
 // functions after they have run for a while: the first hundred or so steps are
@@ -43,18 +27,8 @@ async function warmUp() {
   piece();
 }
 
-self.addEventListener('message', async (event) => {
-  const { id, type, payload } = event.data ?? {};
-  if (type === 'run' || type === 'step' || type === 'load') warming = false;
-  try {
-    const session = await ready;
-    const { result, transfer } = await session.handle(type, payload);
-    post({ id, result }, transfer ?? []);
-  } catch (e) {
-    post({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) }, fatal: e instanceof WebAssembly.RuntimeError });
-  }
+hostSession((post) => getLab().then((lab) => TrainerSession.open(lab, post, { chunkMs: 25, schedule })), {
+  warmUp,
+  stopWarmUp: () => { warming = false; },
+  startsWork: (type) => type === 'run' || type === 'step' || type === 'load',
 });
-ready.then(() => {
-  post({ ready: true });
-  setTimeout(() => warmUp().catch(() => { warming = false; }), 0);
-}, (e) => post({ failed: String(e?.message ?? e) }));

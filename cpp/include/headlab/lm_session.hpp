@@ -1,0 +1,81 @@
+// A language model a UI can drive: an LmTrainer plus what the JS API asks of
+// it between training steps (attention on a sequence, next-token
+// probabilities, generation, saving), with every buffer allocated at
+// construction. Token sequences here are ids, start token included, of length
+// 1..seq_len; shorter than seq_len is fine because the model is causal (a
+// prefix gives the same activations as the padded sequence).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "headlab/lm.hpp"
+#include "headlab/lm_file.hpp"
+
+namespace headlab {
+
+// The token generation stops after: the task's "." when it has one, else -1.
+std::int32_t lm_stop_token(const LmTaskSpec& spec);
+
+class LmSession;
+struct LmSessionOrError {
+  std::unique_ptr<LmSession> session;  // null on error
+  std::string error;
+};
+
+class LmSession {
+ public:
+  // Checks the config (lm_train_config_error) first.
+  static LmSessionOrError create(const LmTaskSpec& spec, const LmTrainConfig& config);
+  // load_lm, then the session counts steps on from the file's.
+  static LmSessionOrError load(const std::uint8_t* bytes, std::size_t size);
+
+  LmResult step(std::size_t n) { return trainer_->step(n); }
+  // Training steps in all, including those a loaded file had taken.
+  std::uint64_t steps() const { return base_steps_ + trainer_->steps(); }
+  LmEval evaluate(std::size_t examples) { return trainer_->evaluate(examples); }
+  LmHeadReport heads(std::size_t examples) { return trainer_->heads(examples); }
+
+  // Attention of every layer and head on tokens [t]: out [num_layers, h, t, t],
+  // the t x t top-left block of each map. The returned buffer is owned here.
+  const float* attention(const std::int32_t* tokens, std::size_t t);
+
+  // Next-token probabilities after tokens [t] (at position t - 1): [vocab].
+  const float* predict(const std::int32_t* tokens, std::size_t t);
+
+  // Appends up to max_new tokens to tokens [t] (room for seq_len), never past
+  // seq_len; returns the new length. Each token is drawn from predict()'s
+  // distribution sharpened by temperature (p^(1/temperature), renormalised)
+  // with Rng(seed, 7), or the arg-max (lowest id on ties) when temperature is 0.
+  // Stops after lm_stop_token, and before the pad token (never appended).
+  std::size_t generate(std::int32_t* tokens, std::size_t t, std::size_t max_new, float temperature,
+                       std::uint64_t seed);
+
+  void set_head_enabled(std::size_t layer, std::size_t head, bool on) {
+    trainer_->model().set_head_enabled(layer, head, on);
+  }
+  bool head_enabled(std::size_t layer, std::size_t head) const { return trainer_->model().head_enabled(layer, head); }
+
+  // save_lm of this session; empty with *error set when training diverged.
+  std::vector<std::uint8_t> save(std::string* error) const { return save_lm(*trainer_, steps(), error); }
+
+  const LmTaskSpec& spec() const { return trainer_->spec(); }
+  const LmTrainConfig& config() const { return trainer_->config(); }
+  LmTrainer& trainer() { return *trainer_; }
+
+ private:
+  LmSession(std::unique_ptr<LmTrainer> trainer, std::uint64_t base_steps);
+  void run(const std::int32_t* tokens, std::size_t t);  // forward of one padded sequence
+
+  std::unique_ptr<LmTrainer> trainer_;
+  std::uint64_t base_steps_;
+  LmBatch one_;                        // one sequence, targets -1
+  std::vector<float> maps_, block_;    // [L, h, T, T], [L, h, t, t]
+  std::vector<float> probs_;           // [vocab]
+  std::vector<double> weights_;        // [vocab], generation
+};
+
+}  // namespace headlab

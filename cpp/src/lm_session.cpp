@@ -1,0 +1,113 @@
+#include "headlab/lm_session.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace headlab {
+
+std::int32_t lm_stop_token(const LmTaskSpec& spec) {
+  for (std::size_t i = 0; i < spec.vocab; ++i)
+    if (std::strcmp(spec.token_names[i], ".") == 0) return std::int32_t(i);
+  return -1;
+}
+
+LmSessionOrError LmSession::create(const LmTaskSpec& spec, const LmTrainConfig& config) {
+  LmSessionOrError r;
+  r.error = lm_train_config_error(spec, config);
+  if (r.error.empty()) r.session.reset(new LmSession(std::make_unique<LmTrainer>(spec, config), 0));
+  return r;
+}
+
+LmSessionOrError LmSession::load(const std::uint8_t* bytes, std::size_t size) {
+  LmLoaded loaded = load_lm(bytes, size);
+  LmSessionOrError r;
+  if (!loaded.trainer) {
+    r.error = loaded.error;
+    return r;
+  }
+  r.session.reset(new LmSession(std::move(loaded.trainer), loaded.steps));
+  return r;
+}
+
+LmSession::LmSession(std::unique_ptr<LmTrainer> trainer, std::uint64_t base_steps)
+    : trainer_(std::move(trainer)), base_steps_(base_steps) {
+  const LmTaskSpec& s = trainer_->spec();
+  const LmTrainConfig& c = trainer_->config();
+  const std::size_t maps = c.num_layers * c.num_heads * s.seq_len * s.seq_len;
+  one_ = LmBatch(s.seq_len, 1);
+  one_.size = 1;
+  std::fill(one_.targets.begin(), one_.targets.end(), -1);
+  maps_.assign(maps, 0.0f);
+  block_.assign(maps, 0.0f);
+  probs_.assign(s.vocab, 0.0f);
+  weights_.assign(s.vocab, 0.0);
+}
+
+void LmSession::run(const std::int32_t* tokens, std::size_t t) {
+  const LmTaskSpec& s = trainer_->spec();
+  const std::int32_t pad = s.pad_token >= 0 ? s.pad_token : s.start_token;
+  std::copy(tokens, tokens + t, one_.tokens.begin());
+  std::fill(one_.tokens.begin() + std::ptrdiff_t(t), one_.tokens.end(), pad);
+  trainer_->model().forward(one_, 1, false);
+}
+
+const float* LmSession::attention(const std::int32_t* tokens, std::size_t t) {
+  const std::size_t big_t = trainer_->spec().seq_len;
+  const std::size_t maps = trainer_->config().num_layers * trainer_->config().num_heads;
+  run(tokens, t);
+  LanguageModel& m = trainer_->model();
+  for (std::size_t l = 0; l < trainer_->config().num_layers; ++l) {
+    const std::size_t h = trainer_->config().num_heads;
+    std::copy(m.attention(l), m.attention(l) + h * big_t * big_t, maps_.data() + l * h * big_t * big_t);
+  }
+  for (std::size_t k = 0; k < maps; ++k)
+    for (std::size_t i = 0; i < t; ++i)
+      std::copy(maps_.data() + (k * big_t + i) * big_t, maps_.data() + (k * big_t + i) * big_t + t,
+                block_.data() + (k * t + i) * t);
+  return block_.data();
+}
+
+const float* LmSession::predict(const std::int32_t* tokens, std::size_t t) {
+  const std::size_t v = trainer_->spec().vocab;
+  run(tokens, t);
+  const float* p = trainer_->model().probabilities() + (t - 1) * v;
+  std::copy(p, p + v, probs_.data());
+  return probs_.data();
+}
+
+std::size_t LmSession::generate(std::int32_t* tokens, std::size_t t, std::size_t max_new, float temperature,
+                                std::uint64_t seed) {
+  const LmTaskSpec& s = trainer_->spec();
+  const std::int32_t stop = lm_stop_token(s);
+  Rng rng(seed, 7);
+  for (std::size_t made = 0; made < max_new && t < s.seq_len; ++made) {
+    const float* p = predict(tokens, t);
+    std::int32_t next = 0;
+    if (temperature <= 0.0f) {
+      next = std::int32_t(std::max_element(p, p + s.vocab) - p);
+    } else {
+      double total = 0;
+      for (std::size_t i = 0; i < s.vocab; ++i)
+        total += weights_[i] = p[i] > 0.0f ? std::exp(std::log(double(p[i])) / double(temperature)) : 0.0;
+      if (!(total > 0.0) || !std::isfinite(total)) {  // every weight underflowed: the arg-max
+        next = std::int32_t(std::max_element(p, p + s.vocab) - p);
+      } else {
+        double u = rng.uniform() * total;
+        next = -1;
+        for (std::size_t i = 0; i < s.vocab; ++i) {
+          if (weights_[i] <= 0.0) continue;
+          next = std::int32_t(i);
+          if (u < weights_[i]) break;
+          u -= weights_[i];
+        }
+      }
+    }
+    if (next == s.pad_token) break;
+    tokens[t++] = next;
+    if (next == stop) break;
+  }
+  return t;
+}
+
+}  // namespace headlab

@@ -1,0 +1,281 @@
+// <headlab-language-model> in headless Chromium, served from dist/ under the strict CSP:
+// the demo page trains the induction task in its Worker to the phase change and labels a
+// previous-token and an induction head (the seconds it took are printed, never asserted);
+// a typed sequence draws every head; an unknown word is explained as text and the element
+// keeps working; the shipped model loads at once (ablation, generation); the classic bundle
+// from file:// (model inside, no Worker); 360 px without horizontal overflow; the grid by keyboard.
+// Screenshots at 1280 and 360 px, light and dark, go to tests/browser/screenshots/.
+// The tests of the shipped model need web/models/*.hlm (`npm run train:models`, then a bundle).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { serve } from '../../scripts/serve.mjs';
+import { DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, fileUrl } from './helpers.mjs';
+import { eventually, expectText } from './expect.mjs';
+
+const TIMEOUT = 180_000;
+const PAGE = 'demos/language-model/index.html';
+const TAG = 'headlab-language-model';
+let server, browser;
+const problems = [];
+
+before(async () => {
+  await ensureDist();
+  assert.ok(existsSync(path.join(DIST, 'headlab-lm-worker.js')),
+    'dist/headlab-lm-worker.js is missing: scripts/bundle.mjs must build web/components/shared/lm-worker.js');
+  ensureScreenshotDir();
+  server = await serve({ port: 0, root: DIST, csp: true });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+function assertNoProblems() {
+  const found = problems.splice(0);
+  assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
+}
+
+/** Fails with what to do when the shipped models were not built into dist/. */
+function needModels() {
+  for (const file of ['induction.hlm', 'induction-1-layer.hlm']) {
+    assert.ok(existsSync(path.join(DIST, 'models', file)), `dist/models/${file} is missing: run \`npm run train:models\`, then \`node scripts/bundle.mjs\``);
+  }
+}
+
+async function open(label, { width = 1280, hash = '', url = new URL(`${PAGE}${hash}`, server.url).href, colorScheme = 'light' } = {}) {
+  const page = watch(await browser.newPage({ viewport: { width, height: 900 }, colorScheme }), label, problems);
+  await page.goto(url);
+  await page.waitForSelector(`${TAG}[data-drawn]`, { timeout: 60_000 });
+  return page;
+}
+
+const lm = (page) => page.locator(TAG);
+const cell = (page, layer, head) => page.locator(`${TAG} [data-testid="lm-cell-${layer}-${head}"]`);
+/** Labels of the grid's cells and the element's numbers. */
+const state = (page) => page.evaluate((tag) => {
+  const e = document.querySelector(tag);
+  const s = e.snapshot?.runs[0];
+  const cells = [...e.shadowRoot.querySelectorAll('[role="gridcell"]')];
+  return {
+    running: e.running, mode: e.computeMode, step: s?.step, accuracy: s?.eval.accuracy, phase: e.phaseChange,
+    labels: cells.map((c) => c.dataset.label), tags: cells.map((c) => c.querySelector('.tag').textContent),
+    canvases: cells.map((c) => c.querySelector('canvas').width), shape: s?.shape, tokens: s?.tokens,
+    enabled: s?.enabled,
+  };
+}, TAG);
+const overflow = (page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+test('trains in its Worker to the phase change, marks it, and labels a previous-token and an induction head', { timeout: TIMEOUT }, async () => {
+  const page = await open('lm train');
+  await lm(page).locator('[data-action="start"]').click();
+  await page.waitForSelector(`${TAG}[data-phase-step]`, { timeout: 150_000 });
+  const at = await state(page);
+  assert.equal(at.mode, 'worker', 'training runs in the Worker');
+  assert.ok(at.phase.accuracy >= 0.5, `the phase change is marked where accuracy reaches 0.5: ${JSON.stringify(at.phase)}`);
+  console.log(`# phase change at step ${at.phase.step}, after ${at.phase.seconds.toFixed(1)} s of training in Chromium`);
+  await expectText(lm(page).locator('[data-testid="lm-phase"]'), new RegExp(`Phase change at step ${at.phase.step}`));
+  // The heads get their labels as training goes on past the jump.
+  const labelled = await eventually(async () => {
+    const s = await state(page);
+    assert.ok(s.labels.includes('induction') && s.labels.includes('previous token'), `labels so far: ${s.labels.join(', ')} at step ${s.step}`);
+    return s;
+  }, { timeout: 90_000 });
+  const [L, H, T] = labelled.shape;
+  const prev = labelled.labels.indexOf('previous token'), ind = labelled.labels.indexOf('induction');
+  assert.ok(Math.floor(prev / H) < Math.floor(ind / H), `the previous-token head (cell ${prev}) sits in a layer below the induction head (cell ${ind})`);
+  assert.equal(labelled.canvases.length, L * H);
+  assert.ok(labelled.canvases.every((w) => w === T), 'every head is drawn on the example');
+  await page.screenshot({ path: `${SCREENSHOTS}/language-model-trained-1280.png`, fullPage: true });
+  await lm(page).locator('[data-action="start"]').click();
+  await page.waitForFunction((tag) => !document.querySelector(tag).running, TAG);
+  // The loss chart carries the mark.
+  const chart = await lm(page).locator('[data-testid="lm-chart-loss"] svg').textContent();
+  assert.match(chart, /phase change/);
+  await page.close();
+  assertNoProblems();
+});
+
+test('a typed sequence draws every head; an unknown word is explained as text and the element keeps working', { timeout: TIMEOUT }, async () => {
+  const page = await open('lm text');
+  const box = lm(page).locator('[data-testid="lm-text"]');
+  await box.fill('a b c d a b c');
+  await box.press('Enter');
+  await eventually(async () => {
+    const s = await state(page);
+    assert.deepEqual(s.tokens.slice(1), ['a', 'b', 'c', 'd', 'a', 'b', 'c']);
+    assert.ok(s.canvases.every((w) => w === 8), `every head drawn on 8 tokens: ${s.canvases}`);
+  });
+  await expectText(lm(page).locator('[data-testid="lm-detail-table"] caption'), /Layer \d, head \d/);
+  assert.equal(await lm(page).locator('[data-testid="lm-detail-table"] tbody tr').count(), 8);
+
+  // An unknown word, with markup in it: the message names it, as text.
+  await box.fill('a b <img src=x data-bad=1> c');
+  await lm(page).locator('[data-action="show-text"]').click();
+  const message = await expectText(lm(page).locator('[data-testid="lm-text-error"]'), /does not know “<img”/);
+  assert.match(message, /It knows: a b c/);
+  assert.equal(await page.evaluate((tag) => document.querySelector(tag).shadowRoot.querySelectorAll('img').length, TAG), 0, 'no markup was inserted');
+  assert.equal(await box.getAttribute('aria-invalid'), 'true');
+  assert.equal((await state(page)).tokens.length, 8, 'the heads still show the last sequence that could be read');
+
+  // Still working: a good sequence again, and training steps.
+  await box.fill('q r s q r s');
+  await box.press('Enter');
+  await eventually(async () => assert.ok((await state(page)).canvases.every((w) => w === 7)));
+  await expectText(lm(page).locator('[data-testid="lm-text-error"]'), '');
+  await lm(page).locator('[data-action="step"]').click();
+  await eventually(async () => assert.equal((await state(page)).step, 10));
+  await page.close();
+  assertNoProblems();
+});
+
+test('the shipped model loads at once: labelled heads, a head switched off costs accuracy, and it continues a text', { timeout: TIMEOUT }, async () => {
+  needModels();
+  const page = await open('lm pretrained', { hash: '#lm.pretrained=1&lm.compare=1' });
+  const s = await eventually(async () => {
+    const x = await state(page);
+    assert.ok(x.step > 0 && x.accuracy >= 0.5, `a trained model: step ${x.step}, accuracy ${x.accuracy}`);
+    assert.ok(x.labels.includes('induction'), `labels: ${x.labels}`);
+    return x;
+  });
+  // One layer against two.
+  const rows = await lm(page).locator('[data-testid="lm-compare-rows"] tbody tr').count();
+  assert.equal(rows, 2, 'the one-layer model is compared');
+  // Switch the induction head off: held-out accuracy drops, and comes back when it is on again.
+  const ind = s.labels.indexOf('induction');
+  const H = s.shape[1];
+  const [layer, head] = [Math.floor(ind / H) + 1, (ind % H) + 1];
+  await lm(page).locator(`[data-testid="lm-switch-${layer}-${head}"]`).uncheck();
+  const off = await eventually(async () => {
+    const x = await state(page);
+    assert.equal(x.enabled[ind], false);
+    return x;
+  });
+  assert.ok(off.accuracy < s.accuracy, `accuracy with the induction head off ${off.accuracy} < ${s.accuracy}`);
+  await expectText(lm(page).locator('[data-testid="lm-ablation"]'), /with every head on/);
+  await lm(page).locator(`[data-testid="lm-switch-${layer}-${head}"]`).check();
+  await eventually(async () => assert.equal((await state(page)).accuracy, s.accuracy));
+  // Continue this text: greedy, the repeat is copied.
+  await lm(page).locator('[data-testid="lm-temperature"]').fill('0');
+  await lm(page).locator('[data-testid="lm-prompt"]').fill('c 3 f a 5 w n t c 3 f');
+  await lm(page).locator('[data-action="generate"]').click();
+  const more = await expectText(lm(page).locator('[data-testid="lm-generated-new"]'), /\S/);
+  console.log(`# the shipped model continues "c 3 f a 5 w n t c 3 f" with "${more.trim()}"`);
+  await page.close();
+  assertNoProblems();
+});
+
+test('file://: the classic bundle carries the model, computes on the page and says so', { timeout: TIMEOUT }, async () => {
+  needModels();
+  const page = await open('lm file', { url: `${fileUrl(PAGE)}#lm.pretrained=1` });
+  await eventually(async () => {
+    const x = await state(page);
+    assert.equal(x.mode, 'main');
+    assert.ok(x.step > 0 && x.labels.includes('induction'), `the embedded model: step ${x.step}, labels ${x.labels}`);
+  });
+  await expectText(lm(page).locator('[data-testid="lm-mode"]'), /main thread/);
+  const box = lm(page).locator('[data-testid="lm-text"]');
+  await box.fill('k l m n k l m n');
+  await box.press('Enter');
+  await eventually(async () => assert.ok((await state(page)).canvases.every((w) => w === 9)));
+  await page.close();
+  assertNoProblems();
+});
+
+test('360 px: no horizontal overflow, loaded and after opening a head; screenshots light and dark', { timeout: TIMEOUT }, async () => {
+  needModels();
+  for (const scheme of ['light', 'dark']) {
+    const page = await open(`lm 360 ${scheme}`, { width: 360, colorScheme: scheme, hash: `#lm.pretrained=1${scheme === 'dark' ? '' : ''}` });
+    if (scheme === 'dark') await page.evaluate((tag) => document.querySelector(tag).setAttribute('theme', 'dark'), TAG);
+    await eventually(async () => assert.ok((await state(page)).labels.includes('induction')));
+    await cell(page, 1, 1).click();
+    await eventually(async () => {
+      assert.ok(await overflow(page) <= 0, `the page is ${await overflow(page)} px wider than the screen`);
+      const wide = await page.evaluate((tag) => { const e = document.querySelector(tag); return e.scrollWidth - e.clientWidth; }, TAG);
+      assert.ok(wide <= 1, `the element's content is ${wide} px wider than it`);
+    });
+    await lm(page).screenshot({ path: `${SCREENSHOTS}/language-model-360-${scheme}.png` });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.waitForTimeout(300);  // a screenshot only: the figures redraw for the width
+    await lm(page).screenshot({ path: `${SCREENSHOTS}/language-model-1280-${scheme}.png` });
+    await page.close();
+  }
+  assertNoProblems();
+});
+
+test('exports: curves and head scores as CSV, the loss chart and the opened head as PNG, the model as a file that loads back', { timeout: TIMEOUT }, async () => {
+  const page = await open('lm export');
+  await lm(page).locator('[data-action="step"]').click();
+  await eventually(async () => assert.equal((await state(page)).step, 10));
+  await lm(page).locator('[data-action="step"]').click();
+  await eventually(async () => assert.equal((await state(page)).step, 20));
+  const fetch = async (holder, format) => {
+    const box = lm(page).locator(`[data-testid="${holder}"]`);
+    const menu = box.locator('details.export').first();
+    await menu.locator('summary').click();
+    const [d] = await Promise.all([page.waitForEvent('download'), menu.locator(`[data-export="${format}"]`).click()]);
+    const data = await readFile(await d.path());
+    await menu.locator('summary').click();
+    return { name: d.suggestedFilename(), data };
+  };
+  const curves = (await fetch('lm-chart-loss', 'csv')).data.toString('utf8').trim().split(/\r?\n/);
+  assert.equal(curves[0], 'layers,step,training_loss,heldout_loss,task_accuracy,next_token_accuracy,heads_on,seconds');
+  assert.ok(curves.length >= 3, `curve rows: ${curves.length}`);
+  const png = await fetch('lm-chart-loss', 'png');
+  assert.deepEqual([...png.data.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'a PNG file');
+  const scores = (await fetch('lm-heads-part', 'csv')).data.toString('utf8').trim().split(/\r?\n/);
+  assert.equal(scores[0], 'layer,head,label,previous_token,induction,duplicate_token,first_token,coreference,enabled');
+  assert.equal(scores.length, 1 + 2 * 4, 'one row per head');
+  const head = await fetch('lm-detail', 'png');
+  assert.deepEqual([...head.data.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const [d] = await Promise.all([page.waitForEvent('download'), lm(page).locator('[data-action="save-model"]').click()]);
+  assert.match(d.suggestedFilename(), /^headlab-induction-2-layers-step-20\.hlm$/);
+  const bytes = await readFile(await d.path());
+  const loaded = await page.evaluate(async (data) => {
+    const lab = await window.HeadLab.createHeadlab();
+    const m = await lab.loadLanguageModel(new Uint8Array(data));
+    const steps = m.steps;
+    m.dispose();
+    return steps;
+  }, [...bytes]);
+  assert.equal(loaded, 20, 'the saved file loads back at step 20');
+  await page.close();
+  assertNoProblems();
+});
+
+test('keyboard: arrows move through the grid, Enter and Space open a head; the link keeps the opened head', { timeout: TIMEOUT }, async () => {
+  const page = await open('lm keys', { hash: '#lm.head=1.1' });
+  const first = cell(page, 1, 1);
+  assert.equal(await first.getAttribute('tabindex'), '0', 'one cell of the grid is in the Tab order');
+  await first.focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowDown');
+  await eventually(async () => assert.equal(await cell(page, 2, 2).evaluate((e) => e.getRootNode().activeElement === e), true));
+  assert.equal(await cell(page, 2, 2).getAttribute('tabindex'), '0');
+  assert.equal(await first.getAttribute('tabindex'), '-1');
+  await page.keyboard.press('Enter');
+  await eventually(async () => {
+    assert.equal(await lm(page).locator('[data-testid="lm-detail"]').getAttribute('data-head'), '2.2');
+    assert.equal(await cell(page, 2, 2).getAttribute('aria-selected'), 'true');
+  });
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press(' ');
+  await eventually(async () => assert.equal(await lm(page).locator('[data-testid="lm-detail"]').getAttribute('data-head'), '2.1'));
+  await expectText(lm(page).locator('[data-testid="lm-detail-title"]'), /Layer 2, head 1/);
+  // The opened head and the settings go into the link, and come back from it.
+  await lm(page).locator('[data-testid="lm-seed"]').fill('5');
+  await lm(page).locator('[data-testid="lm-seed"]').press('Enter');
+  const url = await page.evaluate((tag) => document.querySelector(tag).shareUrl(), TAG);
+  assert.match(url, /#.*lm\.seed=5/);
+  assert.match(url, /lm\.head=2\.1/);
+  const again = await open('lm keys link', { url });
+  await eventually(async () => assert.equal(await lm(again).locator('[data-testid="lm-detail"]').getAttribute('data-head'), '2.1'));
+  assert.equal(await lm(again).locator('[data-testid="lm-seed"]').inputValue(), '5');
+  await again.close();
+  await page.close();
+  assertNoProblems();
+});

@@ -1,0 +1,31 @@
+// The Worker of <headlab-language-model> (bundled as dist/headlab-lm-worker.js):
+// holds its training session (lm-session.js) and answers the page through session-host.js.
+import { getLab } from './lab.js';
+import { LmSession } from './lm-session.js';
+import { hostSession, schedule } from './session-host.js';
+
+// As in trainer-worker.js: the browser optimises hot wasm functions only after they
+// have run for a while, so a throwaway model takes the first slow steps while the
+// page is read, in small pieces, and stops as soon as real work starts.
+let warming = true;
+async function warmUp() {
+  const lab = await getLab();
+  const m = await lab.createLanguageModel({ task: 'induction', seed: 99 });
+  const piece = () => {
+    if (!warming || m.steps >= 120) {
+      warming = false;
+      m.dispose();
+      return;
+    }
+    m.step(4);
+    if (m.steps % 40 === 0) { m.evaluate(64); m.headScores(16); }
+    setTimeout(piece, 0);
+  };
+  piece();
+}
+
+hostSession((post) => getLab().then((lab) => LmSession.open(lab, post, { chunkMs: 25, schedule })), {
+  warmUp,
+  stopWarmUp: () => { warming = false; },
+  startsWork: (type) => type === 'run' || type === 'step' || type === 'load',
+});

@@ -1,0 +1,43 @@
+// The Worker side of a training session (trainer-session.js, lm-session.js):
+// answers { id, type, payload } with { id, result } or { id, error }; snapshots
+// and pauses arrive as { event }. Each *-worker.js opens its session through this.
+
+// Chunks are queued through a MessageChannel: setTimeout(0) is clamped to 4 ms
+// once nested, which would idle the Worker for a sixth of every chunk.
+const channel = new MessageChannel();
+const queued = [];
+channel.port1.onmessage = () => queued.shift()?.();
+export const schedule = (fn) => { queued.push(fn); channel.port2.postMessage(0); };
+
+/**
+ * @param {(post: (message: object, transfer?: Transferable[]) => void) => Promise<{ handle: Function }>} open
+ *   opens the session; `post` sends its events
+ * @param {{ warmUp?: () => Promise<void>, stopWarmUp?: () => void, startsWork?: (type: string) => boolean }} [o]
+ *   warmUp runs once the session is ready (a throwaway run that gets the browser to optimise the
+ *   wasm while the page is read); stopWarmUp is called when a request in startsWork arrives
+ */
+export function hostSession(open, { warmUp, stopWarmUp, startsWork = () => false } = {}) {
+  // A message marked fatal reports an abort of the WebAssembly module (e.g. out of
+  // memory), which leaves it unusable: the Worker stops after sending it, and the
+  // page starts a new one.
+  const post = (message, transfer = []) => {
+    self.postMessage(message, transfer);
+    if (message.fatal) self.close();
+  };
+  const ready = open(post);
+  self.addEventListener('message', async (event) => {
+    const { id, type, payload } = event.data ?? {};
+    if (startsWork(type)) stopWarmUp?.();
+    try {
+      const session = await ready;
+      const { result, transfer } = await session.handle(type, payload);
+      post({ id, result }, transfer ?? []);
+    } catch (e) {
+      post({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) }, fatal: e instanceof WebAssembly.RuntimeError });
+    }
+  });
+  ready.then(() => {
+    post({ ready: true });
+    if (warmUp) setTimeout(() => warmUp().catch(() => stopWarmUp?.()), 0);
+  }, (e) => post({ failed: String(e?.message ?? e) }));
+}
