@@ -14,7 +14,12 @@ jobs=$(nproc 2>/dev/null || echo 2)
 configure() {
   local dir=$1
   shift
-  [ -f "$dir/CMakeCache.txt" ] && [ -f "$dir/Makefile" ] && return 0
+  if [ -f "$dir/CMakeCache.txt" ] && [ -f "$dir/Makefile" ]; then
+    # A CMakeLists.txt newer than the Makefile may name targets the Makefile does not know yet
+    # (make would stop at "No rule to make target"): regenerate with the cached settings.
+    [ CMakeLists.txt -nt "$dir/Makefile" ] && cmake "$dir" >/dev/null
+    return 0
+  fi
   rm -rf "$dir"
   "$@" -B "$dir" >/dev/null
 }

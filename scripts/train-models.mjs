@@ -13,10 +13,14 @@ import { createHeadlab } from '../web/lib/headlab.js';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(repo, 'web/models');
 
-/** What the site ships. Seeds are ones on which the task's heads form within its default steps. */
+/**
+ * What the site ships: each task at its defaults (seed included: one on which its heads form in the
+ * WebAssembly SIMD build), and induction with one layer on the same seed, for the 1 vs 2 layers
+ * comparison. Seeds are written out so a change of defaults shows up here.
+ */
 export const SHIPPED = [
-  { file: 'induction.hlm', config: { task: 'induction', seed: 1 } },
-  { file: 'induction-1-layer.hlm', config: { task: 'induction', numLayers: 1, seed: 1 } },
+  { file: 'induction.hlm', config: { task: 'induction', seed: 4 } },
+  { file: 'induction-1-layer.hlm', config: { task: 'induction', numLayers: 1, seed: 4 } },
   { file: 'cricket.hlm', config: { task: 'cricket', seed: 2 } },
 ];
 

@@ -180,6 +180,7 @@ class LanguageModelJs {
     defaults.set("learningRate", d.learning_rate);
     defaults.set("batchSize", num(d.batch_size));
     defaults.set("steps", num(d.steps));
+    defaults.set("seed", static_cast<double>(d.seed));
     o.set("defaults", defaults);
     return o;
   }

@@ -11,7 +11,7 @@
  * @attr {string} task        induction | cricket; default induction
  * @attr {number} layers      1–4; default the task's (2)
  * @attr {number} heads       heads per layer, 1, 2, 4 or 8; default the task's (4)
- * @attr {number} seed        seeds initialisation and data; default 1
+ * @attr {number} seed        seeds initialisation and data; default: the task's suggested seed
  * @attr {string} speed       slow | normal | fast (as fast as the machine goes); default fast
  * @attr {number} max-steps   training pauses every this many steps; default the task's
  * @attr {boolean} compare    also trains (or loads) a one-layer model on the same task, side by side
@@ -231,7 +231,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
     task: { type: 'enum', values: ['induction', 'cricket'], default: 'induction', state: true },
     layers: { type: 'int', default: 2, min: 1, max: 4, state: true },
     heads: { type: 'int', default: 4, min: 1, max: 8, state: true },
-    seed: { type: 'int', default: 1, min: 0, max: 2 ** 31 - 1, state: true },
+    seed: { type: 'int', default: null, min: 0, max: 2 ** 31 - 1, state: true },  // null: the task's defaults.seed
     speed: { type: 'enum', values: ['slow', 'normal', 'fast'], default: 'fast', state: true },
     maxSteps: { attr: 'max-steps', type: 'int', default: 0, min: 0, max: 1e6 },
     compare: { type: 'bool', default: false, state: true },
@@ -375,7 +375,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
     this.seedInput = el('input', { type: 'number', min: 0, step: 1, inputmode: 'numeric', dataset: { testid: 'lm-seed' } });
     this.seedInput.addEventListener('change', () => {
       const v = this.seedInput.valueAsNumber;
-      if (Number.isInteger(v) && v >= 0) { this.pretrained = false; this.seed = v; } else this.seedInput.value = String(this.seed);
+      if (Number.isInteger(v) && v >= 0) { this.pretrained = false; this.seed = v; } else this.seedInput.value = String(this.runSeed);
     });
     this.compareBox = el('input', { type: 'checkbox', id: uid('cmp'), dataset: { testid: 'lm-compare' } });
     this.compareBox.addEventListener('change', () => { this.compare = this.compareBox.checked; });
@@ -547,7 +547,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
     selectValue(this.headsSelect, this.heads);
     this.taskSelect.value = this.task;
     this.speedSelect.value = this.speed;
-    this.seedInput.value = String(this.seed);
+    this.seedInput.value = String(this.runSeed);
     this.compareBox.checked = this.compare;
     if (!this.lab) return;
     this._task = this._tasks.find((t) => t.name === this.task) ?? this._tasks[0];
@@ -561,7 +561,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
       });
       this._autoplayPending = this.autoplay;
     }
-    const key = [this.pretrained ? 'trained' : 'new', this.task, this.layers, this.heads, this.seed, this.compare ? 1 : 0].join('|');
+    const key = [this.pretrained ? 'trained' : 'new', this.task, this.layers, this.heads, this.runSeed, this.compare ? 1 : 0].join('|');
     if (key !== this._configKey) this.recreate(key);
     this.renderButtons();
   }
@@ -627,10 +627,15 @@ export class HeadlabLanguageModel extends HeadlabElement {
     if (resume && !this.pretrained) this.start();
   }
 
+  /** The seed attribute, else the task's suggested seed (one on which its heads form in browsers). */
+  get runSeed() {
+    return this.seed ?? this._task?.defaults.seed ?? 1;
+  }
+
   desiredConfig() {
     const d = this._task.defaults;
     return { task: this._task.name, numLayers: this.layers, numHeads: this.heads, dModel: d.dModel, mlp: d.mlp,
-      seed: this.seed, learningRate: d.learningRate, batchSize: d.batchSize };
+      seed: this.runSeed, learningRate: d.learningRate, batchSize: d.batchSize };
   }
 
   // ---------------------------------------------------------------- layout

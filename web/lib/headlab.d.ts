@@ -273,6 +273,8 @@ export interface LanguageTask {
     learningRate: number;
     batchSize: number;
     steps: number;
+    /** A seed on which the task's heads form within `steps` in browsers (the WebAssembly SIMD build). */
+    seed: number;
   };
 }
 
@@ -287,7 +289,7 @@ export interface LanguageModelOptions {
   dModel?: number;
   /** A GELU MLP (dModel → 4 dModel → dModel) after each attention block. Default: the task's. */
   mlp?: boolean;
-  /** Non-negative integer; the same seed gives the same model and losses. Default 1. */
+  /** Non-negative integer; the same seed gives the same model and losses. Default: the task's `defaults.seed`. */
   seed?: number;
   /** Adam's learning rate, in (0, 1]. Default: the task's. */
   learningRate?: number;
@@ -455,7 +457,7 @@ export declare class Headlab {
   loadTrainer(bytes: Uint8Array | ArrayBuffer): Promise<Trainer>;
   /** The language-model tasks (a fresh copy on every call). Loads the training module on first use. */
   languageTasks(): Promise<LanguageTask[]>;
-  /** Options not given default to the task's defaults (seed to 1). Rejects with a TypeError or RangeError naming the bad option. */
+  /** Options not given default to the task's defaults, seed included. Rejects with a TypeError or RangeError naming the bad option. */
   createLanguageModel(options: LanguageModelOptions): Promise<LanguageModel>;
   /** Rejects with a TypeError for a non-byte argument, a RangeError (an Error) naming what is wrong with a bad file. */
   loadLanguageModel(bytes: Uint8Array | ArrayBuffer): Promise<LanguageModel>;

@@ -554,7 +554,7 @@ export class Headlab {
       task: options.task ?? 'two-relations',
       numHeads: options.numHeads === undefined ? 2 : requireDim(fn, 'numHeads', options.numHeads),
       dModel: options.dModel === undefined ? 16 : requireDim(fn, 'dModel', options.dModel),
-      seed: options.seed === undefined ? 1 : options.seed,
+      seed: options.seed === undefined ? d.seed : options.seed,
       learningRate: options.learningRate ?? 0.003,
       batchSize: options.batchSize === undefined ? 64 : requireDim(fn, 'batchSize', options.batchSize),
       optimizer: options.optimizer ?? 'adam',
@@ -634,7 +634,8 @@ export class Headlab {
    * `numLayers` pre-LayerNorm blocks of causal multi-head attention, an MLP when
    * `mlp`, an unembedding) trained with Adam on a task of
    * {@link Headlab#languageTasks}. `task` is required; every other option
-   * defaults to the task's `defaults` (seed to 1). The same options give the same
+   * defaults to the task's `defaults` (seed too: one on which the task's heads
+   * form in browsers). The same options give the same
    * losses, step for step. Call `dispose()` when done.
    * @param {import('./headlab').LanguageModelOptions} options
    * @returns {Promise<LanguageModel>} rejects with a TypeError or RangeError naming the bad option

@@ -36,7 +36,7 @@ function parse(spec, raw) {
     const range = `${spec.min ?? '−∞'} to ${spec.max ?? '∞'}`;
     if (!Number.isFinite(n) || (spec.type === 'int' && !Number.isInteger(n))) {
       const what = spec.type === 'int' ? 'a whole number' : 'a number';
-      return { value: spec.default, problem: `${attr} is not ${what} (${range}); using the default, ${spec.default}.` };
+      return { value: spec.default, problem: `${attr} is not ${what} (${range}); using the default${spec.default === null ? '' : `, ${spec.default}`}.` };
     }
     if (n < (spec.min ?? -Infinity)) return { value: spec.min, problem: `${attr} is below ${spec.min}; using ${spec.min}.` };
     if (n > (spec.max ?? Infinity)) return { value: spec.max, problem: `${attr} is above ${spec.max}; using ${spec.max}.` };
