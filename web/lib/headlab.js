@@ -554,7 +554,7 @@ export class Headlab {
       task: options.task ?? 'two-relations',
       numHeads: options.numHeads === undefined ? 2 : requireDim(fn, 'numHeads', options.numHeads),
       dModel: options.dModel === undefined ? 16 : requireDim(fn, 'dModel', options.dModel),
-      seed: options.seed === undefined ? d.seed : options.seed,
+      seed: options.seed === undefined ? 1 : options.seed,
       learningRate: options.learningRate ?? 0.003,
       batchSize: options.batchSize === undefined ? 64 : requireDim(fn, 'batchSize', options.batchSize),
       optimizer: options.optimizer ?? 'adam',
@@ -660,7 +660,7 @@ export class Headlab {
     const config = {
       task: spec.name, numLayers: dim('numLayers'), numHeads: dim('numHeads'), dModel: dim('dModel'),
       mlp: options.mlp === undefined ? d.mlp : requireBool(fn, 'mlp', options.mlp),
-      seed: options.seed === undefined ? 1 : options.seed,
+      seed: options.seed === undefined ? d.seed : options.seed,
       learningRate: options.learningRate === undefined ? d.learningRate : options.learningRate,
       batchSize: dim('batchSize'),
     };
