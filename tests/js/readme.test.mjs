@@ -49,3 +49,33 @@ test('README training example runs as printed after the first one', () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('README language-model example runs as printed: heads form and the model copies the repeat', { timeout: 120_000 }, () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const lm = blocks.find((b) => b.includes('createLanguageModel'));
+  assert.ok(lm, 'a block uses createLanguageModel');
+  const end = 'lm.dispose(); again.dispose();';
+  assert.ok(lm.includes(end), 'the block ends by disposing both models');
+  const lib = new URL('../../web/lib/headlab.js', import.meta.url).href;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-readme-'));
+  try {
+    const file = path.join(dir, 'lm.mjs');
+    const report = "console.log(JSON.stringify({ next: lm.predict('x q 3 k a x q', { topK: 1 })[0].token, " +
+      "shape: lm.attention('x q 3 k a x q 3 k').shape, steps: again.steps, off: again.headEnabled(1, 0) }));\n";
+    writeFileSync(file, blocks[0].replace("'./web/lib/headlab.js'", `'${lib}'`) + lm.replace(end, `${report}${end}\nconsole.log(lab.liveHandleCount());\n`));
+    const out = execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim().split('\n');
+    assert.equal(out.pop(), '0', 'no Embind handle left alive');
+    const r = JSON.parse(out.pop());
+    const printed = out.join('\n');
+    assert.match(printed, /^1\.00$/m, `accuracy as the comment says\n${printed}`);
+    assert.match(printed, /^layer 1 head \d: previous token$/m, printed);
+    assert.match(printed, /^layer 2 head \d: induction$/m, printed);
+    assert.equal(r.next, '3');
+    assert.deepEqual(r.shape, [2, 4, 10, 10]);
+    assert.equal(r.steps, 3000);
+    assert.equal(r.off, false, 'the head switch is saved');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
