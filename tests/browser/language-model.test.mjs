@@ -145,19 +145,21 @@ test('the shipped model loads at once: labelled heads, a head switched off costs
   // One layer against two.
   const rows = await lm(page).locator('[data-testid="lm-compare-rows"] tbody tr').count();
   assert.equal(rows, 2, 'the one-layer model is compared');
-  // Switch the induction head off: held-out accuracy drops, and comes back when it is on again.
-  const ind = s.labels.indexOf('induction');
+  // Switch the induction heads off (the shipped model has several in layer 2, each enough on its own):
+  // held-out accuracy collapses, and comes back when they are on again.
   const H = s.shape[1];
-  const [layer, head] = [Math.floor(ind / H) + 1, (ind % H) + 1];
-  await lm(page).locator(`[data-testid="lm-switch-${layer}-${head}"]`).uncheck();
+  const induction = s.labels.flatMap((label, i) => (label === 'induction' ? [i] : []));
+  const switchOf = (i) => lm(page).locator(`[data-testid="lm-switch-${Math.floor(i / H) + 1}-${(i % H) + 1}"]`);
+  for (const i of induction) await switchOf(i).uncheck();
   const off = await eventually(async () => {
     const x = await state(page);
-    assert.equal(x.enabled[ind], false);
+    for (const i of induction) assert.equal(x.enabled[i], false);
+    assert.ok(x.accuracy <= s.accuracy - 0.4, `accuracy with the ${induction.length} induction heads off: ${x.accuracy}, on: ${s.accuracy}`);
     return x;
   });
-  assert.ok(off.accuracy < s.accuracy, `accuracy with the induction head off ${off.accuracy} < ${s.accuracy}`);
+  console.log(`# accuracy ${s.accuracy.toFixed(3)} with every head on, ${off.accuracy.toFixed(3)} with the ${induction.length} induction heads off`);
   await expectText(lm(page).locator('[data-testid="lm-ablation"]'), /with every head on/);
-  await lm(page).locator(`[data-testid="lm-switch-${layer}-${head}"]`).check();
+  for (const i of induction) await switchOf(i).check();
   await eventually(async () => assert.equal((await state(page)).accuracy, s.accuracy));
   // Continue this text: greedy, the repeat is copied.
   await lm(page).locator('[data-testid="lm-temperature"]').fill('0');
