@@ -55,6 +55,18 @@ class LanguageModelJs {
     val o = val::object();
     o.set("step", static_cast<double>(s_->steps()));
     o.set("loss", r.loss);
+    o.set("diverged", s_->diverged_at() ? val(s_->divergence_message()) : val::null());
+    return o;
+  }
+
+  // null, or { step, learningRate, reason, message } once training has diverged.
+  val divergence() const {
+    if (s_->diverged_at() == 0) return val::null();
+    val o = val::object();
+    o.set("step", static_cast<double>(s_->diverged_at()));
+    o.set("learningRate", s_->config().learning_rate);
+    o.set("reason", std::string(s_->trainer().divergence() == headlab::Divergence::loss ? "loss" : "update"));
+    o.set("message", s_->divergence_message());
     return o;
   }
 
@@ -215,6 +227,7 @@ EMSCRIPTEN_BINDINGS(headlab_language_model) {
       .function("load", &LanguageModelJs::load)
       .function("step", &LanguageModelJs::step)
       .function("steps", &LanguageModelJs::steps)
+      .function("divergence", &LanguageModelJs::divergence)
       .function("evaluate", &LanguageModelJs::evaluate)
       .function("headReport", &LanguageModelJs::head_report)
       .function("tokenBuffer", &LanguageModelJs::token_buffer)

@@ -124,7 +124,7 @@ LmLayout lm_layout(const LmConfig& c) {
 
 std::size_t LanguageModel::buffer_bytes(const LmConfig& c) {
   const ScratchSizes s = scratch_sizes(c);
-  const std::size_t floats = 4 * lm_layout(c).total + act_sizes(c).total + s.attn_out + s.dresid + s.dtmp +
+  const std::size_t floats = 2 * lm_layout(c).total + act_sizes(c).total + s.attn_out + s.dresid + s.dtmp +
                              s.dfc + s.dlogits + s.tbuf + s.wt + s.fws + s.bws + s.probs;
   const std::size_t rows = c.max_batch * c.seq_len;
   return floats * sizeof(float) + rows * sizeof(std::int32_t) * 2 + c.num_layers * c.num_heads;
@@ -135,8 +135,6 @@ LanguageModel::LanguageModel(const LmConfig& c)
   const std::size_t d = c.d_model, f = 4 * d, rows = rows_max_;
   params_.assign(layout_.total, 0.0f);
   grads_.assign(layout_.total, 0.0f);
-  adam_m_.assign(layout_.total, 0.0f);
-  adam_v_.assign(layout_.total, 0.0f);
   head_enabled_.assign(c.num_layers * c.num_heads, 1);
 
   const ActSizes a = act_sizes(c);
@@ -345,22 +343,5 @@ void LanguageModel::attention_maps(const std::int32_t* tokens, float* out) {
     std::copy(caches_[l].weights, caches_[l].weights + h * t * t, out + l * h * t * t);
 }
 
-void LanguageModel::adam_step(float learning_rate, Path path, float beta1, float beta2, float eps) {
-  ++adam_t_;
-  const double t = double(adam_t_);
-  AdamArgs a;
-  a.n = layout_.total;
-  a.p = params_.data();
-  a.g = grads_.data();
-  a.m = adam_m_.data();
-  a.v = adam_v_.data();
-  a.lr = learning_rate;
-  a.beta1 = beta1;
-  a.beta2 = beta2;
-  a.eps = eps;
-  a.c1 = float(1.0 / (1.0 - std::pow(double(beta1), t)));
-  a.c2 = float(1.0 / (1.0 - std::pow(double(beta2), t)));
-  path == Path::simd ? adam_update_simd(a) : adam_update_ref(a);
-}
 
 }  // namespace headlab

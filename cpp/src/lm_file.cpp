@@ -28,10 +28,11 @@ LmConfig model_config(const LmTaskSpec& spec, const LmTrainConfig& t) {
   return c;
 }
 
-// Everything an LmTrainer allocates: the model's buffers and its training batch.
+// Everything an LmTrainer allocates: the model's buffers, Adam's two moments and its training batch.
 std::size_t trainer_bytes(const LmTaskSpec& spec, const LmTrainConfig& t) {
   const std::size_t batch = t.batch_size * (spec.seq_len * (2 * sizeof(std::int32_t) + 1) + 5 * sizeof(std::int32_t));
-  return LanguageModel::buffer_bytes(model_config(spec, t)) + batch;
+  const LmConfig c = model_config(spec, t);
+  return LanguageModel::buffer_bytes(c) + 2 * lm_layout(c).total * sizeof(float) + batch;
 }
 
 // Asked before construction: a failed allocation inside it would abort the module.

@@ -1,5 +1,7 @@
 #include "headlab/lm.hpp"
 
+#include <cmath>
+
 namespace headlab {
 
 LmTrainConfig lm_train_defaults(const LmTaskSpec& spec, std::uint64_t seed) {
@@ -33,21 +35,31 @@ LmTrainer::LmTrainer(const LmTaskSpec& spec, const LmTrainConfig& config)
     : spec_(spec),
       config_(config),
       model_(model_config(spec, config)),
+      optimizer_(OptimizerKind::adam, model_.num_params(), config.learning_rate),
       data_rng_(config.seed, 2),
       batch_(spec.seq_len, config.batch_size) {
+  optimizer_.beta2 = config.adam_beta2;
   Rng init_rng(config.seed, 1);
   model_.init(init_rng);
 }
 
 LmResult LmTrainer::step(std::size_t n) {
   LmResult last;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < n && diverged_at_ == 0; ++i) {
+    const std::uint64_t batch_state = data_rng_.state();
     generate_lm_batch(spec_, data_rng_, config_.batch_size, batch_);
-    last = model_.forward(batch_, config_.batch_size, true);
-    const std::uint64_t t = model_.adam_steps() + 1;
+    const LmResult r = model_.forward(batch_, config_.batch_size, true);
+    const std::uint64_t t = optimizer_.steps() + 1;
     float lr = config_.learning_rate;
     if (t <= config_.warmup_steps) lr *= float(t) / float(config_.warmup_steps);
-    model_.adam_step(lr, Path::simd, 0.9f, config_.adam_beta2);
+    optimizer_.set_learning_rate(lr);
+    if (!std::isfinite(r.loss) || !optimizer_.step(model_.params(), model_.grads())) {
+      data_rng_.set_state(batch_state);  // not taken: the next step draws this batch again
+      diverged_at_ = optimizer_.steps() + 1;
+      divergence_ = std::isfinite(r.loss) ? Divergence::update : Divergence::loss;
+      break;
+    }
+    last = r;
   }
   return last;
 }

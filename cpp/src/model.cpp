@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 
 #include "simd.hpp"
@@ -288,6 +289,18 @@ void Optimizer::reset() {
   t_ = 0;
   std::fill(m_.begin(), m_.end(), 0.0f);
   std::fill(v_.begin(), v_.end(), 0.0f);
+}
+
+std::string divergence_message(Divergence why, std::uint64_t step, float learning_rate, const char* optimizer,
+                               const char* who) {
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%g", double(learning_rate));
+  const char* what = why == Divergence::loss
+                         ? "the loss became non-finite"
+                         : "the update would have made a parameter non-finite or larger than 1e4 in magnitude";
+  return "training diverged at step " + std::to_string(step) + " with learningRate " + rate + " (" + optimizer +
+         "): " + what + "; the " + who + " kept its state from step " + std::to_string(step - 1) +
+         " — lower learningRate";
 }
 
 bool Optimizer::step(float* params, const float* grads, Path path) {

@@ -214,12 +214,8 @@ StepResult Trainer::step(std::size_t n) {
 
 std::string Trainer::divergence_message() const {
   if (diverged_at_ == 0) return "";
-  const char* what = divergence_ == Divergence::loss
-                         ? "the loss became non-finite"
-                         : "the update would have made a parameter non-finite or larger than 1e4 in magnitude";
-  return "training diverged at step " + std::to_string(diverged_at_) + " with learningRate " +
-         format_float(config_.learning_rate) + " (" + (config_.optimizer == OptimizerKind::sgd ? "sgd" : "adam") +
-         "): " + what + "; the trainer kept its state from step " + std::to_string(steps_) + " — lower learningRate";
+  return headlab::divergence_message(divergence_, diverged_at_, config_.learning_rate,
+                                     config_.optimizer == OptimizerKind::sgd ? "sgd" : "adam", "trainer");
 }
 
 EvalResult Trainer::evaluate(std::size_t n) {

@@ -249,3 +249,39 @@ TEST_CASE("lm session: predict sums to 1; generate is deterministic by seed, sta
   CHECK(s->generate(c.data(), 1, 3, 1.0f, 9) <= 4);
   CHECK(lm_stop_token(*find_lm_task("induction")) == -1);
 }
+
+// The language model diverges like the one-layer Trainer (one Optimizer, one rule):
+// a step that would push a weight past ±1e4 is not taken and training stops there.
+TEST_CASE("lm trainer: a diverging step is not taken; the model keeps its last good state") {
+  const LmTaskSpec& spec = *find_lm_task("induction");
+  LmTrainConfig c = lm_train_defaults(spec, 3);
+  c.num_layers = 1;
+  c.batch_size = 8;
+  c.warmup_steps = 0;
+  c.learning_rate = 3e4f;  // Adam moves each weight by about lr on step 1: past 1e4
+  auto s = LmSession::create(spec, c).session;
+  REQUIRE(s);
+  LanguageModel& m = s->trainer().model();
+  const std::vector<float> before(m.params(), m.params() + m.num_params());
+  const LmEval e0 = s->evaluate(64);
+  s->step(5);
+  CHECK(s->steps() == 0);
+  CHECK(s->diverged_at() == 1);
+  CHECK(s->trainer().divergence() == Divergence::update);
+  CHECK(std::equal(before.begin(), before.end(), m.params()));
+  CHECK(contains(s->divergence_message(), "training diverged at step 1 with learningRate 30000 (adam)"));
+  CHECK(contains(s->divergence_message(), "the model kept its state from step 0"));
+  s->step(3);  // stays diverged
+  CHECK(s->steps() == 0);
+  CHECK(s->evaluate(64).loss == e0.loss);  // evaluation goes on, on the kept state
+  std::string error;
+  CHECK_FALSE(s->save(&error).empty());
+
+  // A rate that trains: steps are taken and nothing diverges.
+  c.learning_rate = 1e-2f;
+  auto ok = LmSession::create(spec, c).session;
+  ok->step(5);
+  CHECK(ok->steps() == 5);
+  CHECK(ok->diverged_at() == 0);
+  CHECK(ok->divergence_message().empty());
+}

@@ -55,14 +55,14 @@ test('README language-model example runs as printed: heads form and the model co
   const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
   const lm = blocks.find((b) => b.includes('createLanguageModel'));
   assert.ok(lm, 'a block uses createLanguageModel');
-  const end = 'lm.dispose(); again.dispose();';
+  const end = 'lm.dispose(); copy.dispose();';
   assert.ok(lm.includes(end), 'the block ends by disposing both models');
   const lib = new URL('../../web/lib/headlab.js', import.meta.url).href;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-readme-'));
   try {
     const file = path.join(dir, 'lm.mjs');
     const report = "console.log(JSON.stringify({ next: lm.predict('x q 3 k a x q', { topK: 1 })[0].token, " +
-      "shape: lm.attention('x q 3 k a x q 3 k').shape, steps: again.steps, off: again.headEnabled(1, 0) }));\n";
+      "shape: lm.attention('x q 3 k a x q 3 k').shape, steps: copy.steps, off: copy.headEnabled(1, 0) }));\n";
     writeFileSync(file, blocks[0].replace("'./web/lib/headlab.js'", `'${lib}'`) + lm.replace(end, `${report}${end}\nconsole.log(lab.liveHandleCount());\n`));
     const out = execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim().split('\n');
     assert.equal(out.pop(), '0', 'no Embind handle left alive');

@@ -221,6 +221,16 @@ export interface TrainerDivergence {
   message: string;
 }
 
+export interface LanguageModelDivergence {
+  /** The step that was not taken; the model kept its state from `step - 1`. */
+  step: number;
+  learningRate: number;
+  /** 'loss': the loss was not finite; 'update': the update would have made a weight or Adam moment non-finite, or a weight larger than 1e4 in magnitude. */
+  reason: 'loss' | 'update';
+  /** What step() throws. */
+  message: string;
+}
+
 export declare class Trainer {
   private constructor();
   /**
@@ -382,8 +392,15 @@ export declare class LanguageModel {
   readonly vocabulary: string[];
   /** Training steps taken in all, including those of a loaded file. */
   readonly steps: number;
-  /** n Adam steps (default 1). @throws RangeError when the loss is no longer finite (learningRate too high). */
+  /**
+   * n Adam steps (default 1).
+   * @throws RangeError `LanguageModel.step: training diverged at step N with learningRate X (adam): …` when a
+   * step's loss is not finite or its update would make a weight non-finite or larger than 1e4: that step is not
+   * taken, the model keeps its state from step N − 1, and every later step() throws the same.
+   */
   step(n?: number): { step: number; loss: number };
+  /** null while training is fine; where and why once a step has diverged. */
+  divergence(): LanguageModelDivergence | null;
   /** On n held-out sequences (default 500), the same on every call. */
   evaluate(n?: number): LanguageEvaluation;
   /** Per head, layer-major, on n held-out sequences (default 500). */

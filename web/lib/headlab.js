@@ -1111,20 +1111,30 @@ export class LanguageModel {
    * Runs `n` Adam steps (default 1), each on a fresh batch of the task.
    * @param {number} [n] 1..1000000
    * @returns {{step: number, loss: number}} `step` is the total so far, `loss` the last batch's
-   * @throws {RangeError} when the loss is no longer finite (learningRate too high): the model's
-   *   weights are then unusable; create one with a lower learningRate
+   * @throws {RangeError} `LanguageModel.step: training diverged at step N with learningRate X (adam): …`
+   *   when a step's loss is not finite or its update would make a weight non-finite or larger than 1e4
+   *   (the one-layer Trainer's rule): that step is not taken, the model keeps its state from step N − 1
+   *   (evaluate, attention, save … go on working) and every later step() throws the same; see divergence()
    * @example
    * lm.step(100);  // { step: 100, loss: 3.1 }
    */
   step(n) {
     const core = this._live('step');
-    const r = core.step(this._count('step', 'n', n, 1, 1e6));
-    if (!Number.isFinite(r.loss)) {
-      throw new RangeError(`LanguageModel.step: training diverged by step ${r.step} (loss ${r.loss}) with learningRate ` +
-        `${this._config.learningRate}; the weights are no longer usable — create a model with a lower learningRate`);
-    }
-    return { step: r.step, loss: r.loss };
+    const { step, loss, diverged } = core.step(this._count('step', 'n', n, 1, 1e6));
+    if (diverged) throw new RangeError(`LanguageModel.step: ${diverged}`);
+    return { step, loss };
   }
+
+  /**
+   * null while training is fine; once a step has diverged (see {@link LanguageModel#step}),
+   * where and why: `step` is the step that was not taken, `reason` 'loss' or 'update',
+   * `message` the text step() throws.
+   * @returns {import('./headlab').LanguageModelDivergence | null}
+   */
+  divergence() {
+    return this._live('divergence').divergence();
+  }
+
 
   /**
    * Loss and the task's metric on `n` held-out sequences (default 500), the same

@@ -19,6 +19,7 @@
 #include "headlab/lm_tasks.hpp"
 #include "headlab/mha.hpp"
 #include "headlab/mha_backward.hpp"
+#include "headlab/model.hpp"  // Optimizer, Divergence
 
 namespace headlab {
 
@@ -121,10 +122,6 @@ class LanguageModel {
   // activations); heads stay as set_head_enabled left them.
   void attention_maps(const std::int32_t* tokens, float* out);
 
-  // Adam over all parameters (adam_update_simd / _ref), moments owned here.
-  void adam_step(float learning_rate, Path path = Path::simd, float beta1 = 0.9f, float beta2 = 0.999f,
-                 float eps = 1e-8f);
-  std::uint64_t adam_steps() const { return adam_t_; }
 
  private:
   LmResult run(const std::int32_t* tokens, const std::int32_t* targets, std::size_t n, bool backward,
@@ -135,8 +132,7 @@ class LanguageModel {
   LmLayout layout_;
   MhaShape shape_;
   std::size_t rows_max_;  // max_batch * T
-  std::vector<float> params_, grads_, adam_m_, adam_v_;
-  std::uint64_t adam_t_ = 0;
+  std::vector<float> params_, grads_;
   std::vector<std::uint8_t> head_enabled_;  // [L, h]
   // Activations, [L] arrays of [rows_max, .] slices in one buffer.
   std::vector<float> act_;
@@ -257,32 +253,44 @@ class LmTrainer {
   // Rng(seed, 2). `config` must give a valid LmConfig (lm_config_error).
   LmTrainer(const LmTaskSpec& spec, const LmTrainConfig& config);
 
-  // n Adam steps, one fresh batch each; step t (from 1) uses learning rate
-  // learning_rate * min(1, t / warmup_steps). Returns the last batch's result.
+  // Up to n Adam steps (the trainer's Optimizer, learning rate warmed up
+  // linearly over warmup_steps), one fresh batch each; returns the last taken
+  // step's result. As in Trainer::step, a step whose loss is not finite or
+  // whose update would make a parameter non-finite or |p| >= kMaxParam is not
+  // taken: the model keeps the state of the last good step, the batch is
+  // drawn again by the next step, and the trainer stays diverged (step()
+  // takes no further steps; evaluation, heads and saving work on).
   LmResult step(std::size_t n);
-  std::uint64_t steps() const { return model_.adam_steps(); }
+  std::uint64_t steps() const { return optimizer_.steps(); }
+  // The step that diverged (steps() + 1 when it happened), or 0; and why.
+  std::uint64_t diverged_at() const { return diverged_at_; }
+  Divergence divergence() const { return divergence_; }
 
   // Held-out sequences, the same ones on every call (Rng(1000 + seed, 3) for
   // evaluate, Rng(1000 + seed, 5) for heads), never seen in training.
   LmEval evaluate(std::size_t examples);
   LmHeadReport heads(std::size_t examples);
 
-  // The training-batch generator's state (kept in model files, lm_file.hpp).
-  std::uint64_t data_state() const { return data_rng_.state(); }
-  void set_data_state(std::uint64_t state) { data_rng_.set_state(state); }
-
   const LmTaskSpec& spec() const { return spec_; }
   const LmTrainConfig& config() const { return config_; }
   LanguageModel& model() { return model_; }
   const LanguageModel& model() const { return model_; }
+
+  // The training batches' generator state, saved in model files so a loaded
+  // model trains on new batches.
+  std::uint64_t data_state() const { return data_rng_.state(); }
+  void set_data_state(std::uint64_t state) { data_rng_.set_state(state); }
 
  private:
   static LmConfig model_config(const LmTaskSpec& spec, const LmTrainConfig& config);
   const LmTaskSpec& spec_;
   LmTrainConfig config_;
   LanguageModel model_;
+  Optimizer optimizer_;
   Rng data_rng_;
   LmBatch batch_;
+  std::uint64_t diverged_at_ = 0;
+  Divergence divergence_ = Divergence::none;
 };
 
 }  // namespace headlab

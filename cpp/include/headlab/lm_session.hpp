@@ -34,6 +34,16 @@ class LmSession {
   static LmSessionOrError load(const std::uint8_t* bytes, std::size_t size);
 
   LmResult step(std::size_t n) { return trainer_->step(n); }
+  // The step (counted like steps()) that diverged and was not taken, or 0; the
+  // message LanguageModel.step throws (divergence_message in model.hpp).
+  std::uint64_t diverged_at() const {
+    return trainer_->diverged_at() == 0 ? 0 : base_steps_ + trainer_->diverged_at();
+  }
+  std::string divergence_message() const {
+    return diverged_at() == 0 ? std::string()
+                              : headlab::divergence_message(trainer_->divergence(), diverged_at(),
+                                                            trainer_->config().learning_rate, "adam", "model");
+  }
   // Training steps in all, including those a loaded file had taken.
   std::uint64_t steps() const { return base_steps_ + trainer_->steps(); }
   LmEval evaluate(std::size_t examples) { return trainer_->evaluate(examples); }

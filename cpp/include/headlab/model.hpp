@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "headlab/kernels.hpp"
@@ -129,7 +130,20 @@ enum class OptimizerKind { adam, sgd };
 // damaged file (one flipped exponent bit turns 0.5 into ~1.7e38).
 constexpr float kMaxParam = 1e4f;
 
+// Why a training step was refused (Trainer, LmTrainer): its loss was not
+// finite, or its update would have made a parameter (or an Adam moment)
+// non-finite, or |p| >= kMaxParam.
+enum class Divergence { none, loss, update };
+
+// What both trainers say when `step` diverged: "training diverged at step 5 with
+// learningRate 10 (sgd): the loss became non-finite; the trainer kept its state
+// from step 4 — lower learningRate". `who` names the holder ("trainer", "model").
+std::string divergence_message(Divergence why, std::uint64_t step, float learning_rate, const char* optimizer,
+                               const char* who);
+
 // Adam (Kingma & Ba) with bias correction, or plain SGD, over a flat array.
+// Both trainers (the one-layer Trainer and the language models' LmTrainer)
+// update through it, so both refuse a diverging step the same way.
 class Optimizer {
  public:
   Optimizer(OptimizerKind kind, std::size_t n, float learning_rate);
@@ -140,6 +154,7 @@ class Optimizer {
   void reset();  // zero moments and step count
   OptimizerKind kind() const { return kind_; }
   float learning_rate() const { return lr_; }
+  void set_learning_rate(float lr) { lr_ = lr; }  // e.g. a warm-up schedule
   std::uint64_t steps() const { return t_; }
   float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
 

@@ -68,9 +68,6 @@ struct StepResult {
   bool diverged = false;   // see Trainer::step
 };
 
-// Why a step was refused: its loss was not finite, or its update would have
-// made a parameter (or an Adam moment) non-finite, or |p| >= kMaxParam.
-enum class Divergence { none, loss, update };
 
 struct EvalResult {
   float loss = 0;
