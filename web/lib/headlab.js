@@ -63,8 +63,9 @@ async function instantiate(module, flavour, options) {
   if (binary) moduleArgs.wasmBinary = binary;
   // Where the .wasm is looked for: locateFile's answer, else next to this file in gen/ (in a
   // Vite or webpack bundle, wherever the bundler put the file it emitted).
-  const genDir = new URL('./gen/', import.meta.url).href;
-  const where = options.locateFile ? String(options.locateFile(`${file}.wasm`, genDir)) : url().href;
+  const defaultUrl = url();
+  const genDir = new URL('.', defaultUrl).href;
+  const where = options.locateFile ? String(options.locateFile(`${file}.wasm`, genDir)) : defaultUrl.href;
   // Emscripten's loader asks for the file by name; it gets the one resolved here.
   moduleArgs.locateFile = (name, prefix) => (name === `${file}.wasm` ? where : options.locateFile ? options.locateFile(name, prefix) : prefix + name);
   const advice = `Serve ${file}.wasm next to ${file}.mjs, or tell createHeadlab where it is with locateFile ` +
