@@ -10,13 +10,14 @@
 //   dist/headlab_{core,train}{,_scalar}.wasm  found next to the bundle
 //   dist/models/*.hlm                   trained language models (web/models/), also inside the classic build
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
-//   dist/lib/headlab.js (+ gen/)         the bare API, unbundled
+//   dist/lib/headlab.js (+ gen/*.wasm)   the API alone as one ES module, for CDNs and static hosting
 //   dist/index.html, demos/, examples/, styles/, site/   the site
 // Run after scripts/build.sh: `node scripts/bundle.mjs`.
 import { build } from 'esbuild';
 import { cp, mkdir, readFile, readdir, rm, stat, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(repo, 'web');
@@ -88,8 +89,6 @@ const common = {
   bundle: true,
   platform: 'browser',
   target: ['chrome91', 'firefox90', 'safari16'],
-  // The Emscripten glue and headlab.js reach for Node modules only when running under Node.
-  external: ['fs', 'path', 'node:*'],
   minify: true,
   legalComments: 'eof',
   logLevel: 'warning',
@@ -152,11 +151,17 @@ for (const dir of ['styles', 'site', 'demos', 'examples', 'models']) {
   if (await exists(path.join(web, dir))) await cp(path.join(web, dir), path.join(out, dir), { recursive: true });
 }
 await cp(path.join(repo, 'LICENSE'), path.join(out, 'LICENSE'));
-// The bare API for pages that want it without the elements: dist/lib/headlab.js (+ gen/).
+// The API alone, for pages and CDNs that want it without the elements and KaTeX: one ES module
+// (the glue of all four wasm modules inside), the .wasm files in gen/ next to it (where
+// headlab.js looks for them), and the types.
+await build({
+  ...common, entryPoints: [path.join(web, 'lib/headlab.js')], format: 'esm', splitting: false,
+  outfile: path.join(out, 'lib/headlab.js'),
+  banner: { js: `/* HeadLab ${JSON.parse(await readFile(path.join(repo, 'package.json'), 'utf8')).version}: the JavaScript API as one ES module; the .wasm files are looked for in ./gen/ (or set locateFile). MIT License. */` },
+});
 await mkdir(path.join(out, 'lib/gen'), { recursive: true });
-for (const f of ['headlab.js', 'headlab.d.ts', ...wasmNames.flatMap((n) => [`gen/${n}.mjs`, `gen/${n}.wasm`])]) {
-  await cp(path.join(web, 'lib', f), path.join(out, 'lib', f));
-}
+await cp(path.join(web, 'lib/headlab.d.ts'), path.join(out, 'lib/headlab.d.ts'));
+for (const name of wasmNames) await cp(path.join(gen, `${name}.wasm`), path.join(out, 'lib/gen', `${name}.wasm`));
 
 // Swap in the new dist/ in one step, so a reader never sees a half-written one.
 const old = `${finalOut}.old-${process.pid}`;
@@ -166,4 +171,5 @@ await rm(old, { recursive: true, force: true });
 
 const size = async (f) => `${((await stat(path.join(finalOut, f))).size / 1024).toFixed(0)} KiB`;
 console.log(`bundle: dist/ written: headlab-components.js ${await size('headlab-components.js')}, ` +
-  `headlab-components.classic.js ${await size('headlab-components.classic.js')}, headlab-worker.js ${await size('headlab-worker.js')}`);
+  `headlab-components.classic.js ${await size('headlab-components.classic.js')}, headlab-worker.js ${await size('headlab-worker.js')}, ` +
+  `lib/headlab.js ${await size('lib/headlab.js')} (${(gzipSync(await readFile(path.join(finalOut, 'lib/headlab.js'))).length / 1024).toFixed(0)} KiB gzip)`);

@@ -20,7 +20,7 @@ test('npm pack gives a tarball with the API, its types and every built module, a
     assert.ok(tgz, `a tarball was written: ${readdirSync(dir)}`);
     const files = execFileSync('tar', ['tzf', path.join(dir, tgz)], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
     const modules = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar'].flatMap((m) => [`web/lib/gen/${m}.mjs`, `web/lib/gen/${m}.wasm`]);
-    assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'web/lib/headlab.d.ts', 'web/lib/headlab.js', ...modules].sort());
+    assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'web/lib/headlab.d.ts', 'web/lib/headlab.js', 'web/lib/headlab.node.js', ...modules].sort());
 
     const app = path.join(dir, 'app');
     execFileSync('mkdir', ['-p', app]);
@@ -34,6 +34,12 @@ test('npm pack gives a tarball with the API, its types and every built module, a
     const numbers = (out.match(/-?\d+\.\d+|\d{4,}/g) ?? []).map(Number);
     [0.7931, 0.1474, 0.1474, 0.7931, 0.7337, 0.0879, 0.1784].forEach((w, i) =>
       assert.ok(Math.abs(numbers[i] - w) < 5e-5, `printed ${numbers[i]}, README says ${w}\n${out}`));
+
+    // Node gets the "node" entry; the .wasm files are subpath exports (headlab/wasm/…).
+    writeFileSync(path.join(app, 'resolve.mjs'), "for (const s of ['headlab', 'headlab/wasm/headlab_core.wasm', 'headlab/wasm/headlab_train_scalar.wasm']) console.log(import.meta.resolve(s));");
+    const resolved = execFileSync(process.execPath, ['resolve.mjs'], { cwd: app, encoding: 'utf8' }).trim().split('\n');
+    assert.deepEqual(resolved.map((u) => u.replace(/^.*node_modules\/headlab\//, '')),
+      ['web/lib/headlab.node.js', 'web/lib/gen/headlab_core.wasm', 'web/lib/gen/headlab_train_scalar.wasm']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -31,10 +31,13 @@ function compile(files, lib) {
 }
 
 const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
-const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+// The bundler recipes' blocks are files of another app (they import 'headlab', .wasm URLs, or are a config),
+// not continuations of the first example; tests/browser/bundlers.test.mjs runs them.
+const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).filter((b) => !/from 'headlab(\/[^']*)?'|^\s*export default/m.test(b));
 const [first, ...rest] = blocks;
-// The README's blocks continue one another (the training block uses the first one's `lab`).
-const examples = `${first.replace("'./web/lib/headlab.js'", `'${api}'`)}\n${rest.map((b) => b.replace(/^import .*$/gm, '')).join('\n')}\nexport {};\n`;
+// The README's blocks continue the first one (they use its `lab`); each in its own block scope,
+// as two of them may name a result alike (`again`).
+const examples = `${first.replace("'./web/lib/headlab.js'", `'${api}'`)}\n${rest.map((b) => `{\n${b.replace(/^import .*$/gm, '')}\n}`).join('\n')}\nexport {};\n`;
 const typed = `import { createHeadlab } from '${api}';
 const lab = await createHeadlab();
 const I = new Float32Array(16);

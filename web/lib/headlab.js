@@ -11,17 +11,33 @@ const ALIGN = 16;  // bytes; each array in the arena starts on a SIMD boundary
 // Two wasm modules, each in two flavours. `core` is the forward pass and the
 // experiments; `train` is the trainer, loaded the first time a page asks for it.
 // The scalar flavour is the same C++ compiled without WebAssembly SIMD, for
-// engines that lack it. The import() paths are literal so bundlers can see them.
+// engines that lack it. The import() paths and the `new URL(…, import.meta.url)`
+// of each .wasm are literal so bundlers (Vite, webpack) see them and emit the files.
 const MODULES = {
   core: {
-    simd: { file: 'headlab_core', load: () => import('./gen/headlab_core.mjs') },
-    scalar: { file: 'headlab_core_scalar', load: () => import('./gen/headlab_core_scalar.mjs') },
+    simd: { file: 'headlab_core', load: () => import('./gen/headlab_core.mjs'), url: () => new URL('./gen/headlab_core.wasm', import.meta.url) },
+    scalar: { file: 'headlab_core_scalar', load: () => import('./gen/headlab_core_scalar.mjs'), url: () => new URL('./gen/headlab_core_scalar.wasm', import.meta.url) },
   },
   train: {
-    simd: { file: 'headlab_train', load: () => import('./gen/headlab_train.mjs') },
-    scalar: { file: 'headlab_train_scalar', load: () => import('./gen/headlab_train_scalar.mjs') },
+    simd: { file: 'headlab_train', load: () => import('./gen/headlab_train.mjs'), url: () => new URL('./gen/headlab_train.wasm', import.meta.url) },
+    scalar: { file: 'headlab_train_scalar', load: () => import('./gen/headlab_train_scalar.mjs'), url: () => new URL('./gen/headlab_train_scalar.wasm', import.meta.url) },
   },
 };
+
+/**
+ * Under Node, reads a file (a path or a file: URL) into bytes. This module names no Node
+ * built-in, so browser bundles never meet one: the package's "node" entry (headlab.node.js)
+ * registers fs.readFile under a global symbol, and Node ≥ 20.16 also offers it through
+ * process.getBuiltinModule when this file is imported by its path.
+ */
+function nodeReadFile() {
+  const registered = globalThis[Symbol.for('headlab.readFile')];
+  if (typeof registered === 'function') return registered;
+  const fs = globalThis.process?.getBuiltinModule?.('fs/promises');
+  if (fs) return fs.readFile;
+  throw new Error('HeadLab under Node reads its .wasm files with fs: import it as the package (`headlab`, whose "node" entry provides fs), ' +
+    'use Node 20.16 or later, or pass the bytes as wasmBinary (and trainWasmBinary).');
+}
 
 // The smallest module that uses a SIMD instruction: (func (result v128) i32.const 0 i32x4.splat).
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
@@ -41,20 +57,22 @@ export function simdSupported() {
 }
 
 async function instantiate(module, flavour, options) {
-  const { file, load } = MODULES[module][flavour];
+  const { file, load, url } = MODULES[module][flavour];
   const moduleArgs = {};
   const binary = module === 'core' ? options.wasmBinary : options.trainWasmBinary;
   if (binary) moduleArgs.wasmBinary = binary;
-  // Under Node the bytes are read here (below), so Emscripten's loader never needs locateFile.
-  if (options.locateFile && !isNode) moduleArgs.locateFile = options.locateFile;
-  // Where the .wasm is looked for: locateFile's answer, else next to the glue in gen/.
-  const genDir = new URL('./gen/', import.meta.url).href;
-  const where = options.locateFile ? String(options.locateFile(`${file}.wasm`, genDir)) : `${genDir}${file}.wasm`;
+  // Where the .wasm is looked for: locateFile's answer, else next to this file in gen/ (in a
+  // Vite or webpack bundle, wherever the bundler put the file it emitted).
+  const defaultUrl = url();
+  const genDir = new URL('.', defaultUrl).href;
+  const where = options.locateFile ? String(options.locateFile(`${file}.wasm`, genDir)) : defaultUrl.href;
+  // Emscripten's loader asks for the file by name; it gets the one resolved here.
+  moduleArgs.locateFile = (name, prefix) => (name === `${file}.wasm` ? where : options.locateFile ? options.locateFile(name, prefix) : prefix + name);
   const advice = `Serve ${file}.wasm next to ${file}.mjs, or tell createHeadlab where it is with locateFile ` +
     '(or pass its bytes as wasmBinary); a web server must send it in full, as application/wasm.';
   if (isNode && !moduleArgs.wasmBinary) {
-    // Emscripten 3.1.6's loader would use Node's fetch on a file path; read it ourselves.
-    const { readFile } = await import('node:fs/promises');
+    // The glue is built for browsers and Workers; under Node the bytes are read here.
+    const readFile = nodeReadFile();
     const path = /^[a-z]+:\/\//i.test(where) ? new URL(where) : where;
     try {
       moduleArgs.wasmBinary = await readFile(path);
@@ -63,10 +81,6 @@ async function instantiate(module, flavour, options) {
     }
   }
   const factory = (await load()).default;
-  // The 3.1.6 ES6 loader reads __dirname when it runs under Node, which ES
-  // modules lack. Define it for the duration of the call only.
-  const defineDirname = isNode && typeof globalThis.__dirname === 'undefined';
-  if (defineDirname) globalThis.__dirname = '.';
   try {
     return await factory(moduleArgs);
   } catch (e) {
@@ -80,8 +94,6 @@ async function instantiate(module, flavour, options) {
         (f) => `the request failed (${f?.message ?? f}; blocked by CORS or the network?)`);
     }
     throw new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${status ? `${status}; ` : ''}${reason}. ${advice}`, { cause: e });
-  } finally {
-    if (defineDirname) delete globalThis.__dirname;
   }
 }
 

@@ -1,0 +1,170 @@
+// The bundler recipes of the README, run as a user would: `npm pack`, the tarball installed
+// offline into a new app that imports 'headlab', bundled for the browser with Vite, esbuild and
+// webpack 5 (the pinned devDependencies), served, and the worked example checked in headless
+// Chromium in the page and in a module Worker. No file is copied by hand: each bundler finds
+// the .wasm files itself (Vite, webpack through new URL(…, import.meta.url) in headlab.js;
+// esbuild through `import url from 'headlab/wasm/….wasm'` and locateFile), and no bundler
+// prints a warning.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, rmSync, cpSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { serve } from '../../scripts/serve.mjs';
+import { REPO, launch, watch } from './helpers.mjs';
+
+const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' } });
+
+// The app: the worked example and the task list (which loads the second module, headlab_train),
+// in the page and in a module Worker.
+const APP = {
+  'src/app.js': `import { createHeadlab } from 'headlab';
+import wasmOptions from './wasm-options.js';
+
+export async function workedExample() {
+  const lab = await createHeadlab(wasmOptions);
+  const t = 1 / 3;
+  const wQK = new Float32Array([1,0,0,0, 0,0,1,0, 0,0,0,0, 0,1,0,1]);
+  const r = lab.multiHeadAttention({
+    query: new Float32Array([3,0,0,1, 0,3,0,1, 1,1,0,1]), dModel: 4, numHeads: 2,
+    wQ: wQK, wK: wQK, wV: new Float32Array([t,0,t,0, 0,t,0,t, 0,0,0,0, 0,0,0,0]),
+    wO: new Float32Array([1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]), returnWeights: true });
+  const tasks = (await lab.tasks()).map((task) => task.name);
+  return { output: Array.from(r.output.slice(8, 12)), weights: Array.from(r.weights.slice(6, 9)), flavour: lab.info().flavour, tasks };
+}
+`,
+  'src/main.js': `import { workedExample } from './app.js';
+
+const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+const inWorker = new Promise((resolve, reject) => {
+  worker.onmessage = (e) => resolve(e.data);
+  worker.onerror = (e) => reject(new Error(e.message));
+});
+Promise.all([workedExample(), inWorker]).then(
+  ([page, fromWorker]) => { window.result = { page, worker: fromWorker }; },
+  (e) => { window.result = { error: String(e) }; });
+`,
+  'src/worker.js': `import { workedExample } from './app.js';
+
+workedExample().then((r) => postMessage(r));
+`,
+  // Vite and webpack find the .wasm files on their own.
+  'src/wasm-options.js': 'export default {};\n',
+  'index.html': '<!doctype html><meta charset="utf-8"><title>app</title><link rel="icon" href="data:,"><script type="module" src="./src/main.js"></script>\n',
+};
+
+// esbuild does not follow new URL(…, import.meta.url): the app imports the files it needs as
+// URLs (loader "file") and hands them to createHeadlab as locateFile.
+const ESBUILD_WASM_OPTIONS = `import core from 'headlab/wasm/headlab_core.wasm';
+import coreScalar from 'headlab/wasm/headlab_core_scalar.wasm';
+import train from 'headlab/wasm/headlab_train.wasm';
+import trainScalar from 'headlab/wasm/headlab_train_scalar.wasm';
+
+const urls = { 'headlab_core.wasm': core, 'headlab_core_scalar.wasm': coreScalar, 'headlab_train.wasm': train, 'headlab_train_scalar.wasm': trainScalar };
+export default { locateFile: (file) => new URL(urls[file], import.meta.url).href };
+`;
+
+// Each recipe builds `app` into `app/out` and returns the warnings it printed.
+const RECIPES = {
+  async vite(app) {
+    const { build } = await import('vite');
+    const warnings = [];
+    await build({
+      root: app, logLevel: 'warn', configFile: false,
+      // The README's vite.config.js: Workers as ES modules (the library loads its glue with import()).
+      worker: { format: 'es' },
+      optimizeDeps: { exclude: ['headlab'] },
+      build: { outDir: path.join(app, 'out'), emptyOutDir: true },
+      customLogger: {
+        info() {}, warn: (m) => warnings.push(m), warnOnce: (m) => warnings.push(m), error: (m) => warnings.push(m),
+        clearScreen() {}, hasErrorLogged: () => false, hasWarned: false,
+      },
+    });
+    return warnings;
+  },
+  async esbuild(app) {
+    const { build } = await import('esbuild');
+    writeFileSync(path.join(app, 'src/wasm-options.js'), ESBUILD_WASM_OPTIONS);
+    const r = await build({
+      entryPoints: ['src/main.js', 'src/worker.js'], absWorkingDir: app,
+      bundle: true, format: 'esm', splitting: true, platform: 'browser', outdir: 'out/src',
+      loader: { '.wasm': 'file' }, logLevel: 'silent',
+    });
+    cpSync(path.join(app, 'index.html'), path.join(app, 'out/index.html'));  // the page, not a library file
+    return r.warnings.map((w) => w.text);
+  },
+  async webpack(app) {
+    const { default: webpack } = await import('webpack');
+    const stats = await new Promise((resolve, reject) => webpack({
+      mode: 'production', context: app, entry: './src/main.js',
+      output: { path: path.join(app, 'out/src'), filename: 'main.js', clean: true },
+      performance: { hints: false },
+    }, (err, s) => (err ? reject(err) : resolve(s))));
+    const info = stats.toJson({ all: false, warnings: true, errors: true });
+    if (info.errors.length) throw new Error(info.errors.map((e) => e.message).join('\n'));
+    cpSync(path.join(app, 'index.html'), path.join(app, 'out/index.html'));
+    return info.warnings.map((w) => w.message);
+  },
+};
+
+let dir, tgz, browser;
+
+before(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-bundlers-'));
+  npm(['pack', '--pack-destination', dir], REPO);
+  tgz = path.join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')));
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+for (const [name, recipe] of Object.entries(RECIPES)) {
+  test(`${name}: an app that imports the installed package runs the worked example in a page and in a Worker`, { timeout: 60_000 }, async () => {
+    const app = path.join(dir, name);
+    for (const [file, text] of Object.entries(APP)) {
+      mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
+      writeFileSync(path.join(app, file), text);
+    }
+    writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: `app-${name}`, version: '1.0.0', type: 'module', private: true }));
+    npm(['install', '--offline', '--no-package-lock', tgz], app);
+
+    const warnings = await recipe(app);
+    // Not one warning (Vite's 'Module "fs" has been externalized', esbuild's 'Could not resolve "node:fs/promises"', …).
+    assert.deepEqual(warnings, [], `${name} warned:\n${warnings.join('\n')}`);
+    const out = path.join(app, 'out');
+    const emitted = readdirSync(out, { recursive: true }).map(String);
+    // The bundler emitted the package's .wasm files (named as it likes): compare the bytes.
+    const bytes = (f) => readFileSync(f).toString('base64');
+    const wasmOut = new Set(emitted.filter((f) => f.endsWith('.wasm')).map((f) => bytes(path.join(out, f))));
+    for (const m of ['headlab_core', 'headlab_train']) {
+      assert.ok(wasmOut.has(bytes(path.join(app, 'node_modules/headlab/web/lib/gen', `${m}.wasm`))), `${name} emitted ${m}.wasm: ${emitted.join(', ')}`);
+    }
+    for (const f of emitted.filter((f) => f.endsWith('.js'))) {
+      assert.doesNotMatch(readFileSync(path.join(out, f), 'utf8'), /require\(\s*["'](node:)?(fs|path)["']\)|from\s*["']node:/, `${name}: ${f} names a Node built-in`);
+    }
+
+    const server = await serve({ port: 0, root: out });
+    const problems = [];
+    const page = watch(await browser.newPage(), name, problems);
+    try {
+      await page.goto(`${server.url}index.html`);
+      await page.waitForFunction(() => window.result !== undefined, null, { timeout: 30_000 });
+      const result = await page.evaluate(() => window.result);
+      assert.equal(result.error, undefined, `${name}: ${result.error}`);
+      for (const [where, r] of Object.entries(result)) {
+        [0.7931, 0.1474, 0.1474, 0.7931].forEach((w, i) => assert.ok(Math.abs(r.output[i] - w) < 5e-5, `${name} ${where}: output[${i}] = ${r.output[i]}, want ${w}`));
+        [0.7337, 0.0879, 0.1784].forEach((w, i) => assert.ok(Math.abs(r.weights[i] - w) < 5e-5, `${name} ${where}: weight ${i} = ${r.weights[i]}, want ${w}`));
+        assert.equal(r.flavour, 'simd');
+        assert.ok(r.tasks.includes('two-relations'), `${name} ${where}: tasks ${r.tasks}`);
+      }
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+}
