@@ -97,7 +97,8 @@ const TaskSpec kTasks[] = {
      {"object of the asked colour", "position 0", "position 3", "position 6"},
      kItemNames,
      "Seven coloured items, each colour at most once, then a question such as 'red?'. "
-     "Answer 1: the item whose colour the question names (found by content, anywhere); "
+     "Answer 1: the object (cup, box, hat or key) of the item whose colour the question names, "
+     "found by content anywhere; "
      "answers 2 to 4: the items at positions 0, 3 and 6."},
 };
 
