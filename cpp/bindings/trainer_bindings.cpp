@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "arena.hpp"
+#include "headlab/experiments.hpp"
 #include "headlab/tasks.hpp"
 #include "headlab/trainer.hpp"
 
@@ -202,6 +203,32 @@ val task_table() {
   return a;
 }
 
+// One trial of the choosing-h experiment (experiments.hpp); c holds task, dModel,
+// numHeads, seed, steps, evalExamples, already type-checked by JavaScript.
+val heads_trial(val c) {
+  headlab::HeadsTrialConfig config;
+  config.task = c["task"].as<std::string>();
+  config.d_model = static_cast<std::size_t>(c["dModel"].as<double>());
+  config.num_heads = static_cast<std::size_t>(c["numHeads"].as<double>());
+  config.seed = static_cast<std::uint64_t>(c["seed"].as<double>());
+  config.steps = static_cast<std::size_t>(c["steps"].as<double>());
+  config.eval_examples = static_cast<std::size_t>(c["evalExamples"].as<double>());
+  const headlab::HeadsTrial r = headlab::heads_trial(config);
+  val o = val::object();
+  if (!r.error.empty()) {
+    o.set("error", r.error);
+    return o;
+  }
+  o.set("dK", static_cast<double>(r.d_k));
+  o.set("loss", r.loss);
+  o.set("accuracy", r.accuracy);
+  o.set("relationAccuracy", float_array(r.relation_accuracy, r.num_relations));
+  o.set("bestShare", float_array(r.best_share, r.num_relations));
+  o.set("relationsWithOwnHead", static_cast<double>(r.relations_with_own_head));
+  o.set("diverged", r.diverged);
+  return o;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(headlab_trainer) {
@@ -224,6 +251,7 @@ EMSCRIPTEN_BINDINGS(headlab_trainer) {
       .function("headEnabled", &TrainerJs::head_enabled)
       .function("save", &TrainerJs::save);
   function("taskTable", &task_table);
+  function("headsTrial", &heads_trial);
   function("reserveFile", &reserve_file);
   function("heapInUse", &heap_in_use);
 }

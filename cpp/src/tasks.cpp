@@ -26,6 +26,20 @@ constexpr std::int32_t kModifiers = 6, kNumModifiers = 6;
 constexpr std::int32_t kFillers = 12, kNumFillers = 5;
 constexpr std::int32_t kPronoun = 17;
 
+// Lookup task vocabulary: 8 colours x 4 objects (item = colour * 4 + object), then
+// one question token per colour ("red?" = 32 + colour), then the bare objects
+// (40 + object), which answer 1 names.
+const char* const kItemNames[] = {
+    "red cup", "red box", "red hat", "red key", "blue cup", "blue box", "blue hat", "blue key",
+    "green cup", "green box", "green hat", "green key", "gold cup", "gold box", "gold hat", "gold key",
+    "pink cup", "pink box", "pink hat", "pink key", "grey cup", "grey box", "grey hat", "grey key",
+    "black cup", "black box", "black hat", "black key", "white cup", "white box", "white hat", "white key",
+    "red?", "blue?", "green?", "gold?", "pink?", "grey?", "black?", "white?",
+    "cup", "box", "hat", "key",
+};
+constexpr std::int32_t kColours = 8, kObjects = 4, kQuestions = kColours * kObjects,
+                       kBareObjects = kQuestions + kColours;
+
 // Fields: name, kind, seq_len, vocab, R, query position, relation positions,
 // relation names, token names, description.
 const TaskSpec kTasks[] = {
@@ -73,6 +87,19 @@ const TaskSpec kTasks[] = {
      "fillers, and stray entity or modifier words after the first pair; 'it' is last. Rule: "
      "'it' refers to the first entity mentioned. Answer 1: that entity; answer 2: its "
      "modifier (the word right before it)."},
+    {"lookup",
+     TaskKind::lookup,
+     8,
+     44,
+     4,
+     7,
+     {-1, 0, 3, 6},
+     {"object of the asked colour", "position 0", "position 3", "position 6"},
+     kItemNames,
+     "Seven coloured items, each colour at most once, then a question such as 'red?'. "
+     "Answer 1: the object (cup, box, hat or key) of the item whose colour the question names, "
+     "found by content anywhere; "
+     "answers 2 to 4: the items at positions 0, 3 and 6."},
 };
 
 void positional_example(const TaskSpec& spec, Rng& rng, std::int32_t* tokens, std::int32_t* answers,
@@ -123,6 +150,30 @@ void pronoun_example(const TaskSpec& spec, Rng& rng, std::int32_t* tokens, std::
   positions[0] = a + 1;
   answers[1] = mod;
   positions[1] = a;
+}
+
+// Slots 0..6 hold items of seven different colours (one colour is left out) and
+// random objects; slot 7 asks for one of the seven colours.
+void lookup_example(const TaskSpec& spec, Rng& rng, std::int32_t* tokens, std::int32_t* answers,
+                    std::int32_t* positions) {
+  std::int32_t colours[kColours];
+  for (std::int32_t c = 0; c < kColours; ++c) colours[c] = c;
+  for (std::int32_t c = kColours - 1; c > 0; --c) {  // Fisher-Yates
+    const std::int32_t j = std::int32_t(rng.below(std::uint32_t(c + 1)));
+    const std::int32_t t = colours[c];
+    colours[c] = colours[j];
+    colours[j] = t;
+  }
+  const std::int32_t slots = static_cast<std::int32_t>(spec.seq_len - 1);
+  for (std::int32_t t = 0; t < slots; ++t) tokens[t] = colours[t] * kObjects + std::int32_t(rng.below(kObjects));
+  const std::int32_t asked = std::int32_t(rng.below(std::uint32_t(slots)));
+  tokens[slots] = kQuestions + colours[asked];
+  answers[0] = kBareObjects + tokens[asked] % kObjects;
+  positions[0] = asked;
+  for (std::size_t r = 1; r < spec.num_relations; ++r) {
+    positions[r] = spec.relation_positions[r];
+    answers[r] = tokens[positions[r]];
+  }
 }
 
 }  // namespace
@@ -199,6 +250,9 @@ void generate_example(const TaskSpec& spec, Rng& rng, TaskBatch& batch, std::siz
       break;
     case TaskKind::pronoun:
       pronoun_example(spec, rng, tokens, answers, positions);
+      break;
+    case TaskKind::lookup:
+      lookup_example(spec, rng, tokens, answers, positions);
       break;
   }
 }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "headlab/experiments.hpp"
@@ -61,4 +62,66 @@ TEST_CASE("without the scaling, softmax saturates as d_k grows; with it, it does
   CHECK(big.max_weight_unscaled > 0.8);                           // near one-hot
   CHECK(big.entropy_unscaled < 0.5 * small.entropy_unscaled);
   CHECK(std::fabs(big.entropy_scaled - small.entropy_scaled) < 0.5);
+}
+
+TEST_CASE("heads trial: refuses bad configs with a message and nothing else") {
+  HeadsTrialConfig c;
+  c.num_heads = 3;  // does not divide 16
+  HeadsTrial r = heads_trial(c);
+  CHECK(r.error.find("divide dModel") != std::string::npos);
+  CHECK(r.d_k == 0);
+  c.num_heads = 4;
+  c.task = "sorting";
+  CHECK(heads_trial(c).error.find("known: two-relations") != std::string::npos);
+  c.task = "lookup";
+  c.steps = kMaxTrialSteps + 1;
+  CHECK(heads_trial(c).error.find("steps must be at most") != std::string::npos);
+  c.steps = 0;
+  c.eval_examples = 0;
+  CHECK(heads_trial(c).error.find("evalExamples") != std::string::npos);
+}
+
+TEST_CASE("heads trial: deterministic, and a head owns at most one relation") {
+  HeadsTrialConfig c;
+  c.num_heads = 2;
+  c.steps = 60;
+  c.eval_examples = 200;
+  const HeadsTrial a = heads_trial(c), b = heads_trial(c);
+  REQUIRE(a.error.empty());
+  CHECK(a.d_k == 8);
+  CHECK(a.num_relations == 4);
+  CHECK(a.loss == b.loss);
+  CHECK(a.accuracy == b.accuracy);
+  for (std::size_t k = 0; k < 4; ++k) {
+    CHECK(a.relation_accuracy[k] == b.relation_accuracy[k]);
+    CHECK(a.best_share[k] == b.best_share[k]);
+    CHECK((a.best_share[k] >= 0 && a.best_share[k] <= 1.0001f));
+  }
+  CHECK(a.relations_with_own_head <= 2);
+}
+
+// The trade-off the choosing-h page shows, on one seed (the page averages three):
+// h = 1 must blend four relations in one softmax; h = 4 (d_k = 4) gives each its own
+// head; h = 16 (d_k = 1) still finds positions but no head can find the asked colour,
+// because a one-number query times a one-number key can only prefer the extreme keys.
+TEST_CASE("heads trial: on lookup at d_model 16, one head blends and d_k = 1 cannot match by content") {
+  HeadsTrialConfig c;
+  c.seed = 2;
+  c.eval_examples = 500;
+  c.num_heads = 1;
+  const HeadsTrial one = heads_trial(c);
+  c.num_heads = 4;
+  const HeadsTrial four = heads_trial(c);
+  c.num_heads = 16;
+  const HeadsTrial sixteen = heads_trial(c);
+  REQUIRE((one.error.empty() && four.error.empty() && sixteen.error.empty()));
+  MESSAGE("accuracy h=1 " << one.accuracy << ", h=4 " << four.accuracy << ", h=16 " << sixteen.accuracy);
+  CHECK(one.relations_with_own_head <= 1);
+  CHECK(one.accuracy < 0.5f);
+  CHECK(four.relations_with_own_head == 4);
+  CHECK(four.accuracy > 0.9f);
+  CHECK(sixteen.best_share[0] < kOwnHeadShare);
+  CHECK(sixteen.relation_accuracy[0] < four.relation_accuracy[0] - 0.2f);
+  for (std::size_t k = 1; k < 4; ++k) CHECK(sixteen.relation_accuracy[k] > 0.95f);
+  CHECK(sixteen.accuracy < four.accuracy - 0.2f);
 }

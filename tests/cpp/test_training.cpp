@@ -114,8 +114,8 @@ TEST_CASE("rng: seeded, reproducible, in range, roughly normal") {
 }
 
 TEST_CASE("tasks: the table describes what the generators produce") {
-  REQUIRE(task_count() == 4);
-  for (const char* name : {"two-relations", "three-relations", "four-relations", "pronoun"})
+  REQUIRE(task_count() == 5);
+  for (const char* name : {"two-relations", "three-relations", "four-relations", "pronoun", "lookup"})
     CHECK(find_task(name) != nullptr);
   CHECK(find_task("nope") == nullptr);
   CHECK(find_task("two-relations")->num_relations == 2);
@@ -141,7 +141,8 @@ TEST_CASE("tasks: the table describes what the generators produce") {
       for (std::size_t r = 0; r < spec.num_relations; ++r) {
         const std::int32_t pos = a.answer_positions[e * spec.num_relations + r];
         REQUIRE((pos >= 0 && pos < std::int32_t(spec.seq_len)));
-        CHECK(a.answers[e * spec.num_relations + r] == tok[pos]);
+        // lookup's first answer names the object of the item at pos (tested below); every other answer is that token.
+        if (std::string(spec.name) != "lookup" || r != 0) CHECK(a.answers[e * spec.num_relations + r] == tok[pos]);
         if (spec.relation_positions[r] >= 0) CHECK(pos == spec.relation_positions[r]);
       }
     }
@@ -154,6 +155,39 @@ TEST_CASE("tasks: the table describes what the generators produce") {
   for (std::size_t e = 0; e < 50; ++e)
     for (std::size_t t = 0; t < two.seq_len; ++t)
       CHECK((tb.tokens[e * two.seq_len + t] == std::int32_t(two.vocab - 1)) == (t == two.query_position));
+}
+
+TEST_CASE("tasks: lookup examples follow the documented rule") {
+  const TaskSpec& spec = *find_task("lookup");
+  REQUIRE(spec.num_relations == 4);
+  TaskBatch b(spec, 500);
+  Rng r(13);
+  generate_batch(spec, r, 500, b);
+  std::size_t asked_at[7] = {};
+  for (std::size_t e = 0; e < 500; ++e) {
+    const std::int32_t* tok = &b.tokens[e * spec.seq_len];
+    // Items "colour object" are 0..31 (colour * 4 + object); the question "colour?" is 32 + colour.
+    const std::string question = spec.token_names[tok[7]];
+    REQUIRE(question.back() == '?');
+    const std::string colour = question.substr(0, question.size() - 1);
+    int matches = 0, colours_seen = 0;
+    bool seen[8] = {};
+    for (int t = 0; t < 7; ++t) {
+      REQUIRE((tok[t] >= 0 && tok[t] < 32));
+      const std::string item = spec.token_names[tok[t]];
+      const std::string item_colour = item.substr(0, item.find(' '));
+      if (!seen[tok[t] / 4]) ++colours_seen;
+      seen[tok[t] / 4] = true;
+      if (item_colour != colour) continue;
+      ++matches;
+      CHECK(b.answer_positions[e * 4] == t);
+      CHECK(std::string(spec.token_names[b.answers[e * 4]]) == item.substr(item.find(' ') + 1));
+      ++asked_at[t];
+    }
+    CHECK(matches == 1);
+    CHECK(colours_seen == 7);  // every colour at most once
+  }
+  for (std::size_t t = 0; t < 7; ++t) CHECK(asked_at[t] > 30);  // the asked item can sit anywhere
 }
 
 TEST_CASE("tasks: pronoun examples follow the documented rule") {

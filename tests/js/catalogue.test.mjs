@@ -232,6 +232,21 @@ const CASES = [
   ['scalingExperiment: dK 2^20 too large', () => lab.scalingExperiment({ dK: 2 ** 20 }), RangeError, 'dK', /too large: dK ≤ 65536/],
   ['scalingExperiment: 10^5 × 10^5 scores too large', () => lab.scalingExperiment({ dK: 8, numQueries: 1e5, numKeys: 1e5 }), RangeError, 'numQueries', /too large/],
 
+  // headsTrial
+  ['headsTrial: options missing', () => lab.headsTrial(), TypeError, 'options', /options object/],
+  ['headsTrial: numHeads missing', () => lab.headsTrial({}), TypeError, 'numHeads', /positive integer/],
+  ['headsTrial: numHeads misspelt', () => lab.headsTrial({ heads: 4 }), TypeError, 'heads', /did you mean numHeads/],
+  ['headsTrial: numHeads does not divide dModel', () => lab.headsTrial({ numHeads: 3 }), RangeError, 'numHeads', /divide dModel/],
+  ['headsTrial: numHeads above 64', () => lab.headsTrial({ numHeads: 128, dModel: 128 }), RangeError, 'numHeads', /1\.\.64/],
+  ['headsTrial: task unknown', () => lab.headsTrial({ numHeads: 4, task: 'sorting' }), RangeError, 'task', /known: two-relations/],
+  ['headsTrial: task a number', () => lab.headsTrial({ numHeads: 4, task: 5 }), TypeError, 'task', /string/],
+  ['headsTrial: steps negative', () => lab.headsTrial({ numHeads: 4, steps: -1 }), RangeError, 'steps', /non-negative integer/],
+  ['headsTrial: steps a string', () => lab.headsTrial({ numHeads: 4, steps: '10' }), TypeError, 'steps', /non-negative integer/],
+  ['headsTrial: steps beyond 20000', () => lab.headsTrial({ numHeads: 4, steps: 1e6 }), RangeError, 'steps', /at most 20000/],
+  ['headsTrial: evalExamples zero', () => lab.headsTrial({ numHeads: 4, evalExamples: 0 }), RangeError, 'evalExamples', /positive integer/],
+  ['headsTrial: evalExamples beyond 20000', () => lab.headsTrial({ numHeads: 4, steps: 0, evalExamples: 1e6 }), RangeError, 'evalExamples', /between 1 and 20000/],
+  ['headsTrial: seed NaN', () => lab.headsTrial({ numHeads: 4, seed: NaN }), RangeError, 'seed', /non-negative integer/],
+
   // createTrainer
   ['createTrainer: options null', () => lab.createTrainer(null), TypeError, 'options', /options object/],
   ['createTrainer: task a number', () => lab.createTrainer({ task: 3 }), TypeError, 'task', /string/],
@@ -391,7 +406,7 @@ test('the catalogue has at least 30 distinct cases across the API', () => {
   assert.equal(names.size, CASES.length, 'case names are distinct');
   assert.ok(CASES.length >= 30, `${CASES.length} cases`);
   const areas = new Set(CASES.map(([n]) => n.split(/[:.(]/)[0]));
-  for (const area of ['mha', 'createLayer', 'AttentionLayer', 'parameterCount', 'scalingExperiment', 'createTrainer', 'loadTrainer', 'Trainer', 'a disposed Trainer',
+  for (const area of ['mha', 'createLayer', 'AttentionLayer', 'parameterCount', 'scalingExperiment', 'headsTrial', 'createTrainer', 'loadTrainer', 'Trainer', 'a disposed Trainer',
     'createLanguageModel', 'loadLanguageModel', 'LanguageModel', 'a disposed LanguageModel']) {
     assert.ok(areas.has(area), `cases for ${area}`);
   }

@@ -6,6 +6,10 @@
  * current d_k; unrelated pairs score about N(0, 1) after scaling, while a key
  * that matches the query exactly scores about √d_k. The smaller d_k, the closer
  * the two, and the more often an unrelated key looks like a match.
+ * Then both sides of the trade-off, measured by the module at d_model = 16
+ * (lab.headsTrial, shipped as a table from scripts/choosing-h-table.mjs and
+ * re-measurable in a Worker): how many relations get a head of their own (more
+ * heads: more) and whether a head can still find an item by content (d_k = 1: no).
  *
  * @attr {number} d-model   model width; default 512
  * @attr {number} heads     number of heads; default 8 (snapped to a divisor of d-model)
@@ -14,6 +18,7 @@
  *
  * @fires headlab-ready
  * @fires headlab-change  detail: { dModel, heads, dK, impostorRate }
+ * @fires headlab-measured detail: { rows } after "Measure again" finishes
  * @fires headlab-link    detail: { url }
  *
  * @csspart chart      the charts
@@ -28,6 +33,8 @@ import { asImage, figureToSVG } from './shared/figure.js';
 import { exportMenu, matrixCSV } from './shared/export.js';
 import { compute, computeNote } from './shared/compute.js';
 import { histogramsFigure, lineChartFigure, SERIES } from './shared/charts.js';
+import { CHOOSING_H_TABLE } from './shared/choosing-h-table.js';
+import { SETUP, measure } from './shared/choosing-h-measure.js';
 
 const D_MODELS = [64, 128, 256, 512, 768, 1024, 2048, 4096, 12288];
 const EXAMPLES = [
@@ -43,7 +50,14 @@ const CSS = `
 .chart h3 { font-size: 0.98rem; }
 table.examples td.num { min-width: 3em; }
 table.examples tbody th { white-space: normal; }
+.tradeoff { margin-top: 1.5rem; }
+.tradeoff .chart { max-width: 36rem; }
+table.tradeoff-table td.num { min-width: 3.5em; }
+.conclusion { margin-top: 1.25rem; padding: 0.75rem 1rem; border-left: 4px solid var(--hl-accent, #2f6fd0); }
+.conclusion strong { display: block; font-size: 1.1rem; margin-bottom: 0.25rem; }
 `;
+const pct = (x) => `${fmt(100 * x, 1)}%`;
+const LOOKUP_COLOR = SERIES[1].color, OWN_COLOR = SERIES[0].color, ALL_COLOR = '#009e73';
 
 function divisors(n) {
   const out = [];
@@ -91,6 +105,7 @@ export class HeadlabChoosingH extends HeadlabElement {
     this.sweepChart = chart('Across h, for this d_model', 'How many unrelated keys score at least as high as a perfect match would (log scale of d_k).', 'impostors',
       () => this._sweep && { dModel: this.dModel, sweep: this._sweep },
       () => this._sweep && matrixCSV({ corner: 'h', rowLabels: this._sweep.map((s) => String(s.heads)), colLabels: ['dK', 'sqrtDK', 'impostorRate'], values: this._sweep.map((s) => [s.dK, Math.sqrt(s.dK), s.rate]) }));
+    this.buildTradeoff(chart);
     this.root.append(
       el('h2', {}, 'Choosing the number of heads'),
       this.status,
@@ -99,8 +114,119 @@ export class HeadlabChoosingH extends HeadlabElement {
       this.toolbar, this.dkLine, this.bar,
       el('h3', {}, 'Examples from the course'), this.examples,
       this.verdict,
-      el('div', { class: 'charts' }, this.histChart.section, this.sweepChart.section));
+      el('div', { class: 'charts' }, this.histChart.section, this.sweepChart.section),
+      this.tradeoff, this.conclusion);
     this.onResize(() => this.requestUpdate());
+  }
+
+  /** The measured side: what more heads buy and what a tiny d_k costs, at d_model 16. */
+  buildTradeoff(chart) {
+    this._rows = CHOOSING_H_TABLE.rows;
+    this._measuredLive = false;
+    this._measureJob = 0;
+    const T = CHOOSING_H_TABLE;
+    this.tradeChart = chart('Both sides across h, at d_model = 16',
+      'Solid blue: relations that got a head of their own. Dashed orange: the asked colour found by content. Green: all four answers right.',
+      'choosing-h-tradeoff', () => ({ ...T, rows: this._rows, measuredInThisBrowser: this._measuredLive }),
+      () => matrixCSV({ corner: 'h', rowLabels: this._rows.map((r) => String(r.numHeads)),
+        colLabels: ['dK', 'relationsWithOwnHead', 'lookupAccuracy', 'positionAccuracy', 'accuracy', 'loss'],
+        values: this._rows.map((r) => [r.dK, r.relationsWithOwnHead, r.lookupAccuracy, r.positionAccuracy, r.accuracy, r.loss]) }));
+    this.tradeTable = el('div', { class: 'table-scroll' });
+    this.tradeVerdict = el('p', { class: 'note', 'aria-live': 'polite', dataset: { testid: 'choose-tradeoff-verdict' } });
+    this.remeasure = el('button', { type: 'button', class: 'btn btn--small', dataset: { testid: 'choose-remeasure' }, on: { click: () => this.measureAgain() } },
+      'Measure again', el('span', { class: 'sr-only' }, ' in this browser (trains 15 small models)'));
+    this.remeasureStatus = el('p', { class: 'small muted', role: 'status', dataset: { testid: 'choose-remeasure-status' } });
+    this.tradeoff = el('section', { class: 'tradeoff', dataset: { testid: 'choose-tradeoff' } },
+      el('h3', {}, 'What more heads buy, and what they cost'),
+      el('p', { class: 'explain' }, 'The impostor count above shows only the cost of narrow heads. The benefit needs a task with several things to look for at once. ',
+        `HeadLab’s trainer has one: seven coloured items, then a question such as “red?”. Answer 1 is the object of the asked colour: the question must match that item by content, query against key. `,
+        'Answers 2 to 4 are the items at positions 0, 3 and 6: found by position. ',
+        `For every h that divides d_model = ${T.dModel}, HeadLab trained its one-layer model for ${fmtInt(T.steps)} steps on ${T.seeds.length} seeds and tested it on ${fmtInt(T.evalExamples)} new examples. These are real measurements, made with this same WebAssembly module when the site was built and averaged over the seeds; “Measure again” repeats them here.`),
+      this.tradeChart.section, this.tradeTable, this.tradeVerdict,
+      el('div', { class: 'toolbar' }, this.remeasure), this.remeasureStatus);
+    this.conclusion = el('div', { class: 'conclusion', dataset: { testid: 'choose-conclusion' } });
+  }
+
+  drawTradeoff(h) {
+    const rows = this._rows, T = CHOOSING_H_TABLE, R = T.numRelations;
+    const here = rows.find((r) => r.numHeads === h);
+    const width = Math.max(300, Math.min(560, this.tradeChart.box.clientWidth || 520));
+    this.tradeChart.fig = lineChartFigure({
+      series: [
+        { label: `relations with their own head (of ${R}, %)`, points: rows.map((r) => [r.numHeads, (100 * r.relationsWithOwnHead) / R]), color: OWN_COLOR },
+        { label: 'asked colour found (%)', points: rows.map((r) => [r.numHeads, 100 * r.lookupAccuracy]), color: LOOKUP_COLOR, dash: true },
+        { label: 'all four right (%)', points: rows.map((r) => [r.numHeads, 100 * r.accuracy]), color: ALL_COLOR },
+      ],
+      xLabel: `h at d_model = ${T.dModel} (d_k = ${T.dModel} / h)`, yLabel: '%', yMax: 100, width, mark: here ? h : null,
+      yRef: { y: 25, label: 'guessing the object: 25%' },
+    });
+    this.show(this.tradeChart, rows.map((r) => `h = ${r.numHeads}: ${fmt(r.relationsWithOwnHead, 2)} of ${R} relations with their own head, asked colour found ${pct(r.lookupAccuracy)}, all four right ${pct(r.accuracy)}`).join('; '));
+    this.tradeTable.replaceChildren(el('table', { class: 'matrix tradeoff-table', dataset: { testid: 'choose-tradeoff-table' } },
+      el('caption', {}, `d_model = ${T.dModel}, ${T.seeds.length} seeds${this._measuredLive ? ', measured in this browser' : ''}`),
+      el('thead', {}, el('tr', {}, ['h', 'd_k', `Own heads (of ${R})`, 'Colour found', 'Positions', 'All four'].map((c) => el('th', { scope: 'col' }, c)))),
+      el('tbody', {}, rows.map((r) => el('tr', { class: r.numHeads === h ? 'is-query' : undefined },
+        el('th', { scope: 'row' }, String(r.numHeads)), el('td', { class: 'num' }, String(r.dK)),
+        el('td', { class: 'num' }, fmt(r.relationsWithOwnHead, 2)), el('td', { class: 'num' }, pct(r.lookupAccuracy)),
+        el('td', { class: 'num' }, pct(r.positionAccuracy)), el('td', { class: 'num' }, pct(r.accuracy)))))));
+    this.tradeVerdict.replaceChildren(...this.tradeoffVerdict(here, h));
+    this.conclusion.replaceChildren(...this.conclusionText());
+  }
+
+  /** One sentence on the measured row for the current h, or how to reach one. */
+  tradeoffVerdict(r, h) {
+    const T = CHOOSING_H_TABLE, R = T.numRelations;
+    if (!r) return [`h = ${h} is not one of the measured settings (${T.heads.join(', ')}); pick one of them to see its row.`];
+    const own = fmt(r.relationsWithOwnHead, 2);
+    const lead = el('strong', {}, `h = ${r.numHeads}, d_k = ${r.dK}: `);
+    if (r.numHeads === 1) {
+      return [lead, `one softmax has to serve all ${R} answers, so it blends them: ${own} relations get a head of their own and only ${pct(r.accuracy)} of examples get all four right. Plenty of room per head, too few heads.`];
+    }
+    if (r.dK === 1) {
+      return [lead, `${own} of ${R} relations get their own head: the positions are easy, but the asked colour is found only ${pct(r.lookupAccuracy)} of the time (guessing gives 25%). `,
+        'With d_k = 1 a query and a key are one number each; their product can only prefer the biggest or smallest key, not “the key that matches me”. Plenty of heads, too little room in each.'];
+    }
+    if (r.relationsWithOwnHead < R - 0.5) {
+      return [lead, `${own} of ${R} relations get a head of their own; the rest share, and all four are right in only ${pct(r.accuracy)} of examples.`];
+    }
+    return [lead, `every relation gets a head of its own (${own} of ${R} on average) and each head still has ${r.dK} dimensions to match the asked colour: all four right in ${pct(r.accuracy)} of examples.`];
+  }
+
+  conclusionText() {
+    const rows = this._rows, T = CHOOSING_H_TABLE;
+    const first = rows[0], last = rows[rows.length - 1];
+    const best = rows.reduce((a, b) => (b.accuracy > a.accuracy ? b : a));
+    return [el('strong', {}, 'Partition a fixed budget; neither extreme is free.'),
+      `Every h here costs the same 4 · ${T.dModel}² parameters: h only decides how d_model = ${T.dModel} is cut. `,
+      `One wide head (h = ${first.numHeads}) gets all four right in ${pct(first.accuracy)} of examples, ${last.numHeads} one-dimensional heads in ${pct(last.accuracy)}, `,
+      `and the middle (h = ${best.numHeads}, d_k = ${best.dK}) in ${pct(best.accuracy)}. Real models make the same choice at scale: 512 / 8 = 64 and 12288 / 96 = 128 dimensions per head.`];
+  }
+
+  async measureAgain() {
+    const job = ++this._measureJob;
+    this.remeasure.disabled = true;
+    this.setAttribute('data-measuring', '');
+    const say = (text) => { this.remeasureStatus.textContent = text; };
+    say(`Training ${SETUP.heads.length * SETUP.seeds.length} small models, one after another. ${computeNote()}`);
+    try {
+      const rows = await measure((options) => compute('headsTrial', options), (done, total, t) => {
+        if (job === this._measureJob) say(`Trained ${done} of ${total} (h = ${t.numHeads}, seed ${t.seed}: all four right ${pct(t.accuracy)}).`);
+      });
+      if (job !== this._measureJob) return;
+      const same = rows.every((r, i) => r.trials.every((t, k) => t.accuracy === CHOOSING_H_TABLE.rows[i].trials[k].accuracy));
+      this._rows = rows;
+      this._measuredLive = true;
+      say(same ? 'Measured again in this browser: the same numbers as the table the page shipped with.'
+        : 'Measured again in this browser. This browser’s arithmetic differs slightly from the build that made the shipped table, so some numbers moved a little; the shape is what matters.');
+      this.requestUpdate();
+      this.emit('measured', { rows });
+    } catch (e) {
+      if (job === this._measureJob) say(`HeadLab could not train the models: ${e.message}`);
+    } finally {
+      if (job === this._measureJob) {
+        this.remeasure.disabled = false;
+        this.removeAttribute('data-measuring');
+      }
+    }
   }
 
   update() {
@@ -120,6 +246,7 @@ export class HeadlabChoosingH extends HeadlabElement {
       el('p', { class: 'small muted explain' }, `Each head compares queries and keys in ${fmtInt(dK)} dimension${dK > 1 ? 's' : ''}; the ${h} heads together still use all ${fmtInt(dModel)}, and the parameter count stays 4 · ${fmtInt(dModel)}² = ${fmtInt(4 * dModel * dModel)}.`));
     this.drawBar(dModel, h);
     this.fillExamples(dModel, h);
+    this.drawTradeoff(h);
     if (!this.lab) return;
     dModel = this.dModel;
     this.run(dModel, h, dK);
@@ -204,7 +331,8 @@ export class HeadlabChoosingH extends HeadlabElement {
         rate > 0
           ? `${fmt(rate * 100, 2)}% of unrelated query–key pairs score as high as an exact match would, about ${fmt(perQuery, 1)} impostors among ${KEYS} keys for every query. `
           : `none of the ${fmtInt(r.dotProducts.length)} unrelated pairs came close to an exact match’s score of ${fmt(sqrt, 2)}. `,
-        dK <= 8 ? 'In so few dimensions a head has little room to tell a real match from noise.' : dK >= 64 ? 'There is plenty of room: matches stand far out from the noise.' : 'Matches mostly stand out, with some overlap.');
+        dK <= 8 ? 'In so few dimensions a head has little room to tell a real match from noise.' : dK >= 64 ? 'There is plenty of room: matches stand far out from the noise.' : 'Matches mostly stand out, with some overlap.',
+        ' That is only the cost side; below, what the extra heads buy.');
       this.status.textContent = `Random queries and keys drawn in WebAssembly. ${computeNote()}`;
       this.emit('change', { dModel, heads: h, dK, impostorRate: rate });
     } catch (e) {

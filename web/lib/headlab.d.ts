@@ -131,6 +131,42 @@ export interface ScalingExperimentOptions {
   seed?: number;
 }
 
+/** Options of {@link Headlab.headsTrial}. */
+export interface HeadsTrialOptions {
+  /** Heads; must divide dModel (1..64). dK = dModel / numHeads. */
+  numHeads: number;
+  /** Default 'lookup' (answer 1 found by content, answers 2–4 by position). */
+  task?: string;
+  /** Default 16. */
+  dModel?: number;
+  /** Default 1. */
+  seed?: number;
+  /** Adam steps, 0..20000; default 4000. */
+  steps?: number;
+  /** Held-out examples measured, 1..20000; default 1000. */
+  evalExamples?: number;
+}
+
+export interface HeadsTrialResult {
+  task: string;
+  dModel: number;
+  numHeads: number;
+  dK: number;
+  seed: number;
+  steps: number;
+  /** Held-out loss and the fraction of examples with every answer right. */
+  loss: number;
+  accuracy: number;
+  /** Held-out accuracy per relation (on 'lookup', index 0 is the content lookup). */
+  relationAccuracy: number[];
+  /** Per relation, the largest share of attention one head puts on its answer's position. */
+  bestShare: number[];
+  /** Relations whose bestShare is at least 0.5: how many got a head of their own. */
+  relationsWithOwnHead: number;
+  /** Whether training diverged (the trial then measures the last good state). */
+  diverged: boolean;
+}
+
 export interface ScalingExperimentResult {
   dK: number;
   numQueries: number;
@@ -472,6 +508,12 @@ export declare class Headlab {
    * for a version-2 file that was changed or cut short; a parameter beyond ±1e4 or non-finite; any field out of range.
    */
   loadTrainer(bytes: Uint8Array | ArrayBuffer): Promise<Trainer>;
+  /**
+   * One trial of the choosing-h experiment: train the one-layer trainer at a fixed dModel with numHeads heads, then measure
+   * held-out accuracy per relation and how many relations got a head of their own. Takes seconds: run it in a Worker.
+   * Rejects with a TypeError or RangeError naming the bad option.
+   */
+  headsTrial(options: HeadsTrialOptions): Promise<HeadsTrialResult>;
   /** The language-model tasks (a fresh copy on every call). Loads the training module on first use. */
   languageTasks(): Promise<LanguageTask[]>;
   /** Options not given default to the task's defaults, seed included. Rejects with a TypeError or RangeError naming the bad option. */

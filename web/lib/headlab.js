@@ -616,6 +616,46 @@ export class Headlab {
   }
 
   /**
+   * One trial of the choosing-h experiment: at a fixed `dModel`, trains the
+   * one-layer trainer with `numHeads` heads (dK = dModel / numHeads) on `task`
+   * for `steps` Adam steps, then measures it on `evalExamples` held-out
+   * examples. `relationsWithOwnHead` counts the relations some head gives at
+   * least half its attention (the benefit of more heads); on the `lookup` task
+   * `relationAccuracy[0]` needs query–key matching by content, which a tiny dK
+   * cannot do (the cost). Deterministic for given options in a given build.
+   * Loads the training module on first use; the trial itself is synchronous
+   * inside the promise (seconds at the defaults), so call it from a Worker.
+   * @param {import('./headlab').HeadsTrialOptions} options
+   * @returns {Promise<import('./headlab').HeadsTrialResult>}
+   * @example
+   * const r = await lab.headsTrial({ numHeads: 4 });   // lookup, dModel 16, seed 1, 4000 steps
+   * r.dK;                    // 4
+   * r.relationsWithOwnHead;  // up to 4: one head per relation
+   */
+  async headsTrial(options) {
+    const fn = 'headsTrial';
+    requireObject(fn, options, ['task', 'dModel', 'numHeads', 'seed', 'steps', 'evalExamples']);
+    const config = {
+      task: options.task ?? 'lookup',
+      dModel: options.dModel === undefined ? 16 : requireDim(fn, 'dModel', options.dModel),
+      numHeads: requireDim(fn, 'numHeads', options.numHeads),
+      seed: options.seed === undefined ? 1 : requireSeed(fn, 'seed', options.seed),
+      steps: options.steps === undefined ? 4000 : options.steps,
+      evalExamples: options.evalExamples === undefined ? 1000 : requireDim(fn, 'evalExamples', options.evalExamples),
+    };
+    if (typeof config.task !== 'string') throw new TypeError(`${fn}: task must be a string (one of ${(await this.tasks()).map((t) => t.name).join(', ')}), got ${describe(config.task)}`);
+    if (typeof config.steps !== 'number') throw new TypeError(`${fn}: steps must be a non-negative integer, got ${describe(config.steps)}`);
+    if (!Number.isSafeInteger(config.steps) || config.steps < 0) throw new RangeError(`${fn}: steps must be a non-negative integer, got ${config.steps}`);
+    const r = (await this._trainModule()).headsTrial(config);
+    if (r.error) throw new RangeError(`${fn}: ${r.error}`);
+    return {
+      task: config.task, dModel: config.dModel, numHeads: config.numHeads, dK: r.dK, seed: config.seed, steps: config.steps,
+      loss: r.loss, accuracy: r.accuracy, relationAccuracy: r.relationAccuracy, bestShare: r.bestShare,
+      relationsWithOwnHead: r.relationsWithOwnHead, diverged: r.diverged,
+    };
+  }
+
+  /**
    * The language-model tasks, as a table: name, description, metric (what
    * `evaluate().accuracy` measures), seqLen, vocabulary (token names; a token's
    * id is its index), startToken (at position 0 of every sequence), padToken

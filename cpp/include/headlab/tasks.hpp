@@ -37,6 +37,7 @@ constexpr std::size_t kMaxRelations = 4;
 enum class TaskKind {
   positional,  // answers are the tokens at fixed relation positions
   pronoun,     // answers are a pronoun's antecedent entity and its modifier
+  lookup,      // answer 1 is found by content (the asked colour), the rest by position
 };
 
 // One row of the task table.

@@ -2,7 +2,7 @@
 // ({ id, method, args } in; { id, result } or { id, error } out).
 import { getLab } from './lab.js';
 
-const ALLOWED = new Set(['multiHeadAttention', 'scalingExperiment', 'parameterCount', 'info']);
+const ALLOWED = new Set(['multiHeadAttention', 'scalingExperiment', 'parameterCount', 'info', 'headsTrial']);
 
 function transferables(value, out = []) {
   if (ArrayBuffer.isView(value)) out.push(value.buffer);
@@ -16,7 +16,7 @@ self.addEventListener('message', async (event) => {
     if (!ALLOWED.has(method)) throw new TypeError(`unknown method ${method}`);
     const lab = await getLab();
     if (typeof lab[method] !== 'function') throw new TypeError(`this HeadLab build has no ${method}()`);
-    const result = lab[method](args);
+    const result = await lab[method](args);  // headsTrial returns a promise
     self.postMessage({ id, result }, transferables(result));
   } catch (e) {
     self.postMessage({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
