@@ -892,7 +892,9 @@ class HeadWorker {
     this.onMessage = () => {};
     this.onFail = () => {};
     liveWorkers++;
+    this.exited = Promise.resolve();  // settles once the Worker has ended
     if (isNode) {
+      this.exited = new Promise((resolve) => worker.once('exit', resolve)).then(() => {});
       worker.on('message', (m) => this.onMessage(m));
       worker.on('error', (e) => this.onFail(e?.message ?? String(e)));
       worker.on('messageerror', () => this.onFail('a message could not be read'));
@@ -934,12 +936,12 @@ class HeadWorker {
 
   /** Ends the Worker; resolves once it is gone. */
   end() {
-    if (this.ended) return Promise.resolve();
-    this.ended = true;
-    if (isNode) return this.worker.terminate().then(() => {});
-    this.worker.terminate();
-    liveWorkers--;
-    return Promise.resolve();
+    if (!this.ended) {
+      this.ended = true;
+      this.worker.terminate();
+      if (!isNode) liveWorkers--;  // Node counts it down on 'exit'
+    }
+    return this.exited;
   }
 }
 
