@@ -10,7 +10,7 @@
 //   dist/headlab_{core,train}{,_scalar}.wasm  found next to the bundle
 //   dist/models/*.hlm                   trained language models (web/models/), also inside the classic build
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
-//   dist/lib/headlab.js (+ gen/)         the bare API, unbundled
+//   dist/lib/headlab.js (+ gen/)         the bare API, unbundled, with headlab-parallel-worker.js
 //   dist/index.html, demos/, examples/, styles/, site/   the site
 // Run after scripts/build.sh: `node scripts/bundle.mjs`.
 import { build } from 'esbuild';
@@ -154,7 +154,7 @@ for (const dir of ['styles', 'site', 'demos', 'examples', 'models']) {
 await cp(path.join(repo, 'LICENSE'), path.join(out, 'LICENSE'));
 // The bare API for pages that want it without the elements: dist/lib/headlab.js (+ gen/).
 await mkdir(path.join(out, 'lib/gen'), { recursive: true });
-for (const f of ['headlab.js', 'headlab.d.ts', ...wasmNames.flatMap((n) => [`gen/${n}.mjs`, `gen/${n}.wasm`])]) {
+for (const f of ['headlab.js', 'headlab.d.ts', 'headlab-parallel-worker.js', ...wasmNames.flatMap((n) => [`gen/${n}.mjs`, `gen/${n}.wasm`])]) {
   await cp(path.join(web, 'lib', f), path.join(out, 'lib', f));
 }
 
