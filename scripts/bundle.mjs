@@ -2,6 +2,7 @@
 //   dist/headlab-components.js          ES module: every element, KaTeX and the API (createHeadlab)
 //   dist/headlab-worker.js              the compute Worker (module), used when served over http(s)
 //   dist/headlab-<name>-worker.js       other Workers, from web/components/shared/<name>-worker.js
+//   dist/headlab-parallel-worker.js     createParallelLayer's Worker, for the bundled API
 //   dist/headlab-chunk-*.js             code the three share, and each wasm module's JS glue, loaded
 //                                       only when needed (the trainer's, the scalar fallback's)
 //   dist/headlab-components.classic.js  everything as one classic script with the SIMD wasm modules
@@ -114,6 +115,8 @@ await build({
   entryPoints: [
     { in: entry, out: 'headlab-components' },
     ...workers.map(([source, target]) => ({ in: path.join(web, 'components/shared', source), out: target.replace(/\.js$/, '') })),
+    // createParallelLayer's Worker, found next to whichever file holds headlab.js's code.
+    { in: path.join(web, 'lib/headlab-parallel-worker.js'), out: 'headlab-parallel-worker' },
   ],
   plugins: [virtualModules({ embedWasm: false })],
 });
@@ -130,7 +133,7 @@ await build({
 
 // Neither eval nor new Function may appear: the strict CSP has no 'unsafe-eval'.
 const chunks = (await readdir(out)).filter((f) => f.startsWith('headlab-chunk-'));
-for (const file of ['headlab-components.js', 'headlab-components.classic.js', ...workers.map(([, target]) => target), ...chunks]) {
+for (const file of ['headlab-components.js', 'headlab-components.classic.js', 'headlab-parallel-worker.js', ...workers.map(([, target]) => target), ...chunks]) {
   const text = await readFile(path.join(out, file), 'utf8');
   const bad = /\bnew Function\s*\(|[^.\w$]eval\s*\(/.exec(text);
   if (bad) {

@@ -110,6 +110,23 @@ test('inside a module Worker under the strict CSP (nested Workers)', { timeout: 
   checkResult(r);
 });
 
+test('through the bundled API (dist/headlab-components.js): its Worker is dist/headlab-parallel-worker.js', { timeout: 120_000 }, async () => {
+  const r = await page.evaluate(async () => {
+    const { createHeadlab } = await import('/headlab-components.js');
+    const lab = await createHeadlab();
+    const I = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    const w = { dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I };
+    const query = new Float32Array([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]);
+    const layer = await lab.createParallelLayer({ ...w, threads: 2 });
+    const got = await layer.forward({ query, returnWeights: true });
+    await layer.dispose();
+    const want = lab.multiHeadAttention({ ...w, query, returnWeights: true });
+    return { got: Array.from(got.output).concat(Array.from(got.weights)), want: Array.from(want.output).concat(Array.from(want.weights)), live: lab.liveWorkerCount() };
+  });
+  r.got.forEach((x, i) => assert.ok(Math.abs(x - r.want[i]) <= 1e-6, `[${i}] ${x} vs ${r.want[i]}`));
+  assert.equal(r.live, 0);
+});
+
 test('no console errors, CSP violations, page errors or failed requests', () => {
   assert.deepEqual(problems, []);
 });
