@@ -732,6 +732,9 @@ export class Headlab {
    * without WebAssembly SIMD). `memoryBytes` is the size of the forward-pass
    * module's wasm heap, `heapInUseBytes` what malloc has handed out there; the
    * `training*` fields are the same for the training module (0 until it loads).
+   * `parallel` says what {@link Headlab#createParallelLayer} would use: `mechanism`
+   * ('workers') and `defaultThreads` (the cores available, at most 8; a layer also
+   * uses at most numHeads), with `cores`.
    * @returns {import('./headlab').HeadlabInfo}
    * @example
    * lab.info().simd;  // true on the SIMD build
