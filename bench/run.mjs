@@ -134,15 +134,18 @@ async function busyCores(ms = 500) {
 }
 
 /**
- * Waits (up to maxWaitMs) until other processes keep less than one core busy,
- * since the timed run needs one core to itself. Returns the busy cores seen last.
+ * Waits (up to maxWaitMs) until other processes keep less than `threshold` cores busy
+ * (default: less than one, since a 1-thread run needs one core to itself). Returns the busy cores seen last.
  */
-async function waitForQuiet(maxWaitMs) {
+async function waitForQuiet(maxWaitMs, threshold = 0.9) {
   const t0 = Date.now();
   let busy = await busyCores();
-  while (busy > 0.9 && Date.now() - t0 < maxWaitMs) busy = await busyCores(2000);
+  while (busy > threshold && Date.now() - t0 < maxWaitMs) busy = await busyCores(2000);
   return busy;
 }
+
+// A 2-thread run needs both cores of this machine: anything else running halves it.
+const MULTI_CORE_QUIET = 0.25;
 
 // ---- Node runs: one child process each ----
 
@@ -351,7 +354,8 @@ async function main() {
         result = { ...base, status: 'too-slow', predicted: true, error: prev.tooSlow && predictedMs <= budgetMs
           ? 'too slow at a smaller T' : `predicted ${(predictedMs / 1000).toFixed(0)} s per run from T=${prev.T} (budget ${o.budgetS} s)` };
       } else {
-        const busy = await waitForQuiet(o.quietWaitS * 1000);
+        const multi = MULTI_CORE.includes(engine);
+        const busy = await waitForQuiet(o.quietWaitS * 1000 * (multi ? 5 : 1), multi ? MULTI_CORE_QUIET : 0.9);
         const saveRef = !ref && env === 'node';
         const reps = untimed ? 0 : o.reps;
         const timeoutMs = untimed ? 60000 + budgetMs * 3 : hardTimeoutMs;
@@ -367,6 +371,7 @@ async function main() {
           }, timeoutMs)) };
         }
         result.busyCoresBefore = Number(busy.toFixed(2));
+        result.busyLimit = multi ? MULTI_CORE_QUIET : 0.9;
         result.loadAvg = os.loadavg()[0];
         if (result.savedOutput) ref = { path: result.savedOutput, source: `${engine} (${env})` };
         if (result.status === 'skipped') unavailable.set(`${env}|${engine}`, result.error);
@@ -385,7 +390,7 @@ async function main() {
       done += untimed ? 0 : 1;
       const check = result.check?.reference ? ` diff ${result.check.relDiff.toExponential(1)}` : '';
       const what = result.status === 'ok' ? `${fmtS(result.medianMs)} (${result.gflops.toFixed(2)} GFLOP/s)${check}` : `${result.status}: ${result.error ?? ''}`;
-      const busyNote = result.busyCoresBefore > 0.9 ? ` [other load: ${result.busyCoresBefore} cores busy]` : '';
+      const busyNote = result.busyCoresBefore > (result.busyLimit ?? 0.9) ? ` [other load: ${result.busyCoresBefore} cores busy]` : '';
       console.error(`[${done}/${total}] ${env.padEnd(7)} ${engine.padEnd(14)} ${cell.mode} ${cell.d}x${cell.h} T=${cell.T}: ${what}${untimed ? ' (reference run)' : ''}${busyNote}`);
     }
     save();

@@ -55,7 +55,7 @@ export function render(res) {
   const cellText = (r) => {
     if (!r) return '—';
     switch (r.status) {
-      case 'ok': return `${fmtMs(r.medianMs)} (best ${fmtMs(r.minMs)}) · ${r.gflops.toFixed(2)}${r.busyCoresBefore > 0.9 ? ' ⚠' : ''}${variantNote(r)}`;
+      case 'ok': return `${fmtMs(r.medianMs)} (best ${fmtMs(r.minMs)}) · ${r.gflops.toFixed(2)}${r.busyCoresBefore > (r.busyLimit ?? 0.9) ? ' ⚠' : ''}${variantNote(r)}`;
       case 'too-slow': return `skipped (${r.predicted ? 'predicted ' : ''}too slow)${r.error ? ' ' + foot(r.error) : ''}`;
       case 'skipped': return `skipped ${foot(r.error)}`;
       case 'mismatch': return `wrong output ${foot(r.error)}`;
@@ -75,7 +75,7 @@ export function render(res) {
       if (!cells.length) continue;
       lines.push(`## ${ENV_NAMES[env]}: ${MODE_TITLES[mode]}`);
       lines.push('');
-      lines.push('Each engine: median time (best time) · GFLOP/s at the median. ⚠: other processes kept more than 0.9 of a core busy just before the run.');
+      lines.push('Each engine: median time (best time) · GFLOP/s at the median. ⚠: other processes kept more than 0.9 of a core busy just before the run (0.25 for the 2-thread engines, which need both cores).');
       lines.push('');
       lines.push(`| d×h | T | GFLOP | ${engines.map((e) => ENGINE_NAMES[e]).join(' | ')} | ${peers.map((e) => `speed-up vs ${ENGINE_NAMES[e]}`).join(' | ')} |`);
       lines.push(`|${' --- |'.repeat(3 + engines.length + peers.length)}`);
@@ -98,7 +98,7 @@ export function render(res) {
   // efficiency (its 1-thread median ÷ its 2-thread median ÷ 2).
   if (engines.includes('headlab-parallel') || engines.includes('ort-2t')) {
     const ok = (r) => (r?.status === 'ok' ? r : null);
-    const ms = (r) => (r ? fmtMs(r.medianMs) : '—');
+    const ms = (r) => (r ? `${fmtMs(r.medianMs)}${r.busyCoresBefore > (r.busyLimit ?? 0.9) ? ' ⚠' : ''}` : '—');
     const ratio = (a, b) => (a && b ? `${(b.medianMs / a.medianMs).toFixed(2)}× (best ${(b.minMs / a.minMs).toFixed(2)}×)` : '—');
     const eff = (one, two) => (one && two ? (one.medianMs / two.medianMs / 2).toFixed(2) : '—');
     for (const env of envs) {
