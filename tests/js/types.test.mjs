@@ -33,8 +33,9 @@ function compile(files, lib) {
 const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
 const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 const [first, ...rest] = blocks;
-// The README's blocks continue one another (the training block uses the first one's `lab`).
-const examples = `${first.replace("'./web/lib/headlab.js'", `'${api}'`)}\n${rest.map((b) => b.replace(/^import .*$/gm, '')).join('\n')}\nexport {};\n`;
+// The README's blocks continue the first one (the training block uses its `lab`); each later block is
+// its own scope, as each is read on its own (two may both name a restored copy `again`).
+const examples = `${first.replace("'./web/lib/headlab.js'", `'${api}'`)}\n${rest.map((b) => `{\n${b.replace(/^import .*$/gm, '')}}`).join('\n')}\nexport {};\n`;
 const typed = `import { createHeadlab } from '${api}';
 const lab = await createHeadlab();
 const I = new Float32Array(16);
