@@ -997,9 +997,14 @@ const HEAD_MAJOR = ['q', 'k', 'v', 'scores', 'scaledScores', 'headOutputs'];
  * step (its heads' projections, attention and slice of W^O) and the partial
  * outputs are summed (T·dModel additions). Split by query rows, every Worker
  * must also project all of K and V (2·T·dModel² each, repeated per Worker) and
- * hold all the weights, and `causal` would need the rows' offset. Measured in
- * Node 20 on 2 cores, dModel 512, h 8, two Workers, medians of 9:
- * heads 7.9 ms / rows 9.6 ms at T = 256, heads 48.9 ms / rows 55.8 ms at T = 1024.
+ * hold all the weights, and `causal` would need the rows' offset. Measured with
+ * bench/parallel-split.mjs (Node 20, 2-core EPYC, idle, dModel 512, h 8, two
+ * Workers, medians of 9): heads 8.1 ms / rows 11.2 ms / one thread 13.1 ms at
+ * T = 256; heads 45.8 ms / rows 59.0 ms / one thread 84.0 ms at T = 1024.
+ * Inputs in one SharedArrayBuffer against copied per Worker by postMessage:
+ * 8.1 / 8.4 ms and 45.8 / 50.3 ms (a second run: even), so shared where it
+ * exists (one copy, however many Workers). Summing the two partial outputs on
+ * the calling thread costs 0.21 ms at T = 256 and 0.81 ms at T = 1024.
  */
 export class ParallelLayer {
   /** @private */
