@@ -1,9 +1,11 @@
 // `npm run bench` — HeadLab against ONNX Runtime Web, TensorFlow.js (wasm) and
-// plain JS, single-threaded, in Node and headless Chromium. See bench/README.md.
+// plain JS, single-threaded, in Node and headless Chromium; and HeadLab's multi-core
+// layer against ORT Web with as many threads. See bench/README.md.
 //
 //   npm run bench -- [--quick] [--env node|browser|both] [--shapes 256x4,512x8,768x12]
 //                    [--seqs 64,256,1024,4096,16384] [--attn-shapes 512x8] [--attn-seqs 256,1024,4096]
-//                    [--engines headlab,ort,tfjs,plain] [--reps 5] [--budget 20] [--out bench/results/latest]
+//                    [--engines headlab,ort,tfjs,plain,headlab-parallel,ort-2t] [--reps 5] [--budget 20]
+//                    [--parallel-shapes 512x8] [--parallel-seqs 256,1024] [--out bench/results/latest]
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -21,7 +23,9 @@ const rel = (p) => path.relative(repo, p);
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const KNOWN_ENGINES = ['headlab', 'headlab-scalar', 'ort', 'ort-plain', 'tfjs', 'plain'];
+const KNOWN_ENGINES = ['headlab', 'headlab-scalar', 'ort', 'ort-plain', 'tfjs', 'plain', 'headlab-parallel', 'ort-2t'];
+// Engines on 2 threads: run only on the --parallel-shapes × --parallel-seqs cells (with projections).
+const MULTI_CORE = ['headlab-parallel', 'ort-2t'];
 
 function parseArgs(argv) {
   const a = {};
@@ -50,7 +54,7 @@ function positiveInt(name, v) {
 
 function options() {
   const a = parseArgs(process.argv.slice(2));
-  const known = ['quick', 'env', 'shapes', 'seqs', 'attn-shapes', 'attn-seqs', 'engines', 'reps', 'budget', 'out', 'f64-max-t', 'quiet-wait', 'help'];
+  const known = ['quick', 'env', 'shapes', 'seqs', 'attn-shapes', 'attn-seqs', 'engines', 'reps', 'budget', 'out', 'f64-max-t', 'quiet-wait', 'parallel-shapes', 'parallel-seqs', 'help'];
   for (const k of Object.keys(a)) if (!known.includes(k)) throw new Error(`unknown option --${k}; known: ${known.map((x) => '--' + x).join(' ')}`);
   if (a.help) {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 8).join('\n'));
@@ -60,7 +64,7 @@ function options() {
   const env = a.env ?? 'both';
   if (!['node', 'browser', 'both'].includes(env)) throw new Error(`--env must be node, browser or both, got "${env}"`);
   const scalarBuilt = ['mjs', 'wasm'].every((x) => fs.existsSync(path.join(repo, `web/lib/gen/headlab_core_scalar.${x}`)));
-  const defaultEngines = ['headlab', ...(scalarBuilt ? ['headlab-scalar'] : []), 'ort', 'tfjs', 'plain'];
+  const defaultEngines = ['headlab', ...(scalarBuilt ? ['headlab-scalar'] : []), 'ort', 'tfjs', 'plain', ...MULTI_CORE];
   const engines = a.engines ? list(a.engines) : defaultEngines;
   for (const e of engines) if (!KNOWN_ENGINES.includes(e)) throw new Error(`unknown engine "${e}"; known: ${KNOWN_ENGINES.join(', ')}`);
   if (!engines.includes('headlab')) engines.unshift('headlab');
@@ -73,6 +77,8 @@ function options() {
     attnSeqs: list(a['attn-seqs'] ?? (quick ? '256' : '256,1024,4096'), (x) => positiveInt('attn-seqs', x)),
     engines,
     scalarBuilt,
+    parallelShapes: list(a['parallel-shapes'] ?? '512x8', shape),
+    parallelSeqs: list(a['parallel-seqs'] ?? '256,1024', (x) => positiveInt('parallel-seqs', x)),
     reps: positiveInt('reps', a.reps ?? 5),
     budgetS: Number(a.budget ?? 20),
     minRunMs: quick ? 300 : 1000,
@@ -128,15 +134,18 @@ async function busyCores(ms = 500) {
 }
 
 /**
- * Waits (up to maxWaitMs) until other processes keep less than one core busy,
- * since the timed run needs one core to itself. Returns the busy cores seen last.
+ * Waits (up to maxWaitMs) until other processes keep less than `threshold` cores busy
+ * (default: less than one, since a 1-thread run needs one core to itself). Returns the busy cores seen last.
  */
-async function waitForQuiet(maxWaitMs) {
+async function waitForQuiet(maxWaitMs, threshold = 0.9) {
   const t0 = Date.now();
   let busy = await busyCores();
-  while (busy > 0.9 && Date.now() - t0 < maxWaitMs) busy = await busyCores(2000);
+  while (busy > threshold && Date.now() - t0 < maxWaitMs) busy = await busyCores(2000);
   return busy;
 }
+
+// A 2-thread run needs both cores of this machine: anything else running halves it.
+const MULTI_CORE_QUIET = 0.25;
 
 // ---- Node runs: one child process each ----
 
@@ -336,13 +345,17 @@ async function main() {
       let result;
       const prev = last.get(famKey);
       const predictedMs = prev ? prev.ms * flops / flopsOf({ ...cell, T: prev.T }) : 0;
-      if (unavailable.has(`${env}|${engine}`)) {
+      const multiCoreCell = cell.mode === 'mha' && o.parallelSeqs.includes(cell.T) && o.parallelShapes.some((x) => x.d === cell.d && x.h === cell.h);
+      if (MULTI_CORE.includes(engine) && !multiCoreCell) {
+        result = { ...base, status: 'skipped', error: 'the 2-thread engines run on the --parallel-shapes × --parallel-seqs cells only' };
+      } else if (unavailable.has(`${env}|${engine}`)) {
         result = { ...base, status: 'skipped', error: unavailable.get(`${env}|${engine}`) };
       } else if (prev && (prev.tooSlow || predictedMs > budgetMs)) {
         result = { ...base, status: 'too-slow', predicted: true, error: prev.tooSlow && predictedMs <= budgetMs
           ? 'too slow at a smaller T' : `predicted ${(predictedMs / 1000).toFixed(0)} s per run from T=${prev.T} (budget ${o.budgetS} s)` };
       } else {
-        const busy = await waitForQuiet(o.quietWaitS * 1000);
+        const multi = MULTI_CORE.includes(engine);
+        const busy = await waitForQuiet(o.quietWaitS * 1000 * (multi ? 5 : 1), multi ? MULTI_CORE_QUIET : 0.9);
         const saveRef = !ref && env === 'node';
         const reps = untimed ? 0 : o.reps;
         const timeoutMs = untimed ? 60000 + budgetMs * 3 : hardTimeoutMs;
@@ -358,6 +371,7 @@ async function main() {
           }, timeoutMs)) };
         }
         result.busyCoresBefore = Number(busy.toFixed(2));
+        result.busyLimit = multi ? MULTI_CORE_QUIET : 0.9;
         result.loadAvg = os.loadavg()[0];
         if (result.savedOutput) ref = { path: result.savedOutput, source: `${engine} (${env})` };
         if (result.status === 'skipped') unavailable.set(`${env}|${engine}`, result.error);
@@ -376,7 +390,7 @@ async function main() {
       done += untimed ? 0 : 1;
       const check = result.check?.reference ? ` diff ${result.check.relDiff.toExponential(1)}` : '';
       const what = result.status === 'ok' ? `${fmtS(result.medianMs)} (${result.gflops.toFixed(2)} GFLOP/s)${check}` : `${result.status}: ${result.error ?? ''}`;
-      const busyNote = result.busyCoresBefore > 0.9 ? ` [other load: ${result.busyCoresBefore} cores busy]` : '';
+      const busyNote = result.busyCoresBefore > (result.busyLimit ?? 0.9) ? ` [other load: ${result.busyCoresBefore} cores busy]` : '';
       console.error(`[${done}/${total}] ${env.padEnd(7)} ${engine.padEnd(14)} ${cell.mode} ${cell.d}x${cell.h} T=${cell.T}: ${what}${untimed ? ' (reference run)' : ''}${busyNote}`);
     }
     save();

@@ -2,6 +2,7 @@
 //   dist/headlab-components.js          ES module: every element, KaTeX and the API (createHeadlab)
 //   dist/headlab-worker.js              the compute Worker (module), used when served over http(s)
 //   dist/headlab-<name>-worker.js       other Workers, from web/components/shared/<name>-worker.js
+//   dist/headlab-parallel-worker.js     createParallelLayer's Worker, for the bundled API
 //   dist/headlab-chunk-*.js             code the three share, and each wasm module's JS glue, loaded
 //                                       only when needed (the trainer's, the scalar fallback's)
 //   dist/headlab-components.classic.js  everything as one classic script with the SIMD wasm modules
@@ -10,7 +11,8 @@
 //   dist/headlab_{core,train}{,_scalar}.wasm  found next to the bundle
 //   dist/models/*.hlm                   trained language models (web/models/), also inside the classic build
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
-//   dist/lib/headlab.js (+ gen/*.wasm)   the API alone as one ES module, for CDNs and static hosting
+//   dist/lib/headlab.js (+ gen/*.wasm)   the API alone as one ES module, for CDNs and static hosting,
+//                                       with headlab-parallel-worker.js (bundled) next to it
 //   dist/index.html, demos/, examples/, styles/, site/   the site
 // Run after scripts/build.sh: `node scripts/bundle.mjs`.
 import { build } from 'esbuild';
@@ -113,6 +115,8 @@ await build({
   entryPoints: [
     { in: entry, out: 'headlab-components' },
     ...workers.map(([source, target]) => ({ in: path.join(web, 'components/shared', source), out: target.replace(/\.js$/, '') })),
+    // createParallelLayer's Worker, found next to whichever file holds headlab.js's code.
+    { in: path.join(web, 'lib/headlab-parallel-worker.js'), out: 'headlab-parallel-worker' },
   ],
   plugins: [virtualModules({ embedWasm: false })],
 });
@@ -129,7 +133,7 @@ await build({
 
 // Neither eval nor new Function may appear: the strict CSP has no 'unsafe-eval'.
 const chunks = (await readdir(out)).filter((f) => f.startsWith('headlab-chunk-'));
-for (const file of ['headlab-components.js', 'headlab-components.classic.js', ...workers.map(([, target]) => target), ...chunks]) {
+for (const file of ['headlab-components.js', 'headlab-components.classic.js', 'headlab-parallel-worker.js', ...workers.map(([, target]) => target), ...chunks]) {
   const text = await readFile(path.join(out, file), 'utf8');
   const bad = /\bnew Function\s*\(|[^.\w$]eval\s*\(/.exec(text);
   if (bad) {
@@ -161,6 +165,8 @@ await build({
 });
 await mkdir(path.join(out, 'lib/gen'), { recursive: true });
 await cp(path.join(web, 'lib/headlab.d.ts'), path.join(out, 'lib/headlab.d.ts'));
+// createParallelLayer's Worker, next to the API it imports as ./headlab.js.
+await cp(path.join(web, 'lib/headlab-parallel-worker.js'), path.join(out, 'lib/headlab-parallel-worker.js'));
 for (const name of wasmNames) await cp(path.join(gen, `${name}.wasm`), path.join(out, 'lib/gen', `${name}.wasm`));
 
 // Swap in the new dist/ in one step, so a reader never sees a half-written one.

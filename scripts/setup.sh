@@ -39,10 +39,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Debian's emscripten depends on a nodejs package; where node 20 came from outside apt, apt brings Debian's
-# nodejs 18 too. Whichever node comes first on PATH must still be 20 or newer (playwright, the tests).
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$node_major" -lt 20 ]; then
-  echo "setup: $(command -v node) is Node $(node --version); HeadLab needs Node 20 or newer first on PATH" \
+# nodejs 18 too. Whichever node comes first on PATH must still be 20.16 or newer (playwright, the tests).
+# 20.16: process.getBuiltinModule, through which the API reaches fs, os and worker_threads.
+if ! node -e 'process.exit(typeof process.getBuiltinModule === "function" ? 0 : 1)'; then
+  echo "setup: $(command -v node) is Node $(node --version); HeadLab needs Node 20.16 or newer first on PATH" \
     "(apt's nodejs, which emscripten pulls in, may have put an older one there)" >&2
   exit 1
 fi

@@ -1,6 +1,7 @@
 // HeadLab through its public API (web/lib/headlab.js).
 // flavour 'simd' is the shipped build; 'scalar' is web/lib/gen/headlab_core_scalar.*,
 // loaded through createHeadlab({ flavour: 'scalar' }) when the API has that option.
+// With `threads`, the multi-core layer (lab.createParallelLayer: Workers splitting the heads).
 
 /** Identity [n, n]. */
 function identity(n) {
@@ -16,7 +17,7 @@ function columns(A, rows, cols, off, w) {
   return out;
 }
 
-export async function createEngine(ctx, { flavour = 'simd' } = {}) {
+export async function createEngine(ctx, { flavour = 'simd', threads = 0 } = {}) {
   const { createHeadlab } = await import(ctx.root + (ctx.headlabModule ?? 'web/lib/headlab.js'));
   const lab = flavour === 'scalar' ? await createHeadlab({ flavour: 'scalar' }) : await createHeadlab();
   const info = lab.info();
@@ -33,6 +34,16 @@ export async function createEngine(ctx, { flavour = 'simd' } = {}) {
     memory: () => ({ wasmBytes: lab.info().memoryBytes }),
     async setup(p) {
       const { T, d, h } = p;
+      if (threads) {
+        if (p.mode !== 'mha') {
+          const err = new Error('the multi-core layer is measured with projections only');
+          err.skip = true;
+          throw err;
+        }
+        const layer = await lab.createParallelLayer({ dModel: d, numHeads: h, wQ: p.Wq, wK: p.Wk, wV: p.Wv, wO: p.Wo, threads });
+        notes.push(`lab.createParallelLayer({ threads: ${threads} }): ${layer.threads} ${layer.mechanism} holding ${h / layer.threads} heads each; each run awaits layer.forward({ query })`);
+        return { run: async () => (await layer.forward({ query: p.X })).output, dispose: () => layer.dispose() };
+      }
       if (p.mode === 'mha') {
         // The weights go into the wasm heap once (createLayer), as ORT holds its initializers;
         // each run moves the input in and the output out.

@@ -1,4 +1,5 @@
-// ONNX Runtime Web, wasm execution provider, one thread. Runs the graphs that
+// ONNX Runtime Web, wasm execution provider, one thread (or `threads`: its own
+// pthreads, which need SharedArrayBuffer: Node, cross-origin isolated pages). Runs the graphs that
 // bench/onnx/make_graphs.py wrote: com.microsoft.MultiHeadAttention when this ORT
 // build has it and it runs at this size ('fused'), else plain
 // MatMul/Reshape/Transpose/Softmax ('plain'). runner.variant says which ran.
@@ -8,12 +9,14 @@ async function loadOrt(ctx) {
   return import(ctx.root + 'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
 }
 
-export async function createEngine(ctx, { graph = 'auto' } = {}) {
+export async function createEngine(ctx, { graph = 'auto', threads = 1 } = {}) {
   const ort = await loadOrt(ctx);
-  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.numThreads = threads;
   ort.env.wasm.proxy = false;
   ort.env.logLevel = 'error';
   const notes = [];
+  const shared = typeof SharedArrayBuffer === 'function' && globalThis.crossOriginIsolated !== false;
+  if (threads > 1) notes.push(shared ? `numThreads = ${threads}` : `numThreads = ${threads}, but this page is not cross-origin isolated: ORT falls back to 1 thread`);
   return {
     version: ort.env.versions?.web ?? 'unknown',
     notes,
@@ -59,8 +62,10 @@ export async function createEngine(ctx, { graph = 'auto' } = {}) {
         const src = { X: p.X, Wq: p.Wq, Wk: p.Wk, Wv: p.Wv, Wo: p.Wo, Q: p.Q, K: p.K, V: p.V }[name];
         feeds[name] = new ort.Tensor('float32', src, dims);
       }
+      const threadNote = notes.filter((n) => n.startsWith('numThreads'));
       const describe = () => {
         notes.length = 0;
+        notes.push(...threadNote);
         notes.push(runner.variant === 'fused' ? 'graph: MatMul + com.microsoft.MultiHeadAttention'
           : 'graph: plain ops (MatMul, Reshape/Transpose, Softmax)');
         if (fusedError) runner.fusedError = fusedError;

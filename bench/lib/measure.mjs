@@ -9,6 +9,8 @@ export const ENGINES = {
   headlab: async (ctx) => (await import('../engines/headlab.mjs')).createEngine(ctx, { flavour: 'simd' }),
   'headlab-scalar': async (ctx) => (await import('../engines/headlab.mjs')).createEngine(ctx, { flavour: 'scalar' }),
   ort: async (ctx) => (await import('../engines/ort.mjs')).createEngine(ctx, { graph: 'auto' }),
+  'headlab-parallel': async (ctx) => (await import('../engines/headlab.mjs')).createEngine(ctx, { flavour: 'simd', threads: 2 }),
+  'ort-2t': async (ctx) => (await import('../engines/ort.mjs')).createEngine(ctx, { graph: 'auto', threads: 2 }),
   'ort-plain': async (ctx) => (await import('../engines/ort.mjs')).createEngine(ctx, { graph: 'plain' }),
   tfjs: async (ctx) => (await import('../engines/tfjs.mjs')).createEngine(ctx),
   plain: async (ctx) => (await import('../engines/plain.mjs')).createEngine(ctx),
@@ -102,7 +104,7 @@ export async function measure({ ctx, engine, cell, reps = 5, budgetMs = 20000, r
     result.error = errorText(e);
     return finish(result, null);
   } finally {
-    try { runner?.dispose?.(); } catch { /* the numbers are already taken */ }
+    try { await runner?.dispose?.(); } catch { /* the numbers are already taken */ }
   }
 }
 

@@ -10,6 +10,8 @@ export const ENGINE_NAMES = {
   'ort-plain': 'ORT Web plain ops',
   tfjs: 'TF.js wasm',
   plain: 'plain JS',
+  'headlab-parallel': 'HeadLab 2 Workers',
+  'ort-2t': 'ORT Web 2 threads',
 };
 const ENV_NAMES = { node: 'Node', browser: 'Chromium' };
 const MODE_TITLES = {
@@ -26,7 +28,7 @@ export function render(res) {
   const m = res.machine;
   const engines = res.options.engines;
   const peers = engines.filter((e) => e !== 'headlab');
-  lines.push(`# HeadLab benchmark: multi-head attention forward, single thread`);
+  lines.push(`# HeadLab benchmark: multi-head attention forward, single thread${engines.includes('headlab-parallel') ? ' (and 2 threads)' : ''}`);
   lines.push('');
   lines.push(`- Date: ${res.startedAt}${res.complete ? '' : ' (INCOMPLETE: run still going or interrupted)'}; took ${res.elapsedS != null ? (res.elapsedS / 60).toFixed(1) + ' min' : '?'}`);
   lines.push(`- Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memGiB} GiB; Node ${m.node}; Chromium ${m.chromium ?? 'not run'}; load average at start ${m.loadAvgStart?.map((x) => x.toFixed(2)).join(' ')}, at end ${m.loadAvgEnd?.map((x) => x.toFixed(2)).join(' ') ?? '?'}`);
@@ -53,7 +55,7 @@ export function render(res) {
   const cellText = (r) => {
     if (!r) return '—';
     switch (r.status) {
-      case 'ok': return `${fmtMs(r.medianMs)} (best ${fmtMs(r.minMs)}) · ${r.gflops.toFixed(2)}${r.busyCoresBefore > 0.9 ? ' ⚠' : ''}${variantNote(r)}`;
+      case 'ok': return `${fmtMs(r.medianMs)} (best ${fmtMs(r.minMs)}) · ${r.gflops.toFixed(2)}${r.busyCoresBefore > (r.busyLimit ?? 0.9) ? ' ⚠' : ''}${variantNote(r)}`;
       case 'too-slow': return `skipped (${r.predicted ? 'predicted ' : ''}too slow)${r.error ? ' ' + foot(r.error) : ''}`;
       case 'skipped': return `skipped ${foot(r.error)}`;
       case 'mismatch': return `wrong output ${foot(r.error)}`;
@@ -73,7 +75,7 @@ export function render(res) {
       if (!cells.length) continue;
       lines.push(`## ${ENV_NAMES[env]}: ${MODE_TITLES[mode]}`);
       lines.push('');
-      lines.push('Each engine: median time (best time) · GFLOP/s at the median. ⚠: other processes kept more than 0.9 of a core busy just before the run.');
+      lines.push('Each engine: median time (best time) · GFLOP/s at the median. ⚠: other processes kept more than 0.9 of a core busy just before the run (0.25 for the 2-thread engines, which need both cores).');
       lines.push('');
       lines.push(`| d×h | T | GFLOP | ${engines.map((e) => ENGINE_NAMES[e]).join(' | ')} | ${peers.map((e) => `speed-up vs ${ENGINE_NAMES[e]}`).join(' | ')} |`);
       lines.push(`|${' --- |'.repeat(3 + engines.length + peers.length)}`);
@@ -87,6 +89,30 @@ export function render(res) {
             ? `${(p.medianMs / hl.medianMs).toFixed(2)}× (best ${(p.minMs / hl.minMs).toFixed(2)}×)` : '—');
         }
         lines.push(`| ${row.join(' | ')} |`);
+      }
+      lines.push('');
+    }
+  }
+
+  // Multi-core: HeadLab's Worker layer against ORT Web's own threads, with each one's parallel
+  // efficiency (its 1-thread median ÷ its 2-thread median ÷ 2).
+  if (engines.includes('headlab-parallel') || engines.includes('ort-2t')) {
+    const ok = (r) => (r?.status === 'ok' ? r : null);
+    const ms = (r) => (r ? `${fmtMs(r.medianMs)}${r.busyCoresBefore > (r.busyLimit ?? 0.9) ? ' ⚠' : ''}` : '—');
+    const ratio = (a, b) => (a && b ? `${(b.medianMs / a.medianMs).toFixed(2)}× (best ${(b.minMs / a.minMs).toFixed(2)}×)` : '—');
+    const eff = (one, two) => (one && two ? (one.medianMs / two.medianMs / 2).toFixed(2) : '—');
+    for (const env of envs) {
+      const cells = res.cells.filter((c) => c.mode === 'mha' && (ok(get(env, 'headlab-parallel', c)) || ok(get(env, 'ort-2t', c))));
+      if (!cells.length) continue;
+      lines.push(`## ${ENV_NAMES[env]}: 2 threads, with projections`);
+      lines.push('');
+      lines.push(`Medians. Speed-up = ORT Web 2 threads ÷ HeadLab 2 Workers (> 1: HeadLab is faster). Efficiency = 1-thread time ÷ 2-thread time ÷ 2.${env === 'browser' ? ' The page is not cross-origin isolated: ORT Web has no SharedArrayBuffer there and runs on 1 thread.' : ''}`);
+      lines.push('');
+      lines.push('| d×h | T | HeadLab | HeadLab 2 Workers | ORT Web | ORT Web 2 threads | speed-up vs ORT Web 2 threads | HeadLab efficiency | ORT Web efficiency |');
+      lines.push(`|${' --- |'.repeat(9)}`);
+      for (const c of cells) {
+        const [h1, h2, o1, o2] = ['headlab', 'headlab-parallel', 'ort', 'ort-2t'].map((e) => ok(get(env, e, c)));
+        lines.push(`| ${c.d}×${c.h} | ${c.T} | ${ms(h1)} | ${ms(h2)} | ${ms(o1)} | ${ms(o2)} | ${ratio(h2, o2)} | ${eff(h1, h2)} | ${eff(o1, o2)} |`);
       }
       lines.push('');
     }

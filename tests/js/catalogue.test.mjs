@@ -140,6 +140,11 @@ function withLayer(fn) {
   const layer = lab.createLayer(weightsOf());
   try { return fn(layer); } finally { layer.dispose(); }
 }
+/** Calls fn with a 2-Worker layer of the worked example's weights, then ends it (its Workers too). */
+async function withParallel(fn) {
+  const layer = await lab.createParallelLayer({ ...weightsOf(), threads: 2 });
+  try { return await fn(layer); } finally { await layer.dispose(); }
+}
 const mha = (over) => () => lab.multiHeadAttention({ ...ex(), ...over });
 const withNaN = (a, i, v = NaN) => { const b = Float32Array.from(a); b[i] = v; return b; };
 
@@ -209,6 +214,23 @@ const CASES = [
   ['AttentionLayer.forward: query of the wrong width', () => withLayer((l) => l.forward({ query: F(6) })), RangeError, 'query', /multiple of dModel=4/],
   ['AttentionLayer.forward: headMask of the wrong length', () => withLayer((l) => l.forward({ query: ex().query, headMask: new Uint8Array(1) })), RangeError, 'headMask', /length numHeads=2/],
   ['AttentionLayer.forward: keyMask of the wrong length', () => withLayer((l) => l.forward({ query: ex().query, keyMask: new Uint8Array(5) })), RangeError, 'keyMask', /length Tk=3/],
+  // createParallelLayer and ParallelLayer.forward: the same checks, on the calling side, before any Worker starts
+  ['createParallelLayer: no options', () => lab.createParallelLayer(), TypeError, 'options', /options object/],
+  ['createParallelLayer: thread instead of threads', () => lab.createParallelLayer({ ...weightsOf(), thread: 2 }), TypeError, 'thread', /did you mean threads\?/],
+  ['createParallelLayer: threads zero', () => lab.createParallelLayer({ ...weightsOf(), threads: 0 }), RangeError, 'threads', /positive integer/],
+  ['createParallelLayer: threads a string', () => lab.createParallelLayer({ ...weightsOf(), threads: '2' }), TypeError, 'threads', /positive integer/],
+  ['createParallelLayer: threads 1000', () => lab.createParallelLayer({ ...weightsOf(), threads: 1000 }), RangeError, 'threads', /at most 64/],
+  ['createParallelLayer: wO of the wrong length', () => lab.createParallelLayer({ ...weightsOf(), wO: F(12) }), RangeError, 'wO', /length 16/],
+  ['createParallelLayer: numHeads does not divide dModel', () => lab.createParallelLayer({ ...weightsOf(), numHeads: 3 }), RangeError, 'numHeads', /divide dModel/],
+  ['createParallelLayer: wQ holding NaN', () => lab.createParallelLayer({ ...weightsOf(), wQ: withNaN(ex().wQ, 5) }), RangeError, 'wQ[5]', /finite/],
+  ['ParallelLayer.forward: query of the wrong width', () => withParallel((l) => l.forward({ query: F(6) })), RangeError, 'query', /multiple of dModel=4/],
+  ['ParallelLayer.forward: query a plain Array', () => withParallel((l) => l.forward({ query: [1, 2, 3, 4] })), TypeError, 'query', /Float32Array/],
+  ['ParallelLayer.forward: headMask of the wrong length', () => withParallel((l) => l.forward({ query: ex().query, headMask: new Uint8Array(1) })), RangeError, 'headMask', /length numHeads=2/],
+  ['ParallelLayer.forward: keyMask of the wrong length', () => withParallel((l) => l.forward({ query: ex().query, keyMask: new Uint8Array(5) })), RangeError, 'keyMask', /length Tk=3/],
+  ['ParallelLayer.forward: causal with Tq ≠ Tk', () => withParallel((l) => l.forward({ query: ex().query, key: F(8), causal: true })), RangeError, 'causal', /Tq/],
+  ['ParallelLayer.forward: returnWeights a string', () => withParallel((l) => l.forward({ query: ex().query, returnWeights: 'yes' })), TypeError, 'returnWeights', /boolean/],
+  ['ParallelLayer.forward: a misspelt option', () => withParallel((l) => l.forward({ query: ex().query, returnWeight: true })), TypeError, 'returnWeight', /did you mean returnWeights\?/],
+  ['ParallelLayer.forward on a disposed layer', async () => { const l = await lab.createParallelLayer(weightsOf()); await l.dispose(); return l.forward({ query: ex().query }); }, TypeError, 'ParallelLayer.forward', /disposed/],
   ['AttentionLayer.forward on a disposed layer', () => { const l = lab.createLayer(weightsOf()); l.dispose(); return l.forward({ query: ex().query }); }, TypeError, 'AttentionLayer.forward', /disposed/],
 
   // parameterCount
@@ -398,6 +420,7 @@ for (const [name, call, Type, arg, expected] of CASES) {
     await expectError(call, Type, arg, expected);
     checkWorkedExample(lab);
     assert.equal(lab.liveHandleCount(), before, 'live Embind handles after the case');
+    assert.equal(lab.liveWorkerCount(), 0, 'Workers left running after the case');
   });
 }
 
@@ -406,7 +429,7 @@ test('the catalogue has at least 30 distinct cases across the API', () => {
   assert.equal(names.size, CASES.length, 'case names are distinct');
   assert.ok(CASES.length >= 30, `${CASES.length} cases`);
   const areas = new Set(CASES.map(([n]) => n.split(/[:.(]/)[0]));
-  for (const area of ['mha', 'createLayer', 'AttentionLayer', 'parameterCount', 'scalingExperiment', 'headsTrial', 'createTrainer', 'loadTrainer', 'Trainer', 'a disposed Trainer',
+  for (const area of ['mha', 'createLayer', 'AttentionLayer', 'createParallelLayer', 'ParallelLayer', 'parameterCount', 'scalingExperiment', 'headsTrial', 'createTrainer', 'loadTrainer', 'Trainer', 'a disposed Trainer',
     'createLanguageModel', 'loadLanguageModel', 'LanguageModel', 'a disposed LanguageModel']) {
     assert.ok(areas.has(area), `cases for ${area}`);
   }

@@ -59,6 +59,16 @@ export interface MultiHeadAttentionOptions {
 export type AttentionLayerOptions = Pick<MultiHeadAttentionOptions,
   'dModel' | 'numHeads' | 'dK' | 'dV' | 'wQ' | 'wK' | 'wV' | 'wO' | 'bQ' | 'bK' | 'bV' | 'bO'>;
 
+/** The options of {@link Headlab.createParallelLayer}: createLayer's, and how many Workers. */
+export interface ParallelLayerOptions extends AttentionLayerOptions {
+  /**
+   * How many Workers split the heads: default the cores available (navigator.hardwareConcurrency,
+   * os.availableParallelism() in Node), at most 8; never more than numHeads (a larger value is lowered).
+   * 1..64; 1 runs in one Worker.
+   */
+  threads?: number;
+}
+
 /** The per-call part of {@link MultiHeadAttentionOptions}, for {@link AttentionLayer.forward}. */
 export type LayerForwardOptions = Pick<MultiHeadAttentionOptions,
   'query' | 'key' | 'value' | 'causal' | 'keyMask' | 'headMask' | 'returnWeights' | 'returnIntermediates'>;
@@ -481,6 +491,13 @@ export interface HeadlabInfo {
   trainingMemoryBytes: number;
   /** bytes malloc has handed out in the training module */
   trainingHeapInUseBytes: number;
+  /** What {@link Headlab.createParallelLayer} uses: its mechanism, and its default thread count (before the cap at numHeads). */
+  parallel: {
+    mechanism: 'workers';
+    defaultThreads: number;
+    /** navigator.hardwareConcurrency, or os.availableParallelism() in Node */
+    cores: number;
+  };
 }
 
 export declare class Headlab {
@@ -520,9 +537,37 @@ export declare class Headlab {
   createLanguageModel(options: LanguageModelOptions): Promise<LanguageModel>;
   /** Rejects with a TypeError for a non-byte argument, a RangeError (an Error) naming what is wrong with a bad file. */
   loadLanguageModel(bytes: Uint8Array | ArrayBuffer): Promise<LanguageModel>;
+  /**
+   * The forward pass on several cores: Workers that each hold a slice of the heads. Needs no
+   * cross-origin isolation; headlab-parallel-worker.js must be served next to headlab.js.
+   * Rejects with a TypeError or RangeError naming the bad option (no Worker started), or an
+   * Error when a Worker cannot start.
+   */
+  createParallelLayer(options: ParallelLayerOptions): Promise<ParallelLayer>;
   info(): HeadlabInfo;
   /** Live Embind handles in both modules; 0 when nothing leaked. */
   liveHandleCount(): number;
+  /** Workers started by createParallelLayer that have not ended; 0 when every layer is disposed. */
+  liveWorkerCount(): number;
+}
+
+/** Multi-head attention on several cores (see {@link Headlab.createParallelLayer}). */
+export declare class ParallelLayer {
+  private constructor();
+  /** How the work is split: 'workers' (module Workers / worker_threads, each holding a slice of the heads). */
+  readonly mechanism: 'workers';
+  /** Workers running the forward pass; 0 once disposed. */
+  readonly threads: number;
+  readonly shape: { dModel: number; numHeads: number; dK: number; dV: number };
+  /**
+   * Resolves to what {@link AttentionLayer.forward} returns, within float rounding. Rejects with a
+   * TypeError or RangeError naming the argument, a TypeError once disposed, or an Error once a
+   * Worker has died (create the layer again).
+   */
+  forward<O extends LayerForwardOptions>(options: O): Promise<MultiHeadAttentionResultFor<O>>;
+  /** Ends every Worker (pending calls reject); resolves once they are gone. Twice is fine. */
+  dispose(): Promise<void>;
+  [Symbol.dispose](): void;
 }
 
 /** Multi-head attention whose weights live in the wasm heap (see {@link Headlab.createLayer}). */

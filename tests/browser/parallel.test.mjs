@@ -1,0 +1,132 @@
+// createParallelLayer in headless Chromium, served with the site's strict
+// Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval', no blob: Workers):
+// its module Workers load from next to dist/lib/headlab.js, on a page and inside a
+// module Worker (nested Workers), and give what multiHeadAttention gives;
+// dispose() ends them. The page is not cross-origin isolated.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve } from '../../scripts/serve.mjs';
+import { DIST, ensureDist, launch, watch } from './helpers.mjs';
+
+// Runs in the page and in a Worker: every option at threads 2 and 3 against
+// multiHeadAttention; returns the largest difference and the Worker counts.
+async function check(createHeadlab) {
+  const lab = await createHeadlab();
+  let x = 12345;
+  const fill = (n) => Float32Array.from({ length: n }, () => { x = (x * 1103515245 + 12345) % 2147483648; return x / 2147483648 - 0.5; });
+  const cases = [
+    { tQ: 9, dModel: 12, numHeads: 3, causal: true, keyMask: true, bias: true },
+    { tQ: 4, tK: 11, dModel: 16, numHeads: 4, keyMask: true, headMask: true },
+    { tQ: 5, tK: 7, dModel: 10, numHeads: 3, dK: 3, dV: 6 },
+    { tQ: 6, dModel: 8, numHeads: 1 },
+  ];
+  let maxDiff = 0, compared = 0;
+  const counts = [];
+  for (const threads of [2, 3]) {
+    for (const c of cases) {
+      const dK = c.dK ?? c.dModel / c.numHeads, dV = c.dV ?? c.dModel / c.numHeads, h = c.numHeads;
+      const w = { dModel: c.dModel, numHeads: h, wQ: fill(c.dModel * h * dK), wK: fill(c.dModel * h * dK), wV: fill(c.dModel * h * dV), wO: fill(h * dV * c.dModel) };
+      if (c.dK) Object.assign(w, { dK, dV });
+      if (c.bias) Object.assign(w, { bQ: fill(h * dK), bK: fill(h * dK), bV: fill(h * dV), bO: fill(c.dModel) });
+      const inputs = { query: fill(c.tQ * c.dModel), causal: Boolean(c.causal), returnWeights: true, returnIntermediates: true };
+      if (c.tK) Object.assign(inputs, { key: fill(c.tK * c.dModel), value: fill(c.tK * c.dModel) });
+      if (c.keyMask) inputs.keyMask = Uint8Array.from({ length: c.tK ?? c.tQ }, (_, j) => (j % 3 === 1 ? 0 : 1));
+      if (c.headMask) inputs.headMask = Uint8Array.from({ length: h }, (_, i) => i % 2);
+      const layer = await lab.createParallelLayer({ ...w, threads });
+      counts.push([layer.mechanism, layer.threads, lab.liveWorkerCount()]);
+      const got = await layer.forward(inputs);
+      const want = lab.multiHeadAttention({ ...w, ...inputs });
+      await layer.dispose();
+      const pairs = [[got.output, want.output], [got.weights, want.weights],
+        ...Object.keys(want.intermediates).map((k) => [got.intermediates[k], want.intermediates[k]])];
+      for (const [a, b] of pairs) {
+        if (a.length !== b.length) return { error: `length ${a.length} ≠ ${b.length}` };
+        for (let i = 0; i < a.length; i++) {
+          const d = Object.is(a[i], b[i]) ? 0 : Math.abs(a[i] - b[i]);
+          maxDiff = Math.max(maxDiff, Number.isNaN(d) ? Infinity : d);
+          compared++;
+        }
+      }
+    }
+  }
+  let badInput = null;
+  try { await lab.createParallelLayer({ dModel: 4, numHeads: 2, wQ: new Float32Array(3) }); } catch (e) { badInput = `${e.constructor.name}: ${e.message}`; }
+  return { maxDiff, compared, counts, after: lab.liveWorkerCount(), badInput, isolated: globalThis.crossOriginIsolated === true, info: lab.info().parallel };
+}
+
+// Served at /parallel-check.js: does nothing on a page; in a module Worker it runs the check.
+const WORKER_SCRIPT = `if (typeof WorkerGlobalScope === 'function' && self instanceof WorkerGlobalScope) {
+  onmessage = async () => {
+    try {
+      const { createHeadlab } = await import('/lib/headlab.js');
+      postMessage(await (${check})(createHeadlab));
+    } catch (e) { postMessage({ error: String(e && e.message || e) }); }
+  };
+}`;
+
+let server, browser, page;
+const problems = [];
+
+before(async () => {
+  await ensureDist();
+  server = await serve({ port: 0, root: DIST, csp: true, inject: { path: '/parallel-check.js', script: WORKER_SCRIPT } });
+  browser = await launch();
+  page = watch(await browser.newPage(), 'parallel', problems);
+  await page.goto(server.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+function checkResult(r) {
+  assert.equal(r.error, undefined, r.error);
+  assert.ok(r.compared > 1000, `${r.compared} numbers compared`);
+  assert.ok(r.maxDiff <= 2e-6, `max |parallel − multiHeadAttention| = ${r.maxDiff}`);
+  for (const [mechanism, threads, live] of r.counts) {
+    assert.equal(mechanism, 'workers');
+    assert.equal(live, threads, 'one live Worker per thread');
+  }
+  assert.deepEqual(r.counts.map(([, t]) => t), [2, 2, 2, 1, 3, 3, 3, 1], 'threads capped at numHeads');
+  assert.equal(r.after, 0, 'dispose() ended every Worker');
+  assert.match(r.badInput, /^RangeError: createParallelLayer: wQ/);
+  assert.equal(r.isolated, false, 'the page is not cross-origin isolated: Workers need no isolation');
+  assert.equal(r.info.mechanism, 'workers');
+}
+
+test('on a page under the strict CSP: Workers split the heads and agree with multiHeadAttention', { timeout: 120_000 }, async () => {
+  const r = await page.evaluate(`import('/lib/headlab.js').then((m) => (${check})(m.createHeadlab))`);
+  checkResult(r);
+});
+
+test('inside a module Worker under the strict CSP (nested Workers)', { timeout: 120_000 }, async () => {
+  const r = await page.evaluate(() => new Promise((resolve, reject) => {
+    const worker = new Worker('/parallel-check.js', { type: 'module' });
+    worker.onmessage = (e) => { resolve(e.data); worker.terminate(); };
+    worker.onerror = (e) => reject(new Error(e.message || 'worker error'));
+    worker.postMessage('run');
+  }));
+  checkResult(r);
+});
+
+test('through the bundled API (dist/headlab-components.js): its Worker is dist/headlab-parallel-worker.js', { timeout: 120_000 }, async () => {
+  const r = await page.evaluate(async () => {
+    const { createHeadlab } = await import('/headlab-components.js');
+    const lab = await createHeadlab();
+    const I = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    const w = { dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I };
+    const query = new Float32Array([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]);
+    const layer = await lab.createParallelLayer({ ...w, threads: 2 });
+    const got = await layer.forward({ query, returnWeights: true });
+    await layer.dispose();
+    const want = lab.multiHeadAttention({ ...w, query, returnWeights: true });
+    return { got: Array.from(got.output).concat(Array.from(got.weights)), want: Array.from(want.output).concat(Array.from(want.weights)), live: lab.liveWorkerCount() };
+  });
+  r.got.forEach((x, i) => assert.ok(Math.abs(x - r.want[i]) <= 1e-6, `[${i}] ${x} vs ${r.want[i]}`));
+  assert.equal(r.live, 0);
+});
+
+test('no console errors, CSP violations, page errors or failed requests', () => {
+  assert.deepEqual(problems, []);
+});

@@ -1,0 +1,175 @@
+// createParallelLayer in Node (worker_threads): every option gives what
+// multiHeadAttention gives, within float rounding (the partial outputs of the
+// Workers are summed in another order); dispose() ends every Worker; a Worker
+// that dies is reported and a new layer can be made.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHeadlab, ParallelLayer } from '../../web/lib/headlab.js';
+
+const lab = await createHeadlab();
+const baseHandles = lab.liveHandleCount();
+
+function filler(seed) {
+  let x = seed;
+  return (n) => Float32Array.from({ length: n }, () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x / 2147483648 - 0.5;
+  });
+}
+
+/** Weights and inputs of a case: { w (createLayer's options), inputs (forward's) }. */
+function problem(c) {
+  const fill = filler(c.tQ * 7 + c.dModel + c.numHeads);
+  const dK = c.dK ?? c.dModel / c.numHeads, dV = c.dV ?? c.dModel / c.numHeads;
+  const w = {
+    dModel: c.dModel, numHeads: c.numHeads, wQ: fill(c.dModel * c.numHeads * dK), wK: fill(c.dModel * c.numHeads * dK),
+    wV: fill(c.dModel * c.numHeads * dV), wO: fill(c.numHeads * dV * c.dModel),
+  };
+  if (c.dK) Object.assign(w, { dK, dV });
+  if (c.bias) Object.assign(w, { bQ: fill(c.numHeads * dK), bK: fill(c.numHeads * dK), bV: fill(c.numHeads * dV), bO: fill(c.dModel) });
+  const inputs = { query: fill(c.tQ * c.dModel), causal: Boolean(c.causal) };
+  if (c.tK) { inputs.key = fill(c.tK * c.dModel); inputs.value = fill(c.tK * c.dModel); }
+  if (c.keyMask) inputs.keyMask = Uint8Array.from({ length: c.tK ?? c.tQ }, (_, j) => (j % 3 === 1 ? 0 : 1));
+  if (c.headMask) inputs.headMask = Uint8Array.from({ length: c.numHeads }, (_, i) => (i % 2 === 0 ? 1 : 0));
+  return { w, inputs };
+}
+
+/** |got - want| <= 1e-5 + 1e-5·|want| everywhere; the message names the first index off and the largest difference. */
+function close(got, want, what) {
+  assert.equal(got.length, want.length, `${what}: length`);
+  let worst = 0, first = -1;
+  for (let i = 0; i < want.length; i++) {
+    const d = Math.abs(got[i] - want[i]);
+    if (Object.is(got[i], want[i])) continue;
+    if (!(d <= 1e-5 + 1e-5 * Math.abs(want[i])) && first < 0) first = i;
+    if (d > worst || Number.isNaN(d)) worst = d;
+  }
+  assert.ok(first < 0, `${what}[${first}] = ${got[first]}, want ${want[first]} (max |diff| ${worst})`);
+}
+
+function sameResult(got, want, label) {
+  assert.deepEqual(Object.keys(got), Object.keys(want), `${label}: result keys`);
+  for (const k of ['tQ', 'tK', 'dK', 'dV']) assert.equal(got[k], want[k], `${label}: ${k}`);
+  close(got.output, want.output, `${label}: output`);
+  if (want.weights) close(got.weights, want.weights, `${label}: weights`);
+  if (want.intermediates) {
+    assert.deepEqual(Object.keys(got.intermediates), Object.keys(want.intermediates), `${label}: intermediates`);
+    for (const [k, v] of Object.entries(want.intermediates)) close(got.intermediates[k], v, `${label}: intermediates.${k}`);
+  }
+}
+
+const cases = [
+  ['self-attention', { tQ: 6, dModel: 8, numHeads: 2 }],
+  ['causal with biases and a key mask', { tQ: 9, dModel: 12, numHeads: 3, causal: true, bias: true, keyMask: true }],
+  ['cross-attention (Tq ≠ Tk) with a key mask and biases', { tQ: 4, tK: 11, dModel: 16, numHeads: 4, keyMask: true, bias: true }],
+  ['dK ≠ dV, cross-attention', { tQ: 5, tK: 7, dModel: 10, numHeads: 3, dK: 3, dV: 6 }],
+  ['a head mask', { tQ: 7, dModel: 20, numHeads: 5, headMask: true, bias: true }],
+  ['one head', { tQ: 5, dModel: 6, numHeads: 1, bias: true }],
+  ['8 heads of 64, T = 33', { tQ: 33, dModel: 512, numHeads: 8 }],
+];
+const flagSets = [{}, { returnWeights: true }, { returnWeights: true, returnIntermediates: true }, { returnIntermediates: true }];
+
+for (const threads of [1, 2, 3]) {
+  test(`threads ${threads}: forward equals multiHeadAttention for every option`, { timeout: 120_000 }, async () => {
+    for (const [name, c] of cases) {
+      const { w, inputs } = problem(c);
+      const layer = await lab.createParallelLayer({ ...w, threads });
+      try {
+        assert.ok(layer instanceof ParallelLayer);
+        assert.equal(layer.mechanism, 'workers');
+        assert.equal(layer.threads, Math.min(threads, c.numHeads), `${name}: threads`);
+        assert.deepEqual(layer.shape, lab.createLayer(w).shape);
+        // Calls in flight together come back each with its own answer.
+        const got = await Promise.all(flagSets.map((flags) => layer.forward({ ...inputs, ...flags })));
+        flagSets.forEach((flags, i) => sameResult(got[i], lab.multiHeadAttention({ ...w, ...inputs, ...flags }), `${name}, threads ${threads}, ${JSON.stringify(flags)}`));
+      } finally {
+        await layer.dispose();
+      }
+    }
+    assert.equal(lab.liveWorkerCount(), 0);
+  });
+}
+
+test('key and value given separately, and value defaulting to key, as multiHeadAttention reads them', async () => {
+  const { w, inputs } = problem({ tQ: 4, tK: 6, dModel: 8, numHeads: 4 });
+  const layer = await lab.createParallelLayer({ ...w, threads: 2 });
+  try {
+    for (const call of [{ query: inputs.query, key: inputs.key }, { query: inputs.query, key: inputs.key, value: inputs.value },
+      { query: inputs.key, value: inputs.value }, { query: inputs.query, key: inputs.query, value: inputs.query }]) {
+      sameResult(await layer.forward(call), lab.multiHeadAttention({ ...w, ...call }), Object.keys(call).join('+'));
+    }
+  } finally {
+    await layer.dispose();
+  }
+});
+
+test('threads defaults to the cores available, at most 8 and at most numHeads; lab.info() says so', async () => {
+  const { parallel } = lab.info();
+  assert.equal(parallel.mechanism, 'workers');
+  assert.ok(parallel.cores >= 1 && parallel.defaultThreads === Math.min(parallel.cores, 8), JSON.stringify(parallel));
+  for (const numHeads of [1, 16]) {
+    const { w } = problem({ tQ: 2, dModel: 16, numHeads });
+    const layer = await lab.createParallelLayer(w);
+    assert.equal(layer.threads, Math.min(parallel.defaultThreads, numHeads));
+    await layer.dispose();
+  }
+  const { w } = problem({ tQ: 2, dModel: 8, numHeads: 2 });
+  const wide = await lab.createParallelLayer({ ...w, threads: 5 });
+  assert.equal(wide.threads, 2, 'threads above numHeads is lowered to numHeads');
+  await wide.dispose();
+});
+
+test('dispose() ends every Worker; calls afterwards reject with a TypeError; nothing leaks', async () => {
+  const { w, inputs } = problem({ tQ: 6, dModel: 12, numHeads: 3 });
+  const layer = await lab.createParallelLayer({ ...w, threads: 3 });
+  assert.equal(lab.liveWorkerCount(), 3);
+  const pending = assert.rejects(layer.forward(inputs), /disposed before this call finished/);
+  await layer.dispose();
+  await pending;
+  assert.equal(lab.liveWorkerCount(), 0);
+  assert.equal(layer.threads, 0);
+  await assert.rejects(layer.forward(inputs), (e) => e instanceof TypeError && /ParallelLayer.forward: .*disposed/.test(e.message));
+  await layer.dispose();  // twice is fine
+  layer[Symbol.dispose]();
+  assert.equal(lab.liveHandleCount(), baseHandles);
+});
+
+test('a Worker that dies rejects pending and later calls; a new layer works', async () => {
+  const { w, inputs } = problem({ tQ: 512, dModel: 128, numHeads: 4 });  // long enough that the call is still running
+  const layer = await lab.createParallelLayer({ ...w, threads: 2 });
+  const pending = assert.rejects(layer.forward({ ...inputs, returnIntermediates: true }),
+    (e) => e.constructor === Error && /Worker 2 of 2 ended unexpectedly .*create a new one with lab.createParallelLayer/.test(e.message));
+  await layer._workers[1].worker.terminate();  // as if the Worker crashed or something ended it
+  await pending;
+  await assert.rejects(layer.forward(inputs), /ended unexpectedly.*dispose\(\) it and create a new one/);
+  await layer.dispose();
+  assert.equal(lab.liveWorkerCount(), 0, 'the other Worker is ended too');
+  const again = await lab.createParallelLayer({ ...w, threads: 2 });
+  sameResult(await again.forward(inputs), lab.multiHeadAttention({ ...w, ...inputs }), 'recreated');
+  await again.dispose();
+  assert.equal(lab.liveWorkerCount(), 0);
+});
+
+test('an error inside a Worker (a request too large for its heap) rejects that call with its type; the layer goes on', async () => {
+  const { w, inputs } = problem({ tQ: 3, dModel: 4, numHeads: 2 });
+  const layer = await lab.createParallelLayer({ ...w, threads: 2 });
+  try {
+    // 2^14 queries × 2^14 keys of weights per head: more than the 1 GiB heap, refused by forward's checks.
+    const big = new Float32Array(16384 * 4);
+    await assert.rejects(layer.forward({ query: big, returnWeights: true }), (e) => e instanceof RangeError && /too large/.test(e.message));
+    sameResult(await layer.forward(inputs), lab.multiHeadAttention({ ...w, ...inputs }), 'after the error');
+  } finally {
+    await layer.dispose();
+  }
+});
+
+test('an idle layer does not keep Node running', async () => {
+  const { w } = problem({ tQ: 2, dModel: 8, numHeads: 2 });
+  const layer = await lab.createParallelLayer({ ...w, threads: 2 });
+  try {
+    const workers = process.getActiveResourcesInfo().filter((r) => /Worker|MessagePort/.test(r));
+    assert.deepEqual(workers, [], 'no ref\'d Worker handle while idle');
+  } finally {
+    await layer.dispose();
+  }
+});
