@@ -1094,8 +1094,9 @@ export class ParallelLayer {
     const given = lab._options;
     if (given.wasmBinary) load.wasmBinary = given.wasmBinary;
     else if (given.locateFile) {
-      const file = `${MODULES.core[lab._flavour].file}.wasm`;
-      load.wasmUrl = String(given.locateFile(file, new URL('./gen/', import.meta.url).href));
+      const { file, url } = MODULES.core[lab._flavour];
+      // The prefix as instantiate() gives it (no new URL('./gen/', …), which bundlers warn about).
+      load.wasmUrl = String(given.locateFile(`${file}.wasm`, new URL('.', url()).href));
     }
     const workers = [];
     try {
