@@ -731,7 +731,14 @@ export class HeadlabLanguageModel extends HeadlabElement {
     for (let l = 0; l < r.layers; l++) {
       for (let h = 0; h < r.heads; h++) {
         const box = el('input', { type: 'checkbox', checked: true, id: uid('on'), dataset: { testid: `lm-switch-${l + 1}-${h + 1}` } });
-        box.addEventListener('change', () => this.setHeadEnabled(l, h, box.checked).catch((e) => this.fail(e)));
+        box.addEventListener('change', () => {
+          // While a switch's request is on its way, a snapshot answering an earlier one must not flip it back.
+          this._switchesPending = (this._switchesPending ?? 0) + 1;
+          this.setHeadEnabled(l, h, box.checked).catch((e) => this.fail(e)).finally(() => {
+            this._switchesPending -= 1;
+            if (this._switchesPending === 0 && this._snapshot) this.renderAblation();
+          });
+        });
         r.boxes.push(box);
         labels.push(el('label', { class: 'check', for: box.id }, box, `L${l + 1} H${h + 1}`));
       }
@@ -991,7 +998,7 @@ export class HeadlabLanguageModel extends HeadlabElement {
     const names = off.map((q) => `layer ${q.layer + 1} head ${q.head + 1}`).join(', ');
     setText(this.ablation, `With ${names} off: held-out accuracy ${fmt(s.eval.accuracy, 3)} (${fmt(s.allOn.accuracy, 3)} with every head on), ` +
       `loss ${fmt(s.eval.loss, 3)} (${fmt(s.allOn.loss, 3)}).${this._running ? ' Training goes on without it, so the other heads may take over.' : ''}`);
-    r.boxes.forEach((b, i) => { b.checked = s.enabled[i]; });
+    if (!this._switchesPending) r.boxes.forEach((b, i) => { b.checked = s.enabled[i]; });
   }
 
   renderCompare() {
