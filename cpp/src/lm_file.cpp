@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "file_io.hpp"
+
 #include "headlab/model.hpp"    // kMaxParam
 #include "headlab/trainer.hpp"  // crc32, kLoadCheckExamples
 
@@ -12,90 +14,21 @@ namespace headlab {
 
 namespace {
 
+using file_io::format_float;
+using file_io::heap_has_room;
+using file_io::Reader;
+using file_io::read_u32;
+using file_io::Writer;
+
 constexpr std::size_t kMaxName = 32;
 // Two models side by side still fit the 1 GiB wasm heap.
 constexpr std::size_t kMaxLmBytes = std::size_t{384} << 20;
 
-LmConfig model_config(const LmTaskSpec& spec, const LmTrainConfig& t) {
-  LmConfig c;
-  c.vocab = spec.vocab;
-  c.seq_len = spec.seq_len;
-  c.d_model = t.d_model;
-  c.num_heads = t.num_heads;
-  c.num_layers = t.num_layers;
-  c.mlp = t.mlp;
-  c.max_batch = t.batch_size;
-  return c;
-}
-
 // Everything an LmTrainer allocates: the model's buffers, Adam's two moments and its training batch.
 std::size_t trainer_bytes(const LmTaskSpec& spec, const LmTrainConfig& t) {
   const std::size_t batch = t.batch_size * (spec.seq_len * (2 * sizeof(std::int32_t) + 1) + 5 * sizeof(std::int32_t));
-  const LmConfig c = model_config(spec, t);
+  const LmConfig c = LmTrainer::model_config(spec, t);
   return LanguageModel::buffer_bytes(c) + 2 * lm_layout(c).total * sizeof(float) + batch;
-}
-
-// Asked before construction: a failed allocation inside it would abort the module.
-bool heap_has_room(std::size_t bytes) {
-  void* p = std::malloc(bytes);
-  std::free(p);
-  return p != nullptr;
-}
-
-std::string format_float(float x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", double(x));
-  return buf;
-}
-
-struct Writer {
-  std::vector<std::uint8_t>& out;
-  void u8(std::uint8_t v) { out.push_back(v); }
-  void u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
-  }
-  void u64(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
-  }
-  void f32(float f) {
-    std::uint32_t v;
-    std::memcpy(&v, &f, 4);
-    u32(v);
-  }
-};
-
-// Bounds-checked: past the end, reads give 0 and ok becomes false.
-struct Reader {
-  const std::uint8_t* p;
-  std::size_t size, at = 0;
-  bool ok = true;
-  bool need(std::size_t n) {
-    if (!ok || size - at < n) ok = false;
-    return ok;
-  }
-  std::uint8_t u8() { return need(1) ? p[at++] : 0; }
-  std::uint32_t u32() {
-    if (!need(4)) return 0;
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= std::uint32_t(p[at++]) << (8 * i);
-    return v;
-  }
-  std::uint64_t u64() {
-    if (!need(8)) return 0;
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= std::uint64_t(p[at++]) << (8 * i);
-    return v;
-  }
-  float f32() {
-    const std::uint32_t v = u32();
-    float f;
-    std::memcpy(&f, &v, 4);
-    return f;
-  }
-};
-
-std::uint32_t read_u32(const std::uint8_t* p) {
-  return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[3]) << 24;
 }
 
 std::string range(const char* name, std::size_t lo, std::size_t hi, std::uint64_t got) {
@@ -239,7 +172,7 @@ LmLoaded load_lm(const std::uint8_t* bytes, std::size_t size) {
     if (in.u8() > 1) return problem("head flags: each must be 0 or 1 (flag " + std::to_string(i) + ")");
   const std::uint32_t count = in.u32();
   if (!in.ok) return problem("the file ends inside the header (" + std::to_string(size) + " bytes)");
-  const std::size_t expected = lm_layout(model_config(*spec, c)).total;
+  const std::size_t expected = lm_layout(LmTrainer::model_config(*spec, c)).total;
   if (count != expected)
     return problem("parameter count " + std::to_string(count) + " does not match the config (" +
                    std::to_string(expected) + ")");

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 
+#include "file_io.hpp"
 #include "simd.hpp"
 
 namespace headlab {
@@ -293,12 +293,10 @@ void Optimizer::reset() {
 
 std::string divergence_message(Divergence why, std::uint64_t step, float learning_rate, const char* optimizer,
                                const char* who) {
-  char rate[32];
-  std::snprintf(rate, sizeof rate, "%g", double(learning_rate));
   const char* what = why == Divergence::loss
                          ? "the loss became non-finite"
                          : "the update would have made a parameter non-finite or larger than 1e4 in magnitude";
-  return "training diverged at step " + std::to_string(step) + " with learningRate " + rate + " (" + optimizer +
+  return "training diverged at step " + std::to_string(step) + " with learningRate " + file_io::format_float(learning_rate) + " (" + optimizer +
          "): " + what + "; the " + who + " kept its state from step " + std::to_string(step - 1) +
          " — lower learningRate";
 }

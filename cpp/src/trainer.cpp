@@ -5,9 +5,17 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "file_io.hpp"
+
 namespace headlab {
 
 namespace {
+
+using file_io::format_float;
+using file_io::heap_has_room;
+using file_io::Reader;
+using file_io::read_u32;
+using file_io::Writer;
 
 // Stream ids mixed with the seed (Rng's second argument).
 constexpr std::uint64_t kInitStream = 1, kTrainStream = 2, kEvalStream = 3, kProbeStream = 4;
@@ -29,67 +37,12 @@ ModelConfig model_config(const TrainerConfig& c, const TaskSpec& spec) {
   return m;
 }
 
-// Little-endian writer and a bounds-checked reader.
-struct Writer {
-  std::vector<std::uint8_t>& out;
-  void u8(std::uint8_t v) { out.push_back(v); }
-  void u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
-  }
-  void u64(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
-  }
-  void f32(float f) {
-    std::uint32_t v;
-    std::memcpy(&v, &f, 4);
-    u32(v);
-  }
-};
-
-struct Reader {
-  const std::uint8_t* p;
-  std::size_t size, at = 0;
-  bool ok = true;
-  bool need(std::size_t n) {
-    if (!ok || size - at < n) ok = false;
-    return ok;
-  }
-  std::uint8_t u8() { return need(1) ? p[at++] : 0; }
-  std::uint32_t u32() {
-    if (!need(4)) return 0;
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= std::uint32_t(p[at++]) << (8 * i);
-    return v;
-  }
-  std::uint64_t u64() {
-    if (!need(8)) return 0;
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= std::uint64_t(p[at++]) << (8 * i);
-    return v;
-  }
-  float f32() {
-    const std::uint32_t v = u32();
-    float f;
-    std::memcpy(&f, &v, 4);
-    return f;
-  }
-};
-
 // Everything a Trainer allocates: the model's buffers, the optimizer's two
 // moment vectors and two batches of examples (with room to spare).
 std::size_t trainer_bytes(const TrainerConfig& c, const TaskSpec& spec) {
   const ModelConfig m = model_config(c, spec);
   const std::size_t batch = c.batch_size * (spec.seq_len + 2 * spec.num_relations + 4) * sizeof(int);
   return Model::buffer_bytes(m) + 2 * param_layout(m).total * sizeof(float) + 2 * batch;
-}
-
-// Whether the heap can still hand out `bytes` (it may not grow that far: other
-// trainers, a browser's own limit). Asked before construction, because a failed
-// allocation inside it would abort the module.
-bool heap_has_room(std::size_t bytes) {
-  void* p = std::malloc(bytes);
-  std::free(p);
-  return p != nullptr;
 }
 
 std::string too_large(std::size_t bytes, const char* why) {
@@ -115,16 +68,6 @@ struct CrcTable {
   }
 };
 constexpr CrcTable kCrcTable;
-
-std::uint32_t read_u32(const std::uint8_t* p) {
-  return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[3]) << 24;
-}
-
-std::string format_float(float x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", double(x));
-  return buf;
-}
 
 }  // namespace
 

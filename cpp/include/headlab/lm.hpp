@@ -262,6 +262,9 @@ class LmTrainer {
   // takes no further steps; evaluation, heads and saving work on).
   LmResult step(std::size_t n);
   std::uint64_t steps() const { return optimizer_.steps(); }
+
+  // The model an LmTrainer for `config` builds (file checks ask it before building one).
+  static LmConfig model_config(const LmTaskSpec& spec, const LmTrainConfig& config);
   // The step that diverged (steps() + 1 when it happened), or 0; and why.
   std::uint64_t diverged_at() const { return diverged_at_; }
   Divergence divergence() const { return divergence_; }
@@ -282,7 +285,6 @@ class LmTrainer {
   void set_data_state(std::uint64_t state) { data_rng_.set_state(state); }
 
  private:
-  static LmConfig model_config(const LmTaskSpec& spec, const LmTrainConfig& config);
   const LmTaskSpec& spec_;
   LmTrainConfig config_;
   LanguageModel model_;
