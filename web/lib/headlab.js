@@ -1277,34 +1277,58 @@ const trainerFinalizer = typeof FinalizationRegistry === 'function'
   : null;
 
 /**
- * A training session created by {@link Headlab#createTrainer} or
- * {@link Headlab#loadTrainer}. Every method is synchronous; run it in a Worker
- * to keep a page responsive.
+ * @private What Trainer and LanguageModel share: the Embind object they drive, freed by
+ * dispose() (or by the finalizer when one is dropped undisposed), and their argument checks.
  */
-export class Trainer {
-  /** @private */
-  constructor(lab, core) {
+class TrainingSession {
+  constructor(lab, core, name, noun) {
     this._lab = lab;
     this._core = core;
+    this._name = name;  // 'Trainer', 'LanguageModel': how errors name the method
+    this._noun = noun;  // 'trainer', 'model'
     trainerFinalizer?.register(this, core, this);
-    const info = core.taskInfo();
-    const config = core.config();
-    /** @private */
-    this._shape = { seqLen: info.seqLen, numHeads: config.numHeads, dModel: config.dModel };
   }
 
   /** @private */
   _live(fn) {
-    if (!this._core) throw new TypeError(`Trainer.${fn}: this trainer has been disposed`);
+    if (!this._core) throw new TypeError(`${this._name}.${fn}: this ${this._noun} has been disposed`);
     return this._core;
   }
 
-  /** @private */
+  /** @private A count in 1..max, or the default when undefined. */
   _count(fn, name, n, fallback, max) {
     if (n === undefined) return fallback;
-    const v = requireDim(`Trainer.${fn}`, name, n);
-    if (v > max) throw new RangeError(`Trainer.${fn}: ${name} must be at most ${max}, got ${v}`);
+    const v = requireDim(`${this._name}.${fn}`, name, n);
+    if (v > max) throw new RangeError(`${this._name}.${fn}: ${name} must be at most ${max}, got ${v}`);
     return v;
+  }
+
+  /** Frees the wasm memory. Calling any method afterwards throws; dispose() twice is fine. */
+  dispose() {
+    if (!this._core) return;
+    trainerFinalizer?.unregister(this);
+    this._core.delete();
+    this._core = null;
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
+}
+
+/**
+ * A training session created by {@link Headlab#createTrainer} or
+ * {@link Headlab#loadTrainer}. Every method is synchronous; run it in a Worker
+ * to keep a page responsive.
+ */
+export class Trainer extends TrainingSession {
+  /** @private */
+  constructor(lab, core) {
+    super(lab, core, 'Trainer', 'trainer');
+    const info = core.taskInfo();
+    const config = core.config();
+    /** @private */
+    this._shape = { seqLen: info.seqLen, numHeads: config.numHeads, dModel: config.dModel };
   }
 
   /** @private A head index in 0..numHeads-1. */
@@ -1440,18 +1464,6 @@ export class Trainer {
   save() {
     return this._live('save').save().slice();
   }
-
-  /** Frees the wasm memory. Calling any method afterwards throws; dispose() twice is fine. */
-  dispose() {
-    if (!this._core) return;
-    trainerFinalizer?.unregister(this);
-    this._core.delete();
-    this._core = null;
-  }
-
-  [Symbol.dispose]() {
-    this.dispose();
-  }
 }
 
 /**
@@ -1467,12 +1479,10 @@ export class Trainer {
  * holds 1..seqLen tokens; because the model is causal, a shorter one gives
  * exactly what the first positions of a longer one would.
  */
-export class LanguageModel {
+export class LanguageModel extends TrainingSession {
   /** @private */
   constructor(lab, core, spec) {
-    this._lab = lab;
-    this._core = core;
-    trainerFinalizer?.register(this, core, this);
+    super(lab, core, 'LanguageModel', 'model');
     /** @private */
     this._spec = spec;
     /** @private */
@@ -1480,20 +1490,6 @@ export class LanguageModel {
     this._config.learningRate = fromFloat32(this._config.learningRate);
     /** @private word → id */
     this._ids = new Map(spec.vocabulary.map((w, i) => [w, i]));
-  }
-
-  /** @private */
-  _live(fn) {
-    if (!this._core) throw new TypeError(`LanguageModel.${fn}: this model has been disposed`);
-    return this._core;
-  }
-
-  /** @private A count in 1..max, or the default when undefined. */
-  _count(fn, name, n, fallback, max) {
-    if (n === undefined) return fallback;
-    const v = requireDim(`LanguageModel.${fn}`, name, n);
-    if (v > max) throw new RangeError(`LanguageModel.${fn}: ${name} must be at most ${max}, got ${v}`);
-    return v;
   }
 
   /** @private An integer in 0..count-1. */
@@ -1799,24 +1795,13 @@ export class LanguageModel {
    * The model as bytes (format in cpp/include/headlab/lm_file.hpp, magic "HLLM",
    * CRC-32 at the end); {@link Headlab#loadLanguageModel} restores it.
    * @returns {Uint8Array}
-   * @throws {RangeError} when training diverged (a weight is not finite or beyond ±1e4)
+   * @throws {RangeError} when a weight is not finite or beyond ±1e4 (training keeps its last good state
+   *   instead, see step(), so this guards against weights changed some other way)
    */
   save() {
     const r = this._live('save').save();
     if (typeof r === 'string') throw new RangeError(`LanguageModel.save: ${r}`);
     return r.slice();
-  }
-
-  /** Frees the wasm memory. Calling any method afterwards throws; dispose() twice is fine. */
-  dispose() {
-    if (!this._core) return;
-    trainerFinalizer?.unregister(this);
-    this._core.delete();
-    this._core = null;
-  }
-
-  [Symbol.dispose]() {
-    this.dispose();
   }
 }
 

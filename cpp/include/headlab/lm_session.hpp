@@ -69,7 +69,7 @@ class LmSession {
   }
   bool head_enabled(std::size_t layer, std::size_t head) const { return trainer_->model().head_enabled(layer, head); }
 
-  // save_lm of this session; empty with *error set when training diverged.
+  // save_lm of this session; empty with *error set when a weight is non-finite or beyond ±1e4.
   std::vector<std::uint8_t> save(std::string* error) const { return save_lm(*trainer_, steps(), error); }
 
   const LmTaskSpec& spec() const { return trainer_->spec(); }
