@@ -1,5 +1,8 @@
-// Static server for the demo site: `node scripts/serve.mjs [--port 8080] [--root web] [--csp] [--cors]`.
+// Static server for the demo site:
+//   node scripts/serve.mjs [--port 8080] [--root web] [--csp] [--cors] [--no-isolation]
 // Prints the URL. --port 0 picks a free port. Used by `npm start` and the browser tests.
+// From the command line the pages are cross-origin isolated (COOP/COEP, see ISOLATION_HEADERS)
+// unless --no-isolation is given or HEADLAB_ISOLATION=0 is set; serve() isolates only when asked.
 import { readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -8,6 +11,16 @@ import sirv from 'sirv';
 
 export const STRICT_CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'";
+
+// What makes a page cross-origin isolated (crossOriginIsolated, SharedArrayBuffer, wasm threads):
+// it opens no window it shares a browsing context group with, and embeds only resources that
+// opt in. Every file also says any origin may embed it (CORP), so pages elsewhere (isolated or
+// not) can still load the module and the components from this server.
+export const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+export const CORP_HEADER = ['Cross-Origin-Resource-Policy', 'cross-origin'];
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -39,13 +52,17 @@ function injectInto(html, tag) {
  * `onResponse({ method, url, status })` is called for every response (tests record HTTP errors).
  * `cors`: true sends `Access-Control-Allow-Origin: *` with every file, so pages on other origins
  * can load the module build; a function of the request's pathname chooses per file (tests).
+ * `isolate`: every response carries ISOLATION_HEADERS, so the pages are cross-origin isolated.
+ * Every response carries CORP_HEADER either way.
  */
-export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null, cors = false } = {}) {
+export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null, cors = false, isolate = false } = {}) {
   root = path.resolve(root);
   const files = sirv(root, { dev: true, etag: true });
   const tag = inject && `<script src="${inject.path}"></script>`;
   const server = http.createServer((req, res) => {
     if (csp) res.setHeader('Content-Security-Policy', STRICT_CSP);
+    if (isolate) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) res.setHeader(name, value);
+    res.setHeader(...CORP_HEADER);
     if (cors === true || (typeof cors === 'function' && cors(new URL(req.url, 'http://localhost').pathname))) {
       res.setHeader('Access-Control-Allow-Origin', '*');
     }
@@ -88,9 +105,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(2);
   }
   const root = path.resolve(value('--root', path.join(repo, 'web')));
+  const isolate = !args.includes('--no-isolation') && !['0', 'false', 'no', 'off'].includes(String(process.env.HEADLAB_ISOLATION ?? '').toLowerCase());
   try {
-    const { url } = await serve({ port, root, csp: args.includes('--csp'), cors: args.includes('--cors') });
-    console.log(`HeadLab demo site: ${url}  (serving ${path.relative(process.cwd(), root) || '.'}; Ctrl+C to stop)`);
+    const { url } = await serve({ port, root, csp: args.includes('--csp'), cors: args.includes('--cors'), isolate });
+    const how = isolate ? 'cross-origin isolated: COOP/COEP sent; --no-isolation or HEADLAB_ISOLATION=0 to turn off' : 'not cross-origin isolated';
+    console.log(`HeadLab demo site: ${url}  (serving ${path.relative(process.cwd(), root) || '.'}; ${how}; Ctrl+C to stop)`);
   } catch (e) {
     console.error(`serve: cannot listen on 127.0.0.1:${port}: ${e.message}. Try PORT=8081 npm start`);
     process.exit(1);

@@ -7,3 +7,7 @@ var require = typeof process == 'object' && process.versions && process.versions
   ? globalThis.require || process.getBuiltinModule('module').createRequire(_scriptDir)
   : undefined;
 var __dirname = require ? require('path').dirname(require('url').fileURLToPath(_scriptDir)) : '';
+// The glue's Node branch also sets global.Worker (worker_threads' Worker) and creates its
+// thread Workers with `new Worker`: both land on these instead of on Node's global object.
+var global = require ? {} : undefined;
+var Worker = require ? require('worker_threads').Worker : globalThis.Worker;
