@@ -12,7 +12,8 @@
 //   dist/models/*.hlm                   trained language models (web/models/), also inside the classic build
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
 //   dist/lib/headlab.js (+ gen/*.wasm)   the API alone as one ES module, for CDNs and static hosting,
-//                                       with headlab-parallel-worker.js (bundled) next to it
+//                                       with headlab-parallel-worker.js (bundled) next to it and the
+//                                       threads build (gen/headlab_core_threads.*) for isolated pages
 //   dist/index.html, demos/, examples/, styles/, site/   the site
 // Run after scripts/build.sh: `node scripts/bundle.mjs`.
 import { build } from 'esbuild';
@@ -168,6 +169,11 @@ await cp(path.join(web, 'lib/headlab.d.ts'), path.join(out, 'lib/headlab.d.ts'))
 // createParallelLayer's Worker, next to the API it imports as ./headlab.js.
 await cp(path.join(web, 'lib/headlab-parallel-worker.js'), path.join(out, 'lib/headlab-parallel-worker.js'));
 for (const name of wasmNames) await cp(path.join(gen, `${name}.wasm`), path.join(out, 'lib/gen', `${name}.wasm`));
+// createParallelLayer's threads build, loaded (never bundled) where cross-origin isolation allows:
+// its glue, wasm and thread Worker script, with the package.json that makes Node run that script.
+for (const file of ['headlab_core_threads.mjs', 'headlab_core_threads.wasm', 'headlab_core_threads.worker.js', 'package.json']) {
+  if (await exists(path.join(gen, file))) await cp(path.join(gen, file), path.join(out, 'lib/gen', file));
+}
 
 // Swap in the new dist/ in one step, so a reader never sees a half-written one.
 const old = `${finalOut}.old-${process.pid}`;

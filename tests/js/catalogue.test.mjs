@@ -140,10 +140,19 @@ function withLayer(fn) {
   const layer = lab.createLayer(weightsOf());
   try { return fn(layer); } finally { layer.dispose(); }
 }
-/** Calls fn with a 2-Worker layer of the worked example's weights, then ends it (its Workers too). */
+/**
+ * Calls fn with a 2-thread layer of the worked example's weights, once per mechanism (pthreads,
+ * then Workers), ending each; both must answer with the same error (or none), which is thrown.
+ */
 async function withParallel(fn) {
-  const layer = await lab.createParallelLayer({ ...weightsOf(), threads: 2 });
-  try { return await fn(layer); } finally { await layer.dispose(); }
+  const errors = [];
+  for (const mechanism of ['pthreads', 'workers']) {
+    const layer = await lab.createParallelLayer({ ...weightsOf(), threads: 2, mechanism });
+    try { await fn(layer); errors.push(null); } catch (e) { errors.push(e); } finally { await layer.dispose(); }
+  }
+  const [a, b] = errors;
+  if (a?.constructor !== b?.constructor || a?.message !== b?.message) throw new Error(`the mechanisms answer differently: pthreads ${a}, workers ${b}`);
+  if (a) throw a;
 }
 const mha = (over) => () => lab.multiHeadAttention({ ...ex(), ...over });
 const withNaN = (a, i, v = NaN) => { const b = Float32Array.from(a); b[i] = v; return b; };
@@ -222,6 +231,7 @@ const CASES = [
   ['createParallelLayer: threads 1000', () => lab.createParallelLayer({ ...weightsOf(), threads: 1000 }), RangeError, 'threads', /at most 64/],
   ['createParallelLayer: wO of the wrong length', () => lab.createParallelLayer({ ...weightsOf(), wO: F(12) }), RangeError, 'wO', /length 16/],
   ['createParallelLayer: numHeads does not divide dModel', () => lab.createParallelLayer({ ...weightsOf(), numHeads: 3 }), RangeError, 'numHeads', /divide dModel/],
+  ['createParallelLayer: mechanism unknown', () => lab.createParallelLayer({ ...weightsOf(), mechanism: 'gpu' }), TypeError, 'mechanism', /'auto', 'pthreads' or 'workers'/],
   ['createParallelLayer: wQ holding NaN', () => lab.createParallelLayer({ ...weightsOf(), wQ: withNaN(ex().wQ, 5) }), RangeError, 'wQ[5]', /finite/],
   ['ParallelLayer.forward: query of the wrong width', () => withParallel((l) => l.forward({ query: F(6) })), RangeError, 'query', /multiple of dModel=4/],
   ['ParallelLayer.forward: query a plain Array', () => withParallel((l) => l.forward({ query: [1, 2, 3, 4] })), TypeError, 'query', /Float32Array/],

@@ -19,8 +19,10 @@ test('npm pack gives a tarball with the API, its types and every built module, a
     const tgz = readdirSync(dir).find((f) => /^headlab-\d+\.\d+\.\d+\.tgz$/.test(f));
     assert.ok(tgz, `a tarball was written: ${readdirSync(dir)}`);
     const files = execFileSync('tar', ['tzf', path.join(dir, tgz)], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
-    const modules = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar'].flatMap((m) => [`web/lib/gen/${m}.mjs`, `web/lib/gen/${m}.wasm`]);
-    assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'web/lib/headlab.d.ts', 'web/lib/headlab.js', 'web/lib/headlab.node.js', 'web/lib/headlab-parallel-worker.js', ...modules].sort());
+    const modules = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar', 'headlab_core_threads'].flatMap((m) => [`web/lib/gen/${m}.mjs`, `web/lib/gen/${m}.wasm`]);
+    // The threads build's Worker script, and the package.json that makes Node run it as CommonJS.
+    const threads = ['web/lib/gen/headlab_core_threads.worker.js', 'web/lib/gen/package.json', 'web/lib/headlab-threads.js'];
+    assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'web/lib/headlab.d.ts', 'web/lib/headlab.js', 'web/lib/headlab.node.js', 'web/lib/headlab-parallel-worker.js', ...modules, ...threads].sort());
 
     const app = path.join(dir, 'app');
     execFileSync('mkdir', ['-p', app]);
@@ -40,17 +42,20 @@ test('npm pack gives a tarball with the API, its types and every built module, a
     const resolved = execFileSync(process.execPath, ['resolve.mjs'], { cwd: app, encoding: 'utf8' }).trim().split('\n');
     assert.deepEqual(resolved.map((u) => u.replace(/^.*node_modules\/headlab\//, '')),
       ['web/lib/headlab.node.js', 'web/lib/gen/headlab_core.wasm', 'web/lib/gen/headlab_train_scalar.wasm']);
-    // The multi-core layer's Worker script is in the package, next to headlab.js.
+    // The multi-core layer's files are in the package: the threads build (Node's default) and the
+    // Worker script next to headlab.js.
     writeFileSync(path.join(app, 'parallel.mjs'), `import { createHeadlab } from 'headlab';
       const lab = await createHeadlab();
       const I = new Float32Array([1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]);
-      const layer = await lab.createParallelLayer({ dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I, threads: 2 });
-      const query = new Float32Array([3,0,0,1, 0,3,0,1, 1,1,0,1]);
-      const { output } = await layer.forward({ query });
-      await layer.dispose();
-      const want = lab.multiHeadAttention({ dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I, query }).output;
-      console.log(layer.mechanism, output.every((x, i) => Math.abs(x - want[i]) < 1e-6), lab.liveWorkerCount());`);
-    assert.equal(execFileSync(process.execPath, ['parallel.mjs'], { cwd: app, encoding: 'utf8' }).trim(), 'workers true 0');
+      for (const mechanism of ['auto', 'workers']) {
+        const layer = await lab.createParallelLayer({ dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I, threads: 2, mechanism });
+        const query = new Float32Array([3,0,0,1, 0,3,0,1, 1,1,0,1]);
+        const { output } = await layer.forward({ query });
+        await layer.dispose();
+        const want = lab.multiHeadAttention({ dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I, query }).output;
+        console.log(layer.mechanism, output.every((x, i) => Math.abs(x - want[i]) < 1e-6), lab.liveWorkerCount());
+      }`);
+    assert.equal(execFileSync(process.execPath, ['parallel.mjs'], { cwd: app, encoding: 'utf8' }).trim(), 'pthreads true 0\nworkers true 0');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

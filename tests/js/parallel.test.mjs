@@ -1,7 +1,8 @@
-// createParallelLayer in Node (worker_threads): every option gives what
-// multiHeadAttention gives, within float rounding (the partial outputs of the
-// Workers are summed in another order); dispose() ends every Worker; a Worker
-// that dies is reported and a new layer can be made.
+// createParallelLayer in Node, both mechanisms: pthreads (the threads build, Node's
+// default) and Workers (worker_threads). Every option gives what multiHeadAttention
+// gives, within float rounding (the partial outputs are summed in another order);
+// dispose() ends every thread and Worker; a Worker that dies is reported and a new
+// layer can be made.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHeadlab, ParallelLayer } from '../../web/lib/headlab.js';
@@ -69,19 +70,19 @@ const cases = [
 ];
 const flagSets = [{}, { returnWeights: true }, { returnWeights: true, returnIntermediates: true }, { returnIntermediates: true }];
 
-for (const threads of [1, 2, 3]) {
-  test(`threads ${threads}: forward equals multiHeadAttention for every option`, { timeout: 120_000 }, async () => {
+for (const mechanism of ['workers', 'pthreads']) for (const threads of [1, 2, 3]) {
+  test(`${mechanism}, threads ${threads}: forward equals multiHeadAttention for every option`, { timeout: 120_000 }, async () => {
     for (const [name, c] of cases) {
       const { w, inputs } = problem(c);
-      const layer = await lab.createParallelLayer({ ...w, threads });
+      const layer = await lab.createParallelLayer({ ...w, threads, mechanism });
       try {
         assert.ok(layer instanceof ParallelLayer);
-        assert.equal(layer.mechanism, 'workers');
+        assert.equal(layer.mechanism, mechanism);
         assert.equal(layer.threads, Math.min(threads, c.numHeads), `${name}: threads`);
         assert.deepEqual(layer.shape, lab.createLayer(w).shape);
         // Calls in flight together come back each with its own answer.
         const got = await Promise.all(flagSets.map((flags) => layer.forward({ ...inputs, ...flags })));
-        flagSets.forEach((flags, i) => sameResult(got[i], lab.multiHeadAttention({ ...w, ...inputs, ...flags }), `${name}, threads ${threads}, ${JSON.stringify(flags)}`));
+        flagSets.forEach((flags, i) => sameResult(got[i], lab.multiHeadAttention({ ...w, ...inputs, ...flags }), `${name}, ${mechanism}, threads ${threads}, ${JSON.stringify(flags)}`));
       } finally {
         await layer.dispose();
       }
@@ -90,38 +91,44 @@ for (const threads of [1, 2, 3]) {
   });
 }
 
-test('key and value given separately, and value defaulting to key, as multiHeadAttention reads them', async () => {
-  const { w, inputs } = problem({ tQ: 4, tK: 6, dModel: 8, numHeads: 4 });
-  const layer = await lab.createParallelLayer({ ...w, threads: 2 });
-  try {
-    for (const call of [{ query: inputs.query, key: inputs.key }, { query: inputs.query, key: inputs.key, value: inputs.value },
-      { query: inputs.key, value: inputs.value }, { query: inputs.query, key: inputs.query, value: inputs.query }]) {
-      sameResult(await layer.forward(call), lab.multiHeadAttention({ ...w, ...call }), Object.keys(call).join('+'));
+for (const mechanism of ['workers', 'pthreads']) {
+  test(`${mechanism}: key and value given separately, and value defaulting to key, as multiHeadAttention reads them`, async () => {
+    const { w, inputs } = problem({ tQ: 4, tK: 6, dModel: 8, numHeads: 4 });
+    const layer = await lab.createParallelLayer({ ...w, threads: 2, mechanism });
+    try {
+      assert.equal(layer.mechanism, mechanism);
+      for (const call of [{ query: inputs.query, key: inputs.key }, { query: inputs.query, key: inputs.key, value: inputs.value },
+        { query: inputs.key, value: inputs.value }, { query: inputs.query, key: inputs.query, value: inputs.query }]) {
+        sameResult(await layer.forward(call), lab.multiHeadAttention({ ...w, ...call }), `${mechanism}: ${Object.keys(call).join('+')}`);
+      }
+    } finally {
+      await layer.dispose();
     }
-  } finally {
-    await layer.dispose();
-  }
-});
+  });
+}
 
-test('threads defaults to the cores available, at most 8 and at most numHeads; lab.info() says so', async () => {
+test('threads defaults to the cores available, at most 8 and at most numHeads; Node runs pthreads by default; lab.info() says so', async () => {
   const { parallel } = lab.info();
-  assert.equal(parallel.mechanism, 'workers');
+  assert.equal(parallel.mechanism, 'pthreads');
   assert.ok(parallel.cores >= 1 && parallel.defaultThreads === Math.min(parallel.cores, 8), JSON.stringify(parallel));
   for (const numHeads of [1, 16]) {
     const { w } = problem({ tQ: 2, dModel: 16, numHeads });
     const layer = await lab.createParallelLayer(w);
+    assert.equal(layer.mechanism, 'pthreads');
     assert.equal(layer.threads, Math.min(parallel.defaultThreads, numHeads));
     await layer.dispose();
   }
   const { w } = problem({ tQ: 2, dModel: 8, numHeads: 2 });
-  const wide = await lab.createParallelLayer({ ...w, threads: 5 });
-  assert.equal(wide.threads, 2, 'threads above numHeads is lowered to numHeads');
-  await wide.dispose();
+  for (const mechanism of ['workers', 'pthreads']) {
+    const wide = await lab.createParallelLayer({ ...w, threads: 5, mechanism });
+    assert.equal(wide.threads, 2, `${mechanism}: threads above numHeads is lowered to numHeads`);
+    await wide.dispose();
+  }
 });
 
 test('dispose() ends every Worker; calls afterwards reject with a TypeError; nothing leaks', async () => {
   const { w, inputs } = problem({ tQ: 6, dModel: 12, numHeads: 3 });
-  const layer = await lab.createParallelLayer({ ...w, threads: 3 });
+  const layer = await lab.createParallelLayer({ ...w, threads: 3, mechanism: 'workers' });
   assert.equal(lab.liveWorkerCount(), 3);
   const pending = assert.rejects(layer.forward(inputs), /disposed before this call finished/);
   await layer.dispose();
@@ -134,9 +141,30 @@ test('dispose() ends every Worker; calls afterwards reject with a TypeError; not
   assert.equal(lab.liveHandleCount(), baseHandles);
 });
 
+test('pthreads: dispose() ends every thread and its Worker; calls not started reject; calls afterwards reject with a TypeError', async () => {
+  const { w, inputs } = problem({ tQ: 64, dModel: 12, numHeads: 3 });
+  const layer = await lab.createParallelLayer({ ...w, threads: 3 });
+  assert.equal(layer.mechanism, 'pthreads');
+  assert.equal(lab.liveWorkerCount(), 3, 'one thread Worker per thread');
+  const { PThread } = layer._module;
+  assert.equal(PThread.runningWorkers.length, 3, 'three threads are running');
+  sameResult(await layer.forward(inputs), lab.multiHeadAttention({ ...w, ...inputs }), 'before dispose');
+  // Calls wait their turn (the threads serve one at a time): disposing rejects those not started.
+  const pending = [layer.forward(inputs), layer.forward(inputs)].map((p) => assert.rejects(p, /disposed before this call finished/));
+  await layer.dispose();
+  await Promise.all(pending);
+  assert.equal(lab.liveWorkerCount(), 0);
+  assert.equal(PThread.runningWorkers.length + PThread.unusedWorkers.length, 0, 'every thread Worker ended');
+  assert.equal(layer.threads, 0);
+  await assert.rejects(layer.forward(inputs), (e) => e instanceof TypeError && /ParallelLayer.forward: .*disposed/.test(e.message));
+  await layer.dispose();  // twice is fine
+  layer[Symbol.dispose]();
+  assert.equal(lab.liveHandleCount(), baseHandles);
+});
+
 test('a Worker that dies rejects pending and later calls; a new layer works', async () => {
   const { w, inputs } = problem({ tQ: 512, dModel: 128, numHeads: 4 });  // long enough that the call is still running
-  const layer = await lab.createParallelLayer({ ...w, threads: 2 });
+  const layer = await lab.createParallelLayer({ ...w, threads: 2, mechanism: 'workers' });
   const pending = assert.rejects(layer.forward({ ...inputs, returnIntermediates: true }),
     (e) => e.constructor === Error && /Worker 2 of 2 ended unexpectedly .*create a new one with lab.createParallelLayer/.test(e.message));
   await layer._workers[1].worker.terminate();  // as if the Worker crashed or something ended it
@@ -144,32 +172,42 @@ test('a Worker that dies rejects pending and later calls; a new layer works', as
   await assert.rejects(layer.forward(inputs), /ended unexpectedly.*dispose\(\) it and create a new one/);
   await layer.dispose();
   assert.equal(lab.liveWorkerCount(), 0, 'the other Worker is ended too');
-  const again = await lab.createParallelLayer({ ...w, threads: 2 });
+  const again = await lab.createParallelLayer({ ...w, threads: 2, mechanism: 'workers' });
   sameResult(await again.forward(inputs), lab.multiHeadAttention({ ...w, ...inputs }), 'recreated');
   await again.dispose();
   assert.equal(lab.liveWorkerCount(), 0);
 });
 
-test('an error inside a Worker (a request too large for its heap) rejects that call with its type; the layer goes on', async () => {
-  const { w, inputs } = problem({ tQ: 3, dModel: 4, numHeads: 2 });
-  const layer = await lab.createParallelLayer({ ...w, threads: 2 });
-  try {
-    // 2^14 queries × 2^14 keys of weights per head: more than the 1 GiB heap, refused by forward's checks.
-    const big = new Float32Array(16384 * 4);
-    await assert.rejects(layer.forward({ query: big, returnWeights: true }), (e) => e instanceof RangeError && /too large/.test(e.message));
-    sameResult(await layer.forward(inputs), lab.multiHeadAttention({ ...w, ...inputs }), 'after the error');
-  } finally {
-    await layer.dispose();
-  }
-});
+for (const mechanism of ['workers', 'pthreads']) {
+  test(`${mechanism}: an error in the forward pass (a request too large for the heap) rejects that call with its type; the layer goes on`, async () => {
+    const { w, inputs } = problem({ tQ: 3, dModel: 4, numHeads: 2 });
+    const layer = await lab.createParallelLayer({ ...w, threads: 2, mechanism });
+    try {
+      // 2^14 queries × 2^14 keys of weights per head: more than the 1 GiB heap, refused by forward's checks.
+      const big = new Float32Array(16384 * 4);
+      await assert.rejects(layer.forward({ query: big, returnWeights: true }), (e) => e instanceof RangeError && /too large/.test(e.message));
+      sameResult(await layer.forward(inputs), lab.multiHeadAttention({ ...w, ...inputs }), 'after the error');
+    } finally {
+      await layer.dispose();
+    }
+  });
 
-test('an idle layer does not keep Node running', async () => {
+  test(`${mechanism}: an idle layer does not keep Node running`, async () => {
+    const { w } = problem({ tQ: 2, dModel: 8, numHeads: 2 });
+    const layer = await lab.createParallelLayer({ ...w, threads: 2, mechanism });
+    try {
+      assert.equal(layer.mechanism, mechanism);
+      const workers = process.getActiveResourcesInfo().filter((r) => /Worker|MessagePort/.test(r));
+      assert.deepEqual(workers, [], 'no ref\'d Worker handle while idle');
+    } finally {
+      await layer.dispose();
+    }
+  });
+}
+
+test('mechanism: an unknown one is a TypeError naming it; nothing starts', async () => {
   const { w } = problem({ tQ: 2, dModel: 8, numHeads: 2 });
-  const layer = await lab.createParallelLayer({ ...w, threads: 2 });
-  try {
-    const workers = process.getActiveResourcesInfo().filter((r) => /Worker|MessagePort/.test(r));
-    assert.deepEqual(workers, [], 'no ref\'d Worker handle while idle');
-  } finally {
-    await layer.dispose();
-  }
+  await assert.rejects(lab.createParallelLayer({ ...w, mechanism: 'threads' }),
+    (e) => e instanceof TypeError && /createParallelLayer: mechanism must be 'auto', 'pthreads' or 'workers', got string "threads"/.test(e.message));
+  assert.equal(lab.liveWorkerCount(), 0);
 });

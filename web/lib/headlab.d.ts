@@ -62,11 +62,17 @@ export type AttentionLayerOptions = Pick<MultiHeadAttentionOptions,
 /** The options of {@link Headlab.createParallelLayer}: createLayer's, and how many Workers. */
 export interface ParallelLayerOptions extends AttentionLayerOptions {
   /**
-   * How many Workers split the heads: default the cores available (navigator.hardwareConcurrency,
+   * How many threads (or Workers) split the heads: default the cores available (navigator.hardwareConcurrency,
    * os.availableParallelism() in Node), at most 8; never more than numHeads (a larger value is lowered).
-   * 1..64; 1 runs in one Worker.
+   * 1..64; 1 runs in one thread or Worker.
    */
   threads?: number;
+  /**
+   * 'auto' (default): 'pthreads' where SharedArrayBuffer and cross-origin isolation allow it (Node,
+   * isolated pages and their Workers) and the threads build is found next to headlab_core.wasm
+   * (or by locateFile), else 'workers'. 'pthreads' rejects where it cannot run; 'workers' always works.
+   */
+  mechanism?: 'auto' | 'pthreads' | 'workers';
 }
 
 /** The per-call part of {@link MultiHeadAttentionOptions}, for {@link AttentionLayer.forward}. */
@@ -493,7 +499,7 @@ export interface HeadlabInfo {
   trainingHeapInUseBytes: number;
   /** What {@link Headlab.createParallelLayer} uses: its mechanism, and its default thread count (before the cap at numHeads). */
   parallel: {
-    mechanism: 'workers';
+    mechanism: 'pthreads' | 'workers';
     defaultThreads: number;
     /** navigator.hardwareConcurrency, or os.availableParallelism() in Node */
     cores: number;
@@ -538,25 +544,29 @@ export declare class Headlab {
   /** Rejects with a TypeError for a non-byte argument, a RangeError (an Error) naming what is wrong with a bad file. */
   loadLanguageModel(bytes: Uint8Array | ArrayBuffer): Promise<LanguageModel>;
   /**
-   * The forward pass on several cores: Workers that each hold a slice of the heads. Needs no
-   * cross-origin isolation; headlab-parallel-worker.js must be served next to headlab.js.
-   * Rejects with a TypeError or RangeError naming the bad option (no Worker started), or an
-   * Error when a Worker cannot start.
+   * The forward pass on several cores. 'pthreads': threads of one wasm module (headlab_core_threads,
+   * shared memory), where SharedArrayBuffer and cross-origin isolation allow; 'workers' elsewhere:
+   * Workers that each hold a slice of the heads, needing no isolation (headlab-parallel-worker.js
+   * served next to headlab.js). Rejects with a TypeError or RangeError naming the bad option (nothing
+   * started), or an Error when a Worker cannot start.
    */
   createParallelLayer(options: ParallelLayerOptions): Promise<ParallelLayer>;
   info(): HeadlabInfo;
   /** Live Embind handles in both modules; 0 when nothing leaked. */
   liveHandleCount(): number;
-  /** Workers started by createParallelLayer that have not ended; 0 when every layer is disposed. */
+  /** Workers (and thread Workers) started by createParallelLayer that have not ended; 0 when every layer is disposed. */
   liveWorkerCount(): number;
 }
 
 /** Multi-head attention on several cores (see {@link Headlab.createParallelLayer}). */
 export declare class ParallelLayer {
   private constructor();
-  /** How the work is split: 'workers' (module Workers / worker_threads, each holding a slice of the heads). */
-  readonly mechanism: 'workers';
-  /** Workers running the forward pass; 0 once disposed. */
+  /**
+   * How the work is split: 'pthreads' (threads of one wasm module sharing its memory, each running a
+   * slice of the heads) or 'workers' (module Workers / worker_threads, each holding a slice of the heads).
+   */
+  readonly mechanism: 'pthreads' | 'workers';
+  /** Threads or Workers running the forward pass; 0 once disposed. */
   readonly threads: number;
   readonly shape: { dModel: number; numHeads: number; dK: number; dV: number };
   /**

@@ -3,6 +3,8 @@
 // into one reusable arena in the wasm heap, and copies results out.
 // Works in browsers (main thread and Workers) and in Node 20.
 
+import { startThreadedLayer, threadsUnavailable, threadWorkerCount } from './headlab-threads.js';
+
 const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null &&
   typeof window === 'undefined' && typeof importScripts !== 'function';
 
@@ -157,7 +159,7 @@ const OPTION_KEYS = {
   multiHeadAttention: [...CALL_KEYS, ...WEIGHT_KEYS],
   'AttentionLayer.forward': CALL_KEYS,
   createLayer: WEIGHT_KEYS,
-  createParallelLayer: [...WEIGHT_KEYS, 'threads'],
+  createParallelLayer: [...WEIGHT_KEYS, 'threads', 'mechanism'],
   'ParallelLayer.forward': CALL_KEYS,
   parameterCount: ['dModel', 'numHeads', 'dK', 'dV', 'bias'],
   scalingExperiment: ['dK', 'numQueries', 'numKeys', 'seed'],
@@ -807,7 +809,7 @@ export class Headlab {
       trainingLoaded: this._train !== null,
       trainingMemoryBytes: this._train ? this._train.HEAPU8.length : 0,
       trainingHeapInUseBytes: this._train ? this._train.heapInUse() : 0,
-      parallel: { mechanism: 'workers', defaultThreads: Math.min(availableCores(), DEFAULT_MAX_THREADS), cores: availableCores() },
+      parallel: { mechanism: this._threadsUnavailable() ? 'workers' : 'pthreads', defaultThreads: Math.min(availableCores(), DEFAULT_MAX_THREADS), cores: availableCores() },
     };
   }
 
@@ -847,7 +849,8 @@ export class Headlab {
   async createParallelLayer(options) {
     const fn = 'createParallelLayer';
     requireObject(fn, options, OPTION_KEYS[fn]);
-    const { threads: threadsIn, ...weightOptions } = options;
+    const { threads: threadsIn, mechanism = 'auto', ...weightOptions } = options;
+    if (!['auto', 'pthreads', 'workers'].includes(mechanism)) throw new TypeError(`${fn}: mechanism must be 'auto', 'pthreads' or 'workers', got ${describe(mechanism)}`);
     const { shape, specs } = this._checkLayer(fn, weightOptions);
     let threads;
     if (threadsIn === undefined) {
@@ -857,12 +860,28 @@ export class Headlab {
       if (threadsIn > MAX_PARALLEL_THREADS) throw new RangeError(`${fn}: threads must be at most ${MAX_PARALLEL_THREADS}, got ${threadsIn}`);
       threads = Math.min(threadsIn, shape.numHeads);
     }
-    return ParallelLayer._start(this, fn, shape, Object.fromEntries(specs), threads);
+    const weights = Object.fromEntries(specs);
+    const unavailable = mechanism === 'workers' ? 'asked for workers' : this._threadsUnavailable();
+    if (mechanism === 'pthreads' && unavailable) throw new Error(`${fn}: the pthreads mechanism cannot run here: ${unavailable}`);
+    if (!unavailable) {
+      try {
+        return await startThreadedLayer({ Headlab, ParallelLayer }, this, fn, shape, weights, threads, MODULES.core.simd.url());
+      } catch (e) {
+        if (mechanism === 'pthreads' || e instanceof RangeError) throw e;
+        this._threadsFailure = `the threads build did not load (${e?.message ?? e})`;  // Workers from now on
+      }
+    }
+    return ParallelLayer._start(this, fn, shape, weights, threads);
+  }
+
+  /** @private Why createParallelLayer cannot use pthreads here, or '' (see headlab-threads.js). */
+  _threadsUnavailable() {
+    return this._threadsFailure ?? threadsUnavailable(this._flavour, MODULES.core.simd.url(), this._options);
   }
 
   /** Workers started by {@link Headlab#createParallelLayer} that have not ended yet (for tests). */
   liveWorkerCount() {
-    return liveWorkers;
+    return liveWorkers + threadWorkerCount();
   }
 }
 

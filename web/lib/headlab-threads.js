@@ -1,0 +1,196 @@
+// createParallelLayer's pthreads mechanism: headlab_core_threads (the forward pass with its heads
+// split across pthreads inside one wasm module, cpp/src/threads/) driven from the calling thread.
+// Loaded by headlab.js only where SharedArrayBuffer and wasm threads are allowed: Node, and
+// cross-origin isolated pages and their Workers. Elsewhere the threaded module would fail to
+// start, so it is never fetched there and the Workers split the heads instead.
+// headlab.js imports this file and hands it its classes (no import back, so no cycle).
+
+const isNode = typeof process === 'object' && process.versions?.node != null &&
+  typeof window === 'undefined' && typeof importScripts !== 'function';
+
+const GLUE = 'headlab_core_threads.mjs';
+const WASM = 'headlab_core_threads.wasm';
+const WORKER = 'headlab_core_threads.worker.js';
+
+let liveThreadWorkers = 0;  // thread Workers of layers not yet disposed
+
+/** Thread Workers started by pthreads layers that have not ended yet (for lab.liveWorkerCount()). */
+export function threadWorkerCount() {
+  return liveThreadWorkers;
+}
+
+/**
+ * Why the pthreads mechanism cannot run here, or '' when it can be tried: it needs
+ * SharedArrayBuffer with cross-origin isolation (always there in Node), the SIMD build, and the
+ * module's files where headlab_core.wasm is (a bundler that renamed the files it emitted did not
+ * emit these; a locateFile given to createHeadlab is asked for them instead).
+ * @param {'simd'|'scalar'} flavour
+ * @param {URL} coreWasmUrl where headlab_core.wasm is looked for by default
+ * @param {object} options createHeadlab's options
+ */
+export function threadsUnavailable(flavour, coreWasmUrl, options) {
+  if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'no SharedArrayBuffer here';
+  if (!isNode && globalThis.crossOriginIsolated !== true) return 'the page is not cross-origin isolated (COOP/COEP headers)';
+  if (flavour !== 'simd') return 'the threads build is SIMD only';
+  if (!options.locateFile && !/\/headlab_core\.wasm$/.test(coreWasmUrl.pathname)) {
+    return 'bundled: the bundler renamed headlab_core.wasm and did not emit the threads build (pass locateFile to createHeadlab to say where it is)';
+  }
+  return '';
+}
+
+/** Where each file of the threaded module is: next to headlab_core.wasm, or where locateFile says. */
+function locator(coreWasmUrl, options) {
+  const genDir = new URL('.', coreWasmUrl).href;
+  return (name) => String(options.locateFile ? options.locateFile(name, genDir) : new URL(name, genDir).href);
+}
+
+/** A file: URL as the path Node's worker_threads and fs want; anything else unchanged. */
+function nodePath(where) {
+  return /^file:/i.test(where) ? globalThis.process.getBuiltinModule('url').fileURLToPath(where) : where;
+}
+
+/**
+ * Loads a threaded module whose pool holds `threads` Workers, all started before it resolves.
+ * @returns {Promise<any>} the Emscripten module
+ */
+async function loadThreaded(coreWasmUrl, options, threads) {
+  const locate = locator(coreWasmUrl, options);
+  const glue = locate(GLUE);
+  const args = {
+    headlabThreads: threads,
+    // Thread Workers import the glue from here (the Worker file is a classic script).
+    mainScriptUrlOrBlob: glue,
+    locateFile: (name) => (isNode ? nodePath(locate(name)) : locate(name)),
+  };
+  if (isNode) args.wasmBinary = await globalThis.process.getBuiltinModule('fs/promises').readFile(nodePath(locate(WASM)));
+  // Not a literal import: bundlers must not follow it (the module is loaded only where it runs).
+  const factory = (await import(/* webpackIgnore: true */ /* @vite-ignore */ glue)).default;
+  return factory(args);
+}
+
+/** Ends every Worker of a threaded module (threads first asked to stop by deleting `core`). */
+function endModule(module, core) {
+  try {
+    if (core && !core.isDeleted()) core.delete();
+  } finally {
+    module.PThread.terminateAllThreads();
+  }
+}
+
+let ThreadedLayer = null;
+
+/**
+ * Starts a pthreads layer: loads the threaded module with `threads` threads and gives them the
+ * weights ({ wQ, …, bO? } as checked by createLayer). Rejects when the module cannot load;
+ * nothing is left running then.
+ * @param {{ Headlab: Function, ParallelLayer: Function }} classes headlab.js's
+ */
+export function startThreadedLayer(classes, lab, fn, shape, weights, threads, coreWasmUrl) {
+  ThreadedLayer ??= defineThreadedLayer(classes);
+  return ThreadedLayer._start(lab, fn, shape, weights, threads, coreWasmUrl);
+}
+
+function defineThreadedLayer({ Headlab, ParallelLayer }) {
+  /**
+   * A ParallelLayer whose heads are split across pthreads of one wasm module: inputs and outputs
+   * are in the module's shared memory, read and written by every thread in place (no copies
+   * between threads, no messages per call). The calling thread lays out the call, wakes the
+   * threads and waits for them, as {@link AttentionLayer#forward} waits for its one thread.
+   */
+  class ThreadedLayer extends ParallelLayer {
+    /** @private */
+    constructor(lab, shape, module, core, threads) {
+      super(lab, shape, [], []);
+      this._module = module;
+      this._core = core;
+      this._threadCount = threads;
+      this._workerCount = module.PThread.runningWorkers.length + module.PThread.unusedWorkers.length;
+      liveThreadWorkers += this._workerCount;
+      this._queue = Promise.resolve();  // calls run one at a time: the threads share one layout
+      // The forward pass of headlab.js over this module, with its one-thread `forward` replaced by
+      // the threads': start them, then wait.
+      const runner = Object.create(module);
+      runner.forward = (call) => core.start(call) || (core.wait(), '');
+      this._runner = new Headlab(runner, lab._flavour, {});
+      this._weights = { ...shape, addresses: {} };  // the weights live in the threads' slices
+    }
+
+    /** @private Loads the threaded module, gives it the weights, starts `threads` threads. */
+    static async _start(lab, fn, shape, weights, threads, coreWasmUrl) {
+      const module = await loadThreaded(coreWasmUrl, lab._options, threads);
+      let core = null;
+      try {
+        const names = Object.keys(weights);
+        const sizes = names.map((n) => (weights[n].length * 4 + 15) & ~15);
+        const block = module.allocate(sizes.reduce((a, b) => a + b, 0));
+        if (!block) throw new RangeError(`${fn}: the weights do not fit in the threads' wasm heap`);
+        const call = { shape: { tQ: 1, tK: 1, ...shape, causal: false } };
+        for (const k of ['query', 'key', 'value', 'keyMask', 'headMask', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO', 'output',
+          'weights', 'q', 'k', 'v', 'scores', 'scaledScores', 'headOutputs', 'concat']) call[k] = 0;
+        let at = block;
+        names.forEach((n, i) => {
+          module.HEAPF32.set(weights[n], at >> 2);
+          call[n] = at;
+          at += sizes[i];
+        });
+        core = new module.ParallelLayerCore(call, threads);
+        module.release(block);  // copied into the threads' slices
+        if (isNode) {
+          // Idle threads wait on a futex: they need not keep Node running (the calling thread
+          // blocks while a call runs, so nothing is lost).
+          for (const w of [...module.PThread.runningWorkers, ...module.PThread.unusedWorkers]) w.unref?.();
+        }
+        return new ThreadedLayer(lab, shape, module, core, threads);
+      } catch (e) {
+        endModule(module, core);
+        throw e;
+      }
+    }
+
+    /** 'pthreads': the forward pass runs on threads of one wasm module sharing its memory. */
+    get mechanism() {
+      return 'pthreads';
+    }
+
+    /** How many threads run the forward pass (0 once disposed). */
+    get threads() {
+      return this._disposed ? 0 : this._threadCount;
+    }
+
+    /**
+     * @param {import('./headlab').LayerForwardOptions} options
+     * @returns {Promise<import('./headlab').MultiHeadAttentionResult>}
+     */
+    forward(options) {
+      const fn = 'ParallelLayer.forward';
+      try {
+        if (this._disposed) throw new TypeError(`${fn}: this layer has been disposed`);
+        this._lab._checkCall(fn, options, this._shape);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      const run = this._queue.then(() => {
+        if (this._disposed) throw new Error(`${fn}: the layer was disposed before this call finished`);
+        return this._runner._forward(fn, options, this._weights);
+      });
+      this._queue = run.catch(() => {});
+      return run;
+    }
+
+    /**
+     * Ends every thread and its Worker. Calls not started yet reject; forward afterwards rejects
+     * with a TypeError; dispose() twice is fine.
+     * @returns {Promise<void>}
+     */
+    dispose() {
+      if (this._disposed) return Promise.resolve();
+      this._disposed = true;
+      // A call that is running finishes first (the calling thread is inside it until then).
+      endModule(this._module, this._core);
+      liveThreadWorkers -= this._workerCount;
+      this._module = this._core = this._runner = null;
+      return Promise.resolve();
+    }
+  }
+  return ThreadedLayer;
+}
