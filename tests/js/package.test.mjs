@@ -20,7 +20,10 @@ test('npm pack gives a tarball with the API, its types and every built module, a
     assert.ok(tgz, `a tarball was written: ${readdirSync(dir)}`);
     const files = execFileSync('tar', ['tzf', path.join(dir, tgz)], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
     const modules = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar'].flatMap((m) => [`web/lib/gen/${m}.mjs`, `web/lib/gen/${m}.wasm`]);
-    assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'web/lib/headlab.d.ts', 'web/lib/headlab.js', 'web/lib/headlab.node.js', 'web/lib/headlab-parallel-worker.js', ...modules].sort());
+    // headlab.js is the entry; its code is in web/lib/api/, one module per job.
+    const api = ['checks', 'experiments', 'forward', 'lab', 'language-model', 'load', 'memory', 'parallel', 'session', 'trainer'].map((m) => `web/lib/api/${m}.js`);
+    assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'web/lib/headlab.d.ts', 'web/lib/headlab.js', 'web/lib/headlab.node.js',
+      'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-files.js', ...api, ...modules].sort());
 
     const app = path.join(dir, 'app');
     execFileSync('mkdir', ['-p', app]);
