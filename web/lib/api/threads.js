@@ -1,12 +1,13 @@
 // createParallelLayer's pthreads mechanism: headlab_core_threads (the forward pass with its heads
 // split across pthreads inside one wasm module, cpp/src/threads/) driven from the calling thread.
-// Loaded by headlab.js only where SharedArrayBuffer and wasm threads are allowed: Node, and
-// cross-origin isolated pages and their Workers. Elsewhere the threaded module would fail to
-// start, so it is never fetched there and the Workers split the heads instead.
-// headlab.js imports this file and hands it its classes (no import back, so no cycle).
-
-const isNode = typeof process === 'object' && process.versions?.node != null &&
-  typeof window === 'undefined' && typeof importScripts !== 'function';
+// The threaded module is loaded only where SharedArrayBuffer and wasm threads are allowed: Node,
+// and cross-origin isolated pages and their Workers. Elsewhere it would fail to start, so it is
+// never fetched there and parallel.js's Workers split the heads instead.
+import { MODULES } from '../headlab-files.js';
+import { checkCall, forward } from './forward.js';
+import { isNode, nodeBuiltin } from './load.js';
+// parallel.js imports this file: ParallelLayer is read only once a layer is made, after both ran.
+import { ParallelLayer } from './parallel.js';
 
 const GLUE = 'headlab_core_threads.mjs';
 const WASM = 'headlab_core_threads.wasm';
@@ -20,19 +21,18 @@ export function threadWorkerCount() {
 }
 
 /**
- * Why the pthreads mechanism cannot run here, or '' when it can be tried: it needs
+ * Why the pthreads mechanism cannot run for this lab, or '' when it can be tried: it needs
  * SharedArrayBuffer with cross-origin isolation (always there in Node), the SIMD build, and the
  * module's files where headlab_core.wasm is (a bundler that renamed the files it emitted did not
- * emit these; a locateFile given to createHeadlab is asked for them instead).
- * @param {'simd'|'scalar'} flavour
- * @param {URL} coreWasmUrl where headlab_core.wasm is looked for by default
- * @param {object} options createHeadlab's options
+ * emit these; a locateFile given to createHeadlab is asked for them instead). Once the module
+ * failed to load, the reason is kept and the lab uses Workers from then on.
  */
-export function threadsUnavailable(flavour, coreWasmUrl, options) {
+export function threadsUnavailable(lab) {
+  if (lab._threadsFailure) return lab._threadsFailure;
   if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'no SharedArrayBuffer here';
   if (!isNode && globalThis.crossOriginIsolated !== true) return 'the page is not cross-origin isolated (COOP/COEP headers)';
-  if (flavour !== 'simd') return 'the threads build is SIMD only';
-  if (!options.locateFile && !/\/headlab_core\.wasm$/.test(coreWasmUrl.pathname)) {
+  if (lab._flavour !== 'simd') return 'the threads build is SIMD only';
+  if (!lab._options.locateFile && !/\/headlab_core\.wasm$/.test(MODULES.core.simd.url().pathname)) {
     return 'bundled: the bundler renamed headlab_core.wasm and did not emit the threads build (pass locateFile to createHeadlab to say where it is)';
   }
   return '';
@@ -46,15 +46,15 @@ function locator(coreWasmUrl, options) {
 
 /** A file: URL as the path Node's worker_threads and fs want; anything else unchanged. */
 function nodePath(where) {
-  return /^file:/i.test(where) ? globalThis.process.getBuiltinModule('url').fileURLToPath(where) : where;
+  return /^file:/i.test(where) ? nodeBuiltin('url').fileURLToPath(where) : where;
 }
 
 /**
  * Loads a threaded module whose pool holds `threads` Workers, all started before it resolves.
  * @returns {Promise<any>} the Emscripten module
  */
-async function loadThreaded(coreWasmUrl, options, threads) {
-  const locate = locator(coreWasmUrl, options);
+async function loadThreaded(options, threads) {
+  const locate = locator(MODULES.core.simd.url(), options);
   const glue = locate(GLUE);
   const args = {
     headlabThreads: threads,
@@ -62,7 +62,7 @@ async function loadThreaded(coreWasmUrl, options, threads) {
     mainScriptUrlOrBlob: glue,
     locateFile: (name) => (isNode ? nodePath(locate(name)) : locate(name)),
   };
-  if (isNode) args.wasmBinary = await globalThis.process.getBuiltinModule('fs/promises').readFile(nodePath(locate(WASM)));
+  if (isNode) args.wasmBinary = await nodeBuiltin('fs/promises').readFile(nodePath(locate(WASM)));
   // Not a literal import: bundlers must not follow it (the module is loaded only where it runs).
   const factory = (await import(/* webpackIgnore: true */ /* @vite-ignore */ glue)).default;
   return factory(args);
@@ -83,14 +83,13 @@ let ThreadedLayer = null;
  * Starts a pthreads layer: loads the threaded module with `threads` threads and gives them the
  * weights ({ wQ, …, bO? } as checked by createLayer). Rejects when the module cannot load;
  * nothing is left running then.
- * @param {{ Headlab: Function, ParallelLayer: Function }} classes headlab.js's
  */
-export function startThreadedLayer(classes, lab, fn, shape, weights, threads, coreWasmUrl) {
-  ThreadedLayer ??= defineThreadedLayer(classes);
-  return ThreadedLayer._start(lab, fn, shape, weights, threads, coreWasmUrl);
+export function startThreadedLayer(lab, fn, shape, weights, threads) {
+  ThreadedLayer ??= defineThreadedLayer();
+  return ThreadedLayer._start(lab, fn, shape, weights, threads);
 }
 
-function defineThreadedLayer({ Headlab, ParallelLayer }) {
+function defineThreadedLayer() {
   /**
    * A ParallelLayer whose heads are split across pthreads of one wasm module: inputs and outputs
    * are in the module's shared memory, read and written by every thread in place (no copies
@@ -107,17 +106,17 @@ function defineThreadedLayer({ Headlab, ParallelLayer }) {
       this._workerCount = module.PThread.runningWorkers.length + module.PThread.unusedWorkers.length;
       liveThreadWorkers += this._workerCount;
       this._queue = Promise.resolve();  // calls run one at a time: the threads share one layout
-      // The forward pass of headlab.js over this module, with its one-thread `forward` replaced by
-      // the threads': start them, then wait.
+      // forward.js's forward pass over this module, with its one-thread `forward` replaced by the
+      // threads': start them, then wait.
       const runner = Object.create(module);
       runner.forward = (call) => core.start(call) || (core.wait(), '');
-      this._runner = new Headlab(runner, lab._flavour, {});
+      this._runner = { _core: runner };
       this._weights = { ...shape, addresses: {} };  // the weights live in the threads' slices
     }
 
     /** @private Loads the threaded module, gives it the weights, starts `threads` threads. */
-    static async _start(lab, fn, shape, weights, threads, coreWasmUrl) {
-      const module = await loadThreaded(coreWasmUrl, lab._options, threads);
+    static async _start(lab, fn, shape, weights, threads) {
+      const module = await loadThreaded(lab._options, threads);
       let core = null;
       try {
         const names = Object.keys(weights);
@@ -165,13 +164,13 @@ function defineThreadedLayer({ Headlab, ParallelLayer }) {
       const fn = 'ParallelLayer.forward';
       try {
         if (this._disposed) throw new TypeError(`${fn}: this layer has been disposed`);
-        this._lab._checkCall(fn, options, this._shape);
+        checkCall(this._lab, fn, options, this._shape);
       } catch (e) {
         return Promise.reject(e);
       }
       const run = this._queue.then(() => {
         if (this._disposed) throw new Error(`${fn}: the layer was disposed before this call finished`);
-        return this._runner._forward(fn, options, this._weights);
+        return forward(this._runner, fn, options, this._weights);
       });
       this._queue = run.catch(() => {});
       return run;

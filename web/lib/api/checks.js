@@ -1,0 +1,128 @@
+// Argument checks shared by every call: each throws a TypeError or RangeError whose message
+// starts with the function's name and names the argument, the expected shape and what it got.
+
+export function describe(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (ArrayBuffer.isView(value)) return `${value.constructor.name} of length ${value.length}`;
+  if (Array.isArray(value)) return `Array of length ${value.length}`;
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  return typeof value;
+}
+
+/** Edit distance between two short strings (option names), for "did you mean". */
+function distance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diag + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
+      diag = up;
+    }
+  }
+  return row[b.length];
+}
+
+/**
+ * An options object whose keys are all in `known` (when given): a misspelt key
+ * (`returnWeight`) would otherwise be ignored silently, so it is a TypeError
+ * naming it and the closest known key.
+ */
+export function requireObject(fn, options, known) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${fn}: expected an options object, got ${describe(options)}`);
+  }
+  if (!known) return;
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    // The closest known key by edit distance, or one that contains the given one (`heads` → numHeads).
+    const lower = key.toLowerCase();
+    const [best] = known.map((k) => [k, k.toLowerCase().includes(lower) && lower.length >= 3 ? 0.5 : distance(key, k)]).sort((a, b) => a[1] - b[1]);
+    const hint = best && best[1] <= Math.max(2, Math.floor(key.length / 3)) ? `did you mean ${best[0]}? ` : '';
+    throw new TypeError(`${fn}: unknown option ${JSON.stringify(key)}; ${hint}the options are ${known.join(', ')}`);
+  }
+}
+
+export const WEIGHT_KEYS = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
+export const CALL_KEYS = ['query', 'key', 'value', 'causal', 'keyMask', 'headMask', 'returnWeights', 'returnIntermediates'];
+export const OPTION_KEYS = {
+  createHeadlab: ['flavour', 'locateFile', 'wasmBinary', 'trainWasmBinary'],
+  multiHeadAttention: [...CALL_KEYS, ...WEIGHT_KEYS],
+  'AttentionLayer.forward': CALL_KEYS,
+  createLayer: WEIGHT_KEYS,
+  createParallelLayer: [...WEIGHT_KEYS, 'threads', 'mechanism'],
+  'ParallelLayer.forward': CALL_KEYS,
+  parameterCount: ['dModel', 'numHeads', 'dK', 'dV', 'bias'],
+  scalingExperiment: ['dK', 'numQueries', 'numKeys', 'seed'],
+  createTrainer: ['task', 'numHeads', 'dModel', 'seed', 'learningRate', 'batchSize', 'optimizer', 'causal'],
+  createLanguageModel: ['task', 'numLayers', 'numHeads', 'dModel', 'mlp', 'seed', 'learningRate', 'batchSize'],
+  'LanguageModel.generate': ['prompt', 'maxTokens', 'temperature', 'seed'],
+  'LanguageModel.predict': ['topK'],
+};
+
+/** A positive integer below 2^31; `undefined` allowed when optional. */
+export function requireDim(fn, name, value, optional = false) {
+  if (value === undefined && optional) return 0;
+  if (typeof value !== 'number') {
+    throw new TypeError(`${fn}: ${name} must be a positive integer, got ${describe(value)}`);
+  }
+  if (!Number.isInteger(value) || value < 1) {
+    throw new RangeError(`${fn}: ${name} must be a positive integer, got ${value}`);
+  }
+  if (value > 0x7fffffff) {
+    throw new RangeError(`${fn}: ${name} is too large: it must be a positive integer at most 2147483647, got ${value}`);
+  }
+  return value;
+}
+
+/** A non-negative safe integer (a seed). */
+export function requireSeed(fn, name, value) {
+  if (typeof value !== 'number') throw new TypeError(`${fn}: ${name} must be a non-negative integer, got ${describe(value)}`);
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${fn}: ${name} must be a non-negative integer, got ${value}`);
+  return value;
+}
+
+export function requireBool(fn, name, value) {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new TypeError(`${fn}: ${name} must be a boolean, got ${describe(value)}`);
+  return value;
+}
+
+export function requireFloat32(fn, name, value, length, shape) {
+  if (!(value instanceof Float32Array)) {
+    throw new TypeError(`${fn}: ${name} must be a Float32Array of length ${length} (${shape}), got ${describe(value)}`);
+  }
+  if (value.length !== length) {
+    throw new RangeError(`${fn}: ${name} must have length ${length} (${shape}), got length ${value.length}`);
+  }
+  for (let i = 0; i < value.length; i++) {
+    if (!Number.isFinite(value[i])) {
+      throw new RangeError(`${fn}: ${name}[${i}] is ${value[i]}; every element must be a finite number`);
+    }
+  }
+  return value;
+}
+
+/** dModel and numHeads, and dK / dV (0 when not given: dModel / numHeads). */
+export function dimsOf(fn, options) {
+  return {
+    dModel: requireDim(fn, 'dModel', options.dModel),
+    numHeads: requireDim(fn, 'numHeads', options.numHeads),
+    dK: requireDim(fn, 'dK', options.dK, true),
+    dV: requireDim(fn, 'dV', options.dV, true),
+  };
+}
+
+/** Rows of a [rows, dModel] input, checking type and divisibility. */
+export function rowsOf(fn, name, value, dModel) {
+  if (!(value instanceof Float32Array)) {
+    throw new TypeError(`${fn}: ${name} must be a Float32Array of shape [T, dModel=${dModel}], got ${describe(value)}`);
+  }
+  if (value.length === 0 || value.length % dModel !== 0) {
+    throw new RangeError(`${fn}: ${name} length must be a positive multiple of dModel=${dModel} ([T, ${dModel}]), got length ${value.length}`);
+  }
+  return value.length / dModel;
+}

@@ -1,0 +1,416 @@
+// The small causal transformer language models (training module): their task table,
+// createLanguageModel, loadLanguageModel and the LanguageModel they return.
+import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
+import { TrainingSession } from './session.js';
+
+/** The shortest decimal that rounds to the same float32 (C++ holds learning rates as float): 0.003, not 0.003000000026077032. */
+function fromFloat32(x) {
+  for (let digits = 1; digits < 17; digits++) {
+    const y = Number(x.toPrecision(digits));
+    if (Math.fround(y) === Math.fround(x)) return y;
+  }
+  return x;
+}
+
+/** The language-model task table, read once from the training module and kept on `lab`. */
+export async function languageTaskTable(lab) {
+  if (!lab._lmTasks) {
+    lab._lmTasks = (await lab._trainModule()).languageTaskTable();
+    for (const t of lab._lmTasks) t.defaults.learningRate = fromFloat32(t.defaults.learningRate);
+  }
+  return lab._lmTasks;
+}
+
+/** Headlab#createLanguageModel. */
+export async function createLanguageModel(lab, options) {
+  const fn = 'createLanguageModel';
+  requireObject(fn, options, OPTION_KEYS[fn]);
+  const tasks = await languageTaskTable(lab);
+  const names = tasks.map((t) => t.name).join(', ');
+  if (options.task === undefined) throw new TypeError(`${fn}: task is required: one of ${names}`);
+  if (typeof options.task !== 'string') throw new TypeError(`${fn}: task must be a string (one of ${names}), got ${describe(options.task)}`);
+  const spec = tasks.find((t) => t.name === options.task);
+  if (!spec) throw new RangeError(`${fn}: task: unknown task ${describe(options.task)} (known: ${names})`);
+  const d = spec.defaults;
+  const dim = (name) => (options[name] === undefined ? d[name] : requireDim(fn, name, options[name]));
+  const config = {
+    task: spec.name, numLayers: dim('numLayers'), numHeads: dim('numHeads'), dModel: dim('dModel'),
+    mlp: options.mlp === undefined ? d.mlp : requireBool(fn, 'mlp', options.mlp),
+    seed: options.seed === undefined ? d.seed : options.seed,
+    learningRate: options.learningRate === undefined ? d.learningRate : options.learningRate,
+    batchSize: dim('batchSize'),
+  };
+  requireSeed(fn, 'seed', config.seed);
+  if (typeof config.learningRate !== 'number') throw new TypeError(`${fn}: learningRate must be a number, got ${describe(config.learningRate)}`);
+  if (!(Number.isFinite(config.learningRate) && config.learningRate > 0 && config.learningRate <= 1)) {
+    throw new RangeError(`${fn}: learningRate must be a finite number in (0, 1], got ${config.learningRate}`);
+  }
+  const train = await lab._trainModule();
+  const core = new train.LanguageModelCore();
+  const error = core.init(config);
+  if (error) {
+    core.delete();
+    throw new RangeError(`${fn}: ${error}`);
+  }
+  return new LanguageModel(lab, core, spec);
+}
+
+/** Headlab#loadLanguageModel. */
+export async function loadLanguageModel(lab, bytes) {
+  const fn = 'loadLanguageModel';
+  if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${fn}: bytes must be a Uint8Array or ArrayBuffer (a saved language model), got ${describe(bytes)}`);
+  if (bytes.length > 64 * 2 ** 20) throw new RangeError(`${fn}: bytes: a saved language model is at most 64 MiB, got ${bytes.length} bytes`);
+  const tasks = await languageTaskTable(lab);
+  const train = await lab._trainModule();
+  const base = train.reserveFile(Math.max(bytes.length, 1));
+  if (!base) throw new RangeError(`${fn}: bytes: too large for the wasm heap`);
+  train.HEAPU8.set(bytes, base);
+  const core = new train.LanguageModelCore();
+  const error = core.load(base, bytes.length);
+  if (error) {
+    core.delete();
+    throw new RangeError(`${fn}: bytes: ${error}`);
+  }
+  const name = core.taskName();
+  return new LanguageModel(lab, core, tasks.find((t) => t.name === name));
+}
+
+/**
+ * A causal transformer language model, made by {@link Headlab#createLanguageModel}
+ * or {@link Headlab#loadLanguageModel}. Every method is synchronous; run it in a
+ * Worker to keep a page responsive. Results are plain objects and typed arrays
+ * (copies), so they can be posted between threads.
+ *
+ * Sequences: methods that take `tokensOrText` accept a string of
+ * whitespace-separated vocabulary words (the start token is prepended, see
+ * {@link LanguageModel#tokenize}), or the whole sequence as token ids (an
+ * Int32Array or number[]) or as words (string[]), taken as given. A sequence
+ * holds 1..seqLen tokens; because the model is causal, a shorter one gives
+ * exactly what the first positions of a longer one would.
+ */
+export class LanguageModel extends TrainingSession {
+  /** @private */
+  constructor(lab, core, spec) {
+    super(lab, core, 'LanguageModel', 'model');
+    /** @private */
+    this._spec = spec;
+    /** @private */
+    this._config = core.config();
+    this._config.learningRate = fromFloat32(this._config.learningRate);
+    /** @private word → id */
+    this._ids = new Map(spec.vocabulary.map((w, i) => [w, i]));
+  }
+
+  /** @private An integer in 0..count-1. */
+  _index(fn, name, value, count) {
+    const msg = `LanguageModel.${fn}: ${name} must be an integer in 0..${count - 1}, got ${describe(value)}`;
+    if (typeof value !== 'number') throw new TypeError(msg);
+    if (!Number.isInteger(value) || value < 0 || value >= count) throw new RangeError(msg);
+  }
+
+  /** @private Where to see the vocabulary, for error messages. */
+  _vocabularyHint() {
+    return `the words of task ${this._spec.name} are in model.vocabulary and lab.languageTasks()`;
+  }
+
+  /** @private Text → ids, naming `name` in errors. */
+  _tokenize(fn, name, text) {
+    if (typeof text !== 'string') {
+      throw new TypeError(`LanguageModel.${fn}: ${name} must be a string of words separated by spaces, got ${describe(text)}`);
+    }
+    const words = text.split(/\s+/).filter((w) => w.length > 0);
+    const { seqLen, startToken } = this._spec;
+    if (words.length + 1 > seqLen) {
+      throw new RangeError(`LanguageModel.${fn}: ${name} has ${words.length} words; with the start token ${startToken} that is ` +
+        `${words.length + 1} tokens, more than the sequence length ${seqLen} of task ${this._spec.name} (at most ${seqLen - 1} words)`);
+    }
+    const tokens = new Int32Array(words.length + 1);
+    tokens[0] = this._ids.get(startToken);
+    words.forEach((w, i) => {
+      const id = this._ids.get(w);
+      if (id === undefined) {
+        throw new RangeError(`LanguageModel.${fn}: ${name}: unknown word ${JSON.stringify(w.length > 40 ? w.slice(0, 40) + '…' : w)} ` +
+          `at word ${i + 1}; ${this._vocabularyHint()}`);
+      }
+      tokens[i + 1] = id;
+    });
+    return { tokens, words: [startToken, ...words] };
+  }
+
+  /** @private tokensOrText → Int32Array of ids, 1..seqLen long. */
+  _sequence(fn, value, name = 'tokensOrText') {
+    if (typeof value === 'string') return this._tokenize(fn, name, value).tokens;
+    const { seqLen, vocabulary } = this._spec;
+    const what = `a string of words, an Int32Array or number[] of token ids (0..${vocabulary.length - 1}), or a string[] of words`;
+    if (!(value instanceof Int32Array) && !Array.isArray(value)) {
+      throw new TypeError(`LanguageModel.${fn}: ${name} must be ${what}, got ${describe(value)}`);
+    }
+    if (value.length < 1 || value.length > seqLen) {
+      throw new RangeError(`LanguageModel.${fn}: ${name} must hold 1..${seqLen} tokens (the sequence length of task ${this._spec.name}), got ${value.length}`);
+    }
+    const ids = new Int32Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const x = value[i];
+      if (typeof x === 'string') {
+        const id = this._ids.get(x);
+        if (id === undefined) throw new RangeError(`LanguageModel.${fn}: ${name}[${i}]: unknown word ${JSON.stringify(x.slice(0, 40))}; ${this._vocabularyHint()}`);
+        ids[i] = id;
+      } else if (typeof x === 'number') {
+        if (!Number.isInteger(x) || x < 0 || x >= vocabulary.length) {
+          throw new RangeError(`LanguageModel.${fn}: ${name}[${i}] must be a token id in 0..${vocabulary.length - 1}, got ${x}`);
+        }
+        ids[i] = x;
+      } else {
+        throw new TypeError(`LanguageModel.${fn}: ${name}[${i}] must be a token id or a word, got ${describe(x)}`);
+      }
+    }
+    return ids;
+  }
+
+  /** @private Copies ids into the model's token buffer. */
+  _put(core, ids) {
+    core.tokenBuffer().set(ids);
+  }
+
+  /** The task this model learns: the entry of {@link Headlab#languageTasks} (a copy). */
+  get task() {
+    this._live('task');
+    return structuredClone(this._spec);
+  }
+
+  /** { task, numLayers, numHeads, dModel, mlp, seed, learningRate, batchSize } (a copy). */
+  get config() {
+    this._live('config');
+    return { ...this._config };
+  }
+
+  /** The task's token names; a token's id is its index (a copy). */
+  get vocabulary() {
+    this._live('vocabulary');
+    return this._spec.vocabulary.slice();
+  }
+
+  /** Training steps taken in all, including those of a loaded file. */
+  get steps() {
+    return this._live('steps').steps();
+  }
+
+  /**
+   * Runs `n` Adam steps (default 1), each on a fresh batch of the task.
+   * @param {number} [n] 1..1000000
+   * @returns {{step: number, loss: number}} `step` is the total so far, `loss` the last batch's
+   * @throws {RangeError} `LanguageModel.step: training diverged at step N with learningRate X (adam): …`
+   *   when a step's loss is not finite or its update would make a weight non-finite or larger than 1e4
+   *   (the one-layer Trainer's rule): that step is not taken, the model keeps its state from step N − 1
+   *   (evaluate, attention, save … go on working) and every later step() throws the same; see divergence()
+   * @example
+   * lm.step(100);  // { step: 100, loss: 3.1 }
+   */
+  step(n) {
+    const core = this._live('step');
+    const { step, loss, diverged } = core.step(this._count('step', 'n', n, 1, 1e6));
+    if (diverged) throw new RangeError(`LanguageModel.step: ${diverged}`);
+    return { step, loss };
+  }
+
+  /**
+   * null while training is fine; once a step has diverged (see {@link LanguageModel#step}),
+   * where and why: `step` is the step that was not taken, `reason` 'loss' or 'update',
+   * `message` the text step() throws.
+   * @returns {import('../headlab').LanguageModelDivergence | null}
+   */
+  divergence() {
+    return this._live('divergence').divergence();
+  }
+
+
+  /**
+   * Loss and the task's metric on `n` held-out sequences (default 500), the same
+   * sequences on every call and never trained on. `accuracy` is the task's
+   * metric (induction: next-token accuracy on the repeated segment's second
+   * copy; cricket: the adjective predicted after "it was" belongs to the noun
+   * "it" refers to); `nextTokenAccuracy` counts every position with a target.
+   * @param {number} [n] 1..100000
+   * @returns {{loss: number, accuracy: number, nextTokenAccuracy: number, examples: number}}
+   */
+  evaluate(n) {
+    const core = this._live('evaluate');
+    return core.evaluate(this._count('evaluate', 'n', n, 500, 1e5));
+  }
+
+  /**
+   * Every head's detector scores on `n` held-out sequences (default 500),
+   * layer-major: mean attention on the previous token, on the token after an
+   * earlier occurrence of the current one (induction), on earlier occurrences
+   * (duplicateToken), on position 0 (firstToken) and, for cricket, from the
+   * pronoun onto its referent (coreference). `label` names the highest score
+   * at or above 0.5, or is null. For cricket each head also has `positionPeak`:
+   * see {@link LanguageModel#headReport}, which returns these with the baselines.
+   * @param {number} [n] 1..100000
+   * @returns {import('../headlab').LanguageHeadScore[]}
+   * @example
+   * lm.headScores().filter((h) => h.label === 'induction');
+   */
+  headScores(n) {
+    return this._headReport('headScores', n).heads;
+  }
+
+  /**
+   * {@link LanguageModel#headScores} plus what it takes to judge them:
+   * `threshold` (0.5, the score a label needs) and, for cricket,
+   * `bestFixedPosition`: the coreference score of an ideal head that looks at one
+   * fixed absolute position, or one fixed offset back, whichever is best — the
+   * baseline a real coreference head must beat; `bestCoreference`, the best
+   * head's coreference score; and per head `positionPeak`, its highest mean
+   * weight on one fixed position or offset from the pronoun (a head with
+   * coreference near positionPeak and near bestFixedPosition may attend by
+   * position rather than by referent).
+   * @param {number} [n] 1..100000, default 500
+   * @returns {import('../headlab').LanguageHeadReport}
+   */
+  headReport(n) {
+    return this._headReport('headReport', n);
+  }
+
+  /** @private */
+  _headReport(fn, n) {
+    const core = this._live(fn);
+    return core.headReport(this._count(fn, 'n', n, 500, 1e5));
+  }
+
+  /**
+   * Words → token ids: `text` is split on whitespace, every word must be in the
+   * vocabulary, and the start token is prepended.
+   * @param {string} text at most seqLen − 1 words
+   * @returns {{tokens: Int32Array, words: string[]}} `words` starts with the start token
+   * @throws {TypeError} when text is not a string
+   * @throws {RangeError} naming an unknown word and its position, or when the text is longer than the sequence
+   * @example
+   * lm.tokenize('virat hit the ball');  // { tokens: Int32Array [0, 3, 9, 13, 14], words: ['<s>', 'virat', …] }
+   */
+  tokenize(text) {
+    this._live('tokenize');
+    return this._tokenize('tokenize', 'text', text);
+  }
+
+  /**
+   * The attention weights of every layer and head on a sequence of T tokens.
+   * Rows are queries, columns keys; every row sums to 1 and is 0 above the
+   * diagonal (causal). Heads switched off still show their weights (only their
+   * output is dropped), but heads switched off in earlier layers change later ones.
+   * @param {string|Int32Array|number[]|string[]} tokensOrText
+   * @returns {{tokens: string[], weights: Float32Array, shape: [number, number, number, number]}}
+   *   weights `[numLayers, numHeads, T, T]` row-major, as `shape` says
+   * @example
+   * const { weights, shape: [L, H, T] } = lm.attention('a b c a b c');
+   * weights[((1 * H + 0) * T + 5) * T + 3];  // layer 1, head 0, query 5 on key 3
+   */
+  attention(tokensOrText) {
+    const core = this._live('attention');
+    const ids = this._sequence('attention', tokensOrText);
+    this._put(core, ids);
+    const t = ids.length;
+    const weights = core.attention(t).slice();
+    return { tokens: Array.from(ids, (i) => this._spec.vocabulary[i]), weights, shape: [this._config.numLayers, this._config.numHeads, t, t] };
+  }
+
+  /**
+   * The model's next-token distribution after the last token of the sequence:
+   * every vocabulary word with its probability, most probable first (ties by
+   * id), or only the first `topK`.
+   * @param {string|Int32Array|number[]|string[]} tokensOrText
+   * @param {{topK?: number}} [options] topK defaults to the vocabulary size
+   * @returns {{token: string, id: number, probability: number}[]}
+   * @example
+   * lm.predict('virat hit the ball because it was', { topK: 3 });
+   * // [{ token: 'full', id: 27, probability: 0.41 }, …]
+   */
+  predict(tokensOrText, options = {}) {
+    const fn = 'LanguageModel.predict';
+    const core = this._live('predict');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const ids = this._sequence('predict', tokensOrText);
+    const v = this._spec.vocabulary.length;
+    const topK = this._count('predict', 'topK', options.topK, v, v);
+    this._put(core, ids);
+    const p = core.predict(ids.length);
+    const order = Array.from({ length: v }, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
+    return order.slice(0, topK).map((i) => ({ token: this._spec.vocabulary[i], id: i, probability: p[i] }));
+  }
+
+  /**
+   * Continues a prompt token by token. Each token is drawn from the model's
+   * next-token distribution sharpened by `temperature` (p^(1/temperature),
+   * renormalised; 0 takes the most probable token), with HeadLab's seeded
+   * SplitMix64 generator in C++ (`Rng(seed, 7)`): the same model, prompt and
+   * options give the same tokens. Stops after `maxTokens` new tokens, at the
+   * sequence length, after the task's stop token (cricket's ".") or before its
+   * pad token (never emitted).
+   * @param {import('../headlab').GenerateOptions} [options] prompt defaults to '' (the start token alone),
+   *   maxTokens to seqLen, temperature to 1, seed to 1
+   * @returns {{tokens: string[], text: string, newTokens: string[]}} `tokens` is the whole sequence
+   *   (start token first), `text` its words after the start token (tokenize(text) gives `tokens` back),
+   *   `newTokens` the generated ones
+   * @example
+   * lm.generate({ prompt: 'virat hit the', temperature: 0 }).text;  // 'virat hit the ball because it was full .'
+   */
+  generate(options = {}) {
+    const fn = 'LanguageModel.generate';
+    const core = this._live('generate');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const ids = this._sequence('generate', options.prompt ?? '', 'prompt');
+    const { seqLen, vocabulary, startToken } = this._spec;
+    const maxTokens = this._count('generate', 'maxTokens', options.maxTokens, seqLen, 1e6);
+    const temperature = options.temperature ?? 1;
+    if (typeof temperature !== 'number') throw new TypeError(`${fn}: temperature must be a number ≥ 0, got ${describe(temperature)}`);
+    if (!(Number.isFinite(temperature) && temperature >= 0 && temperature <= 100)) {
+      throw new RangeError(`${fn}: temperature must be a finite number in [0, 100], got ${temperature}`);
+    }
+    const seed = options.seed ?? 1;
+    requireSeed(fn, 'seed', seed);
+    this._put(core, ids);
+    const n = core.generate(ids.length, Math.min(maxTokens, seqLen), temperature, seed);
+    const tokens = Array.from(core.tokenBuffer().subarray(0, n), (i) => vocabulary[i]);
+    const words = tokens[0] === startToken ? tokens.slice(1) : tokens;
+    return { tokens, text: words.join(' '), newTokens: tokens.slice(ids.length) };
+  }
+
+  /**
+   * Switches a head off (its output is zeroed before W^O, in training and in
+   * every later result) or back on.
+   * @param {number} layer 0..numLayers-1
+   * @param {number} head 0..numHeads-1
+   * @param {boolean} on
+   * @example
+   * lm.setHeadEnabled(1, 2, false); lm.evaluate().accuracy;  // drops when layer 1 head 2 is the induction head
+   */
+  setHeadEnabled(layer, head, on) {
+    const core = this._live('setHeadEnabled');
+    this._index('setHeadEnabled', 'layer', layer, this._config.numLayers);
+    this._index('setHeadEnabled', 'head', head, this._config.numHeads);
+    if (typeof on !== 'boolean') throw new TypeError(`LanguageModel.setHeadEnabled: on must be a boolean, got ${describe(on)}`);
+    core.setHeadEnabled(layer, head, on);
+  }
+
+  /** Whether a head is on. */
+  headEnabled(layer, head) {
+    const core = this._live('headEnabled');
+    this._index('headEnabled', 'layer', layer, this._config.numLayers);
+    this._index('headEnabled', 'head', head, this._config.numHeads);
+    return core.headEnabled(layer, head);
+  }
+
+  /**
+   * The model as bytes (format in cpp/include/headlab/lm_file.hpp, magic "HLLM",
+   * CRC-32 at the end); {@link Headlab#loadLanguageModel} restores it.
+   * @returns {Uint8Array}
+   * @throws {RangeError} when a weight is not finite or beyond ±1e4 (training keeps its last good state
+   *   instead, see step(), so this guards against weights changed some other way)
+   */
+  save() {
+    const r = this._live('save').save();
+    if (typeof r === 'string') throw new RangeError(`LanguageModel.save: ${r}`);
+    return r.slice();
+  }
+}

@@ -1,0 +1,88 @@
+// Loading the WebAssembly modules: the SIMD probe and instantiate(), which finds a module's
+// .wasm (locateFile, wasmBinary, fs under Node) and explains a failed load.
+import { MODULES } from '../headlab-files.js';
+
+export const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null &&
+  typeof window === 'undefined' && typeof importScripts !== 'function';
+
+/**
+ * Under Node, reads a file (a path or a file: URL) into bytes. This module names no Node
+ * built-in, so browser bundles never meet one: the package's "node" entry (headlab.node.js)
+ * registers fs.readFile under a global symbol, and Node ≥ 20.16 also offers it through
+ * process.getBuiltinModule when this file is imported by its path.
+ */
+function nodeReadFile() {
+  const registered = globalThis[Symbol.for('headlab.readFile')];
+  if (typeof registered === 'function') return registered;
+  const fs = globalThis.process?.getBuiltinModule?.('fs/promises');
+  if (fs) return fs.readFile;
+  throw new Error('HeadLab under Node reads its .wasm files with fs: import it as the package (`headlab`, whose "node" entry provides fs), ' +
+    'use Node 20.16 or later, or pass the bytes as wasmBinary (and trainWasmBinary).');
+}
+
+/**
+ * A Node built-in module, without naming it in an import (so browser bundles never meet one):
+ * process.getBuiltinModule, Node 20.16 or later (the package's engines). undefined elsewhere.
+ */
+export function nodeBuiltin(name) {
+  return globalThis.process?.getBuiltinModule?.(name);
+}
+
+// The smallest module that uses a SIMD instruction: (func (result v128) i32.const 0 i32x4.splat).
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
+  10, 8, 1, 6, 0, 65, 0, 253, 17, 11]);
+
+/**
+ * Whether this JavaScript engine runs WebAssembly SIMD (fixed-width, 128-bit).
+ * {@link createHeadlab} loads the scalar build when it does not.
+ * @returns {boolean}
+ */
+export function simdSupported() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+
+export async function instantiate(module, flavour, options) {
+  const { file, load, url } = MODULES[module][flavour];
+  const moduleArgs = {};
+  const binary = module === 'core' ? options.wasmBinary : options.trainWasmBinary;
+  if (binary) moduleArgs.wasmBinary = binary;
+  // Where the .wasm is looked for: locateFile's answer, else next to this file in gen/ (in a
+  // Vite or webpack bundle, wherever the bundler put the file it emitted).
+  const defaultUrl = url();
+  const genDir = new URL('.', defaultUrl).href;
+  const where = options.locateFile ? String(options.locateFile(`${file}.wasm`, genDir)) : defaultUrl.href;
+  // Emscripten's loader asks for the file by name; it gets the one resolved here.
+  moduleArgs.locateFile = (name, prefix) => (name === `${file}.wasm` ? where : options.locateFile ? options.locateFile(name, prefix) : prefix + name);
+  const advice = `Serve ${file}.wasm next to ${file}.mjs, or tell createHeadlab where it is with locateFile ` +
+    '(or pass its bytes as wasmBinary); a web server must send it in full, as application/wasm.';
+  if (isNode && !moduleArgs.wasmBinary) {
+    // The glue is built for browsers and Workers; under Node the bytes are read here.
+    const readFile = nodeReadFile();
+    const path = /^[a-z]+:\/\//i.test(where) ? new URL(where) : where;
+    try {
+      moduleArgs.wasmBinary = await readFile(path);
+    } catch (e) {
+      throw new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${e.code ?? e.message}. ${advice}`, { cause: e });
+    }
+  }
+  const factory = (await load()).default;
+  try {
+    return await factory(moduleArgs);
+  } catch (e) {
+    // Emscripten wraps the cause as "Aborted(…). Build with -s ASSERTIONS=1 for more info.", twice over at times.
+    let reason = String(e?.message ?? e).replace(/\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
+    for (let i = 0; i < 3; i++) reason = reason.replace(/^(RuntimeError: )?Aborted\((.*)\)\.?$/s, '$2');
+    // Emscripten's message does not say which URL failed or why: ask the server once more, for the status.
+    let status = '';
+    if (!isNode && !moduleArgs.wasmBinary && typeof fetch === 'function') {
+      status = await fetch(where).then((r) => (r.ok ? `HTTP ${r.status}, ${r.headers.get('content-type') ?? 'no content type'}` : `HTTP ${r.status} ${r.statusText}`.trim()),
+        (f) => `the request failed (${f?.message ?? f}; blocked by CORS or the network?)`);
+    }
+    throw new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${status ? `${status}; ` : ''}${reason}. ${advice}`, { cause: e });
+  }
+}

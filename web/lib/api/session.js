@@ -1,0 +1,47 @@
+// What Trainer and LanguageModel share: the Embind object they drive and its lifetime.
+import { requireDim } from './checks.js';
+
+// Trainers not disposed by their owner are freed when garbage-collected.
+const trainerFinalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((core) => { if (!core.isDeleted()) core.delete(); })
+  : null;
+
+/**
+ * @private What Trainer and LanguageModel share: the Embind object they drive, freed by
+ * dispose() (or by the finalizer when one is dropped undisposed), and their argument checks.
+ */
+export class TrainingSession {
+  constructor(lab, core, name, noun) {
+    this._lab = lab;
+    this._core = core;
+    this._name = name;  // 'Trainer', 'LanguageModel': how errors name the method
+    this._noun = noun;  // 'trainer', 'model'
+    trainerFinalizer?.register(this, core, this);
+  }
+
+  /** @private */
+  _live(fn) {
+    if (!this._core) throw new TypeError(`${this._name}.${fn}: this ${this._noun} has been disposed`);
+    return this._core;
+  }
+
+  /** @private A count in 1..max, or the default when undefined. */
+  _count(fn, name, n, fallback, max) {
+    if (n === undefined) return fallback;
+    const v = requireDim(`${this._name}.${fn}`, name, n);
+    if (v > max) throw new RangeError(`${this._name}.${fn}: ${name} must be at most ${max}, got ${v}`);
+    return v;
+  }
+
+  /** Frees the wasm memory. Calling any method afterwards throws; dispose() twice is fine. */
+  dispose() {
+    if (!this._core) return;
+    trainerFinalizer?.unregister(this);
+    this._core.delete();
+    this._core = null;
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
+}

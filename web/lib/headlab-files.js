@@ -1,0 +1,25 @@
+// Every file the API loads by URL or by import(), named relative to this folder. This module
+// must stay next to headlab.js: Vite and webpack resolve `new URL('./…', import.meta.url)`
+// against the file that holds it, while esbuild (dist/lib/headlab.js, the site bundles) keeps
+// import.meta.url as the URL of the bundle it writes, which sits where headlab.js does.
+
+// Two wasm modules, each in two flavours. `core` is the forward pass and the
+// experiments; `train` is the trainer, loaded the first time a page asks for it.
+// The scalar flavour is the same C++ compiled without WebAssembly SIMD, for
+// engines that lack it. The import() paths and the `new URL(…, import.meta.url)`
+// of each .wasm are literal so bundlers (Vite, webpack) see them and emit the files.
+export const MODULES = {
+  core: {
+    simd: { file: 'headlab_core', load: () => import('./gen/headlab_core.mjs'), url: () => new URL('./gen/headlab_core.wasm', import.meta.url) },
+    scalar: { file: 'headlab_core_scalar', load: () => import('./gen/headlab_core_scalar.mjs'), url: () => new URL('./gen/headlab_core_scalar.wasm', import.meta.url) },
+  },
+  train: {
+    simd: { file: 'headlab_train', load: () => import('./gen/headlab_train.mjs'), url: () => new URL('./gen/headlab_train.wasm', import.meta.url) },
+    scalar: { file: 'headlab_train_scalar', load: () => import('./gen/headlab_train_scalar.mjs'), url: () => new URL('./gen/headlab_train_scalar.wasm', import.meta.url) },
+  },
+};
+
+/** The URL of createParallelLayer's Worker script, next to headlab.js. */
+export function parallelWorkerUrl() {
+  return new URL('./headlab-parallel-worker.js', import.meta.url);
+}
