@@ -19,8 +19,8 @@ const w = { dModel: d, numHeads: h, wQ: fill(d * d), wK: fill(d * d), wV: fill(d
 const median = (a) => { const s = [...a].sort((p, q) => p - q); return s[s.length >> 1]; };
 
 const main = lab.createLayer(w);
-const heads = await lab.createParallelLayer({ ...w, threads: 2 });
-const halves = [await lab.createParallelLayer({ ...w, threads: 1 }), await lab.createParallelLayer({ ...w, threads: 1 })];
+const heads = await lab.createParallelLayer({ ...w, threads: 2, mechanism: 'workers' });
+const halves = [await lab.createParallelLayer({ ...w, threads: 1, mechanism: 'workers' }), await lab.createParallelLayer({ ...w, threads: 1, mechanism: 'workers' })];
 
 for (const T of seqs) {
   const query = fill(T * d);
