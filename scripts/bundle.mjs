@@ -9,6 +9,7 @@
 //                                       inside (base64): works from file://, where module scripts and
 //                                       fetch are blocked; the scalar fallback is fetched next to it
 //   dist/headlab_{core,train}{,_scalar}.wasm  found next to the bundle
+//   dist/headlab_core_threads.{mjs,wasm,worker.js}  createParallelLayer's threads build (isolated pages)
 //   dist/models/*.hlm                   trained language models (web/models/), also inside the classic build
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
 //   dist/lib/headlab.js (+ gen/*.wasm)   the API alone as one ES module, for CDNs and static hosting,
@@ -170,9 +171,15 @@ await cp(path.join(web, 'lib/headlab.d.ts'), path.join(out, 'lib/headlab.d.ts'))
 await cp(path.join(web, 'lib/headlab-parallel-worker.js'), path.join(out, 'lib/headlab-parallel-worker.js'));
 for (const name of wasmNames) await cp(path.join(gen, `${name}.wasm`), path.join(out, 'lib/gen', `${name}.wasm`));
 // createParallelLayer's threads build, loaded (never bundled) where cross-origin isolation allows:
-// its glue, wasm and thread Worker script, with the package.json that makes Node run that script.
-for (const file of ['headlab_core_threads.mjs', 'headlab_core_threads.wasm', 'headlab_core_threads.worker.js', 'package.json']) {
+// its glue, wasm and thread Worker script, where each API looks for headlab_core.wasm (the site's
+// bundle next to itself; lib/headlab.js in gen/, with the package.json that makes Node run the
+// Worker script as CommonJS).
+const threadsFiles = ['headlab_core_threads.mjs', 'headlab_core_threads.wasm', 'headlab_core_threads.worker.js'];
+for (const file of [...threadsFiles, 'package.json']) {
   if (await exists(path.join(gen, file))) await cp(path.join(gen, file), path.join(out, 'lib/gen', file));
+}
+for (const file of threadsFiles) {
+  if (await exists(path.join(gen, file))) await cp(path.join(gen, file), path.join(out, file));
 }
 
 // Swap in the new dist/ in one step, so a reader never sees a half-written one.

@@ -1,8 +1,10 @@
 // createParallelLayer in headless Chromium, served with the site's strict
-// Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval', no blob: Workers):
-// its module Workers load from next to dist/lib/headlab.js, on a page and inside a
-// module Worker (nested Workers), and give what multiHeadAttention gives;
-// dispose() ends them. The page is not cross-origin isolated.
+// Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval', no blob: Workers),
+// on a page and inside a module Worker, and through the site's bundle; every option
+// gives what multiHeadAttention gives; dispose() ends every Worker and thread.
+// Twice: on a page that is not cross-origin isolated, where module Workers split the
+// heads, and on one that is (COOP/COEP), where the threads build (pthreads, its thread
+// Workers loaded from same-origin URLs) runs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
@@ -51,7 +53,15 @@ async function check(createHeadlab) {
   }
   let badInput = null;
   try { await lab.createParallelLayer({ dModel: 4, numHeads: 2, wQ: new Float32Array(3) }); } catch (e) { badInput = `${e.constructor.name}: ${e.message}`; }
-  return { maxDiff, compared, counts, after: lab.liveWorkerCount(), badInput, isolated: globalThis.crossOriginIsolated === true, info: lab.info().parallel };
+  // The Workers on request, whatever the page allows.
+  const w = { dModel: 8, numHeads: 2, wQ: fill(64), wK: fill(64), wV: fill(64), wO: fill(64) };
+  const asked = await lab.createParallelLayer({ ...w, mechanism: 'workers' });
+  const query = fill(24);
+  const askedOut = (await asked.forward({ query })).output, want = lab.multiHeadAttention({ ...w, query }).output;
+  await asked.dispose();
+  const askedDiff = Math.max(...askedOut.map((v, i) => Math.abs(v - want[i])));
+  return { maxDiff, compared, counts, after: lab.liveWorkerCount(), badInput, isolated: globalThis.crossOriginIsolated === true, info: lab.info().parallel,
+    asked: [asked.mechanism, askedDiff] };
 }
 
 // Served at /parallel-check.js: does nothing on a page; in a module Worker it runs the check.
@@ -64,68 +74,90 @@ const WORKER_SCRIPT = `if (typeof WorkerGlobalScope === 'function' && self insta
   };
 }`;
 
-let server, browser, page;
+let server, isolatedServer, browser, page, isolatedPage;
 const problems = [];
 
 before(async () => {
   await ensureDist();
-  server = await serve({ port: 0, root: DIST, csp: true, inject: { path: '/parallel-check.js', script: WORKER_SCRIPT } });
+  const inject = { path: '/parallel-check.js', script: WORKER_SCRIPT };
+  server = await serve({ port: 0, root: DIST, csp: true, inject });
+  isolatedServer = await serve({ port: 0, root: DIST, csp: true, inject, isolate: true });
   browser = await launch();
   page = watch(await browser.newPage(), 'parallel', problems);
   await page.goto(server.url);
+  isolatedPage = watch(await browser.newPage(), 'parallel, isolated', problems);
+  await isolatedPage.goto(isolatedServer.url);
 });
 
 after(async () => {
   await browser?.close();
   await server?.close();
+  await isolatedServer?.close();
 });
 
-function checkResult(r) {
+function checkResult(r, { isolated }) {
+  const expected = isolated ? 'pthreads' : 'workers';
   assert.equal(r.error, undefined, r.error);
   assert.ok(r.compared > 1000, `${r.compared} numbers compared`);
   assert.ok(r.maxDiff <= 2e-6, `max |parallel − multiHeadAttention| = ${r.maxDiff}`);
   for (const [mechanism, threads, live] of r.counts) {
-    assert.equal(mechanism, 'workers');
-    assert.equal(live, threads, 'one live Worker per thread');
+    assert.equal(mechanism, expected);
+    assert.equal(live, threads, `one live Worker per thread (${expected})`);
   }
   assert.deepEqual(r.counts.map(([, t]) => t), [2, 2, 2, 1, 3, 3, 3, 1], 'threads capped at numHeads');
-  assert.equal(r.after, 0, 'dispose() ended every Worker');
+  assert.equal(r.after, 0, 'dispose() ended every Worker and thread');
   assert.match(r.badInput, /^RangeError: createParallelLayer: wQ/);
-  assert.equal(r.isolated, false, 'the page is not cross-origin isolated: Workers need no isolation');
-  assert.equal(r.info.mechanism, 'workers');
+  assert.equal(r.isolated, isolated, isolated ? 'the page is cross-origin isolated' : 'the page is not cross-origin isolated: Workers need no isolation');
+  assert.equal(r.info.mechanism, expected);
+  assert.equal(r.asked[0], 'workers', "mechanism: 'workers' gives Workers");
+  assert.ok(r.asked[1] <= 2e-6, `Workers asked for: max |diff| ${r.asked[1]}`);
 }
+
+const inWorker = () => new Promise((resolve, reject) => {
+  const worker = new Worker('/parallel-check.js', { type: 'module' });
+  worker.onmessage = (e) => { resolve(e.data); worker.terminate(); };
+  worker.onerror = (e) => reject(new Error(e.message || 'worker error'));
+  worker.postMessage('run');
+});
 
 test('on a page under the strict CSP: Workers split the heads and agree with multiHeadAttention', { timeout: 120_000 }, async () => {
   const r = await page.evaluate(`import('/lib/headlab.js').then((m) => (${check})(m.createHeadlab))`);
-  checkResult(r);
+  checkResult(r, { isolated: false });
 });
 
 test('inside a module Worker under the strict CSP (nested Workers)', { timeout: 120_000 }, async () => {
-  const r = await page.evaluate(() => new Promise((resolve, reject) => {
-    const worker = new Worker('/parallel-check.js', { type: 'module' });
-    worker.onmessage = (e) => { resolve(e.data); worker.terminate(); };
-    worker.onerror = (e) => reject(new Error(e.message || 'worker error'));
-    worker.postMessage('run');
-  }));
-  checkResult(r);
+  checkResult(await page.evaluate(inWorker), { isolated: false });
 });
 
-test('through the bundled API (dist/headlab-components.js): its Worker is dist/headlab-parallel-worker.js', { timeout: 120_000 }, async () => {
-  const r = await page.evaluate(async () => {
-    const { createHeadlab } = await import('/headlab-components.js');
-    const lab = await createHeadlab();
-    const I = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
-    const w = { dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I };
-    const query = new Float32Array([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]);
-    const layer = await lab.createParallelLayer({ ...w, threads: 2 });
-    const got = await layer.forward({ query, returnWeights: true });
-    await layer.dispose();
-    const want = lab.multiHeadAttention({ ...w, query, returnWeights: true });
-    return { got: Array.from(got.output).concat(Array.from(got.weights)), want: Array.from(want.output).concat(Array.from(want.weights)), live: lab.liveWorkerCount() };
-  });
-  r.got.forEach((x, i) => assert.ok(Math.abs(x - r.want[i]) <= 1e-6, `[${i}] ${x} vs ${r.want[i]}`));
-  assert.equal(r.live, 0);
+test('on a cross-origin isolated page under the strict CSP: pthreads split the heads and agree with multiHeadAttention', { timeout: 120_000 }, async () => {
+  const r = await isolatedPage.evaluate(`import('/lib/headlab.js').then((m) => (${check})(m.createHeadlab))`);
+  checkResult(r, { isolated: true });
 });
+
+test('inside a module Worker of an isolated page: pthreads there too (thread Workers nested in it)', { timeout: 120_000 }, async () => {
+  checkResult(await isolatedPage.evaluate(inWorker), { isolated: true });
+});
+
+for (const isolated of [false, true]) {
+  test(`through the bundled API (dist/headlab-components.js)${isolated ? ', isolated: its threads build is dist/headlab_core_threads.*' : ': its Worker is dist/headlab-parallel-worker.js'}`, { timeout: 120_000 }, async () => {
+    const r = await (isolated ? isolatedPage : page).evaluate(async () => {
+      const { createHeadlab } = await import('/headlab-components.js');
+      const lab = await createHeadlab();
+      const I = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+      const w = { dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I };
+      const query = new Float32Array([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]);
+      const layer = await lab.createParallelLayer({ ...w, threads: 2 });
+      const got = await layer.forward({ query, returnWeights: true });
+      await layer.dispose();
+      const want = lab.multiHeadAttention({ ...w, query, returnWeights: true });
+      return { got: Array.from(got.output).concat(Array.from(got.weights)), want: Array.from(want.output).concat(Array.from(want.weights)), live: lab.liveWorkerCount(),
+        mechanism: layer.mechanism };
+    });
+    r.got.forEach((x, i) => assert.ok(Math.abs(x - r.want[i]) <= 1e-6, `[${i}] ${x} vs ${r.want[i]}`));
+    assert.equal(r.live, 0);
+    assert.equal(r.mechanism, isolated ? 'pthreads' : 'workers');
+  });
+}
 
 test('no console errors, CSP violations, page errors or failed requests', () => {
   assert.deepEqual(problems, []);

@@ -110,6 +110,18 @@ export function checkCall(lab, fn, options, layer) {
  * come with the options) and AttentionLayer.forward (weights already in the heap).
  */
 export function forward(lab, fn, options, layer) {
+  const { call, collect } = prepareForward(lab, fn, options, layer);
+  const error = lab._core.forward(call);
+  if (error) throw new RangeError(`${fn}: ${error}`);
+  return collect();
+}
+
+/**
+ * The forward pass up to the run: checks the call, lays it out in the arena and copies the
+ * inputs in. Returns the call for the module's forward (or the threads' start) and `collect()`,
+ * which copies the result out once the run is done.
+ */
+export function prepareForward(lab, fn, options, layer) {
   const { query, key, value, tQ, tK, dModel, numHeads, dK, dV, hv, causal, keyMask, headMask, returnWeights, returnIntermediates, resolved, weights } =
     checkCall(lab, fn, options, layer);
 
@@ -164,17 +176,18 @@ export function forward(lab, fn, options, layer) {
   }
   outputs.forEach(([name], j) => { call[name] = base + arena.parts[outputIdx[j]]; });
 
-  const error = core.forward(call);
-  if (error) throw new RangeError(`${fn}: ${error}`);
-  heap = core.HEAPF32;
-  const copy = (name, n) => heap.slice(call[name] >> 2, (call[name] >> 2) + n);
-  const result = { output: copy('output', tQ * dModel), tQ, tK, dK, dV };
-  if (returnWeights) result.weights = copy('weights', numHeads * tQ * tK);
-  if (returnIntermediates) {
-    result.intermediates = {};
-    for (const [name, n] of outputs.slice(returnWeights ? 2 : 1)) result.intermediates[name] = copy(name, n);
-  }
-  return result;
+  const collect = () => {
+    heap = core.HEAPF32;
+    const copy = (name, n) => heap.slice(call[name] >> 2, (call[name] >> 2) + n);
+    const result = { output: copy('output', tQ * dModel), tQ, tK, dK, dV };
+    if (returnWeights) result.weights = copy('weights', numHeads * tQ * tK);
+    if (returnIntermediates) {
+      result.intermediates = {};
+      for (const [name, n] of outputs.slice(returnWeights ? 2 : 1)) result.intermediates[name] = copy(name, n);
+    }
+    return result;
+  };
+  return { call, collect };
 }
 
 /** Headlab#parameterCount. */

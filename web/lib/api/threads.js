@@ -4,7 +4,7 @@
 // and cross-origin isolated pages and their Workers. Elsewhere it would fail to start, so it is
 // never fetched there and parallel.js's Workers split the heads instead.
 import { MODULES } from '../headlab-files.js';
-import { checkCall, forward } from './forward.js';
+import { checkCall, prepareForward } from './forward.js';
 import { isNode, nodeBuiltin } from './load.js';
 // parallel.js imports this file: ParallelLayer is read only once a layer is made, after both ran.
 import { ParallelLayer } from './parallel.js';
@@ -14,6 +14,11 @@ const WASM = 'headlab_core_threads.wasm';
 const WORKER = 'headlab_core_threads.worker.js';
 
 let liveThreadWorkers = 0;  // thread Workers of layers not yet disposed
+
+// A browser's main thread must not block (Emscripten warns, and the page would freeze): there the
+// caller awaits Atomics.waitAsync on the word the last thread wakes. Node and Workers block.
+const mainThread = !isNode && typeof window === 'object';
+const awaitable = mainThread && typeof Atomics.waitAsync === 'function';
 
 /** Thread Workers started by pthreads layers that have not ended yet (for lab.liveWorkerCount()). */
 export function threadWorkerCount() {
@@ -68,10 +73,14 @@ async function loadThreaded(options, threads) {
   return factory(args);
 }
 
-/** Ends every Worker of a threaded module (threads first asked to stop by deleting `core`). */
+/**
+ * Ends every Worker of a threaded module. Where blocking is allowed the threads are first asked to
+ * stop and joined (deleting `core`); a browser's main thread ends their Workers outright (joining
+ * would block it), which ends the threads with them: the module is not used again.
+ */
 function endModule(module, core) {
   try {
-    if (core && !core.isDeleted()) core.delete();
+    if (core && !mainThread && !core.isDeleted()) core.delete();
   } finally {
     module.PThread.terminateAllThreads();
   }
@@ -106,11 +115,7 @@ function defineThreadedLayer() {
       this._workerCount = module.PThread.runningWorkers.length + module.PThread.unusedWorkers.length;
       liveThreadWorkers += this._workerCount;
       this._queue = Promise.resolve();  // calls run one at a time: the threads share one layout
-      // forward.js's forward pass over this module, with its one-thread `forward` replaced by the
-      // threads': start them, then wait.
-      const runner = Object.create(module);
-      runner.forward = (call) => core.start(call) || (core.wait(), '');
-      this._runner = { _core: runner };
+      this._runner = { _core: module };  // forward.js lays calls out in this module's heap
       this._weights = { ...shape, addresses: {} };  // the weights live in the threads' slices
     }
 
@@ -168,9 +173,21 @@ function defineThreadedLayer() {
       } catch (e) {
         return Promise.reject(e);
       }
-      const run = this._queue.then(() => {
+      const run = this._queue.then(async () => {
         if (this._disposed) throw new Error(`${fn}: the layer was disposed before this call finished`);
-        return forward(this._runner, fn, options, this._weights);
+        const { call, collect } = prepareForward(this._runner, fn, options, this._weights);
+        const core = this._core, word = core.finishedAddress() >> 2;
+        const before = Atomics.load(this._module.HEAP32, word);
+        const error = core.start(call);
+        if (error) throw new RangeError(`${fn}: ${error}`);
+        if (awaitable) {
+          // start() may have grown the heap: HEAP32 is re-read after it.
+          const wait = Atomics.waitAsync(this._module.HEAP32, word, before);
+          if (wait.async) await wait.value;
+        } else {
+          core.wait();
+        }
+        return collect();
       });
       this._queue = run.catch(() => {});
       return run;
@@ -182,13 +199,15 @@ function defineThreadedLayer() {
      * @returns {Promise<void>}
      */
     dispose() {
-      if (this._disposed) return Promise.resolve();
+      if (this._disposed) return this._ended;
       this._disposed = true;
-      // A call that is running finishes first (the calling thread is inside it until then).
-      endModule(this._module, this._core);
-      liveThreadWorkers -= this._workerCount;
-      this._module = this._core = this._runner = null;
-      return Promise.resolve();
+      // A call that is running finishes first; calls not started yet reject.
+      this._ended = this._queue.then(() => {
+        endModule(this._module, this._core);
+        liveThreadWorkers -= this._workerCount;
+        this._module = this._core = this._runner = null;
+      });
+      return this._ended;
     }
   }
   return ThreadedLayer;
