@@ -2,10 +2,14 @@
 // plain JS, single-threaded, in Node and headless Chromium; and HeadLab's multi-core
 // layer against ORT Web with as many threads. See bench/README.md.
 //
-//   npm run bench -- [--quick] [--env node|browser|both] [--shapes 256x4,512x8,768x12]
+//   npm run bench -- [--quick] [--env node|browser|isolated|both|all] [--shapes 256x4,512x8,768x12]
 //                    [--seqs 64,256,1024,4096,16384] [--attn-shapes 512x8] [--attn-seqs 256,1024,4096]
-//                    [--engines headlab,ort,tfjs,plain,headlab-parallel,ort-2t] [--reps 5] [--budget 20]
-//                    [--parallel-shapes 512x8] [--parallel-seqs 256,1024] [--out bench/results/latest]
+//                    [--engines headlab,ort,tfjs,plain,headlab-parallel,headlab-workers,ort-2t] [--reps 5]
+//                    [--budget 20] [--parallel-shapes 512x8] [--parallel-seqs 256,1024] [--out bench/results/latest]
+// Environments: node; browser (a Chromium page that is not cross-origin isolated: ORT Web falls
+// back to 1 thread, HeadLab's multi-core layer uses Workers); isolated (a Chromium page served
+// with COOP/COEP: ORT Web's threads and HeadLab's pthreads run; only the multi-core cells, with
+// the 1-thread HeadLab and ORT Web beside them). both = node + browser; all (default) = all three.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -23,9 +27,12 @@ const rel = (p) => path.relative(repo, p);
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const KNOWN_ENGINES = ['headlab', 'headlab-scalar', 'ort', 'ort-plain', 'tfjs', 'plain', 'headlab-parallel', 'ort-2t'];
+const KNOWN_ENGINES = ['headlab', 'headlab-scalar', 'ort', 'ort-plain', 'tfjs', 'plain', 'headlab-parallel', 'headlab-workers', 'ort-2t'];
 // Engines on 2 threads: run only on the --parallel-shapes × --parallel-seqs cells (with projections).
-const MULTI_CORE = ['headlab-parallel', 'ort-2t'];
+const MULTI_CORE = ['headlab-parallel', 'headlab-workers', 'ort-2t'];
+// The isolated page runs the multi-core cells only, with these engines (the 1-thread ones as the
+// baseline of each one's parallel efficiency).
+const ISOLATED_ENGINES = ['headlab', 'ort', ...MULTI_CORE];
 
 function parseArgs(argv) {
   const a = {};
@@ -61,8 +68,9 @@ function options() {
     process.exit(0);
   }
   const quick = Boolean(a.quick);
-  const env = a.env ?? 'both';
-  if (!['node', 'browser', 'both'].includes(env)) throw new Error(`--env must be node, browser or both, got "${env}"`);
+  const env = a.env ?? 'all';
+  const ENVS = { node: ['node'], browser: ['browser'], isolated: ['isolated'], both: ['node', 'browser'], all: ['node', 'browser', 'isolated'] };
+  if (!ENVS[env]) throw new Error(`--env must be node, browser, isolated, both or all, got "${env}"`);
   const scalarBuilt = ['mjs', 'wasm'].every((x) => fs.existsSync(path.join(repo, `web/lib/gen/headlab_core_scalar.${x}`)));
   const defaultEngines = ['headlab', ...(scalarBuilt ? ['headlab-scalar'] : []), 'ort', 'tfjs', 'plain', ...MULTI_CORE];
   const engines = a.engines ? list(a.engines) : defaultEngines;
@@ -70,7 +78,7 @@ function options() {
   if (!engines.includes('headlab')) engines.unshift('headlab');
   const o = {
     quick,
-    envs: env === 'both' ? ['node', 'browser'] : [env],
+    envs: ENVS[env],
     shapes: list(a.shapes ?? (quick ? '256x4,512x8' : '256x4,512x8,768x12'), shape),
     seqs: list(a.seqs ?? (quick ? '64,256' : '64,256,1024,4096,16384'), (x) => positiveInt('seqs', x)),
     attnShapes: list(a['attn-shapes'] ?? '512x8', shape),
@@ -291,10 +299,11 @@ async function main() {
     fs.writeFileSync(o.out + '.json', JSON.stringify(res, null, 1) + '\n');
   };
 
-  let server = null;
-  if (o.envs.includes('browser')) {
+  // One server per kind of page: not isolated, and isolated (COOP/COEP, so SharedArrayBuffer and threads).
+  const servers = {};
+  for (const env of o.envs.filter((e) => e !== 'node')) {
     const { serve } = await import('../scripts/serve.mjs');
-    server = await serve({ port: 0, root: repo });
+    servers[env] = await serve({ port: 0, root: repo, isolate: env === 'isolated' });
   }
   const budgetMs = o.budgetS * 1000;
   const hardTimeoutMs = 60000 + (o.reps + 2) * budgetMs * 1.5;
@@ -304,7 +313,7 @@ async function main() {
 
   // The SIMD peak probe, in each environment.
   for (const env of o.envs) {
-    const p = env === 'node' ? await runNode(['--peak'], 60000) : await runBrowser(server.url, 'benchPeak', {}, 60000);
+    const p = env === 'node' ? await runNode(['--peak'], 60000) : await runBrowser(servers[env].url, 'benchPeak', {}, 60000);
     res.peak[env] = p;
     console.error(`bench: WASM SIMD peak (${env}): ${p.gflops ? p.gflops.toFixed(1) + ' GFLOP/s' : p.error}`);
   }
@@ -348,6 +357,8 @@ async function main() {
       const multiCoreCell = cell.mode === 'mha' && o.parallelSeqs.includes(cell.T) && o.parallelShapes.some((x) => x.d === cell.d && x.h === cell.h);
       if (MULTI_CORE.includes(engine) && !multiCoreCell) {
         result = { ...base, status: 'skipped', error: 'the 2-thread engines run on the --parallel-shapes × --parallel-seqs cells only' };
+      } else if (env === 'isolated' && (!multiCoreCell || !ISOLATED_ENGINES.includes(engine))) {
+        result = { ...base, status: 'skipped', error: 'the isolated page runs the multi-core cells only (HeadLab, ORT Web, and their 2-thread runs)' };
       } else if (unavailable.has(`${env}|${engine}`)) {
         result = { ...base, status: 'skipped', error: unavailable.get(`${env}|${engine}`) };
       } else if (prev && (prev.tooSlow || predictedMs > budgetMs)) {
@@ -366,9 +377,10 @@ async function main() {
           if (saveRef) args.push('--save-output', refFile('f32'));
           result = { ...base, ...(await runNode(args, timeoutMs)) };
         } else {
-          result = { ...base, ...(await runBrowser(server.url, 'benchRun', {
+          result = { ...base, ...(await runBrowser(servers[env].url, 'benchRun', {
             engine, cell, reps, budgetMs, refPath: ref ? rel(ref.path) : null, refSource: ref?.source, headlabModule, minRunMs: o.minRunMs,
-          }, timeoutMs)) };
+          }, timeoutMs)), env };
+          if (env === 'isolated' && result.isolated === false) result = { ...result, status: 'fails', error: 'the page was not cross-origin isolated' };
         }
         result.busyCoresBefore = Number(busy.toFixed(2));
         result.busyLimit = multi ? MULTI_CORE_QUIET : 0.9;
@@ -397,7 +409,7 @@ async function main() {
   }
 
   fs.rmSync(cacheDir, { recursive: true, force: true });
-  await server?.close();
+  for (const s of Object.values(servers)) await s.close();
   res.complete = true;
   res.finishedAt = new Date().toISOString();
   res.elapsedS = (Date.now() - t0) / 1000;

@@ -31,6 +31,7 @@ window.benchRun = async ({ engine, cell, reps, budgetMs, refPath, refSource, hea
   }
   const result = await measure({ ctx, engine, cell, reps, budgetMs, ref, minRunMs });
   if (performance.memory) result.memory.jsHeapBytes = performance.memory.usedJSHeapSize;
+  result.isolated = globalThis.crossOriginIsolated === true;
   return result;
 };
 

@@ -1,7 +1,8 @@
 // HeadLab through its public API (web/lib/headlab.js).
 // flavour 'simd' is the shipped build; 'scalar' is web/lib/gen/headlab_core_scalar.*,
 // loaded through createHeadlab({ flavour: 'scalar' }) when the API has that option.
-// With `threads`, the multi-core layer (lab.createParallelLayer: Workers splitting the heads).
+// With `threads`, the multi-core layer (lab.createParallelLayer; `mechanism` as it takes it: by
+// default pthreads where SharedArrayBuffer and isolation allow, else Workers splitting the heads).
 
 /** Identity [n, n]. */
 function identity(n) {
@@ -17,7 +18,7 @@ function columns(A, rows, cols, off, w) {
   return out;
 }
 
-export async function createEngine(ctx, { flavour = 'simd', threads = 0 } = {}) {
+export async function createEngine(ctx, { flavour = 'simd', threads = 0, mechanism = 'auto' } = {}) {
   const { createHeadlab } = await import(ctx.root + (ctx.headlabModule ?? 'web/lib/headlab.js'));
   const lab = flavour === 'scalar' ? await createHeadlab({ flavour: 'scalar' }) : await createHeadlab();
   const info = lab.info();
@@ -40,8 +41,15 @@ export async function createEngine(ctx, { flavour = 'simd', threads = 0 } = {}) 
           err.skip = true;
           throw err;
         }
-        const layer = await lab.createParallelLayer({ dModel: d, numHeads: h, wQ: p.Wq, wK: p.Wk, wV: p.Wv, wO: p.Wo, threads });
-        notes.push(`lab.createParallelLayer({ threads: ${threads} }): ${layer.threads} ${layer.mechanism} holding ${h / layer.threads} heads each; each run awaits layer.forward({ query })`);
+        if (mechanism === 'workers' && lab.info().parallel.mechanism === 'workers') {
+          const err = new Error('the Workers are the default mechanism here (HeadLab 2 threads)');
+          err.skip = true;
+          throw err;
+        }
+        const layer = await lab.createParallelLayer({ dModel: d, numHeads: h, wQ: p.Wq, wK: p.Wk, wV: p.Wv, wO: p.Wo, threads, mechanism });
+        notes.push(`lab.createParallelLayer({ threads: ${threads}${mechanism === 'auto' ? '' : `, mechanism: '${mechanism}'`} }): ` +
+          `${layer.mechanism === 'pthreads' ? `${layer.threads} pthreads of one wasm module` : `${layer.threads} Workers`}, ${h / layer.threads} heads each; each run awaits layer.forward({ query })`);
+        this.mechanism = layer.mechanism;
         return { run: async () => (await layer.forward({ query: p.X })).output, dispose: () => layer.dispose() };
       }
       if (p.mode === 'mha') {

@@ -9,7 +9,9 @@ export const ENGINES = {
   headlab: async (ctx) => (await import('../engines/headlab.mjs')).createEngine(ctx, { flavour: 'simd' }),
   'headlab-scalar': async (ctx) => (await import('../engines/headlab.mjs')).createEngine(ctx, { flavour: 'scalar' }),
   ort: async (ctx) => (await import('../engines/ort.mjs')).createEngine(ctx, { graph: 'auto' }),
+  // createParallelLayer's default mechanism (pthreads in Node and on isolated pages, Workers elsewhere).
   'headlab-parallel': async (ctx) => (await import('../engines/headlab.mjs')).createEngine(ctx, { flavour: 'simd', threads: 2 }),
+  'headlab-workers': async (ctx) => (await import('../engines/headlab.mjs')).createEngine(ctx, { flavour: 'simd', threads: 2, mechanism: 'workers' }),
   'ort-2t': async (ctx) => (await import('../engines/ort.mjs')).createEngine(ctx, { graph: 'auto', threads: 2 }),
   'ort-plain': async (ctx) => (await import('../engines/ort.mjs')).createEngine(ctx, { graph: 'plain' }),
   tfjs: async (ctx) => (await import('../engines/tfjs.mjs')).createEngine(ctx),
@@ -45,6 +47,7 @@ export async function measure({ ctx, engine, cell, reps = 5, budgetMs = 20000, r
     t0 = performance.now();
     runner = await eng.setup(problem);
     result.setupMs = performance.now() - t0;
+    if (eng.mechanism) result.mechanism = eng.mechanism;  // the multi-core layer's
 
     t0 = performance.now();
     let output = await runner.run();

@@ -10,10 +10,12 @@ export const ENGINE_NAMES = {
   'ort-plain': 'ORT Web plain ops',
   tfjs: 'TF.js wasm',
   plain: 'plain JS',
-  'headlab-parallel': 'HeadLab 2 Workers',
+  'headlab-parallel': 'HeadLab 2 threads',
+  'headlab-workers': 'HeadLab 2 Workers',
   'ort-2t': 'ORT Web 2 threads',
 };
-const ENV_NAMES = { node: 'Node', browser: 'Chromium' };
+const ENV_NAMES = { node: 'Node', browser: 'Chromium', isolated: 'Chromium, isolated page' };
+const MULTI_CORE = ['headlab-parallel', 'headlab-workers', 'ort-2t'];
 const MODE_TITLES = {
   mha: 'self-attention with Q/K/V and output projections (FLOPs 8·T·d² + 4·T²·d)',
   attn: 'attention only, no projections (FLOPs 4·T²·d)',
@@ -66,10 +68,12 @@ export function render(res) {
   const variantNote = (r) => (r.engine === 'ort' && r.variant === 'plain'
     ? ` plain ops ${foot(`ORT Web ran the plain-ops graph${r.fusedError ? `: com.microsoft.MultiHeadAttention failed with "${r.fusedError.slice(0, 240)}"` : ''}`)}` : '');
   const envs = res.options.envs;
+  // The isolated page runs only the multi-core cells: its rows are in the multi-core tables.
+  const fullEnvs = envs.filter((e) => e !== 'isolated');
   const byKey = new Map(res.runs.map((r) => [`${r.env}|${r.engine}|${r.cell.mode}|${r.cell.d}|${r.cell.h}|${r.cell.T}`, r]));
   const get = (env, engine, c) => byKey.get(`${env}|${engine}|${c.mode}|${c.d}|${c.h}|${c.T}`);
 
-  for (const env of envs) {
+  for (const env of fullEnvs) {
     for (const mode of ['mha', 'attn']) {
       const cells = res.cells.filter((c) => c.mode === mode);
       if (!cells.length) continue;
@@ -94,25 +98,31 @@ export function render(res) {
     }
   }
 
-  // Multi-core: HeadLab's Worker layer against ORT Web's own threads, with each one's parallel
-  // efficiency (its 1-thread median ÷ its 2-thread median ÷ 2).
-  if (engines.includes('headlab-parallel') || engines.includes('ort-2t')) {
+  // Multi-core: HeadLab's multi-core layer (its default mechanism, and the Workers where the
+  // default is pthreads) against ORT Web's own threads, with each one's parallel efficiency (its
+  // 1-thread median ÷ its 2-thread median ÷ 2).
+  if (engines.some((e) => MULTI_CORE.includes(e))) {
     const ok = (r) => (r?.status === 'ok' ? r : null);
-    const ms = (r) => (r ? `${fmtMs(r.medianMs)}${r.busyCoresBefore > (r.busyLimit ?? 0.9) ? ' ⚠' : ''}` : '—');
+    const ms = (r) => (r ? `${fmtMs(r.medianMs)}${r.mechanism ? ` (${r.mechanism})` : ''}${r.busyCoresBefore > (r.busyLimit ?? 0.9) ? ' ⚠' : ''}` : '—');
     const ratio = (a, b) => (a && b ? `${(b.medianMs / a.medianMs).toFixed(2)}× (best ${(b.minMs / a.minMs).toFixed(2)}×)` : '—');
     const eff = (one, two) => (one && two ? (one.medianMs / two.medianMs / 2).toFixed(2) : '—');
     for (const env of envs) {
-      const cells = res.cells.filter((c) => c.mode === 'mha' && (ok(get(env, 'headlab-parallel', c)) || ok(get(env, 'ort-2t', c))));
+      const cells = res.cells.filter((c) => c.mode === 'mha' && MULTI_CORE.some((e) => ok(get(env, e, c))));
       if (!cells.length) continue;
       lines.push(`## ${ENV_NAMES[env]}: 2 threads, with projections`);
       lines.push('');
-      lines.push(`Medians. Speed-up = ORT Web 2 threads ÷ HeadLab 2 Workers (> 1: HeadLab is faster). Efficiency = 1-thread time ÷ 2-thread time ÷ 2.${env === 'browser' ? ' The page is not cross-origin isolated: ORT Web has no SharedArrayBuffer there and runs on 1 thread.' : ''}`);
+      const why = {
+        node: ' Node has SharedArrayBuffer: ORT Web runs 2 threads, HeadLab 2 threads is pthreads.',
+        browser: ' The page is not cross-origin isolated: ORT Web has no SharedArrayBuffer there and runs on 1 thread; HeadLab 2 threads is Workers.',
+        isolated: ' The page is cross-origin isolated (COOP/COEP): ORT Web runs 2 threads, HeadLab 2 threads is pthreads.',
+      }[env] ?? '';
+      lines.push(`Medians. Speed-up = ORT Web 2 threads ÷ HeadLab's (> 1: HeadLab is faster). Efficiency = 1-thread time ÷ 2-thread time ÷ 2.${why}`);
       lines.push('');
-      lines.push('| d×h | T | HeadLab | HeadLab 2 Workers | ORT Web | ORT Web 2 threads | speed-up vs ORT Web 2 threads | HeadLab efficiency | ORT Web efficiency |');
-      lines.push(`|${' --- |'.repeat(9)}`);
+      lines.push('| d×h | T | HeadLab | HeadLab 2 threads | HeadLab 2 Workers | ORT Web | ORT Web 2 threads | HeadLab 2 threads vs ORT Web 2 threads | HeadLab 2 Workers vs ORT Web 2 threads | efficiency: HeadLab 2 threads | HeadLab 2 Workers | ORT Web |');
+      lines.push(`|${' --- |'.repeat(12)}`);
       for (const c of cells) {
-        const [h1, h2, o1, o2] = ['headlab', 'headlab-parallel', 'ort', 'ort-2t'].map((e) => ok(get(env, e, c)));
-        lines.push(`| ${c.d}×${c.h} | ${c.T} | ${ms(h1)} | ${ms(h2)} | ${ms(o1)} | ${ms(o2)} | ${ratio(h2, o2)} | ${eff(h1, h2)} | ${eff(o1, o2)} |`);
+        const [h1, h2, hw, o1, o2] = ['headlab', 'headlab-parallel', 'headlab-workers', 'ort', 'ort-2t'].map((e) => ok(get(env, e, c)));
+        lines.push(`| ${c.d}×${c.h} | ${c.T} | ${ms(h1)} | ${ms(h2)} | ${ms(hw)} | ${ms(o1)} | ${ms(o2)} | ${ratio(h2, o2)} | ${ratio(hw, o2)} | ${eff(h1, h2)} | ${eff(h1, hw)} | ${eff(o1, o2)} |`);
       }
       lines.push('');
     }
@@ -123,10 +133,12 @@ export function render(res) {
   lines.push('wasm = the engine\'s WebAssembly memory (HeadLab: `lab.info().memoryBytes`; others: every WebAssembly.Memory they create, which only grows); RSS = peak resident set of the Node process or of the Chromium renderer (each includes its runtime\'s own baseline, about ' +
     `${MiB(res.baselines?.nodeRss)} MiB for Node).`);
   lines.push('');
+  // Rows with at least one run (the isolated page runs the multi-core cells only).
+  const cellsRun = (env) => res.cells.filter((c) => engines.some((e) => { const r = get(env, e, c); return r && r.status !== 'skipped'; }));
   for (const env of envs) {
     lines.push(`| ${ENV_NAMES[env]}: wasm / RSS | T | ${engines.map((e) => ENGINE_NAMES[e]).join(' | ')} |`);
     lines.push(`|${' --- |'.repeat(2 + engines.length)}`);
-    for (const c of res.cells) {
+    for (const c of cellsRun(env)) {
       const row = [`${c.mode === 'attn' ? 'attn ' : ''}${c.d}×${c.h}`, c.T];
       for (const e of engines) {
         const r = get(env, e, c);
@@ -144,7 +156,7 @@ export function render(res) {
   for (const env of envs) {
     lines.push(`| ${ENV_NAMES[env]} | T | reference | ${engines.map((e) => ENGINE_NAMES[e]).join(' | ')} |`);
     lines.push(`|${' --- |'.repeat(3 + engines.length)}`);
-    for (const c of res.cells) {
+    for (const c of cellsRun(env)) {
       const refs = new Set();
       const row = [`${c.mode === 'attn' ? 'attn ' : ''}${c.d}×${c.h}`, c.T, ''];
       for (const e of engines) {
