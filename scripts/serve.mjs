@@ -2,7 +2,8 @@
 //   node scripts/serve.mjs [--port 8080] [--root web] [--csp] [--cors] [--no-isolation]
 // Prints the URL. --port 0 picks a free port. Used by `npm start` and the browser tests.
 // From the command line the pages are cross-origin isolated (COOP/COEP, see ISOLATION_HEADERS)
-// unless --no-isolation is given or HEADLAB_ISOLATION=0 is set; serve() isolates only when asked.
+// unless --no-isolation is given or HEADLAB_ISOLATION=0 is set; serve() isolates only when asked,
+// or when HEADLAB_ISOLATION=1 is set (so the browser tests can be run against isolated pages).
 import { readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -52,10 +53,11 @@ function injectInto(html, tag) {
  * `onResponse({ method, url, status })` is called for every response (tests record HTTP errors).
  * `cors`: true sends `Access-Control-Allow-Origin: *` with every file, so pages on other origins
  * can load the module build; a function of the request's pathname chooses per file (tests).
- * `isolate`: every response carries ISOLATION_HEADERS, so the pages are cross-origin isolated.
+ * `isolate`: every response carries ISOLATION_HEADERS, so the pages are cross-origin isolated
+ * (default: HEADLAB_ISOLATION=1 in the environment).
  * Every response carries CORP_HEADER either way.
  */
-export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null, cors = false, isolate = false } = {}) {
+export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null, cors = false, isolate = process.env.HEADLAB_ISOLATION === '1' } = {}) {
   root = path.resolve(root);
   const files = sirv(root, { dev: true, etag: true });
   const tag = inject && `<script src="${inject.path}"></script>`;

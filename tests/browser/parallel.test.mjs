@@ -80,7 +80,7 @@ const problems = [];
 before(async () => {
   await ensureDist();
   const inject = { path: '/parallel-check.js', script: WORKER_SCRIPT };
-  server = await serve({ port: 0, root: DIST, csp: true, inject });
+  server = await serve({ port: 0, root: DIST, csp: true, inject, isolate: false });
   isolatedServer = await serve({ port: 0, root: DIST, csp: true, inject, isolate: true });
   browser = await launch();
   page = watch(await browser.newPage(), 'parallel', problems);
