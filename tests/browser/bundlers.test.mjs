@@ -31,7 +31,13 @@ export async function workedExample() {
     wQ: wQK, wK: wQK, wV: new Float32Array([t,0,t,0, 0,t,0,t, 0,0,0,0, 0,0,0,0]),
     wO: new Float32Array([1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]), returnWeights: true });
   const tasks = (await lab.tasks()).map((task) => task.name);
-  return { output: Array.from(r.output.slice(8, 12)), weights: Array.from(r.weights.slice(6, 9)), flavour: lab.info().flavour, tasks };
+  // The multi-core layer: a bundle does not carry the threads build, so it uses its Workers.
+  const layer = await lab.createParallelLayer({ dModel: 4, numHeads: 2, wQ: wQK, wK: wQK,
+    wV: new Float32Array([t,0,t,0, 0,t,0,t, 0,0,0,0, 0,0,0,0]), wO: new Float32Array([1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]), threads: 2 });
+  const p = await layer.forward({ query: new Float32Array([3,0,0,1, 0,3,0,1, 1,1,0,1]) });
+  await layer.dispose();
+  return { output: Array.from(r.output.slice(8, 12)), weights: Array.from(r.weights.slice(6, 9)), flavour: lab.info().flavour, tasks,
+    parallel: { mechanism: layer.mechanism, output: Array.from(p.output.slice(8, 12)), isolated: globalThis.crossOriginIsolated === true } };
 }
 `,
   'src/main.js': `import { workedExample } from './app.js';
@@ -87,7 +93,9 @@ const RECIPES = {
     const { build } = await import('esbuild');
     writeFileSync(path.join(app, 'src/wasm-options.js'), ESBUILD_WASM_OPTIONS);
     const r = await build({
-      entryPoints: ['src/main.js', 'src/worker.js'], absWorkingDir: app,
+      // createParallelLayer's Worker, as an entry of its own next to the chunks (esbuild does not
+      // bundle new Worker(new URL(…)) by itself).
+      entryPoints: ['src/main.js', 'src/worker.js', { in: 'node_modules/headlab/web/lib/headlab-parallel-worker.js', out: 'headlab-parallel-worker' }], absWorkingDir: app,
       bundle: true, format: 'esm', splitting: true, platform: 'browser', outdir: 'out/src',
       loader: { '.wasm': 'file' }, logLevel: 'silent',
     });
@@ -147,24 +155,31 @@ for (const [name, recipe] of Object.entries(RECIPES)) {
       assert.doesNotMatch(readFileSync(path.join(out, f), 'utf8'), /require\(\s*["'](node:)?(fs|path)["']\)|from\s*["']node:/, `${name}: ${f} names a Node built-in`);
     }
 
-    const server = await serve({ port: 0, root: out });
-    const problems = [];
-    const page = watch(await browser.newPage(), name, problems);
-    try {
-      await page.goto(`${server.url}index.html`);
-      await page.waitForFunction(() => window.result !== undefined, null, { timeout: 30_000 });
-      const result = await page.evaluate(() => window.result);
-      assert.equal(result.error, undefined, `${name}: ${result.error}`);
-      for (const [where, r] of Object.entries(result)) {
-        [0.7931, 0.1474, 0.1474, 0.7931].forEach((w, i) => assert.ok(Math.abs(r.output[i] - w) < 5e-5, `${name} ${where}: output[${i}] = ${r.output[i]}, want ${w}`));
-        [0.7337, 0.0879, 0.1784].forEach((w, i) => assert.ok(Math.abs(r.weights[i] - w) < 5e-5, `${name} ${where}: weight ${i} = ${r.weights[i]}, want ${w}`));
-        assert.equal(r.flavour, 'simd');
-        assert.ok(r.tasks.includes('two-relations'), `${name} ${where}: tasks ${r.tasks}`);
+    // Served plain, then cross-origin isolated: there too the bundle falls back to its Workers
+    // without a request for files it does not have.
+    for (const isolate of [false, true]) {
+      const server = await serve({ port: 0, root: out, isolate });
+      const problems = [];
+      const page = watch(await browser.newPage(), `${name}${isolate ? ', isolated' : ''}`, problems);
+      try {
+        await page.goto(`${server.url}index.html`);
+        await page.waitForFunction(() => window.result !== undefined, null, { timeout: 30_000 });
+        const result = await page.evaluate(() => window.result);
+        assert.equal(result.error, undefined, `${name}: ${result.error}`);
+        for (const [where, r] of Object.entries(result)) {
+          [0.7931, 0.1474, 0.1474, 0.7931].forEach((w, i) => assert.ok(Math.abs(r.output[i] - w) < 5e-5, `${name} ${where}: output[${i}] = ${r.output[i]}, want ${w}`));
+          [0.7337, 0.0879, 0.1784].forEach((w, i) => assert.ok(Math.abs(r.weights[i] - w) < 5e-5, `${name} ${where}: weight ${i} = ${r.weights[i]}, want ${w}`));
+          assert.equal(r.flavour, 'simd');
+          assert.ok(r.tasks.includes('two-relations'), `${name} ${where}: tasks ${r.tasks}`);
+          [0.7931, 0.1474, 0.1474, 0.7931].forEach((w, i) => assert.ok(Math.abs(r.parallel.output[i] - w) < 5e-5, `${name} ${where}: parallel output[${i}] = ${r.parallel.output[i]}, want ${w}`));
+          assert.equal(r.parallel.mechanism, 'workers', `${name} ${where}${isolate ? ', isolated' : ''}`);
+          assert.equal(r.parallel.isolated, isolate);
+        }
+        assert.deepEqual(problems, []);
+      } finally {
+        await page.close();
+        await server.close();
       }
-      assert.deepEqual(problems, []);
-    } finally {
-      await page.close();
-      await server.close();
     }
   });
 }

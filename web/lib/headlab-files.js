@@ -23,3 +23,12 @@ export const MODULES = {
 export function parallelWorkerUrl() {
   return new URL('./headlab-parallel-worker.js', import.meta.url);
 }
+
+/**
+ * Starts createParallelLayer's Worker in a browser. Written as one literal
+ * `new Worker(new URL('./…', import.meta.url), { type: 'module' })`, the pattern Vite and webpack
+ * bundle as a Worker entry of its own (with the API it imports).
+ */
+export function startParallelWorker() {
+  return new Worker(new URL('./headlab-parallel-worker.js', import.meta.url), { type: 'module', name: 'headlab-parallel' });
+}

@@ -69,8 +69,8 @@ export interface ParallelLayerOptions extends AttentionLayerOptions {
   threads?: number;
   /**
    * 'auto' (default): 'pthreads' where SharedArrayBuffer and cross-origin isolation allow it (Node,
-   * isolated pages and their Workers) and the threads build is found next to headlab_core.wasm
-   * (or by locateFile), else 'workers'. 'pthreads' rejects where it cannot run; 'workers' always works.
+   * isolated pages and their Workers) and the threads build can be next to headlab_core.wasm
+   * (where that file kept its name: not in Vite/webpack/esbuild bundles), else 'workers'. 'pthreads' rejects where it cannot run; 'workers' always works.
    */
   mechanism?: 'auto' | 'pthreads' | 'workers';
 }

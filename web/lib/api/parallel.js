@@ -1,5 +1,5 @@
 // The multi-core forward pass: Workers that each hold a slice of the heads.
-import { parallelWorkerUrl, MODULES } from '../headlab-files.js';
+import { parallelWorkerUrl, startParallelWorker, MODULES } from '../headlab-files.js';
 import { OPTION_KEYS, describe, requireDim, requireObject } from './checks.js';
 import { checkCall, checkLayer } from './forward.js';
 import { isNode, nodeBuiltin } from './load.js';
@@ -74,7 +74,7 @@ class HeadWorker {
       if (!threads) throw new Error('createParallelLayer under Node needs worker_threads through process.getBuiltinModule: use Node 20.16 or later');
       return new HeadWorker(new threads.Worker(url));
     }
-    return new HeadWorker(new Worker(url, { type: 'module', name: 'headlab-parallel' }));
+    return new HeadWorker(startParallelWorker());
   }
 
   post(message, transfer = []) {

@@ -28,25 +28,38 @@ export function threadWorkerCount() {
 /**
  * Why the pthreads mechanism cannot run for this lab, or '' when it can be tried: it needs
  * SharedArrayBuffer with cross-origin isolation (always there in Node), the SIMD build, and the
- * module's files where headlab_core.wasm is (a bundler that renamed the files it emitted did not
- * emit these; a locateFile given to createHeadlab is asked for them instead). Once the module
- * failed to load, the reason is kept and the lab uses Workers from then on.
+ * module's files in the folder headlab_core.wasm is loaded from (createHeadlab's locateFile, or
+ * next to headlab.js), judged by that file keeping its name: a bundler that renamed the files it
+ * emitted (Vite, webpack, esbuild's file loader) did not emit these. Once the module failed to
+ * load, the reason is kept and the lab uses Workers from then on.
  */
 export function threadsUnavailable(lab) {
   if (lab._threadsFailure) return lab._threadsFailure;
   if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'no SharedArrayBuffer here';
   if (!isNode && globalThis.crossOriginIsolated !== true) return 'the page is not cross-origin isolated (COOP/COEP headers)';
   if (lab._flavour !== 'simd') return 'the threads build is SIMD only';
-  if (!lab._options.locateFile && !/\/headlab_core\.wasm$/.test(MODULES.core.simd.url().pathname)) {
-    return 'bundled: the bundler renamed headlab_core.wasm and did not emit the threads build (pass locateFile to createHeadlab to say where it is)';
+  if (!/\/headlab_core\.wasm$/.test(new URL(coreWasmHref(lab)).pathname)) {
+    return 'bundled: headlab_core.wasm was renamed (by a bundler), so the threads build is not next to it';
   }
   return '';
 }
 
-/** Where each file of the threaded module is: next to headlab_core.wasm, or where locateFile says. */
-function locator(coreWasmUrl, options) {
-  const genDir = new URL('.', coreWasmUrl).href;
-  return (name) => String(options.locateFile ? options.locateFile(name, genDir) : new URL(name, genDir).href);
+/**
+ * Where headlab_core.wasm is loaded from: locateFile's answer, else next to headlab.js. The threads
+ * build is looked for in the same folder, and only when the file there has kept its name.
+ */
+function coreWasmHref(lab) {
+  const def = MODULES.core.simd.url();
+  if (!lab._options.locateFile) return def.href;
+  const where = String(lab._options.locateFile('headlab_core.wasm', new URL('.', def).href));
+  if (isNode && !/^[a-z][a-z0-9+.-]*:/i.test(where)) return nodeBuiltin('url').pathToFileURL(where).href;
+  return new URL(where, globalThis.location?.href ?? def).href;
+}
+
+/** Where each file of the threaded module is: next to headlab_core.wasm. */
+function locator(lab) {
+  const dir = coreWasmHref(lab);
+  return (name) => new URL(name, dir).href;
 }
 
 /** A file: URL as the path Node's worker_threads and fs want; anything else unchanged. */
@@ -58,8 +71,8 @@ function nodePath(where) {
  * Loads a threaded module whose pool holds `threads` Workers, all started before it resolves.
  * @returns {Promise<any>} the Emscripten module
  */
-async function loadThreaded(options, threads) {
-  const locate = locator(MODULES.core.simd.url(), options);
+async function loadThreaded(lab, threads) {
+  const locate = locator(lab);
   const glue = locate(GLUE);
   const args = {
     headlabThreads: threads,
@@ -121,7 +134,7 @@ function defineThreadedLayer() {
 
     /** @private Loads the threaded module, gives it the weights, starts `threads` threads. */
     static async _start(lab, fn, shape, weights, threads) {
-      const module = await loadThreaded(lab._options, threads);
+      const module = await loadThreaded(lab, threads);
       let core = null;
       try {
         const names = Object.keys(weights);
