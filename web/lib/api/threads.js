@@ -9,9 +9,10 @@ import { isNode, nodeBuiltin } from './load.js';
 // parallel.js imports this file: ParallelLayer is read only once a layer is made, after both ran.
 import { ParallelLayer } from './parallel.js';
 
+// The glue and the wasm; the glue finds its thread Workers' script, headlab_core_threads.worker.js,
+// through locateFile, in the same folder.
 const GLUE = 'headlab_core_threads.mjs';
 const WASM = 'headlab_core_threads.wasm';
-const WORKER = 'headlab_core_threads.worker.js';
 
 let liveThreadWorkers = 0;  // thread Workers of layers not yet disposed
 
@@ -69,6 +70,9 @@ function nodePath(where) {
 
 /**
  * Loads a threaded module whose pool holds `threads` Workers, all started before it resolves.
+ * In browsers it rejects when one of them fails to load (a 404, a wrong MIME type, a blocking
+ * policy), where Emscripten's loader would wait for it forever; its Workers are ended then. (In
+ * Node the Worker script is the package's own file, and Emscripten throws on its errors.)
  * @returns {Promise<any>} the Emscripten module
  */
 async function loadThreaded(lab, threads) {
@@ -83,7 +87,18 @@ async function loadThreaded(lab, threads) {
   if (isNode) args.wasmBinary = await nodeBuiltin('fs/promises').readFile(nodePath(locate(WASM)));
   // Not a literal import: bundlers must not follow it (the module is loaded only where it runs).
   const factory = (await import(/* webpackIgnore: true */ /* @vite-ignore */ glue)).default;
-  return factory(args);
+  const loading = factory(args);  // the pool's Workers exist once this returns (args is the module)
+  const failed = new Promise((resolve, reject) => {
+    const fail = (e) => reject(new Error(`a thread Worker (${locate('headlab_core_threads.worker.js')}) failed to load: ${e?.message || 'no message'}`));
+    if (!isNode) for (const w of args.PThread?.unusedWorkers ?? []) w.addEventListener('error', fail);
+  });
+  failed.catch(() => {});  // an error after the pool has loaded is not this call's
+  try {
+    return await Promise.race([loading, failed]);
+  } catch (e) {
+    args.PThread?.terminateAllThreads();
+    throw e;
+  }
 }
 
 /**
@@ -175,8 +190,8 @@ function defineThreadedLayer() {
     }
 
     /**
-     * @param {import('./headlab').LayerForwardOptions} options
-     * @returns {Promise<import('./headlab').MultiHeadAttentionResult>}
+     * @param {import('../headlab').LayerForwardOptions} options
+     * @returns {Promise<import('../headlab').MultiHeadAttentionResult>}
      */
     forward(options) {
       const fn = 'ParallelLayer.forward';
