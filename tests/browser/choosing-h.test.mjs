@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
 import { DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, waitForElements } from './helpers.mjs';
-import { CHOOSING_H_TABLE as TABLE } from '../../web/components/shared/choosing-h-table.js';
+import { CHOOSING_H_TABLE as TABLE } from '../../web/lib/teach/choosing-h-table.js';
 
 const PAGE = 'demos/choosing-h/index.html';
 let server, browser;

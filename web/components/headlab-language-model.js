@@ -44,7 +44,8 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt, uid, announce, onWidthChange } from './shared/dom.js';
+import { el, uid, announce, onWidthChange, setText } from './shared/dom.js';
+import { fmt } from '../lib/teach/format.js';
 import { createHeatmap } from './shared/heatmap.js';
 import { liveHeatmap } from './shared/trainer-heatmap.js';
 import { exportMenu, download, slug } from './shared/export.js';
@@ -53,7 +54,7 @@ import { curvesFigure, curvesToSVG, forExport } from './shared/trainer-curves.js
 import { asImage } from './shared/figure.js';
 import { viridisRGB } from './shared/colormap.js';
 import { TrainerClient } from './shared/trainer-client.js';
-import { LmSession, LM_PACES, LM_EVAL_EXAMPLES, LM_SCORE_EXAMPLES } from './shared/lm-session.js';
+import { LmSession, LM_PACES, LM_EVAL_EXAMPLES, LM_SCORE_EXAMPLES } from '../lib/teach/lm-session.js';
 import { BASE_URL } from './shared/assets.js';
 import embeddedModels from 'headlab:embedded-models';
 
@@ -160,10 +161,6 @@ function selectValue(select, value) {
   const v = String(value);
   if (![...select.options].some((o) => o.value === v)) select.append(option(v));
   select.value = v;
-}
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
 }
 
 function decodeBase64(text) {

@@ -58,7 +58,8 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt, uid, announce, onWidthChange } from './shared/dom.js';
+import { el, uid, announce, onWidthChange, setText } from './shared/dom.js';
+import { fmt } from '../lib/teach/format.js';
 import { createHeatmap } from './shared/heatmap.js';
 import { exportMenu, download, slug } from './shared/export.js';
 import { SERIES } from './shared/charts.js';
@@ -66,8 +67,9 @@ import { curvesFigure, curvesToSVG, forExport } from './shared/trainer-curves.js
 import { asImage } from './shared/figure.js';
 import { liveHeatmap } from './shared/trainer-heatmap.js';
 import { TrainerClient } from './shared/trainer-client.js';
-import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES, MAX_STEP_N } from './shared/trainer-session.js';
-import { headVerdict, specialisation, SPECIALISED_ACCURACY } from './shared/trainer-verdicts.js';
+import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES, MAX_STEP_N } from '../lib/teach/trainer-session.js';
+import { headVerdict, specialisation, SPECIALISED_ACCURACY } from '../lib/teach/trainer-verdicts.js';
+import { rows, describe } from '../lib/teach/values.js';
 
 const HEADS = [1, 2, 3, 4, 6, 8];
 const DEFAULT_RATE = 0.003;
@@ -116,11 +118,6 @@ input[type="file"] { font: inherit; font-size: 0.88rem; max-width: 100%; }
 
 function divides(h, d) { return d % h === 0; }
 
-/** Sets a node's text only when it changes (an unchanged write still costs a layout). */
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
-
 function option(value, label) {
   return el('option', { value: String(value) }, label ?? String(value));
 }
@@ -137,8 +134,6 @@ const rateText = (rate) => String(+Number(rate).toPrecision(6));
 
 /** The rate "Lower the rate" moves to: a tenth, and no higher than the default. */
 const lowerRateFrom = (rate) => +Math.min(rate / 10, DEFAULT_RATE).toPrecision(6);
-
-const rows = (flat, r, c) => Array.from({ length: r }, (_, i) => Array.from(flat.subarray(i * c, (i + 1) * c)));
 
 export class HeadlabTrainer extends HeadlabElement {
   static tag = 'headlab-trainer';
@@ -198,8 +193,7 @@ export class HeadlabTrainer extends HeadlabElement {
 
   async step(n = 1) {
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_STEP_N) {
-      const got = typeof n === 'number' ? String(n) : typeof n;
-      throw new (typeof n === 'number' ? RangeError : TypeError)(`headlab-trainer: step(n): n must be a whole number from 1 to ${MAX_STEP_N}, got ${got}`);
+      throw new (typeof n === 'number' ? RangeError : TypeError)(`headlab-trainer: step(n): n must be a whole number from 1 to ${MAX_STEP_N}, got ${describe(n)}`);
     }
     if (this._running) throw new Error('headlab-trainer: step(n): training is running; pause() first');
     this.whyNotReady('step(n)');
@@ -285,8 +279,7 @@ export class HeadlabTrainer extends HeadlabElement {
     if (!this._client || this._client.dead) this.whyNotReady('loadModel');
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     if (!(bytes instanceof Uint8Array)) {
-      const got = bytes === null ? 'null' : ArrayBuffer.isView(bytes) ? bytes.constructor.name : typeof bytes;
-      throw new TypeError(`headlab-trainer: loadModel(bytes): bytes must be a Uint8Array or ArrayBuffer (a saved .hlab model), got ${got}`);
+      throw new TypeError(`headlab-trainer: loadModel(bytes): bytes must be a Uint8Array or ArrayBuffer (a saved .hlab model), got ${describe(bytes)}`);
     }
     bytes = bytes.slice();  // the copy goes to the Worker; the caller's array stays usable
     const was = this._running;

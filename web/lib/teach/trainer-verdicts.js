@@ -2,7 +2,7 @@
 // on each head and whether the model has specialised. No DOM: the element, the
 // browser test and bench/training use the same rules.
 
-import { fmt } from './dom.js';
+import { fmt } from './format.js';
 
 /** A head "tracks" a relation when this share of its query-row weight is on that relation's position. */
 export const TRACK_SHARE = 0.7;
