@@ -1,8 +1,10 @@
 // What the per-head metrics of a training snapshot say, in words: the verdict
-// on each head and whether the model has specialised. No DOM: the element, the
-// browser test and bench/training use the same rules.
+// on each head, whether the model has specialised, and the sentences the
+// trainer element shows about a run. No DOM: the element, the browser test and
+// bench/training use the same rules.
 
 import { fmt } from './format.js';
+import { METRIC_EXAMPLES } from './trainer-session.js';
 
 /** A head "tracks" a relation when this share of its query-row weight is on that relation's position. */
 export const TRACK_SHARE = 0.7;
@@ -50,4 +52,70 @@ export function specialisation(run) {
     tracks.push({ relation: r, head });
   }
   return tracks;
+}
+
+const offHeads = (enabled) => enabled.map((on, h) => (on ? -1 : h)).filter((h) => h >= 0);
+
+/**
+ * One run's line under its title: held-out accuracy, per relation, and when it specialised.
+ * @param {object} s                one run of a snapshot
+ * @param {{step: number}|null} specialisedAt
+ */
+export function runLineText(s, specialisedAt) {
+  const rel = s.eval.relationAccuracy.map((a, r) => `relation ${r + 1} ${fmt(a, 3)}`).join(', ');
+  return `Step ${s.step}: held-out accuracy ${fmt(s.eval.accuracy, 3)} (${rel}).` + (specialisedAt ? ` Specialised at step ${specialisedAt.step}.` : '');
+}
+
+/** What switching heads off did to one run ('' while every head is on). */
+export function ablationText(s, running) {
+  const off = offHeads(s.enabled);
+  if (!off.length || !s.allOn) return '';
+  return `Head${off.length > 1 ? 's' : ''} ${off.map((h) => h + 1).join(', ')} switched off: held-out accuracy ${fmt(s.eval.accuracy, 3)} ` +
+    `(${fmt(s.allOn.accuracy, 3)} with every head on), loss ${fmt(s.eval.loss, 3)} (${fmt(s.allOn.loss, 3)}).` +
+    (running ? ' Training goes on without it: the remaining heads can adapt.' : '');
+}
+
+/**
+ * The summary sentence over every run: with two runs the held-out losses first, then per run
+ * whether each relation has its own head, which heads are off, which blends or tracks.
+ * '' before the first step.
+ * @param {{numHeads: number, taskInfo: {relationNames: string[]}, specialisedAt: object|null}[]} runs
+ * @param {{runs: object[]}} snapshot
+ */
+export function summaryText(runs, snapshot) {
+  const s = snapshot;
+  if (!s || !runs.length || s.runs[0].step === 0) return '';
+  const parts = [];
+  // Side by side, the held-out loss leads: it shows the cost of one blending head even when its
+  // blend is still decodable and the accuracies look close.
+  if (runs.length > 1) {
+    parts.push(`Held-out loss ${runs.map((run, k) => `h = ${run.numHeads}: ${fmt(s.runs[k].eval.loss, 3)}`).join(', ')} (lower is better); ` +
+      `held-out accuracy ${runs.map((run, k) => `${fmt(s.runs[k].eval.accuracy, 3)}`).join(' vs ')}.`);
+  }
+  runs.forEach((run, k) => {
+    const r = s.runs[k];
+    const names = run.taskInfo.relationNames;
+    const verdicts = r.metrics.map((m, h) => headVerdict(m, names, { enabled: r.enabled[h], step: r.step }));
+    const who = `With h = ${run.numHeads}`;
+    const tracks = specialisation(r);
+    const off = offHeads(r.enabled);
+    const blend = verdicts.findIndex((v) => v.kind === 'blends');
+    const tracking = verdicts.map((v, h) => (v.kind === 'tracks' ? `head ${h + 1} tracks relation ${v.relation + 1}` : null)).filter(Boolean);
+    if (tracks) {
+      const first = run.specialisedAt;
+      parts.push(`${who}, each relation has its own head: ${tracks.map((t) => `head ${t.head + 1} → relation ${t.relation + 1}`).join(', ')}` +
+        (first ? ` (first seen at step ${first.step}, after ${fmt(first.seconds, 1)} s of training).` : '.'));
+    } else if (off.length) {
+      parts.push(`${who}, head${off.length > 1 ? 's' : ''} ${off.map((h) => h + 1).join(', ')} switched off: held-out accuracy ${fmt(r.eval.accuracy, 3)}` +
+        (r.allOn ? ` (${fmt(r.allOn.accuracy, 3)} with every head on).` : '.'));
+    } else if (blend >= 0) {
+      const shares = r.metrics[blend].relationShare.map((x) => fmt(x, 2)).join(' / ');
+      parts.push(`${who}, head ${blend + 1} blends: averaged over ${METRIC_EXAMPLES} held-out examples, its one softmax puts ${shares} of its weight on the relation positions.`);
+    } else if (tracking.length) {
+      parts.push(`${who}, ${tracking.join(', ')}; ${new Set(verdicts.filter((v) => v.kind === 'tracks').map((v) => v.relation)).size < names.length ? 'not every relation has a head of its own yet' : `held-out accuracy is ${fmt(r.eval.accuracy, 3)}, not yet ${SPECIALISED_ACCURACY}`}.`);
+    } else {
+      parts.push(`${who}, no head has settled on a relation yet.`);
+    }
+  });
+  return parts.join(' ');
 }
