@@ -520,3 +520,34 @@ test('dispose: → idle, the client freed; configured again it makes a new clien
   await settle();
   assert.equal(t.ctl.state, 'running');
 });
+
+test('a pause the session answers without a report (it had already stopped) still leaves pausing', async () => {
+  const t = await ready();
+  t.ctl.start();
+  t.ctl.pause();
+  const r = t.client.take('pause');
+  r.resolve(null);
+  await settle();
+  assert.equal(t.ctl.state, 'paused');
+  t.ctl.start();
+  t.ctl.hide();
+  t.client.take('pause').resolve(null);
+  await settle();
+  assert.equal(t.ctl.state, 'hidden');
+});
+
+test('loadModel while a hide is on its way: waits for the pause, then loads; shown again, training goes on', async () => {
+  const t = await ready();
+  t.ctl.start();
+  t.ctl.hide();
+  const loading = t.ctl.loadModel(new Uint8Array([1]));
+  t.client.paused('pause');
+  t.client.take('pause').resolve(null);
+  await settle();
+  assert.equal(t.ctl.state, 'loading');
+  t.client.take('load').resolve(createdInfo([2], 40));
+  await loading;
+  assert.equal(t.ctl.state, 'paused');
+  t.ctl.show();
+  assert.equal(t.ctl.state, 'paused', 'a loaded model waits for Start');
+});

@@ -17,14 +17,15 @@
 //   holding     the same, because the settings cannot train any more; then held
 //   hidden      paused while the page is hidden; training goes on when it is shown
 //   held        paused while the settings cannot train; training goes on once they can
-//   loading     a saved model is on its way; paused afterwards (also if it is refused)
+//   loading     a saved model is on its way; paused once there
 //   diverged    training stopped at the last good step; lowerRate(), reset() or new settings leave it
 //   dead        the trainer Worker stopped; only restart() leaves it
 //
-// Transitions (TRANSITIONS below is the table the tests walk)
+// Transitions (TRANSITIONS below is the table go() enforces: any other change throws)
 //   idle        configure → creating (restarting with autoplay)
 //   creating    created → paused; start() → restarting; create failed → paused (idle without a model)
-//   restarting  created → running (held if the settings cannot train by then); pause() → creating
+//   restarting  created → running (held if the settings cannot train by then); pause() → creating;
+//               create failed → paused
 //   paused      start() → running; new settings → creating; loadModel() → loading
 //   running     pause() → pausing; hide() → hiding; settings that cannot train → holding;
 //               new settings → restarting; round done ('limit') → paused
@@ -294,10 +295,16 @@ export class TrainerController {
     else if (this.state === 'running') this.pauseFor('pausing');
   }
 
-  /** Asks the session to pause; the state `via` says what follows once it has (see onEvent). */
+  /**
+   * Asks the session to pause; the state `via` says what follows once it has (see onPaused).
+   * The session reports the pause before it answers the request; a session that had already
+   * stopped reports nothing, and the answer stands for the report.
+   */
   pauseFor(via) {
     this.go(via);
-    return this.client.request('pause').catch((e) => this.emit('error', { error: e }));
+    return this.client.request('pause').then(() => {
+      if (this.state === via) this.onPaused({ event: 'paused', reason: 'pause' });
+    }, (e) => this.emit('error', { error: e }));
   }
 
   /** The page was hidden: a hidden tab does not need to train. */
@@ -390,6 +397,7 @@ export class TrainerController {
     }
     bytes = bytes.slice();  // the copy goes to the Worker; the caller's array stays usable
     if (this.state === 'running') await this.pauseFor('pausing');
+    else if (this.running) await this.client.request('pause');  // a pause already on its way: wait for it
     const before = this.state, kept = this.divergence;
     const job = ++this._job;
     if (TRANSITIONS[before].includes('loading')) this.go('loading');
@@ -410,7 +418,7 @@ export class TrainerController {
     this.key = this.keyOf(settings);
     if (job === this._job && this.state !== 'dead') {
       this.replaceRuns(info, info.snapshot.runs[0].step);
-      if (this.state !== 'paused') this.go('paused', 'loaded');
+      if (TRANSITIONS[this.state].includes('paused')) this.go('paused', 'loaded');
     }
     return { config: c, settings };
   }
