@@ -57,13 +57,12 @@
  * @csspart copy-link the copy-link button
  */
 
-import { HeadlabElement } from './shared/base.js';
-import { el, uid, announce, onWidthChange, setText } from './shared/dom.js';
+import { TrainingElement, option, selectValue } from './shared/training-element.js';
+import { el, uid, onWidthChange, setText } from './shared/dom.js';
 import { createHeatmap } from './shared/heatmap.js';
-import { exportMenu, download, slug } from './shared/export.js';
+import { download, slug } from './shared/export.js';
 import { SERIES } from './shared/charts.js';
-import { curvesFigure, curvesToSVG, forExport } from './shared/trainer-curves.js';
-import { asImage } from './shared/figure.js';
+import { curvesFigure } from './shared/trainer-curves.js';
 import { liveHeatmap } from './shared/trainer-heatmap.js';
 import { TrainerClient } from './shared/trainer-client.js';
 import { fmt } from '../lib/teach/format.js';
@@ -119,19 +118,9 @@ input[type="file"] { font: inherit; font-size: 0.88rem; max-width: 100%; }
 }
 `;
 
-function option(value, label) {
-  return el('option', { value: String(value) }, label ?? String(value));
-}
-
-/** Ensures `select` has an option for `value` (attribute values outside the list stay selectable). */
-function selectValue(select, value, label) {
-  const v = String(value);
-  if (![...select.options].some((o) => o.value === v)) select.append(option(v, label ?? v));
-  select.value = v;
-}
-
-export class HeadlabTrainer extends HeadlabElement {
+export class HeadlabTrainer extends TrainingElement {
   static tag = 'headlab-trainer';
+  static chartPrefix = 'trainer';
   static stateKey = 'train';
   static css = CSS;
   static props = {
@@ -329,40 +318,16 @@ export class HeadlabTrainer extends HeadlabElement {
       this._chartWidth = chartBox.clientWidth;
       this.scheduleRender(true);
     }, 30, () => chartBox.clientWidth);
-    // A hidden tab does not need to train: pause, and go on when it is shown again.
-    this._onVisibility = () => (document.hidden ? this.ctl.hide() : this.ctl.show());
   }
 
-  chartSection(title, note, name) {
-    const holder = { box: el('div'), fig: null };
-    holder.section = el('div', { class: 'chart', part: 'chart', dataset: { testid: `trainer-chart-${name}` } },
-      el('h3', {}, title), el('p', { class: 'small muted' }, note), holder.box,
-      exportMenu({
-        what: `${title.toLowerCase()} curves`,
-        name: () => `${name}-${slug(this.task)}-${this.ctl.runs.map((r) => `h${r.numHeads}`).join('-vs-')}`,
-        figure: () => holder.fig && forExport(holder.fig),
-        csv: () => this.curvesCSV(),
-        json: () => this.ctl.runs.length && { task: this.task, runs: this.history },
-        onExport: (format, filename) => this.emit('export', { format, filename }),
-      }));
-    return holder;
-  }
+  // ---------------------------------------------------------------- lifecycle (see shared/training-element.js)
 
-  connectedCallback() {
-    super.connectedCallback();
-    document.addEventListener('visibilitychange', this._onVisibility);
-    clearTimeout(this._disposeTimer);
-    if (this.lab && !this.ctl.client) this.requestUpdate();
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    document.removeEventListener('visibilitychange', this._onVisibility);
-    this.ctl.pause();
-    // Removed for good (not just moved): free the Worker and the wasm memory.
-    this._disposeTimer = setTimeout(() => {
-      if (!this.isConnected) this.ctl.dispose();
-    }, 0);
+  hasClient() { return Boolean(this.ctl.client); }
+  freeClient() { this.ctl.dispose(); }
+  /** A hidden tab does not need to train: pause, and go on when it is shown again. */
+  pageHidden(hidden) {
+    if (hidden) this.ctl.hide();
+    else this.ctl.show();
   }
 
   // ---------------------------------------------------------------- config
@@ -578,21 +543,6 @@ export class HeadlabTrainer extends HeadlabElement {
     this.renderButtons();
   }
 
-  scheduleRender(force = false) {
-    if (force) this._forceCharts = true;
-    if (this._raf) return;
-    const minGap = this._reduced?.matches ? 400 : 0;
-    const wait = Math.max(0, (this._lastRender ?? -Infinity) + minGap - performance.now());
-    const go = () => {
-      this._raf = 0;
-      this._lastRender = performance.now();
-      this.render();
-    };
-    this._raf = -1;
-    if (wait > 0) setTimeout(() => { this._raf = requestAnimationFrame(go); }, wait);
-    else this._raf = requestAnimationFrame(go);
-  }
-
   // ---------------------------------------------------------------- render
 
   render() {
@@ -607,12 +557,12 @@ export class HeadlabTrainer extends HeadlabElement {
     this._fullBudget = running ? 1 : Infinity;
     snap.runs.forEach((s, k) => this.renderMaps(this._views[k], this.ctl.runs[k].T, s, now, running));
     const gap = this._reduced?.matches ? 1000 : 250;
-    if (running && !this._forceCharts && now - (this._lastSlow ?? 0) < gap) {
+    if (running && !this._forceSlow && now - (this._lastSlow ?? 0) < gap) {
       clearTimeout(this._slowTimer);
       this._slowTimer = setTimeout(() => this.scheduleRender(true), gap);
       return;
     }
-    this._forceCharts = false;
+    this._forceSlow = false;
     this._lastSlow = now;
     snap.runs.forEach((s, k) => this.renderRun(this._views[k], this.ctl.runs[k], s, running));
     this.renderReadout(snap);
@@ -687,10 +637,6 @@ export class HeadlabTrainer extends HeadlabElement {
     for (const r of runs) {
       if (r.specialisedAt) marks.push({ x: r.specialisedAt.step, label: `${compare ? `h = ${r.numHeads} ` : ''}specialised` });
     }
-    const draw = (holder, fig, label) => {
-      holder.fig = fig;
-      holder.box.replaceChildren(asImage(curvesToSVG(fig), fig, label));
-    };
     // Measured when the layout changes (onResize, layout()), never here: reading it now would force a layout.
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));
     const lossSeries = lines('evalLoss', 'trainLoss');
@@ -698,9 +644,9 @@ export class HeadlabTrainer extends HeadlabElement {
       const p = r.history[r.history.length - 1];
       return p ? `${compare ? `h = ${r.numHeads}: ` : ''}${fmt(p[field], digits)} at step ${p.step}` : '';
     }).join('; ');
-    draw(this.lossChart, curvesFigure({ series: lossSeries, yLog: true, yMin: 1e-4, xMax, marks, width, yLabel: 'loss' }),
+    this.drawChart(this.lossChart, curvesFigure({ series: lossSeries, yLog: true, yMin: 1e-4, xMax, marks, width, yLabel: 'loss' }),
       `Loss curves, log scale. Held-out loss now ${lastText('evalLoss', 4)}.`);
-    draw(this.accChart, curvesFigure({ series: lines('evalAccuracy', 'trainAccuracy'), yMin: 0, yMax: 1, xMax, marks, width, yLabel: 'accuracy',
+    this.drawChart(this.accChart, curvesFigure({ series: lines('evalAccuracy', 'trainAccuracy'), yMin: 0, yMax: 1, xMax, marks, width, yLabel: 'accuracy',
       yRef: { y: SPECIALISED_ACCURACY, label: String(SPECIALISED_ACCURACY) } }),
     `Accuracy curves. Held-out accuracy now ${lastText('evalAccuracy', 3)}.`);
   }
@@ -719,6 +665,10 @@ export class HeadlabTrainer extends HeadlabElement {
     const text = summaryText(this.ctl.runs, this.ctl.snapshot);
     this.summaryLine.hidden = !text;
     if (text) this.summaryLine.textContent = text;
+  }
+
+  curvesFileName(name) {
+    return `${name}-${slug(this.task)}-${this.ctl.runs.map((r) => `h${r.numHeads}`).join('-vs-')}`;
   }
 
   curvesCSV() {
@@ -807,17 +757,5 @@ export class HeadlabTrainer extends HeadlabElement {
     } catch (e) {
       this.fail(e);
     }
-  }
-
-  // ---------------------------------------------------------------- messages
-
-  say(text) {
-    announce(this.status, text);
-  }
-
-  fail(e, title = 'HeadLab could not do that.') {
-    const message = String(e?.message ?? e);
-    this.errorBox.replaceChildren(el('strong', {}, title), ` ${message}`);
-    this.emit('error', { message });
   }
 }
