@@ -1,24 +1,17 @@
 // The JS API in headless Chromium, on the main thread and inside a module Worker,
 // as shipped in dist/lib/ (npm run build).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, ensureDist, launch, watch } from './helpers.mjs';
+import { watch, useSite } from './helpers.mjs';
 
-let server, browser, page;
+let page;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  server = await serve({ port: 0, root: DIST });
-  browser = await launch();
-  page = watch(await browser.newPage(), 'api', problems);
-  await page.goto(server.url);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+const site = useSite({}, {
+  setup: async () => {
+    page = watch(await site.browser.newPage(), 'api', problems);
+    await page.goto(site.server.url);
+  },
 });
 
 // Runs the course's worked example with the API and returns what a caller sees.

@@ -3,10 +3,9 @@
 // its module Workers load from next to dist/lib/headlab.js, on a page and inside a
 // module Worker (nested Workers), and give what multiHeadAttention gives;
 // dispose() ends them. The page is not cross-origin isolated.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, ensureDist, launch, watch } from './helpers.mjs';
+import { watch, useSite } from './helpers.mjs';
 
 // Runs in the page and in a Worker: every option at threads 2 and 3 against
 // multiHeadAttention; returns the largest difference and the Worker counts.
@@ -64,20 +63,14 @@ const WORKER_SCRIPT = `if (typeof WorkerGlobalScope === 'function' && self insta
   };
 }`;
 
-let server, browser, page;
+let page;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  server = await serve({ port: 0, root: DIST, csp: true, inject: { path: '/parallel-check.js', script: WORKER_SCRIPT } });
-  browser = await launch();
-  page = watch(await browser.newPage(), 'parallel', problems);
-  await page.goto(server.url);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+const site = useSite({ csp: true, inject: { path: '/parallel-check.js', script: WORKER_SCRIPT } }, {
+  setup: async () => {
+    page = watch(await site.browser.newPage(), 'parallel', problems);
+    await page.goto(site.server.url);
+  },
 });
 
 function checkResult(r) {

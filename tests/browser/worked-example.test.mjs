@@ -2,23 +2,21 @@
 // in headless Chromium, against the built site in dist/.
 // Run: node --test tests/browser/
 // Screenshots go to tests/browser/screenshots/ (git-ignored).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
-import { DIST, SCREENSHOTS as SHOT_DIR, ensureDist, ensureScreenshotDir, launch, watch } from './helpers.mjs';
+import { DIST, SCREENSHOTS as SHOT_DIR, ensureScreenshotDir, watch, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount, expectVisible } from './expect.mjs';
 
 const SCREENSHOTS = `${SHOT_DIR}/`;
 const TIMEOUT = 60_000;
 const DEMO = 'demos/worked-example/index.html';
 
-let server;
-let browser;
 /** Everything that went wrong in any page: console errors, page errors, failed or 4xx/5xx requests. */
 const problems = [];
 
 async function newPage(label, width = 1280, height = 900) {
-  const page = await browser.newPage({ viewport: { width, height } });
+  const page = await site.browser.newPage({ viewport: { width, height } });
   return watch(page, label, problems);
 }
 
@@ -27,7 +25,7 @@ function assertNoProblems() {
 }
 
 /** Opens the demo with every step shown (state in the URL: #worked.step=all), so every cell is visible. */
-async function openDemo(page, base = server.url) {
+async function openDemo(page, base = site.server.url) {
   await page.goto(new URL(`${DEMO}#worked.step=all`, base).href);
   await page.waitForSelector('headlab-worked-example[data-state="ready"]', { timeout: 20_000 });
   await page.waitForFunction(() => {
@@ -80,16 +78,10 @@ function reference(x, { wq, wv, wo } = COURSE) {
   return { weights, heads, concat, output: matmul(concat, wo) };
 }
 
-before(async () => {
-  await ensureDist();
-  ensureScreenshotDir();
-  server = await serve({ port: 0, root: DIST });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+const site = useSite({}, {
+  setup: async () => {
+    ensureScreenshotDir();
+  },
 });
 
 test('the reference reproduces the course numbers (sanity check of the test itself)', () => {
@@ -100,7 +92,7 @@ test('the reference reproduces the course numbers (sanity check of the test itse
 
 test('landing page loads and links to the worked example', { timeout: TIMEOUT }, async () => {
   const page = await newPage('landing');
-  const response = await page.goto(server.url);
+  const response = await page.goto(site.server.url);
   assert.equal(response.status(), 200);
   assert.equal(await page.title(), 'HeadLab');
   assert.equal(await page.locator('h1').textContent(), 'HeadLab');
@@ -288,7 +280,7 @@ test('a browser without WebAssembly SIMD gets the scalar build and the same numb
   // Chromium always runs SIMD, so the page is told otherwise: validate() refuses any module with a
   // SIMD opcode (0xfd), and the SIMD wasm files are not served (a Worker, which the stub does not
   // reach, then fails over to the main thread).
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   await context.addInitScript(() => {
     const validate = WebAssembly.validate;
     WebAssembly.validate = (bytes) => (new Uint8Array(bytes).includes(0xfd) ? false : validate(bytes));
@@ -356,7 +348,7 @@ test('every “what to try” suggestion on the page does what it says', { timeo
 
 test('the pipeline overview: every stage opens its step and marks where the learner is; the per-head stages are framed together', { timeout: TIMEOUT }, async () => {
   const page = await newPage('pipeline');
-  await page.goto(new URL(DEMO, server.url).href);
+  await page.goto(new URL(DEMO, site.server.url).href);
   await page.waitForSelector('headlab-worked-example[data-state="ready"]', { timeout: 20_000 });
   const perHead = await page.locator('nav.pipeline li.per-head button').evaluateAll((bs) => bs.map((b) => b.dataset.step));
   assert.deepEqual(perHead, ['2', '3', '4', '5', '6', '7', '8'], 'steps 2–8 happen in each head');
@@ -374,7 +366,7 @@ test('the pipeline overview: every stage opens its step and marks where the lear
 
 test('at step 7 the attention maps are shown once, not again in the summary', { timeout: TIMEOUT }, async () => {
   const page = await newPage('step 7 once');
-  await page.goto(new URL(`${DEMO}#worked.step=7`, server.url).href);
+  await page.goto(new URL(`${DEMO}#worked.step=7`, site.server.url).href);
   await page.waitForSelector('headlab-worked-example[data-state="ready"]', { timeout: 20_000 });
   const visibleMaps = () => page.locator('headlab-worked-example figure.heatmap').evaluateAll((fs) => fs.filter((f) => f.getClientRects().length > 0).length);
   await eventually(async () => assert.equal(await visibleMaps(), 2, 'two maps at step 7: one per head'));

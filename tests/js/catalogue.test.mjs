@@ -14,8 +14,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHeadlab } from '../../web/lib/headlab.js';
-import { workedModel } from '../../web/components/shared/examples.js';
-import { validateModel } from '../../web/components/shared/model.js';
+import { workedModel } from '../../web/lib/teach/examples.js';
+import { validateModel } from '../../web/lib/teach/model.js';
 
 const lab = await createHeadlab();
 const F = (a) => new Float32Array(a);
