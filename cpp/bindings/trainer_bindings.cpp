@@ -254,4 +254,5 @@ EMSCRIPTEN_BINDINGS(headlab_trainer) {
   function("headsTrial", &heads_trial);
   function("reserveFile", &reserve_file);
   function("heapInUse", &heap_in_use);
+  function("heapMax", &headlab::bindings::heap_max);
 }

@@ -483,7 +483,7 @@ export interface HeadlabInfo {
   memoryBytes: number;
   /** bytes malloc has handed out */
   heapInUseBytes: number;
-  /** the heap's cap */
+  /** the heap's cap, read from the module (as linked: -sMAXIMUM_MEMORY) */
   maxMemoryBytes: number;
   /** whether the training module has been loaded (by tasks(), createTrainer() or loadTrainer()) */
   trainingLoaded: boolean;

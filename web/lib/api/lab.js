@@ -5,7 +5,7 @@ import { headsTrial, scalingExperiment } from './experiments.js';
 import { createLayer, forward, parameterCount } from './forward.js';
 import { createLanguageModel, languageTaskTable, loadLanguageModel } from './language-model.js';
 import { instantiate, simdSupported } from './load.js';
-import { MAX_MEMORY_BYTES } from './memory.js';
+import { heapLimits } from './memory.js';
 import { DEFAULT_MAX_THREADS, availableCores, createParallelLayer, liveWorkerCount } from './parallel.js';
 import { createTrainer, loadTrainer } from './trainer.js';
 
@@ -24,6 +24,7 @@ export class Headlab {
     this._core = core;
     this._flavour = flavour;
     this._options = options;
+    this._heap = heapLimits(core);  // { maxMemoryBytes, maxRequestBytes } of the forward-pass module
     this._train = null;  // the training module once loaded
     this._trainPending = null;
     this._lmTasks = null;  // the language-model task table once read
@@ -243,7 +244,7 @@ export class Headlab {
     const i = this._core.info();
     return {
       version: i.version, flavour: this._flavour, simd: i.simd, isa: i.isa,
-      memoryBytes: this._core.HEAPU8.length, heapInUseBytes: i.heapInUse, maxMemoryBytes: MAX_MEMORY_BYTES,
+      memoryBytes: this._core.HEAPU8.length, heapInUseBytes: i.heapInUse, maxMemoryBytes: this._heap.maxMemoryBytes,
       trainingLoaded: this._train !== null,
       trainingMemoryBytes: this._train ? this._train.HEAPU8.length : 0,
       trainingHeapInUseBytes: this._train ? this._train.heapInUse() : 0,
