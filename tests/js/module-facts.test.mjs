@@ -1,6 +1,7 @@
 // What the API reads from the WebAssembly modules instead of keeping its own copy: the heap's
 // cap (linked with -sMAXIMUM_MEMORY in CMakeLists.txt), the trainer's defaults (TrainerConfig in
-// trainer.hpp) and the training results, which come over as copies, never as views of the wasm heap.
+// trainer.hpp), the shape check (mha_resolve_shape) and the training results, which come over as
+// copies, never as views of the wasm heap.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -131,4 +132,40 @@ test('trainer and language-model results are copies that own their memory, and l
     core.delete();
   }
   assert.equal(lab.liveHandleCount(), before, 'live Embind handles');
+});
+
+test('checkShape answers what createLayer would say about a shape, without the "createLayer: " prefix', async () => {
+  const lab = await createHeadlab();
+  const I = (n) => new Float32Array(n);
+  const cases = [
+    { dModel: 512, numHeads: 8 },
+    { dModel: 16, numHeads: 3 },
+    { dModel: 16, numHeads: 3, dK: 4, dV: 4 },
+    { dModel: 12, numHeads: 5, dK: 2 },
+    { dModel: 0, numHeads: 2 },
+    { dModel: 4, numHeads: 2.5 },
+    { dModel: '16', numHeads: 2 },
+    { dModel: 2 ** 31, numHeads: 1 },
+    { dModel: 2 ** 20, numHeads: 2 ** 12, dK: 2 ** 10, dV: 1 },
+  ];
+  for (const shape of cases) {
+    const answer = lab.checkShape(shape);
+    // createLayer checks the shape before the weights: those of the right lengths where the shape is
+    // valid (and small), empty ones elsewhere.
+    const dK = shape.dK ?? shape.dModel / shape.numHeads, dV = shape.dV ?? shape.dModel / shape.numHeads;
+    const size = (n) => (Number.isSafeInteger(n) && n >= 0 && n < 2 ** 22 ? n : 0);
+    const hk = size(shape.numHeads * dK * shape.dModel), hv = size(shape.numHeads * dV * shape.dModel);
+    let thrown = null;
+    try {
+      lab.createLayer({ ...shape, wQ: I(hk), wK: I(hk), wV: I(hv), wO: I(hv) }).dispose();
+    } catch (e) {
+      thrown = e.message;
+    }
+    assert.equal(answer === null ? null : `createLayer: ${answer}`, thrown, JSON.stringify(shape));
+  }
+  assert.deepEqual(cases.map((s) => lab.checkShape(s) === null), [true, false, true, false, false, false, false, false, false]);
+  assert.match(lab.checkShape({ dModel: 16, numHeads: 3 }), /^numHeads must divide dModel when dK\/dV are not given: dModel 16 \/ numHeads 3/);
+  assert.equal(lab.checkShape({ dModel: 16, numHeads: 3, dK: 4, dV: 4 }), null);
+  assert.throws(() => lab.checkShape({ dModel: 16, heads: 2 }), (e) => e instanceof TypeError && /checkShape: unknown option "heads"; did you mean numHeads/.test(e.message));
+  assert.throws(() => lab.checkShape(null), (e) => e instanceof TypeError && /^checkShape: expected an options object, got null/.test(e.message));
 });

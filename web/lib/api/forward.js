@@ -24,11 +24,28 @@ export function createLayer(lab, options) {
 
 /** The shape and weights of createLayer's options, checked: { shape: { dModel, numHeads, dK, dV }, specs: [name, array][] }. */
 export function checkLayer(lab, fn, options) {
+  const shape = layerShape(lab, fn, options);
+  return { shape, specs: checkWeights(fn, options, shape) };
+}
+
+/** dModel, numHeads, dK and dV of a layer, checked by the module and resolved (dK, dV default to dModel / numHeads). */
+function layerShape(lab, fn, options) {
   const { dModel, numHeads, dK: dKIn, dV: dVIn } = dimsOf(fn, options);
   const resolved = lab._core.resolveShape({ tQ: 1, tK: 1, dModel, numHeads, dK: dKIn, dV: dVIn, causal: false }, true);
   if (resolved.error) throw new RangeError(`${fn}: ${resolved.error}`);
-  const shape = { dModel, numHeads, dK: resolved.dK, dV: resolved.dV };
-  return { shape, specs: checkWeights(fn, options, shape) };
+  return { dModel, numHeads, dK: resolved.dK, dV: resolved.dV };
+}
+
+/** Headlab#checkShape: null, or why createLayer would refuse the shape (its message without "createLayer: "). */
+export function checkShape(lab, options) {
+  requireObject('checkShape', options, OPTION_KEYS.checkShape);
+  try {
+    layerShape(lab, 'createLayer', options);
+    return null;
+  } catch (e) {
+    if (!(e instanceof TypeError || e instanceof RangeError)) throw e;
+    return e.message.replace(/^createLayer: /, '');
+  }
 }
 
 /** Checks wQ..wO (and bQ..bO when given) against the shape; returns [name, array] of those present. */

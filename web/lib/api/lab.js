@@ -2,7 +2,7 @@
 // is documented here and carried out by the module of its job.
 import { OPTION_KEYS, describe, requireObject } from './checks.js';
 import { headsTrial, scalingExperiment } from './experiments.js';
-import { createLayer, forward, parameterCount } from './forward.js';
+import { checkShape, createLayer, forward, parameterCount } from './forward.js';
 import { createLanguageModel, languageTaskTable, loadLanguageModel } from './language-model.js';
 import { instantiate, simdSupported } from './load.js';
 import { heapLimits } from './memory.js';
@@ -96,6 +96,26 @@ export class Headlab {
    */
   parameterCount(options) {
     return parameterCount(this, options);
+  }
+
+  /**
+   * Whether a layer of this shape can be made: null when createLayer accepts
+   * dModel, numHeads, dK and dV (multiHeadAttention checks them the same way), else
+   * the reason, the message createLayer would throw without its "createLayer: "
+   * prefix. The one place a UI asks "does h divide d_model?" (with dK/dV not
+   * given, numHeads must divide dModel) and whether the sizes fit one buffer.
+   * Nothing is allocated.
+   * @param {{dModel: number, numHeads: number, dK?: number, dV?: number}} shape
+   * @returns {string | null}
+   * @throws {TypeError} when shape is not an object, or names an option other than these four
+   * @example
+   * lab.checkShape({ dModel: 512, numHeads: 8 });  // null
+   * lab.checkShape({ dModel: 16, numHeads: 3 });
+   * // 'numHeads must divide dModel when dK/dV are not given: dModel 16 / numHeads 3 is not an integer'
+   * lab.checkShape({ dModel: 16, numHeads: 3, dK: 4, dV: 4 });  // null: the head sizes are given
+   */
+  checkShape(shape) {
+    return checkShape(this, shape);
   }
 
   /**
