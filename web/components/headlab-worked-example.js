@@ -461,7 +461,6 @@ export class HeadlabWorkedExample extends HeadlabElement {
     return out;
   }
 
-  /** W^O with the rows that read the given heads set to zero (= those heads' outputs replaced by zeros). */
   /** The module's headMask (1 = on) with `heads` (numbered from 1) switched off. */
   static headMask(heads) {
     return Uint8Array.from({ length: H }, (_, i) => (heads.has(i + 1) ? 0 : 1));
