@@ -2,7 +2,7 @@
 // with a fake trainer client: every transition of its one state, including the page
 // hidden and shown during a run, settings that cannot train while it trains, a run
 // that diverges, a Worker that dies, reset, load and dispose. The settings check is
-// the module's own (lab.checkShape), through web/lib/teach/heads.js.
+// the module's own (parameterCount), through web/lib/teach/heads.js.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHeadlab } from '../../web/lib/headlab.js';
