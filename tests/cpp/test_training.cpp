@@ -367,6 +367,29 @@ TEST_CASE("trainer: probe attention map, task info and head metrics are well for
     CHECK(h.mean_distance >= 0.0f);
     CHECK(h.mean_distance <= 7.0f);
   }
+  // The metrics' values, recomputed in double from the same attention weights:
+  // with n no larger than the batch, head_metrics runs one forward pass, whose
+  // query-row weights [n, h, T] the model still holds afterwards. The query and
+  // the three answers sit at fixed positions in three-relations.
+  const std::size_t n = 40;
+  const auto pinned = t->head_metrics(n);
+  const float* qw = t->model().query_weights();
+  for (std::size_t i = 0; i < 3; ++i) {
+    double entropy = 0, distance = 0, share[3] = {};
+    for (std::size_t b = 0; b < n; ++b) {
+      const float* row = qw + (b * 3 + i) * 8;
+      for (std::size_t j = 0; j < 8; ++j) {
+        if (row[j] > 0.0f) entropy -= double(row[j]) * std::log(double(row[j]));
+        distance += double(row[j]) * std::fabs(7.0 - double(j));
+      }
+      for (std::size_t r = 0; r < 3; ++r) share[r] += row[info.relation_positions[r]];
+    }
+    CAPTURE(i);
+    CHECK(pinned[i].entropy == doctest::Approx(entropy / double(n)).epsilon(1e-6));
+    CHECK(pinned[i].mean_distance == doctest::Approx(distance / double(n)).epsilon(1e-6));
+    for (std::size_t r = 0; r < 3; ++r)
+      CHECK(pinned[i].relation_share[r] == doctest::Approx(share[r] / double(n)).epsilon(1e-6));
+  }
   // Causal: no query row looks ahead.
   TrainerConfig c;
   c.causal = true;

@@ -144,6 +144,33 @@ test('scalingExperiment: shapes, rows that sum to 1, saturation without scaling'
   assert.ok(Math.abs(s.varianceScaled - s.varianceRaw / 256) < 1e-3);
   assert.ok(s.maxWeightUnscaled > s.maxWeightScaled);
   assert.deepEqual(lab.scalingExperiment({ dK: 256, numQueries: 50, numKeys: 20, seed: 3 }).dotProducts, s.dotProducts);
+  // The statistics are those of the arrays returned, recomputed here in double:
+  // population variance of the dot products (raw and / sqrt(dK) = / 16), and the
+  // mean over the 50 query rows of each softmax's entropy (nats) and largest weight.
+  const variance = (x, scale) => {
+    let mean = 0, sq = 0;
+    for (const v of x) mean += v * scale;
+    mean /= x.length;
+    for (const v of x) sq += (v * scale - mean) ** 2;
+    return sq / x.length;
+  };
+  const rowStats = (w) => {
+    let entropy = 0, max = 0;
+    for (let r = 0; r < 50; r++) {
+      const row = w.subarray(r * 20, r * 20 + 20);
+      for (const v of row) if (v > 0) entropy -= v * Math.log(v);
+      max += Math.max(...row);
+    }
+    return { entropy: entropy / 50, max: max / 50 };
+  };
+  const near = (got, want, what) => assert.ok(Math.abs(got - want) <= 1e-9 * Math.abs(want), `${what}: got ${got}, want ${want}`);
+  near(s.varianceRaw, variance(s.dotProducts, 1), 'varianceRaw');
+  near(s.varianceScaled, variance(s.dotProducts, 1 / 16), 'varianceScaled');
+  const scaled = rowStats(s.weightsScaled), unscaled = rowStats(s.weightsUnscaled);
+  near(s.entropyScaled, scaled.entropy, 'entropyScaled');
+  near(s.entropyUnscaled, unscaled.entropy, 'entropyUnscaled');
+  near(s.maxWeightScaled, scaled.max, 'maxWeightScaled');
+  near(s.maxWeightUnscaled, unscaled.max, 'maxWeightUnscaled');
 });
 
 test('info() reports the SIMD build and the package version', () => {
@@ -246,6 +273,29 @@ test('without weights, T = 20,000 fits: the fused path keeps no T x T buffer', (
   assert.equal(r.output.length, T * 4);
   for (const x of r.output) assert.ok(Number.isFinite(x));
   assert.ok(lab.info().memoryBytes - before < 64 * 2 ** 20, 'heap grew by more than 64 MiB');
+  // The values: the sequence is ball, full, it repeated, so a query of token a puts
+  // weight e^(s_ab) / Z on each of the n_b keys of token b, with
+  // Z = sum_b n_b e^(s_ab), and every row of one token has the same output:
+  // sum_b n_b e^(s_ab) v_b / Z per head, then W^O. Computed here in double.
+  const counts = [0, 1, 2].map((b) => Math.ceil((T - b) / 3));  // 6667, 6667, 6666
+  const project = (x, w) => [0, 1, 2, 3].map((c) => [0, 1, 2, 3].reduce((s, m) => s + x[m] * w[m * 4 + c], 0));
+  const tokens = [0, 1, 2].map((a) => ex.query.subarray(a * 4, a * 4 + 4));
+  const q = tokens.map((x) => project(x, ex.wQ)), k = tokens.map((x) => project(x, ex.wK));
+  const v = tokens.map((x) => project(x, ex.wV));
+  const want = [0, 1, 2].map((a) => {
+    const concat = [0, 0, 0, 0];
+    for (let h = 0; h < 2; h++) {
+      const e = [0, 1, 2].map((b) => Math.exp((q[a][2 * h] * k[b][2 * h] + q[a][2 * h + 1] * k[b][2 * h + 1]) / Math.SQRT2));
+      const z = [0, 1, 2].reduce((s, b) => s + counts[b] * e[b], 0);
+      for (let c = 0; c < 2; c++) concat[2 * h + c] = [0, 1, 2].reduce((s, b) => s + counts[b] * e[b] * v[b][2 * h + c], 0) / z;
+    }
+    return project(concat, ex.wO);
+  });
+  let worst = 0;
+  for (let t = 0; t < T; t++)
+    for (let c = 0; c < 4; c++) worst = Math.max(worst, Math.abs(r.output[t * 4 + c] - want[t % 3][c]));
+  // float sums over 20,000 keys: 1.2e-7 at T = 3, 1.3e-5 at 3,000, 5.5e-5 here (measured).
+  assert.ok(worst <= 2e-4, `largest difference from the double answer ${worst}`);
   checkWorkedExample();
 });
 
