@@ -5,24 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createHeadlab } from '../../web/lib/headlab.js';
+import { courseInputs, expected } from '../fixtures/course.mjs';
 
 const lab = await createHeadlab();
 const F = (a) => new Float32Array(a);
-const third = 1 / 3;
 
-/** The course's worked example: ball, full, it; h = 2, d_k = d_v = 2, W^O = I. */
-function workedExample() {
-  const wQK = F([1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1]);
-  return {
-    query: F([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]),
-    dModel: 4,
-    numHeads: 2,
-    wQ: wQK,
-    wK: wQK,
-    wV: F([third, 0, third, 0, 0, third, 0, third, 0, 0, 0, 0, 0, 0, 0, 0]),
-    wO: F([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]),
-  };
-}
+/** The course's worked example: ball, full, it; h = 2, d_k = d_v = 2, W^O = I (tests/fixtures/course.json). */
+const workedExample = courseInputs;
 
 function assertClose4(got, want, what) {
   assert.equal(got.length, want.length, `${what}: length`);
@@ -35,23 +24,23 @@ function assertClose4(got, want, what) {
 function checkWorkedExample() {
   const r = lab.multiHeadAttention({ ...workedExample(), returnWeights: true });
   const T = 3, it = 2;
-  assertClose4(r.weights.subarray((0 * T + it) * T, (0 * T + it) * T + T), [0.7337, 0.0879, 0.1784], 'head 1 weights');
-  assertClose4(r.weights.subarray((1 * T + it) * T, (1 * T + it) * T + T), [0.0879, 0.7337, 0.1784], 'head 2 weights');
-  assertClose4(r.output.subarray(it * 4, it * 4 + 4), [0.7931, 0.1474, 0.1474, 0.7931], 'output');
+  assertClose4(r.weights.subarray((0 * T + it) * T, (0 * T + it) * T + T), expected.weightsHead1, 'head 1 weights');
+  assertClose4(r.weights.subarray((1 * T + it) * T, (1 * T + it) * T + T), expected.weightsHead2, 'head 2 weights');
+  assertClose4(r.output.subarray(it * 4, it * 4 + 4), expected.output, 'output');
 }
 
 test('the course worked example comes out to 4 decimals', () => {
   checkWorkedExample();
   const r = lab.multiHeadAttention({ ...workedExample(), returnWeights: true, returnIntermediates: true });
   const im = r.intermediates;
-  assertClose4(im.headOutputs.subarray(2 * 2, 2 * 2 + 2), [0.7931, 0.1474], 'head 1 output for it');
-  assertClose4(im.headOutputs.subarray(3 * 2 + 2 * 2, 3 * 2 + 2 * 2 + 2), [0.1474, 0.7931], 'head 2 output for it');
-  assertClose4(im.concat.subarray(8, 12), [0.7931, 0.1474, 0.1474, 0.7931], 'concat for it');
-  assertClose4(im.scores.subarray(6, 9), [4, 1, 2], 'head 1 raw scores for it');
-  assertClose4(im.scaledScores.subarray(6, 9), [2.8284, 0.7071, 1.4142], 'head 1 scaled scores for it');
-  assertClose4(im.q.subarray(4, 6), [1, 1], 'q1 for it');
-  assertClose4(im.k.subarray(0, 6), [3, 1, 0, 1, 1, 1], 'K1');
-  assertClose4(im.v.subarray(0, 6), [1, 0, 0, 1, third, third], 'V1');
+  assertClose4(im.headOutputs.subarray(2 * 2, 2 * 2 + 2), expected.headOutput1, 'head 1 output for it');
+  assertClose4(im.headOutputs.subarray(3 * 2 + 2 * 2, 3 * 2 + 2 * 2 + 2), expected.headOutput2, 'head 2 output for it');
+  assertClose4(im.concat.subarray(8, 12), expected.output, 'concat for it');
+  assertClose4(im.scores.subarray(6, 9), expected.rawScores1, 'head 1 raw scores for it');
+  assertClose4(im.scaledScores.subarray(6, 9), expected.scaledScores1, 'head 1 scaled scores for it');
+  assertClose4(im.q.subarray(4, 6), expected.q1, 'q1 for it');
+  assertClose4(im.k.subarray(0, 6), expected.k1, 'K1');
+  assertClose4(im.v.subarray(0, 6), expected.v1, 'V1');
   assert.deepEqual(
     Object.fromEntries(Object.entries(im).map(([k, v]) => [k, v.length])),
     { q: 12, k: 12, v: 12, scores: 18, scaledScores: 18, headOutputs: 12, concat: 12 },
