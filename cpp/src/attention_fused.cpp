@@ -12,8 +12,8 @@ namespace {
 
 using simd::exp2_nonpositive_batch;
 using simd::fbatch;
-using simd::W;
 using simd::kLog2e;
+using simd::W;
 
 // The reference stays scalar (clang would vectorise its loops), so that the
 // tests compare two independent computations.
@@ -108,8 +108,7 @@ inline void pv_tile(std::size_t keys, const float* p, const float* v, std::size_
     for (std::size_t c = 0; c < kVB; ++c) acc[r][c].store_unaligned(ob + r * dvp + c * W);
 }
 
-
-// ---------------------------------------------------------- SIMD stages
+// ---------------------------------------------------------------- SIMD stages
 // attention_fused_simd runs: pack_keys once; then per block of kBR query rows
 // attended_prefixes, pack_queries, online_softmax (every key tile) and
 // normalise.
@@ -184,8 +183,8 @@ struct Block {
   std::size_t br, d_k, dvp;
   const std::size_t* nrow;  // [kBR] from attended_prefixes
   const float* qp;          // packed queries (pack_queries)
-  const float* kt;          // packed K^T and V (pack_keys)
-  const float* vp;
+  const float* kt;          // packed K^T (pack_keys)
+  const float* vp;          // packed V rows (pack_keys)
   float* s;                 // [kBR][kBC] scratch tile
   float* ob;                // [kBR][dvp] unnormalised outputs
   float* m;                 // [kBR] running maxima (log2 units)

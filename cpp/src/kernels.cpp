@@ -14,7 +14,7 @@ using simd::exp_batch;
 using simd::fbatch;
 using simd::W;
 
-// ------------------------------------------------------------------- GEMM
+// ----------------------------------------------------------------------- GEMM
 
 namespace {
 
@@ -251,7 +251,7 @@ void gemm_shared_a_simd(const GemmArgs* g, std::size_t count, float* workspace) 
   gemm_packed_run(g, count, workspace);
 }
 
-// -------------------------------------------------------------- transpose
+// ------------------------------------------------------------------ transpose
 
 namespace {
 
@@ -304,7 +304,7 @@ void transpose(std::size_t rows, std::size_t cols, const float* src, std::size_t
   }
 }
 
-// ------------------------------------------------------------ elementwise
+// ---------------------------------------------------------------- elementwise
 
 void exp_ref(const float* x, float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
@@ -360,7 +360,7 @@ void scale_simd(float* x, std::size_t n, float s) {
   for (; i < n; ++i) x[i] *= s;
 }
 
-// ----------------------------------------------------------- softmax rows
+// --------------------------------------------------------------- softmax rows
 
 void softmax_rows_ref(float* x, std::size_t rows, std::size_t cols, std::size_t ld) {
   const float ninf = -std::numeric_limits<float>::infinity();
@@ -401,7 +401,8 @@ void softmax_rows_simd(float* x, std::size_t rows, std::size_t cols, std::size_t
       alignas(64) float buf[W];
       std::fill(buf, buf + W, ninf);
       std::copy(row + main, row + cols, buf);
-      const fbatch e = exp2_nonpositive_batch((fbatch::load_aligned(buf) - fbatch(mx)) * fbatch(simd::kLog2e));
+      const fbatch e =
+          exp2_nonpositive_batch((fbatch::load_aligned(buf) - fbatch(mx)) * fbatch(simd::kLog2e));
       e.store_aligned(buf);
       for (std::size_t c = main; c < cols; ++c) {
         row[c] = buf[c - main];
@@ -444,7 +445,7 @@ void softmax_backward_rows_simd(const float* p, const float* dp, float* ds, std:
   }
 }
 
-// ------------------------------------------------------------ column sums
+// ---------------------------------------------------------------- column sums
 
 void column_sums_ref(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
                      bool accumulate) {
@@ -470,7 +471,7 @@ void column_sums_simd(const float* x, std::size_t rows, std::size_t cols, std::s
   }
 }
 
-// ------------------------------------------------------ optimiser updates
+// ---------------------------------------------------------- optimiser updates
 
 namespace {
 
@@ -598,7 +599,7 @@ bool sgd_update_ok_simd(const float* p, const float* g, std::size_t n, float lr,
   return tail && simd::hadd(ok) == float(W);
 }
 
-// --------------------------------------------------------------- dispatch
+// ------------------------------------------------------------------- dispatch
 
 void gemm(Path path, const GemmArgs& g) { path == Path::simd ? gemm_simd(g) : gemm_ref(g); }
 

@@ -156,15 +156,16 @@ TEST_CASE("kernels: transpose over shapes around the tile and SIMD widths, with 
     }
 }
 
-TEST_CASE("transpose matches a plain loop on random values, tiles of 16 cut anywhere, wide leading dimensions") {
+TEST_CASE("transpose matches a plain loop on random values, 16 x 16 tiles cut anywhere, wide strides") {
   std::mt19937 rng(21);
   struct Shape {
     std::size_t rows, cols, lds, ldd;
   };
   // Non-multiples of the 16 x 16 tile and of 4 on either side; ldd = 1536 is
   // the power-of-two-ish stride the tiling is there for.
-  for (const Shape& s : {Shape{18, 35, 35, 18}, Shape{31, 47, 50, 33}, Shape{64, 48, 48, 64}, Shape{100, 37, 40, 101},
-                         Shape{2, 130, 131, 5}, Shape{130, 2, 2, 1536}, Shape{48, 96, 1536, 1536}}) {
+  for (const Shape& s :
+       {Shape{18, 35, 35, 18}, Shape{31, 47, 50, 33}, Shape{64, 48, 48, 64}, Shape{100, 37, 40, 101},
+        Shape{2, 130, 131, 5}, Shape{130, 2, 2, 1536}, Shape{48, 96, 1536, 1536}}) {
     CAPTURE(s.rows);
     CAPTURE(s.cols);
     CAPTURE(s.lds);

@@ -19,7 +19,7 @@ namespace headlab {
 // Which variant a model or pass runs: the references or the SIMD kernels.
 enum class Path { ref, simd };
 
-// ---------------------------------------------------------------------- GEMM
+// ----------------------------------------------------------------------- GEMM
 
 // C[M,N] (+)= A[M,K] * B[K,N] (+ bias[N])
 // Row-major with leading dimensions lda, ldb, ldc (elements between rows).
@@ -55,16 +55,16 @@ void gemm_packed_simd(const GemmArgs& g, float* workspace);
 std::size_t gemm_shared_a_workspace_floats(const GemmArgs* g, std::size_t count);
 void gemm_shared_a_simd(const GemmArgs* g, std::size_t count, float* workspace);
 
-// ----------------------------------------------------------------- transpose
+// ------------------------------------------------------------------ transpose
 
 // dst[cols, rows] = src[rows, cols]^T, src with leading dimension lds,
 // dst with leading dimension ldd. Used to pack K_i^T so that scores become a
 // row-broadcast GEMM (no horizontal adds in the hot loop). One version: the
 // scalar loop is its tail, and the tests compare it with a plain loop.
-void transpose(std::size_t rows, std::size_t cols, const float* src, std::size_t lds,
-               float* dst, std::size_t ldd);
+void transpose(std::size_t rows, std::size_t cols, const float* src, std::size_t lds, float* dst,
+               std::size_t ldd);
 
-// --------------------------------------------------------------- elementwise
+// ---------------------------------------------------------------- elementwise
 
 // y[i] = exp(x[i]) for n elements. exp_simd uses range reduction and a
 // polynomial on xsimd batches, building 2^n with integer shifts (no
@@ -89,7 +89,7 @@ void add_simd(const float* a, const float* b, float* dst, std::size_t n);
 void scale_ref(float* x, std::size_t n, float s);
 void scale_simd(float* x, std::size_t n, float s);
 
-// -------------------------------------------------------------- softmax rows
+// --------------------------------------------------------------- softmax rows
 
 // In-place softmax over each row of x[rows, cols] (leading dimension ld).
 // Entries equal to -infinity are masked: they get weight exactly 0. A row whose
@@ -107,7 +107,7 @@ void softmax_backward_rows_ref(const float* p, const float* dp, float* ds, std::
 void softmax_backward_rows_simd(const float* p, const float* dp, float* ds, std::size_t rows,
                                 std::size_t cols, std::size_t ld, float scale);
 
-// --------------------------------------------------------------- column sums
+// ---------------------------------------------------------------- column sums
 
 // out[c] (+)= sum over rows of x[r, c], x [rows, cols] with leading dimension
 // ld, out [cols]: bias gradients. `accumulate` adds into out.
@@ -144,7 +144,7 @@ void sgd_update_simd(float* p, const float* g, std::size_t n, float lr);
 bool sgd_update_ok_ref(const float* p, const float* g, std::size_t n, float lr, float max_abs);
 bool sgd_update_ok_simd(const float* p, const float* g, std::size_t n, float lr, float max_abs);
 
-// ------------------------------------------------------------------ dispatch
+// ------------------------------------------------------------------- dispatch
 // The `_simd` or the `_ref` kernel, as `path` says: the one dispatch the
 // models and passes share.
 void gemm(Path path, const GemmArgs& g);
