@@ -17,13 +17,14 @@ import path from 'node:path';
 import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
 import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, waitForElements, fileUrl, numbers, assertClose, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount } from './expect.mjs';
+import { expected } from '../fixtures/course.mjs';
 
 const TIMEOUT = 60_000;
 const TAGS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h', 'headlab-trainer'];
 const XSS = '<img src=x onerror="window.__pwned=1">';
-// The course's numbers for the query "it" (as in the other tests).
-const WORKED_OUTPUT = [0.7931, 0.1474, 0.1474, 0.7931];
-const WORKED_HEAD1 = [0.7337, 0.0879, 0.1784];
+// The course's numbers for the query "it" (tests/fixtures/course.json).
+const WORKED_OUTPUT = expected.output;
+const WORKED_HEAD1 = expected.weightsHead1;
 
 const problems = [];
 

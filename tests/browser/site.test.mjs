@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
 import { SCREENSHOTS, ensureScreenshotDir, watch, waitForElements, fileUrl, numbers, assertClose, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount, expectVisible } from './expect.mjs';
+import { expected } from '../fixtures/course.mjs';
 
 const TIMEOUT = 120_000;
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
@@ -145,9 +146,9 @@ test('every page works opened from file://, with the Worker fallback explained',
     if (spec.name === 'worked-example') {
       // The wasm embedded in the classic build computes the course's numbers.
       const w = await numbers(page, 'weights-head-1');
-      [0.7337, 0.0879, 0.1784].forEach((x, i) => assert.ok(Math.abs(w[i] - x) < 1e-4, `file:// weights ${w}`));
+      expected.weightsHead1.forEach((x, i) => assert.ok(Math.abs(w[i] - x) < 1e-4, `file:// weights ${w}`));
       const out = await numbers(page, 'output');
-      [0.7931, 0.1474, 0.1474, 0.7931].forEach((x, i) => assert.ok(Math.abs(out[i] - x) < 1e-4, `file:// output ${out}`));
+      expected.output.forEach((x, i) => assert.ok(Math.abs(out[i] - x) < 1e-4, `file:// output ${out}`));
     }
     if (spec.name === 'params') assert.equal((await page.locator('[data-testid="params-total"]').textContent()).trim(), '1,048,576');
     await page.close();
@@ -385,7 +386,7 @@ test('exports: a heatmap as PNG, SVG, JSON and CSV', { timeout: TIMEOUT }, async
   assert.match(svg.data.toString(), />ball</);
   const json = JSON.parse((await grab('json')).data.toString());
   assert.deepEqual(json.rowLabels, ['ball', 'full', 'it']);
-  assert.ok(Math.abs(json.values[2][0] - 0.7337) < 1e-4, `JSON holds the weights: ${json.values[2]}`);
+  assert.ok(Math.abs(json.values[2][0] - expected.weightsHead1[0]) < 1e-4, `JSON holds the weights: ${json.values[2]}`);
   const csv = (await grab('csv')).data.toString();
   assert.equal(csv.split('\r\n')[0], 'query \\ key,ball,full,it');
   assert.match(csv.split('\r\n')[3], /^it,0\.733/);
@@ -426,7 +427,7 @@ test('copy link restores a demo’s state from the URL', { timeout: TIMEOUT }, a
   await eventually(async () => {
     const out = await numbers(we2, 'output');
     assert.ok(out.length === 4 && out.every(Number.isFinite), `output shown: ${out}`);
-    assert.notDeepEqual(out, [0.7931, 0.1474, 0.1474, 0.7931]);
+    assert.notDeepEqual(out, expected.output);
   });
   await we.close();
   await we2.close();
@@ -568,7 +569,7 @@ test('compact: every element hides its explanations for a course column and keep
       if (!compact) assert.ok(r.shown > 0, `${tag}: explanations shown by default`);
       (heights[tag] ??= {})[compact] = r.height;
     }
-    if (compact) await eventually(async () => assertClose(assert, await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'compact worked example output'));
+    if (compact) await eventually(async () => assertClose(assert, await numbers(page, 'output'), expected.output, 'compact worked example output'));
     await page.close();
   }
   const lines = tags.map((t) => `${t}: ${Math.round(heights[t].false)} → ${Math.round(heights[t].true)} px`);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
 import { DIST, SCREENSHOTS as SHOT_DIR, ensureScreenshotDir, watch, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount, expectVisible } from './expect.mjs';
+import { course, expected as courseNumbers } from '../fixtures/course.mjs';
 
 const SCREENSHOTS = `${SHOT_DIR}/`;
 const TIMEOUT = 60_000;
@@ -49,13 +50,19 @@ function assertClose(actual, expected, what, tol = 1e-4 + 1e-9) {
 }
 
 // An independent float64 reference: softmax(QK^T/sqrt(dk))V per head, concat, times wO.
-const THIRD = 1 / 3;
-const COURSE = {
-  x: [[3, 0, 0, 1], [0, 3, 0, 1], [1, 1, 0, 1]],
-  wq: [[[1, 0], [0, 0], [0, 0], [0, 1]], [[0, 0], [1, 0], [0, 0], [0, 1]]],
-  wv: [[THIRD, 0], [0, THIRD], [0, 0], [0, 0]],
-  wo: [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
-};
+// The course's inputs (tests/fixtures/course.json) as nested arrays: x [T][dModel],
+// wq [head][dModel][dK] (W_K = W_Q), wv [dModel][dV] (shared by both heads), wo.
+const rows = (flat, width) => Array.from({ length: flat.length / width }, (_, r) => flat.slice(r * width, (r + 1) * width));
+const COURSE = (() => {
+  const { dModel, numHeads, query, wQ, wV, wO } = course.inputs;
+  const dK = wQ.length / dModel / numHeads;
+  return {
+    x: rows(query, dModel),
+    wq: Array.from({ length: numHeads }, (_, h) => rows(wQ, numHeads * dK).map((r) => r.slice(h * dK, (h + 1) * dK))),
+    wv: rows(wV, numHeads * dK).map((r) => r.slice(0, dK)),
+    wo: rows(wO, dModel),
+  };
+})();
 const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, v, k) => s + v * b[k][j], 0)));
 function reference(x, { wq, wv, wo } = COURSE) {
   const weights = [];
@@ -86,8 +93,8 @@ const site = useSite({}, {
 
 test('the reference reproduces the course numbers (sanity check of the test itself)', () => {
   const r = reference(COURSE.x);
-  assertClose(r.weights[0][2], [0.7337, 0.0879, 0.1784], 'reference head 1');
-  assertClose(r.output[2], [0.7931, 0.1474, 0.1474, 0.7931], 'reference output');
+  assertClose(r.weights[0][2], courseNumbers.weightsHead1, 'reference head 1');
+  assertClose(r.output[2], courseNumbers.output, 'reference output');
 });
 
 test('landing page loads and links to the worked example', { timeout: TIMEOUT }, async () => {
@@ -112,12 +119,12 @@ test('worked example shows the course numbers for "it"', { timeout: TIMEOUT }, a
   const page = await newPage('course numbers');
   await openDemo(page);
   const expected = reference(COURSE.x);
-  assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 (it)');
-  assertClose(await numbers(page, 'weights-head-2'), [0.0879, 0.7337, 0.1784], 'weights head 2 (it)');
-  assertClose(await numbers(page, 'head-output-1'), [0.7931, 0.1474], 'head 1 output (it)');
-  assertClose(await numbers(page, 'head-output-2'), [0.1474, 0.7931], 'head 2 output (it)');
-  assertClose(await numbers(page, 'concat'), [0.7931, 0.1474, 0.1474, 0.7931], 'concat (it)');
-  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output (it)');
+  assertClose(await numbers(page, 'weights-head-1'), courseNumbers.weightsHead1, 'weights head 1 (it)');
+  assertClose(await numbers(page, 'weights-head-2'), courseNumbers.weightsHead2, 'weights head 2 (it)');
+  assertClose(await numbers(page, 'head-output-1'), courseNumbers.headOutput1, 'head 1 output (it)');
+  assertClose(await numbers(page, 'head-output-2'), courseNumbers.headOutput2, 'head 2 output (it)');
+  assertClose(await numbers(page, 'concat'), courseNumbers.output, 'concat (it)');
+  assertClose(await numbers(page, 'output'), courseNumbers.output, 'output (it)');
   // The full tables (all three query tokens) match the reference too.
   for (const h of [1, 2]) {
     assertClose(await numbers(page, `weights-table-head-${h}`), expected.weights[h - 1].flat(), `weights table head ${h}`);
@@ -182,8 +189,8 @@ test('editing an embedding recomputes weights and output', { timeout: TIMEOUT },
   await page.click('#reset');
   await eventually(async () => {
     assert.equal(await page.inputValue('#x-2-0'), '1');
-    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output after reset');
-    assertClose(await numbers(page, 'weights-head-2'), [0.0879, 0.7337, 0.1784], 'weights head 2 after reset');
+    assertClose(await numbers(page, 'output'), courseNumbers.output, 'output after reset');
+    assertClose(await numbers(page, 'weights-head-2'), courseNumbers.weightsHead2, 'weights head 2 after reset');
   });
   await page.close();
   assertNoProblems();
@@ -221,8 +228,8 @@ test('an emptied cell shows the API error, and fixing it restores the result', {
     assert.equal(await alert.evaluate((e) => e.getBoundingClientRect().height), 0, 'empty alert takes no space');
     assert.equal(await page.getAttribute('#x-0-0', 'aria-invalid'), null);
     assert.equal(await page.locator('[data-testid="results-note"]').textContent(), '');
-    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output after fixing');
-    assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 after fixing');
+    assertClose(await numbers(page, 'output'), courseNumbers.output, 'output after fixing');
+    assertClose(await numbers(page, 'weights-head-1'), courseNumbers.weightsHead1, 'weights head 1 after fixing');
   });
   await page.close();
   assertNoProblems();
@@ -233,7 +240,7 @@ test('the demo works under the strict Content-Security-Policy', { timeout: TIMEO
   try {
     const page = await newPage('csp');
     await openDemo(page, strict.url);
-    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output under CSP');
+    assertClose(await numbers(page, 'output'), courseNumbers.output, 'output under CSP');
     await page.close();
   } finally {
     await strict.close();
@@ -245,11 +252,11 @@ test('switching a head off changes the output; W^O decides which heads reach it'
   const page = await newPage('ablation');
   await openDemo(page);
   const full = await numbers(page, 'output');
-  assertClose(full, [0.7931, 0.1474, 0.1474, 0.7931], 'output with both heads');
+  assertClose(full, courseNumbers.output, 'output with both heads');
   await page.uncheck('#head-on-2');
   await eventually(async () => {
-    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0, 0], 'output with head 2 off');
-    assertClose(await numbers(page, 'head-output-2'), [0.1474, 0.7931], 'head 2 still computes; only W^O ignores it');
+    assertClose(await numbers(page, 'output'), [...courseNumbers.headOutput1, 0, 0], 'output with head 2 off');
+    assertClose(await numbers(page, 'head-output-2'), courseNumbers.headOutput2, 'head 2 still computes; only W^O ignores it');
   });
   await page.click('[data-action="copy-link"]');
   await eventually(async () => assert.match(page.url(), /worked\.ablate=2/, 'the switch is in the copy-link state'));
@@ -265,7 +272,7 @@ test('switching a head off changes the output; W^O decides which heads reach it'
   // Zero where W^O reads head 2: head 2 is lost.
   await page.selectOption('#wo-preset', 'drop-2');
   await eventually(async () => {
-    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0, 0], 'output when W^O zeroes head 2');
+    assertClose(await numbers(page, 'output'), [...courseNumbers.headOutput1, 0, 0], 'output when W^O zeroes head 2');
     assert.equal(await page.locator('[data-testid="survive"] li[data-head="2"]').getAttribute('data-reaches'), 'false');
     assert.equal(await page.locator('[data-testid="survive"] li[data-head="1"]').getAttribute('data-reaches'), 'true');
   });
@@ -292,8 +299,8 @@ test('a browser without WebAssembly SIMD gets the scalar build and the same numb
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await openDemo(page);
-  assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 (it), scalar build');
-  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output (it), scalar build');
+  assertClose(await numbers(page, 'weights-head-1'), courseNumbers.weightsHead1, 'weights head 1 (it), scalar build');
+  assertClose(await numbers(page, 'output'), courseNumbers.output, 'output (it), scalar build');
   assert.ok(wasm.includes('headlab_core_scalar.wasm'), `the scalar module was fetched: ${wasm.join(', ')}`);
   assert.deepEqual(errors, []);
   await context.close();
@@ -328,7 +335,7 @@ test('every “what to try” suggestion on the page does what it says', { timeo
   await page.fill('#x-2-0', '2');
   await eventually(async () => assertClose(await numbers(page, 'weights-head-1'), expectedAt(2), 'head 1 at 2'));
   const [ball2] = await numbers(page, 'weights-head-1');
-  assert.ok(ball2 > 0.7337 && Math.abs(ball2 - 0.7953) < 1e-4, `head 1 leans harder on “ball”: ${ball2}`);
+  assert.ok(ball2 > courseNumbers.weightsHead1[0] && Math.abs(ball2 - 0.7953) < 1e-4, `head 1 leans harder on “ball”: ${ball2}`);
   await page.fill('#x-2-0', '3');
   await expectText(why(1), /splits its weight between “ball” and itself \(0\.4996 each\)/);
   await page.fill('#x-2-0', '5');
