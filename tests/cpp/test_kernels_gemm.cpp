@@ -12,29 +12,14 @@
 
 #include "headlab/kernels.hpp"
 #include "reference.hpp"
+#include "checks.hpp"
 
 using namespace headlab;
+using namespace headlab::test;
 
 namespace {
 
 const std::size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 64, 129};
-
-constexpr float kCanary = 1234.5f;
-constexpr std::size_t kGuard = 67;
-
-// A workspace of n floats followed by a guard band that must stay untouched.
-struct Guarded {
-  std::vector<float> buf;
-  std::size_t n;
-  explicit Guarded(std::size_t floats) : buf(floats + kGuard, kCanary), n(floats) {
-    std::fill(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n), std::nanf(""));
-  }
-  float* data() { return buf.data(); }
-  bool intact() const {
-    return std::all_of(buf.begin() + static_cast<std::ptrdiff_t>(n), buf.end(),
-                       [](float x) { return x == kCanary; });
-  }
-};
 
 }  // namespace
 

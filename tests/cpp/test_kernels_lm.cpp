@@ -11,8 +11,10 @@
 
 #include "headlab/lm_kernels.hpp"
 #include "reference_lm.hpp"
+#include "checks.hpp"
 
 using namespace headlab;
+using namespace headlab::test;
 
 namespace {
 
@@ -21,20 +23,6 @@ std::vector<float> randn(std::mt19937& rng, std::size_t n, float scale = 1.0f) {
   std::vector<float> v(n);
   for (auto& e : v) e = d(rng);
   return v;
-}
-
-// Max over i of |got - want| / (atol + rtol |want|): <= 1 passes.
-template <class A, class B>
-double worst(const A& got, const B& want, double atol, double rtol, std::size_t* where = nullptr) {
-  double w = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    const double r = std::abs(double(got[i]) - double(want[i])) / (atol + rtol * std::abs(double(want[i])));
-    if (r > w || std::isnan(r)) {
-      w = std::isnan(r) ? 1e30 : r;
-      if (where) *where = i;
-    }
-  }
-  return w;
 }
 
 const std::size_t kSizes[] = {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33};

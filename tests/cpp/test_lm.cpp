@@ -18,26 +18,10 @@
 #include "headlab/lm.hpp"
 #include "headlab/lm_kernels.hpp"
 #include "reference_lm.hpp"
+#include "checks.hpp"
 
 using namespace headlab;
-
-namespace {
-
-// Max over i of |got - want| / (atol + rtol |want|): <= 1 passes.
-template <class A, class B>
-double worst(const A& got, const B& want, double atol, double rtol, std::size_t* where = nullptr) {
-  double w = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    const double r = std::abs(double(got[i]) - double(want[i])) / (atol + rtol * std::abs(double(want[i])));
-    if (r > w || std::isnan(r)) {
-      w = std::isnan(r) ? 1e30 : r;
-      if (where) *where = i;
-    }
-  }
-  return w;
-}
-
-}  // namespace
+using namespace headlab::test;
 
 // ---- The whole model against the double reference ------------------------------
 
