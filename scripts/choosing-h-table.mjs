@@ -1,17 +1,17 @@
 // `node scripts/choosing-h-table.mjs` — measures the choosing-h trade-off with the module
 // (lab.headsTrial: the one-layer trainer at d_model 16 for every h dividing it, three seeds;
-// see web/components/shared/choosing-h-measure.js) and writes
-// web/components/shared/choosing-h-table.js, which <headlab-choosing-h> shows at once.
+// see web/lib/teach/choosing-h-measure.js) and writes
+// web/lib/teach/choosing-h-table.js, which <headlab-choosing-h> shows at once.
 // Deterministic: tests/js/choosing-h.test.mjs recomputes trials and compares them exactly.
 // Nothing in that file is typed by hand.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHeadlab } from '../web/lib/headlab.js';
-import { SETUP, measure } from '../web/components/shared/choosing-h-measure.js';
+import { SETUP, measure } from '../web/lib/teach/choosing-h-measure.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = path.join(repo, 'web/components/shared/choosing-h-table.js');
+const OUT = path.join(repo, 'web/lib/teach/choosing-h-table.js');
 
 const lab = await createHeadlab();
 const task = (await lab.tasks()).find((t) => t.name === SETUP.task);

@@ -13,8 +13,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createHeadlab } from '../../web/lib/headlab.js';
-import { TrainerSession, PACES } from '../../web/components/shared/trainer-session.js';
-import { specialisation, TRACK_SHARE, SPECIALISED_ACCURACY } from '../../web/components/shared/trainer-verdicts.js';
+import { TrainerSession, PACES } from '../../web/lib/teach/trainer-session.js';
+import { specialisation, TRACK_SHARE, SPECIALISED_ACCURACY } from '../../web/lib/teach/trainer-verdicts.js';
 import { serve } from '../../scripts/serve.mjs';
 import { runLm, reportLm } from './lm.mjs';
 

@@ -2,6 +2,8 @@
 // JavaScript. JS lays its arrays out in one and passes addresses back.
 #pragma once
 
+#include <emscripten/heap.h>
+
 #include <cstddef>
 #include <cstdlib>
 
@@ -27,6 +29,10 @@ struct Buffer {
     return data;
   }
 };
+
+// The most the heap can grow to, as linked (-sMAXIMUM_MEMORY in CMakeLists.txt): the API reads
+// it once at load to size its requests and to word its errors.
+inline double heap_max() { return static_cast<double>(emscripten_get_heap_max()); }
 
 }  // namespace bindings
 }  // namespace headlab

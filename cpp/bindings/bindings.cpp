@@ -215,4 +215,5 @@ EMSCRIPTEN_BINDINGS(headlab) {
   function("forward", &forward);
   function("parameterCount", &parameter_count);
   function("info", &info);
+  function("heapMax", &headlab::bindings::heap_max);
 }

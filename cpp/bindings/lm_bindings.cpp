@@ -2,8 +2,9 @@
 // (headlab_train) next to trainer_bindings.cpp. JavaScript checks argument
 // types, token ids and lengths first; C++ checks config ranges and files and
 // returns error strings, never aborts. Token sequences go in through
-// tokenBuffer(), a view of a buffer this object owns; arrays come back as
-// typed-array views the JS side copies at once.
+// tokenBuffer(), a view of a buffer this object owns that JS writes just before
+// the call that reads it. Results are value_objects; arrays in them are copies
+// made in one call (copies.hpp), never views of the wasm heap.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -12,35 +13,116 @@
 #include <string>
 #include <vector>
 
+#include "copies.hpp"
 #include "headlab/lm_session.hpp"
 #include "headlab/lm_tasks.hpp"
 
 namespace {
 
 using emscripten::val;
+using headlab::bindings::copy_of;
+using headlab::bindings::string_list;
 
 double num(std::size_t x) { return static_cast<double>(x); }
+
+// LmTrainConfig's fields that JS sets; createLanguageModel fills every one, from the
+// task's defaults (LmTaskSpec::defaults, sent with the task table) where not given.
+struct LmConfigJs {
+  std::string task;
+  double num_layers = 0, num_heads = 0, d_model = 0;
+  bool mlp = false;
+  double seed = 0;
+  float learning_rate = 0;
+  double batch_size = 0;
+};
+
+struct LmStepJs {
+  double step = 0;
+  float loss = 0;
+  std::string diverged;  // "" while training is fine, else the divergence message
+};
+
+// step 0: training has not diverged (JS answers null).
+struct LmDivergenceJs {
+  double step = 0;
+  float learning_rate = 0;
+  std::string reason, message;
+};
+
+struct LmEvalJs {
+  float loss = 0, accuracy = 0, next_token_accuracy = 0;
+  double examples = 0;
+};
+
+// coreference and positionPeak are removed for tasks other than cricket.
+struct LmHeadJs {
+  double layer = 0, head = 0;
+  float previous_token = 0, induction = 0, duplicate_token = 0, first_token = 0;
+  float coreference = 0, position_peak = 0;
+  val label = val::null();  // the detector's name, or null
+};
+
+// bestFixedPosition and bestCoreference are removed for tasks other than cricket.
+struct LmHeadReportJs {
+  val heads = val::null();  // LmHeadJs[], layer-major
+  float threshold = 0, best_fixed_position = 0, best_coreference = 0;
+};
+
+struct LmDefaultsJs {
+  double num_layers = 0, num_heads = 0, d_model = 0;
+  bool mlp = false;
+  float learning_rate = 0;
+  double batch_size = 0, steps = 0, seed = 0;
+};
+
+struct LmTaskJs {
+  std::string name, description, metric;
+  double seq_len = 0;
+  val vocabulary = val::null();  // string[vocab]
+  std::string start_token;
+  val pad_token = val::null(), stop_token = val::null();  // a token name, or null
+  LmDefaultsJs defaults;
+};
+
+val token_name_or_null(const headlab::LmTaskSpec& s, std::int32_t id) {
+  return id >= 0 ? val(std::string(s.token_names[id])) : val::null();
+}
+
+LmTaskJs task_js(const headlab::LmTaskSpec& s) {
+  LmTaskJs t;
+  t.name = s.name;
+  t.description = s.description;
+  t.metric = s.metric;
+  t.seq_len = num(s.seq_len);
+  t.vocabulary = string_list(s.token_names, s.vocab);
+  t.start_token = s.token_names[s.start_token];
+  t.pad_token = token_name_or_null(s, s.pad_token);
+  t.stop_token = token_name_or_null(s, headlab::lm_stop_token(s));
+  const headlab::LmDefaults& d = s.defaults;
+  t.defaults = {num(d.num_layers), num(d.num_heads), num(d.d_model), d.mlp, d.learning_rate,
+                num(d.batch_size),  num(d.steps),     static_cast<double>(d.seed)};
+  return t;
+}
 
 class LanguageModelJs {
  public:
   // Returns "" on success, else a message naming the field.
-  std::string init(val c) {
-    const std::string task = c["task"].as<std::string>();
-    const headlab::LmTaskSpec* spec = headlab::find_lm_task(task);
+  std::string init(const LmConfigJs& c) {
+    const headlab::LmTaskSpec* spec = headlab::find_lm_task(c.task);
     if (!spec) {
       std::string known;
       for (std::size_t i = 0; i < headlab::lm_task_count(); ++i)
         known += std::string(i ? ", " : "") + headlab::lm_task_at(i).name;
-      return "task: unknown task '" + task + "' (known: " + known + ")";
+      return "task: unknown task '" + c.task + "' (known: " + known + ")";
     }
     headlab::LmTrainConfig config;
-    config.num_layers = static_cast<std::size_t>(c["numLayers"].as<double>());
-    config.num_heads = static_cast<std::size_t>(c["numHeads"].as<double>());
-    config.d_model = static_cast<std::size_t>(c["dModel"].as<double>());
-    config.mlp = c["mlp"].as<bool>();
-    config.learning_rate = c["learningRate"].as<float>();
-    config.batch_size = static_cast<std::size_t>(c["batchSize"].as<double>());
-    config.seed = static_cast<std::uint64_t>(c["seed"].as<double>());
+    config.num_layers = static_cast<std::size_t>(c.num_layers);
+    config.num_heads = static_cast<std::size_t>(c.num_heads);
+    config.d_model = static_cast<std::size_t>(c.d_model);
+    config.mlp = c.mlp;
+    config.learning_rate = c.learning_rate;
+    config.batch_size = static_cast<std::size_t>(c.batch_size);
+    config.seed = static_cast<std::uint64_t>(c.seed);
     return adopt(headlab::LmSession::create(*spec, config));
   }
 
@@ -50,87 +132,72 @@ class LanguageModelJs {
     return adopt(headlab::LmSession::load(bytes, static_cast<std::size_t>(size)));
   }
 
-  val step(double n) {
+  LmStepJs step(double n) {
     const headlab::LmResult r = s_->step(static_cast<std::size_t>(n));
-    val o = val::object();
-    o.set("step", static_cast<double>(s_->steps()));
-    o.set("loss", r.loss);
-    o.set("diverged", s_->diverged_at() ? val(s_->divergence_message()) : val::null());
-    return o;
+    return {static_cast<double>(s_->steps()), r.loss, s_->diverged_at() ? s_->divergence_message() : ""};
   }
 
-  // null, or { step, learningRate, reason, message } once training has diverged.
-  val divergence() const {
-    if (s_->diverged_at() == 0) return val::null();
-    val o = val::object();
-    o.set("step", static_cast<double>(s_->diverged_at()));
-    o.set("learningRate", s_->config().learning_rate);
-    o.set("reason", std::string(s_->trainer().divergence() == headlab::Divergence::loss ? "loss" : "update"));
-    o.set("message", s_->divergence_message());
-    return o;
+  LmDivergenceJs divergence() const {
+    LmDivergenceJs d;
+    if (s_->diverged_at() == 0) return d;
+    d.step = static_cast<double>(s_->diverged_at());
+    d.learning_rate = s_->config().learning_rate;
+    d.reason = s_->trainer().divergence() == headlab::Divergence::loss ? "loss" : "update";
+    d.message = s_->divergence_message();
+    return d;
   }
 
   double steps() const { return static_cast<double>(s_->steps()); }
 
-  val evaluate(double n) {
+  LmEvalJs evaluate(double n) {
     const headlab::LmEval e = s_->evaluate(static_cast<std::size_t>(n));
-    val o = val::object();
-    o.set("loss", e.loss);
-    o.set("accuracy", e.accuracy);
-    o.set("nextTokenAccuracy", e.next_token);
-    o.set("examples", n);
-    return o;
+    return {e.loss, e.accuracy, e.next_token, n};
   }
 
-  // { heads: [{ layer, head, previousToken, induction, duplicateToken, firstToken,
-  //   coreference?, positionPeak?, label }], bestFixedPosition?, bestCoreference? }
+  // An LmHeadReportJs.
   val head_report(double n) {
     const headlab::LmHeadReport r = s_->heads(static_cast<std::size_t>(n));
     const bool cricket = s_->spec().kind == headlab::LmTaskKind::cricket;
-    val heads = val::array();
+    LmHeadReportJs report;
+    report.heads = val::array();
     for (std::size_t l = 0; l < r.num_layers; ++l)
       for (std::size_t h = 0; h < r.num_heads; ++h) {
         const headlab::LmHeadScores& s = r.at(l, h);
-        val o = val::object();
-        o.set("layer", num(l));
-        o.set("head", num(h));
-        o.set("previousToken", s.prev_token);
-        o.set("induction", s.induction);
-        o.set("duplicateToken", s.duplicate);
-        o.set("firstToken", s.first_token);
-        if (cricket) {
-          o.set("coreference", s.coreference);
-          o.set("positionPeak", s.position_peak);
+        val o(LmHeadJs{num(l), num(h), s.prev_token, s.induction, s.duplicate, s.first_token, s.coreference,
+                       s.position_peak, *s.label ? val(std::string(s.label)) : val::null()});
+        if (!cricket) {
+          o.delete_("coreference");
+          o.delete_("positionPeak");
         }
-        o.set("label", *s.label ? val(std::string(s.label)) : val::null());
-        heads.call<void>("push", o);
+        report.heads.set(l * r.num_heads + h, o);
       }
-    val o = val::object();
-    o.set("heads", heads);
-    o.set("threshold", headlab::kLmHeadThreshold);
-    if (cricket) {
-      o.set("bestFixedPosition", r.best_fixed_position);
-      o.set("bestCoreference", r.best_coreference);
+    report.threshold = headlab::kLmHeadThreshold;
+    report.best_fixed_position = r.best_fixed_position;
+    report.best_coreference = r.best_coreference;
+    val o(report);
+    if (!cricket) {
+      o.delete_("bestFixedPosition");
+      o.delete_("bestCoreference");
     }
     return o;
   }
 
-  // Where JS writes a token sequence (ids) before attention, predict and generate: [seqLen].
+  // Where JS writes a token sequence (ids) just before attention, predict and generate: [seqLen].
   val token_buffer() {
     tokens_.resize(s_->spec().seq_len);
     return val(emscripten::typed_memory_view(tokens_.size(), tokens_.data()));
   }
 
-  // [numLayers, numHeads, t, t] for the first t tokens of the token buffer.
+  // Float32Array [numLayers, numHeads, t, t] for the first t tokens of the token buffer.
   val attention(double t) {
     const std::size_t n = static_cast<std::size_t>(t);
     const headlab::LmTrainConfig& c = s_->config();
-    return val(emscripten::typed_memory_view(c.num_layers * c.num_heads * n * n, s_->attention(tokens_.data(), n)));
+    return copy_of(s_->attention(tokens_.data(), n), c.num_layers * c.num_heads * n * n);
   }
 
-  // [vocab]: next-token probabilities after the first t tokens.
+  // Float32Array [vocab]: next-token probabilities after the first t tokens.
   val predict(double t) {
-    return val(emscripten::typed_memory_view(s_->spec().vocab, s_->predict(tokens_.data(), static_cast<std::size_t>(t))));
+    return copy_of(s_->predict(tokens_.data(), static_cast<std::size_t>(t)), s_->spec().vocab);
   }
 
   // Extends the first t tokens of the token buffer in place; returns the new length.
@@ -146,56 +213,21 @@ class LanguageModelJs {
     return s_->head_enabled(static_cast<std::size_t>(layer), static_cast<std::size_t>(head));
   }
 
-  // A Uint8Array view of the file, or the reason it cannot be saved (a string).
-  val save() {
+  // A Uint8Array holding the file, or the reason it cannot be saved (a string).
+  val save() const {
     std::string error;
-    saved_ = s_->save(&error);
+    const std::vector<std::uint8_t> bytes = s_->save(&error);
     if (!error.empty()) return val(error);
-    return val(emscripten::typed_memory_view(saved_.size(), saved_.data()));
+    return copy_of(bytes.data(), bytes.size());
   }
 
-  val config() const {
+  LmConfigJs config() const {
     const headlab::LmTrainConfig& c = s_->config();
-    val o = val::object();
-    o.set("task", std::string(s_->spec().name));
-    o.set("numLayers", num(c.num_layers));
-    o.set("numHeads", num(c.num_heads));
-    o.set("dModel", num(c.d_model));
-    o.set("mlp", c.mlp);
-    o.set("seed", static_cast<double>(c.seed));
-    o.set("learningRate", c.learning_rate);
-    o.set("batchSize", num(c.batch_size));
-    return o;
+    return {s_->spec().name, num(c.num_layers), num(c.num_heads), num(c.d_model), c.mlp,
+            static_cast<double>(c.seed), c.learning_rate, num(c.batch_size)};
   }
 
   std::string task_name() const { return s_->spec().name; }
-
-  static val task_object(const headlab::LmTaskSpec& s) {
-    val o = val::object();
-    o.set("name", std::string(s.name));
-    o.set("description", std::string(s.description));
-    o.set("metric", std::string(s.metric));
-    o.set("seqLen", num(s.seq_len));
-    val vocabulary = val::array();
-    for (std::size_t t = 0; t < s.vocab; ++t) vocabulary.call<void>("push", std::string(s.token_names[t]));
-    o.set("vocabulary", vocabulary);
-    o.set("startToken", std::string(s.token_names[s.start_token]));
-    o.set("padToken", s.pad_token >= 0 ? val(std::string(s.token_names[s.pad_token])) : val::null());
-    const std::int32_t stop = headlab::lm_stop_token(s);
-    o.set("stopToken", stop >= 0 ? val(std::string(s.token_names[stop])) : val::null());
-    const headlab::LmDefaults& d = s.defaults;
-    val defaults = val::object();
-    defaults.set("numLayers", num(d.num_layers));
-    defaults.set("numHeads", num(d.num_heads));
-    defaults.set("dModel", num(d.d_model));
-    defaults.set("mlp", d.mlp);
-    defaults.set("learningRate", d.learning_rate);
-    defaults.set("batchSize", num(d.batch_size));
-    defaults.set("steps", num(d.steps));
-    defaults.set("seed", static_cast<double>(d.seed));
-    o.set("defaults", defaults);
-    return o;
-  }
 
  private:
   std::string adopt(headlab::LmSessionOrError r) {
@@ -207,13 +239,11 @@ class LanguageModelJs {
 
   std::unique_ptr<headlab::LmSession> s_;
   std::vector<std::int32_t> tokens_;
-  std::vector<std::uint8_t> saved_;
 };
 
 val language_task_table() {
   val a = val::array();
-  for (std::size_t i = 0; i < headlab::lm_task_count(); ++i)
-    a.call<void>("push", LanguageModelJs::task_object(headlab::lm_task_at(i)));
+  for (std::size_t i = 0; i < headlab::lm_task_count(); ++i) a.set(i, task_js(headlab::lm_task_at(i)));
   return a;
 }
 
@@ -221,6 +251,63 @@ val language_task_table() {
 
 EMSCRIPTEN_BINDINGS(headlab_language_model) {
   using namespace emscripten;
+  value_object<LmConfigJs>("LanguageModelConfig")
+      .field("task", &LmConfigJs::task)
+      .field("numLayers", &LmConfigJs::num_layers)
+      .field("numHeads", &LmConfigJs::num_heads)
+      .field("dModel", &LmConfigJs::d_model)
+      .field("mlp", &LmConfigJs::mlp)
+      .field("seed", &LmConfigJs::seed)
+      .field("learningRate", &LmConfigJs::learning_rate)
+      .field("batchSize", &LmConfigJs::batch_size);
+  value_object<LmStepJs>("LanguageModelStep")
+      .field("step", &LmStepJs::step)
+      .field("loss", &LmStepJs::loss)
+      .field("diverged", &LmStepJs::diverged);
+  value_object<LmDivergenceJs>("LanguageModelDivergence")
+      .field("step", &LmDivergenceJs::step)
+      .field("learningRate", &LmDivergenceJs::learning_rate)
+      .field("reason", &LmDivergenceJs::reason)
+      .field("message", &LmDivergenceJs::message);
+  value_object<LmEvalJs>("LanguageModelEvaluation")
+      .field("loss", &LmEvalJs::loss)
+      .field("accuracy", &LmEvalJs::accuracy)
+      .field("nextTokenAccuracy", &LmEvalJs::next_token_accuracy)
+      .field("examples", &LmEvalJs::examples);
+  value_object<LmHeadJs>("LanguageHeadScore")
+      .field("layer", &LmHeadJs::layer)
+      .field("head", &LmHeadJs::head)
+      .field("previousToken", &LmHeadJs::previous_token)
+      .field("induction", &LmHeadJs::induction)
+      .field("duplicateToken", &LmHeadJs::duplicate_token)
+      .field("firstToken", &LmHeadJs::first_token)
+      .field("coreference", &LmHeadJs::coreference)
+      .field("positionPeak", &LmHeadJs::position_peak)
+      .field("label", &LmHeadJs::label);
+  value_object<LmHeadReportJs>("LanguageHeadReport")
+      .field("heads", &LmHeadReportJs::heads)
+      .field("threshold", &LmHeadReportJs::threshold)
+      .field("bestFixedPosition", &LmHeadReportJs::best_fixed_position)
+      .field("bestCoreference", &LmHeadReportJs::best_coreference);
+  value_object<LmDefaultsJs>("LanguageTaskDefaults")
+      .field("numLayers", &LmDefaultsJs::num_layers)
+      .field("numHeads", &LmDefaultsJs::num_heads)
+      .field("dModel", &LmDefaultsJs::d_model)
+      .field("mlp", &LmDefaultsJs::mlp)
+      .field("learningRate", &LmDefaultsJs::learning_rate)
+      .field("batchSize", &LmDefaultsJs::batch_size)
+      .field("steps", &LmDefaultsJs::steps)
+      .field("seed", &LmDefaultsJs::seed);
+  value_object<LmTaskJs>("LanguageTask")
+      .field("name", &LmTaskJs::name)
+      .field("description", &LmTaskJs::description)
+      .field("metric", &LmTaskJs::metric)
+      .field("seqLen", &LmTaskJs::seq_len)
+      .field("vocabulary", &LmTaskJs::vocabulary)
+      .field("startToken", &LmTaskJs::start_token)
+      .field("padToken", &LmTaskJs::pad_token)
+      .field("stopToken", &LmTaskJs::stop_token)
+      .field("defaults", &LmTaskJs::defaults);
   class_<LanguageModelJs>("LanguageModelCore")
       .constructor<>()
       .function("init", &LanguageModelJs::init)

@@ -2,14 +2,16 @@
 // web/lib/headlab.js loads the first time a page asks for training. JavaScript
 // checks argument types first; C++ checks ranges and returns error strings,
 // never aborts.
-// Arrays come back as typed-array views of buffers this object owns, which
-// the JS side copies at once.
+// Results are value_objects (plain JS objects, fields in the order registered
+// below); arrays in them are copies made in one call (copies.hpp), never
+// views of the wasm heap.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <malloc.h>
 
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,39 +20,115 @@
 #include "headlab/experiments.hpp"
 #include "headlab/tasks.hpp"
 #include "headlab/trainer.hpp"
+#include "copies.hpp"
 
 namespace {
 
 using emscripten::val;
+using headlab::bindings::copy_of;
+using headlab::bindings::list_of;
+using headlab::bindings::string_list;
 
-val float_array(const float* p, std::size_t n) {
-  val a = val::array();
-  for (std::size_t i = 0; i < n; ++i) a.call<void>("push", p[i]);
-  return a;
+// TrainerConfig as JS sees it. trainerDefaults() sends TrainerConfig{}'s values, which
+// createTrainer starts from, so the defaults live in trainer.hpp only.
+struct TrainerConfigJs {
+  std::string task;
+  double num_heads = 0, d_model = 0, seed = 0;
+  float learning_rate = 0;
+  double batch_size = 0;
+  std::string optimizer;  // "adam" or "sgd"
+  bool causal = false;
+};
+
+TrainerConfigJs to_js(const headlab::TrainerConfig& c) {
+  TrainerConfigJs j;
+  j.task = c.task;
+  j.num_heads = static_cast<double>(c.num_heads);
+  j.d_model = static_cast<double>(c.d_model);
+  j.seed = static_cast<double>(c.seed);
+  j.learning_rate = c.learning_rate;
+  j.batch_size = static_cast<double>(c.batch_size);
+  j.optimizer = c.optimizer == headlab::OptimizerKind::sgd ? "sgd" : "adam";
+  j.causal = c.causal;
+  return j;
 }
 
-val int_array(const std::vector<int>& v) {
-  val a = val::array();
-  for (int x : v) a.call<void>("push", x);
-  return a;
+// JS has checked the types and that the counts are positive integers below 2^31.
+headlab::TrainerConfig from_js(const TrainerConfigJs& j) {
+  headlab::TrainerConfig c;
+  c.task = j.task;
+  c.num_heads = static_cast<std::size_t>(j.num_heads);
+  c.d_model = static_cast<std::size_t>(j.d_model);
+  c.seed = static_cast<std::uint64_t>(j.seed);
+  c.learning_rate = j.learning_rate;
+  c.batch_size = static_cast<std::size_t>(j.batch_size);
+  c.optimizer = j.optimizer == "sgd" ? headlab::OptimizerKind::sgd : headlab::OptimizerKind::adam;
+  c.causal = j.causal;
+  return c;
 }
+
+struct StepJs {
+  double step = 0;
+  float loss = 0, accuracy = 0;
+  std::string diverged;  // "" while training is fine, else Trainer::divergence_message()
+};
+
+// step 0: training has not diverged (JS answers null).
+struct DivergenceJs {
+  double step = 0;
+  float learning_rate = 0;
+  std::string optimizer, reason, message;
+};
+
+struct EvalJs {
+  float loss = 0, accuracy = 0;
+  val relation_accuracy = val::null();  // number[R]
+};
+
+struct HeadMetricsJs {
+  float entropy = 0, mean_distance = 0;
+  val relation_share = val::null();  // number[R]
+};
+
+struct TaskJs {
+  std::string name, description;
+  double seq_len = 0, vocab = 0, num_relations = 0, query_position = 0;
+  val relation_positions = val::null(), relation_names = val::null(), token_names = val::null();
+};
+
+TaskJs task_js(const headlab::TaskSpec& s) {
+  TaskJs t;
+  t.name = s.name;
+  t.description = s.description;
+  t.seq_len = static_cast<double>(s.seq_len);
+  t.vocab = static_cast<double>(s.vocab);
+  t.num_relations = static_cast<double>(s.num_relations);
+  t.query_position = static_cast<double>(s.query_position);
+  t.relation_positions = list_of(s.relation_positions, s.num_relations);
+  t.relation_names = string_list(s.relation_names, s.num_relations);
+  t.token_names = string_list(s.token_names, s.vocab);
+  return t;
+}
+
+// The model's parameter blocks by the names exportModel uses, in the order they sit in
+// params(): a block ends where the next begins, the last at ParamLayout::total.
+struct NamedBlock {
+  const char* name;
+  std::size_t headlab::ParamLayout::*offset;
+};
+constexpr NamedBlock kBlocks[] = {
+    {"tokEmb", &headlab::ParamLayout::tok_emb}, {"posEmb", &headlab::ParamLayout::pos_emb},
+    {"wQ", &headlab::ParamLayout::w_q},         {"wK", &headlab::ParamLayout::w_k},
+    {"wV", &headlab::ParamLayout::w_v},         {"wO", &headlab::ParamLayout::w_o},
+    {"bQ", &headlab::ParamLayout::b_q},         {"bK", &headlab::ParamLayout::b_k},
+    {"bV", &headlab::ParamLayout::b_v},         {"bO", &headlab::ParamLayout::b_o},
+    {"wRead", &headlab::ParamLayout::w_read},   {"bRead", &headlab::ParamLayout::b_read},
+};
 
 class TrainerJs {
  public:
   // Returns "" on success, else a message naming the field.
-  std::string init(val c) {
-    headlab::TrainerConfig config;
-    config.task = c["task"].as<std::string>();
-    config.num_heads = static_cast<std::size_t>(c["numHeads"].as<double>());
-    config.d_model = static_cast<std::size_t>(c["dModel"].as<double>());
-    config.seed = static_cast<std::uint64_t>(c["seed"].as<double>());
-    config.learning_rate = c["learningRate"].as<float>();
-    config.batch_size = static_cast<std::size_t>(c["batchSize"].as<double>());
-    config.optimizer = c["optimizer"].as<std::string>() == "sgd" ? headlab::OptimizerKind::sgd
-                                                                  : headlab::OptimizerKind::adam;
-    config.causal = c["causal"].as<bool>();
-    return adopt(headlab::Trainer::create(config));
-  }
+  std::string init(const TrainerConfigJs& c) { return adopt(headlab::Trainer::create(from_js(c))); }
 
   // bytes: address and length in the wasm heap of a save() image.
   std::string load(double address, double size) {
@@ -58,121 +136,79 @@ class TrainerJs {
     return adopt(headlab::Trainer::load(bytes, static_cast<std::size_t>(size)));
   }
 
-  // diverged: null, or the message of Trainer::divergence_message().
-  val step(double n) {
+  StepJs step(double n) {
     const headlab::StepResult r = t_->step(static_cast<std::size_t>(n));
-    val o = val::object();
-    o.set("step", static_cast<double>(r.step));
-    o.set("loss", r.loss);
-    o.set("accuracy", r.accuracy);
-    o.set("diverged", r.diverged ? val(t_->divergence_message()) : val::null());
-    return o;
+    return {static_cast<double>(r.step), r.loss, r.accuracy, r.diverged ? t_->divergence_message() : ""};
   }
 
-  // null, or { step, learningRate, optimizer, reason, message } once training has diverged.
-  val divergence() const {
-    if (t_->diverged_at() == 0) return val::null();
-    const headlab::TrainerConfig& c = t_->config();
-    val o = val::object();
-    o.set("step", static_cast<double>(t_->diverged_at()));
-    o.set("learningRate", c.learning_rate);
-    o.set("optimizer", std::string(c.optimizer == headlab::OptimizerKind::sgd ? "sgd" : "adam"));
-    o.set("reason", std::string(t_->divergence() == headlab::Divergence::loss ? "loss" : "update"));
-    o.set("message", t_->divergence_message());
-    return o;
+  DivergenceJs divergence() const {
+    DivergenceJs d;
+    if (t_->diverged_at() == 0) return d;
+    d.step = static_cast<double>(t_->diverged_at());
+    d.learning_rate = t_->config().learning_rate;
+    d.optimizer = to_js(t_->config()).optimizer;
+    d.reason = t_->divergence() == headlab::Divergence::loss ? "loss" : "update";
+    d.message = t_->divergence_message();
+    return d;
   }
 
-  val evaluate(double n) {
+  EvalJs evaluate(double n) {
     const headlab::EvalResult r = t_->evaluate(static_cast<std::size_t>(n));
-    val o = val::object();
-    o.set("loss", r.loss);
-    o.set("accuracy", r.accuracy);
-    o.set("relationAccuracy", float_array(r.relation_accuracy, t_->task().num_relations));
-    return o;
+    return {r.loss, r.accuracy, list_of(r.relation_accuracy, t_->task().num_relations)};
   }
 
+  // One entry per head.
   val head_metrics(double n) {
     const auto metrics = t_->head_metrics(static_cast<std::size_t>(n));
     val a = val::array();
-    for (const auto& m : metrics) {
-      val o = val::object();
-      o.set("entropy", m.entropy);
-      o.set("meanDistance", m.mean_distance);
-      o.set("relationShare", float_array(m.relation_share, t_->task().num_relations));
-      a.call<void>("push", o);
+    for (std::size_t h = 0; h < metrics.size(); ++h) {
+      const auto& m = metrics[h];
+      a.set(h, HeadMetricsJs{m.entropy, m.mean_distance, list_of(m.relation_share, t_->task().num_relations)});
     }
     return a;
   }
 
+  // Float32Array [numHeads, T, T] on the probe sequence.
   val attention_weights() {
-    buffer_ = t_->attention_weights();
-    return val(emscripten::typed_memory_view(buffer_.size(), buffer_.data()));
+    const std::vector<float> w = t_->attention_weights();
+    return copy_of(w.data(), w.size());
   }
 
+  // Int32Array [T].
   val probe_tokens() const {
     const auto& tokens = t_->probe_tokens();
-    return val(emscripten::typed_memory_view(tokens.size(), tokens.data()));
+    return copy_of(tokens.data(), tokens.size());
   }
 
-  val probe_inputs() {
-    buffer_.resize(t_->task().seq_len * t_->config().d_model);
-    t_->probe_inputs(buffer_.data());
-    return val(emscripten::typed_memory_view(buffer_.size(), buffer_.data()));
+  // Float32Array [T, dModel]: the probe's embedded inputs to the attention layer.
+  val probe_inputs() const {
+    std::vector<float> x(t_->task().seq_len * t_->config().d_model);
+    t_->probe_inputs(x.data());
+    return copy_of(x.data(), x.size());
   }
 
-  // One parameter block of the model, by name: tokEmb, posEmb, wQ, wK, wV, wO, bQ, bK, bV, bO, wRead, bRead.
+  // A Float32Array copy of one parameter block, by its name in kBlocks; null for another name.
   val parameters(const std::string& name) const {
     const headlab::ParamLayout& l = t_->model().layout();
-    const std::size_t offsets[] = {l.tok_emb, l.pos_emb, l.w_q, l.w_k, l.w_v, l.w_o, l.b_q,
-                                   l.b_k,     l.b_v,     l.b_o, l.w_read, l.b_read, l.total};
-    const char* names[] = {"tokEmb", "posEmb", "wQ", "wK", "wV", "wO", "bQ", "bK", "bV", "bO", "wRead", "bRead"};
-    for (std::size_t i = 0; i < 12; ++i)
-      if (name == names[i])
-        return val(emscripten::typed_memory_view(offsets[i + 1] - offsets[i], t_->model().params() + offsets[i]));
+    for (const NamedBlock* b = std::begin(kBlocks); b != std::end(kBlocks); ++b) {
+      if (name != b->name) continue;
+      const std::size_t end = b + 1 == std::end(kBlocks) ? l.total : l.*(b + 1)->offset;
+      return copy_of(t_->model().params() + l.*b->offset, end - l.*b->offset);
+    }
     return val::null();
   }
 
-  val task_info() const { return task_object(t_->task()); }
-
-  val config() const {
-    const headlab::TrainerConfig& c = t_->config();
-    val o = val::object();
-    o.set("task", c.task);
-    o.set("numHeads", static_cast<double>(c.num_heads));
-    o.set("dModel", static_cast<double>(c.d_model));
-    o.set("seed", static_cast<double>(c.seed));
-    o.set("learningRate", c.learning_rate);
-    o.set("batchSize", static_cast<double>(c.batch_size));
-    o.set("optimizer", std::string(c.optimizer == headlab::OptimizerKind::sgd ? "sgd" : "adam"));
-    o.set("causal", c.causal);
-    o.set("step", static_cast<double>(t_->steps()));
-    return o;
-  }
+  TaskJs task_info() const { return task_js(t_->task()); }
+  TrainerConfigJs config() const { return to_js(t_->config()); }
+  double steps() const { return static_cast<double>(t_->steps()); }
 
   void set_head_enabled(double head, bool on) { t_->set_head_enabled(static_cast<std::size_t>(head), on); }
   bool head_enabled(double head) const { return t_->head_enabled(static_cast<std::size_t>(head)); }
 
-  val save() {
-    saved_ = t_->save();
-    return val(emscripten::typed_memory_view(saved_.size(), saved_.data()));
-  }
-
-  static val task_object(const headlab::TaskSpec& s) {
-    val o = val::object();
-    o.set("name", std::string(s.name));
-    o.set("description", std::string(s.description));
-    o.set("seqLen", static_cast<double>(s.seq_len));
-    o.set("vocab", static_cast<double>(s.vocab));
-    o.set("numRelations", static_cast<double>(s.num_relations));
-    o.set("queryPosition", static_cast<double>(s.query_position));
-    std::vector<int> positions(s.relation_positions, s.relation_positions + s.num_relations);
-    o.set("relationPositions", int_array(positions));
-    val rel = val::array(), tok = val::array();
-    for (std::size_t r = 0; r < s.num_relations; ++r) rel.call<void>("push", std::string(s.relation_names[r]));
-    for (std::size_t t = 0; t < s.vocab; ++t) tok.call<void>("push", std::string(s.token_names[t]));
-    o.set("relationNames", rel);
-    o.set("tokenNames", tok);
-    return o;
+  // Uint8Array: the model file.
+  val save() const {
+    const std::vector<std::uint8_t> bytes = t_->save();
+    return copy_of(bytes.data(), bytes.size());
   }
 
  private:
@@ -183,8 +219,6 @@ class TrainerJs {
   }
 
   std::unique_ptr<headlab::Trainer> t_;
-  std::vector<float> buffer_;
-  std::vector<std::uint8_t> saved_;
 };
 
 headlab::bindings::Buffer g_file;  // a model file on its way into load()
@@ -197,35 +231,50 @@ double reserve_file(double bytes) {
 // Bytes malloc has handed out in this module and not taken back (for leak tests).
 double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
+TrainerConfigJs trainer_defaults() { return to_js(headlab::TrainerConfig{}); }
+
 val task_table() {
   val a = val::array();
-  for (std::size_t i = 0; i < headlab::task_count(); ++i) a.call<void>("push", TrainerJs::task_object(headlab::task_at(i)));
+  for (std::size_t i = 0; i < headlab::task_count(); ++i) a.set(i, task_js(headlab::task_at(i)));
   return a;
 }
 
-// One trial of the choosing-h experiment (experiments.hpp); c holds task, dModel,
-// numHeads, seed, steps, evalExamples, already type-checked by JavaScript.
-val heads_trial(val c) {
+// HeadsTrialConfig as JS sends it, every field given and type-checked by JavaScript.
+struct HeadsTrialConfigJs {
+  std::string task;
+  double d_model = 0, num_heads = 0, seed = 0, steps = 0, eval_examples = 0;
+};
+
+// error "": the trial ran; else what was wrong with the config and nothing else is set.
+struct HeadsTrialJs {
+  std::string error;
+  double d_k = 0;
+  float loss = 0, accuracy = 0;
+  val relation_accuracy = val::null(), best_share = val::null();  // number[R]
+  double relations_with_own_head = 0;
+  bool diverged = false;
+};
+
+// One trial of the choosing-h experiment (experiments.hpp).
+HeadsTrialJs heads_trial(const HeadsTrialConfigJs& j) {
   headlab::HeadsTrialConfig config;
-  config.task = c["task"].as<std::string>();
-  config.d_model = static_cast<std::size_t>(c["dModel"].as<double>());
-  config.num_heads = static_cast<std::size_t>(c["numHeads"].as<double>());
-  config.seed = static_cast<std::uint64_t>(c["seed"].as<double>());
-  config.steps = static_cast<std::size_t>(c["steps"].as<double>());
-  config.eval_examples = static_cast<std::size_t>(c["evalExamples"].as<double>());
+  config.task = j.task;
+  config.d_model = static_cast<std::size_t>(j.d_model);
+  config.num_heads = static_cast<std::size_t>(j.num_heads);
+  config.seed = static_cast<std::uint64_t>(j.seed);
+  config.steps = static_cast<std::size_t>(j.steps);
+  config.eval_examples = static_cast<std::size_t>(j.eval_examples);
   const headlab::HeadsTrial r = headlab::heads_trial(config);
-  val o = val::object();
-  if (!r.error.empty()) {
-    o.set("error", r.error);
-    return o;
-  }
-  o.set("dK", static_cast<double>(r.d_k));
-  o.set("loss", r.loss);
-  o.set("accuracy", r.accuracy);
-  o.set("relationAccuracy", float_array(r.relation_accuracy, r.num_relations));
-  o.set("bestShare", float_array(r.best_share, r.num_relations));
-  o.set("relationsWithOwnHead", static_cast<double>(r.relations_with_own_head));
-  o.set("diverged", r.diverged);
+  HeadsTrialJs o;
+  o.error = r.error;
+  if (!r.error.empty()) return o;
+  o.d_k = static_cast<double>(r.d_k);
+  o.loss = r.loss;
+  o.accuracy = r.accuracy;
+  o.relation_accuracy = list_of(r.relation_accuracy, r.num_relations);
+  o.best_share = list_of(r.best_share, r.num_relations);
+  o.relations_with_own_head = static_cast<double>(r.relations_with_own_head);
+  o.diverged = r.diverged;
   return o;
 }
 
@@ -233,6 +282,60 @@ val heads_trial(val c) {
 
 EMSCRIPTEN_BINDINGS(headlab_trainer) {
   using namespace emscripten;
+  value_object<TrainerConfigJs>("TrainerConfig")
+      .field("task", &TrainerConfigJs::task)
+      .field("numHeads", &TrainerConfigJs::num_heads)
+      .field("dModel", &TrainerConfigJs::d_model)
+      .field("seed", &TrainerConfigJs::seed)
+      .field("learningRate", &TrainerConfigJs::learning_rate)
+      .field("batchSize", &TrainerConfigJs::batch_size)
+      .field("optimizer", &TrainerConfigJs::optimizer)
+      .field("causal", &TrainerConfigJs::causal);
+  value_object<StepJs>("TrainerStep")
+      .field("step", &StepJs::step)
+      .field("loss", &StepJs::loss)
+      .field("accuracy", &StepJs::accuracy)
+      .field("diverged", &StepJs::diverged);
+  value_object<DivergenceJs>("TrainerDivergence")
+      .field("step", &DivergenceJs::step)
+      .field("learningRate", &DivergenceJs::learning_rate)
+      .field("optimizer", &DivergenceJs::optimizer)
+      .field("reason", &DivergenceJs::reason)
+      .field("message", &DivergenceJs::message);
+  value_object<EvalJs>("TrainerEvaluation")
+      .field("loss", &EvalJs::loss)
+      .field("accuracy", &EvalJs::accuracy)
+      .field("relationAccuracy", &EvalJs::relation_accuracy);
+  value_object<HeadMetricsJs>("HeadMetrics")
+      .field("entropy", &HeadMetricsJs::entropy)
+      .field("meanDistance", &HeadMetricsJs::mean_distance)
+      .field("relationShare", &HeadMetricsJs::relation_share);
+  value_object<TaskJs>("Task")
+      .field("name", &TaskJs::name)
+      .field("description", &TaskJs::description)
+      .field("seqLen", &TaskJs::seq_len)
+      .field("vocab", &TaskJs::vocab)
+      .field("numRelations", &TaskJs::num_relations)
+      .field("queryPosition", &TaskJs::query_position)
+      .field("relationPositions", &TaskJs::relation_positions)
+      .field("relationNames", &TaskJs::relation_names)
+      .field("tokenNames", &TaskJs::token_names);
+  value_object<HeadsTrialConfigJs>("HeadsTrialConfig")
+      .field("task", &HeadsTrialConfigJs::task)
+      .field("dModel", &HeadsTrialConfigJs::d_model)
+      .field("numHeads", &HeadsTrialConfigJs::num_heads)
+      .field("seed", &HeadsTrialConfigJs::seed)
+      .field("steps", &HeadsTrialConfigJs::steps)
+      .field("evalExamples", &HeadsTrialConfigJs::eval_examples);
+  value_object<HeadsTrialJs>("HeadsTrial")
+      .field("error", &HeadsTrialJs::error)
+      .field("dK", &HeadsTrialJs::d_k)
+      .field("loss", &HeadsTrialJs::loss)
+      .field("accuracy", &HeadsTrialJs::accuracy)
+      .field("relationAccuracy", &HeadsTrialJs::relation_accuracy)
+      .field("bestShare", &HeadsTrialJs::best_share)
+      .field("relationsWithOwnHead", &HeadsTrialJs::relations_with_own_head)
+      .field("diverged", &HeadsTrialJs::diverged);
   class_<TrainerJs>("TrainerCore")
       .constructor<>()
       .function("init", &TrainerJs::init)
@@ -247,11 +350,14 @@ EMSCRIPTEN_BINDINGS(headlab_trainer) {
       .function("parameters", &TrainerJs::parameters)
       .function("taskInfo", &TrainerJs::task_info)
       .function("config", &TrainerJs::config)
+      .function("steps", &TrainerJs::steps)
       .function("setHeadEnabled", &TrainerJs::set_head_enabled)
       .function("headEnabled", &TrainerJs::head_enabled)
       .function("save", &TrainerJs::save);
+  function("trainerDefaults", &trainer_defaults);
   function("taskTable", &task_table);
   function("headsTrial", &heads_trial);
   function("reserveFile", &reserve_file);
   function("heapInUse", &heap_in_use);
+  function("heapMax", &headlab::bindings::heap_max);
 }

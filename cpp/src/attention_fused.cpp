@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "simd_exp.hpp"
+#include "simd_math.hpp"
 
 namespace headlab {
 
@@ -12,9 +12,8 @@ namespace {
 
 using simd::exp2_nonpositive_batch;
 using simd::fbatch;
+using simd::kLog2e;
 using simd::W;
-
-constexpr float kLog2e = 1.44269504088896341f;
 
 // The reference stays scalar (clang would vectorise its loops), so that the
 // tests compare two independent computations.
@@ -109,37 +108,146 @@ inline void pv_tile(std::size_t keys, const float* p, const float* v, std::size_
     for (std::size_t c = 0; c < kVB; ++c) acc[r][c].store_unaligned(ob + r * dvp + c * W);
 }
 
-// Maximum of row[0..n), n a multiple of W.
-inline float row_max(const float* row, std::size_t n) {
-  fbatch m0(-std::numeric_limits<float>::infinity()), m1 = m0;
-  std::size_t c = 0;
-  for (; c + 2 * W <= n; c += 2 * W) {
-    m0 = simd::max(m0, fbatch::load_unaligned(row + c));
-    m1 = simd::max(m1, fbatch::load_unaligned(row + c + W));
+// ---------------------------------------------------------------- SIMD stages
+// attention_fused_simd runs: pack_keys once; then per block of kBR query rows
+// attended_prefixes, pack_queries, online_softmax (every key tile) and
+// normalise.
+
+// Stage 1. K^T of the attended keys in panels of kKN keys (zero past the
+// last) and their V rows padded to dvp columns; packed key j' is the j'-th
+// key with key_mask != 0. Returns how many keys were packed.
+std::size_t pack_keys(const AttentionArgs& a, std::size_t dvp, float* kt, float* vp) {
+  const std::size_t d_k = a.d_k, d_v = a.d_v;
+  std::size_t nk = 0;
+  for (std::size_t j = 0; j < a.t_k; ++j) {
+    if (a.key_mask && a.key_mask[j] == 0) continue;
+    const float* k = a.k + j * a.ldk;
+    float* dst = kt + (nk / kKN) * d_k * kKN + nk % kKN;
+    for (std::size_t c = 0; c < d_k; ++c) dst[c * kKN] = k[c];
+    const float* v = a.v + j * a.ldv;
+    std::copy(v, v + d_v, vp + nk * dvp);
+    std::fill(vp + nk * dvp + d_v, vp + (nk + 1) * dvp, 0.0f);
+    ++nk;
   }
-  for (; c < n; c += W) m0 = simd::max(m0, fbatch::load_unaligned(row + c));
-  return simd::lanes_max(simd::max(m0, m1));
+  for (std::size_t j = nk; j < round_up(nk, kKN); ++j) {
+    float* dst = kt + (j / kKN) * d_k * kKN + j % kKN;
+    for (std::size_t c = 0; c < d_k; ++c) dst[c * kKN] = 0.0f;
+  }
+  return nk;
 }
 
-// row[c] = 2^(row[c] - m) for c < n (a multiple of W); returns the sum.
-inline float row_exp2_sum(float* row, std::size_t n, float m) {
-  const fbatch mb(m);
-  fbatch s0(0.0f), s1(0.0f);
-  std::size_t c = 0;
-  for (; c + 2 * W <= n; c += 2 * W) {
-    const fbatch e0 = exp2_nonpositive_batch(fbatch::load_unaligned(row + c) - mb);
-    const fbatch e1 = exp2_nonpositive_batch(fbatch::load_unaligned(row + c + W) - mb);
-    e0.store_unaligned(row + c);
-    e1.store_unaligned(row + c + W);
-    s0 += e0;
-    s1 += e1;
+// Where the causal prefix has got to: keys 0..next_key-1 of the input have been
+// looked at, `seen` of them attended. Blocks are visited in order of rows.
+struct CausalCursor {
+  std::size_t next_key = 0, seen = 0;
+};
+
+// Stage 2. nrow[r] = how many packed keys row r0 + r attends (a prefix of
+// them: all nk without causal, the attended keys among 0..r0+r with it); 0 for
+// r >= br. Returns the largest.
+std::size_t attended_prefixes(const AttentionArgs& a, std::size_t r0, std::size_t br, std::size_t nk,
+                              CausalCursor& cursor, std::size_t* nrow) {
+  std::size_t kmax = 0;
+  for (std::size_t r = 0; r < kBR; ++r) {
+    if (r >= br) {
+      nrow[r] = 0;
+      continue;
+    }
+    if (!a.causal) {
+      nrow[r] = nk;
+    } else {
+      for (; cursor.next_key <= r0 + r && cursor.next_key < a.t_k; ++cursor.next_key)
+        cursor.seen += (!a.key_mask || a.key_mask[cursor.next_key] != 0) ? 1 : 0;
+      nrow[r] = cursor.seen;
+    }
+    kmax = std::max(kmax, nrow[r]);
   }
-  for (; c < n; c += W) {
-    const fbatch e = exp2_nonpositive_batch(fbatch::load_unaligned(row + c) - mb);
-    e.store_unaligned(row + c);
-    s0 += e;
+  return kmax;
+}
+
+// Stage 3. qp [groups][d_k][kQR] = rows r0..r0+br-1 of q times qscale
+// (scale * log2(e), so that scores are exponents of 2), in groups of kQR rows
+// interleaved for score_tile's broadcasts; rows past br are 0.
+void pack_queries(const AttentionArgs& a, std::size_t r0, std::size_t br, float qscale, float* qp) {
+  const std::size_t groups = (br + kQR - 1) / kQR;
+  for (std::size_t g = 0; g < groups; ++g)
+    for (std::size_t p = 0; p < a.d_k; ++p)
+      for (std::size_t r = 0; r < kQR; ++r) {
+        const std::size_t row = g * kQR + r;
+        qp[(g * a.d_k + p) * kQR + r] = row < br ? a.q[(r0 + row) * a.ldq + p] * qscale : 0.0f;
+      }
+}
+
+// What online_softmax reads and updates for one block of query rows.
+struct Block {
+  std::size_t br, d_k, dvp;
+  const std::size_t* nrow;  // [kBR] from attended_prefixes
+  const float* qp;          // packed queries (pack_queries)
+  const float* kt;          // packed K^T (pack_keys)
+  const float* vp;          // packed V rows (pack_keys)
+  float* s;                 // [kBR][kBC] scratch tile
+  float* ob;                // [kBR][dvp] unnormalised outputs
+  float* m;                 // [kBR] running maxima (log2 units)
+  float* l;                 // [kBR] running sums
+};
+
+// One group of kQR rows against keys j0..j0+bc-1 of the packed keys: scores,
+// new running maxima m', the old sums and outputs rescaled by 2^(m - m'), and
+// the tile's 2^(s - m') added to the sums and, times V, to the outputs.
+void online_softmax_group(const Block& b, std::size_t g, std::size_t j0, std::size_t bc) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  // Keys this group of rows can see in the tile: 0..gk-1.
+  std::size_t gmax = 0;
+  for (std::size_t r = 0; r < kQR; ++r) gmax = std::max(gmax, b.nrow[g * kQR + r]);
+  const std::size_t gk = gmax > j0 ? std::min(bc, gmax - j0) : 0;
+  if (gk == 0) return;  // every key of the tile is masked for these rows
+  const std::size_t gkp = round_up(gk, kKN);
+  float* sg = b.s + g * kQR * kBC;
+  for (std::size_t c = 0; c < gkp; c += kKN)
+    score_tile(b.d_k, b.qp + g * b.d_k * kQR, b.kt + (j0 + c) * b.d_k, sg + c);
+  // New running maxima, and the factors 2^(m_old - m_new) for the old sums.
+  alignas(64) float m_new[kQRW], scale_old[kQRW] = {};
+  for (std::size_t r = 0; r < kQR; ++r) {
+    const std::size_t row = g * kQR + r;
+    // Mask keys past the row's prefix (and the zero padding of the tile).
+    const std::size_t seen_here = b.nrow[row] > j0 ? std::min(gkp, b.nrow[row] - j0) : 0;
+    std::fill(sg + r * kBC + seen_here, sg + r * kBC + gkp, ninf);
+    m_new[r] = std::max(b.m[row], simd::row_max(sg + r * kBC, gkp));
+    scale_old[r] = b.m[row] - m_new[r];
   }
-  return simd::lanes_sum(s0 + s1);
+  for (std::size_t r = 0; r < kQRW; r += W)
+    exp2_nonpositive_batch(fbatch::load_aligned(scale_old + r)).store_aligned(scale_old + r);
+  for (std::size_t r = 0; r < kQR; ++r) {
+    const std::size_t row = g * kQR + r;
+    b.l[row] = b.l[row] * scale_old[r] + simd::row_exp2_sum(sg + r * kBC, gkp, m_new[r]);
+    b.m[row] = m_new[r];
+  }
+  for (std::size_t c = 0; c < b.dvp; c += kVN)
+    pv_tile(gk, sg, b.vp + j0 * b.dvp + c, b.dvp, scale_old, b.ob + g * kQR * b.dvp + c);
+}
+
+// Stage 4. The online softmax over the block's keys, kBC keys at a time: every
+// row starts with m = kNoMax, l = 0 and a zero output, and each tile updates
+// them (online_softmax_group). Keys past kmax are attended by no row.
+void online_softmax(const Block& b, std::size_t kmax) {
+  std::fill(b.ob, b.ob + kBR * b.dvp, 0.0f);
+  std::fill(b.m, b.m + kBR, kNoMax);
+  std::fill(b.l, b.l + kBR, 0.0f);
+  const std::size_t groups = (b.br + kQR - 1) / kQR;
+  for (std::size_t j0 = 0; j0 < kmax; j0 += kBC) {
+    const std::size_t bc = std::min(kBC, kmax - j0);
+    for (std::size_t g = 0; g < groups; ++g) online_softmax_group(b, g, j0, bc);
+  }
+}
+
+// Stage 5. o = ob / l for the block's rows; a row that attended nothing
+// (l = 0) gets zeros.
+void normalise(const AttentionArgs& a, const Block& b, std::size_t r0) {
+  for (std::size_t r = 0; r < b.br; ++r) {
+    float* o = a.o + (r0 + r) * a.ldo;
+    const float inv = b.l[r] > 0.0f ? 1.0f / b.l[r] : 0.0f;
+    for (std::size_t c = 0; c < a.d_v; ++c) o[c] = b.ob[r * b.dvp + c] * inv;
+  }
 }
 
 }  // namespace
@@ -181,107 +289,20 @@ void attention_fused_ref(const AttentionArgs& a, float* acc) {
 
 void attention_fused_simd(const AttentionArgs& a, float* ws) {
   const Layout L = layout(a);
-  const std::size_t d_k = a.d_k, d_v = a.d_v, dvp = L.dvp;
   float* kt = ws + L.kt;
   float* vp = ws + L.vp;
   float* qp = ws + L.qp;
-  float* s = ws + L.s;
-  float* ob = ws + L.ob;
-  float* mrow = ws + L.m;
-  float* lrow = ws + L.l;
-  const float ninf = -std::numeric_limits<float>::infinity();
-
-  // Pack the attended keys: K^T in panels of kKN keys (zero past the last) and
-  // V rows padded to dvp columns. Packed key j' is the j'-th attended key.
-  std::size_t nk = 0;
-  for (std::size_t j = 0; j < a.t_k; ++j) {
-    if (a.key_mask && a.key_mask[j] == 0) continue;
-    const float* k = a.k + j * a.ldk;
-    float* dst = kt + (nk / kKN) * d_k * kKN + nk % kKN;
-    for (std::size_t c = 0; c < d_k; ++c) dst[c * kKN] = k[c];
-    const float* v = a.v + j * a.ldv;
-    std::copy(v, v + d_v, vp + nk * dvp);
-    std::fill(vp + nk * dvp + d_v, vp + (nk + 1) * dvp, 0.0f);
-    ++nk;
-  }
-  for (std::size_t j = nk; j < round_up(nk, kKN); ++j) {
-    float* dst = kt + (j / kKN) * d_k * kKN + j % kKN;
-    for (std::size_t c = 0; c < d_k; ++c) dst[c * kKN] = 0.0f;
-  }
-
-  // Causal: row i attends the attended keys among 0..i, a prefix of the packed
-  // keys; seen counts them as i advances (rows are visited in order).
-  std::size_t next_key = 0, seen = 0;
+  const std::size_t nk = pack_keys(a, L.dvp, kt, vp);
   const float qscale = a.scale * kLog2e;
+  CausalCursor cursor;
   for (std::size_t r0 = 0; r0 < a.t_q; r0 += kBR) {
     const std::size_t br = std::min(kBR, a.t_q - r0);
-    const std::size_t groups = (br + kQR - 1) / kQR;
-    std::size_t nrow[kBR];  // packed keys row r0 + r attends: 0..nrow[r]-1
-    for (std::size_t r = 0; r < kBR; ++r) {
-      if (r >= br) {
-        nrow[r] = 0;
-        continue;
-      }
-      if (!a.causal) {
-        nrow[r] = nk;
-        continue;
-      }
-      for (; next_key <= r0 + r && next_key < a.t_k; ++next_key)
-        seen += (!a.key_mask || a.key_mask[next_key] != 0) ? 1 : 0;
-      nrow[r] = seen;
-    }
-    std::size_t kmax = 0;
-    for (std::size_t r = 0; r < br; ++r) kmax = std::max(kmax, nrow[r]);
-
-    for (std::size_t g = 0; g < groups; ++g)
-      for (std::size_t p = 0; p < d_k; ++p)
-        for (std::size_t r = 0; r < kQR; ++r) {
-          const std::size_t row = g * kQR + r;
-          qp[(g * d_k + p) * kQR + r] = row < br ? a.q[(r0 + row) * a.ldq + p] * qscale : 0.0f;
-        }
-    std::fill(ob, ob + kBR * dvp, 0.0f);
-    std::fill(mrow, mrow + kBR, kNoMax);
-    std::fill(lrow, lrow + kBR, 0.0f);
-
-    for (std::size_t j0 = 0; j0 < kmax; j0 += kBC) {
-      const std::size_t bc = std::min(kBC, kmax - j0);
-      for (std::size_t g = 0; g < groups; ++g) {
-        // Keys this group of rows can see in the tile: 0..gk-1.
-        std::size_t gmax = 0;
-        for (std::size_t r = 0; r < kQR; ++r) gmax = std::max(gmax, nrow[g * kQR + r]);
-        const std::size_t gk = gmax > j0 ? std::min(bc, gmax - j0) : 0;
-        if (gk == 0) continue;  // every key of the tile is masked for these rows
-        const std::size_t gkp = round_up(gk, kKN);
-        float* sg = s + g * kQR * kBC;
-        for (std::size_t c = 0; c < gkp; c += kKN)
-          score_tile(d_k, qp + g * d_k * kQR, kt + (j0 + c) * d_k, sg + c);
-        // New running maxima, and the factors 2^(m_old - m_new) for the old sums.
-        alignas(64) float m_new[kQRW], scale_old[kQRW] = {};
-        for (std::size_t r = 0; r < kQR; ++r) {
-          const std::size_t row = g * kQR + r;
-          // Mask keys past the row's prefix (and the zero padding of the tile).
-          const std::size_t seen_here = nrow[row] > j0 ? std::min(gkp, nrow[row] - j0) : 0;
-          std::fill(sg + r * kBC + seen_here, sg + r * kBC + gkp, ninf);
-          m_new[r] = std::max(mrow[row], row_max(sg + r * kBC, gkp));
-          scale_old[r] = mrow[row] - m_new[r];
-        }
-        for (std::size_t r = 0; r < kQRW; r += W)
-          exp2_nonpositive_batch(fbatch::load_aligned(scale_old + r)).store_aligned(scale_old + r);
-        for (std::size_t r = 0; r < kQR; ++r) {
-          const std::size_t row = g * kQR + r;
-          lrow[row] = lrow[row] * scale_old[r] + row_exp2_sum(sg + r * kBC, gkp, m_new[r]);
-          mrow[row] = m_new[r];
-        }
-        for (std::size_t c = 0; c < dvp; c += kVN)
-          pv_tile(gk, sg, vp + j0 * dvp + c, dvp, scale_old, ob + g * kQR * dvp + c);
-      }
-    }
-
-    for (std::size_t r = 0; r < br; ++r) {
-      float* o = a.o + (r0 + r) * a.ldo;
-      const float inv = lrow[r] > 0.0f ? 1.0f / lrow[r] : 0.0f;
-      for (std::size_t c = 0; c < d_v; ++c) o[c] = ob[r * dvp + c] * inv;
-    }
+    std::size_t nrow[kBR];
+    const std::size_t kmax = attended_prefixes(a, r0, br, nk, cursor, nrow);
+    pack_queries(a, r0, br, qscale, qp);
+    const Block b{br, a.d_k, L.dvp, nrow, qp, kt, vp, ws + L.s, ws + L.ob, ws + L.m, ws + L.l};
+    online_softmax(b, kmax);
+    normalise(a, b, r0);
   }
 }
 

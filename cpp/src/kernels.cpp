@@ -5,17 +5,18 @@
 #include <cstdint>
 #include <limits>
 
-
-#include "simd_exp.hpp"
+#include "simd_math.hpp"
 
 namespace headlab {
-
-namespace {
 
 using simd::exp2_nonpositive_batch;
 using simd::exp_batch;
 using simd::fbatch;
 using simd::W;
+
+// ----------------------------------------------------------------------- GEMM
+
+namespace {
 
 inline float init_value(const GemmArgs& g, std::size_t i, std::size_t j) {
   float v = g.accumulate ? g.c[i * g.ldc + j] : 0.0f;
@@ -67,7 +68,25 @@ inline void gemm_rows(const GemmArgs& g, std::size_t i0) {
   }
 }
 
-// ---------------------------------------------------------------- packed GEMM
+}  // namespace
+
+void gemm_ref(const GemmArgs& g) {
+  for (std::size_t i = 0; i < g.m; ++i)
+    for (std::size_t j = 0; j < g.n; ++j) {
+      float s = init_value(g, i, j);
+      for (std::size_t p = 0; p < g.k; ++p) s += g.a[i * g.lda + p] * g.b[p * g.ldb + j];
+      g.c[i * g.ldc + j] = s;
+    }
+}
+
+void gemm_simd(const GemmArgs& g) {
+  std::size_t i = 0;
+  for (; i + 4 <= g.m; i += 4) gemm_rows<4>(g, i);
+  for (; i < g.m; ++i) gemm_rows<1>(g, i);
+}
+
+namespace {
+
 // Register block of kMR rows x kNB batches (kNR = kNB * W columns): 8
 // accumulators, kNB B loads and kMR broadcasts per k step, 15 XMM registers
 // in V8's code (it keeps one scratch). Measured in wasm under Node against
@@ -214,23 +233,6 @@ void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws) {
 
 }  // namespace
 
-void gemm_ref(const GemmArgs& g) {
-  for (std::size_t i = 0; i < g.m; ++i)
-    for (std::size_t j = 0; j < g.n; ++j) {
-      float s = init_value(g, i, j);
-      for (std::size_t p = 0; p < g.k; ++p) s += g.a[i * g.lda + p] * g.b[p * g.ldb + j];
-      g.c[i * g.ldc + j] = s;
-    }
-}
-
-void gemm(Path path, const GemmArgs& g) { path == Path::simd ? gemm_simd(g) : gemm_ref(g); }
-
-void gemm_simd(const GemmArgs& g) {
-  std::size_t i = 0;
-  for (; i + 4 <= g.m; i += 4) gemm_rows<4>(g, i);
-  for (; i < g.m; ++i) gemm_rows<1>(g, i);
-}
-
 std::size_t gemm_packed_workspace_floats(const GemmArgs& g) { return gemm_shared_a_workspace_floats(&g, 1); }
 
 void gemm_packed_simd(const GemmArgs& g, float* workspace) { gemm_shared_a_simd(&g, 1, workspace); }
@@ -248,6 +250,8 @@ void gemm_shared_a_simd(const GemmArgs* g, std::size_t count, float* workspace) 
   }
   gemm_packed_run(g, count, workspace);
 }
+
+// ------------------------------------------------------------------ transpose
 
 namespace {
 
@@ -300,6 +304,8 @@ void transpose(std::size_t rows, std::size_t cols, const float* src, std::size_t
   }
 }
 
+// ---------------------------------------------------------------- elementwise
+
 void exp_ref(const float* x, float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
 }
@@ -316,6 +322,33 @@ void exp_simd(const float* x, float* y, std::size_t n) {
   }
 }
 
+void exp2_nonpositive_ref(const float* x, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = std::exp2(x[i]);
+}
+
+void exp2_nonpositive_simd(const float* x, float* y, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + W <= n; i += W)
+    exp2_nonpositive_batch(fbatch::load_unaligned(x + i)).store_unaligned(y + i);
+  if (i < n) {
+    alignas(64) float buf[W] = {};
+    std::copy(x + i, x + n, buf);
+    exp2_nonpositive_batch(fbatch::load_aligned(buf)).store_aligned(buf);
+    std::copy(buf, buf + (n - i), y + i);
+  }
+}
+
+void add_ref(const float* a, const float* b, float* dst, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = a[i] + b[i];
+}
+
+void add_simd(const float* a, const float* b, float* dst, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + W <= n; i += W)
+    (fbatch::load_unaligned(a + i) + fbatch::load_unaligned(b + i)).store_unaligned(dst + i);
+  for (; i < n; ++i) dst[i] = a[i] + b[i];
+}
+
 void scale_ref(float* x, std::size_t n, float s) {
   for (std::size_t i = 0; i < n; ++i) x[i] *= s;
 }
@@ -326,6 +359,8 @@ void scale_simd(float* x, std::size_t n, float s) {
   for (; i + W <= n; i += W) (fbatch::load_unaligned(x + i) * sv).store_unaligned(x + i);
   for (; i < n; ++i) x[i] *= s;
 }
+
+// --------------------------------------------------------------- softmax rows
 
 void softmax_rows_ref(float* x, std::size_t rows, std::size_t cols, std::size_t ld) {
   const float ninf = -std::numeric_limits<float>::infinity();
@@ -346,73 +381,246 @@ void softmax_rows_ref(float* x, std::size_t rows, std::size_t cols, std::size_t 
   }
 }
 
-void exp2_nonpositive_ref(const float* x, float* y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = std::exp2(x[i]);
-}
-
-void exp2_nonpositive_simd(const float* x, float* y, std::size_t n) {
-  std::size_t i = 0;
-  for (; i + W <= n; i += W)
-    exp2_nonpositive_batch(fbatch::load_unaligned(x + i)).store_unaligned(y + i);
-  if (i < n) {
-    alignas(64) float buf[W] = {};
-    std::copy(x + i, x + n, buf);
-    exp2_nonpositive_batch(fbatch::load_aligned(buf)).store_aligned(buf);
-    std::copy(buf, buf + (n - i), y + i);
-  }
-}
-
-// Three passes over each row (maximum, exponentials and their sum, scaling by
-// 1/sum). exp(x - max) is computed as 2^((x - max) * log2(e)): subtracting
-// first keeps the argument exact near the maximum even for huge scores.
+// Three passes over each row: the maximum, the exponentials and their sum
+// (simd::row_exp_sum: e^(x - max) as 2^((x - max) log2(e))), scaling by 1/sum.
+// The last cols % W entries go through the same polynomial, padded with
+// -infinity (weight 0).
 void softmax_rows_simd(float* x, std::size_t rows, std::size_t cols, std::size_t ld) {
   const float ninf = -std::numeric_limits<float>::infinity();
   const std::size_t main = cols - cols % W;
-  const fbatch log2e(1.44269504088896341f);
   for (std::size_t r = 0; r < rows; ++r) {
     float* row = x + r * ld;
-    fbatch m0(ninf), m1(ninf);
-    std::size_t c = 0;
-    for (; c + 2 * W <= main; c += 2 * W) {
-      m0 = simd::max(m0, fbatch::load_unaligned(row + c));
-      m1 = simd::max(m1, fbatch::load_unaligned(row + c + W));
-    }
-    for (; c < main; c += W) m0 = simd::max(m0, fbatch::load_unaligned(row + c));
-    float mx = simd::lanes_max(simd::max(m0, m1));
-    for (c = main; c < cols; ++c) mx = std::max(mx, row[c]);
+    float mx = simd::row_max(row, main);
+    for (std::size_t c = main; c < cols; ++c) mx = std::max(mx, row[c]);
     if (mx == ninf) {  // nothing to attend to
       std::fill(row, row + cols, 0.0f);
       continue;
     }
-    const fbatch mb(mx);
-    fbatch s0(0.0f), s1(0.0f);
-    for (c = 0; c + 2 * W <= main; c += 2 * W) {
-      const fbatch e0 = exp2_nonpositive_batch((fbatch::load_unaligned(row + c) - mb) * log2e);
-      const fbatch e1 = exp2_nonpositive_batch((fbatch::load_unaligned(row + c + W) - mb) * log2e);
-      e0.store_unaligned(row + c);
-      e1.store_unaligned(row + c + W);
-      s0 += e0;
-      s1 += e1;
-    }
-    for (; c < main; c += W) {
-      const fbatch e = exp2_nonpositive_batch((fbatch::load_unaligned(row + c) - mb) * log2e);
-      e.store_unaligned(row + c);
-      s0 += e;
-    }
-    float sum = simd::lanes_sum(s0 + s1);
+    float sum = simd::row_exp_sum(row, main, mx);
     if (main < cols) {
       alignas(64) float buf[W];
       std::fill(buf, buf + W, ninf);
       std::copy(row + main, row + cols, buf);
-      const fbatch e = exp2_nonpositive_batch((fbatch::load_aligned(buf) - mb) * log2e);
+      const fbatch e =
+          exp2_nonpositive_batch((fbatch::load_aligned(buf) - fbatch(mx)) * fbatch(simd::kLog2e));
       e.store_aligned(buf);
-      for (c = main; c < cols; ++c) {
+      for (std::size_t c = main; c < cols; ++c) {
         row[c] = buf[c - main];
         sum += row[c];
       }
     }
     scale_simd(row, cols, 1.0f / sum);
   }
+}
+
+void softmax_backward_rows_ref(const float* p, const float* dp, float* ds, std::size_t rows, std::size_t cols,
+                               std::size_t ld, float scale) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* pr = p + r * ld;
+    const float* dpr = dp + r * ld;
+    float* dsr = ds + r * ld;
+    float dot = 0.0f;
+    for (std::size_t c = 0; c < cols; ++c) dot += dpr[c] * pr[c];
+    for (std::size_t c = 0; c < cols; ++c) dsr[c] = (dpr[c] - dot) * pr[c] * scale;
+  }
+}
+
+void softmax_backward_rows_simd(const float* p, const float* dp, float* ds, std::size_t rows,
+                                std::size_t cols, std::size_t ld, float scale) {
+  const std::size_t main = cols - cols % W;
+  const fbatch sv(scale);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* pr = p + r * ld;
+    const float* dpr = dp + r * ld;
+    float* dsr = ds + r * ld;
+    fbatch acc(0.0f);
+    for (std::size_t c = 0; c < main; c += W)
+      acc = simd::fma(fbatch::load_unaligned(dpr + c), fbatch::load_unaligned(pr + c), acc);
+    float dot = simd::hadd(acc);
+    for (std::size_t c = main; c < cols; ++c) dot += dpr[c] * pr[c];
+    const fbatch dv(dot);
+    for (std::size_t c = 0; c < main; c += W)
+      ((fbatch::load_unaligned(dpr + c) - dv) * fbatch::load_unaligned(pr + c) * sv).store_unaligned(dsr + c);
+    for (std::size_t c = main; c < cols; ++c) dsr[c] = (dpr[c] - dot) * pr[c] * scale;
+  }
+}
+
+// ---------------------------------------------------------------- column sums
+
+void column_sums_ref(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
+                     bool accumulate) {
+  for (std::size_t c = 0; c < cols; ++c) {
+    float s = accumulate ? out[c] : 0.0f;
+    for (std::size_t r = 0; r < rows; ++r) s += x[r * ld + c];
+    out[c] = s;
+  }
+}
+
+void column_sums_simd(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
+                      bool accumulate) {
+  const std::size_t main = cols - cols % W;
+  for (std::size_t c = 0; c < main; c += W) {
+    fbatch s = accumulate ? fbatch::load_unaligned(out + c) : fbatch(0.0f);
+    for (std::size_t r = 0; r < rows; ++r) s += fbatch::load_unaligned(x + r * ld + c);
+    s.store_unaligned(out + c);
+  }
+  for (std::size_t c = main; c < cols; ++c) {
+    float s = accumulate ? out[c] : 0.0f;
+    for (std::size_t r = 0; r < rows; ++r) s += x[r * ld + c];
+    out[c] = s;
+  }
+}
+
+// ---------------------------------------------------------- optimiser updates
+
+namespace {
+
+// One Adam update of a float or of a batch of lanes: the update and its check
+// both go through this, so the check sees exactly what would be stored.
+template <class T>
+struct AdamNext {
+  T m, v, p;
+};
+
+inline float sqrt_of(float x) { return std::sqrt(x); }
+inline fbatch sqrt_of(const fbatch& x) { return simd::sqrt(x); }
+
+template <class T>
+struct AdamConsts {
+  T b1, b2, ob1, ob2, lr, eps, c1, c2;
+  explicit AdamConsts(const AdamArgs& a)
+      : b1(a.beta1), b2(a.beta2), ob1(1.0f - a.beta1), ob2(1.0f - a.beta2), lr(a.lr), eps(a.eps), c1(a.c1),
+        c2(a.c2) {}
+};
+
+template <class T>
+AdamNext<T> adam_next(const AdamConsts<T>& k, T p, T g, T m, T v) {
+  AdamNext<T> r;
+  r.m = k.b1 * m + k.ob1 * g;
+  r.v = k.b2 * v + k.ob2 * g * g;
+  r.p = p - k.lr * (r.m * k.c1) / (sqrt_of(r.v * k.c2) + k.eps);
+  return r;
+}
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// |x| < limit, false for NaN.
+inline bool below(float x, float limit) { return std::fabs(x) < limit; }
+
+// Lanes of ok that stay 1 where |x| < limit (NaN fails), 0 elsewhere.
+inline fbatch keep_below(fbatch ok, fbatch x, fbatch limit) { return simd::select(simd::abs(x) < limit, ok, fbatch(0.0f)); }
+
+}  // namespace
+
+void adam_update_ref(const AdamArgs& a) {
+  const AdamConsts<float> k(a);
+  for (std::size_t i = 0; i < a.n; ++i) {
+    const AdamNext<float> x = adam_next(k, a.p[i], a.g[i], a.m[i], a.v[i]);
+    a.m[i] = x.m;
+    a.v[i] = x.v;
+    a.p[i] = x.p;
+  }
+}
+
+void adam_update_simd(const AdamArgs& a) {
+  const AdamConsts<fbatch> k(a);
+  const AdamConsts<float> ks(a);
+  std::size_t i = 0;
+  for (; i + W <= a.n; i += W) {
+    const AdamNext<fbatch> x = adam_next(k, fbatch::load_unaligned(a.p + i), fbatch::load_unaligned(a.g + i),
+                                         fbatch::load_unaligned(a.m + i), fbatch::load_unaligned(a.v + i));
+    x.m.store_unaligned(a.m + i);
+    x.v.store_unaligned(a.v + i);
+    x.p.store_unaligned(a.p + i);
+  }
+  for (; i < a.n; ++i) {
+    const AdamNext<float> x = adam_next(ks, a.p[i], a.g[i], a.m[i], a.v[i]);
+    a.m[i] = x.m;
+    a.v[i] = x.v;
+    a.p[i] = x.p;
+  }
+}
+
+bool adam_update_ok_ref(const AdamArgs& a, float max_abs) {
+  const AdamConsts<float> k(a);
+  bool ok = true;
+  for (std::size_t i = 0; i < a.n; ++i) {
+    const AdamNext<float> x = adam_next(k, a.p[i], a.g[i], a.m[i], a.v[i]);
+    ok = ok && below(x.p, max_abs) && below(x.m, kInf) && below(x.v, kInf);
+  }
+  return ok;
+}
+
+bool adam_update_ok_simd(const AdamArgs& a, float max_abs) {
+  const AdamConsts<fbatch> k(a);
+  const AdamConsts<float> ks(a);
+  const fbatch limit(max_abs), inf(kInf);
+  fbatch ok(1.0f);
+  std::size_t i = 0;
+  for (; i + W <= a.n; i += W) {
+    const AdamNext<fbatch> x = adam_next(k, fbatch::load_unaligned(a.p + i), fbatch::load_unaligned(a.g + i),
+                                         fbatch::load_unaligned(a.m + i), fbatch::load_unaligned(a.v + i));
+    ok = keep_below(keep_below(keep_below(ok, x.p, limit), x.m, inf), x.v, inf);
+  }
+  bool tail = true;
+  for (; i < a.n; ++i) {
+    const AdamNext<float> x = adam_next(ks, a.p[i], a.g[i], a.m[i], a.v[i]);
+    tail = tail && below(x.p, max_abs) && below(x.m, kInf) && below(x.v, kInf);
+  }
+  return tail && simd::hadd(ok) == float(W);
+}
+
+void sgd_update_ref(float* p, const float* g, std::size_t n, float lr) {
+  for (std::size_t i = 0; i < n; ++i) p[i] -= lr * g[i];
+}
+
+void sgd_update_simd(float* p, const float* g, std::size_t n, float lr) {
+  const fbatch l(lr);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W)
+    (fbatch::load_unaligned(p + i) - l * fbatch::load_unaligned(g + i)).store_unaligned(p + i);
+  for (; i < n; ++i) p[i] -= lr * g[i];
+}
+
+bool sgd_update_ok_ref(const float* p, const float* g, std::size_t n, float lr, float max_abs) {
+  bool ok = true;
+  for (std::size_t i = 0; i < n; ++i) ok = ok && below(p[i] - lr * g[i], max_abs);
+  return ok;
+}
+
+bool sgd_update_ok_simd(const float* p, const float* g, std::size_t n, float lr, float max_abs) {
+  const fbatch l(lr), limit(max_abs);
+  fbatch ok(1.0f);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W)
+    ok = keep_below(ok, fbatch::load_unaligned(p + i) - l * fbatch::load_unaligned(g + i), limit);
+  bool tail = true;
+  for (; i < n; ++i) tail = tail && below(p[i] - lr * g[i], max_abs);
+  return tail && simd::hadd(ok) == float(W);
+}
+
+// ------------------------------------------------------------------- dispatch
+
+void gemm(Path path, const GemmArgs& g) { path == Path::simd ? gemm_simd(g) : gemm_ref(g); }
+
+void scale(Path path, float* x, std::size_t n, float s) {
+  path == Path::simd ? scale_simd(x, n, s) : scale_ref(x, n, s);
+}
+
+void softmax_rows(Path path, float* x, std::size_t rows, std::size_t cols, std::size_t ld) {
+  path == Path::simd ? softmax_rows_simd(x, rows, cols, ld) : softmax_rows_ref(x, rows, cols, ld);
+}
+
+void softmax_backward_rows(Path path, const float* p, const float* dp, float* ds, std::size_t rows,
+                           std::size_t cols, std::size_t ld, float scale) {
+  path == Path::simd ? softmax_backward_rows_simd(p, dp, ds, rows, cols, ld, scale)
+                     : softmax_backward_rows_ref(p, dp, ds, rows, cols, ld, scale);
+}
+
+void column_sums(Path path, const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
+                 bool accumulate) {
+  path == Path::simd ? column_sums_simd(x, rows, cols, ld, out, accumulate)
+                     : column_sums_ref(x, rows, cols, ld, out, accumulate);
 }
 
 }  // namespace headlab

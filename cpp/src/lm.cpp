@@ -5,7 +5,6 @@
 #include <cstdint>
 
 #include "headlab/lm_kernels.hpp"
-#include "headlab/model.hpp"  // adam_update_simd / _ref
 
 namespace headlab {
 
@@ -34,10 +33,6 @@ void layernorm_forward(Path path, const LayerNormArgs& a) {
 }
 void layernorm_backward(Path path, const LayerNormBackwardArgs& a) {
   path == Path::simd ? layernorm_backward_simd(a) : layernorm_backward_ref(a);
-}
-void column_sums(Path path, const float* x, std::size_t rows, std::size_t cols, float* out) {
-  path == Path::simd ? column_sums_simd(x, rows, cols, cols, out, false)
-                     : column_sums_ref(x, rows, cols, cols, out, false);
 }
 
 // Activation floats per layer and at the end, for max_batch sequences.
@@ -288,7 +283,7 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
   // logits = LN_f W_U + b_U
   transpose(rows, d, lnf_, d, tb, rows);
   gemm(path, {d, v, rows, tb, rows, dlogits, v, g + layout_.w_unembed, v, nullptr, false});
-  column_sums(path, dlogits, rows, v, g + layout_.b_unembed);
+  column_sums(path, dlogits, rows, v, v, g + layout_.b_unembed, false);
   transpose(d, v, p + layout_.w_unembed, v, wt, d);
   gemm(path, {rows, d, v, dlogits, v, wt, d, dtmp, d, nullptr, false});
   layernorm_backward(path, {rows, d, resid_[big_l], p + layout_.lnf_g, lnf_stats_, lnf_stats_ + rows_max_,
@@ -301,13 +296,13 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
       float* dfc = dfc_.data();
       transpose(rows, f, act_fc_[l], f, tb, rows);
       gemm(path, {f, d, rows, tb, rows, dresid, d, g + y.w_proj, d, nullptr, false});
-      column_sums(path, dresid, rows, d, g + y.b_proj);
+      column_sums(path, dresid, rows, d, d, g + y.b_proj, false);
       transpose(f, d, p + y.w_proj, d, wt, f);
       gemm(path, {rows, f, d, dresid, d, wt, f, dfc, f, nullptr, false});
       (simd ? gelu_backward_simd : gelu_backward_ref)(fc_[l], dfc, dfc, rows * f);
       transpose(rows, d, ln2_[l], d, tb, rows);
       gemm(path, {d, f, rows, tb, rows, dfc, f, g + y.w_fc, f, nullptr, false});
-      column_sums(path, dfc, rows, f, g + y.b_fc);
+      column_sums(path, dfc, rows, f, f, g + y.b_fc, false);
       transpose(d, f, p + y.w_fc, f, wt, d);
       gemm(path, {rows, d, f, dfc, f, wt, d, dtmp, d, nullptr, false});
       layernorm_backward(path, {rows, d, mid_[l], p + y.ln2_g, ln2_stats_[l], ln2_stats_[l] + rows_max_, dtmp,

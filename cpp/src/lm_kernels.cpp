@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "simd.hpp"
-#include "simd_exp.hpp"
+#include "simd_math.hpp"
 
 namespace headlab {
 
@@ -239,18 +239,7 @@ double cross_entropy_rows_simd(const CrossEntropyArgs& a) {
   return cross_entropy_rows<true>(a);
 }
 
-// ---- Embeddings and residual adds --------------------------------------------
-
-void add_ref(const float* a, const float* b, float* dst, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) dst[i] = a[i] + b[i];
-}
-
-void add_simd(const float* a, const float* b, float* dst, std::size_t n) {
-  std::size_t i = 0;
-  for (; i + W <= n; i += W)
-    (fbatch::load_unaligned(a + i) + fbatch::load_unaligned(b + i)).store_unaligned(dst + i);
-  for (; i < n; ++i) dst[i] = a[i] + b[i];
-}
+// ---- Embeddings --------------------------------------------
 
 namespace {
 

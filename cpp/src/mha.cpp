@@ -221,7 +221,7 @@ void mha_forward(const MhaShape& s, const MhaInputs& in, const MhaWeights& w,
       gemm(path, {s.t_q, s.t_k, s.d_k, qi, hk, kt, s.t_k, sc, s.t_k, nullptr, false});
       if (im.scores) std::copy(sc, sc + tt, im.scores + i * tt);
 
-      path == Path::simd ? scale_simd(sc, tt, inv_sqrt_dk) : scale_ref(sc, tt, inv_sqrt_dk);
+      scale(path, sc, tt, inv_sqrt_dk);
       if (s.causal || in.key_mask) {
         for (std::size_t r = 0; r < s.t_q; ++r)
           for (std::size_t c = 0; c < s.t_k; ++c)
@@ -229,8 +229,7 @@ void mha_forward(const MhaShape& s, const MhaInputs& in, const MhaWeights& w,
       }
       if (im.scaled_scores) std::copy(sc, sc + tt, im.scaled_scores + i * tt);
 
-      path == Path::simd ? softmax_rows_simd(sc, s.t_q, s.t_k, s.t_k)
-                         : softmax_rows_ref(sc, s.t_q, s.t_k, s.t_k);
+      softmax_rows(path, sc, s.t_q, s.t_k, s.t_k);
       if (out.weights) std::copy(sc, sc + tt, out.weights + i * tt);
 
       // head_i = weights V_i, written straight into its columns of the concatenation.

@@ -4,22 +4,12 @@
 #include <cmath>
 #include <limits>
 
-#include "simd.hpp"
-
 namespace headlab {
 
 namespace {
 
-using simd::fbatch;
-constexpr std::size_t W = fbatch::size;
-
 std::size_t round4(std::size_t n) {
   return (n + 3) & ~std::size_t{3};
-}
-
-void column_sums(Path path, const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out) {
-  path == Path::simd ? column_sums_simd(x, rows, cols, ld, out, false)
-                     : column_sums_ref(x, rows, cols, ld, out, false);
 }
 
 void zero_block(std::size_t rows, std::size_t cols, float* x, std::size_t ld) {
@@ -81,7 +71,7 @@ void projection_backward(Path path, std::size_t rows, std::size_t d_model, std::
     transpose(rows, d_model, x, d_model, tbuf, rows);
     gemm(path, {d_model, cols, rows, tbuf, rows, dy, cols, dw, cols, nullptr, false});
   }
-  if (db) column_sums(path, dy, rows, cols, cols, db);
+  if (db) column_sums(path, dy, rows, cols, cols, db, false);
   if (dx) {
     transpose(d_model, cols, w, cols, wt, d_model);
     gemm(path, {rows, d_model, cols, dy, cols, wt, d_model, dx, d_model, nullptr, accumulate_dx});
@@ -133,14 +123,13 @@ void mha_forward_cached(const MhaShape& s, std::size_t batch, const MhaInputs& i
 
       transpose(s.t_k, s.d_k, ki, hk, kt, s.t_k);
       gemm(path, {s.t_q, s.t_k, s.d_k, qi, hk, kt, s.t_k, p, s.t_k, nullptr, false});
-      path == Path::simd ? scale_simd(p, tt, inv_sqrt_dk) : scale_ref(p, tt, inv_sqrt_dk);
+      scale(path, p, tt, inv_sqrt_dk);
       if (s.causal || mask) {
         for (std::size_t r = 0; r < s.t_q; ++r)
           for (std::size_t c = 0; c < s.t_k; ++c)
             if ((s.causal && c > r) || (mask && mask[c] == 0)) p[r * s.t_k + c] = ninf;
       }
-      path == Path::simd ? softmax_rows_simd(p, s.t_q, s.t_k, s.t_k)
-                         : softmax_rows_ref(p, s.t_q, s.t_k, s.t_k);
+      softmax_rows(path, p, s.t_q, s.t_k, s.t_k);
       if (enabled(head_enabled, i))
         gemm(path, {s.t_q, s.d_v, s.t_k, p, s.t_k, vi, hv, head, hv, nullptr, false});
       else
@@ -176,7 +165,7 @@ void mha_backward(const MhaShape& s, std::size_t batch, const MhaInputs& in, con
     transpose(rq, hv, cache.concat, hv, tbuf, rq);
     gemm(path, {hv, dm, rq, tbuf, rq, d_output, dm, g.w_o, dm, nullptr, false});
   }
-  if (g.b_o) column_sums(path, d_output, rq, dm, dm, g.b_o);
+  if (g.b_o) column_sums(path, d_output, rq, dm, dm, g.b_o, false);
   transpose(hv, dm, w.w_o, dm, wt, hv);
   gemm(path, {rq, hv, dm, d_output, dm, wt, hv, dconcat, hv, nullptr, false});
 
@@ -203,8 +192,7 @@ void mha_backward(const MhaShape& s, std::size_t batch, const MhaInputs& in, con
       transpose(s.t_k, s.d_v, vi, hv, vt, s.t_k);
       gemm(path, {s.t_q, s.t_k, s.d_v, dout, hv, vt, s.t_k, dp, s.t_k, nullptr, false});
       // P = softmax(Q_i K_i^T / sqrt(d_k)): dS, already divided by sqrt(d_k).
-      path == Path::simd ? softmax_backward_rows_simd(p, dp, dp, s.t_q, s.t_k, s.t_k, inv_sqrt_dk)
-                         : softmax_backward_rows_ref(p, dp, dp, s.t_q, s.t_k, s.t_k, inv_sqrt_dk);
+      softmax_backward_rows(path, p, dp, dp, s.t_q, s.t_k, s.t_k, inv_sqrt_dk);
       // dQ_i = dS K_i,  dK_i = dS^T Q_i.
       gemm(path, {s.t_q, s.d_k, s.t_k, dp, s.t_k, ki, hk, dqi, hk, nullptr, false});
       transpose(s.t_q, s.t_k, dp, s.t_k, dst, s.t_q);
@@ -218,62 +206,6 @@ void mha_backward(const MhaShape& s, std::size_t batch, const MhaInputs& in, con
   projection_backward(path, rq, dm, hk, in.query, w.w_q, dq, g.w_q, g.b_q, g.query, false, tbuf, wt);
   projection_backward(path, rk, dm, hk, in.key, w.w_k, dk, g.w_k, g.b_k, g.key, key_acc, tbuf, wt);
   projection_backward(path, rk, dm, hv, in.value, w.w_v, dv, g.w_v, g.b_v, g.value, value_acc, tbuf, wt);
-}
-
-void softmax_backward_rows_ref(const float* p, const float* dp, float* ds, std::size_t rows, std::size_t cols,
-                               std::size_t ld, float scale) {
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* pr = p + r * ld;
-    const float* dpr = dp + r * ld;
-    float* dsr = ds + r * ld;
-    float dot = 0.0f;
-    for (std::size_t c = 0; c < cols; ++c) dot += dpr[c] * pr[c];
-    for (std::size_t c = 0; c < cols; ++c) dsr[c] = (dpr[c] - dot) * pr[c] * scale;
-  }
-}
-
-void softmax_backward_rows_simd(const float* p, const float* dp, float* ds, std::size_t rows,
-                                std::size_t cols, std::size_t ld, float scale) {
-  const std::size_t main = cols - cols % W;
-  const fbatch sv(scale);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* pr = p + r * ld;
-    const float* dpr = dp + r * ld;
-    float* dsr = ds + r * ld;
-    fbatch acc(0.0f);
-    for (std::size_t c = 0; c < main; c += W)
-      acc = simd::fma(fbatch::load_unaligned(dpr + c), fbatch::load_unaligned(pr + c), acc);
-    float dot = simd::hadd(acc);
-    for (std::size_t c = main; c < cols; ++c) dot += dpr[c] * pr[c];
-    const fbatch dv(dot);
-    for (std::size_t c = 0; c < main; c += W)
-      ((fbatch::load_unaligned(dpr + c) - dv) * fbatch::load_unaligned(pr + c) * sv).store_unaligned(dsr + c);
-    for (std::size_t c = main; c < cols; ++c) dsr[c] = (dpr[c] - dot) * pr[c] * scale;
-  }
-}
-
-void column_sums_ref(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
-                     bool accumulate) {
-  for (std::size_t c = 0; c < cols; ++c) {
-    float s = accumulate ? out[c] : 0.0f;
-    for (std::size_t r = 0; r < rows; ++r) s += x[r * ld + c];
-    out[c] = s;
-  }
-}
-
-void column_sums_simd(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
-                      bool accumulate) {
-  const std::size_t main = cols - cols % W;
-  for (std::size_t c = 0; c < main; c += W) {
-    fbatch s = accumulate ? fbatch::load_unaligned(out + c) : fbatch(0.0f);
-    for (std::size_t r = 0; r < rows; ++r) s += fbatch::load_unaligned(x + r * ld + c);
-    s.store_unaligned(out + c);
-  }
-  for (std::size_t c = main; c < cols; ++c) {
-    float s = accumulate ? out[c] : 0.0f;
-    for (std::size_t r = 0; r < rows; ++r) s += x[r * ld + c];
-    out[c] = s;
-  }
 }
 
 }  // namespace headlab

@@ -3,25 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include "file_io.hpp"
-#include "simd.hpp"
 
 namespace headlab {
 
 namespace {
-
-using simd::fbatch;
-constexpr std::size_t W = fbatch::size;
-
-// dst[i] = a[i] + b[i]
-void add_rows(const float* a, const float* b, float* dst, std::size_t n) {
-  std::size_t i = 0;
-  for (; i + W <= n; i += W)
-    (fbatch::load_unaligned(a + i) + fbatch::load_unaligned(b + i)).store_unaligned(dst + i);
-  for (; i < n; ++i) dst[i] = a[i] + b[i];
-}
 
 void fill_normal(Rng& rng, float* x, std::size_t n, float std_dev) {
   for (std::size_t i = 0; i < n; ++i) x[i] = std_dev * rng.normal();
@@ -158,7 +145,7 @@ void Model::embed(const TaskBatch& batch, std::size_t n) {
   const float* pos = params_.data() + layout_.pos_emb;
   for (std::size_t b = 0; b < n; ++b) {
     for (std::size_t j = 0; j < t; ++j)
-      add_rows(tok + std::size_t(batch.tokens[b * t + j]) * d, pos + j * d, x_.data() + (b * t + j) * d, d);
+      add_simd(tok + std::size_t(batch.tokens[b * t + j]) * d, pos + j * d, x_.data() + (b * t + j) * d, d);
     const std::size_t q = std::size_t(batch.query[b]);
     std::copy(x_.data() + (b * t + q) * d, x_.data() + (b * t + q + 1) * d, xq_.data() + b * d);
     if (config_.causal)
@@ -177,7 +164,7 @@ BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward,
   in.key_mask = config_.causal ? key_mask_.data() : nullptr;
   const MhaWeights w = mha_weights();
   mha_forward_cached(shape_, n, in, w, head_enabled_.data(), cache_, attn_.data(), fws_.data(), path);
-  add_rows(xq_.data(), attn_.data(), h_.data(), n * d);  // residual
+  add_simd(xq_.data(), attn_.data(), h_.data(), n * d);  // residual
 
   const float* w_read = params_.data() + layout_.w_read;
   const float* b_read = params_.data() + layout_.b_read;
@@ -195,7 +182,7 @@ BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward,
       const std::size_t best = std::size_t(std::max_element(z, z + v) - z);
       const std::size_t ans = std::size_t(batch.answers[b * r_count + r]);
       const float margin = z[ans] - z[best];
-      path == Path::simd ? softmax_rows_simd(z, 1, v, v) : softmax_rows_ref(z, 1, v, v);
+      softmax_rows(path, z, 1, v, v);
       loss += double(-std::log(z[best])) - double(margin);
       if (best == ans)
         ++res.answers_right[r];
@@ -219,8 +206,7 @@ BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward,
   const ParamLayout& l = layout_;
   transpose(n, d, h_.data(), d, tbuf_.data(), n);
   gemm(path, {d, rv, n, tbuf_.data(), n, dlogits_.data(), rv, g + l.w_read, rv, nullptr, false});
-  path == Path::simd ? column_sums_simd(dlogits_.data(), n, rv, rv, g + l.b_read, false)
-                     : column_sums_ref(dlogits_.data(), n, rv, rv, g + l.b_read, false);
+  column_sums(path, dlogits_.data(), n, rv, rv, g + l.b_read, false);
   transpose(d, rv, w_read, rv, tbuf_.data(), d);
   gemm(path, {n, d, rv, dlogits_.data(), rv, tbuf_.data(), d, dh_.data(), d, nullptr, false});
 
@@ -241,8 +227,8 @@ BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward,
   // The query row of X also reaches H directly (residual) and through W^Q.
   for (std::size_t b = 0; b < n; ++b) {
     float* row = dx_.data() + (b * t + std::size_t(batch.query[b])) * d;
-    add_rows(row, dh_.data() + b * d, row, d);
-    add_rows(row, dxq_.data() + b * d, row, d);
+    add_simd(row, dh_.data() + b * d, row, d);
+    add_simd(row, dxq_.data() + b * d, row, d);
   }
   float* g_tok = g + l.tok_emb;
   float* g_pos = g + l.pos_emb;
@@ -252,8 +238,8 @@ BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward,
     for (std::size_t j = 0; j < t; ++j) {
       const float* row = dx_.data() + (b * t + j) * d;
       float* gt = g_tok + std::size_t(batch.tokens[b * t + j]) * d;
-      add_rows(gt, row, gt, d);
-      add_rows(g_pos + j * d, row, g_pos + j * d, d);
+      add_simd(gt, row, gt, d);
+      add_simd(g_pos + j * d, row, g_pos + j * d, d);
     }
   return res;
 }
@@ -263,7 +249,7 @@ void Model::attention_map(const std::int32_t* tokens, float* out) {
   const float* tok = params_.data() + layout_.tok_emb;
   const float* pos = params_.data() + layout_.pos_emb;
   for (std::size_t j = 0; j < t; ++j)
-    add_rows(tok + std::size_t(tokens[j]) * d, pos + j * d, map_x_.data() + j * d, d);
+    add_simd(tok + std::size_t(tokens[j]) * d, pos + j * d, map_x_.data() + j * d, d);
   MhaShape full = shape_;
   full.t_q = t;
   full.causal = config_.causal;
@@ -329,132 +315,6 @@ bool Optimizer::step(float* params, const float* grads, Path path) {
   ++t_;
   path == Path::simd ? adam_update_simd(a) : adam_update_ref(a);
   return true;
-}
-
-namespace {
-
-// One Adam update of a float or of a batch of lanes: the update and its check
-// both go through this, so the check sees exactly what would be stored.
-template <class T>
-struct AdamNext {
-  T m, v, p;
-};
-
-inline float sqrt_of(float x) { return std::sqrt(x); }
-inline fbatch sqrt_of(const fbatch& x) { return simd::sqrt(x); }
-
-template <class T>
-struct AdamConsts {
-  T b1, b2, ob1, ob2, lr, eps, c1, c2;
-  explicit AdamConsts(const AdamArgs& a)
-      : b1(a.beta1), b2(a.beta2), ob1(1.0f - a.beta1), ob2(1.0f - a.beta2), lr(a.lr), eps(a.eps), c1(a.c1),
-        c2(a.c2) {}
-};
-
-template <class T>
-AdamNext<T> adam_next(const AdamConsts<T>& k, T p, T g, T m, T v) {
-  AdamNext<T> r;
-  r.m = k.b1 * m + k.ob1 * g;
-  r.v = k.b2 * v + k.ob2 * g * g;
-  r.p = p - k.lr * (r.m * k.c1) / (sqrt_of(r.v * k.c2) + k.eps);
-  return r;
-}
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// |x| < limit, false for NaN.
-inline bool below(float x, float limit) { return std::fabs(x) < limit; }
-
-// Lanes of ok that stay 1 where |x| < limit (NaN fails), 0 elsewhere.
-inline fbatch keep_below(fbatch ok, fbatch x, fbatch limit) { return simd::select(simd::abs(x) < limit, ok, fbatch(0.0f)); }
-
-}  // namespace
-
-void adam_update_ref(const AdamArgs& a) {
-  const AdamConsts<float> k(a);
-  for (std::size_t i = 0; i < a.n; ++i) {
-    const AdamNext<float> x = adam_next(k, a.p[i], a.g[i], a.m[i], a.v[i]);
-    a.m[i] = x.m;
-    a.v[i] = x.v;
-    a.p[i] = x.p;
-  }
-}
-
-bool adam_update_ok_ref(const AdamArgs& a, float max_abs) {
-  const AdamConsts<float> k(a);
-  bool ok = true;
-  for (std::size_t i = 0; i < a.n; ++i) {
-    const AdamNext<float> x = adam_next(k, a.p[i], a.g[i], a.m[i], a.v[i]);
-    ok = ok && below(x.p, max_abs) && below(x.m, kInf) && below(x.v, kInf);
-  }
-  return ok;
-}
-
-void adam_update_simd(const AdamArgs& a) {
-  const AdamConsts<fbatch> k(a);
-  const AdamConsts<float> ks(a);
-  std::size_t i = 0;
-  for (; i + W <= a.n; i += W) {
-    const AdamNext<fbatch> x = adam_next(k, fbatch::load_unaligned(a.p + i), fbatch::load_unaligned(a.g + i),
-                                         fbatch::load_unaligned(a.m + i), fbatch::load_unaligned(a.v + i));
-    x.m.store_unaligned(a.m + i);
-    x.v.store_unaligned(a.v + i);
-    x.p.store_unaligned(a.p + i);
-  }
-  for (; i < a.n; ++i) {
-    const AdamNext<float> x = adam_next(ks, a.p[i], a.g[i], a.m[i], a.v[i]);
-    a.m[i] = x.m;
-    a.v[i] = x.v;
-    a.p[i] = x.p;
-  }
-}
-
-bool adam_update_ok_simd(const AdamArgs& a, float max_abs) {
-  const AdamConsts<fbatch> k(a);
-  const AdamConsts<float> ks(a);
-  const fbatch limit(max_abs), inf(kInf);
-  fbatch ok(1.0f);
-  std::size_t i = 0;
-  for (; i + W <= a.n; i += W) {
-    const AdamNext<fbatch> x = adam_next(k, fbatch::load_unaligned(a.p + i), fbatch::load_unaligned(a.g + i),
-                                         fbatch::load_unaligned(a.m + i), fbatch::load_unaligned(a.v + i));
-    ok = keep_below(keep_below(keep_below(ok, x.p, limit), x.m, inf), x.v, inf);
-  }
-  bool tail = true;
-  for (; i < a.n; ++i) {
-    const AdamNext<float> x = adam_next(ks, a.p[i], a.g[i], a.m[i], a.v[i]);
-    tail = tail && below(x.p, max_abs) && below(x.m, kInf) && below(x.v, kInf);
-  }
-  return tail && simd::hadd(ok) == float(W);
-}
-
-void sgd_update_ref(float* p, const float* g, std::size_t n, float lr) {
-  for (std::size_t i = 0; i < n; ++i) p[i] -= lr * g[i];
-}
-
-bool sgd_update_ok_ref(const float* p, const float* g, std::size_t n, float lr, float max_abs) {
-  bool ok = true;
-  for (std::size_t i = 0; i < n; ++i) ok = ok && below(p[i] - lr * g[i], max_abs);
-  return ok;
-}
-
-void sgd_update_simd(float* p, const float* g, std::size_t n, float lr) {
-  const fbatch l(lr);
-  std::size_t i = 0;
-  for (; i + W <= n; i += W)
-    (fbatch::load_unaligned(p + i) - l * fbatch::load_unaligned(g + i)).store_unaligned(p + i);
-  for (; i < n; ++i) p[i] -= lr * g[i];
-}
-
-bool sgd_update_ok_simd(const float* p, const float* g, std::size_t n, float lr, float max_abs) {
-  const fbatch l(lr), limit(max_abs);
-  fbatch ok(1.0f);
-  std::size_t i = 0;
-  for (; i + W <= n; i += W)
-    ok = keep_below(ok, fbatch::load_unaligned(p + i) - l * fbatch::load_unaligned(g + i), limit);
-  bool tail = true;
-  for (; i < n; ++i) tail = tail && below(p[i] - lr * g[i], max_abs);
-  return tail && simd::hadd(ok) == float(W);
 }
 
 }  // namespace headlab

@@ -2,12 +2,11 @@
 // rules of WCAG 2.x A and AA and axe's best practices): light and dark system
 // settings, every worked-example step shown at once, and the trainer before and
 // after training. Any violation fails, with the rule and the elements named.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, ensureDist, launch, watch, waitForElements } from './helpers.mjs';
+import { watch, waitForElements, useSite } from './helpers.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const TIMEOUT = 120_000;
@@ -16,19 +15,9 @@ const PAGES = ['index.html', 'demos/worked-example/index.html#worked.step=all', 
   'demos/language-model/index.html',
   'examples/embed.html'];
 
-let server, browser;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  server = await serve({ port: 0, root: DIST });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite({});
 
 /** axe's violations on the page as it is now, one line per rule. */
 async function violations(page) {
@@ -47,11 +36,11 @@ async function ready(page) {
 
 for (const scheme of ['light', 'dark']) {
   test(`axe finds no violation on any page (${scheme} system setting)`, { timeout: TIMEOUT }, async () => {
-    const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
+    const context = await site.browser.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
     const found = [];
     for (const path of PAGES) {
       const page = watch(await context.newPage(), `axe ${scheme} ${path}`, problems);
-      await page.goto(new URL(path, server.url).href);
+      await page.goto(new URL(path, site.server.url).href);
       await ready(page);
       for (const v of await violations(page)) found.push(`${path}: ${v}`);
       await page.close();
@@ -62,8 +51,8 @@ for (const scheme of ['light', 'dark']) {
 }
 
 test('axe finds no violation on the trainer after it has trained and specialised', { timeout: TIMEOUT }, async () => {
-  const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }), 'axe trainer trained', problems);
-  await page.goto(new URL('demos/trainer/index.html', server.url).href);
+  const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 } }), 'axe trainer trained', problems);
+  await page.goto(new URL('demos/trainer/index.html', site.server.url).href);
   await ready(page);
   await page.locator('headlab-trainer [data-testid="trainer-speed"]').selectOption('fast');
   await page.locator('headlab-trainer [data-action="start"]').click();
@@ -80,8 +69,8 @@ test('axe finds no violation on the trainer after it has trained and specialised
 
 test('axe finds no violation on the language model with a trained model, a head off, 1 vs 2 layers and a generated text', { timeout: TIMEOUT }, async () => {
   for (const scheme of ['light', 'dark']) {
-    const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: scheme }), `axe language model ${scheme}`, problems);
-    await page.goto(new URL(`demos/language-model/index.html#lm.pretrained=1&lm.compare=1`, server.url).href);
+    const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: scheme }), `axe language model ${scheme}`, problems);
+    await page.goto(new URL(`demos/language-model/index.html#lm.pretrained=1&lm.compare=1`, site.server.url).href);
     await ready(page);
     await page.locator('headlab-language-model [data-testid="lm-switch-1-1"]').uncheck();
     await page.locator('headlab-language-model [data-testid="lm-ablation"]').waitFor();

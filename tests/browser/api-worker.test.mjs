@@ -1,34 +1,23 @@
 // The JS API in headless Chromium, on the main thread and inside a module Worker,
 // as shipped in dist/lib/ (npm run build).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, ensureDist, launch, watch } from './helpers.mjs';
+import { watch, useSite } from './helpers.mjs';
+import { courseInputsSource, expected } from '../fixtures/course.mjs';
 
-let server, browser, page;
+let page;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  server = await serve({ port: 0, root: DIST });
-  browser = await launch();
-  page = watch(await browser.newPage(), 'api', problems);
-  await page.goto(server.url);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+const site = useSite({}, {
+  setup: async () => {
+    page = watch(await site.browser.newPage(), 'api', problems);
+    await page.goto(site.server.url);
+  },
 });
 
 // Runs the course's worked example with the API and returns what a caller sees.
 const WORKED_EXAMPLE = `
-  const t = 1 / 3;
-  const wQK = new Float32Array([1,0,0,0, 0,0,1,0, 0,0,0,0, 0,1,0,1]);
-  const r = lab.multiHeadAttention({
-    query: new Float32Array([3,0,0,1, 0,3,0,1, 1,1,0,1]), dModel: 4, numHeads: 2,
-    wQ: wQK, wK: wQK, wV: new Float32Array([t,0,t,0, 0,t,0,t, 0,0,0,0, 0,0,0,0]),
-    wO: new Float32Array([1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]), returnWeights: true });
+  const r = lab.multiHeadAttention({ ...${courseInputsSource()}, returnWeights: true });
   let error = null;
   try { lab.multiHeadAttention({ query: new Float32Array(3), dModel: 4, numHeads: 2 }); }
   catch (e) { error = e.constructor.name + ': ' + e.message; }
@@ -37,9 +26,9 @@ const WORKED_EXAMPLE = `
 `;
 
 function checkResult(r) {
-  const want = [0.7931, 0.1474, 0.1474, 0.7931];
+  const want = expected.output;
   r.output.forEach((x, i) => assert.ok(Math.abs(x - want[i]) < 5e-5, `output[${i}] = ${x}, want ${want[i]}`));
-  [0.7337, 0.0879, 0.1784].forEach((w, i) => assert.ok(Math.abs(r.weightsIt[i] - w) < 5e-5, `weight ${i}`));
+  expected.weightsHead1.forEach((w, i) => assert.ok(Math.abs(r.weightsIt[i] - w) < 5e-5, `weight ${i}`));
   assert.match(r.error, /^RangeError: .*query/);
   assert.equal(r.simd, true);
 }

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { serve } from '../../scripts/serve.mjs';
 import { REPO, launch, watch } from './helpers.mjs';
+import { courseInputsSource, expected } from '../fixtures/course.mjs';
 
 const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' } });
 
@@ -24,17 +25,12 @@ import wasmOptions from './wasm-options.js';
 
 export async function workedExample() {
   const lab = await createHeadlab(wasmOptions);
-  const t = 1 / 3;
-  const wQK = new Float32Array([1,0,0,0, 0,0,1,0, 0,0,0,0, 0,1,0,1]);
-  const r = lab.multiHeadAttention({
-    query: new Float32Array([3,0,0,1, 0,3,0,1, 1,1,0,1]), dModel: 4, numHeads: 2,
-    wQ: wQK, wK: wQK, wV: new Float32Array([t,0,t,0, 0,t,0,t, 0,0,0,0, 0,0,0,0]),
-    wO: new Float32Array([1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]), returnWeights: true });
+  const r = lab.multiHeadAttention({ ...${courseInputsSource()}, returnWeights: true });
   const tasks = (await lab.tasks()).map((task) => task.name);
   // The multi-core layer: a bundle does not carry the threads build, so it uses its Workers.
-  const layer = await lab.createParallelLayer({ dModel: 4, numHeads: 2, wQ: wQK, wK: wQK,
-    wV: new Float32Array([t,0,t,0, 0,t,0,t, 0,0,0,0, 0,0,0,0]), wO: new Float32Array([1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]), threads: 2 });
-  const p = await layer.forward({ query: new Float32Array([3,0,0,1, 0,3,0,1, 1,1,0,1]) });
+  const { query, ...weights } = ${courseInputsSource()};
+  const layer = await lab.createParallelLayer({ ...weights, threads: 2 });
+  const p = await layer.forward({ query });
   await layer.dispose();
   return { output: Array.from(r.output.slice(8, 12)), weights: Array.from(r.weights.slice(6, 9)), flavour: lab.info().flavour, tasks,
     parallel: { mechanism: layer.mechanism, output: Array.from(p.output.slice(8, 12)), isolated: globalThis.crossOriginIsolated === true } };
@@ -167,11 +163,11 @@ for (const [name, recipe] of Object.entries(RECIPES)) {
         const result = await page.evaluate(() => window.result);
         assert.equal(result.error, undefined, `${name}: ${result.error}`);
         for (const [where, r] of Object.entries(result)) {
-          [0.7931, 0.1474, 0.1474, 0.7931].forEach((w, i) => assert.ok(Math.abs(r.output[i] - w) < 5e-5, `${name} ${where}: output[${i}] = ${r.output[i]}, want ${w}`));
-          [0.7337, 0.0879, 0.1784].forEach((w, i) => assert.ok(Math.abs(r.weights[i] - w) < 5e-5, `${name} ${where}: weight ${i} = ${r.weights[i]}, want ${w}`));
+          expected.output.forEach((w, i) => assert.ok(Math.abs(r.output[i] - w) < 5e-5, `${name} ${where}: output[${i}] = ${r.output[i]}, want ${w}`));
+          expected.weightsHead1.forEach((w, i) => assert.ok(Math.abs(r.weights[i] - w) < 5e-5, `${name} ${where}: weight ${i} = ${r.weights[i]}, want ${w}`));
           assert.equal(r.flavour, 'simd');
           assert.ok(r.tasks.includes('two-relations'), `${name} ${where}: tasks ${r.tasks}`);
-          [0.7931, 0.1474, 0.1474, 0.7931].forEach((w, i) => assert.ok(Math.abs(r.parallel.output[i] - w) < 5e-5, `${name} ${where}: parallel output[${i}] = ${r.parallel.output[i]}, want ${w}`));
+          expected.output.forEach((w, i) => assert.ok(Math.abs(r.parallel.output[i] - w) < 5e-5, `${name} ${where}: parallel output[${i}] = ${r.parallel.output[i]}, want ${w}`));
           assert.equal(r.parallel.mechanism, 'workers', `${name} ${where}${isolate ? ', isolated' : ''}`);
           assert.equal(r.parallel.isolated, isolate);
         }

@@ -3,26 +3,18 @@
 // names the cost of one head (it blends) and of d_k = 1 (no match by content) as the slider
 // moves, the conclusion as the element's last word, nothing wider than 360 px at 360 px, and
 // "Measure again" recomputing the same numbers in a Worker.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, waitForElements } from './helpers.mjs';
-import { CHOOSING_H_TABLE as TABLE } from '../../web/components/shared/choosing-h-table.js';
+import { SCREENSHOTS, ensureScreenshotDir, watch, waitForElements, useSite } from './helpers.mjs';
+import { CHOOSING_H_TABLE as TABLE } from '../../web/lib/teach/choosing-h-table.js';
 
 const PAGE = 'demos/choosing-h/index.html';
-let server, browser;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  ensureScreenshotDir();
-  server = await serve({ port: 0, root: DIST, csp: true });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+const site = useSite({ csp: true }, {
+  setup: async () => {
+    ensureScreenshotDir();
+  },
 });
 
 const shadow = (page, testid) => page.locator(`headlab-choosing-h [data-testid="${testid}"]`);
@@ -30,8 +22,8 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 for (const width of [1280, 360]) {
   test(`choosing h at ${width} px: the benefit of more heads and the cost of tiny d_k, both measured`, { timeout: 90_000 }, async () => {
-    const page = watch(await browser.newPage({ viewport: { width, height: 900 } }), `choosing-h ${width}`, problems);
-    await page.goto(new URL(PAGE, server.url).href);
+    const page = watch(await site.browser.newPage({ viewport: { width, height: 900 } }), `choosing-h ${width}`, problems);
+    await page.goto(new URL(PAGE, site.server.url).href);
     await waitForElements(page, 30_000);
     await page.waitForSelector('headlab-choosing-h[data-drawn]');
 
@@ -77,8 +69,8 @@ for (const width of [1280, 360]) {
 }
 
 test('choosing h: "Measure again" trains every setting in a Worker and gets the shipped numbers', { timeout: 300_000 }, async () => {
-  const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }), 'choosing-h measure', problems);
-  await page.goto(new URL(PAGE, server.url).href);
+  const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 } }), 'choosing-h measure', problems);
+  await page.goto(new URL(PAGE, site.server.url).href);
   await waitForElements(page, 30_000);
   const t0 = Date.now();
   await shadow(page, 'choose-remeasure').click();

@@ -3,32 +3,21 @@
 // stops at the last good step, the element says so in plain words with the step
 // and the rate, Start and Step are off, the kept model still evaluates finite,
 // and "Lower the rate" trains again at a rate that works.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, ensureDist, launch, watch } from './helpers.mjs';
+import { watch, useSite } from './helpers.mjs';
 
 const TIMEOUT = 90_000;
 const PAGE = 'demos/trainer/index.html';
-let server, browser;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  server = await serve({ port: 0, root: DIST, csp: true });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite({ csp: true });
 
 const trainer = (page) => page.locator('headlab-trainer');
 
 test('learning rate 10 diverges: the element stops, says where and why, and "Lower the rate" trains on with a finite loss', { timeout: TIMEOUT }, async () => {
-  const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }), 'divergence', problems);
-  await page.goto(new URL(`${PAGE}#trainer.learning-rate=10&trainer.speed=fast`, server.url).href);
+  const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 } }), 'divergence', problems);
+  await page.goto(new URL(`${PAGE}#trainer.learning-rate=10&trainer.speed=fast`, site.server.url).href);
   await page.waitForFunction(() => document.querySelector('headlab-trainer')?.dataset.step !== undefined, null, { timeout: 20_000 });
   assert.equal(await trainer(page).locator('[data-testid="trainer-lr"]').inputValue(), '10');
   await page.evaluate(() => {

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
 import { REPO, launch, watch } from './helpers.mjs';
+import { expected, printed } from '../fixtures/course.mjs';
 
 test('examples/api/index.html shows the worked example from the page and from its Worker', { timeout: 60_000 }, async () => {
   const server = await serve({ port: 0, root: REPO });
@@ -14,7 +15,7 @@ test('examples/api/index.html shows the worked example from the page and from it
     await page.goto(`${server.url}examples/api/index.html`);
     for (const id of ['page', 'worker']) {
       await page.waitForFunction((sel) => document.querySelector(sel).textContent !== '…', `#${id}`, { timeout: 30_000 });
-      assert.equal(await page.locator(`#${id}`).textContent(), '0.7931 0.1474 0.1474 0.7931');
+      assert.equal(await page.locator(`#${id}`).textContent(), printed(expected.output));
     }
     assert.deepEqual(problems, []);
   } finally {

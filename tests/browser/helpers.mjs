@@ -3,7 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmdirSync, statSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DIST = path.join(REPO, 'dist');
@@ -21,7 +23,7 @@ function newestMtime(p) {
 function distIsStale() {
   const built = newestMtime(path.join(DIST, 'headlab-components.classic.js'));
   if (!built) return true;
-  const sources = ['web/components', 'web/demos', 'web/examples', 'web/styles', 'web/index.html', 'web/lib/headlab.js', 'web/lib/headlab-files.js', 'web/lib/api', 'web/lib/headlab-parallel-worker.js',
+  const sources = ['web/components', 'web/demos', 'web/examples', 'web/styles', 'web/index.html', 'web/lib/headlab.js', 'web/lib/headlab-files.js', 'web/lib/api', 'web/lib/teach', 'web/lib/headlab-parallel-worker.js',
     'web/lib/gen/headlab_core.wasm', 'web/models', 'web/site', 'scripts/bundle.mjs'].map((p) => newestMtime(path.join(REPO, p)));
   return Math.max(...sources) > built;
 }
@@ -149,4 +151,28 @@ export function assertClose(assert, actual, expected, what, tol = 1e-4 + 1e-9) {
 
 export function ensureScreenshotDir() {
   mkdirSync(SCREENSHOTS, { recursive: true });
+}
+
+/**
+ * The set-up the browser test files share: before their tests, dist/ made current, a static
+ * server on it (serve()'s options: csp, inject, …) and Chromium (launch()); after them, both
+ * closed. Returns { server, browser, url(path) }, filled in once `before` has run; `setup(site)`
+ * runs after both are up (checks of dist/, a page the tests share).
+ * @example
+ * const site = useSite({ csp: true });
+ * test('…', async () => { const page = await site.browser.newPage(); await page.goto(site.url('demos/')); });
+ */
+export function useSite(serveOptions = {}, { setup } = {}) {
+  const site = { server: null, browser: null, url: (relative) => new URL(relative, site.server.url).href };
+  before(async () => {
+    await ensureDist();
+    site.server = await serve({ port: 0, root: DIST, ...serveOptions });
+    site.browser = await launch();
+    await setup?.(site);
+  });
+  after(async () => {
+    await site.browser?.close();
+    await site.server?.close();
+  });
+  return site;
 }

@@ -6,33 +6,25 @@
 // from file:// (model inside, no Worker); 360 px without horizontal overflow; the grid by keyboard.
 // Screenshots at 1280 and 360 px, light and dark, go to tests/browser/screenshots/.
 // The tests of the shipped model need web/models/*.hlm (`npm run train:models`, then a bundle).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, fileUrl } from './helpers.mjs';
+import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, fileUrl, useSite } from './helpers.mjs';
 import { eventually, expectText } from './expect.mjs';
 
 const TIMEOUT = 180_000;
 const PAGE = 'demos/language-model/index.html';
 const TAG = 'headlab-language-model';
-let server, browser;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  assert.ok(existsSync(path.join(DIST, 'headlab-lm-worker.js')),
-    'dist/headlab-lm-worker.js is missing: scripts/bundle.mjs must build web/components/shared/lm-worker.js');
-  ensureScreenshotDir();
-  server = await serve({ port: 0, root: DIST, csp: true });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+const site = useSite({ csp: true }, {
+  setup: async () => {
+    assert.ok(existsSync(path.join(DIST, 'headlab-lm-worker.js')),
+      'dist/headlab-lm-worker.js is missing: scripts/bundle.mjs must build web/components/shared/lm-worker.js');
+    ensureScreenshotDir();
+  },
 });
 
 function assertNoProblems() {
@@ -47,8 +39,8 @@ function needModels() {
   }
 }
 
-async function open(label, { width = 1280, hash = '', url = new URL(`${PAGE}${hash}`, server.url).href, colorScheme = 'light' } = {}) {
-  const page = watch(await browser.newPage({ viewport: { width, height: 900 }, colorScheme }), label, problems);
+async function open(label, { width = 1280, hash = '', url = new URL(`${PAGE}${hash}`, site.server.url).href, colorScheme = 'light' } = {}) {
+  const page = watch(await site.browser.newPage({ viewport: { width, height: 900 }, colorScheme }), label, problems);
   await page.goto(url);
   await page.waitForSelector(`${TAG}[data-drawn]`, { timeout: 60_000 });
   return page;

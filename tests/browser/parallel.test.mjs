@@ -5,10 +5,9 @@
 // Twice: on a page that is not cross-origin isolated, where module Workers split the
 // heads, and on one that is (COOP/COEP), where the threads build (pthreads, its thread
 // Workers loaded from same-origin URLs) runs.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, ensureDist, launch, watch } from './helpers.mjs';
+import { watch, useSite } from './helpers.mjs';
 
 // Runs in the page and in a Worker: every option at threads 2 and 3 against
 // multiHeadAttention; returns the largest difference and the Worker counts.
@@ -74,25 +73,21 @@ const WORKER_SCRIPT = `if (typeof WorkerGlobalScope === 'function' && self insta
   };
 }`;
 
-let server, isolatedServer, browser, page, isolatedPage;
+let page, isolatedPage;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  const inject = { path: '/parallel-check.js', script: WORKER_SCRIPT };
-  server = await serve({ port: 0, root: DIST, csp: true, inject, isolate: false });
-  isolatedServer = await serve({ port: 0, root: DIST, csp: true, inject, isolate: true });
-  browser = await launch();
-  page = watch(await browser.newPage(), 'parallel', problems);
-  await page.goto(server.url);
-  isolatedPage = watch(await browser.newPage(), 'parallel, isolated', problems);
-  await isolatedPage.goto(isolatedServer.url);
+const inject = { path: '/parallel-check.js', script: WORKER_SCRIPT };
+const site = useSite({ csp: true, inject, isolate: false }, {
+  setup: async () => {
+    page = watch(await site.browser.newPage(), 'parallel', problems);
+    await page.goto(site.server.url);
+  },
 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await isolatedServer?.close();
+const isolatedSite = useSite({ csp: true, inject, isolate: true }, {
+  setup: async () => {
+    isolatedPage = watch(await isolatedSite.browser.newPage(), 'parallel, isolated', problems);
+    await isolatedPage.goto(isolatedSite.server.url);
+  },
 });
 
 function checkResult(r, { isolated }) {

@@ -10,34 +10,25 @@
 // The page's HeadLab instance: the module bundle exports createHeadlab, which returns the
 // instance the elements use (it is created once per page); the classic bundle exposes the
 // same as window.HeadLab.createHeadlab.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
-import { DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, waitForElements, fileUrl, numbers, assertClose } from './helpers.mjs';
+import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, waitForElements, fileUrl, numbers, assertClose, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount } from './expect.mjs';
+import { expected } from '../fixtures/course.mjs';
 
 const TIMEOUT = 60_000;
 const TAGS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h', 'headlab-trainer'];
 const XSS = '<img src=x onerror="window.__pwned=1">';
-// The course's numbers for the query "it" (as in the other tests).
-const WORKED_OUTPUT = [0.7931, 0.1474, 0.1474, 0.7931];
-const WORKED_HEAD1 = [0.7337, 0.0879, 0.1784];
+// The course's numbers for the query "it" (tests/fixtures/course.json).
+const WORKED_OUTPUT = expected.output;
+const WORKED_HEAD1 = expected.weightsHead1;
 
-let server, browser;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  server = await serve({ port: 0, root: DIST, csp: true });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite({ csp: true });
 
 /** Takes the problems recorded so far, leaving out those that `expected` matches. */
 function takeProblems(expected = []) {
@@ -54,14 +45,14 @@ function assertNoProblems(expected) {
  * whose body is `body`; `setup(page)` runs before it loads (e.g. to add routes).
  */
 async function blankPage(label, { name = 'reliability.html', body = '', setup } = {}) {
-  const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }), label, problems);
+  const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 } }), label, problems);
   if (setup) await setup(page);
   await page.route(`**/${name}`, (route) => route.fulfill({
     status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': STRICT_CSP },
     body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>HeadLab reliability</title>' +
       `<script type="module" src="/headlab-components.js"></script></head><body>${body}</body></html>`,
   }));
-  await page.goto(new URL(name, server.url).href);
+  await page.goto(new URL(name, site.server.url).href);
   return page;
 }
 
@@ -340,7 +331,7 @@ test('removing every element frees what it held: live Embind handles and the hea
 
   // From file:// (classic build): everything on the main thread, trainers included.
   const fromFile = async () => {
-    const page = watch(await browser.newPage(), 'handles file://', problems);
+    const page = watch(await site.browser.newPage(), 'handles file://', problems);
     await page.goto(fileUrl('index.html'));
     const lab = () => page.evaluate(async () => {
       const l = await window.HeadLab.createHeadlab();
@@ -394,7 +385,7 @@ const LOAD_NOISE = [/console (warning|error): .*(wasm|Aborted|404|Failed to load
 
 test('the wasm file missing (404) or cut short: every element says so in words, in the module and the classic build', { timeout: TIMEOUT }, async () => {
   const moduleBuild = async (fault) => {
-    const page = watch(await browser.newPage(), `wasm ${fault}`, problems);
+    const page = watch(await site.browser.newPage(), `wasm ${fault}`, problems);
     await page.route('**/headlab_core.wasm', async (route) => {
       if (fault === '404') return route.fulfill({ status: 404, contentType: 'text/plain', body: 'Not found' });
       const response = await route.fetch();
@@ -405,7 +396,7 @@ test('the wasm file missing (404) or cut short: every element says so in words, 
       status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': STRICT_CSP },
       body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>fault</title><script type="module" src="/headlab-components.js"></script></head><body>${ALL_ELEMENTS}</body></html>`,
     }));
-    await page.goto(new URL('reliability-fault.html', server.url).href);
+    await page.goto(new URL('reliability-fault.html', site.server.url).href);
     const text = await expectLoadFailure(page, `module build, wasm ${fault}`);
     ensureScreenshotDir();
     await page.screenshot({ path: path.join(SCREENSHOTS, `reliability-wasm-${fault}.png`) });
@@ -418,7 +409,7 @@ test('the wasm file missing (404) or cut short: every element says so in words, 
   // The classic build carries the wasm inside itself (base64): cut that short.
   const classicBuild = async () => {
     const wasm = readFileSync(path.join(DIST, 'headlab_core.wasm')).toString('base64');
-    const page = watch(await browser.newPage(), 'classic wasm truncated', problems);
+    const page = watch(await site.browser.newPage(), 'classic wasm truncated', problems);
     await page.route('**/headlab-components.classic.js', async (route) => {
       const response = await route.fetch();
       const text = await response.text();
@@ -429,7 +420,7 @@ test('the wasm file missing (404) or cut short: every element says so in words, 
       status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': STRICT_CSP },
       body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>fault</title><script src="/headlab-components.classic.js" defer></script></head><body>${ALL_ELEMENTS}</body></html>`,
     }));
-    await page.goto(new URL('reliability-classic.html', server.url).href);
+    await page.goto(new URL('reliability-classic.html', site.server.url).href);
     assert.match(await expectLoadFailure(page, 'classic build, embedded wasm cut short'), /Details: CompileError: /);
     await page.close();
   };

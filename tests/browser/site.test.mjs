@@ -3,14 +3,13 @@
 // the parameter page's numbers; keyboard-only use; token text that looks like
 // HTML; JSON model validation; exports; copy-link state.
 // Screenshots go to tests/browser/screenshots/ (git-ignored).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
-import {
-  DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, waitForElements, fileUrl, numbers, assertClose,
-} from './helpers.mjs';
+import { SCREENSHOTS, ensureScreenshotDir, watch, waitForElements, fileUrl, numbers, assertClose, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount, expectVisible } from './expect.mjs';
+import { expected } from '../fixtures/course.mjs';
 
 const TIMEOUT = 120_000;
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
@@ -28,24 +27,16 @@ const PAGES = [
   { path: 'examples/embed-module.html', name: 'embed-module', elements: ELEMENTS, module: true },
 ];
 
-let server;
-let browser;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  ensureScreenshotDir();
-  server = await serve({ port: 0, root: DIST, csp: true });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+const site = useSite({ csp: true }, {
+  setup: async () => {
+    ensureScreenshotDir();
+  },
 });
 
 async function newPage(label, width = 1280, height = 900) {
-  const page = await browser.newPage({ viewport: { width, height } });
+  const page = await site.browser.newPage({ viewport: { width, height } });
   return watch(page, label, problems);
 }
 
@@ -116,7 +107,7 @@ async function pool(items, limit, fn) {
 test('every page and element loads over http under the strict CSP with no error; screenshots at 1280 and 360 px', { timeout: TIMEOUT }, async () => {
   await pool(PAGES, 3, async (spec) => {
     const page = await newPage(`http+csp ${spec.name}`);
-    const response = await load(page, new URL(spec.path, server.url).href, spec);
+    const response = await load(page, new URL(spec.path, site.server.url).href, spec);
     assert.equal(response.headers()['content-security-policy'], STRICT_CSP);
     if (spec.module) {
       // The module build (ES module + module Worker + wasm fetched next to the bundle).
@@ -155,9 +146,9 @@ test('every page works opened from file://, with the Worker fallback explained',
     if (spec.name === 'worked-example') {
       // The wasm embedded in the classic build computes the course's numbers.
       const w = await numbers(page, 'weights-head-1');
-      [0.7337, 0.0879, 0.1784].forEach((x, i) => assert.ok(Math.abs(w[i] - x) < 1e-4, `file:// weights ${w}`));
+      expected.weightsHead1.forEach((x, i) => assert.ok(Math.abs(w[i] - x) < 1e-4, `file:// weights ${w}`));
       const out = await numbers(page, 'output');
-      [0.7931, 0.1474, 0.1474, 0.7931].forEach((x, i) => assert.ok(Math.abs(out[i] - x) < 1e-4, `file:// output ${out}`));
+      expected.output.forEach((x, i) => assert.ok(Math.abs(out[i] - x) < 1e-4, `file:// output ${out}`));
     }
     if (spec.name === 'params') assert.equal((await page.locator('[data-testid="params-total"]').textContent()).trim(), '1,048,576');
     await page.close();
@@ -167,7 +158,7 @@ test('every page works opened from file://, with the Worker fallback explained',
 
 test('parameter budget: 1,048,576 for d_model 512 at h = 8 and h = 16; an explanation at h = 3', { timeout: TIMEOUT }, async () => {
   const page = await newPage('params');
-  await load(page, new URL('demos/params/index.html', server.url).href, PAGES[3]);
+  await load(page, new URL('demos/params/index.html', site.server.url).href, PAGES[3]);
   const total = page.locator('[data-testid="params-total"]');
   assert.equal((await total.textContent()).trim(), '1,048,576');
   assert.match(await page.locator('[data-testid="params-dk"]').textContent(), /64/);
@@ -200,7 +191,7 @@ test('parameter budget: 1,048,576 for d_model 512 at h = 8 and h = 16; an explan
 
 test('parameter budget: dragging h from 1 to 64 at d_model 512 always shows the matrices and the same total', { timeout: TIMEOUT }, async () => {
   const page = await newPage('params drag');
-  await load(page, new URL('demos/params/index.html', server.url).href, PAGES[3]);
+  await load(page, new URL('demos/params/index.html', site.server.url).href, PAGES[3]);
   const slider = page.locator('#heads-range');
   const box = await slider.boundingBox();
   const seen = [];
@@ -229,7 +220,7 @@ test('parameter budget: dragging h from 1 to 64 at d_model 512 always shows the 
 
 test('keyboard only: tab to a control, change it, see the result (with a visible focus ring)', { timeout: TIMEOUT }, async () => {
   const page = await newPage('keyboard');
-  await load(page, new URL('demos/params/index.html', server.url).href, PAGES[3]);
+  await load(page, new URL('demos/params/index.html', site.server.url).href, PAGES[3]);
   const slider = await tabTo(page, (a) => a.id === 'heads-range');
   assert.equal(slider.outline, 'solid', 'focused slider shows an outline');
   assert.notEqual(slider.outlineWidth, '0px');
@@ -251,7 +242,7 @@ test('keyboard only: tab to a control, change it, see the result (with a visible
 
   // Worked example: step navigation by keyboard.
   const we = await newPage('keyboard worked example');
-  await load(we, new URL('demos/worked-example/index.html', server.url).href, PAGES[1]);
+  await load(we, new URL('demos/worked-example/index.html', site.server.url).href, PAGES[1]);
   const step7 = await tabTo(we, (a) => a.tag === 'button' && /^Step 7 /.test(a.text));
   assert.equal(step7.outline, 'solid');
   await we.keyboard.press('Enter');
@@ -264,7 +255,7 @@ test('keyboard only: tab to a control, change it, see the result (with a visible
 
   // Heads view: focusing a token outlines its row in every head.
   const hv = await newPage('keyboard heads');
-  await load(hv, new URL('demos/heads/index.html', server.url).href, PAGES[2]);
+  await load(hv, new URL('demos/heads/index.html', site.server.url).href, PAGES[2]);
   await tabTo(hv, (a) => a.tag === 'button' && a.text === 'it');
   await eventually(async () => {
     for (const h of [1, 2]) {
@@ -290,7 +281,7 @@ function tinyModel(tokens) {
 
 test('token text that looks like HTML is shown as text and runs nothing', { timeout: TIMEOUT }, async () => {
   const page = await newPage('xss');
-  await load(page, new URL('demos/heads/index.html', server.url).href, PAGES[2]);
+  await load(page, new URL('demos/heads/index.html', site.server.url).href, PAGES[2]);
   await page.locator('[data-testid="model-file"]').setInputFiles({
     name: 'evil.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(tinyModel([XSS, XSS2, '<b>bold</b>']))),
   });
@@ -309,7 +300,7 @@ test('token text that looks like HTML is shown as text and runs nothing', { time
 
   // The worked example's tokens attribute is text too.
   const we = await newPage('xss worked');
-  await load(we, new URL('demos/worked-example/index.html', server.url).href, PAGES[1]);
+  await load(we, new URL('demos/worked-example/index.html', site.server.url).href, PAGES[1]);
   await we.evaluate((t) => { document.querySelector('headlab-worked-example').tokens = `${t}|full|it`; }, XSS2);
   await we.waitForFunction((t) => [...document.querySelector('headlab-worked-example').shadowRoot.querySelectorAll('[data-testid="x-table"] tbody th')]
     .some((th) => th.textContent === t), XSS2);
@@ -323,7 +314,7 @@ test('token text that looks like HTML is shown as text and runs nothing', { time
 
 test('a bad JSON model is rejected with the field and the problem named', { timeout: TIMEOUT }, async () => {
   const page = await newPage('json errors');
-  await load(page, new URL('demos/heads/index.html', server.url).href, PAGES[2]);
+  await load(page, new URL('demos/heads/index.html', site.server.url).href, PAGES[2]);
   const upload = (name, text) => page.locator('[data-testid="model-file"]').setInputFiles({ name, mimeType: 'application/json', buffer: Buffer.from(text) });
   const errors = page.locator('[data-testid="model-errors"]');
   await upload('broken.json', '{"tokens": [');
@@ -354,7 +345,7 @@ test('a bad JSON model is rejected with the field and the problem named', { time
 
 test('heads view: cross-attention is rectangular; the lines view follows the selected head', { timeout: TIMEOUT }, async () => {
   const page = await newPage('cross');
-  await load(page, new URL('demos/heads/index.html#heads.example=cross', server.url).href, PAGES[2]);
+  await load(page, new URL('demos/heads/index.html#heads.example=cross', site.server.url).href, PAGES[2]);
   for (const h of [1, 2]) {
     assert.equal(await page.locator(`[data-testid="heads-weights-${h}"] tbody tr`).count(), 7, 'Tq = 7 decoder queries');
     assert.equal(await page.locator(`[data-testid="heads-weights-${h}"] thead th`).count(), 6, 'Tk = 6 encoder keys');
@@ -378,7 +369,7 @@ test('heads view: cross-attention is rectangular; the lines view follows the sel
 
 test('exports: a heatmap as PNG, SVG, JSON and CSV', { timeout: TIMEOUT }, async () => {
   const page = await newPage('exports');
-  await load(page, new URL('demos/heads/index.html', server.url).href, PAGES[2]);
+  await load(page, new URL('demos/heads/index.html', site.server.url).href, PAGES[2]);
   const figure = page.locator('headlab-heads figure.heatmap').first();
   await figure.locator('details.export summary').click();
   const grab = async (format) => {
@@ -395,7 +386,7 @@ test('exports: a heatmap as PNG, SVG, JSON and CSV', { timeout: TIMEOUT }, async
   assert.match(svg.data.toString(), />ball</);
   const json = JSON.parse((await grab('json')).data.toString());
   assert.deepEqual(json.rowLabels, ['ball', 'full', 'it']);
-  assert.ok(Math.abs(json.values[2][0] - 0.7337) < 1e-4, `JSON holds the weights: ${json.values[2]}`);
+  assert.ok(Math.abs(json.values[2][0] - expected.weightsHead1[0]) < 1e-4, `JSON holds the weights: ${json.values[2]}`);
   const csv = (await grab('csv')).data.toString();
   assert.equal(csv.split('\r\n')[0], 'query \\ key,ball,full,it');
   assert.match(csv.split('\r\n')[3], /^it,0\.733/);
@@ -405,7 +396,7 @@ test('exports: a heatmap as PNG, SVG, JSON and CSV', { timeout: TIMEOUT }, async
 
 test('copy link restores a demo’s state from the URL', { timeout: TIMEOUT }, async () => {
   const page = await newPage('copy link');
-  await load(page, new URL('demos/params/index.html', server.url).href, PAGES[3]);
+  await load(page, new URL('demos/params/index.html', site.server.url).href, PAGES[3]);
   await page.fill('#heads', '16');
   await page.check('#bias');
   await page.click('[data-action="copy-link"]');
@@ -426,7 +417,7 @@ test('copy link restores a demo’s state from the URL', { timeout: TIMEOUT }, a
 
   // The worked example keeps edited matrices in the link.
   const we = await newPage('copy link worked');
-  await load(we, new URL('demos/worked-example/index.html', server.url).href, PAGES[1]);
+  await load(we, new URL('demos/worked-example/index.html', site.server.url).href, PAGES[1]);
   await we.fill('#x-2-0', '2');
   await we.click('[data-action="copy-link"]');
   await eventually(async () => assert.match(we.url(), /worked\.x=3,0,0,1;0,3,0,1;2,1,0,1/));
@@ -436,7 +427,7 @@ test('copy link restores a demo’s state from the URL', { timeout: TIMEOUT }, a
   await eventually(async () => {
     const out = await numbers(we2, 'output');
     assert.ok(out.length === 4 && out.every(Number.isFinite), `output shown: ${out}`);
-    assert.notDeepEqual(out, [0.7931, 0.1474, 0.1474, 0.7931]);
+    assert.notDeepEqual(out, expected.output);
   });
   await we.close();
   await we2.close();
@@ -445,7 +436,7 @@ test('copy link restores a demo’s state from the URL', { timeout: TIMEOUT }, a
 
 test('scaling: variance ≈ d_k unscaled and ≈ 1 scaled; the unscaled softmax saturates as d_k grows', { timeout: TIMEOUT }, async () => {
   const page = await newPage('scaling');
-  await load(page, new URL('demos/scaling/index.html', server.url).href, PAGES[4]);
+  await load(page, new URL('demos/scaling/index.html', site.server.url).href, PAGES[4]);
   const stat = async (testid) => (await page.locator(`[data-testid="${testid}"] .v`).allTextContents()).map(Number);
   const [vScaled, vRaw] = await stat('stat-variance');
   assert.ok(Math.abs(vScaled - 1) < 0.15, `scaled variance ${vScaled}`);
@@ -465,7 +456,7 @@ test('scaling: variance ≈ d_k unscaled and ≈ 1 scaled; the unscaled softmax 
 
 test('misconceptions: all weights positive; averaging cannot tell heads apart; ablation changes the output', { timeout: TIMEOUT }, async () => {
   const page = await newPage('misconceptions');
-  await load(page, new URL('demos/misconceptions/index.html', server.url).href, PAGES[5]);
+  await load(page, new URL('demos/misconceptions/index.html', site.server.url).href, PAGES[5]);
   assert.match(await page.locator('[data-testid="misc-a-verdict"]').textContent(), /more than zero/);
   assert.equal(await page.locator('headlab-misconceptions figure.heatmap').count(), 4);
   await page.locator('#a-heads').focus();
@@ -491,7 +482,7 @@ test('misconceptions: all weights positive; averaging cannot tell heads apart; a
 
 test('choosing h: the course’s examples 512/8 → 64 and 12288/96 → 128', { timeout: TIMEOUT }, async () => {
   const page = await newPage('choosing h');
-  await load(page, new URL('demos/choosing-h/index.html', server.url).href, PAGES[6]);
+  await load(page, new URL('demos/choosing-h/index.html', site.server.url).href, PAGES[6]);
   assert.match(await page.locator('[data-testid="choose-dk"]').textContent(), /= 64/);
   await page.locator('[data-testid="choose-examples"] tr', { hasText: 'GPT-3' }).locator('button').click();
   await page.waitForFunction(() => /= 128/.test(document.querySelector('headlab-choosing-h').shadowRoot.querySelector('[data-testid="choose-dk"]').textContent));
@@ -508,7 +499,7 @@ test('choosing h: the course’s examples 512/8 → 64 and 12288/96 → 128', { 
 
 test('a demo works inside an iframe of a course page', { timeout: TIMEOUT }, async () => {
   const page = await newPage('iframe');
-  await page.goto(new URL('index.html', server.url).href);
+  await page.goto(new URL('index.html', site.server.url).href);
   await page.evaluate(() => {
     const frame = document.createElement('iframe');
     frame.src = 'demos/params/index.html';
@@ -525,7 +516,7 @@ test('a demo works inside an iframe of a course page', { timeout: TIMEOUT }, asy
 });
 
 test('theme: light on a light course page even when the reader’s system is dark; dark when asked or when the page declares it', { timeout: TIMEOUT }, async () => {
-  const context = await browser.newContext({ colorScheme: 'dark', viewport: { width: 1000, height: 800 } });
+  const context = await site.browser.newContext({ colorScheme: 'dark', viewport: { width: 1000, height: 800 } });
   const cases = [
     { name: 'plain', head: '', attr: '', dark: false },
     { name: 'theme-dark', head: '', attr: ' theme="dark"', dark: true },
@@ -543,7 +534,7 @@ test('theme: light on a light course page even when the reader’s system is dar
         `<script type="module" src="/headlab-components.js"></script></head><body><headlab-params${c.attr}></headlab-params></body></html>`,
     }));
     const page = watch(await context.newPage(), `theme ${c.name}`, problems);
-    await page.goto(new URL(`theme-${c.name}.html`, server.url).href);
+    await page.goto(new URL(`theme-${c.name}.html`, site.server.url).href);
     await waitForElements(page);
     const bg = await page.evaluate(() => getComputedStyle(document.querySelector('headlab-params')).backgroundColor);
     const [r, g, b] = bg.match(/\d+/g).map(Number);
@@ -565,7 +556,7 @@ test('compact: every element hides its explanations for a course column and keep
       body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>compact</title><script type="module" src="/headlab-components.js"></script></head>' +
         `<body style="max-width:640px">${tags.map((t) => `<${t}${compact ? ' compact' : ''}${t === 'headlab-worked-example' ? ' step="all"' : ''}></${t}>`).join('')}</body></html>`,
     }));
-    await page.goto(new URL('compact.html', server.url).href);
+    await page.goto(new URL('compact.html', site.server.url).href);
     await waitForElements(page);
     for (const tag of tags) {
       const r = await page.locator(tag).evaluate((e) => ({
@@ -578,7 +569,7 @@ test('compact: every element hides its explanations for a course column and keep
       if (!compact) assert.ok(r.shown > 0, `${tag}: explanations shown by default`);
       (heights[tag] ??= {})[compact] = r.height;
     }
-    if (compact) await eventually(async () => assertClose(assert, await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'compact worked example output'));
+    if (compact) await eventually(async () => assertClose(assert, await numbers(page, 'output'), expected.output, 'compact worked example output'));
     await page.close();
   }
   const lines = tags.map((t) => `${t}: ${Math.round(heights[t].false)} → ${Math.round(heights[t].true)} px`);
@@ -589,7 +580,7 @@ test('compact: every element hides its explanations for a course column and keep
 
 test('the landing page shows a preview of each demo on its card', { timeout: TIMEOUT }, async () => {
   const page = await newPage('landing previews');
-  await page.goto(new URL('index.html', server.url).href);
+  await page.goto(new URL('index.html', site.server.url).href);
   const cards = await page.locator('.demo-list > li').count();
   await page.locator('.demo-list img.preview').last().scrollIntoViewIfNeeded();
   await eventually(async () => {

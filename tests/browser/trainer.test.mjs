@@ -5,32 +5,24 @@
 // model export, model load (good and bad files); the autoplay preset on
 // embed.html; the main-thread fallback from file://. Screenshots at 1280 and
 // 360 px, mid-training and after specialisation, go to tests/browser/screenshots/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { serve } from '../../scripts/serve.mjs';
-import { DIST, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch, fileUrl } from './helpers.mjs';
+import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, fileUrl, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount } from './expect.mjs';
 
 const TIMEOUT = 60_000;
 const PAGE = 'demos/trainer/index.html';
-let server, browser;
 const problems = [];
 
-before(async () => {
-  await ensureDist();
-  assert.ok(existsSync(path.join(DIST, 'headlab-trainer-worker.js')),
-    'dist/headlab-trainer-worker.js is missing: scripts/bundle.mjs must build web/components/shared/trainer-worker.js');
-  ensureScreenshotDir();
-  server = await serve({ port: 0, root: DIST, csp: true });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+const site = useSite({ csp: true }, {
+  setup: async () => {
+    assert.ok(existsSync(path.join(DIST, 'headlab-trainer-worker.js')),
+      'dist/headlab-trainer-worker.js is missing: scripts/bundle.mjs must build web/components/shared/trainer-worker.js');
+    ensureScreenshotDir();
+  },
 });
 
 function assertNoProblems() {
@@ -38,8 +30,8 @@ function assertNoProblems() {
   assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
 }
 
-async function openTrainer(label, { width = 1280, url = new URL(PAGE, server.url).href } = {}) {
-  const page = watch(await browser.newPage({ viewport: { width, height: 900 } }), label, problems);
+async function openTrainer(label, { width = 1280, url = new URL(PAGE, site.server.url).href } = {}) {
+  const page = watch(await site.browser.newPage({ viewport: { width, height: 900 } }), label, problems);
   await page.goto(url);
   await page.waitForFunction(() => document.querySelector('headlab-trainer')?.dataset.step !== undefined, null, { timeout: 20_000 });
   return page;
@@ -305,7 +297,7 @@ test('curves export as CSV, SVG and PNG; the model saves as .hlab and loads back
   assert.equal(model.subarray(0, 4).toString('latin1'), 'HLAB');
 
   // A fresh page with other settings loads it: same step, same held-out numbers, settings follow the file.
-  const other = await openTrainer('trainer load', { url: new URL(`${PAGE}#trainer.heads=4&trainer.seed=3`, server.url).href });
+  const other = await openTrainer('trainer load', { url: new URL(`${PAGE}#trainer.heads=4&trainer.seed=3`, site.server.url).href });
   await trainer(other).locator('[data-testid="trainer-model-file"]').setInputFiles({ name: 'model.hlab', mimeType: 'application/octet-stream', buffer: model });
   await other.waitForFunction((step) => document.querySelector('headlab-trainer').snapshot?.runs[0].step === step, saved.step);
   const loaded = await readout(other);
@@ -364,8 +356,8 @@ test('keyboard only: Tab to Start, Space starts and pauses; invalid h and d_mode
 });
 
 test('prefers-reduced-motion: fewer redraws while training', { timeout: TIMEOUT }, async () => {
-  const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' }), 'trainer reduced motion', problems);
-  await page.goto(new URL(PAGE, server.url).href);
+  const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' }), 'trainer reduced motion', problems);
+  await page.goto(new URL(PAGE, site.server.url).href);
   await page.waitForFunction(() => document.querySelector('headlab-trainer')?.dataset.step !== undefined, null, { timeout: 20_000 });
   await page.evaluate(() => {
     window.__updates = 0;
@@ -385,7 +377,7 @@ test('prefers-reduced-motion: fewer redraws while training', { timeout: TIMEOUT 
 });
 
 test('embed.html: the autoplay preset trains by itself', { timeout: TIMEOUT }, async () => {
-  const page = await openTrainer('embed', { url: new URL('examples/embed.html', server.url).href });
+  const page = await openTrainer('embed', { url: new URL('examples/embed.html', site.server.url).href });
   await page.waitForFunction(() => (document.querySelector('headlab-trainer[autoplay]')?.snapshot?.runs[0].step ?? 0) > 50, null, { timeout: 20_000 });
   const attrs = await page.evaluate(() => {
     const t = document.querySelector('headlab-trainer[autoplay]');

@@ -2,23 +2,22 @@
 // in headless Chromium, against the built site in dist/.
 // Run: node --test tests/browser/
 // Screenshots go to tests/browser/screenshots/ (git-ignored).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
-import { DIST, SCREENSHOTS as SHOT_DIR, ensureDist, ensureScreenshotDir, launch, watch } from './helpers.mjs';
+import { DIST, SCREENSHOTS as SHOT_DIR, ensureScreenshotDir, watch, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount, expectVisible } from './expect.mjs';
+import { course, expected as courseNumbers } from '../fixtures/course.mjs';
 
 const SCREENSHOTS = `${SHOT_DIR}/`;
 const TIMEOUT = 60_000;
 const DEMO = 'demos/worked-example/index.html';
 
-let server;
-let browser;
 /** Everything that went wrong in any page: console errors, page errors, failed or 4xx/5xx requests. */
 const problems = [];
 
 async function newPage(label, width = 1280, height = 900) {
-  const page = await browser.newPage({ viewport: { width, height } });
+  const page = await site.browser.newPage({ viewport: { width, height } });
   return watch(page, label, problems);
 }
 
@@ -27,7 +26,7 @@ function assertNoProblems() {
 }
 
 /** Opens the demo with every step shown (state in the URL: #worked.step=all), so every cell is visible. */
-async function openDemo(page, base = server.url) {
+async function openDemo(page, base = site.server.url) {
   await page.goto(new URL(`${DEMO}#worked.step=all`, base).href);
   await page.waitForSelector('headlab-worked-example[data-state="ready"]', { timeout: 20_000 });
   await page.waitForFunction(() => {
@@ -51,13 +50,19 @@ function assertClose(actual, expected, what, tol = 1e-4 + 1e-9) {
 }
 
 // An independent float64 reference: softmax(QK^T/sqrt(dk))V per head, concat, times wO.
-const THIRD = 1 / 3;
-const COURSE = {
-  x: [[3, 0, 0, 1], [0, 3, 0, 1], [1, 1, 0, 1]],
-  wq: [[[1, 0], [0, 0], [0, 0], [0, 1]], [[0, 0], [1, 0], [0, 0], [0, 1]]],
-  wv: [[THIRD, 0], [0, THIRD], [0, 0], [0, 0]],
-  wo: [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
-};
+// The course's inputs (tests/fixtures/course.json) as nested arrays: x [T][dModel],
+// wq [head][dModel][dK] (W_K = W_Q), wv [dModel][dV] (shared by both heads), wo.
+const rows = (flat, width) => Array.from({ length: flat.length / width }, (_, r) => flat.slice(r * width, (r + 1) * width));
+const COURSE = (() => {
+  const { dModel, numHeads, query, wQ, wV, wO } = course.inputs;
+  const dK = wQ.length / dModel / numHeads;
+  return {
+    x: rows(query, dModel),
+    wq: Array.from({ length: numHeads }, (_, h) => rows(wQ, numHeads * dK).map((r) => r.slice(h * dK, (h + 1) * dK))),
+    wv: rows(wV, numHeads * dK).map((r) => r.slice(0, dK)),
+    wo: rows(wO, dModel),
+  };
+})();
 const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, v, k) => s + v * b[k][j], 0)));
 function reference(x, { wq, wv, wo } = COURSE) {
   const weights = [];
@@ -80,27 +85,21 @@ function reference(x, { wq, wv, wo } = COURSE) {
   return { weights, heads, concat, output: matmul(concat, wo) };
 }
 
-before(async () => {
-  await ensureDist();
-  ensureScreenshotDir();
-  server = await serve({ port: 0, root: DIST });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
+const site = useSite({}, {
+  setup: async () => {
+    ensureScreenshotDir();
+  },
 });
 
 test('the reference reproduces the course numbers (sanity check of the test itself)', () => {
   const r = reference(COURSE.x);
-  assertClose(r.weights[0][2], [0.7337, 0.0879, 0.1784], 'reference head 1');
-  assertClose(r.output[2], [0.7931, 0.1474, 0.1474, 0.7931], 'reference output');
+  assertClose(r.weights[0][2], courseNumbers.weightsHead1, 'reference head 1');
+  assertClose(r.output[2], courseNumbers.output, 'reference output');
 });
 
 test('landing page loads and links to the worked example', { timeout: TIMEOUT }, async () => {
   const page = await newPage('landing');
-  const response = await page.goto(server.url);
+  const response = await page.goto(site.server.url);
   assert.equal(response.status(), 200);
   assert.equal(await page.title(), 'HeadLab');
   assert.equal(await page.locator('h1').textContent(), 'HeadLab');
@@ -120,12 +119,12 @@ test('worked example shows the course numbers for "it"', { timeout: TIMEOUT }, a
   const page = await newPage('course numbers');
   await openDemo(page);
   const expected = reference(COURSE.x);
-  assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 (it)');
-  assertClose(await numbers(page, 'weights-head-2'), [0.0879, 0.7337, 0.1784], 'weights head 2 (it)');
-  assertClose(await numbers(page, 'head-output-1'), [0.7931, 0.1474], 'head 1 output (it)');
-  assertClose(await numbers(page, 'head-output-2'), [0.1474, 0.7931], 'head 2 output (it)');
-  assertClose(await numbers(page, 'concat'), [0.7931, 0.1474, 0.1474, 0.7931], 'concat (it)');
-  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output (it)');
+  assertClose(await numbers(page, 'weights-head-1'), courseNumbers.weightsHead1, 'weights head 1 (it)');
+  assertClose(await numbers(page, 'weights-head-2'), courseNumbers.weightsHead2, 'weights head 2 (it)');
+  assertClose(await numbers(page, 'head-output-1'), courseNumbers.headOutput1, 'head 1 output (it)');
+  assertClose(await numbers(page, 'head-output-2'), courseNumbers.headOutput2, 'head 2 output (it)');
+  assertClose(await numbers(page, 'concat'), courseNumbers.output, 'concat (it)');
+  assertClose(await numbers(page, 'output'), courseNumbers.output, 'output (it)');
   // The full tables (all three query tokens) match the reference too.
   for (const h of [1, 2]) {
     assertClose(await numbers(page, `weights-table-head-${h}`), expected.weights[h - 1].flat(), `weights table head ${h}`);
@@ -190,8 +189,8 @@ test('editing an embedding recomputes weights and output', { timeout: TIMEOUT },
   await page.click('#reset');
   await eventually(async () => {
     assert.equal(await page.inputValue('#x-2-0'), '1');
-    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output after reset');
-    assertClose(await numbers(page, 'weights-head-2'), [0.0879, 0.7337, 0.1784], 'weights head 2 after reset');
+    assertClose(await numbers(page, 'output'), courseNumbers.output, 'output after reset');
+    assertClose(await numbers(page, 'weights-head-2'), courseNumbers.weightsHead2, 'weights head 2 after reset');
   });
   await page.close();
   assertNoProblems();
@@ -229,8 +228,8 @@ test('an emptied cell shows the API error, and fixing it restores the result', {
     assert.equal(await alert.evaluate((e) => e.getBoundingClientRect().height), 0, 'empty alert takes no space');
     assert.equal(await page.getAttribute('#x-0-0', 'aria-invalid'), null);
     assert.equal(await page.locator('[data-testid="results-note"]').textContent(), '');
-    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output after fixing');
-    assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 after fixing');
+    assertClose(await numbers(page, 'output'), courseNumbers.output, 'output after fixing');
+    assertClose(await numbers(page, 'weights-head-1'), courseNumbers.weightsHead1, 'weights head 1 after fixing');
   });
   await page.close();
   assertNoProblems();
@@ -241,7 +240,7 @@ test('the demo works under the strict Content-Security-Policy', { timeout: TIMEO
   try {
     const page = await newPage('csp');
     await openDemo(page, strict.url);
-    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output under CSP');
+    assertClose(await numbers(page, 'output'), courseNumbers.output, 'output under CSP');
     await page.close();
   } finally {
     await strict.close();
@@ -253,11 +252,11 @@ test('switching a head off changes the output; W^O decides which heads reach it'
   const page = await newPage('ablation');
   await openDemo(page);
   const full = await numbers(page, 'output');
-  assertClose(full, [0.7931, 0.1474, 0.1474, 0.7931], 'output with both heads');
+  assertClose(full, courseNumbers.output, 'output with both heads');
   await page.uncheck('#head-on-2');
   await eventually(async () => {
-    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0, 0], 'output with head 2 off');
-    assertClose(await numbers(page, 'head-output-2'), [0.1474, 0.7931], 'head 2 still computes; only W^O ignores it');
+    assertClose(await numbers(page, 'output'), [...courseNumbers.headOutput1, 0, 0], 'output with head 2 off');
+    assertClose(await numbers(page, 'head-output-2'), courseNumbers.headOutput2, 'head 2 still computes; only W^O ignores it');
   });
   await page.click('[data-action="copy-link"]');
   await eventually(async () => assert.match(page.url(), /worked\.ablate=2/, 'the switch is in the copy-link state'));
@@ -273,7 +272,7 @@ test('switching a head off changes the output; W^O decides which heads reach it'
   // Zero where W^O reads head 2: head 2 is lost.
   await page.selectOption('#wo-preset', 'drop-2');
   await eventually(async () => {
-    assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0, 0], 'output when W^O zeroes head 2');
+    assertClose(await numbers(page, 'output'), [...courseNumbers.headOutput1, 0, 0], 'output when W^O zeroes head 2');
     assert.equal(await page.locator('[data-testid="survive"] li[data-head="2"]').getAttribute('data-reaches'), 'false');
     assert.equal(await page.locator('[data-testid="survive"] li[data-head="1"]').getAttribute('data-reaches'), 'true');
   });
@@ -288,7 +287,7 @@ test('a browser without WebAssembly SIMD gets the scalar build and the same numb
   // Chromium always runs SIMD, so the page is told otherwise: validate() refuses any module with a
   // SIMD opcode (0xfd), and the SIMD wasm files are not served (a Worker, which the stub does not
   // reach, then fails over to the main thread).
-  const context = await browser.newContext();
+  const context = await site.browser.newContext();
   await context.addInitScript(() => {
     const validate = WebAssembly.validate;
     WebAssembly.validate = (bytes) => (new Uint8Array(bytes).includes(0xfd) ? false : validate(bytes));
@@ -300,8 +299,8 @@ test('a browser without WebAssembly SIMD gets the scalar build and the same numb
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await openDemo(page);
-  assertClose(await numbers(page, 'weights-head-1'), [0.7337, 0.0879, 0.1784], 'weights head 1 (it), scalar build');
-  assertClose(await numbers(page, 'output'), [0.7931, 0.1474, 0.1474, 0.7931], 'output (it), scalar build');
+  assertClose(await numbers(page, 'weights-head-1'), courseNumbers.weightsHead1, 'weights head 1 (it), scalar build');
+  assertClose(await numbers(page, 'output'), courseNumbers.output, 'output (it), scalar build');
   assert.ok(wasm.includes('headlab_core_scalar.wasm'), `the scalar module was fetched: ${wasm.join(', ')}`);
   assert.deepEqual(errors, []);
   await context.close();
@@ -336,7 +335,7 @@ test('every “what to try” suggestion on the page does what it says', { timeo
   await page.fill('#x-2-0', '2');
   await eventually(async () => assertClose(await numbers(page, 'weights-head-1'), expectedAt(2), 'head 1 at 2'));
   const [ball2] = await numbers(page, 'weights-head-1');
-  assert.ok(ball2 > 0.7337 && Math.abs(ball2 - 0.7953) < 1e-4, `head 1 leans harder on “ball”: ${ball2}`);
+  assert.ok(ball2 > courseNumbers.weightsHead1[0] && Math.abs(ball2 - 0.7953) < 1e-4, `head 1 leans harder on “ball”: ${ball2}`);
   await page.fill('#x-2-0', '3');
   await expectText(why(1), /splits its weight between “ball” and itself \(0\.4996 each\)/);
   await page.fill('#x-2-0', '5');
@@ -356,7 +355,7 @@ test('every “what to try” suggestion on the page does what it says', { timeo
 
 test('the pipeline overview: every stage opens its step and marks where the learner is; the per-head stages are framed together', { timeout: TIMEOUT }, async () => {
   const page = await newPage('pipeline');
-  await page.goto(new URL(DEMO, server.url).href);
+  await page.goto(new URL(DEMO, site.server.url).href);
   await page.waitForSelector('headlab-worked-example[data-state="ready"]', { timeout: 20_000 });
   const perHead = await page.locator('nav.pipeline li.per-head button').evaluateAll((bs) => bs.map((b) => b.dataset.step));
   assert.deepEqual(perHead, ['2', '3', '4', '5', '6', '7', '8'], 'steps 2–8 happen in each head');
@@ -374,7 +373,7 @@ test('the pipeline overview: every stage opens its step and marks where the lear
 
 test('at step 7 the attention maps are shown once, not again in the summary', { timeout: TIMEOUT }, async () => {
   const page = await newPage('step 7 once');
-  await page.goto(new URL(`${DEMO}#worked.step=7`, server.url).href);
+  await page.goto(new URL(`${DEMO}#worked.step=7`, site.server.url).href);
   await page.waitForSelector('headlab-worked-example[data-state="ready"]', { timeout: 20_000 });
   const visibleMaps = () => page.locator('headlab-worked-example figure.heatmap').evaluateAll((fs) => fs.filter((f) => f.getClientRects().length > 0).length);
   await eventually(async () => assert.equal(await visibleMaps(), 2, 'two maps at step 7: one per head'));

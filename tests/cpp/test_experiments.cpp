@@ -2,6 +2,7 @@
 // same random draws, and the statistical facts the demo shows.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -47,6 +48,39 @@ TEST_CASE("scaling experiment: dot products, both softmaxes and the statistics")
     CHECK(s.variance_scaled == doctest::Approx(s.variance_raw / double(d_k)).epsilon(1e-4));
     CHECK(s.max_weight_scaled <= 1.0);
     CHECK(s.entropy_scaled <= std::log(double(n_k)) + 1e-6);
+    // The statistics the demo prints, from the double-precision values above:
+    // population variance of the dot products (raw and / sqrt(d_k)), and the
+    // mean over query rows of each softmax's entropy and largest weight.
+    auto variance = [&](double scale) {
+      double mean = 0, sq = 0;
+      for (double x : want_dot) mean += x * scale;
+      mean /= double(n);
+      for (double x : want_dot) sq += (x * scale - mean) * (x * scale - mean);
+      return sq / double(n);
+    };
+    auto row_stats = [&](const std::vector<double>& w, double& entropy, double& max_weight) {
+      entropy = max_weight = 0;
+      for (std::size_t i = 0; i < n_q; ++i) {
+        double mx = 0;
+        for (std::size_t j = 0; j < n_k; ++j) {
+          const double x = w[i * n_k + j];
+          if (x > 0) entropy -= x * std::log(x);
+          mx = std::max(mx, x);
+        }
+        max_weight += mx;
+      }
+      entropy /= double(n_q);
+      max_weight /= double(n_q);
+    };
+    double ent_s, max_s, ent_u, max_u;
+    row_stats(want_ws, ent_s, max_s);
+    row_stats(want_wu, ent_u, max_u);
+    CHECK(s.variance_raw == doctest::Approx(variance(1.0)).epsilon(1e-5));
+    CHECK(s.variance_scaled == doctest::Approx(variance(1.0 / std::sqrt(double(d_k)))).epsilon(1e-5));
+    CHECK(std::fabs(s.entropy_scaled - ent_s) <= 1e-6 + 1e-5 * ent_s);
+    CHECK(std::fabs(s.entropy_unscaled - ent_u) <= 1e-6 + 1e-5 * ent_u);
+    CHECK(std::fabs(s.max_weight_scaled - max_s) <= 1e-6 + 1e-5 * max_s);
+    CHECK(std::fabs(s.max_weight_unscaled - max_u) <= 1e-6 + 1e-5 * max_u);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "course_fixture.inc"
 #include "headlab/mha.hpp"
 #include "reference.hpp"
 
@@ -42,26 +43,30 @@ Run run(const ref::Problem& p, Path path, bool intermediates = false) {
   return r;
 }
 
-// The course's worked example: ball, full, it; two heads with d_k = d_v = 2.
+template <std::size_t N>
+std::vector<double> values(const double (&a)[N]) {
+  return std::vector<double>(a, a + N);
+}
+
+template <std::size_t N>
+std::vector<float> floats(const double (&a)[N]) {
+  return std::vector<float>(a, a + N);
+}
+
+// The course's worked example (tests/fixtures/course.json, compiled in as
+// course_fixture.inc): ball, full, it; two heads with d_k = d_v = 2.
 ref::Problem worked_example() {
   ref::Problem p;
   p.shape.t_q = p.shape.t_k = 3;
-  p.shape.d_model = 4;
-  p.shape.num_heads = 2;
+  p.shape.d_model = std::size_t(course::dModel);
+  p.shape.num_heads = std::size_t(course::numHeads);
   REQUIRE(mha_resolve_shape(p.shape).empty());
-  p.query = {3, 0, 0, 1, /*ball*/ 0, 3, 0, 1, /*full*/ 1, 1, 0, 1 /*it*/};
+  p.query = floats(course::query);  // ball, full, it
   // [d_model=4, h*d_k=4]: columns 0-1 head 1 (entity, bias), 2-3 head 2 (adjective, bias)
-  p.w_q = {1, 0, 0, 0,  //
-           0, 0, 1, 0,  //
-           0, 0, 0, 0,  //
-           0, 1, 0, 1};
-  p.w_k = p.w_q;
-  const float t = 1.0f / 3.0f;
-  p.w_v = {t, 0, t, 0,  //
-           0, t, 0, t,  //
-           0, 0, 0, 0,  //
-           0, 0, 0, 0};
-  p.w_o = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  p.w_q = floats(course::wQ);
+  p.w_k = floats(course::wK);
+  p.w_v = floats(course::wV);
+  p.w_o = floats(course::wO);
   return p;
 }
 
@@ -82,18 +87,20 @@ TEST_CASE("the course's worked example comes out to 4 decimals on both paths") {
     const Run r = run(p, path, true);
     const std::size_t it = 2, T = 3;
     // Head 1 then head 2 weights on (ball, full, it) for the query "it".
-    check_close4(&r.weights[(0 * T + it) * T], {0.7337, 0.0879, 0.1784});
-    check_close4(&r.weights[(1 * T + it) * T], {0.0879, 0.7337, 0.1784});
+    check_close4(&r.weights[(0 * T + it) * T], values(course::weightsHead1));
+    check_close4(&r.weights[(1 * T + it) * T], values(course::weightsHead2));
     // Raw scores 4, 1, 2 and scaled [2.8284, 0.7071, 1.4142] for head 1.
-    check_close4(&r.scores[(0 * T + it) * T], {4, 1, 2});
-    check_close4(&r.scaled[(0 * T + it) * T], {2.8284, 0.7071, 1.4142});
-    // q1 = [1, 1], K1 = [[3,1],[0,1],[1,1]]
-    check_close4(&r.q[it * 2], {1, 1});
-    check_close4(&r.k[0], {3, 1, 0, 1, 1, 1});
-    check_close4(&r.heads[(0 * T + it) * 2], {0.7931, 0.1474});
-    check_close4(&r.heads[(1 * T + it) * 2], {0.1474, 0.7931});
-    check_close4(&r.concat[it * 4], {0.7931, 0.1474, 0.1474, 0.7931});
-    check_close4(&r.output[it * 4], {0.7931, 0.1474, 0.1474, 0.7931});
+    check_close4(&r.scores[(0 * T + it) * T], values(course::rawScores1));
+    check_close4(&r.scores[(1 * T + it) * T], values(course::rawScores2));
+    check_close4(&r.scaled[(0 * T + it) * T], values(course::scaledScores1));
+    // q1 = [1, 1], K1 = [[3,1],[0,1],[1,1]], V1 = [[1,0],[0,1],[1/3,1/3]]
+    check_close4(&r.q[it * 2], values(course::q1));
+    check_close4(&r.k[0], values(course::k1));
+    check_close4(&r.v[0], values(course::v1));
+    check_close4(&r.heads[(0 * T + it) * 2], values(course::headOutput1));
+    check_close4(&r.heads[(1 * T + it) * 2], values(course::headOutput2));
+    check_close4(&r.concat[it * 4], values(course::output));
+    check_close4(&r.output[it * 4], values(course::output));
     // Every head attends to every token: all weights strictly positive.
     for (float w : r.weights) CHECK(w > 0.0f);
   }

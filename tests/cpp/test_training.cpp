@@ -4,8 +4,8 @@
 //
 // Budgets: Adam, learning rate 0.003, batch 64, at most 3000 steps, evaluation
 // on 1000 held-out examples every 250 steps (training stops once accuracy
-// reaches 0.99). The "measure:" cases are skipped by default; run them with
-//   headlab_tests --no-skip -tc="measure:*"
+// reaches 0.99): training_runs.hpp. The "measure:" cases are in the
+// benchmark executable (bench/native/measure_training.cpp), not the suite.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -18,37 +18,11 @@
 #include "headlab/model.hpp"
 #include "headlab/tasks.hpp"
 #include "headlab/trainer.hpp"
+#include "training_runs.hpp"
 
 using namespace headlab;
 
 namespace {
-
-constexpr std::size_t kBudget = 3000, kEvery = 250, kHeldOut = 1000;
-
-std::unique_ptr<Trainer> make(const std::string& task, std::size_t heads, std::size_t d_model,
-                              std::uint64_t seed, float lr = 0.003f, std::size_t batch = 64) {
-  TrainerConfig c;
-  c.task = task;
-  c.num_heads = heads;
-  c.d_model = d_model;
-  c.seed = seed;
-  c.learning_rate = lr;
-  c.batch_size = batch;
-  TrainerOrError r = Trainer::create(c);
-  REQUIRE_MESSAGE(r.trainer, r.error);
-  return std::move(r.trainer);
-}
-
-// Trains until held-out accuracy >= 0.99 (checked every kEvery steps) or the budget runs out.
-EvalResult train_until(Trainer& t, std::size_t budget, bool stop_early = true) {
-  EvalResult e;
-  while (t.steps() < budget) {
-    t.step(kEvery);
-    e = t.evaluate(kHeldOut);
-    if (stop_early && e.accuracy >= 0.99f) break;
-  }
-  return e;
-}
 
 // For each relation, the largest share any head puts on its position.
 std::vector<float> best_share(const std::vector<HeadMetrics>& m, std::size_t relations) {
@@ -63,23 +37,6 @@ int head_for(const std::vector<HeadMetrics>& m, std::size_t relation) {
   for (std::size_t i = 1; i < m.size(); ++i)
     if (m[i].relation_share[relation] > m[best].relation_share[relation]) best = int(i);
   return best;
-}
-
-void print_metrics(const char* label, std::uint64_t seed, const Trainer& t, const EvalResult& e,
-                   const std::vector<HeadMetrics>& m) {
-  std::printf("%s seed %llu: %llu steps, held-out accuracy %.3f, loss %.4f; query-row share per head:", label,
-              (unsigned long long)seed, (unsigned long long)t.steps(), e.accuracy, e.loss);
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    std::printf(" h%zu(", i);
-    for (std::size_t r = 0; r < t.task().num_relations; ++r)
-      std::printf("%s%.2f", r ? "/" : "", m[i].relation_share[r]);
-    std::printf(")");
-  }
-  std::printf("\n");
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -288,31 +245,6 @@ TEST_CASE("model: gradients match finite differences, simd matches scalar") {
   }
 }
 
-TEST_CASE("optimizers: simd updates match scalar ones; adam's first step is lr * sign(g)") {
-  std::vector<float> p(37), g(37);
-  Rng rng(5);
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    p[i] = rng.normal();
-    g[i] = rng.normal();
-  }
-  std::vector<float> p1 = p, p2 = p, m1(37, 0.0f), v1(37, 0.0f), m2(37, 0.0f), v2(37, 0.0f);
-  for (int t = 1; t <= 3; ++t) {
-    const float c1 = float(1.0 / (1.0 - std::pow(0.9, t))), c2 = float(1.0 / (1.0 - std::pow(0.999, t)));
-    adam_update_ref({37, p1.data(), g.data(), m1.data(), v1.data(), 0.01f, 0.9f, 0.999f, 1e-8f, c1, c2});
-    adam_update_simd({37, p2.data(), g.data(), m2.data(), v2.data(), 0.01f, 0.9f, 0.999f, 1e-8f, c1, c2});
-    if (t == 1)
-      for (std::size_t i = 0; i < p.size(); ++i)
-        CHECK(p1[i] == doctest::Approx(p[i] - 0.01f * (g[i] > 0 ? 1 : -1)).epsilon(1e-5));
-  }
-  for (std::size_t i = 0; i < p.size(); ++i) CHECK(p2[i] == doctest::Approx(p1[i]).epsilon(1e-6));
-  std::vector<float> s1 = p, s2 = p;
-  sgd_update_ref(s1.data(), g.data(), 37, 0.1f);
-  sgd_update_simd(s2.data(), g.data(), 37, 0.1f);
-  for (std::size_t i = 0; i < p.size(); ++i) CHECK(s2[i] == doctest::Approx(p[i] - 0.1f * g[i]));
-  // Not bit-exact: with FMA hardware either path may fuse lr * g into the subtraction.
-  for (std::size_t i = 0; i < p.size(); ++i) CHECK(s1[i] == doctest::Approx(s2[i]).epsilon(1e-6));
-}
-
 TEST_CASE("trainer: config validation names the field") {
   TrainerConfig c;
   CHECK(validate_config(c).empty());
@@ -434,6 +366,29 @@ TEST_CASE("trainer: probe attention map, task info and head metrics are well for
     CHECK(h.entropy <= std::log(8.0f) + 1e-5f);
     CHECK(h.mean_distance >= 0.0f);
     CHECK(h.mean_distance <= 7.0f);
+  }
+  // The metrics' values, recomputed in double from the same attention weights:
+  // with n no larger than the batch, head_metrics runs one forward pass, whose
+  // query-row weights [n, h, T] the model still holds afterwards. The query and
+  // the three answers sit at fixed positions in three-relations.
+  const std::size_t n = 40;
+  const auto pinned = t->head_metrics(n);
+  const float* qw = t->model().query_weights();
+  for (std::size_t i = 0; i < 3; ++i) {
+    double entropy = 0, distance = 0, share[3] = {};
+    for (std::size_t b = 0; b < n; ++b) {
+      const float* row = qw + (b * 3 + i) * 8;
+      for (std::size_t j = 0; j < 8; ++j) {
+        if (row[j] > 0.0f) entropy -= double(row[j]) * std::log(double(row[j]));
+        distance += double(row[j]) * std::fabs(7.0 - double(j));
+      }
+      for (std::size_t r = 0; r < 3; ++r) share[r] += row[info.relation_positions[r]];
+    }
+    CAPTURE(i);
+    CHECK(pinned[i].entropy == doctest::Approx(entropy / double(n)).epsilon(1e-6));
+    CHECK(pinned[i].mean_distance == doctest::Approx(distance / double(n)).epsilon(1e-6));
+    for (std::size_t r = 0; r < 3; ++r)
+      CHECK(pinned[i].relation_share[r] == doctest::Approx(share[r] / double(n)).epsilon(1e-6));
   }
   // Causal: no query row looks ahead.
   TrainerConfig c;
@@ -561,57 +516,4 @@ TEST_CASE("three-relations, d_model 24: three heads solve it, one head cannot") 
     print_metrics("three-relations h=1", seed, *t1, e1, t1->head_metrics(kHeldOut));
     CHECK(e1.accuracy <= 0.92f);
   }
-}
-
-// ---- Measurements (skipped by default) --------------------------------------
-
-TEST_CASE("measure: training steps per second" * doctest::skip()) {
-  struct Preset {
-    const char* task;
-    std::size_t heads, d_model, batch;
-  };
-  for (const Preset& p : {Preset{"two-relations", 2, 16, 32}, Preset{"two-relations", 2, 16, 64},
-                          Preset{"three-relations", 3, 24, 64}, Preset{"four-relations", 4, 16, 64}}) {
-    double best = 0;
-    for (int rep = 0; rep < 3; ++rep) {
-      auto t = make(p.task, p.heads, p.d_model, 1, 0.003f, p.batch);
-      t->step(50);  // warm up
-      const auto t0 = std::chrono::steady_clock::now();
-      t->step(2000);
-      best = std::max(best, 2000.0 / seconds_since(t0));
-    }
-    std::printf("%-16s h=%zu d=%zu batch %zu: %.0f steps/s (%.0f examples/s)\n", p.task, p.heads, p.d_model,
-                p.batch, best, best * double(p.batch));
-  }
-}
-
-TEST_CASE("measure: accuracy and attention share, h = 1 against h = R" * doctest::skip()) {
-  struct Row {
-    const char* task;
-    std::size_t d_model;
-  };
-  for (const Row& row : {Row{"two-relations", 16}, Row{"three-relations", 24}, Row{"four-relations", 16}}) {
-    const std::size_t rel = find_task(row.task)->num_relations;
-    for (std::size_t heads : {std::size_t{1}, rel}) {
-      for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-        auto t = make(row.task, heads, row.d_model, seed);
-        for (std::size_t budget : {kBudget, 2 * kBudget}) {
-          const EvalResult e = train_until(*t, budget, false);
-          print_metrics(row.task, seed, *t, e, t->head_metrics(kHeldOut));
-        }
-      }
-    }
-  }
-}
-
-TEST_CASE("measure: pronoun task" * doctest::skip()) {
-  for (std::size_t d : {std::size_t{16}, std::size_t{8}})
-    for (std::size_t heads : {std::size_t{1}, std::size_t{2}})
-      for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-        auto t = make("pronoun", heads, d, seed);
-        const EvalResult e = train_until(*t, 6000, false);
-        std::printf("d=%zu ", d);
-        print_metrics("pronoun", seed, *t, e, t->head_metrics(kHeldOut));
-        std::printf("   per-relation accuracy %.3f/%.3f\n", e.relation_accuracy[0], e.relation_accuracy[1]);
-      }
 }

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
 import { DIST, ensureDist } from '../browser/helpers.mjs';
+import { courseInputArrays, expected } from '../fixtures/course.mjs';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
@@ -29,7 +30,7 @@ export const PAGES = [
   { path: 'examples/embed.html', name: 'embed', elements: ELEMENTS },
   { path: 'examples/embed-module.html', name: 'embed-module', elements: ELEMENTS },
 ];
-const COURSE = { weightsHead1: [0.7337, 0.0879, 0.1784], weightsHead2: [0.0879, 0.7337, 0.1784], output: [0.7931, 0.1474, 0.1474, 0.7931] };
+const COURSE = expected;  // the course's numbers for the query "it" (tests/fixtures/course.json)
 
 // In-page functions (sent as source: self-contained).
 /** The tags of the page's HeadLab elements once every one is defined, ready and idle; else false. */
@@ -46,14 +47,15 @@ const cellNumbers = ({ tag, testid }) => {
   const values = cells.map((c) => Number(c.textContent.trim()));
   return values.length > 0 && values.every(Number.isFinite) && values;
 };
-/** The course's worked example through the API (runs in the page or a Worker: self-contained). */
-function workedExample(lab) {
-  const t = 1 / 3;
-  const wQK = new Float32Array([1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1]);
+/**
+ * The course's worked example through the API (runs in the page or a Worker: self-contained).
+ * inputs: the fixture's plain arrays (courseInputArrays()), written into the source by the caller.
+ */
+function workedExample(lab, inputs) {
+  const F = (a) => new Float32Array(a);
   const r = lab.multiHeadAttention({
-    query: new Float32Array([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]), dModel: 4, numHeads: 2,
-    wQ: wQK, wK: wQK, wV: new Float32Array([t, 0, t, 0, 0, t, 0, t, 0, 0, 0, 0, 0, 0, 0, 0]),
-    wO: new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]), returnWeights: true,
+    query: F(inputs.query), dModel: inputs.dModel, numHeads: inputs.numHeads,
+    wQ: F(inputs.wQ), wK: F(inputs.wK), wV: F(inputs.wV), wO: F(inputs.wO), returnWeights: true,
   });
   return { output: Array.from(r.output.slice(8)), weightsIt: Array.from(r.weights.slice(6, 9)), flavour: lab.info().flavour };
 }
@@ -159,11 +161,11 @@ export const CHECKS = [
       await page.waitFor(() => document.readyState === 'complete', null, 10_000);
       const main = await page.evaluate(`async () => {
         const { createHeadlab } = await import('/lib/headlab.js');
-        return (${workedExample})(await createHeadlab());
+        return (${workedExample})(await createHeadlab(), ${JSON.stringify(courseInputArrays())});
       }`);
       const inWorker = await page.evaluate(`() => new Promise((resolve, reject) => {
         const src = "import { createHeadlab } from '" + location.origin + "/lib/headlab.js';" +
-          ${JSON.stringify(`postMessage((${workedExample})(await createHeadlab()));`)};
+          ${JSON.stringify(`postMessage((${workedExample})(await createHeadlab(), ${JSON.stringify(courseInputArrays())}));`)};
         const worker = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
         worker.onmessage = (e) => { resolve(e.data); worker.terminate(); };
         worker.onerror = (e) => reject(new Error('worker error: ' + (e.message || 'no message')));

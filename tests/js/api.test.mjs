@@ -5,24 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createHeadlab } from '../../web/lib/headlab.js';
+import { courseInputs, expected } from '../fixtures/course.mjs';
 
 const lab = await createHeadlab();
 const F = (a) => new Float32Array(a);
-const third = 1 / 3;
 
-/** The course's worked example: ball, full, it; h = 2, d_k = d_v = 2, W^O = I. */
-function workedExample() {
-  const wQK = F([1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1]);
-  return {
-    query: F([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]),
-    dModel: 4,
-    numHeads: 2,
-    wQ: wQK,
-    wK: wQK,
-    wV: F([third, 0, third, 0, 0, third, 0, third, 0, 0, 0, 0, 0, 0, 0, 0]),
-    wO: F([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]),
-  };
-}
+/** The course's worked example: ball, full, it; h = 2, d_k = d_v = 2, W^O = I (tests/fixtures/course.json). */
+const workedExample = courseInputs;
 
 function assertClose4(got, want, what) {
   assert.equal(got.length, want.length, `${what}: length`);
@@ -35,23 +24,23 @@ function assertClose4(got, want, what) {
 function checkWorkedExample() {
   const r = lab.multiHeadAttention({ ...workedExample(), returnWeights: true });
   const T = 3, it = 2;
-  assertClose4(r.weights.subarray((0 * T + it) * T, (0 * T + it) * T + T), [0.7337, 0.0879, 0.1784], 'head 1 weights');
-  assertClose4(r.weights.subarray((1 * T + it) * T, (1 * T + it) * T + T), [0.0879, 0.7337, 0.1784], 'head 2 weights');
-  assertClose4(r.output.subarray(it * 4, it * 4 + 4), [0.7931, 0.1474, 0.1474, 0.7931], 'output');
+  assertClose4(r.weights.subarray((0 * T + it) * T, (0 * T + it) * T + T), expected.weightsHead1, 'head 1 weights');
+  assertClose4(r.weights.subarray((1 * T + it) * T, (1 * T + it) * T + T), expected.weightsHead2, 'head 2 weights');
+  assertClose4(r.output.subarray(it * 4, it * 4 + 4), expected.output, 'output');
 }
 
 test('the course worked example comes out to 4 decimals', () => {
   checkWorkedExample();
   const r = lab.multiHeadAttention({ ...workedExample(), returnWeights: true, returnIntermediates: true });
   const im = r.intermediates;
-  assertClose4(im.headOutputs.subarray(2 * 2, 2 * 2 + 2), [0.7931, 0.1474], 'head 1 output for it');
-  assertClose4(im.headOutputs.subarray(3 * 2 + 2 * 2, 3 * 2 + 2 * 2 + 2), [0.1474, 0.7931], 'head 2 output for it');
-  assertClose4(im.concat.subarray(8, 12), [0.7931, 0.1474, 0.1474, 0.7931], 'concat for it');
-  assertClose4(im.scores.subarray(6, 9), [4, 1, 2], 'head 1 raw scores for it');
-  assertClose4(im.scaledScores.subarray(6, 9), [2.8284, 0.7071, 1.4142], 'head 1 scaled scores for it');
-  assertClose4(im.q.subarray(4, 6), [1, 1], 'q1 for it');
-  assertClose4(im.k.subarray(0, 6), [3, 1, 0, 1, 1, 1], 'K1');
-  assertClose4(im.v.subarray(0, 6), [1, 0, 0, 1, third, third], 'V1');
+  assertClose4(im.headOutputs.subarray(2 * 2, 2 * 2 + 2), expected.headOutput1, 'head 1 output for it');
+  assertClose4(im.headOutputs.subarray(3 * 2 + 2 * 2, 3 * 2 + 2 * 2 + 2), expected.headOutput2, 'head 2 output for it');
+  assertClose4(im.concat.subarray(8, 12), expected.output, 'concat for it');
+  assertClose4(im.scores.subarray(6, 9), expected.rawScores1, 'head 1 raw scores for it');
+  assertClose4(im.scaledScores.subarray(6, 9), expected.scaledScores1, 'head 1 scaled scores for it');
+  assertClose4(im.q.subarray(4, 6), expected.q1, 'q1 for it');
+  assertClose4(im.k.subarray(0, 6), expected.k1, 'K1');
+  assertClose4(im.v.subarray(0, 6), expected.v1, 'V1');
   assert.deepEqual(
     Object.fromEntries(Object.entries(im).map(([k, v]) => [k, v.length])),
     { q: 12, k: 12, v: 12, scores: 18, scaledScores: 18, headOutputs: 12, concat: 12 },
@@ -144,6 +133,33 @@ test('scalingExperiment: shapes, rows that sum to 1, saturation without scaling'
   assert.ok(Math.abs(s.varianceScaled - s.varianceRaw / 256) < 1e-3);
   assert.ok(s.maxWeightUnscaled > s.maxWeightScaled);
   assert.deepEqual(lab.scalingExperiment({ dK: 256, numQueries: 50, numKeys: 20, seed: 3 }).dotProducts, s.dotProducts);
+  // The statistics are those of the arrays returned, recomputed here in double:
+  // population variance of the dot products (raw and / sqrt(dK) = / 16), and the
+  // mean over the 50 query rows of each softmax's entropy (nats) and largest weight.
+  const variance = (x, scale) => {
+    let mean = 0, sq = 0;
+    for (const v of x) mean += v * scale;
+    mean /= x.length;
+    for (const v of x) sq += (v * scale - mean) ** 2;
+    return sq / x.length;
+  };
+  const rowStats = (w) => {
+    let entropy = 0, max = 0;
+    for (let r = 0; r < 50; r++) {
+      const row = w.subarray(r * 20, r * 20 + 20);
+      for (const v of row) if (v > 0) entropy -= v * Math.log(v);
+      max += Math.max(...row);
+    }
+    return { entropy: entropy / 50, max: max / 50 };
+  };
+  const near = (got, want, what) => assert.ok(Math.abs(got - want) <= 1e-9 * Math.abs(want), `${what}: got ${got}, want ${want}`);
+  near(s.varianceRaw, variance(s.dotProducts, 1), 'varianceRaw');
+  near(s.varianceScaled, variance(s.dotProducts, 1 / 16), 'varianceScaled');
+  const scaled = rowStats(s.weightsScaled), unscaled = rowStats(s.weightsUnscaled);
+  near(s.entropyScaled, scaled.entropy, 'entropyScaled');
+  near(s.entropyUnscaled, unscaled.entropy, 'entropyUnscaled');
+  near(s.maxWeightScaled, scaled.max, 'maxWeightScaled');
+  near(s.maxWeightUnscaled, unscaled.max, 'maxWeightUnscaled');
 });
 
 test('info() reports the SIMD build and the package version', () => {
@@ -246,6 +262,29 @@ test('without weights, T = 20,000 fits: the fused path keeps no T x T buffer', (
   assert.equal(r.output.length, T * 4);
   for (const x of r.output) assert.ok(Number.isFinite(x));
   assert.ok(lab.info().memoryBytes - before < 64 * 2 ** 20, 'heap grew by more than 64 MiB');
+  // The values: the sequence is ball, full, it repeated, so a query of token a puts
+  // weight e^(s_ab) / Z on each of the n_b keys of token b, with
+  // Z = sum_b n_b e^(s_ab), and every row of one token has the same output:
+  // sum_b n_b e^(s_ab) v_b / Z per head, then W^O. Computed here in double.
+  const counts = [0, 1, 2].map((b) => Math.ceil((T - b) / 3));  // 6667, 6667, 6666
+  const project = (x, w) => [0, 1, 2, 3].map((c) => [0, 1, 2, 3].reduce((s, m) => s + x[m] * w[m * 4 + c], 0));
+  const tokens = [0, 1, 2].map((a) => ex.query.subarray(a * 4, a * 4 + 4));
+  const q = tokens.map((x) => project(x, ex.wQ)), k = tokens.map((x) => project(x, ex.wK));
+  const v = tokens.map((x) => project(x, ex.wV));
+  const want = [0, 1, 2].map((a) => {
+    const concat = [0, 0, 0, 0];
+    for (let h = 0; h < 2; h++) {
+      const e = [0, 1, 2].map((b) => Math.exp((q[a][2 * h] * k[b][2 * h] + q[a][2 * h + 1] * k[b][2 * h + 1]) / Math.SQRT2));
+      const z = [0, 1, 2].reduce((s, b) => s + counts[b] * e[b], 0);
+      for (let c = 0; c < 2; c++) concat[2 * h + c] = [0, 1, 2].reduce((s, b) => s + counts[b] * e[b] * v[b][2 * h + c], 0) / z;
+    }
+    return project(concat, ex.wO);
+  });
+  let worst = 0;
+  for (let t = 0; t < T; t++)
+    for (let c = 0; c < 4; c++) worst = Math.max(worst, Math.abs(r.output[t * 4 + c] - want[t % 3][c]));
+  // float sums over 20,000 keys: 1.2e-7 at T = 3, 1.3e-5 at 3,000, 5.5e-5 here (measured).
+  assert.ok(worst <= 2e-4, `largest difference from the double answer ${worst}`);
   checkWorkedExample();
 });
 

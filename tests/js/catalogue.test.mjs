@@ -14,16 +14,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHeadlab } from '../../web/lib/headlab.js';
-import { workedModel } from '../../web/components/shared/examples.js';
-import { validateModel } from '../../web/components/shared/model.js';
+import { expected } from '../fixtures/course.mjs';
+import { workedModel } from '../../web/lib/teach/examples.js';
+import { validateModel } from '../../web/lib/teach/model.js';
 
 const lab = await createHeadlab();
 const F = (a) => new Float32Array(a);
 
 // The course's worked example (ball, full, it; h = 2, d_k = d_v = 2, W^O = I), from the
-// components' own copy, and the course's numbers for the query "it" (as in api.test.mjs).
+// components' own copy, and the course's numbers for the query "it" (tests/fixtures/course.json).
 const WORKED = validateModel(workedModel()).model;
-const EXPECTED = { head1: [0.7337, 0.0879, 0.1784], head2: [0.0879, 0.7337, 0.1784], output: [0.7931, 0.1474, 0.1474, 0.7931] };
+const EXPECTED = { head1: expected.weightsHead1, head2: expected.weightsHead2, output: expected.output };
 
 function worked() {
   return { query: WORKED.query, dModel: 4, numHeads: 2, wQ: WORKED.wQ, wK: WORKED.wK, wV: WORKED.wV, wO: WORKED.wO };

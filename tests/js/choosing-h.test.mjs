@@ -1,11 +1,11 @@
 // The choosing-h trade-off: lab.headsTrial, and the table the page ships
-// (web/components/shared/choosing-h-table.js, written by scripts/choosing-h-table.mjs),
+// (web/lib/teach/choosing-h-table.js, written by scripts/choosing-h-table.mjs),
 // recomputed from the module and checked against expectations that do not come from it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHeadlab } from '../../web/lib/headlab.js';
-import { CHOOSING_H_TABLE as TABLE } from '../../web/components/shared/choosing-h-table.js';
-import { SETUP, summarise } from '../../web/components/shared/choosing-h-measure.js';
+import { CHOOSING_H_TABLE as TABLE } from '../../web/lib/teach/choosing-h-table.js';
+import { SETUP, summarise } from '../../web/lib/teach/choosing-h-measure.js';
 
 const lab = await createHeadlab();
 const byH = Object.fromEntries(TABLE.rows.map((r) => [r.numHeads, r]));

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHeadlab } from '../../web/lib/headlab.js';
+import { courseInputs, expected } from '../fixtures/course.mjs';
 
 const lab = await createHeadlab();
 
@@ -49,17 +50,13 @@ for (const [name, c] of cases) {
 }
 
 test('the layer keeps its own copy of the weights and gives the course numbers', () => {
-  const third = 1 / 3;
-  const wQK = new Float32Array([1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1]);
-  const layer = lab.createLayer({
-    dModel: 4, numHeads: 2, wQ: wQK, wK: wQK,
-    wV: new Float32Array([third, 0, third, 0, 0, third, 0, third, 0, 0, 0, 0, 0, 0, 0, 0]),
-    wO: new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]),
-  });
-  wQK.fill(7);  // the caller's array changes; the layer's copy must not
-  const r = layer.forward({ query: new Float32Array([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]), returnWeights: true });
-  [0.7931, 0.1474, 0.1474, 0.7931].forEach((x, i) => assert.ok(Math.abs(r.output[8 + i] - x) < 5e-5, `output ${r.output}`));
-  [0.7337, 0.0879, 0.1784].forEach((x, i) => assert.ok(Math.abs(r.weights[6 + i] - x) < 5e-5, `weights ${r.weights}`));
+  const { query, ...weights } = courseInputs();
+  const layer = lab.createLayer(weights);
+  weights.wQ.fill(7);  // the caller's arrays change; the layer's copy must not
+  weights.wK.fill(7);
+  const r = layer.forward({ query, returnWeights: true });
+  expected.output.forEach((x, i) => assert.ok(Math.abs(r.output[8 + i] - x) < 5e-5, `output ${r.output}`));
+  expected.weightsHead1.forEach((x, i) => assert.ok(Math.abs(r.weights[6 + i] - x) < 5e-5, `weights ${r.weights}`));
   layer.dispose();
 });
 

@@ -27,14 +27,15 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt, fmtInt } from './shared/dom.js';
-import { tex } from './shared/math.js';
+import { el } from './shared/dom.js';
+import { fmt, fmtInt } from '../lib/teach/format.js';
+import { tex } from './shared/typeset.js';
 import { asImage, figureToSVG } from './shared/figure.js';
 import { exportMenu, matrixCSV } from './shared/export.js';
 import { compute, computeNote } from './shared/compute.js';
 import { histogramsFigure, lineChartFigure, SERIES } from './shared/charts.js';
-import { CHOOSING_H_TABLE } from './shared/choosing-h-table.js';
-import { SETUP, measure } from './shared/choosing-h-measure.js';
+import { CHOOSING_H_TABLE } from '../lib/teach/choosing-h-table.js';
+import { SETUP, measure } from '../lib/teach/choosing-h-measure.js';
 
 const D_MODELS = [64, 128, 256, 512, 768, 1024, 2048, 4096, 12288];
 const EXAMPLES = [

@@ -34,13 +34,16 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt, parseTokens, uid } from './shared/dom.js';
+import { el, uid } from './shared/dom.js';
+import { fmt, parseTokens } from '../lib/teach/format.js';
 import { createHeatmap } from './shared/heatmap.js';
 import { linesFigure, MAX_LINE_TOKENS } from './shared/lines.js';
 import { asImage, figureToSVG } from './shared/figure.js';
 import { exportMenu, download } from './shared/export.js';
-import { validateModel, parseModel, LIMITS } from './shared/model.js';
-import { workedModel, crossModel, randomModel } from './shared/examples.js';
+import { validateModel, parseModel, LIMITS } from '../lib/teach/model.js';
+import { rows } from '../lib/teach/values.js';
+import { headsDivide } from '../lib/teach/heads.js';
+import { workedModel, crossModel, randomModel } from '../lib/teach/examples.js';
 import { compute, computeNote } from './shared/compute.js';
 
 /** Tokens the random layer shows at most (its heatmaps are T × T). */
@@ -82,7 +85,7 @@ export class HeadlabHeads extends HeadlabElement {
     hideControls: { attr: 'hide-controls', type: 'bool', default: false },
   };
 
-  /** A model object in the JSON format (see shared/model.js). Setting it shows it. */
+  /** A model object in the JSON format (see web/lib/teach/model.js). Setting it shows it. */
   get model() { return this._userModelInput ?? null; }
   set model(value) {
     this._userModelInput = value;
@@ -238,18 +241,18 @@ export class HeadlabHeads extends HeadlabElement {
     return out;
   }
 
-  /** The number of heads the random layer uses: the largest h ≤ heads that divides d-model. */
+  /** The number of heads the random layer uses: the largest h ≤ heads that divides d-model (asked of the module, once loaded). */
   randomHeads() {
+    if (!this.lab) return this.heads;
     const dModel = this.dModel;
     let heads = Math.min(this.heads, dModel);
-    while (dModel % heads !== 0) heads -= 1;
+    while (!headsDivide(this.lab, heads, dModel)) heads -= 1;
     return heads;
   }
 
   downloadModel() {
     const m = this._lastModel;
     if (!m) return;
-    const rows = (flat, r, c) => Array.from({ length: r }, (_, i) => Array.from(flat.subarray(i * c, (i + 1) * c)));
     const hk = m.numHeads * m.dK, hv = m.numHeads * m.dV;
     const json = {
       name: m.name, tokens: m.tokens, X: rows(m.key, m.tokens.length, m.dModel),

@@ -43,17 +43,17 @@
  * @csspart copy-link the copy-link button
  */
 
-import { HeadlabElement } from './shared/base.js';
-import { el, fmt, uid, announce, onWidthChange } from './shared/dom.js';
+import { TrainingElement, option, selectValue } from './shared/training-element.js';
+import { el, uid, onWidthChange, setText } from './shared/dom.js';
+import { fmt } from '../lib/teach/format.js';
 import { createHeatmap } from './shared/heatmap.js';
 import { liveHeatmap } from './shared/trainer-heatmap.js';
 import { exportMenu, download, slug } from './shared/export.js';
 import { SERIES } from './shared/charts.js';
-import { curvesFigure, curvesToSVG, forExport } from './shared/trainer-curves.js';
-import { asImage } from './shared/figure.js';
+import { curvesFigure } from './shared/trainer-curves.js';
 import { viridisRGB } from './shared/colormap.js';
 import { TrainerClient } from './shared/trainer-client.js';
-import { LmSession, LM_PACES, LM_EVAL_EXAMPLES, LM_SCORE_EXAMPLES } from './shared/lm-session.js';
+import { LmSession, LM_PACES, LM_EVAL_EXAMPLES, LM_SCORE_EXAMPLES } from '../lib/teach/lm-session.js';
 import { BASE_URL } from './shared/assets.js';
 import embeddedModels from 'headlab:embedded-models';
 
@@ -152,20 +152,6 @@ section.part { margin-top: 0.8rem; }
 }
 `;
 
-function option(value, label) {
-  return el('option', { value: String(value) }, label ?? String(value));
-}
-
-function selectValue(select, value) {
-  const v = String(value);
-  if (![...select.options].some((o) => o.value === v)) select.append(option(v));
-  select.value = v;
-}
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
-
 function decodeBase64(text) {
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
@@ -223,8 +209,9 @@ function showProblem(node, problem) {
   node.replaceChildren(problem.text, ...(problem.known ? [' ', el('span', { class: 'known' }, problem.known)] : []));
 }
 
-export class HeadlabLanguageModel extends HeadlabElement {
+export class HeadlabLanguageModel extends TrainingElement {
   static tag = 'headlab-language-model';
+  static chartPrefix = 'lm';
   static stateKey = 'lm';
   static css = CSS;
   static props = {
@@ -483,44 +470,28 @@ export class HeadlabLanguageModel extends HeadlabElement {
       this._chartWidth = chartBox.clientWidth;
       this.scheduleRender(true);
     }, 30, () => chartBox.clientWidth);
-    this._onVisibility = () => {
-      if (document.hidden && this._running) { this._resumeOnShow = true; this.pause(); } else if (!document.hidden && this._resumeOnShow) { this._resumeOnShow = false; this.start(); }
-    };
   }
 
-  chartSection(title, note, name) {
-    const holder = { box: el('div'), fig: null, note: el('p', { class: 'small muted' }, note) };
-    holder.section = el('div', { class: 'chart', part: 'chart', dataset: { testid: `lm-chart-${name}` } },
-      el('h3', {}, title), holder.note, holder.box,
-      exportMenu({
-        what: `${title.toLowerCase()} curves`,
-        name: () => `${name}-${this.task}-${this._runs.map((r) => `${r.layers}-layer`).join('-vs-')}`,
-        figure: () => holder.fig && forExport(holder.fig),
-        csv: () => this.curvesCSV(),
-        json: () => this._runs.length && { task: this.task, runs: this.history },
-        onExport: (format, filename) => this.emit('export', { format, filename }),
-      }));
-    return holder;
+  // ---------------------------------------------------------------- lifecycle (see shared/training-element.js)
+
+  hasClient() { return Boolean(this._client); }
+
+  freeClient() {
+    this._client.dispose();
+    this._client = null;
+    this._configKey = null;
+    this._running = false;
   }
 
-  connectedCallback() {
-    super.connectedCallback();
-    document.addEventListener('visibilitychange', this._onVisibility);
-    clearTimeout(this._disposeTimer);
-    if (this.lab && !this._client) this.requestUpdate();
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    document.removeEventListener('visibilitychange', this._onVisibility);
-    this.pause();
-    this._disposeTimer = setTimeout(() => {
-      if (this.isConnected || !this._client) return;
-      this._client.dispose();
-      this._client = null;
-      this._configKey = null;
-      this._running = false;
-    }, 0);
+  /** A hidden tab does not need to train: pause, and go on when it is shown again. */
+  pageHidden(hidden) {
+    if (hidden && this._running) {
+      this._resumeOnShow = true;
+      this.pause();
+    } else if (!hidden && this._resumeOnShow) {
+      this._resumeOnShow = false;
+      this.start();
+    }
   }
 
   // ---------------------------------------------------------------- state
@@ -814,16 +785,6 @@ export class HeadlabLanguageModel extends HeadlabElement {
     this.scheduleRender();
   }
 
-  scheduleRender(force = false) {
-    if (force) this._forceSlow = true;
-    if (this._raf) return;
-    const minGap = this._reduced?.matches ? 400 : 0;
-    const wait = Math.max(0, (this._lastRender ?? -Infinity) + minGap - performance.now());
-    const go = () => { this._raf = 0; this._lastRender = performance.now(); this.render(); };
-    this._raf = -1;
-    if (wait > 0) setTimeout(() => { this._raf = requestAnimationFrame(go); }, wait); else this._raf = requestAnimationFrame(go);
-  }
-
   // ---------------------------------------------------------------- render
 
   render() {
@@ -962,14 +923,13 @@ export class HeadlabLanguageModel extends HeadlabElement {
     const xMax = Math.min(Math.max(this._until, step), Math.max(200, step * 1.25));
     const marks = this._runs.filter((r) => r.phase).map((r) => ({ x: r.phase.step, label: `${compare ? `${r.name}: ` : ''}phase change` }));
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));
-    const draw = (holder, fig, label) => { holder.fig = fig; holder.box.replaceChildren(asImage(curvesToSVG(fig), fig, label)); };
     const now = (field, digits) => this._runs.map((r) => {
       const p = r.history[r.history.length - 1];
       return p ? `${compare ? `${r.name}: ` : ''}${fmt(p[field], digits)} at step ${p.step}` : '';
     }).join('; ');
-    draw(this.lossChart, curvesFigure({ series: series('evalLoss', 'trainLoss'), yMin: 0, xMax, marks, width, yLabel: 'loss' }),
+    this.drawChart(this.lossChart, curvesFigure({ series: series('evalLoss', 'trainLoss'), yMin: 0, xMax, marks, width, yLabel: 'loss' }),
       `Loss curves. Held-out loss now ${now('evalLoss', 3)}.`);
-    draw(this.accChart, curvesFigure({ series: series('accuracy'), yMin: 0, yMax: 1, xMax, marks, width, yLabel: 'accuracy',
+    this.drawChart(this.accChart, curvesFigure({ series: series('accuracy'), yMin: 0, yMax: 1, xMax, marks, width, yLabel: 'accuracy',
       yRef: { y: PHASE_ACCURACY, label: String(PHASE_ACCURACY) } }), `Task accuracy curves. Held-out accuracy now ${now('accuracy', 3)}.`);
     setText(this.accChart.note, `Held-out: ${this._task.metric}.`);
     const r = this._runs[0];
@@ -1050,6 +1010,10 @@ export class HeadlabLanguageModel extends HeadlabElement {
     return `${lines.join('\r\n')}\r\n`;
   }
 
+  curvesFileName(name) {
+    return `${name}-${this.task}-${this._runs.map((r) => `${r.layers}-layer`).join('-vs-')}`;
+  }
+
   curvesCSV() {
     if (!this._runs.length) return null;
     const lines = ['layers,step,training_loss,heldout_loss,task_accuracy,next_token_accuracy,heads_on,seconds'];
@@ -1082,16 +1046,6 @@ export class HeadlabLanguageModel extends HeadlabElement {
     } catch (e) {
       this.fail(e);
     }
-  }
-
-  say(text) {
-    announce(this.status, text);
-  }
-
-  fail(e, title = 'HeadLab could not do that.') {
-    const message = String(e?.message ?? e);
-    this.errorBox.replaceChildren(el('strong', {}, title), ` ${message}`);
-    this.emit('error', { message });
   }
 }
 

@@ -25,13 +25,15 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt, parseTokens, clip } from './shared/dom.js';
-import { tex } from './shared/math.js';
+import { el } from './shared/dom.js';
+import { fmt, parseTokens, clip } from '../lib/teach/format.js';
+import { tex } from './shared/typeset.js';
 import { createHeatmap } from './shared/heatmap.js';
 import { resultMatrix } from './shared/matrix.js';
 import { asImage, figureToSVG } from './shared/figure.js';
-import { validateModel } from './shared/model.js';
-import { workedModel, randomModel } from './shared/examples.js';
+import { validateModel } from '../lib/teach/model.js';
+import { rows } from '../lib/teach/values.js';
+import { workedModel, randomModel } from '../lib/teach/examples.js';
 
 const SENTENCE = 'Virat hit the ball because it was full';
 const D_MODEL_A = 16;
@@ -54,7 +56,6 @@ table.compare td.diff { color: var(--hl-ok); font-weight: 700; }
 .switches { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; }
 `;
 
-const rowsOf = (flat, r, c) => Array.from({ length: r }, (_, i) => Array.from(flat.slice(i * c, (i + 1) * c)));
 
 export class HeadlabMisconceptions extends HeadlabElement {
   static tag = 'headlab-misconceptions';
@@ -250,7 +251,7 @@ export class HeadlabMisconceptions extends HeadlabElement {
     this.cVerdict.textContent = off.size === 0
       ? 'Both heads on: this is the layer’s normal output. Switch one off.'
       : `With head${off.size > 1 ? 's' : ''} ${[...off].join(' and ')} off the output moves by up to ${fmt(delta)}: the columns that head fed are now zero, and what it knew about “it” is gone.`;
-    return { off: [...off], output: rowsOf(now, 3, 4), maxChange: delta };
+    return { off: [...off], output: rows(now, 3, 4), maxChange: delta };
   }
 
   attributeProblems() {

@@ -27,8 +27,10 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt, fmtInt } from './shared/dom.js';
-import { tex } from './shared/math.js';
+import { el } from './shared/dom.js';
+import { fmt, fmtInt } from '../lib/teach/format.js';
+import { tex } from './shared/typeset.js';
+import { headsDivide } from '../lib/teach/heads.js';
 import { asImage, figureToSVG } from './shared/figure.js';
 import { exportMenu, matrixCSV } from './shared/export.js';
 
@@ -171,7 +173,7 @@ export class HeadlabParams extends HeadlabElement {
     this.toolbar.hidden = this.hideControls;
     if (!this.lab) return;
 
-    const divides = dModel % heads === 0;
+    const divides = headsDivide(this.lab, heads, dModel);
     if (!split && !divides) {
       this.showNotDivisible(dModel, heads);
       this.emit('change', { dModel, heads, dK: null, dV: null, total: null });

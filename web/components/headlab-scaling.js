@@ -23,8 +23,9 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt } from './shared/dom.js';
-import { tex } from './shared/math.js';
+import { el } from './shared/dom.js';
+import { fmt } from '../lib/teach/format.js';
+import { tex } from './shared/typeset.js';
 import { asImage, figureToSVG } from './shared/figure.js';
 import { exportMenu, matrixCSV } from './shared/export.js';
 import { compute, computeNote } from './shared/compute.js';

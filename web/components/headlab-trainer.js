@@ -57,25 +57,29 @@
  * @csspart copy-link the copy-link button
  */
 
-import { HeadlabElement } from './shared/base.js';
-import { el, fmt, uid, announce, onWidthChange } from './shared/dom.js';
+import { TrainingElement, option, selectValue } from './shared/training-element.js';
+import { el, uid, onWidthChange, setText } from './shared/dom.js';
 import { createHeatmap } from './shared/heatmap.js';
-import { exportMenu, download, slug } from './shared/export.js';
+import { download, slug } from './shared/export.js';
 import { SERIES } from './shared/charts.js';
-import { curvesFigure, curvesToSVG, forExport } from './shared/trainer-curves.js';
-import { asImage } from './shared/figure.js';
+import { curvesFigure } from './shared/trainer-curves.js';
 import { liveHeatmap } from './shared/trainer-heatmap.js';
 import { TrainerClient } from './shared/trainer-client.js';
-import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES, MAX_STEP_N } from './shared/trainer-session.js';
-import { headVerdict, specialisation, SPECIALISED_ACCURACY } from './shared/trainer-verdicts.js';
+import { fmt } from '../lib/teach/format.js';
+import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES } from '../lib/teach/trainer-session.js';
+import { headVerdict, SPECIALISED_ACCURACY, summaryText, ablationText, runLineText } from '../lib/teach/trainer-verdicts.js';
+import { TrainerController, HEADS, D_MODELS, DEFAULT_RATE, rateText, lowerRateFrom } from '../lib/teach/trainer-controller.js';
+import { headsDivide } from '../lib/teach/heads.js';
+import { rows } from '../lib/teach/values.js';
 
-const HEADS = [1, 2, 3, 4, 6, 8];
-const DEFAULT_RATE = 0.003;
-const D_MODELS = [8, 12, 16, 24, 32, 48, 64];
 const RATES = [0.0003, 0.001, 0.003, 0.01, 0.03];
 const BATCHES = [8, 16, 32, 64, 128, 256];
 const SPEEDS = { learn: `Slow (${PACES.slow}) until the heads specialise, then ${PACES.normal}`, slow: `Slow: ${PACES.slow}`, normal: `Normal: ${PACES.normal}`, fast: 'Fastest' };
 const MAX_FILE_BYTES = 64 * 2 ** 20;
+/** Why a session pauses (trainer-session.js): a change of state with one of these is reported as a pause. */
+const PAUSE_REASONS = new Set(['pause', 'limit', 'error', 'diverged']);
+/** The controller's states that were training when a pause took effect. */
+const TRAINED = new Set(['running', 'pausing', 'hiding']);
 
 const CSS = `
 .settings { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 8rem), 1fr)); gap: 0.2rem 0.9rem; align-items: end; }
@@ -114,34 +118,9 @@ input[type="file"] { font: inherit; font-size: 0.88rem; max-width: 100%; }
 }
 `;
 
-function divides(h, d) { return d % h === 0; }
-
-/** Sets a node's text only when it changes (an unchanged write still costs a layout). */
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
-
-function option(value, label) {
-  return el('option', { value: String(value) }, label ?? String(value));
-}
-
-/** Ensures `select` has an option for `value` (attribute values outside the list stay selectable). */
-function selectValue(select, value, label) {
-  const v = String(value);
-  if (![...select.options].some((o) => o.value === v)) select.append(option(v, label ?? v));
-  select.value = v;
-}
-
-/** A learning rate as people write it (the trainer reports float32 values such as 0.0030000000260770321). */
-const rateText = (rate) => String(+Number(rate).toPrecision(6));
-
-/** The rate "Lower the rate" moves to: a tenth, and no higher than the default. */
-const lowerRateFrom = (rate) => +Math.min(rate / 10, DEFAULT_RATE).toPrecision(6);
-
-const rows = (flat, r, c) => Array.from({ length: r }, (_, i) => Array.from(flat.subarray(i * c, (i + 1) * c)));
-
-export class HeadlabTrainer extends HeadlabElement {
+export class HeadlabTrainer extends TrainingElement {
   static tag = 'headlab-trainer';
+  static chartPrefix = 'trainer';
   static stateKey = 'train';
   static css = CSS;
   static props = {
@@ -162,150 +141,85 @@ export class HeadlabTrainer extends HeadlabElement {
 
   // ---------------------------------------------------------------- public
 
-  get running() { return Boolean(this._running); }
-  /** The step where the current round of training stops. */
-  get _until() { return (this._roundStart ?? 0) + this.maxSteps; }
-  get snapshot() { return this._snapshot ?? null; }
-  get history() { return (this._runs ?? []).map((r) => ({ heads: r.numHeads, points: r.history.slice() })); }
-  get computeMode() { return this._client?.mode ?? null; }
+  /** The run logic and its one state (web/lib/teach/trainer-controller.js); the element draws what it says. */
+  get ctl() {
+    if (!this._ctl) {
+      this._ctl = new TrainerController({
+        createClient: (onEvent) => new TrainerClient(onEvent),
+        tasks: [], divides: () => true,  // until prepare() has the module
+        emit: (type, detail) => this.onController(type, detail),
+        intervalMs: () => this.intervalMs(),
+      });
+    }
+    return this._ctl;
+  }
+
+  get running() { return this.ctl.running; }
+  get snapshot() { return this.ctl.snapshot; }
+  get history() { return this.ctl.runs.map((r) => ({ heads: r.numHeads, points: r.history.slice() })); }
+  get computeMode() { return this.ctl.client?.mode ?? null; }
+  /** The trainer client (shared/trainer-client.js), null while there is none. */
+  get _client() { return this.ctl.client; }
 
   /** Steps per second to ask the session for: 'learn' is slow until every run has specialised, then normal. */
-  pace() {
-    if (this.speed !== 'learn') return PACES[this.speed];
-    return this._runs?.length && this._runs.every((r) => r.specialisedAt) ? PACES.normal : PACES.slow;
-  }
+  pace() { return this.ctl.pace(); }
 
-  start() {
-    if (!this._client || this._client.dead || !this._runs?.length || this._running || this._invalid || this._diverged) return;
-    const step = this._step ?? 0;
-    // Training goes in rounds of max-steps: Start after a round has ended begins the next one.
-    if (step >= this._roundStart + this.maxSteps) this._roundStart = step;
-    this._running = true;
-    this._runStarted = performance.now();
-    this._client.request('options', { intervalMs: this.intervalMs() });
-    this._sentUntil = this._until;
-    this._client.request('run', { until: this._until, pace: this.pace() }).catch((e) => this.fail(e));
-    this.setAttribute('data-running', '');
-    this.renderButtons();
-    this.say(`Training started${this._runs.length > 1 ? ' (both runs)' : ''}.`);
-    this.emit('run', { running: true, reason: 'start' });
-  }
+  start() { this.ctl.start(); }
 
-  pause() {
-    if (!this._running) return;
-    this._client.request('pause').catch((e) => this.fail(e));
-  }
+  pause() { this.ctl.pause(); }
 
-  async step(n = 1) {
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_STEP_N) {
-      const got = typeof n === 'number' ? String(n) : typeof n;
-      throw new (typeof n === 'number' ? RangeError : TypeError)(`headlab-trainer: step(n): n must be a whole number from 1 to ${MAX_STEP_N}, got ${got}`);
-    }
-    if (this._running) throw new Error('headlab-trainer: step(n): training is running; pause() first');
-    this.whyNotReady('step(n)');
-    const snap = await this._client.request('step', { n });
-    this.ingest(snap);
-  }
+  async step(n = 1) { return this.ctl.step(n); }
 
-  /** Throws an Error saying why the element cannot train now (not loaded, settings that cannot train, Worker stopped). */
-  whyNotReady(what) {
-    if (!this._client || !this._runs?.length) throw new Error(`headlab-trainer: ${what}: not ready yet (wait for headlab-ready)`);
-    if (this._client.dead) throw new Error(`headlab-trainer: ${what}: the trainer Worker has stopped; call restart() first`);
-    if (this._invalid) throw new Error(`headlab-trainer: ${what}: the settings cannot train: ${this.dkOut.textContent}`);
-    if (this._diverged) {
-      throw new RangeError(`headlab-trainer: ${what}: training diverged at step ${this._diverged.step} with learning rate ${rateText(this._diverged.learningRate)}; call lowerRate() or reset() first`);
-    }
-  }
+  /** Throws an Error saying why the element cannot train now (not loaded, settings that cannot train, Worker stopped, diverged). */
+  whyNotReady(what) { this.ctl.whyNotReady(what); }
 
   /** After training diverged: a tenth of the learning rate (at most the default), a new model from step 0, and training again. */
   lowerRate() {
-    const rate = this._diverged ? this._diverged.learningRate : this.learningRate;
-    this._diverged = null;
+    const rate = this.ctl.lowerRate(this.learningRate);
     this.errorBox.replaceChildren();
-    this._resumeAfterCreate = true;
-    this.learningRate = lowerRateFrom(rate);
-    this._configKey = null;
+    this._divergedShown = false;
+    this.learningRate = rate;
     this.requestUpdate();
   }
 
   /** After the trainer Worker stopped: a new Worker, a new model from step 0, and training again. */
   restart() {
-    this._client?.dispose();
-    this._client = null;
-    this._configKey = null;
-    this._running = false;
-    this.removeAttribute('data-running');
-    this.stopClock();
+    this.ctl.restart();
     this.errorBox.replaceChildren();
-    this._resumeAfterCreate = true;
     this.say('Restarting: a new trainer Worker trains a new model from step 0.');
     this.requestUpdate();
   }
 
   reset() {
-    this._diverged = null;
-    this._configKey = null;
-    this._resumeAfterCreate = false;
-    this._resumeWhenValid = false;
-    this.stopClock();
-    this._running = false;
-    this.removeAttribute('data-running');
+    this.ctl.reset();
     this.requestUpdate();
   }
 
-  async setHeadEnabled(head, enabled, run = (this._runs?.length ?? 1) - 1) {
-    this.whyNotReady('setHeadEnabled');
-    if (!Number.isInteger(run) || !this._runs[run]) {
-      throw new RangeError(`headlab-trainer: setHeadEnabled: run must be ${this._runs.length === 1 ? '0' : `0..${this._runs.length - 1}`}, got ${typeof run === 'number' ? run : typeof run}`);
-    }
-    const r = this._runs[run];
-    const x = r.heads[head];
+  async setHeadEnabled(head, enabled, run = this.ctl.runs.length - 1) {
+    const asked = this.ctl.setHeadEnabled(head, enabled, run);
     // Updates already on their way still have the old state: the switch keeps the new one until the reply.
+    const x = this._views?.[run]?.heads[head];
     if (x) x.pending = Boolean(enabled);
-    let snap;
+    let s;
     try {
-      snap = await this._client.request('setHead', { run, head, enabled: Boolean(enabled) });
+      s = await asked;
     } finally {
       if (x) x.pending = undefined;
     }
-    const label = `${this._runs.length > 1 ? `h = ${r.numHeads}: ` : ''}head ${head + 1} ${enabled ? 'on' : 'off'}`;
-    this._marks.push({ x: snap.runs[run].step, label });
-    this.ingest(snap);
-    const s = snap.runs[run];
-    this.say(`Head ${head + 1}${this._runs.length > 1 ? ` of the h = ${r.numHeads} model` : ''} switched ${enabled ? 'on' : 'off'}: held-out accuracy ${fmt(s.eval.accuracy, 3)}, loss ${fmt(s.eval.loss, 3)}.`);
+    const multi = this.ctl.runs.length > 1;
+    this.say(`Head ${head + 1}${multi ? ` of the h = ${this.ctl.runs[run].numHeads} model` : ''} switched ${enabled ? 'on' : 'off'}: held-out accuracy ${fmt(s.eval.accuracy, 3)}, loss ${fmt(s.eval.loss, 3)}.`);
     this.emit('ablate', { run, head, enabled: Boolean(enabled) });
   }
 
-  async saveModel(run = (this._runs?.length ?? 1) - 1) {
-    if (!this._client || this._client.dead) this.whyNotReady('saveModel');
-    return this._client.request('save', { run });
+  async saveModel(run = this.ctl.runs.length - 1) {
+    return this.ctl.saveModel(run);
   }
 
   async loadModel(bytes, name = 'the model') {
-    if (!this._client || this._client.dead) this.whyNotReady('loadModel');
-    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
-    if (!(bytes instanceof Uint8Array)) {
-      const got = bytes === null ? 'null' : ArrayBuffer.isView(bytes) ? bytes.constructor.name : typeof bytes;
-      throw new TypeError(`headlab-trainer: loadModel(bytes): bytes must be a Uint8Array or ArrayBuffer (a saved .hlab model), got ${got}`);
-    }
-    bytes = bytes.slice();  // the copy goes to the Worker; the caller's array stays usable
-    const was = this._running;
-    if (was) await this._client.request('pause');
-    const info = await this._client.request('load', { bytes }, [bytes.buffer]);
-    const c = info.runs[0].config;
-    this._extra = { optimizer: c.optimizer, causal: c.causal };
-    const lr = +c.learningRate.toPrecision(6);
-    const cfg = { task: c.task, heads: c.numHeads, dModel: c.dModel, learningRate: lr, batchSize: c.batchSize, seed: c.seed, compare: false };
-    this._configKey = this.keyOf(cfg);
-    this._loading = true;
-    Object.assign(this, cfg);
-    this._trainMs = 0;
-    this._marks = [];
-    this.layout(info.runs);
-    this._roundStart = info.snapshot.runs[0].step;
-    this.ingest(info.snapshot);
-    this._loading = false;
-    this.say(`Loaded ${name}: ${c.task}, h = ${c.numHeads}, d_model = ${c.dModel}, trained for ${info.snapshot.runs[0].step} steps; held-out accuracy ${fmt(info.snapshot.runs[0].eval.accuracy, 3)}.`);
+    const { config: c, settings } = await this.ctl.loadModel(bytes);
+    Object.assign(this, settings);  // the controller already holds them: no new model is made
+    const s = this.ctl.snapshot.runs[0];
+    this.say(`Loaded ${name}: ${c.task}, h = ${c.numHeads}, d_model = ${c.dModel}, trained for ${s.step} steps; held-out accuracy ${fmt(s.eval.accuracy, 3)}.`);
     this.emit('load', { name, config: c });
     return c;
   }
@@ -313,15 +227,10 @@ export class HeadlabTrainer extends HeadlabElement {
   // ---------------------------------------------------------------- build
 
   build() {
-    this._running = false;
-    this._runs = [];
-    this._marks = [];
-    this._trainMs = 0;
-    this._roundStart = 0;
-    this._extra = { optimizer: 'adam', causal: false };
+    this._views = [];  // per run: its heatmaps, switches, table cells and lines
     this._reduced = typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
     this._reduced?.addEventListener?.('change', () => {
-      if (this._client && this._running) this._client.request('options', { intervalMs: this.intervalMs() });
+      if (this.ctl.running) this.ctl.client.request('options', { intervalMs: this.intervalMs() });
     });
 
     const field = (label, control, ...extra) => {
@@ -347,13 +256,8 @@ export class HeadlabTrainer extends HeadlabElement {
       else this.seedInput.value = String(this.seed);
     });
     this.speedSelect = el('select', { dataset: { testid: 'trainer-speed' } }, Object.entries(SPEEDS).map(([v, l]) => option(v, l)));
-    this.speedSelect.addEventListener('change', () => {
-      this.speed = this.speedSelect.value;
-      if (this._running) {
-        this._sentUntil = this._until;
-        this._client.request('run', { until: this._until, pace: this.pace() });
-      }
-    });
+    // While training, the controller sends the new pace (see configure).
+    this.speedSelect.addEventListener('change', () => { this.speed = this.speedSelect.value; });
     this.compareBox = el('input', { type: 'checkbox', id: uid('cmp'), dataset: { testid: 'trainer-compare' } });
     this.compareBox.addEventListener('change', () => { this.compare = this.compareBox.checked; });
     this.compareText = el('span', {}, 'Side by side: h = 1 and h = 2, same data');
@@ -372,9 +276,9 @@ export class HeadlabTrainer extends HeadlabElement {
           el('label', { class: 'check', for: this.compareBox.id }, this.compareBox, this.compareText))));
 
     this.startButton = el('button', { type: 'button', class: 'btn btn--primary btn--start', dataset: { action: 'start' },
-      on: { click: () => (this._running ? this.pause() : this.start()) } }, 'Start');
+      on: { click: () => (this.running ? this.pause() : this.start()) } }, 'Start');
     this.stepButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'step' },
-      on: { click: () => this.step(1).catch((e) => { if (!this._diverged) this.fail(e); }) } }, 'Step');
+      on: { click: () => this.step(1).catch((e) => { if (this.ctl.state !== 'diverged') this.fail(e); }) } }, 'Step');
     this.resetButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'reset' },
       on: { click: () => this.reset() } }, 'Reset');
     this.progress = el('span', { class: 'progress', dataset: { testid: 'trainer-progress' } });
@@ -414,52 +318,16 @@ export class HeadlabTrainer extends HeadlabElement {
       this._chartWidth = chartBox.clientWidth;
       this.scheduleRender(true);
     }, 30, () => chartBox.clientWidth);
-    // A hidden tab does not need to train: pause, and go on when it is shown again.
-    this._onVisibility = () => {
-      if (document.hidden && this._running) {
-        this._resumeOnShow = true;
-        this.pause();
-      } else if (!document.hidden && this._resumeOnShow) {
-        this._resumeOnShow = false;
-        this.start();
-      }
-    };
   }
 
-  chartSection(title, note, name) {
-    const holder = { box: el('div'), fig: null };
-    holder.section = el('div', { class: 'chart', part: 'chart', dataset: { testid: `trainer-chart-${name}` } },
-      el('h3', {}, title), el('p', { class: 'small muted' }, note), holder.box,
-      exportMenu({
-        what: `${title.toLowerCase()} curves`,
-        name: () => `${name}-${slug(this.task)}-${this._runs.map((r) => `h${r.numHeads}`).join('-vs-')}`,
-        figure: () => holder.fig && forExport(holder.fig),
-        csv: () => this.curvesCSV(),
-        json: () => this._runs.length && { task: this.task, runs: this.history },
-        onExport: (format, filename) => this.emit('export', { format, filename }),
-      }));
-    return holder;
-  }
+  // ---------------------------------------------------------------- lifecycle (see shared/training-element.js)
 
-  connectedCallback() {
-    super.connectedCallback();
-    document.addEventListener('visibilitychange', this._onVisibility);
-    clearTimeout(this._disposeTimer);
-    if (this.lab && !this._client) this.requestUpdate();
-  }
-
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    document.removeEventListener('visibilitychange', this._onVisibility);
-    this.pause();
-    // Removed for good (not just moved): free the Worker and the wasm memory.
-    this._disposeTimer = setTimeout(() => {
-      if (this.isConnected || !this._client) return;
-      this._client.dispose();
-      this._client = null;
-      this._configKey = null;
-      this._running = false;
-    }, 0);
+  hasClient() { return Boolean(this.ctl.client); }
+  freeClient() { this.ctl.dispose(); }
+  /** A hidden tab does not need to train: pause, and go on when it is shown again. */
+  pageHidden(hidden) {
+    if (hidden) this.ctl.hide();
+    else this.ctl.show();
   }
 
   // ---------------------------------------------------------------- config
@@ -468,35 +336,10 @@ export class HeadlabTrainer extends HeadlabElement {
     return this._reduced?.matches ? 500 : 50;
   }
 
-  keyOf(c) {
-    return [c.task, c.heads, c.dModel, +Number(c.learningRate).toPrecision(6), c.batchSize, c.seed, c.compare ? 1 : 0,
-      this._extra.optimizer, this._extra.causal ? 1 : 0].join('|');
-  }
-
-  /** The task table comes from the training module, which this loads on the main thread. */
+  /** The task table comes from the training module, which this loads on the main thread; h | d_model is the module's check. */
   async prepare(lab) {
-    this._tasks = await lab.tasks();
-  }
-
-  /** The configuration the controls ask for, or the reason it cannot run. */
-  desired() {
-    const tasks = this._tasks;
-    const task = tasks.find((t) => t.name === this.task);
-    const c = { task: this.task, heads: this.heads, dModel: this.dModel, learningRate: this.learningRate, batchSize: this.batchSize,
-      seed: this.seed, compare: this.compare };
-    if (!task) return { c, error: `There is no task “${this.task}”. The tasks are: ${tasks.map((t) => t.name).join(', ')}.` };
-    if (!divides(c.heads, c.dModel)) {
-      const hs = HEADS.filter((h) => divides(h, c.dModel));
-      const ds = D_MODELS.filter((d) => divides(c.heads, d));
-      return { c, task, error: `h = ${c.heads} does not divide d_model = ${c.dModel}: the heads could not split it evenly (d_k would be ${fmt(c.dModel / c.heads, 2)}). ` +
-        `Pick h = ${hs.join(', ')}${ds.length ? `, or d_model = ${ds.join(', ')}` : ''}.` };
-    }
-    const compareHeads = c.compare ? (c.heads === 1 ? 2 : c.heads) : 0;
-    if (compareHeads && !divides(compareHeads, c.dModel)) return { c, task, error: `h = ${compareHeads} does not divide d_model = ${c.dModel}.` };
-    return {
-      c, task, key: this.keyOf(c), compareHeads,
-      config: { task: c.task, numHeads: c.heads, dModel: c.dModel, seed: c.seed, learningRate: c.learningRate, batchSize: c.batchSize, ...this._extra },
-    };
+    this.ctl.tasks = await lab.tasks();
+    this.ctl.divides = (h, d) => headsDivide(lab, h, d);
   }
 
   update() {
@@ -514,100 +357,37 @@ export class HeadlabTrainer extends HeadlabElement {
     this.fileBar.hidden = this.hideControls;
     if (!this.lab) return;
 
-    const tasks = this._tasks;
+    const tasks = this.ctl.tasks;
     if (this.taskSelect.options.length !== tasks.length) {
       this.taskSelect.replaceChildren(...tasks.map((t) => option(t.name, t.name)));
     }
     if (tasks.some((t) => t.name === this.task)) this.taskSelect.value = this.task;
-    const d = this.desired();
+    // The controller makes, pauses or resumes the model; a removed element gets no Worker
+    // (it may be removed before the module has loaded).
+    const d = this.ctl.configure({
+      task: this.task, heads: this.heads, dModel: this.dModel, learningRate: this.learningRate, batchSize: this.batchSize,
+      seed: this.seed, compare: this.compare, speed: this.speed, maxSteps: this.maxSteps,
+    }, { autoplay: this.autoplay, connect: this.isConnected });
     this.taskDesc.textContent = d.task ? d.task.description : '';
-    this._invalid = Boolean(d.error);
     if (d.error) {
       this.dkOut.classList.add('bad');
       this.dkOut.textContent = d.error;
-      // The model being trained no longer matches the settings shown: pause until they can train.
-      if (this._running) {
-        this._resumeWhenValid = true;
-        this.pause();
-      }
-      this.renderButtons();
-      return;
-    }
-    this.dkOut.classList.remove('bad');
-    this.dkOut.replaceChildren('d', el('sub', {}, 'k'), ' = d', el('sub', {}, 'model'), ` / h = ${d.c.dModel} / ${d.c.heads} = ${d.c.dModel / d.c.heads} per head`,
-      ...(d.compareHeads ? ['; the h = 1 model has one head with d', el('sub', {}, 'k'), ` = ${d.c.dModel}`] : []));
-    // A removed element gets no Worker (it may be removed before the module has loaded).
-    if (!this._client && !this.isConnected) return;
-    if (!this._client) {
-      this._client = new TrainerClient((m) => this.onEvent(m));
-      this._autoplayPending = this.autoplay;
-    }
-    if (this._client.dead) {
-      this.renderButtons();
-      return;
-    }
-    if (d.key !== this._configKey && !this._loading) this.recreate(d);
-    else if (this._resumeWhenValid && !this._running) {
-      // The settings can train again and are those of the paused model: go on.
-      this._resumeWhenValid = false;
-      this.start();
-    } else if (this._running && this._sentUntil !== this._until) {
-      // max-steps changed while training: the round ends at the new step.
-      this._sentUntil = this._until;
-      this._client.request('run', { until: this._until, pace: this.pace() });
+    } else {
+      this.dkOut.classList.remove('bad');
+      this.dkOut.replaceChildren('d', el('sub', {}, 'k'), ' = d', el('sub', {}, 'model'), ` / h = ${d.c.dModel} / ${d.c.heads} = ${d.c.dModel / d.c.heads} per head`,
+        ...(d.compareHeads ? ['; the h = 1 model has one head with d', el('sub', {}, 'k'), ` = ${d.c.dModel}`] : []));
     }
     this.renderButtons();
     this.updateHeadsViewButton();
   }
 
-  async recreate(d) {
-    this._configKey = d.key;
-    const job = (this._job = (this._job ?? 0) + 1);
-    // Settings changed while training: training goes on with the new model (also after several quick changes).
-    if (this._running) {
-      this.stopClock();
-      this._resumeAfterCreate = true;
-    }
-    this._running = false;
-    this.removeAttribute('data-running');
-    let info;
-    try {
-      info = await this._client.request('create', { config: d.config, compareHeads: d.compareHeads });
-    } catch (e) {
-      if (job === this._job) this.fail(e);
-      return;
-    }
-    if (job !== this._job) return;
-    const resume = this._resumeAfterCreate || this._resumeWhenValid;
-    this._resumeAfterCreate = false;
-    this._resumeWhenValid = false;
-    this.errorBox.replaceChildren();
-    this.modeNote.textContent = this._client.note();
-    this._trainMs = 0;
-    this._marks = [];
-    this._roundStart = 0;
-    this.layout(info.runs);
-    this.ingest(info.snapshot);
-    if (resume || this._autoplayPending) {
-      this._autoplayPending = false;
-      this.start();
-    }
-  }
-
   // ---------------------------------------------------------------- layout
 
-  /** Builds a section per run: heatmaps with verdicts and switches, and a metrics table. */
-  layout(runsInfo) {
-    this._snapshot = null;
-    if (this._diverged) this.errorBox.replaceChildren();  // a new model: the old one's divergence no longer applies
-    this._diverged = null;
+  /** Builds a section per run of the controller: heatmaps with verdicts and switches, and a metrics table. */
+  layout(runs) {
     this.removeAttribute('data-specialised-step');
-    this._runs = runsInfo.map((info, k) => {
-      const { config, taskInfo, probe } = info;
-      const T = taskInfo.seqLen;
-      const labels = probe.tokenNames.map((t, i) => `${i}:${t}`);
-      const name = runsInfo.length > 1 ? `h = ${config.numHeads}` : '';
-      const run = { k, numHeads: config.numHeads, dModel: config.dModel, config, taskInfo, labels, T, history: [], specialisedAt: null, name };
+    this._views = runs.map(({ k, config, taskInfo, probe, labels, T, name }) => {
+      const run = {};
       run.heads = Array.from({ length: config.numHeads }, (_, h) => {
         const hm = createHeatmap({
           title: `${name ? `${name}, h` : 'H'}ead ${h + 1}`, rowLabels: labels, colLabels: labels,
@@ -640,7 +420,7 @@ export class HeadlabTrainer extends HeadlabElement {
       run.line = el('p', { class: 'small', dataset: { testid: `trainer-run-line-${k + 1}` } });
       const relations = el('ul', { class: 'small muted' }, taskInfo.relationNames.map((n, r) => el('li', {}, `Relation ${r + 1}: ${n}`)));
       run.section = el('section', { class: 'run card', dataset: { run: String(k + 1), heads: String(config.numHeads) } },
-        el('h3', {}, runsInfo.length > 1 ? `h = ${config.numHeads}` : `The ${config.numHeads === 1 ? 'head' : `${config.numHeads} heads`}`,
+        el('h3', {}, runs.length > 1 ? `h = ${config.numHeads}` : `The ${config.numHeads === 1 ? 'head' : `${config.numHeads} heads`}`,
           el('span', { class: 'muted small' }, ` · d_model = ${config.dModel}, d_k = ${config.dModel / config.numHeads}`)),
         run.line, run.ablation,
         el('p', { class: 'small muted' }, `One example, the probe sequence: rows are queries, columns keys (position:token). The outlined row is the query “${probe.tokenNames[taskInfo.queryPosition]}”, where the answers are read out. ` +
@@ -654,59 +434,87 @@ export class HeadlabTrainer extends HeadlabElement {
         el('div', { class: 'table-scroll' }, table));
       return run;
     });
-    this.runsBox.replaceChildren(...this._runs.map((r) => r.section));
+    this.runsBox.replaceChildren(...this._views.map((v) => v.section));
     this._chartWidth = this.lossChart.box.clientWidth;
     this.buildReadout();
-    this._runs.forEach((r) => r.heads.forEach((x) => x.hm.highlight(r.taskInfo.queryPosition)));
+    runs.forEach((r, k) => this._views[k].heads.forEach((x) => x.hm.highlight(r.taskInfo.queryPosition)));
     this.summaryLine.hidden = true;
     this.updateHeadsViewButton();
   }
 
   buildReadout() {
     const cols = ['Step', 'Training loss', 'Training acc.', 'Held-out loss', 'Held-out acc.'];
-    this._readoutCells = this._runs.map(() => cols.map(() => el('td', { class: 'num' }, '—')));
+    this._readoutCells = this.ctl.runs.map(() => cols.map(() => el('td', { class: 'num' }, '—')));
     const table = el('table', { class: 'matrix readout', dataset: { testid: 'trainer-readout' } },
       el('caption', {}, 'Now'),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Model'), cols.map((c) => el('th', { scope: 'col' }, c)))),
-      el('tbody', {}, this._runs.map((r, k) => el('tr', { dataset: { run: String(k + 1) } },
+      el('tbody', {}, this.ctl.runs.map((r, k) => el('tr', { dataset: { run: String(k + 1) } },
         el('th', { scope: 'row' }, `h = ${r.numHeads}`), this._readoutCells[k]))));
     this.readout.replaceChildren(table, el('p', { class: 'small muted' },
       `Training: mean over the steps since the previous update. Held-out: ${EVAL_EXAMPLES} fixed examples the model never trains on. ` +
       'Accuracy (acc.): the fraction of examples with every answer right.'));
   }
 
-  // ---------------------------------------------------------------- data
+  // ---------------------------------------------------------------- controller
 
-  onEvent(m) {
-    if (m.event === 'snapshot') {
-      this.ingest(m.snapshot);
-    } else if (m.event === 'paused') {
-      const wasRunning = this._running;
-      this._running = false;
-      this.stopClock();
-      this.removeAttribute('data-running');
-      this.renderButtons();
-      if (m.reason === 'diverged') this.offerLowerRate(m.divergence);
-      else if (m.reason === 'error' && m.fatal) this.offerRestart(m.message ?? 'the trainer Worker stopped');
-      else if (m.reason === 'error') this.fail(new Error(m.message ?? 'unknown error'), 'Training stopped.');
-      else if (this._resumeWhenValid && !this._invalid) {
-        // The settings were fixed before the pause took effect.
-        this._resumeWhenValid = false;
-        this.start();
-      } else if (this._resumeWhenValid) this.say(`Paused at step ${this._step}: the settings above cannot train. Training goes on once they can.`);
-      else if (m.reason === 'limit') this.say(`Stopped at step ${this._step}, the end of a round of ${this.maxSteps} steps. Continue trains ${this.maxSteps} more.`);
-      else if (wasRunning) this.say(`Paused at step ${this._step}.`);
-      this.emit('run', { running: false, reason: m.reason });
+  /** What the controller reports: state changes, new runs, snapshots, and what went wrong. */
+  onController(type, detail) {
+    const ctl = this.ctl;
+    switch (type) {
+      case 'state': {
+        const { from, to, reason } = detail;
+        this.toggleAttribute('data-running', ctl.running);
+        if (to === 'running') {
+          this.say(`Training started${ctl.runs.length > 1 ? ' (both runs)' : ''}.`);
+          this.emit('run', { running: true, reason: 'start' });
+        } else if (PAUSE_REASONS.has(reason) && !ctl.running) {
+          if (to === 'held') this.say(`Paused at step ${ctl.currentStep}: the settings above cannot train. Training goes on once they can.`);
+          else if (reason === 'limit') this.say(`Stopped at step ${ctl.currentStep}, the end of a round of ${this.maxSteps} steps. Continue trains ${this.maxSteps} more.`);
+          else if ((to === 'paused' || to === 'hidden') && TRAINED.has(from)) this.say(`Paused at step ${ctl.currentStep}.`);
+          this.emit('run', { running: false, reason });
+        }
+        this.renderButtons();
+        break;
+      }
+      case 'created':
+        // A new model: the old one's divergence no longer applies.
+        if (ctl.state !== 'loading' || this._divergedShown) this.errorBox.replaceChildren();
+        this._divergedShown = false;
+        if (ctl.state !== 'loading') this.modeNote.textContent = detail.note;
+        this.layout(detail.runs);
+        break;
+      case 'snapshot': {
+        const snap = detail.snapshot;
+        this.setAttribute('data-step', String(ctl.currentStep));
+        this.emit('step', {
+          step: ctl.currentStep, seconds: detail.seconds,
+          runs: snap.runs.map((s) => ({ heads: s.numHeads, step: s.step, loss: s.train?.loss ?? null, accuracy: s.train?.accuracy ?? null,
+            evalLoss: s.eval.loss, evalAccuracy: s.eval.accuracy })),
+        });
+        this.scheduleRender();
+        break;
+      }
+      case 'specialised': {
+        const { run, step, seconds, tracks } = detail;
+        if (run.k === ctl.runs.length - 1) this.setAttribute('data-specialised-step', String(step));
+        const who = tracks.map((t) => `head ${t.head + 1} tracks relation ${t.relation + 1}`).join(', ');
+        this.say(`${run.name ? `${run.name}: s` : 'S'}pecialised at step ${step} after ${fmt(seconds, 1)} s of training: ${who}.`);
+        this.emit('specialised', { heads: run.numHeads, step, seconds, tracks });
+        break;
+      }
+      case 'diverged': this.offerLowerRate(detail.divergence); break;
+      case 'dead': this.offerRestart(detail.message); break;
+      case 'error': this.fail(detail.error, detail.title); break;
+      default: break;
     }
   }
 
   /** Training diverged: say where and why in plain words, and offer a lower rate or a reset. */
   offerLowerRate(d) {
-    this._diverged = d;
-    this._resumeWhenValid = false;
+    this._divergedShown = true;
     const rate = rateText(d.learningRate);
     const lower = rateText(lowerRateFrom(d.learningRate));
-    const model = this._runs.length > 1 ? ` of the h = ${d.numHeads} model` : '';
+    const model = this.ctl.runs.length > 1 ? ` of the h = ${d.numHeads} model` : '';
     const why = d.reason === 'loss'
       ? 'the loss blew up: it grew too large to compute'
       : 'the loss blew up: the updates kept overshooting and would have pushed the weights past ±10 000';
@@ -735,111 +543,47 @@ export class HeadlabTrainer extends HeadlabElement {
     this.renderButtons();
   }
 
-  stopClock() {
-    if (this._runStarted !== null && this._runStarted !== undefined) {
-      this._trainMs += performance.now() - this._runStarted;
-      this._runStarted = null;
-    }
-  }
-
-  seconds() {
-    return (this._trainMs + (this._running && this._runStarted != null ? performance.now() - this._runStarted : 0)) / 1000;
-  }
-
-  ingest(snap) {
-    if (!snap || snap.runs.length !== this._runs.length) return;
-    this._snapshot = snap;
-    this._step = snap.runs[0].step;
-    const seconds = this.seconds();
-    snap.runs.forEach((s, k) => {
-      const run = this._runs[k];
-      const last = run.history[run.history.length - 1];
-      const point = { step: s.step, trainLoss: s.train?.loss ?? null, trainAccuracy: s.train?.accuracy ?? null,
-        evalLoss: s.eval.loss, evalAccuracy: s.eval.accuracy, headsOn: s.enabled.filter(Boolean).length, seconds: +seconds.toFixed(3) };
-      const same = last && last.step === point.step && last.evalLoss === point.evalLoss && last.headsOn === point.headsOn;
-      if (!same) run.history.push(point);
-      if (!run.specialisedAt) {
-        const tracks = specialisation(s);
-        if (tracks) {
-          run.specialisedAt = { step: s.step, seconds, tracks };
-          if (run.k === this._runs.length - 1) {
-            this.setAttribute('data-specialised-step', String(s.step));
-          }
-          const who = tracks.map((t) => `head ${t.head + 1} tracks relation ${t.relation + 1}`).join(', ');
-          this.say(`${run.name ? `${run.name}: s` : 'S'}pecialised at step ${s.step} after ${fmt(seconds, 1)} s of training: ${who}.`);
-          // The slow start has shown what it was for: go on at the normal pace.
-          if (this.speed === 'learn' && this._running && this._runs.every((r) => r.specialisedAt)) {
-            this._client.request('run', { until: this._until, pace: this.pace() }).catch((e) => this.fail(e));
-          }
-          this.emit('specialised', { heads: run.numHeads, step: s.step, seconds, tracks });
-        }
-      }
-    });
-    this.setAttribute('data-step', String(this._step));
-    this.emit('step', {
-      step: this._step, seconds,
-      runs: snap.runs.map((s) => ({ heads: s.numHeads, step: s.step, loss: s.train?.loss ?? null, accuracy: s.train?.accuracy ?? null,
-        evalLoss: s.eval.loss, evalAccuracy: s.eval.accuracy })),
-    });
-    this.scheduleRender();
-  }
-
-  scheduleRender(force = false) {
-    if (force) this._forceCharts = true;
-    if (this._raf) return;
-    const minGap = this._reduced?.matches ? 400 : 0;
-    const wait = Math.max(0, (this._lastRender ?? -Infinity) + minGap - performance.now());
-    const go = () => {
-      this._raf = 0;
-      this._lastRender = performance.now();
-      this.render();
-    };
-    this._raf = -1;
-    if (wait > 0) setTimeout(() => { this._raf = requestAnimationFrame(go); }, wait);
-    else this._raf = requestAnimationFrame(go);
-  }
-
   // ---------------------------------------------------------------- render
 
   render() {
-    const snap = this._snapshot;
-    if (!snap) return;
+    const snap = this.ctl.snapshot;
+    if (!snap || snap.runs.length !== this._views.length) return;
+    const running = this.ctl.running;
     // Heatmaps follow every update: while training they are recoloured in place, and each is redrawn
     // in full (data table and export values too) about once a second, one map per frame; all of them
     // when training stops. Text, tables and curves change layout, which costs more: while training
     // they are refreshed every 250 ms (every second with reduced motion), together, in one frame.
     const now = performance.now();
-    this._fullBudget = this._running ? 1 : Infinity;
-    snap.runs.forEach((s, k) => this.renderMaps(this._runs[k], s, now));
+    this._fullBudget = running ? 1 : Infinity;
+    snap.runs.forEach((s, k) => this.renderMaps(this._views[k], this.ctl.runs[k].T, s, now, running));
     const gap = this._reduced?.matches ? 1000 : 250;
-    if (this._running && !this._forceCharts && now - (this._lastSlow ?? 0) < gap) {
+    if (running && !this._forceSlow && now - (this._lastSlow ?? 0) < gap) {
       clearTimeout(this._slowTimer);
       this._slowTimer = setTimeout(() => this.scheduleRender(true), gap);
       return;
     }
-    this._forceCharts = false;
+    this._forceSlow = false;
     this._lastSlow = now;
-    snap.runs.forEach((s, k) => this.renderRun(this._runs[k], s));
+    snap.runs.forEach((s, k) => this.renderRun(this._views[k], this.ctl.runs[k], s, running));
     this.renderReadout(snap);
     this.renderCharts();
     this.renderButtons();
     this.renderSummary();
   }
 
-  renderMaps(run, s, now) {
-    const T = run.T;
+  renderMaps(view, T, s, now, running) {
     s.enabled.forEach((on, h) => {
-      const x = run.heads[h];
-      const full = this._fullBudget > 0 && (!this._running || now - (x.lastFull ?? 0) > 1000);
+      const x = view.heads[h];
+      const full = this._fullBudget > 0 && (!running || now - (x.lastFull ?? 0) > 1000);
       if (full) { this._fullBudget -= 1; x.lastFull = now; }
       x.live.update(s.weights, h * T * T, { full });
     });
   }
 
-  renderRun(run, s) {
+  renderRun(view, run, s, running) {
     const names = run.taskInfo.relationNames;
     s.metrics.forEach((m, h) => {
-      const x = run.heads[h];
+      const x = view.heads[h];
       const v = headVerdict(m, names, { enabled: s.enabled[h], step: s.step });
       const key = `${v.tag}|${v.text}`;
       if (key !== x.lastVerdict) {
@@ -848,21 +592,15 @@ export class HeadlabTrainer extends HeadlabElement {
         x.verdict.replaceChildren(el('span', { class: 'tag' }, v.tag), el('br'), el('span', { class: 'muted' }, v.text));
       }
       x.box.checked = x.pending ?? s.enabled[h];
-      const c = run.cells[h];
+      const c = view.cells[h];
       setText(c.entropy, fmt(m.entropy, 3));
       setText(c.distance, fmt(m.meanDistance, 2));
       m.relationShare.forEach((share, r) => setText(c.shares[r], fmt(share, 3)));
     });
-    const off = s.enabled.map((on, h) => (on ? -1 : h)).filter((h) => h >= 0);
-    run.ablation.hidden = off.length === 0;
-    if (off.length && s.allOn) {
-      setText(run.ablation, `Head${off.length > 1 ? 's' : ''} ${off.map((h) => h + 1).join(', ')} switched off: held-out accuracy ${fmt(s.eval.accuracy, 3)} ` +
-        `(${fmt(s.allOn.accuracy, 3)} with every head on), loss ${fmt(s.eval.loss, 3)} (${fmt(s.allOn.loss, 3)}).` +
-        (this._running ? ' Training goes on without it: the remaining heads can adapt.' : ''));
-    }
-    const rel = s.eval.relationAccuracy.map((a, r) => `relation ${r + 1} ${fmt(a, 3)}`).join(', ');
-    setText(run.line, `Step ${s.step}: held-out accuracy ${fmt(s.eval.accuracy, 3)} (${rel}).` +
-      (run.specialisedAt ? ` Specialised at step ${run.specialisedAt.step}.` : ''));
+    const ablation = ablationText(s, running);
+    view.ablation.hidden = !s.enabled.includes(false);
+    if (ablation) setText(view.ablation, ablation);
+    setText(view.line, runLineText(s, run.specialisedAt));
   }
 
   renderReadout(snap) {
@@ -876,12 +614,14 @@ export class HeadlabTrainer extends HeadlabElement {
       setText(cells[3], fmt(s.eval.loss, 4));
       setText(cells[4], fmt(s.eval.accuracy, 3));
     });
-    this.progress.textContent = `Step ${this._step} · ${fmt(this.seconds(), 1)} s of training · pauses at ${Math.max(this._until, this._step)}`;
+    const { currentStep: step, until } = this.ctl;
+    this.progress.textContent = `Step ${step} · ${fmt(this.ctl.seconds(), 1)} s of training · pauses at ${Math.max(until, step)}`;
   }
 
   renderCharts() {
-    const compare = this._runs.length > 1;
-    const lines = (field, trainField) => this._runs.flatMap((r, k) => {
+    const { runs, currentStep: step, until } = this.ctl;
+    const compare = runs.length > 1;
+    const lines = (field, trainField) => runs.flatMap((r, k) => {
       const color = SERIES[k % SERIES.length].color;
       const dash = SERIES[k % SERIES.length].dash;
       const prefix = compare ? `h = ${r.numHeads} ` : '';
@@ -892,85 +632,50 @@ export class HeadlabTrainer extends HeadlabElement {
       ];
     });
     // The step axis grows with training (a quarter ahead of the current step), up to where training pauses.
-    const xMax = Math.min(Math.max(this._until, this._step ?? 0), Math.max(100, (this._step ?? 0) * 1.25));
-    const marks = this._marks.slice();
-    for (const r of this._runs) {
+    const xMax = Math.min(Math.max(until, step), Math.max(100, step * 1.25));
+    const marks = this.ctl.marks.slice();
+    for (const r of runs) {
       if (r.specialisedAt) marks.push({ x: r.specialisedAt.step, label: `${compare ? `h = ${r.numHeads} ` : ''}specialised` });
     }
-    const draw = (holder, fig, label) => {
-      holder.fig = fig;
-      holder.box.replaceChildren(asImage(curvesToSVG(fig), fig, label));
-    };
     // Measured when the layout changes (onResize, layout()), never here: reading it now would force a layout.
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));
     const lossSeries = lines('evalLoss', 'trainLoss');
-    const lastText = (field, digits) => this._runs.map((r) => {
+    const lastText = (field, digits) => runs.map((r) => {
       const p = r.history[r.history.length - 1];
       return p ? `${compare ? `h = ${r.numHeads}: ` : ''}${fmt(p[field], digits)} at step ${p.step}` : '';
     }).join('; ');
-    draw(this.lossChart, curvesFigure({ series: lossSeries, yLog: true, yMin: 1e-4, xMax, marks, width, yLabel: 'loss' }),
+    this.drawChart(this.lossChart, curvesFigure({ series: lossSeries, yLog: true, yMin: 1e-4, xMax, marks, width, yLabel: 'loss' }),
       `Loss curves, log scale. Held-out loss now ${lastText('evalLoss', 4)}.`);
-    draw(this.accChart, curvesFigure({ series: lines('evalAccuracy', 'trainAccuracy'), yMin: 0, yMax: 1, xMax, marks, width, yLabel: 'accuracy',
+    this.drawChart(this.accChart, curvesFigure({ series: lines('evalAccuracy', 'trainAccuracy'), yMin: 0, yMax: 1, xMax, marks, width, yLabel: 'accuracy',
       yRef: { y: SPECIALISED_ACCURACY, label: String(SPECIALISED_ACCURACY) } }),
     `Accuracy curves. Held-out accuracy now ${lastText('evalAccuracy', 3)}.`);
   }
 
   renderButtons() {
-    const usable = Boolean(this._client && this._runs.length && !this._client.dead) && !this._invalid;
-    const ready = usable && !this._diverged;
-    this.startButton.textContent = this._running ? 'Pause' : (this._step ?? 0) >= this._until && this._step > 0 ? 'Continue' : 'Start';
-    this.startButton.disabled = !ready;
-    this.stepButton.disabled = !ready || this._running;
-    this.resetButton.disabled = !this._client || this._client.dead;
-    this.saveButton.disabled = !usable;
-    this.headsViewButton.disabled = !usable;
+    const c = this.ctl.controls();
+    this.startButton.textContent = c.start;
+    this.startButton.disabled = !c.canStart;
+    this.stepButton.disabled = !c.canStep;
+    this.resetButton.disabled = !c.canReset;
+    this.saveButton.disabled = !c.canSave;
+    this.headsViewButton.disabled = !c.canSave;
   }
 
   renderSummary() {
-    const runs = this._runs;
-    const s = this._snapshot;
-    if (!s || !runs.length || s.runs[0].step === 0) { this.summaryLine.hidden = true; return; }
-    const parts = [];
-    // Side by side, the held-out loss leads: it shows the cost of one blending head even when its
-    // blend is still decodable and the accuracies look close.
-    if (runs.length > 1) {
-      parts.push(`Held-out loss ${runs.map((run, k) => `h = ${run.numHeads}: ${fmt(s.runs[k].eval.loss, 3)}`).join(', ')} (lower is better); ` +
-        `held-out accuracy ${runs.map((run, k) => `${fmt(s.runs[k].eval.accuracy, 3)}`).join(' vs ')}.`);
-    }
-    runs.forEach((run, k) => {
-      const r = s.runs[k];
-      const names = run.taskInfo.relationNames;
-      const verdicts = r.metrics.map((m, h) => headVerdict(m, names, { enabled: r.enabled[h], step: r.step }));
-      const who = `With h = ${run.numHeads}`;
-      const tracks = specialisation(r);
-      const off = r.enabled.map((on, h) => (on ? -1 : h)).filter((h) => h >= 0);
-      const blend = verdicts.findIndex((v) => v.kind === 'blends');
-      const tracking = verdicts.map((v, h) => (v.kind === 'tracks' ? `head ${h + 1} tracks relation ${v.relation + 1}` : null)).filter(Boolean);
-      if (tracks) {
-        const first = run.specialisedAt;
-        parts.push(`${who}, each relation has its own head: ${tracks.map((t) => `head ${t.head + 1} → relation ${t.relation + 1}`).join(', ')}` +
-          (first ? ` (first seen at step ${first.step}, after ${fmt(first.seconds, 1)} s of training).` : '.'));
-      } else if (off.length) {
-        parts.push(`${who}, head${off.length > 1 ? 's' : ''} ${off.map((h) => h + 1).join(', ')} switched off: held-out accuracy ${fmt(r.eval.accuracy, 3)}` +
-          (r.allOn ? ` (${fmt(r.allOn.accuracy, 3)} with every head on).` : '.'));
-      } else if (blend >= 0) {
-        const shares = r.metrics[blend].relationShare.map((x) => fmt(x, 2)).join(' / ');
-        parts.push(`${who}, head ${blend + 1} blends: averaged over ${METRIC_EXAMPLES} held-out examples, its one softmax puts ${shares} of its weight on the relation positions.`);
-      } else if (tracking.length) {
-        parts.push(`${who}, ${tracking.join(', ')}; ${new Set(verdicts.filter((v) => v.kind === 'tracks').map((v) => v.relation)).size < names.length ? 'not every relation has a head of its own yet' : `held-out accuracy is ${fmt(r.eval.accuracy, 3)}, not yet ${SPECIALISED_ACCURACY}`}.`);
-      } else {
-        parts.push(`${who}, no head has settled on a relation yet.`);
-      }
-    });
-    this.summaryLine.hidden = false;
-    this.summaryLine.textContent = parts.join(' ');
+    const text = summaryText(this.ctl.runs, this.ctl.snapshot);
+    this.summaryLine.hidden = !text;
+    if (text) this.summaryLine.textContent = text;
+  }
+
+  curvesFileName(name) {
+    return `${name}-${slug(this.task)}-${this.ctl.runs.map((r) => `h${r.numHeads}`).join('-vs-')}`;
   }
 
   curvesCSV() {
-    if (!this._runs.length) return null;
+    if (!this.ctl.runs.length) return null;
     const lines = ['heads,step,training_loss,training_accuracy,heldout_loss,heldout_accuracy,heads_on,seconds'];
     const v = (x) => (x === null || x === undefined ? '' : String(x));
-    for (const r of this._runs) {
+    for (const r of this.ctl.runs) {
       for (const p of r.history) {
         lines.push([r.numHeads, p.step, v(p.trainLoss), v(p.trainAccuracy), v(p.evalLoss), v(p.evalAccuracy), p.headsOn, p.seconds].join(','));
       }
@@ -982,12 +687,12 @@ export class HeadlabTrainer extends HeadlabElement {
 
   async downloadModel() {
     try {
-      const run = this._runs.length - 1;
+      const run = this.ctl.runs.length - 1;
       const bytes = await this.saveModel(run);
-      const r = this._runs[run];
-      const filename = `headlab-${slug(r.taskInfo.name)}-h${r.numHeads}-d${r.dModel}-seed${r.config.seed}-step${this._step}.hlab`;
+      const r = this.ctl.runs[run];
+      const filename = `headlab-${slug(r.taskInfo.name)}-h${r.numHeads}-d${r.dModel}-seed${r.config.seed}-step${this.ctl.currentStep}.hlab`;
       download(new Blob([bytes], { type: 'application/octet-stream' }), filename);
-      this.say(`Saved the h = ${r.numHeads} model after ${this._step} steps as ${filename}.`);
+      this.say(`Saved the h = ${r.numHeads} model after ${this.ctl.currentStep} steps as ${filename}.`);
       this.emit('export', { format: 'hlab', filename });
     } catch (e) {
       this.fail(e);
@@ -1032,10 +737,10 @@ export class HeadlabTrainer extends HeadlabElement {
     const target = this.headsViewTarget();
     if (!target) return;
     try {
-      const run = this._runs.length - 1;
-      const m = await this._client.request('exportModel', { run });
-      const r = this._runs[run];
-      const s = this._snapshot.runs[run];
+      const run = this.ctl.runs.length - 1;
+      const m = await this.ctl.exportModel(run);
+      const r = this.ctl.runs[run];
+      const s = this.ctl.snapshot.runs[run];
       const d = m.dModel;
       const verdicts = s.metrics.map((x, h) => headVerdict(x, r.taskInfo.relationNames, { enabled: true, step: s.step }));
       target.model = {
@@ -1052,17 +757,5 @@ export class HeadlabTrainer extends HeadlabElement {
     } catch (e) {
       this.fail(e);
     }
-  }
-
-  // ---------------------------------------------------------------- messages
-
-  say(text) {
-    announce(this.status, text);
-  }
-
-  fail(e, title = 'HeadLab could not do that.') {
-    const message = String(e?.message ?? e);
-    this.errorBox.replaceChildren(el('strong', {}, title), ` ${message}`);
-    this.emit('error', { message });
   }
 }

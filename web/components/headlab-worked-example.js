@@ -27,11 +27,13 @@
  */
 
 import { HeadlabElement } from './shared/base.js';
-import { el, fmt, parseTokens, clip } from './shared/dom.js';
-import { tex } from './shared/math.js';
+import { el } from './shared/dom.js';
+import { fmt, parseTokens, clip } from '../lib/teach/format.js';
+import { tex } from './shared/typeset.js';
 import { inputMatrix, resultMatrix } from './shared/matrix.js';
 import { createHeatmap } from './shared/heatmap.js';
-import { COURSE_EXAMPLE } from './shared/examples.js';
+import { COURSE_EXAMPLE } from '../lib/teach/examples.js';
+import { rows } from '../lib/teach/values.js';
 
 const FEATURES = ['entity-ness', 'adjective-ness', 'number/verb-ness', 'bias'];
 const FEATURES_SHORT = ['entity', 'adjective', 'number/verb', 'bias'];
@@ -459,7 +461,6 @@ export class HeadlabWorkedExample extends HeadlabElement {
     return out;
   }
 
-  /** W^O with the rows that read the given heads set to zero (= those heads' outputs replaced by zeros). */
   /** The module's headMask (1 = on) with `heads` (numbered from 1) switched off. */
   static headMask(heads) {
     return Uint8Array.from({ length: H }, (_, i) => (heads.has(i + 1) ? 0 : 1));
@@ -538,7 +539,6 @@ export class HeadlabWorkedExample extends HeadlabElement {
     this.statusLine.textContent = `Computed by HeadLab ${this.lab.info().version} (${this.lab.info().simd ? 'WebAssembly SIMD' : 'WebAssembly'}).`;
     for (const v of this.views) v.update(result);
     this.explainSurvival(options, off, result);
-    const rows = (flat, r, c) => Array.from({ length: r }, (_, i) => Array.from(flat.slice(i * c, (i + 1) * c)));
     this.emit('change', { output: rows(result.output, T, D_MODEL), weights: [0, 1].map((h) => rows(result.weights.slice(h * T * T), T, T)) });
   }
 

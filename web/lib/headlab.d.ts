@@ -116,6 +116,14 @@ export type MultiHeadAttentionResultFor<O> = MultiHeadAttentionResult
   & (O extends { returnWeights: true } ? { weights: Float32Array } : unknown)
   & (O extends { returnIntermediates: true } ? { intermediates: MultiHeadAttentionIntermediates } : unknown);
 
+/** The shape of a layer: {@link Headlab.checkShape}. dK and dV default to dModel / numHeads. */
+export interface LayerShape {
+  dModel: number;
+  numHeads: number;
+  dK?: number;
+  dV?: number;
+}
+
 export interface ParameterCountOptions {
   dModel: number;
   numHeads: number;
@@ -489,7 +497,7 @@ export interface HeadlabInfo {
   memoryBytes: number;
   /** bytes malloc has handed out */
   heapInUseBytes: number;
-  /** the heap's cap */
+  /** the heap's cap, read from the module (as linked: -sMAXIMUM_MEMORY) */
   maxMemoryBytes: number;
   /** whether the training module has been loaded (by tasks(), createTrainer() or loadTrainer()) */
   trainingLoaded: boolean;
@@ -520,6 +528,13 @@ export declare class Headlab {
   createLayer(options: AttentionLayerOptions): AttentionLayer;
   /** @throws RangeError when numHeads does not divide dModel and dK/dV are not given. */
   parameterCount(options: ParameterCountOptions): ParameterCount;
+  /**
+   * null when createLayer accepts this shape (multiHeadAttention checks it the same way), else the reason:
+   * the message createLayer would throw, without its "createLayer: " prefix (e.g. numHeads does not
+   * divide dModel and dK/dV are not given). Nothing is allocated.
+   * @throws TypeError when shape is not an object or names another option.
+   */
+  checkShape(shape: LayerShape): string | null;
   /** Why scores are divided by √dK, measured on random unit-variance queries and keys. */
   scalingExperiment(options: ScalingExperimentOptions): ScalingExperimentResult;
   /** The training tasks. The first training call loads the training module (headlab_train.wasm). */

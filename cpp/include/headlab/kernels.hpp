@@ -1,11 +1,25 @@
 // Low-level kernels: pure functions over raw pointers, no allocation, no I/O.
 // Every kernel has a scalar reference (`*_ref`, written for reading) and an
-// xsimd version (`*_simd`) that must agree with it; tests compare the two.
+// xsimd version (`*_simd`) that must agree with it; the tests compare the two,
+// one file per family below (tests/cpp/test_kernels_*.cpp).
+//
+// Families, in the order of kernels.cpp: GEMM; transpose; elementwise (exp,
+// exp2, add, scale); softmax rows, forward and backward; column sums (bias
+// gradients); optimiser updates (Adam, SGD). Two other headers hold kernels
+// with argument structs of their own: attention_fused.hpp (one head of
+// attention with an online softmax) and lm_kernels.hpp (LayerNorm, GELU,
+// cross-entropy, embeddings: the language model's).
+// Matrices are row-major; `ld*` is a leading dimension (elements between rows).
 #pragma once
 
 #include <cstddef>
 
 namespace headlab {
+
+// Which variant a model or pass runs: the references or the SIMD kernels.
+enum class Path { ref, simd };
+
+// ----------------------------------------------------------------------- GEMM
 
 // C[M,N] (+)= A[M,K] * B[K,N] (+ bias[N])
 // Row-major with leading dimensions lda, ldb, ldc (elements between rows).
@@ -41,18 +55,16 @@ void gemm_packed_simd(const GemmArgs& g, float* workspace);
 std::size_t gemm_shared_a_workspace_floats(const GemmArgs* g, std::size_t count);
 void gemm_shared_a_simd(const GemmArgs* g, std::size_t count, float* workspace);
 
+// ------------------------------------------------------------------ transpose
+
 // dst[cols, rows] = src[rows, cols]^T, src with leading dimension lds,
 // dst with leading dimension ldd. Used to pack K_i^T so that scores become a
-// row-broadcast GEMM (no horizontal adds in the hot loop).
-void transpose(std::size_t rows, std::size_t cols, const float* src, std::size_t lds,
-               float* dst, std::size_t ldd);
+// row-broadcast GEMM (no horizontal adds in the hot loop). One version: the
+// scalar loop is its tail, and the tests compare it with a plain loop.
+void transpose(std::size_t rows, std::size_t cols, const float* src, std::size_t lds, float* dst,
+               std::size_t ldd);
 
-// In-place softmax over each row of x[rows, cols] (leading dimension ld).
-// Entries equal to -infinity are masked: they get weight exactly 0. A row whose
-// entries are all -infinity becomes all zeros (never NaN). Stable: the row
-// maximum is subtracted before exponentiation.
-void softmax_rows_ref(float* x, std::size_t rows, std::size_t cols, std::size_t ld);
-void softmax_rows_simd(float* x, std::size_t rows, std::size_t cols, std::size_t ld);
+// ---------------------------------------------------------------- elementwise
 
 // y[i] = exp(x[i]) for n elements. exp_simd uses range reduction and a
 // polynomial on xsimd batches, building 2^n with integer shifts (no
@@ -68,13 +80,79 @@ void exp_simd(const float* x, float* y, std::size_t n);
 void exp2_nonpositive_ref(const float* x, float* y, std::size_t n);
 void exp2_nonpositive_simd(const float* x, float* y, std::size_t n);
 
-// x[i] *= s
+// dst[i] = a[i] + b[i] for n elements (dst may alias a or b): residual
+// connections, embedding sums and their gradients.
+void add_ref(const float* a, const float* b, float* dst, std::size_t n);
+void add_simd(const float* a, const float* b, float* dst, std::size_t n);
+
+// x[i] *= s for n elements.
 void scale_ref(float* x, std::size_t n, float s);
 void scale_simd(float* x, std::size_t n, float s);
 
-enum class Path { ref, simd };
+// --------------------------------------------------------------- softmax rows
 
-// gemm_simd or gemm_ref, as `path` says: the one dispatch the models and passes share.
+// In-place softmax over each row of x[rows, cols] (leading dimension ld).
+// Entries equal to -infinity are masked: they get weight exactly 0. A row whose
+// entries are all -infinity becomes all zeros (never NaN). Stable: the row
+// maximum is subtracted before exponentiation.
+void softmax_rows_ref(float* x, std::size_t rows, std::size_t cols, std::size_t ld);
+void softmax_rows_simd(float* x, std::size_t rows, std::size_t cols, std::size_t ld);
+
+// Softmax backward over rows, given the softmax output p and its upstream
+// gradient dp (all [rows, cols] with leading dimension ld):
+//   ds = scale * p * (dp - rowsum(dp * p))
+// ds may alias dp. Where p is 0 (masked) ds is exactly 0.
+void softmax_backward_rows_ref(const float* p, const float* dp, float* ds, std::size_t rows, std::size_t cols,
+                               std::size_t ld, float scale);
+void softmax_backward_rows_simd(const float* p, const float* dp, float* ds, std::size_t rows,
+                                std::size_t cols, std::size_t ld, float scale);
+
+// ---------------------------------------------------------------- column sums
+
+// out[c] (+)= sum over rows of x[r, c], x [rows, cols] with leading dimension
+// ld, out [cols]: bias gradients. `accumulate` adds into out.
+void column_sums_ref(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
+                     bool accumulate);
+void column_sums_simd(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
+                      bool accumulate);
+
+// ---------------------------------------------------------- optimiser updates
+
+// Adam over n parameters, in place (p, g, m, v all [n]):
+//   m = beta1 m + (1 - beta1) g,  v = beta2 v + (1 - beta2) g^2,
+//   p -= lr * (m * c1) / (sqrt(v * c2) + eps)
+// with the bias corrections c1 = 1 / (1 - beta1^t), c2 = 1 / (1 - beta2^t).
+struct AdamArgs {
+  std::size_t n;
+  float* p;
+  const float* g;
+  float* m;
+  float* v;
+  float lr, beta1, beta2, eps, c1, c2;
+};
+void adam_update_ref(const AdamArgs& a);
+void adam_update_simd(const AdamArgs& a);
+// Whether adam_update would leave every p finite with |p| < max_abs and every m,
+// v finite. Reads only; the same arithmetic as the update, so its answer holds.
+bool adam_update_ok_ref(const AdamArgs& a, float max_abs);
+bool adam_update_ok_simd(const AdamArgs& a, float max_abs);
+
+// SGD: p[i] -= lr * g[i] over n parameters.
+void sgd_update_ref(float* p, const float* g, std::size_t n, float lr);
+void sgd_update_simd(float* p, const float* g, std::size_t n, float lr);
+// Whether sgd_update would leave every p finite with |p| < max_abs. Reads only.
+bool sgd_update_ok_ref(const float* p, const float* g, std::size_t n, float lr, float max_abs);
+bool sgd_update_ok_simd(const float* p, const float* g, std::size_t n, float lr, float max_abs);
+
+// ------------------------------------------------------------------- dispatch
+// The `_simd` or the `_ref` kernel, as `path` says: the one dispatch the
+// models and passes share.
 void gemm(Path path, const GemmArgs& g);
+void scale(Path path, float* x, std::size_t n, float s);
+void softmax_rows(Path path, float* x, std::size_t rows, std::size_t cols, std::size_t ld);
+void softmax_backward_rows(Path path, const float* p, const float* dp, float* ds, std::size_t rows,
+                           std::size_t cols, std::size_t ld, float scale);
+void column_sums(Path path, const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
+                 bool accumulate);
 
 }  // namespace headlab

@@ -2,7 +2,7 @@
 // softmax cross-entropy over vocabulary rows, token + position embeddings.
 // Pure functions over raw pointers, no allocation; every kernel has a scalar
 // reference (`*_ref`, written for reading) and an xsimd version (`*_simd`)
-// that tests compare with it. All matrices are row-major and dense (leading
+// that tests compare with it. The residual add (add_*) is in kernels.hpp. All matrices are row-major and dense (leading
 // dimension = number of columns).
 #pragma once
 
@@ -90,9 +90,5 @@ void embedding_backward_ref(const std::int32_t* tokens, std::size_t batch, std::
                             std::size_t vocab, const float* dx, float* g_tok, float* g_pos);
 void embedding_backward_simd(const std::int32_t* tokens, std::size_t batch, std::size_t t_len, std::size_t d,
                              std::size_t vocab, const float* dx, float* g_tok, float* g_pos);
-
-// dst[i] = a[i] + b[i] (dst may alias a or b): residual connections.
-void add_ref(const float* a, const float* b, float* dst, std::size_t n);
-void add_simd(const float* a, const float* b, float* dst, std::size_t n);
 
 }  // namespace headlab

@@ -69,19 +69,4 @@ void mha_backward(const MhaShape& shape, std::size_t batch, const MhaInputs& in,
                   const std::uint8_t* head_enabled, const MhaCache& cache, const float* d_output,
                   const MhaGrads& grads, float* workspace, Path path = Path::simd);
 
-// Softmax backward over rows, given the softmax output p and its upstream
-// gradient dp (all [rows, cols] with leading dimension ld):
-//   ds = scale * p * (dp - rowsum(dp * p))
-// ds may alias dp. Where p is 0 (masked) ds is exactly 0.
-void softmax_backward_rows_ref(const float* p, const float* dp, float* ds, std::size_t rows, std::size_t cols,
-                               std::size_t ld, float scale);
-void softmax_backward_rows_simd(const float* p, const float* dp, float* ds, std::size_t rows,
-                                std::size_t cols, std::size_t ld, float scale);
-
-// out[c] (+)= sum over rows of x[r, c] (x with leading dimension ld): bias gradients.
-void column_sums_ref(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
-                     bool accumulate);
-void column_sums_simd(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
-                      bool accumulate);
-
 }  // namespace headlab

@@ -141,7 +141,8 @@ enum class Divergence { none, loss, update };
 std::string divergence_message(Divergence why, std::uint64_t step, float learning_rate, const char* optimizer,
                                const char* who);
 
-// Adam (Kingma & Ba) with bias correction, or plain SGD, over a flat array.
+// Adam (Kingma & Ba) with bias correction, or plain SGD, over a flat array
+// (the update kernels adam_update_* and sgd_update_* are in kernels.hpp).
 // Both trainers (the one-layer Trainer and the language models' LmTrainer)
 // update through it, so both refuse a diverging step the same way.
 class Optimizer {
@@ -165,30 +166,5 @@ class Optimizer {
   std::uint64_t t_ = 0;
   std::vector<float> m_, v_;
 };
-
-// p -= lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps) after
-// m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g^2.
-// c1 = 1 / (1 - beta1^t), c2 = 1 / (1 - beta2^t).
-struct AdamArgs {
-  std::size_t n;
-  float* p;
-  const float* g;
-  float* m;
-  float* v;
-  float lr, beta1, beta2, eps, c1, c2;
-};
-void adam_update_ref(const AdamArgs& a);
-void adam_update_simd(const AdamArgs& a);
-// Whether adam_update would leave every p finite with |p| < max_abs and every m,
-// v finite. Reads only; the same arithmetic as the update, so its answer holds.
-bool adam_update_ok_ref(const AdamArgs& a, float max_abs);
-bool adam_update_ok_simd(const AdamArgs& a, float max_abs);
-
-// p -= lr * g
-void sgd_update_ref(float* p, const float* g, std::size_t n, float lr);
-void sgd_update_simd(float* p, const float* g, std::size_t n, float lr);
-// Whether sgd_update would leave every p finite with |p| < max_abs. Reads only.
-bool sgd_update_ok_ref(const float* p, const float* g, std::size_t n, float lr, float max_abs);
-bool sgd_update_ok_simd(const float* p, const float* g, std::size_t n, float lr, float max_abs);
 
 }  // namespace headlab

@@ -2,12 +2,13 @@
 // from one static table, a shadow root with the shared styles, state in the
 // URL (copy link), the shared wasm instance, and prefixed events.
 
-import { el, onWidthChange, hintScroll } from './dom.js';
+import { el, onWidthChange, hintScroll, setText } from './dom.js';
 import { sharedCss } from './styles.js';
-import { installFonts, fontsReady } from './math.js';
+import { installFonts, fontsReady } from './typeset.js';
 import { getLab } from './lab.js';
 import { BASE_URL } from './assets.js';
-import { readState, urlWithState, copyLinkControl } from './url-state.js';
+import { readState, urlWithState } from '../../lib/teach/url-state.js';
+import { copyLinkControl } from './copy-link.js';
 
 function camelToKebab(name) {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -49,10 +50,6 @@ function parse(spec, raw) {
   return { value: raw, problem: null };
 }
 
-/** Sets a node's text only when it changes. */
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
 
 /**
  * What a reader is told when HeadLab's code or WebAssembly module does not load:

@@ -1,6 +1,7 @@
 // The compute Worker: runs HeadLab calls that may take longer than a frame
-// ({ id, method, args } in; { id, result } or { id, error } out).
+// (a request's type is the method, its payload the options; see worker-rpc.js).
 import { getLab } from './lab.js';
+import { hostSession } from './session-host.js';
 
 const ALLOWED = new Set(['multiHeadAttention', 'scalingExperiment', 'parameterCount', 'info', 'headsTrial']);
 
@@ -10,16 +11,13 @@ function transferables(value, out = []) {
   return out;
 }
 
-self.addEventListener('message', async (event) => {
-  const { id, method, args } = event.data ?? {};
-  try {
+// The module loads with the first call, so the Worker answers "ready" at once.
+hostSession(async () => ({
+  async handle(method, args) {
     if (!ALLOWED.has(method)) throw new TypeError(`unknown method ${method}`);
     const lab = await getLab();
     if (typeof lab[method] !== 'function') throw new TypeError(`this HeadLab build has no ${method}()`);
     const result = await lab[method](args);  // headsTrial returns a promise
-    self.postMessage({ id, result }, transferables(result));
-  } catch (e) {
-    self.postMessage({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
-  }
-});
-self.postMessage({ ready: true });
+    return { result, transfer: transferables(result) };
+  },
+}));

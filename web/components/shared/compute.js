@@ -1,48 +1,37 @@
 // Runs HeadLab calls in a Web Worker so that long ones never freeze the page.
 // Falls back to the main thread (yielding to the event loop first) where a
 // Worker cannot start: pages opened from file://, or a bundle loaded from
-// another origin than the page (Workers must be same-origin).
+// another origin than the page (Workers must be same-origin). Messages go
+// through worker-rpc.js, like the trainer's.
 
 import { getLab } from './lab.js';
-import { BASE_URL, FROM_FILE } from './assets.js';
+import { FROM_FILE } from './assets.js';
+import { openWorker, Pending } from './worker-rpc.js';
 
 let worker = null;
 let mode = null;          // 'worker' | 'main'
-let nextId = 1;
-const waiting = new Map();
+const pending = new Pending();
 
-function rebuildError(e) {
-  const Ctor = { TypeError, RangeError }[e.name] ?? Error;
-  return new Ctor(e.message);
+/** The Worker is gone or its module aborted: finish what it holds, and every later call, on the main thread. */
+function fallBack() {
+  worker?.terminate();
+  worker = null;
+  mode = 'main';
+  for (const job of pending.drain()) runOnMain(job.type, job.payload).then(job.resolve, job.reject);
 }
 
 function startWorker() {
-  if (FROM_FILE || typeof Worker === 'undefined') return false;
-  try {
-    const url = new URL('headlab-worker.js', BASE_URL);
-    if (url.origin !== location.origin) return false;
-    worker = new Worker(url, { type: 'module', name: 'headlab-compute' });
-  } catch {
-    worker = null;
-    return false;
-  }
+  ({ worker } = openWorker('headlab-worker.js', 'headlab-compute'));
+  if (!worker) return false;
   worker.addEventListener('message', (event) => {
-    const { id, result, error } = event.data ?? {};
-    const job = waiting.get(id);
-    if (!job) return;
-    waiting.delete(id);
-    if (error) job.reject(rebuildError(error));
-    else job.resolve(result);
+    const data = event.data ?? {};
+    if (data.id === undefined) return;
+    pending.settle(data);
+    if (data.fatal) fallBack();
   });
   worker.addEventListener('error', (event) => {
     event.preventDefault();
-    // The Worker could not load: finish the jobs it holds on the main thread.
-    worker.terminate();
-    worker = null;
-    mode = 'main';
-    const jobs = [...waiting.values()];
-    waiting.clear();
-    for (const job of jobs) runOnMain(job.method, job.args).then(job.resolve, job.reject);
+    fallBack();  // the Worker could not load
   });
   return true;
 }
@@ -63,11 +52,7 @@ export function computeMode() {
 /** Runs `lab[method](args)` off the main thread when possible. */
 export function compute(method, args) {
   if (computeMode() === 'main' || !worker) return runOnMain(method, args);
-  return new Promise((resolve, reject) => {
-    const id = nextId++;
-    waiting.set(id, { resolve, reject, method, args });
-    worker.postMessage({ id, method, args });
-  });
+  return new Promise((resolve, reject) => pending.post(worker, pending.job(method, args, [], resolve, reject)));
 }
 
 /** Explains where computation runs, for a status line. */

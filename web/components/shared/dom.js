@@ -1,5 +1,6 @@
 // DOM helpers shared by the HeadLab components. Text always goes in as text
 // nodes (textContent); nothing built here ever passes through innerHTML.
+// Formatting without the DOM (fmt, clip, parseTokens) is in web/lib/teach/format.js.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -40,18 +41,6 @@ export function svgEl(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Fixed decimals; values that round to zero print as 0.0000, never -0.0000. */
-export function fmt(value, digits = 4) {
-  if (!Number.isFinite(value)) return value > 0 ? '∞' : value < 0 ? '−∞' : '—';
-  const v = Math.abs(value) < 0.5 * 10 ** -digits ? 0 : value;
-  return v.toFixed(digits);
-}
-
-/** 1048576 → "1,048,576" whatever the page's locale. */
-export function fmtInt(n) {
-  return Math.round(n).toLocaleString('en-US');
-}
-
 let counter = 0;
 /** A unique id for label/aria wiring inside one shadow root. */
 export function uid(prefix = 'hl') {
@@ -65,35 +54,9 @@ export function field(labelText, control, ...extra) {
   return el('div', { class: 'field' }, el('label', { for: control.id }, labelText), control, ...extra);
 }
 
-/** Parses a token list: "|"-separated if it contains "|", else whitespace-separated. */
-export function parseTokens(text) {
-  if (typeof text !== 'string') return [];
-  const parts = text.includes('|') ? text.split('|') : text.split(/\s+/);
-  return parts.map((t) => t.trim()).filter((t) => t.length > 0);
-}
-
-/** Shortens a label for drawing; the full text stays in tables and titles. */
-export function clip(text, max = 14) {
-  const chars = Array.from(text);
-  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
-}
-
-/** A small deterministic PRNG (mulberry32) and a standard normal from it. */
-export function rng(seed) {
-  let a = seed >>> 0;
-  const uniform = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const normal = () => {
-    let u = 0;
-    while (u === 0) u = uniform();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform());
-  };
-  return { uniform, normal };
+/** Sets a node's text only when it changes (an unchanged write still costs a layout). */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 /** Announces a message to screen readers through a polite live region. */

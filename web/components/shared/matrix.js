@@ -1,7 +1,8 @@
 // Matrix tables: editable (number inputs) and read-only (results), with row and
 // column headers. Labels are inserted as text.
 
-import { el, fmt } from './dom.js';
+import { el } from './dom.js';
+import { fmt } from '../../lib/teach/format.js';
 
 function rowHeader(label, isQuery) {
   const th = el('th', { scope: 'row' }, label);

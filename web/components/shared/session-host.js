@@ -1,6 +1,9 @@
-// The Worker side of a training session (trainer-session.js, lm-session.js):
-// answers { id, type, payload } with { id, result } or { id, error }; snapshots
-// and pauses arrive as { event }. Each *-worker.js opens its session through this.
+// The Worker side of worker-rpc.js's messages: answers { id, type, payload } with
+// { id, result } or { id, error }; a session's snapshots and pauses go out as
+// { event }. Every *-worker.js (the compute Worker, the trainer's, the language
+// model's) opens its session through this.
+
+import { errorReply } from './worker-rpc.js';
 
 // Chunks are queued through a MessageChannel: setTimeout(0) is clamped to 4 ms
 // once nested, which would idle the Worker for a sixth of every chunk.
@@ -33,7 +36,7 @@ export function hostSession(open, { warmUp, stopWarmUp, startsWork = () => false
       const { result, transfer } = await session.handle(type, payload);
       post({ id, result }, transfer ?? []);
     } catch (e) {
-      post({ id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) }, fatal: e instanceof WebAssembly.RuntimeError });
+      post({ id, ...errorReply(e) });
     }
   });
   ready.then(() => {

@@ -10,15 +10,10 @@
 // `dead` and refuses requests, and the owner starts a new client to train again.
 
 import { getLab } from './lab.js';
-import { BASE_URL, FROM_FILE } from './assets.js';
-import { TrainerSession } from './trainer-session.js';
+import { TrainerSession } from '../../lib/teach/trainer-session.js';
+import { openWorker, Pending } from './worker-rpc.js';
 
 const WORKER_FILE = 'headlab-trainer-worker.js';
-
-function rebuildError(e) {
-  const Ctor = { TypeError, RangeError }[e?.name] ?? Error;
-  return new Ctor(e?.message ?? String(e));
-}
 
 export class TrainerClient {
   /**
@@ -33,8 +28,7 @@ export class TrainerClient {
     this.openSession = openSession;
     this.mode = null;           // 'worker' | 'main', once known
     this.fallbackReason = '';
-    this._nextId = 1;
-    this._waiting = new Map();
+    this._pending = new Pending();
     this._queue = [];           // requests sent before the Worker said it is ready
     this._worker = null;
     this._session = null;
@@ -46,16 +40,9 @@ export class TrainerClient {
   }
 
   _start() {
-    if (FROM_FILE) return this._useMain('opened from a file, and browsers do not start Workers from file://');
-    if (typeof Worker === 'undefined') return this._useMain('this browser has no Web Workers');
-    let url;
-    try {
-      url = new URL(this.workerFile, BASE_URL);
-      if (url.origin !== location.origin) return this._useMain('the HeadLab script comes from another origin than the page, and Workers must be same-origin');
-      this._worker = new Worker(url, { type: 'module', name: this.workerName });
-    } catch (e) {
-      return this._useMain(`the Worker did not start (${e?.message ?? e})`);
-    }
+    const { worker, reason } = openWorker(this.workerFile, this.workerName);
+    if (!worker) return this._useMain(reason);
+    this._worker = worker;
     this._worker.addEventListener('message', (event) => this._onMessage(event.data ?? {}));
     this._worker.addEventListener('error', (event) => {
       event.preventDefault();
@@ -130,12 +117,7 @@ export class TrainerClient {
       else this.onEvent(data);
       return;
     }
-    const job = this._waiting.get(data.id);
-    if (job) {
-      this._waiting.delete(data.id);
-      if (data.error) job.reject(rebuildError(data.error));
-      else job.resolve(data.result);
-    }
+    this._pending.settle(data);
     if (data.fatal) this._crash(`the WebAssembly module in the trainer Worker stopped (${data.error?.message ?? 'no message'})`);
   }
 
@@ -144,14 +126,7 @@ export class TrainerClient {
       job.reject(new Error('the trainer Worker has stopped; restart training'));
       return;
     }
-    this._waiting.set(job.id, job);
-    try {
-      this._worker.postMessage({ id: job.id, type: job.type, payload: job.payload }, job.transfer ?? []);
-    } catch (e) {
-      this._waiting.delete(job.id);
-      job.reject(e);
-      return;
-    }
+    if (!this._pending.post(this._worker, job)) return;
     if (job.type === 'run') this._startWatchdog();
     else if (job.type === 'pause' || job.type === 'create' || job.type === 'load') this._stopWatchdog();
   }
@@ -166,15 +141,14 @@ export class TrainerClient {
   }
 
   _failAll(error, notify = true) {
-    for (const job of this._waiting.values()) job.reject(error);
-    this._waiting.clear();
+    this._pending.failAll(error);
     if (notify) this.onEvent({ event: 'paused', reason: 'error', message: error.message });
   }
 
   /** Sends a request (see trainer-session.js); resolves to its result. */
   request(type, payload = {}, transfer = []) {
     return new Promise((resolve, reject) => {
-      const job = { id: this._nextId++, type, payload, transfer, resolve, reject };
+      const job = this._pending.job(type, payload, transfer, resolve, reject);
       if (this.dead) reject(new Error('the trainer Worker has stopped; restart training'));
       else if (this.mode === 'main') this._runMain(job);
       else if (this.mode === 'worker') this._post(job);

@@ -56,6 +56,7 @@ export const OPTION_KEYS = {
   createParallelLayer: [...WEIGHT_KEYS, 'threads', 'mechanism'],
   'ParallelLayer.forward': CALL_KEYS,
   parameterCount: ['dModel', 'numHeads', 'dK', 'dV', 'bias'],
+  checkShape: ['dModel', 'numHeads', 'dK', 'dV'],
   scalingExperiment: ['dK', 'numQueries', 'numKeys', 'seed'],
   createTrainer: ['task', 'numHeads', 'dModel', 'seed', 'learningRate', 'batchSize', 'optimizer', 'causal'],
   createLanguageModel: ['task', 'numLayers', 'numHeads', 'dModel', 'mlp', 'seed', 'learningRate', 'batchSize'],

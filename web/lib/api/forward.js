@@ -1,7 +1,7 @@
 // The forward pass: argument checks, the arena of one call in the wasm heap, and
 // AttentionLayer (weights copied into the heap once). Headlab's forward methods call these.
 import { OPTION_KEYS, describe, dimsOf, requireBool, requireFloat32, requireObject, rowsOf } from './checks.js';
-import { Arena, MAX_MEMORY_BYTES, MAX_REQUEST_BYTES } from './memory.js';
+import { Arena } from './memory.js';
 
 /** Headlab#createLayer: the weights checked and copied into the heap once. */
 export function createLayer(lab, options) {
@@ -10,8 +10,9 @@ export function createLayer(lab, options) {
   const { shape, specs } = checkLayer(lab, fn, options);
   const arena = new Arena();
   const parts = specs.map(([, arr]) => arena.add(arr.length, 4));
-  const base = arena.bytes <= MAX_REQUEST_BYTES ? lab._core.allocate(arena.bytes) : 0;
-  if (!base) throw new RangeError(`${fn}: the weights (${Math.ceil(arena.bytes / 2 ** 20)} MiB) do not fit in the wasm heap, capped at ${MAX_MEMORY_BYTES / 2 ** 20} MiB`);
+  const { maxMemoryBytes, maxRequestBytes } = lab._heap;
+  const base = arena.bytes <= maxRequestBytes ? lab._core.allocate(arena.bytes) : 0;
+  if (!base) throw new RangeError(`${fn}: the weights (${Math.ceil(arena.bytes / 2 ** 20)} MiB) do not fit in the wasm heap, capped at ${maxMemoryBytes / 2 ** 20} MiB`);
   const heap = lab._core.HEAPF32;
   const addresses = {};
   specs.forEach(([name, arr], i) => {
@@ -23,11 +24,28 @@ export function createLayer(lab, options) {
 
 /** The shape and weights of createLayer's options, checked: { shape: { dModel, numHeads, dK, dV }, specs: [name, array][] }. */
 export function checkLayer(lab, fn, options) {
+  const shape = layerShape(lab, fn, options);
+  return { shape, specs: checkWeights(fn, options, shape) };
+}
+
+/** dModel, numHeads, dK and dV of a layer, checked by the module and resolved (dK, dV default to dModel / numHeads). */
+function layerShape(lab, fn, options) {
   const { dModel, numHeads, dK: dKIn, dV: dVIn } = dimsOf(fn, options);
   const resolved = lab._core.resolveShape({ tQ: 1, tK: 1, dModel, numHeads, dK: dKIn, dV: dVIn, causal: false }, true);
   if (resolved.error) throw new RangeError(`${fn}: ${resolved.error}`);
-  const shape = { dModel, numHeads, dK: resolved.dK, dV: resolved.dV };
-  return { shape, specs: checkWeights(fn, options, shape) };
+  return { dModel, numHeads, dK: resolved.dK, dV: resolved.dV };
+}
+
+/** Headlab#checkShape: null, or why createLayer would refuse the shape (its message without "createLayer: "). */
+export function checkShape(lab, options) {
+  requireObject('checkShape', options, OPTION_KEYS.checkShape);
+  try {
+    layerShape(lab, 'createLayer', options);
+    return null;
+  } catch (e) {
+    if (!(e instanceof TypeError || e instanceof RangeError)) throw e;
+    return e.message.replace(/^createLayer: /, '');
+  }
 }
 
 /** Checks wQ..wO (and bQ..bO when given) against the shape; returns [name, array] of those present. */
@@ -146,10 +164,11 @@ export function prepareForward(lab, fn, options, layer) {
 
   const core = lab._core;
   const needed = arena.bytes + resolved.workspaceBytes;
-  const base = needed <= MAX_REQUEST_BYTES ? core.reserveArena(arena.bytes) : 0;
+  const { maxMemoryBytes, maxRequestBytes } = lab._heap;
+  const base = needed <= maxRequestBytes ? core.reserveArena(arena.bytes) : 0;
   if (!base) {
     throw new RangeError(`${fn}: request too large: needs about ${Math.ceil(needed / 2 ** 20)} MiB of wasm memory ` +
-      `(Tq=${tQ}, Tk=${tK}, dModel=${dModel}, numHeads=${numHeads}); the heap is capped at ${MAX_MEMORY_BYTES / 2 ** 20} MiB`);
+      `(Tq=${tQ}, Tk=${tK}, dModel=${dModel}, numHeads=${numHeads}); the heap is capped at ${maxMemoryBytes / 2 ** 20} MiB`);
   }
   const call = {
     shape: { tQ, tK, dModel, numHeads, dK, dV, causal },

@@ -2,10 +2,10 @@
 // is documented here and carried out by the module of its job.
 import { OPTION_KEYS, describe, requireObject } from './checks.js';
 import { headsTrial, scalingExperiment } from './experiments.js';
-import { createLayer, forward, parameterCount } from './forward.js';
+import { checkShape, createLayer, forward, parameterCount } from './forward.js';
 import { createLanguageModel, languageTaskTable, loadLanguageModel } from './language-model.js';
 import { instantiate, simdSupported } from './load.js';
-import { MAX_MEMORY_BYTES } from './memory.js';
+import { heapLimits } from './memory.js';
 import { DEFAULT_MAX_THREADS, availableCores, createParallelLayer, defaultMechanism, liveWorkerCount } from './parallel.js';
 import { createTrainer, loadTrainer } from './trainer.js';
 
@@ -24,6 +24,7 @@ export class Headlab {
     this._core = core;
     this._flavour = flavour;
     this._options = options;
+    this._heap = heapLimits(core);  // { maxMemoryBytes, maxRequestBytes } of the forward-pass module
     this._train = null;  // the training module once loaded
     this._trainPending = null;
     this._lmTasks = null;  // the language-model task table once read
@@ -96,6 +97,26 @@ export class Headlab {
    */
   parameterCount(options) {
     return parameterCount(this, options);
+  }
+
+  /**
+   * Whether a layer of this shape can be made: null when createLayer accepts
+   * dModel, numHeads, dK and dV (multiHeadAttention checks them the same way), else
+   * the reason, the message createLayer would throw without its "createLayer: "
+   * prefix. The one place a UI asks "does h divide d_model?" (with dK/dV not
+   * given, numHeads must divide dModel) and whether the sizes fit one buffer.
+   * Nothing is allocated.
+   * @param {{dModel: number, numHeads: number, dK?: number, dV?: number}} shape
+   * @returns {string | null}
+   * @throws {TypeError} when shape is not an object, or names an option other than these four
+   * @example
+   * lab.checkShape({ dModel: 512, numHeads: 8 });  // null
+   * lab.checkShape({ dModel: 16, numHeads: 3 });
+   * // 'numHeads must divide dModel when dK/dV are not given: dModel 16 / numHeads 3 is not an integer'
+   * lab.checkShape({ dModel: 16, numHeads: 3, dK: 4, dV: 4 });  // null: the head sizes are given
+   */
+  checkShape(shape) {
+    return checkShape(this, shape);
   }
 
   /**
@@ -244,7 +265,7 @@ export class Headlab {
     const i = this._core.info();
     return {
       version: i.version, flavour: this._flavour, simd: i.simd, isa: i.isa,
-      memoryBytes: this._core.HEAPU8.length, heapInUseBytes: i.heapInUse, maxMemoryBytes: MAX_MEMORY_BYTES,
+      memoryBytes: this._core.HEAPU8.length, heapInUseBytes: i.heapInUse, maxMemoryBytes: this._heap.maxMemoryBytes,
       trainingLoaded: this._train !== null,
       trainingMemoryBytes: this._train ? this._train.HEAPU8.length : 0,
       trainingHeapInUseBytes: this._train ? this._train.heapInUse() : 0,

@@ -221,7 +221,8 @@ export class LanguageModel extends TrainingSession {
    * @returns {import('../headlab').LanguageModelDivergence | null}
    */
   divergence() {
-    return this._live('divergence').divergence();
+    const d = this._live('divergence').divergence();
+    return d.step === 0 ? null : d;
   }
 
 
@@ -311,7 +312,7 @@ export class LanguageModel extends TrainingSession {
     const ids = this._sequence('attention', tokensOrText);
     this._put(core, ids);
     const t = ids.length;
-    const weights = core.attention(t).slice();
+    const weights = core.attention(t);
     return { tokens: Array.from(ids, (i) => this._spec.vocabulary[i]), weights, shape: [this._config.numLayers, this._config.numHeads, t, t] };
   }
 
@@ -411,6 +412,6 @@ export class LanguageModel extends TrainingSession {
   save() {
     const r = this._live('save').save();
     if (typeof r === 'string') throw new RangeError(`LanguageModel.save: ${r}`);
-    return r.slice();
+    return r;
   }
 }

@@ -1,8 +1,16 @@
 // The wasm heap as the API sees it: its cap and the arena layout of one call's arrays.
 
-/** Must match -sMAXIMUM_MEMORY in CMakeLists.txt. */
-export const MAX_MEMORY_BYTES = 1024 * 2 ** 20;
-export const MAX_REQUEST_BYTES = MAX_MEMORY_BYTES - 32 * 2 ** 20;
+const HEADROOM_BYTES = 32 * 2 ** 20;  // left to malloc and the workspace when a request is sized
+
+/**
+ * The heap's cap as the module was linked (-sMAXIMUM_MEMORY in CMakeLists.txt, through
+ * emscripten_get_heap_max), read once at load: `maxMemoryBytes`, and `maxRequestBytes`,
+ * the most one call's arrays may take.
+ */
+export function heapLimits(module) {
+  const maxMemoryBytes = module.heapMax();
+  return { maxMemoryBytes, maxRequestBytes: maxMemoryBytes - HEADROOM_BYTES };
+}
 
 const ALIGN = 16;  // bytes; each array in the arena starts on a SIMD boundary
 

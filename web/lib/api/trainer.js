@@ -7,27 +7,38 @@ import { TrainingSession } from './session.js';
 export async function createTrainer(lab, options) {
   const fn = 'createTrainer';
   requireObject(fn, options, OPTION_KEYS[fn]);
-  const config = {
-    task: options.task ?? 'two-relations',
-    numHeads: options.numHeads === undefined ? 2 : requireDim(fn, 'numHeads', options.numHeads),
-    dModel: options.dModel === undefined ? 16 : requireDim(fn, 'dModel', options.dModel),
-    seed: options.seed === undefined ? 1 : options.seed,
-    learningRate: options.learningRate ?? 0.003,
-    batchSize: options.batchSize === undefined ? 64 : requireDim(fn, 'batchSize', options.batchSize),
-    optimizer: options.optimizer ?? 'adam',
-    causal: requireBool(fn, 'causal', options.causal),
+  // The options given, checked; undefined where the default applies (null too for task,
+  // learningRate and optimizer). The defaults are TrainerConfig's (trainer.hpp).
+  const given = {
+    task: options.task ?? undefined,
+    numHeads: options.numHeads === undefined ? undefined : requireDim(fn, 'numHeads', options.numHeads),
+    dModel: options.dModel === undefined ? undefined : requireDim(fn, 'dModel', options.dModel),
+    seed: options.seed,
+    learningRate: options.learningRate ?? undefined,
+    batchSize: options.batchSize === undefined ? undefined : requireDim(fn, 'batchSize', options.batchSize),
+    optimizer: options.optimizer ?? undefined,
+    causal: options.causal === undefined ? undefined : requireBool(fn, 'causal', options.causal),
   };
-  if (typeof config.task !== 'string') throw new TypeError(`${fn}: task must be a string (one of ${(await lab.tasks()).map((t) => t.name).join(', ')}), got ${describe(config.task)}`);
-  if (typeof config.seed !== 'number') throw new TypeError(`${fn}: seed must be a non-negative integer, got ${describe(config.seed)}`);
-  if (!Number.isSafeInteger(config.seed) || config.seed < 0) throw new RangeError(`${fn}: seed must be a non-negative integer, got ${config.seed}`);
-  if (typeof config.learningRate !== 'number') throw new TypeError(`${fn}: learningRate must be a number, got ${describe(config.learningRate)}`);
-  if (!(Number.isFinite(config.learningRate) && config.learningRate > 0 && config.learningRate <= 10)) {
-    throw new RangeError(`${fn}: learningRate must be a finite number in (0, 10], got ${config.learningRate}`);
+  if (given.task !== undefined && typeof given.task !== 'string') {
+    throw new TypeError(`${fn}: task must be a string (one of ${(await lab.tasks()).map((t) => t.name).join(', ')}), got ${describe(given.task)}`);
   }
-  if (config.optimizer !== 'adam' && config.optimizer !== 'sgd') {
-    throw new RangeError(`${fn}: optimizer must be 'adam' or 'sgd', got ${describe(config.optimizer)}`);
+  if (given.seed !== undefined) {
+    if (typeof given.seed !== 'number') throw new TypeError(`${fn}: seed must be a non-negative integer, got ${describe(given.seed)}`);
+    if (!Number.isSafeInteger(given.seed) || given.seed < 0) throw new RangeError(`${fn}: seed must be a non-negative integer, got ${given.seed}`);
   }
-  const core = new (await lab._trainModule()).TrainerCore();
+  if (given.learningRate !== undefined) {
+    if (typeof given.learningRate !== 'number') throw new TypeError(`${fn}: learningRate must be a number, got ${describe(given.learningRate)}`);
+    if (!(Number.isFinite(given.learningRate) && given.learningRate > 0 && given.learningRate <= 10)) {
+      throw new RangeError(`${fn}: learningRate must be a finite number in (0, 10], got ${given.learningRate}`);
+    }
+  }
+  if (given.optimizer !== undefined && given.optimizer !== 'adam' && given.optimizer !== 'sgd') {
+    throw new RangeError(`${fn}: optimizer must be 'adam' or 'sgd', got ${describe(given.optimizer)}`);
+  }
+  const train = await lab._trainModule();
+  const config = train.trainerDefaults();
+  for (const [name, value] of Object.entries(given)) if (value !== undefined) config[name] = value;
+  const core = new train.TrainerCore();
   const error = core.init(config);
   if (error) {
     core.delete();
@@ -116,7 +127,8 @@ export class Trainer extends TrainingSession {
    * @returns {import('../headlab').TrainerDivergence | null}
    */
   divergence() {
-    return this._live('divergence').divergence();
+    const d = this._live('divergence').divergence();
+    return d.step === 0 ? null : d;
   }
 
   /**
@@ -143,13 +155,13 @@ export class Trainer extends TrainingSession {
 
   /** Every head's attention on the fixed probe sequence: Float32Array [numHeads * T * T]. */
   attentionWeights() {
-    return this._live('attentionWeights').attentionWeights().slice();
+    return this._live('attentionWeights').attentionWeights();
   }
 
   /** The fixed probe sequence: token ids and their names. */
   probe() {
     const core = this._live('probe');
-    const tokens = core.probeTokens().slice();
+    const tokens = core.probeTokens();
     const names = core.taskInfo().tokenNames;
     return { tokens, tokenNames: Array.from(tokens, (t) => names[t]) };
   }
@@ -161,7 +173,8 @@ export class Trainer extends TrainingSession {
 
   /** The configuration and the number of steps taken so far. */
   config() {
-    return this._live('config').config();
+    const core = this._live('config');
+    return { ...core.config(), step: core.steps() };
   }
 
   /**
@@ -191,9 +204,9 @@ export class Trainer extends TrainingSession {
    */
   exportModel() {
     const core = this._live('exportModel');
-    const p = (name) => core.parameters(name).slice();
+    const p = (name) => core.parameters(name);
     return {
-      tokens: this.probe().tokenNames, X: core.probeInputs().slice(),
+      tokens: this.probe().tokenNames, X: core.probeInputs(),
       dModel: this._shape.dModel, numHeads: this._shape.numHeads,
       wQ: p('wQ'), wK: p('wK'), wV: p('wV'), wO: p('wO'), bQ: p('bQ'), bK: p('bK'), bV: p('bV'), bO: p('bO'),
     };
@@ -201,6 +214,6 @@ export class Trainer extends TrainingSession {
 
   /** The trained parameters as bytes; {@link Headlab#loadTrainer} restores an equivalent trainer. */
   save() {
-    return this._live('save').save().slice();
+    return this._live('save').save();
   }
 }

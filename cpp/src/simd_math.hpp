@@ -1,8 +1,11 @@
-// Private to cpp/src: exp and exp2 on one xsimd batch, shared by the softmax
-// kernels (kernels.cpp) and fused attention (attention_fused.cpp).
-// Both build 2^n with an integer shift of the rounding constant's bits: no
-// float->int lane conversion, which WASM SIMD128 emulates slowly.
+// Private to cpp/src: the SIMD maths the kernels share (kernels.cpp,
+// attention_fused.cpp, lm_kernels.cpp): exp and exp2 on one batch, reductions
+// over the lanes of a batch and over a row, and the constant log2(e).
+// exp and exp2 build 2^n with an integer shift of the rounding constant's
+// bits: no float->int lane conversion, which WASM SIMD128 emulates slowly.
 #pragma once
+
+#include <limits>
 
 #include "simd.hpp"
 
@@ -10,6 +13,9 @@ namespace headlab {
 namespace simd {
 
 constexpr std::size_t W = fbatch::size;
+
+// log2(e): e^x = 2^(x log2(e)).
+constexpr float kLog2e = 1.44269504088896341f;
 
 // exp on one batch. Range reduction x = n*ln2 + r with |r| <= ln2/2, a degree-6
 // polynomial for exp(r), and 2^n assembled from the rounding constant's bits:
@@ -20,7 +26,7 @@ inline fbatch exp_batch(fbatch x) {
   const fbatch magic(12582912.0f);  // 1.5 * 2^23
   const auto underflow = x < lo;
   x = min(max(x, lo), hi);
-  const fbatch t = fma(x, fbatch(1.44269504088896341f), magic);
+  const fbatch t = fma(x, fbatch(kLog2e), magic);
   const fbatch n = t - magic;
   fbatch r = fnma(n, fbatch(0.693359375f), x);
   r = fnma(n, fbatch(-2.12194440e-4f), r);
@@ -70,6 +76,55 @@ inline float lanes_max(fbatch v) {
   float m = l[0];
   for (std::size_t i = 1; i < W; ++i) m = l[i] > m ? l[i] : m;
   return m;
+}
+
+// Maximum of row[0..n), n a multiple of W; -infinity for n = 0.
+inline float row_max(const float* row, std::size_t n) {
+  fbatch m0(-std::numeric_limits<float>::infinity()), m1 = m0;
+  std::size_t c = 0;
+  for (; c + 2 * W <= n; c += 2 * W) {
+    m0 = max(m0, fbatch::load_unaligned(row + c));
+    m1 = max(m1, fbatch::load_unaligned(row + c + W));
+  }
+  for (; c < n; c += W) m0 = max(m0, fbatch::load_unaligned(row + c));
+  return lanes_max(max(m0, m1));
+}
+
+// row[c] = 2^exponent(row[c]) for c < n (a multiple of W), exponent(x) <= 0
+// for every x of the row; returns the sum. Two accumulators, as row_max.
+template <class Exponent>
+inline float row_exp2_sum_of(float* row, std::size_t n, Exponent exponent) {
+  fbatch s0(0.0f), s1(0.0f);
+  std::size_t c = 0;
+  for (; c + 2 * W <= n; c += 2 * W) {
+    const fbatch e0 = exp2_nonpositive_batch(exponent(fbatch::load_unaligned(row + c)));
+    const fbatch e1 = exp2_nonpositive_batch(exponent(fbatch::load_unaligned(row + c + W)));
+    e0.store_unaligned(row + c);
+    e1.store_unaligned(row + c + W);
+    s0 += e0;
+    s1 += e1;
+  }
+  for (; c < n; c += W) {
+    const fbatch e = exp2_nonpositive_batch(exponent(fbatch::load_unaligned(row + c)));
+    e.store_unaligned(row + c);
+    s0 += e;
+  }
+  return lanes_sum(s0 + s1);
+}
+
+// row[c] = 2^(row[c] - m) for c < n (a multiple of W), scores already scaled
+// by log2(e) and m >= each of them; returns the sum.
+inline float row_exp2_sum(float* row, std::size_t n, float m) {
+  const fbatch mb(m);
+  return row_exp2_sum_of(row, n, [mb](fbatch x) { return x - mb; });
+}
+
+// row[c] = e^(row[c] - m) = 2^((row[c] - m) log2(e)) for c < n (a multiple of
+// W), m >= each entry; returns the sum. Subtracting first keeps the argument
+// exact near the maximum even for huge scores.
+inline float row_exp_sum(float* row, std::size_t n, float m) {
+  const fbatch mb(m), log2e(kLog2e);
+  return row_exp2_sum_of(row, n, [mb, log2e](fbatch x) { return (x - mb) * log2e; });
 }
 
 }  // namespace simd

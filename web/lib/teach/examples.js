@@ -2,7 +2,7 @@
 // matrices are arrays of rows; wQ/wK are [d_model][h·d_k] with head i in
 // columns i·d_k … (i+1)·d_k−1, wV is [d_model][h·d_v], wO is [h·d_v][d_model].
 
-import { rng } from './dom.js';
+import { rng } from './random.js';
 
 const THIRD = 1 / 3;
 

@@ -1,7 +1,8 @@
-// Fused attention (online softmax) and the packed GEMM against independent
+// Fused attention (online softmax, attention_fused.hpp) against independent
 // answers: a double-precision single-head attention written here, the
-// materialising Path::ref forward, the double reference in reference.hpp, and
-// gemm_ref. Each workspace is checked for writes past its advertised size.
+// materialising Path::ref forward and the double reference in reference.hpp.
+// Each workspace is checked for writes past its advertised size. The packed
+// GEMM is in test_kernels_gemm.cpp, exp2 in test_kernels_elementwise.cpp.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,27 +16,12 @@
 #include "headlab/kernels.hpp"
 #include "headlab/mha.hpp"
 #include "reference.hpp"
+#include "checks.hpp"
 
 using namespace headlab;
+using namespace headlab::test;
 
 namespace {
-
-constexpr float kCanary = 1234.5f;
-constexpr std::size_t kGuard = 67;
-
-// A workspace of n floats followed by a guard band that must stay untouched.
-struct Guarded {
-  std::vector<float> buf;
-  std::size_t n;
-  explicit Guarded(std::size_t floats) : buf(floats + kGuard, kCanary), n(floats) {
-    std::fill(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n), std::nanf(""));
-  }
-  float* data() { return buf.data(); }
-  bool intact() const {
-    return std::all_of(buf.begin() + static_cast<std::ptrdiff_t>(n), buf.end(),
-                       [](float x) { return x == kCanary; });
-  }
-};
 
 struct Head {
   std::size_t t_q, t_k, d_k, d_v, ldq, ldk, ldv, ldo;
@@ -298,85 +284,3 @@ TEST_CASE("fused workspace is O((t_q + t_k) d): far below the materialising one 
   CHECK(mha_workspace_floats(s) >= s.t_q * s.t_k);
 }
 
-TEST_CASE("gemm_packed_simd and gemm_shared_a_simd match gemm_ref over odd sizes") {
-  std::mt19937 rng(12);
-  for (std::size_t m : {1, 2, 3, 7, 8, 9, 31, 64, 65, 130})
-    for (std::size_t n : {1, 3, 4, 5, 15, 16, 17, 33, 70})
-      for (std::size_t k : {1, 2, 5, 16, 17, 300, 513, 1100}) {
-        if (m * n * k > 3000000) continue;
-        const int variant = int((m + n + k) % 3);  // plain, bias, bias + accumulate
-        CAPTURE(m);
-        CAPTURE(n);
-        CAPTURE(k);
-        CAPTURE(variant);
-        const std::size_t lda = k + 2, ldb = n + 3, ldc = n + 1;
-        auto a = ref::random_vec(rng, m * lda), b = ref::random_vec(rng, k * ldb);
-        auto bias = ref::random_vec(rng, n), c0 = ref::random_vec(rng, m * ldc);
-        auto c_ref = c0, c_packed = c0;
-        GemmArgs g{m,           n,
-                   k,           a.data(),
-                   lda,         b.data(),
-                   ldb,         c_ref.data(),
-                   ldc,         variant >= 1 ? bias.data() : nullptr,
-                   variant == 2};
-        gemm_ref(g);
-        g.c = c_packed.data();
-        Guarded ws(gemm_packed_workspace_floats(g));
-        gemm_packed_simd(g, ws.data());
-        CHECK(ws.intact());
-        const double tol = 1e-5 * std::sqrt(double(k));
-        CHECK(ref::allclose(c_packed, c_ref, tol, 1e-5, "gemm_packed_simd vs gemm_ref"));
-      }
-  // Three products sharing A with different widths, outputs and biases.
-  for (std::size_t m : {5, 9, 64, 67, 200})
-    for (std::size_t k : {3, 64, 600}) {
-      CAPTURE(m);
-      CAPTURE(k);
-      const std::size_t ns[3] = {16, 7, 37};
-      auto a = ref::random_vec(rng, m * k);
-      std::vector<std::vector<float>> b, bias, c_ref, c_sh;
-      GemmArgs g[3];
-      for (int s = 0; s < 3; ++s) {
-        b.push_back(ref::random_vec(rng, k * ns[s]));
-        bias.push_back(ref::random_vec(rng, ns[s]));
-        c_ref.emplace_back(m * ns[s], 0.0f);
-        c_sh.emplace_back(m * ns[s], 0.0f);
-        g[s] = {m,     ns[s],
-                k,     a.data(),
-                k,     b[s].data(),
-                ns[s], c_ref[s].data(),
-                ns[s], s == 1 ? nullptr : bias[s].data(),
-                false};
-        gemm_ref(g[s]);
-        g[s].c = c_sh[s].data();
-      }
-      Guarded ws(gemm_shared_a_workspace_floats(g, 3));
-      gemm_shared_a_simd(g, 3, ws.data());
-      CHECK(ws.intact());
-      for (int s = 0; s < 3; ++s)
-        CHECK(ref::allclose(c_sh[s], c_ref[s], 1e-5 * std::sqrt(double(k)), 1e-5, "shared-A vs gemm_ref"));
-    }
-}
-
-TEST_CASE("exp2_nonpositive_simd: relative error below 3e-7 on [-126, 0], exact 0 below") {
-  std::vector<float> x, y(0), yr(0);
-  for (float v = -126.0f; v <= 0.0f; v += 0.00731f) x.push_back(v);
-  for (float v : {0.0f, -0.0f, -1e-8f, -0.5f, -1.0f, -0.49999997f, -125.99f}) x.push_back(v);
-  y.resize(x.size());
-  yr.resize(x.size());
-  exp2_nonpositive_simd(x.data(), y.data(), x.size());
-  exp2_nonpositive_ref(x.data(), yr.data(), x.size());
-  double worst = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double exact = std::exp2(double(x[i]));
-    worst = std::max(worst, std::fabs(y[i] - exact) / exact);
-  }
-  INFO("worst relative error " << worst);
-  CHECK(worst < 3e-7);
-  CHECK(ref::allclose(y, yr, 0.0, 3e-7, "exp2_nonpositive_simd vs _ref"));
-  const float ninf = -std::numeric_limits<float>::infinity();
-  std::vector<float> tiny = {-127.0f, -126.6f, -200.0f, -1e30f, ninf};
-  std::vector<float> out(tiny.size(), 1.0f);
-  exp2_nonpositive_simd(tiny.data(), out.data(), tiny.size());
-  for (float v : out) CHECK(v == 0.0f);
-}

@@ -25,6 +25,8 @@
 // A run that diverges (Trainer.step throws; see headlab.js) stops the session: `run` and `step` are refused
 // until a new `create` or `load`. Its kept state still answers snapshot, save and exportModel.
 
+import { describe } from './values.js';
+
 /** Steps per second of each pace; 0 = as fast as the machine goes. */
 export const PACES = { slow: 40, normal: 200, fast: 0 };
 
@@ -150,8 +152,7 @@ export class TrainerSession {
   /** Runs n steps on every run; losses are accumulated for the next snapshot's training point. */
   stepNow(n) {
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_STEP_N) {
-      const got = typeof n === 'number' ? String(n) : typeof n;
-      throw new (typeof n === 'number' ? RangeError : TypeError)(`step: n must be a whole number from 1 to ${MAX_STEP_N}, got ${got}`);
+      throw new (typeof n === 'number' ? RangeError : TypeError)(`step: n must be a whole number from 1 to ${MAX_STEP_N}, got ${describe(n)}`);
     }
     if (!this.trainers.length) throw new RangeError('trainer session: create a run first');
     this.refuseIfDiverged();

@@ -2,9 +2,8 @@
 // that a component lists as `state: true` in its props table (plus any extra
 // state it declares) is written as `#<key>.<name>=<value>&…`. Each element on a
 // page owns the keys under its own prefix (its id, or a name per element type),
-// so several elements share one URL without clashing.
-
-import { el } from './dom.js';
+// so several elements share one URL without clashing. No DOM: only `location`
+// is read (the copy-link button is components/shared/copy-link.js).
 
 function currentParams() {
   const hash = typeof location === 'undefined' ? '' : location.hash.replace(/^#/, '');
@@ -36,36 +35,4 @@ export function urlWithState(prefix, entries) {
   const hash = [...kept, ...own].map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
   const base = location.href.replace(/#.*$/, '');
   return hash ? `${base}#${hash}` : base;
-}
-
-/**
- * A "Copy link" button. `getUrl()` builds the link; it is also put in the
- * address bar (history.replaceState) and shown in a text field, so it can be
- * copied by hand where the Clipboard API is not allowed (some iframes).
- */
-export function copyLinkControl(getUrl, onCopied) {
-  const field = el('input', { type: 'text', readonly: true, class: 'mono', hidden: true, 'aria-label': 'Link to this state of the demo' });
-  const status = el('span', { class: 'status', role: 'status' });
-  const button = el('button', {
-    type: 'button', class: 'btn', part: 'copy-link', dataset: { action: 'copy-link' },
-    on: {
-      click: async () => {
-        const url = getUrl();
-        try { history.replaceState(history.state, '', url); } catch { /* sandboxed frame: the link is still shown */ }
-        field.value = url;
-        field.hidden = false;
-        let copied = false;
-        try {
-          if (navigator.clipboard && window.isSecureContext) {
-            await navigator.clipboard.writeText(url);
-            copied = true;
-          }
-        } catch { /* permission refused: fall back to selecting the text */ }
-        status.textContent = copied ? 'Link copied.' : 'Copy the link from the field.';
-        if (!copied) { field.focus(); field.select(); }
-        onCopied?.(url, copied);
-      },
-    },
-  }, 'Copy link');
-  return el('span', { class: 'copy-link' }, button, field, status);
 }

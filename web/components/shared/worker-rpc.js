@@ -1,0 +1,84 @@
+// The one message layer between the page and HeadLab's Workers (the compute
+// Worker, the trainer's and the language model's):
+//   page → Worker   { id, type, payload }
+//   Worker → page   { id, result } or { id, error: { name, message }, fatal? } per request;
+//                   { ready: true } once the Worker can answer, or { failed } if it cannot;
+//                   { event, … } for what a session reports unasked (snapshots, pauses)
+// A reply marked fatal reports an abort of the WebAssembly module (e.g. out of memory),
+// which leaves that Worker's module unusable. session-host.js is the Worker side.
+
+import { BASE_URL, FROM_FILE } from './assets.js';
+
+/** An error sent across as { name, message }, rebuilt with the same type. */
+export function rebuildError(e) {
+  const Ctor = { TypeError, RangeError }[e?.name] ?? Error;
+  return new Ctor(e?.message ?? String(e));
+}
+
+/** The { error, fatal } part of a reply for an exception thrown in the Worker. */
+export function errorReply(e) {
+  return { error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) }, fatal: e instanceof WebAssembly.RuntimeError };
+}
+
+/**
+ * Starts the module Worker `file` (next to the bundle): { worker } or, where none can start,
+ * { reason } in words for a status line.
+ */
+export function openWorker(file, name) {
+  if (FROM_FILE) return { reason: 'opened from a file, and browsers do not start Workers from file://' };
+  if (typeof Worker === 'undefined') return { reason: 'this browser has no Web Workers' };
+  try {
+    const url = new URL(file, BASE_URL);
+    if (url.origin !== location.origin) return { reason: 'the HeadLab script comes from another origin than the page, and Workers must be same-origin' };
+    return { worker: new Worker(url, { type: 'module', name }) };
+  } catch (e) {
+    return { reason: `the Worker did not start (${e?.message ?? e})` };
+  }
+}
+
+/** Requests sent and not yet answered: ids out, replies matched back to their promises. */
+export class Pending {
+  constructor() {
+    this._nextId = 1;
+    this._jobs = new Map();
+  }
+
+  /** A job { id, type, payload, transfer, resolve, reject } for a new request. */
+  job(type, payload, transfer, resolve, reject) {
+    return { id: this._nextId++, type, payload, transfer, resolve, reject };
+  }
+
+  /** Posts `job` to `worker` and waits for its reply; rejects it at once if postMessage throws. */
+  post(worker, job) {
+    this._jobs.set(job.id, job);
+    try {
+      worker.postMessage({ id: job.id, type: job.type, payload: job.payload }, job.transfer ?? []);
+    } catch (e) {
+      this._jobs.delete(job.id);
+      job.reject(e);
+      return false;
+    }
+    return true;
+  }
+
+  /** Settles the request a reply answers; false when the message answers none. */
+  settle(data) {
+    const job = this._jobs.get(data.id);
+    if (!job) return false;
+    this._jobs.delete(data.id);
+    if (data.error) job.reject(rebuildError(data.error));
+    else job.resolve(data.result);
+    return true;
+  }
+
+  /** Takes every waiting job out (to run elsewhere or to fail). */
+  drain() {
+    const jobs = [...this._jobs.values()];
+    this._jobs.clear();
+    return jobs;
+  }
+
+  failAll(error) {
+    for (const job of this.drain()) job.reject(error);
+  }
+}
