@@ -6,6 +6,7 @@
 import { MODULES } from '../headlab-files.js';
 import { checkCall, prepareForward } from './forward.js';
 import { isNode, nodeBuiltin } from './load.js';
+import { heapLimits } from './memory.js';
 // parallel.js imports this file: ParallelLayer is read only once a layer is made, after both ran.
 import { ParallelLayer } from './parallel.js';
 
@@ -143,7 +144,7 @@ function defineThreadedLayer() {
       this._workerCount = module.PThread.runningWorkers.length + module.PThread.unusedWorkers.length;
       liveThreadWorkers += this._workerCount;
       this._queue = Promise.resolve();  // calls run one at a time: the threads share one layout
-      this._runner = { _core: module };  // forward.js lays calls out in this module's heap
+      this._runner = { _core: module, _heap: heapLimits(module) };  // forward.js lays calls out in this module's heap
       this._weights = { ...shape, addresses: {} };  // the weights live in the threads' slices
     }
 
