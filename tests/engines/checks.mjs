@@ -66,6 +66,33 @@ function assertClose(actual, expected, what, tol = 1e-4) {
 }
 
 /** The checks: { name, timeout, run(page, site) } where site = { csp, plain } (base URLs). */
+/**
+ * In the page: a causal layer (d_model 32, h 4, T 12, fixed pseudo-random weights) through
+ * createParallelLayer({ threads: 2 }) and through multiHeadAttention; the largest differences.
+ */
+async function parallelAgainstSerial() {
+  const { createHeadlab } = await import('/lib/headlab.js');
+  const lab = await createHeadlab();
+  let seed = 7;
+  const rand = (n) => Float32Array.from({ length: n }, () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 - 0.5; });
+  const d = 32, h = 4, t = 12;
+  const weights = { dModel: d, numHeads: h, wQ: rand(d * d), wK: rand(d * d), wV: rand(d * d), wO: rand(d * d), bO: rand(d) };
+  const query = rand(t * d);
+  const serial = lab.multiHeadAttention({ ...weights, query, causal: true, returnWeights: true });
+  const layer = await lab.createParallelLayer({ ...weights, threads: 2 });
+  const got = await layer.forward({ query, causal: true, returnWeights: true });
+  const maxAbs = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+  const result = {
+    isolated: globalThis.crossOriginIsolated === true, sharedMemory: typeof SharedArrayBuffer === 'function',
+    mechanism: layer.mechanism, threads: layer.threads,
+    scale: serial.output.reduce((m, x) => Math.max(m, Math.abs(x)), 0),
+    maxDiff: maxAbs(got.output, serial.output), weightsDiff: maxAbs(got.weights, serial.weights),
+  };
+  layer.dispose();
+  result.afterDispose = await layer.forward({ query }).then(() => 'answered', (e) => (/dispos/i.test(e.message) ? 'disposed' : e.message));
+  return result;
+}
+
 export const CHECKS = [
   ...PAGES.map((spec) => ({
     name: `${spec.name} loads under the strict CSP with every element ready and no error`,
@@ -178,6 +205,33 @@ export const CHECKS = [
     },
   },
   {
+    name: 'the multi-core layer gives multiHeadAttention\'s result on a plain page (Workers) and on a cross-origin isolated one (pthreads), under the strict CSP',
+    timeout: 90_000,
+    async run(page, site) {
+      const results = {};
+      for (const [where, base] of [['plain', site.notIsolated], ['isolated', site.isolated]]) {
+        await page.goto(new URL('index.html', base).href);
+        await page.waitFor(() => document.readyState === 'complete', null, 10_000);
+        results[where] = await page.evaluate(parallelAgainstSerial);
+      }
+      assert.equal(results.plain.isolated, false, 'the plain page is not cross-origin isolated');
+      assert.equal(results.plain.mechanism, 'workers', 'without isolation the layer runs on Workers');
+      assert.equal(results.isolated.isolated, true, 'the COOP/COEP page is cross-origin isolated');
+      // WebKitGTK's MiniBrowser reports crossOriginIsolated but has no SharedArrayBuffer (Safari
+      // has it on isolated pages): there the layer must choose the Workers, not fail.
+      assert.equal(results.isolated.mechanism, results.isolated.sharedMemory ? 'pthreads' : 'workers',
+        `with isolation the layer runs on pthreads where SharedArrayBuffer exists (it ${results.isolated.sharedMemory ? 'does' : 'does not'})`);
+      console.log(`# multi-core: plain page ${results.plain.mechanism}, isolated page ${results.isolated.mechanism}`);
+      for (const [where, r] of Object.entries(results)) {
+        assert.equal(r.threads, 2, `${where}: threads`);
+        assert.ok(r.scale > 0.1, `${where}: the output is not all zeros (scale ${r.scale})`);
+        assert.ok(r.maxDiff <= 1e-5 * r.scale, `${where}: parallel output within float rounding of multiHeadAttention (max diff ${r.maxDiff}, scale ${r.scale})`);
+        assert.ok(r.weightsDiff <= 1e-6, `${where}: attention weights (max diff ${r.weightsDiff})`);
+        assert.equal(r.afterDispose, 'disposed', `${where}: forward after dispose is refused`);
+      }
+    },
+  },
+  {
     name: 'the strict CSP is sent and enforced, and the site computes under it',
     timeout: 60_000,
     async run(page, site) {
@@ -241,14 +295,17 @@ async function assertNoErrors(page, site) {
  * have run) and then the page must have reported nothing.
  */
 export function engineSuite(open) {
-  let engine, csp, plain;
+  let engine, csp, plain, isolated, notIsolated;
   const site = { httpErrors: [] };
   before(async () => {
     await ensureDist();
     const onResponse = ({ method, url, status }) => { if (status >= 400) site.httpErrors.push(`HTTP ${status} for ${method} ${url}`); };
     csp = await serve({ port: 0, root: DIST, csp: true, inject: CAPTURE, onResponse });
     plain = await serve({ port: 0, root: DIST, inject: CAPTURE, onResponse });
-    Object.assign(site, { csp: csp.url, plain: plain.url });
+    // Two more for the multi-core check, isolated or not whatever HEADLAB_ISOLATION says.
+    isolated = await serve({ port: 0, root: DIST, csp: true, isolate: true, inject: CAPTURE, onResponse });
+    notIsolated = await serve({ port: 0, root: DIST, csp: true, isolate: false, inject: CAPTURE, onResponse });
+    Object.assign(site, { csp: csp.url, plain: plain.url, isolated: isolated.url, notIsolated: notIsolated.url });
     engine = await open();
     console.log(`# ${engine.name}: ${engine.version}`);
   });
@@ -256,6 +313,8 @@ export function engineSuite(open) {
     await engine?.close();
     await csp?.close();
     await plain?.close();
+    await isolated?.close();
+    await notIsolated?.close();
   });
   for (const check of CHECKS) {
     test(check.name, { timeout: check.timeout }, async () => {
