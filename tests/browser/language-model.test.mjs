@@ -64,6 +64,11 @@ const overflow = (page) => page.evaluate(() => document.documentElement.scrollWi
 
 test('trains in its Worker to the phase change, marks it, and labels a previous-token and an induction head', { timeout: TIMEOUT }, async () => {
   const page = await open('lm train');
+  // The seed field shows the seed the run uses: the task's suggested one (defaults.seed), not 1.
+  const suggested = await page.evaluate(async () => (await (await import('/lib/headlab.js')).createHeadlab().then((lab) => lab.languageTasks()))
+    .find((t) => t.name === 'induction').defaults.seed);
+  assert.notEqual(suggested, 1, 'the induction task suggests a seed other than 1 (else this check could not fail)');
+  await eventually(async () => assert.equal(await lm(page).locator('[data-testid="lm-seed"]').inputValue(), String(suggested)));
   await lm(page).locator('[data-action="start"]').click();
   await page.waitForSelector(`${TAG}[data-phase-step]`, { timeout: 150_000 });
   const at = await state(page);

@@ -522,6 +522,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.compareBox.checked = this.compare;
     if (!this.lab) return;
     this._task = this._tasks.find((t) => t.name === this.task) ?? this._tasks[0];
+    this.seedInput.value = String(this.runSeed);  // now with the task's suggested seed, the one the run uses
     const text = TASK_TEXT[this._task.name];
     setText(this.heading, text.title);
     this.renderIntro();
