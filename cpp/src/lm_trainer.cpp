@@ -48,7 +48,8 @@ LmResult LmTrainer::step(std::size_t n) {
   for (std::size_t i = 0; i < n && diverged_at_ == 0; ++i) {
     const std::uint64_t batch_state = data_rng_.state();
     generate_lm_batch(spec_, data_rng_, config_.batch_size, batch_);
-    const LmResult r = model_.forward(batch_, config_.batch_size, true);
+    const LmResult r = runner_ ? runner_->run(model_, batch_, config_.batch_size)
+                               : model_.forward(batch_, config_.batch_size, true);
     const std::uint64_t t = optimizer_.steps() + 1;
     float lr = config_.learning_rate;
     if (t <= config_.warmup_steps) lr *= float(t) / float(config_.warmup_steps);

@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "headlab/kernels.hpp"
@@ -82,6 +84,9 @@ class LanguageModel {
   float* params() { return params_.data(); }
   const float* params() const { return params_.data(); }
   const float* grads() const { return grads_.data(); }
+  // Writable for a data-parallel step (lm_parallel.hpp), which sums its
+  // replicas' gradients here before the optimizer step.
+  float* grads() { return grads_.data(); }
 
   // Token embeddings N(0, 1) (torch's nn.Embedding). Position embeddings
   // N(0, 0.1^2), small beside the tokens. Measured on the induction task
@@ -107,6 +112,10 @@ class LanguageModel {
   // Rows [0, n) of `batch` (n <= max_batch, batch.seq_len == seq_len). With
   // `backward`, grads() becomes d loss / d params for that batch.
   LmResult forward(const LmBatch& batch, std::size_t n, bool backward, Path path = Path::simd);
+  // The same on n sequences given as tokens / targets [n * seq_len] (a slice of
+  // a batch: the data-parallel step runs one per thread).
+  LmResult run(const std::int32_t* tokens, const std::int32_t* targets, std::size_t n, bool backward,
+               Path path);
 
   // From the last forward, for its n sequences:
   //   probabilities [n*T, vocab]; argmax [n*T] (most probable next token);
@@ -124,8 +133,6 @@ class LanguageModel {
 
 
  private:
-  LmResult run(const std::int32_t* tokens, const std::int32_t* targets, std::size_t n, bool backward,
-               Path path);
   MhaWeights mha_weights(std::size_t layer) const;
 
   LmConfig config_;
@@ -247,6 +254,17 @@ struct LmTrainConfig {
 // The task's defaults (LmTaskSpec::defaults) with `seed`.
 LmTrainConfig lm_train_defaults(const LmTaskSpec& spec, std::uint64_t seed = 1);
 
+// Runs a training batch forward and backward for LmTrainer::step in place of
+// model.forward(batch, n, true): afterwards model.grads() must hold d loss /
+// d params for the n sequences and the result their mean loss, as forward's.
+// The data-parallel step (lm_parallel.hpp, threaded builds only) is one; the
+// core knows no threads.
+class LmBatchRunner {
+ public:
+  virtual ~LmBatchRunner() = default;
+  virtual LmResult run(LanguageModel& model, const LmBatch& batch, std::size_t n) = 0;
+};
+
 class LmTrainer {
  public:
   // The model is initialised from Rng(seed, 1); training batches come from
@@ -284,6 +302,12 @@ class LmTrainer {
   std::uint64_t data_state() const { return data_rng_.state(); }
   void set_data_state(std::uint64_t state) { data_rng_.set_state(state); }
 
+  // Who runs each step's batch: null (the default) is model().forward on this
+  // thread, today's code path. set_lm_threads (lm_parallel.hpp) installs a
+  // data-parallel runner; the optimizer step and divergence rule stay here.
+  void set_batch_runner(std::unique_ptr<LmBatchRunner> runner) { runner_ = std::move(runner); }
+  LmBatchRunner* batch_runner() const { return runner_.get(); }
+
  private:
   const LmTaskSpec& spec_;
   LmTrainConfig config_;
@@ -293,6 +317,7 @@ class LmTrainer {
   LmBatch batch_;
   std::uint64_t diverged_at_ = 0;
   Divergence divergence_ = Divergence::none;
+  std::unique_ptr<LmBatchRunner> runner_;
 };
 
 }  // namespace headlab
