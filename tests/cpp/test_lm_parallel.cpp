@@ -192,3 +192,24 @@ TEST_CASE("lm parallel: 1 thread is today's code path, bit for bit; runners are 
     scoped.step(2);
   }  // ~LmTrainer ends the runner's threads (a leak or a running thread would fail under ASan)
 }
+
+TEST_CASE("lm parallel: the divergence rule holds on the summed update (step not taken, batch drawn again)") {
+  const LmTaskSpec& spec = *find_lm_task("induction");
+  LmTrainConfig c = lm_train_defaults(spec, 3);
+  c.num_layers = 1;
+  c.batch_size = 8;
+  c.warmup_steps = 0;
+  c.learning_rate = 3e4f;  // Adam moves each weight by about lr on step 1: past kMaxParam
+  LmTrainer one(spec, c), two(spec, c);
+  REQUIRE(set_lm_threads(two, 2) == "");
+  const std::vector<float> before(two.model().params(), two.model().params() + two.model().num_params());
+  const std::uint64_t data = two.data_state();
+  one.step(5);
+  two.step(5);
+  CHECK(one.diverged_at() == 1);
+  CHECK(two.diverged_at() == 1);
+  CHECK(two.steps() == 0);
+  CHECK(two.divergence() == Divergence::update);
+  CHECK(two.data_state() == data);
+  CHECK(std::equal(before.begin(), before.end(), two.model().params()));
+}
