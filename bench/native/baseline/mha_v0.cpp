@@ -44,7 +44,7 @@ Layout layout(const MhaShape& s) {
   return l;
 }
 
-void gemm(Path path, const GemmArgs& g) { path == Path::simd ? v0::gemm_simd(g) : v0::gemm_ref(g); }
+void gemm_v0(Path path, const GemmArgs& g) { path == Path::simd ? v0::gemm_simd(g) : v0::gemm_ref(g); }
 
 // Copies a [rows, cols] block with leading dimension lds into a dense buffer.
 void copy_block(std::size_t rows, std::size_t cols, const float* src, std::size_t lds, float* dst) {
@@ -93,9 +93,9 @@ void mha_forward(const MhaShape& s, const MhaInputs& in, const MhaWeights& w,
   const MhaIntermediates& im = out.intermediates;
 
   // Projections for all heads at once: X W^Q is [t, h*d_k], head i in columns i*d_k..
-  gemm(path, {s.t_q, hk, s.d_model, in.query, s.d_model, w.w_q, hk, qp, hk, w.b_q, false});
-  gemm(path, {s.t_k, hk, s.d_model, in.key, s.d_model, w.w_k, hk, kp, hk, w.b_k, false});
-  gemm(path, {s.t_k, hv, s.d_model, in.value, s.d_model, w.w_v, hv, vp, hv, w.b_v, false});
+  gemm_v0(path, {s.t_q, hk, s.d_model, in.query, s.d_model, w.w_q, hk, qp, hk, w.b_q, false});
+  gemm_v0(path, {s.t_k, hk, s.d_model, in.key, s.d_model, w.w_k, hk, kp, hk, w.b_k, false});
+  gemm_v0(path, {s.t_k, hv, s.d_model, in.value, s.d_model, w.w_v, hv, vp, hv, w.b_v, false});
 
   const float inv_sqrt_dk = 1.0f / std::sqrt(static_cast<float>(s.d_k));
   const float ninf = -std::numeric_limits<float>::infinity();
@@ -111,7 +111,7 @@ void mha_forward(const MhaShape& s, const MhaInputs& in, const MhaWeights& w,
 
     // Scores Q_i K_i^T: pack K_i^T [d_k, t_k] so each score row is a broadcast GEMM.
     transpose(s.t_k, s.d_k, ki, hk, kt, s.t_k);
-    gemm(path, {s.t_q, s.t_k, s.d_k, qi, hk, kt, s.t_k, sc, s.t_k, nullptr, false});
+    gemm_v0(path, {s.t_q, s.t_k, s.d_k, qi, hk, kt, s.t_k, sc, s.t_k, nullptr, false});
     if (im.scores) std::copy(sc, sc + tt, im.scores + i * tt);
 
     path == Path::simd ? scale_simd(sc, tt, inv_sqrt_dk) : scale_ref(sc, tt, inv_sqrt_dk);
@@ -128,12 +128,12 @@ void mha_forward(const MhaShape& s, const MhaInputs& in, const MhaWeights& w,
 
     // head_i = weights V_i, written straight into its columns of the concatenation.
     float* head = concat + i * s.d_v;
-    gemm(path, {s.t_q, s.d_v, s.t_k, sc, s.t_k, vi, hv, head, hv, nullptr, false});
+    gemm_v0(path, {s.t_q, s.d_v, s.t_k, sc, s.t_k, vi, hv, head, hv, nullptr, false});
     if (im.head_outputs) copy_block(s.t_q, s.d_v, head, hv, im.head_outputs + i * s.t_q * s.d_v);
   }
   if (im.concat) std::copy(concat, concat + s.t_q * hv, im.concat);
 
-  gemm(path, {s.t_q, s.d_model, hv, concat, hv, w.w_o, s.d_model, out.output, s.d_model, w.b_o, false});
+  gemm_v0(path, {s.t_q, s.d_model, hv, concat, hv, w.w_o, s.d_model, out.output, s.d_model, w.b_o, false});
 }
 
 std::string parameter_count(std::size_t d_model, std::size_t num_heads, std::size_t d_k,
