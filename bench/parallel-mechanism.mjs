@@ -9,18 +9,16 @@
 // over every round, and the load average before and after.
 import os from 'node:os';
 import { createHeadlab } from '../web/lib/headlab.js';
+import { arg, layerWeights, median, seededFill } from './lib/scripts.mjs';
 
-const arg = (name, fallback) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : fallback; };
 const seqs = arg('T', '256,1024').split(',').map(Number);
 const reps = Number(arg('reps', 15));
 const rounds = Number(arg('rounds', 3));
 const threads = Number(arg('threads', 2));
 const d = 512, h = 8;
 const lab = await createHeadlab();
-let x = 7;
-const fill = (n) => Float32Array.from({ length: n }, () => { x = (x * 1103515245 + 12345) % 2147483648; return (x / 2147483648 - 0.5) * 0.1; });
-const w = { dModel: d, numHeads: h, wQ: fill(d * d), wK: fill(d * d), wV: fill(d * d), wO: fill(d * d) };
-const median = (a) => { const s = [...a].sort((p, q) => p - q); return s[s.length >> 1]; };
+const fill = seededFill();
+const w = layerWeights(d, h, fill);
 
 const loadBefore = os.loadavg();
 const main = lab.createLayer(w);

@@ -1,5 +1,5 @@
 // How to split the forward pass over Workers, measured in Node (numbers quoted in
-// ParallelLayer's comment in web/lib/headlab.js):
+// ParallelLayer's comment in web/lib/api/parallel.js):
 //   node bench/parallel-split.mjs [--T 256,1024] [--reps 9]
 // heads:   lab.createParallelLayer({ threads: 2 }): each Worker holds 4 of the 8 heads (inputs shared
 //          through a SharedArrayBuffer, or copied per Worker by postMessage)
@@ -7,16 +7,14 @@
 // main:    lab.createLayer on the calling thread
 // Also the cost of summing two partial outputs on the calling thread.
 import { createHeadlab } from '../web/lib/headlab.js';
+import { arg, layerWeights, median, seededFill } from './lib/scripts.mjs';
 
-const arg = (name, fallback) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : fallback; };
 const seqs = arg('T', '256,1024').split(',').map(Number);
 const reps = Number(arg('reps', 9));
 const d = 512, h = 8;
 const lab = await createHeadlab();
-let x = 7;
-const fill = (n) => Float32Array.from({ length: n }, () => { x = (x * 1103515245 + 12345) % 2147483648; return (x / 2147483648 - 0.5) * 0.1; });
-const w = { dModel: d, numHeads: h, wQ: fill(d * d), wK: fill(d * d), wV: fill(d * d), wO: fill(d * d) };
-const median = (a) => { const s = [...a].sort((p, q) => p - q); return s[s.length >> 1]; };
+const fill = seededFill();
+const w = layerWeights(d, h, fill);
 
 const main = lab.createLayer(w);
 const heads = await lab.createParallelLayer({ ...w, threads: 2, mechanism: 'workers' });

@@ -9,8 +9,8 @@
 // and the time of one step at B and at B/2 on one thread (how much of a step scales with the batch).
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { arg } from './lib/scripts.mjs';
 
-const arg = (name, fallback) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : fallback; };
 const seconds = Number(arg('seconds', 3));
 const api = new URL('../web/lib/headlab.js', import.meta.url).href;
 
