@@ -9,12 +9,13 @@
 //                                       inside (base64): works from file://, where module scripts and
 //                                       fetch are blocked; the scalar fallback is fetched next to it
 //   dist/headlab_{core,train}{,_scalar}.wasm  found next to the bundle
-//   dist/headlab_core_threads.{mjs,wasm,worker.js}  createParallelLayer's threads build (isolated pages)
+//   dist/headlab_{core,train}_threads.{mjs,wasm,worker.js}  the threads builds (isolated pages):
+//                                       createParallelLayer's and the language models'
 //   dist/models/*.hlm                   trained language models (web/models/), also inside the classic build
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
 //   dist/lib/headlab.js (+ gen/*.wasm)   the API alone as one ES module, for CDNs and static hosting,
 //                                       with headlab-parallel-worker.js (bundled) next to it and the
-//                                       threads build (gen/headlab_core_threads.*) for isolated pages
+//                                       threads builds (gen/headlab_*_threads.*) for isolated pages
 //   dist/index.html, demos/, examples/, styles/, site/   the site
 // Run after scripts/build.sh: `node scripts/bundle.mjs`.
 import { build } from 'esbuild';
@@ -170,11 +171,12 @@ await cp(path.join(web, 'lib/headlab.d.ts'), path.join(out, 'lib/headlab.d.ts'))
 // createParallelLayer's Worker, next to the API it imports as ./headlab.js.
 await cp(path.join(web, 'lib/headlab-parallel-worker.js'), path.join(out, 'lib/headlab-parallel-worker.js'));
 for (const name of wasmNames) await cp(path.join(gen, `${name}.wasm`), path.join(out, 'lib/gen', `${name}.wasm`));
-// createParallelLayer's threads build, loaded (never bundled) where cross-origin isolation allows:
-// its glue, wasm and thread Worker script, where each API looks for headlab_core.wasm (the site's
+// The threads builds (createParallelLayer's, the language models'), loaded (never bundled) where
+// cross-origin isolation allows: glue, wasm and thread Worker script, where each API looks for
+// headlab_core.wasm and headlab_train.wasm (the site's
 // bundle next to itself; lib/headlab.js in gen/, with the package.json that makes Node run the
 // Worker script as CommonJS).
-const threadsFiles = ['headlab_core_threads.mjs', 'headlab_core_threads.wasm', 'headlab_core_threads.worker.js'];
+const threadsFiles = ['headlab_core_threads', 'headlab_train_threads'].flatMap((m) => [`${m}.mjs`, `${m}.wasm`, `${m}.worker.js`]);
 for (const file of [...threadsFiles, 'package.json']) {
   if (await exists(path.join(gen, file))) await cp(path.join(gen, file), path.join(out, 'lib/gen', file));
 }

@@ -16,6 +16,9 @@
 #include "copies.hpp"
 #include "headlab/lm_session.hpp"
 #include "headlab/lm_tasks.hpp"
+#ifdef HEADLAB_THREADS
+#include "headlab/lm_parallel.hpp"
+#endif
 
 namespace {
 
@@ -131,6 +134,14 @@ class LanguageModelJs {
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(static_cast<std::uintptr_t>(address));
     return adopt(headlab::LmSession::load(bytes, static_cast<std::size_t>(size)));
   }
+
+#ifdef HEADLAB_THREADS
+  // The threaded training module (headlab_train_threads) only: each step's batch split over
+  // `threads` threads (1 = the one-thread path). "" or a message naming threads.
+  std::string set_threads(double threads) {
+    return headlab::set_lm_threads(s_->trainer(), static_cast<std::size_t>(threads));
+  }
+#endif
 
   LmStepJs step(double n) {
     const headlab::LmResult r = s_->step(static_cast<std::size_t>(n));
@@ -325,6 +336,10 @@ EMSCRIPTEN_BINDINGS(headlab_language_model) {
       .function("headEnabled", &LanguageModelJs::head_enabled)
       .function("save", &LanguageModelJs::save)
       .function("config", &LanguageModelJs::config)
-      .function("taskName", &LanguageModelJs::task_name);
+      .function("taskName", &LanguageModelJs::task_name)
+#ifdef HEADLAB_THREADS
+      .function("setThreads", &LanguageModelJs::set_threads)
+#endif
+      ;
   function("languageTaskTable", &language_task_table);
 }

@@ -368,6 +368,11 @@ const CASES = [
   ['createLanguageModel: batchSize 10^5', () => lab.createLanguageModel({ task: 'induction', batchSize: 1e5 }), RangeError, 'batchSize', /1\.\.4096/],
   ['createLanguageModel: 4 layers of dModel 1024 with batches of 4096, beyond the heap', () => lab.createLanguageModel({ task: 'induction', numLayers: 4, numHeads: 1, dModel: 1024, batchSize: 4096 }),
     RangeError, 'batchSize', /too large.*384 MiB/],
+  ['createLanguageModel: threads zero', () => lab.createLanguageModel({ task: 'induction', threads: 0 }), RangeError, 'threads', /positive integer/],
+  ['createLanguageModel: threads 1.5', () => lab.createLanguageModel({ task: 'induction', threads: 1.5 }), RangeError, 'threads', /positive integer/],
+  ['createLanguageModel: threads a string', () => lab.createLanguageModel({ task: 'induction', threads: 'two' }), TypeError, 'threads', /positive integer or 'auto'/],
+  ['createLanguageModel: more threads than sequences in a batch', () => lab.createLanguageModel({ task: 'induction', batchSize: 4, threads: 5 }),
+    RangeError, 'threads', /at most 4 \(the batch size: every thread runs at least one sequence\), got 5/],
 
   // loadLanguageModel
   ['loadLanguageModel: a string', () => lab.loadLanguageModel('model'), TypeError, 'bytes', /Uint8Array or ArrayBuffer/],
@@ -385,6 +390,11 @@ const CASES = [
   ['loadLanguageModel: a weight of 3e38', async () => lab.loadLanguageModel(await editedLm((b, v) => v.setFloat32(b.length - 4, 3e38, true))), RangeError, 'bytes', /parameter \d+ is 3e\+38, beyond the ±1e4/],
   ['loadLanguageModel: a NaN weight', async () => lab.loadLanguageModel(await editedLm((b, v) => v.setFloat32(b.length - 8, NaN, true))), RangeError, 'bytes', /parameter \d+ is not finite/],
   ['loadLanguageModel: more than 64 MiB', () => lab.loadLanguageModel(new Uint8Array(64 * 2 ** 20 + 1)), RangeError, 'bytes', /at most 64 MiB/],
+  ['loadLanguageModel: options a number', async () => lab.loadLanguageModel(await withLm((lm) => lm.save()), 2), TypeError, 'options', /options object/],
+  ['loadLanguageModel: a misspelt option (thread)', async () => lab.loadLanguageModel(await withLm((lm) => lm.save()), { thread: 2 }), TypeError, 'thread', /did you mean threads\?/],
+  ['loadLanguageModel: threads zero', async () => lab.loadLanguageModel(await withLm((lm) => lm.save()), { threads: 0 }), RangeError, 'threads', /positive integer/],
+  ['loadLanguageModel: more threads than the file\'s batch', async () => lab.loadLanguageModel(await withLm((lm) => lm.save()), { threads: 4096 }),
+    RangeError, 'threads', /at most \d+ \(the batch size/],
 
   // LanguageModel methods
   ['LanguageModel.step(0)', () => withLm((lm) => lm.step(0)), RangeError, 'n', /positive integer/],

@@ -619,7 +619,7 @@ export class HeadlabLanguageModel extends TrainingElement {
       const c = info.config ?? {};
       const layers = c.numLayers ?? this.layers;
       const heads = c.numHeads ?? this.heads;
-      return { k, layers, heads, config: c, history: [], phase: null, name: `${layers} layer${layers === 1 ? '' : 's'}` };
+      return { k, layers, heads, config: c, threads: info.threads ?? 1, history: [], phase: null, name: `${layers} layer${layers === 1 ? '' : 's'}` };
     });
     const r = this._runs[0];
     if (!this._open || this._open.layer >= r.layers || this._open.head >= r.heads) this._open = this.defaultOpen();
@@ -947,7 +947,9 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   renderProgress() {
     const s = this._snapshot.runs[0];
-    setText(this.progress, `Step ${s.step} · ${fmt(this.seconds(), 1)} s · held-out accuracy ${fmt(s.eval.accuracy, 2)} · pauses at ${Math.max(this._until, s.step)}`);
+    const threads = this._runs[0]?.threads ?? 1;
+    const on = threads > 1 ? ` on ${threads} threads` : '';
+    setText(this.progress, `Step ${s.step} · ${fmt(this.seconds(), 1)} s${on} · held-out accuracy ${fmt(s.eval.accuracy, 2)} · pauses at ${Math.max(this._until, s.step)}`);
   }
 
   renderAblation() {

@@ -365,6 +365,12 @@ export interface LanguageModelOptions {
   learningRate?: number;
   /** Sequences per step, 1..4096. Default: the task's. */
   batchSize?: number;
+  /**
+   * Threads each step's batch is split over (pthreads: Node, cross-origin isolated pages and their Workers), at most
+   * batchSize; 'auto': the cores available (at most 8) where threads can run, else 1. Default 1 (bit-reproducible; k
+   * threads equal one thread up to float rounding). More than 1 where threads cannot run rejects with an Error saying why.
+   */
+  threads?: number | 'auto';
 }
 
 /** The resolved configuration of a {@link LanguageModel}. */
@@ -452,6 +458,8 @@ export declare class LanguageModel {
   readonly vocabulary: string[];
   /** Training steps taken in all, including those of a loaded file. */
   readonly steps: number;
+  /** Threads each step's batch is split over (the `threads` option, resolved); 0 once disposed. */
+  readonly threads: number;
   /**
    * n Adam steps (default 1).
    * @throws RangeError `LanguageModel.step: training diverged at step N with learningRate X (adam): …` when a
@@ -557,7 +565,7 @@ export declare class Headlab {
   /** Options not given default to the task's defaults, seed included. Rejects with a TypeError or RangeError naming the bad option. */
   createLanguageModel(options: LanguageModelOptions): Promise<LanguageModel>;
   /** Rejects with a TypeError for a non-byte argument, a RangeError (an Error) naming what is wrong with a bad file. */
-  loadLanguageModel(bytes: Uint8Array | ArrayBuffer): Promise<LanguageModel>;
+  loadLanguageModel(bytes: Uint8Array | ArrayBuffer, options?: { threads?: number | 'auto' }): Promise<LanguageModel>;
   /**
    * The forward pass on several cores. 'pthreads': threads of one wasm module (headlab_core_threads,
    * shared memory), where SharedArrayBuffer and cross-origin isolation allow; 'workers' elsewhere:

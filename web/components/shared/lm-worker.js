@@ -4,13 +4,17 @@ import { getLab } from './lab.js';
 import { LmSession } from '../../lib/teach/lm-session.js';
 import { hostSession, schedule } from './session-host.js';
 
+// Each model splits its batches over the cores where the page allows threads (cross-origin
+// isolated, as `npm start` serves the site), one thread elsewhere (lab.createLanguageModel's 'auto').
+const THREADS = 'auto';
+
 // As in trainer-worker.js: the browser optimises hot wasm functions only after they
 // have run for a while, so a throwaway model takes the first slow steps while the
 // page is read, in small pieces, and stops as soon as real work starts.
 let warming = true;
 async function warmUp() {
   const lab = await getLab();
-  const m = await lab.createLanguageModel({ task: 'induction', seed: 99 });
+  const m = await lab.createLanguageModel({ task: 'induction', seed: 99, threads: THREADS });
   const piece = () => {
     if (!warming || m.steps >= 120) {
       warming = false;
@@ -24,7 +28,7 @@ async function warmUp() {
   piece();
 }
 
-hostSession((post) => getLab().then((lab) => LmSession.open(lab, post, { chunkMs: 25, schedule })), {
+hostSession((post) => getLab().then((lab) => LmSession.open(lab, post, { chunkMs: 25, schedule, threads: THREADS })), {
   warmUp,
   stopWarmUp: () => { warming = false; },
   startsWork: (type) => type === 'run' || type === 'step' || type === 'load',

@@ -59,7 +59,8 @@ export const OPTION_KEYS = {
   checkShape: ['dModel', 'numHeads', 'dK', 'dV'],
   scalingExperiment: ['dK', 'numQueries', 'numKeys', 'seed'],
   createTrainer: ['task', 'numHeads', 'dModel', 'seed', 'learningRate', 'batchSize', 'optimizer', 'causal'],
-  createLanguageModel: ['task', 'numLayers', 'numHeads', 'dModel', 'mlp', 'seed', 'learningRate', 'batchSize'],
+  createLanguageModel: ['task', 'numLayers', 'numHeads', 'dModel', 'mlp', 'seed', 'learningRate', 'batchSize', 'threads'],
+  loadLanguageModel: ['threads'],
   'LanguageModel.generate': ['prompt', 'maxTokens', 'temperature', 'seed'],
   'LanguageModel.predict': ['topK'],
 };

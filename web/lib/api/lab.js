@@ -221,8 +221,17 @@ export class Headlab {
    * defaults to the task's `defaults` (seed too: one on which the task's heads
    * form in browsers). The same options give the same
    * losses, step for step. Call `dispose()` when done.
+   *
+   * `threads` (default 1) splits each step's batch over that many threads of a
+   * threaded training module of the model's own (pthreads: Node, and cross-origin
+   * isolated pages and their Workers); `'auto'` takes the cores available (at
+   * most 8 and at most batchSize) where threads can run and 1 elsewhere. A step
+   * on k threads equals the one-thread step up to float rounding, not bit for
+   * bit, so runs with different `threads` drift apart slowly; the default keeps
+   * every run reproducible. `model.threads` says how many are used.
    * @param {import('../headlab').LanguageModelOptions} options
-   * @returns {Promise<LanguageModel>} rejects with a TypeError or RangeError naming the bad option
+   * @returns {Promise<LanguageModel>} rejects with a TypeError or RangeError naming the bad option,
+   *   or an Error when `threads` > 1 cannot run here (saying why)
    * @example
    * const lm = await lab.createLanguageModel({ task: 'induction', seed: 3 });
    * lm.step(300);                 // { step: 300, loss }
@@ -238,15 +247,17 @@ export class Headlab {
    * Restores a language model from the bytes of `model.save()` (format
    * documented in cpp/include/headlab/lm_file.hpp): same task, config, seed,
    * weights, head switches and step count. Adam's moments are not saved: further
-   * training restarts them from zero.
+   * training restarts them from zero. `options.threads` as for
+   * {@link Headlab#createLanguageModel} (at most the file's batchSize).
    * @param {Uint8Array|ArrayBuffer} bytes
+   * @param {{threads?: number|'auto'}} [options]
    * @returns {Promise<LanguageModel>} rejects with a TypeError when bytes is not a Uint8Array or ArrayBuffer,
    *   a RangeError (an Error) whose message names what is wrong when the file is not a valid language model
    * @example
    * const copy = await lab.loadLanguageModel(lm.save());
    */
-  async loadLanguageModel(bytes) {
-    return loadLanguageModel(this, bytes);
+  async loadLanguageModel(bytes, options) {
+    return loadLanguageModel(this, bytes, options);
   }
 
   /**

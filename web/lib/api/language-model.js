@@ -1,7 +1,13 @@
 // The small causal transformer language models (training module): their task table,
 // createLanguageModel, loadLanguageModel and the LanguageModel they return.
 import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
+import { DEFAULT_MAX_THREADS, availableCores } from './parallel.js';
 import { TrainingSession } from './session.js';
+import { endModule, loadThreaded, threadsUnavailable } from './threads.js';
+
+// Threads a language model may split its batches over: at most this many, and at most batchSize
+// (every thread runs at least one sequence).
+const MAX_LM_THREADS = 64;
 
 /** The shortest decimal that rounds to the same float32 (C++ holds learning rates as float): 0.003, not 0.003000000026077032. */
 function fromFloat32(x) {
@@ -41,39 +47,105 @@ export async function createLanguageModel(lab, options) {
     batchSize: dim('batchSize'),
   };
   requireSeed(fn, 'seed', config.seed);
+  const threads = resolveThreads(lab, fn, options.threads, config.batchSize);
   if (typeof config.learningRate !== 'number') throw new TypeError(`${fn}: learningRate must be a number, got ${describe(config.learningRate)}`);
   if (!(Number.isFinite(config.learningRate) && config.learningRate > 0 && config.learningRate <= 1)) {
     throw new RangeError(`${fn}: learningRate must be a finite number in (0, 1], got ${config.learningRate}`);
   }
-  const train = await lab._trainModule();
-  const core = new train.LanguageModelCore();
-  const error = core.init(config);
-  if (error) {
-    core.delete();
-    throw new RangeError(`${fn}: ${error}`);
+  return withCore(lab, fn, threads, (core) => core.init(config), (e) => new RangeError(`${fn}: ${e}`),
+    (core, module) => new LanguageModel(lab, core, spec, module, threads));
+}
+
+/**
+ * The `threads` option: undefined → 1; 'auto' → the cores available (at most 8 and at most
+ * batchSize) where the threaded training module can run, else 1; a number → that many, which must
+ * be at most batchSize, and more than 1 only where threads can run (else an Error saying why).
+ */
+function resolveThreads(lab, fn, threads, batchSize) {
+  if (threads === undefined) return 1;
+  if (threads === 'auto') {
+    if (threadsUnavailable(lab, 'train')) return 1;
+    return Math.max(1, Math.min(availableCores(), DEFAULT_MAX_THREADS, batchSize));
   }
-  return new LanguageModel(lab, core, spec);
+  if (typeof threads !== 'number') throw new TypeError(`${fn}: threads must be a positive integer or 'auto', got ${describe(threads)}`);
+  requireDim(fn, 'threads', threads);
+  if (threads > Math.min(batchSize, MAX_LM_THREADS)) {
+    throw new RangeError(`${fn}: threads must be at most ${Math.min(batchSize, MAX_LM_THREADS)} (the batch size${batchSize > MAX_LM_THREADS ? `, capped at ${MAX_LM_THREADS}` : ''}: ` +
+      `every thread runs at least one sequence), got ${threads}`);
+  }
+  if (threads > 1) {
+    const why = threadsUnavailable(lab, 'train');
+    if (why) throw new Error(`${fn}: threads: ${threads} threads cannot run here: ${why}. Pass threads: 'auto' to use them where they can, 1 elsewhere`);
+  }
+  return threads;
+}
+
+/**
+ * Makes a LanguageModelCore and sets it up with `setUp(core)` (→ '' or an error message): in the
+ * training module for one thread, in a threaded training module of its own (threads − 1 thread
+ * Workers; the calling thread runs the first slice of each batch) for more. Nothing is left
+ * running when it throws.
+ */
+async function withCore(lab, fn, threads, setUp, error, make) {
+  if (threads === 1) {
+    const train = await lab._trainModule();
+    const core = new train.LanguageModelCore();
+    const e = setUp(core, train);
+    if (e) {
+      core.delete();
+      throw error(e);
+    }
+    return make(core, null);
+  }
+  let module;
+  try {
+    module = await loadThreaded(lab, 'train', threads - 1);
+  } catch (e) {
+    throw new Error(`${fn}: threads: the threaded training module failed to load: ${e.message}`, { cause: e });
+  }
+  let core = null;
+  try {
+    core = new module.LanguageModelCore();
+    const e = setUp(core, module);
+    if (e) throw error(e);
+    const t = core.setThreads(threads);
+    if (t) throw new RangeError(`${fn}: ${t}`);
+    return make(core, module);
+  } catch (e) {
+    endModule(module, core);
+    throw e;
+  }
 }
 
 /** Headlab#loadLanguageModel. */
-export async function loadLanguageModel(lab, bytes) {
+export async function loadLanguageModel(lab, bytes, options = {}) {
   const fn = 'loadLanguageModel';
   if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
   if (!(bytes instanceof Uint8Array)) throw new TypeError(`${fn}: bytes must be a Uint8Array or ArrayBuffer (a saved language model), got ${describe(bytes)}`);
   if (bytes.length > 64 * 2 ** 20) throw new RangeError(`${fn}: bytes: a saved language model is at most 64 MiB, got ${bytes.length} bytes`);
+  requireObject(fn, options, OPTION_KEYS[fn]);
   const tasks = await languageTaskTable(lab);
-  const train = await lab._trainModule();
-  const base = train.reserveFile(Math.max(bytes.length, 1));
-  if (!base) throw new RangeError(`${fn}: bytes: too large for the wasm heap`);
-  train.HEAPU8.set(bytes, base);
-  const core = new train.LanguageModelCore();
-  const error = core.load(base, bytes.length);
-  if (error) {
-    core.delete();
-    throw new RangeError(`${fn}: bytes: ${error}`);
+  // The batch size is the file's: read it from a one-thread load first when threads are asked for.
+  let threads = 1;
+  if (options.threads !== undefined && options.threads !== 1) {
+    const probe = await loadLanguageModel(lab, bytes);
+    try {
+      threads = resolveThreads(lab, fn, options.threads, probe.config.batchSize);
+    } catch (e) {
+      probe.dispose();
+      throw e;
+    }
+    if (threads === 1) return probe;
+    probe.dispose();
   }
-  const name = core.taskName();
-  return new LanguageModel(lab, core, tasks.find((t) => t.name === name));
+  const load = (core, module) => {
+    const base = module.reserveFile(Math.max(bytes.length, 1));
+    if (!base) return 'too large for the wasm heap';
+    module.HEAPU8.set(bytes, base);
+    return core.load(base, bytes.length);
+  };
+  return withCore(lab, fn, threads, load, (e) => new RangeError(`${fn}: bytes: ${e}`),
+    (core, module) => new LanguageModel(lab, core, tasks.find((t) => t.name === core.taskName()), module, threads));
 }
 
 /**
@@ -91,8 +163,10 @@ export async function loadLanguageModel(lab, bytes) {
  */
 export class LanguageModel extends TrainingSession {
   /** @private */
-  constructor(lab, core, spec) {
-    super(lab, core, 'LanguageModel', 'model');
+  constructor(lab, core, spec, module = null, threads = 1) {
+    super(lab, core, 'LanguageModel', 'model', module);
+    /** @private */
+    this._threads = threads;
     /** @private */
     this._spec = spec;
     /** @private */
@@ -189,6 +263,14 @@ export class LanguageModel extends TrainingSession {
   get vocabulary() {
     this._live('vocabulary');
     return this._spec.vocabulary.slice();
+  }
+
+  /**
+   * How many threads each step's batch is split over (the `threads` option; 0 once disposed).
+   * With more than one, a step equals the one-thread step up to float rounding, not bit for bit.
+   */
+  get threads() {
+    return this._core ? this._threads : 0;
   }
 
   /** Training steps taken in all, including those of a loaded file. */

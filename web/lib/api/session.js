@@ -1,22 +1,29 @@
 // What Trainer and LanguageModel share: the Embind object they drive and its lifetime.
 import { requireDim } from './checks.js';
+import { endModule } from './threads.js';
+
+/** Frees the Embind object, and ends the threaded module that holds it (and its threads), if any. */
+function free({ core, module }) {
+  if (module) endModule(module, core);
+  else if (!core.isDeleted()) core.delete();
+}
 
 // Trainers not disposed by their owner are freed when garbage-collected.
-const trainerFinalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry((core) => { if (!core.isDeleted()) core.delete(); })
-  : null;
+const trainerFinalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(free) : null;
 
 /**
  * @private What Trainer and LanguageModel share: the Embind object they drive, freed by
  * dispose() (or by the finalizer when one is dropped undisposed), and their argument checks.
  */
 export class TrainingSession {
-  constructor(lab, core, name, noun) {
+  /** `module`: the threaded module that holds `core` alone (ended with it), or null. */
+  constructor(lab, core, name, noun, module = null) {
     this._lab = lab;
     this._core = core;
+    this._module = module;
     this._name = name;  // 'Trainer', 'LanguageModel': how errors name the method
     this._noun = noun;  // 'trainer', 'model'
-    trainerFinalizer?.register(this, core, this);
+    trainerFinalizer?.register(this, { core, module }, this);
   }
 
   /** @private */
@@ -33,12 +40,15 @@ export class TrainingSession {
     return v;
   }
 
-  /** Frees the wasm memory. Calling any method afterwards throws; dispose() twice is fine. */
+  /**
+   * Frees the wasm memory (and ends the model's threads, if it has any). Calling any method
+   * afterwards throws; dispose() twice is fine.
+   */
   dispose() {
     if (!this._core) return;
     trainerFinalizer?.unregister(this);
-    this._core.delete();
-    this._core = null;
+    free({ core: this._core, module: this._module });
+    this._core = this._module = null;
   }
 
   [Symbol.dispose]() {

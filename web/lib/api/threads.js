@@ -10,57 +10,64 @@ import { heapLimits } from './memory.js';
 // parallel.js imports this file: ParallelLayer is read only once a layer is made, after both ran.
 import { ParallelLayer } from './parallel.js';
 
-// The glue and the wasm; the glue finds its thread Workers' script, headlab_core_threads.worker.js,
+// The threaded modules, each next to its one-thread twin (whose file name shows where the pair
+// was served from): `core` for ParallelLayer, `train` for language models that split their
+// batches (language-model.js). Each glue finds its thread Workers' script, NAME.worker.js,
 // through locateFile, in the same folder.
-const GLUE = 'headlab_core_threads.mjs';
-const WASM = 'headlab_core_threads.wasm';
+const THREADED = {
+  core: { name: 'headlab_core_threads', beside: 'headlab_core.wasm' },
+  train: { name: 'headlab_train_threads', beside: 'headlab_train.wasm' },
+};
 
-let liveThreadWorkers = 0;  // thread Workers of layers not yet disposed
+let liveThreadWorkers = 0;  // thread Workers of threaded modules not yet ended
 
 // A browser's main thread must not block (Emscripten warns, and the page would freeze): there the
 // caller awaits Atomics.waitAsync on the word the last thread wakes. Node and Workers block.
 const mainThread = !isNode && typeof window === 'object';
 const awaitable = mainThread && typeof Atomics.waitAsync === 'function';
 
-/** Thread Workers started by pthreads layers that have not ended yet (for lab.liveWorkerCount()). */
+/** Thread Workers started by threaded modules that have not ended yet (for lab.liveWorkerCount()). */
 export function threadWorkerCount() {
   return liveThreadWorkers;
 }
 
 /**
- * Why the pthreads mechanism cannot run for this lab, or '' when it can be tried: it needs
+ * Why a threaded module cannot run for this lab, or '' when it can be tried: it needs
  * SharedArrayBuffer with cross-origin isolation (always there in Node), the SIMD build, and the
- * module's files in the folder headlab_core.wasm is loaded from (createHeadlab's locateFile, or
- * next to headlab.js), judged by that file keeping its name: a bundler that renamed the files it
- * emitted (Vite, webpack, esbuild's file loader) did not emit these. Once the module failed to
- * load, the reason is kept and the lab uses Workers from then on.
+ * module's files in the folder its one-thread twin (headlab_core.wasm, headlab_train.wasm) is
+ * loaded from (createHeadlab's locateFile, or next to headlab.js), judged by that file keeping its
+ * name: a bundler that renamed the files it emitted (Vite, webpack, esbuild's file loader) did not
+ * emit these. Once a module failed to load, the reason is kept and the lab does without threads.
+ * @param {'core'|'train'} [kind]
  */
-export function threadsUnavailable(lab) {
+export function threadsUnavailable(lab, kind = 'core') {
   if (lab._threadsFailure) return lab._threadsFailure;
   if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'no SharedArrayBuffer here';
   if (!isNode && globalThis.crossOriginIsolated !== true) return 'the page is not cross-origin isolated (COOP/COEP headers)';
   if (lab._flavour !== 'simd') return 'the threads build is SIMD only';
-  if (!/\/headlab_core\.wasm$/.test(new URL(coreWasmHref(lab)).pathname)) {
-    return 'bundled: headlab_core.wasm was renamed (by a bundler), so the threads build is not next to it';
+  const { beside } = THREADED[kind];
+  if (!new URL(twinHref(lab, kind)).pathname.endsWith(`/${beside}`)) {
+    return `bundled: ${beside} was renamed (by a bundler), so the threads build is not next to it`;
   }
   return '';
 }
 
 /**
- * Where headlab_core.wasm is loaded from: locateFile's answer, else next to headlab.js. The threads
- * build is looked for in the same folder, and only when the file there has kept its name.
+ * Where the one-thread twin's .wasm is loaded from: locateFile's answer, else next to headlab.js.
+ * The threads build is looked for in the same folder, and only when the file there has kept its name.
  */
-function coreWasmHref(lab) {
-  const def = MODULES.core.simd.url();
+function twinHref(lab, kind) {
+  const def = MODULES[kind].simd.url();
+  const { beside } = THREADED[kind];
   if (!lab._options.locateFile) return def.href;
-  const where = String(lab._options.locateFile('headlab_core.wasm', new URL('.', def).href));
+  const where = String(lab._options.locateFile(beside, new URL('.', def).href));
   if (isNode && !/^[a-z][a-z0-9+.-]*:/i.test(where)) return nodeBuiltin('url').pathToFileURL(where).href;
   return new URL(where, globalThis.location?.href ?? def).href;
 }
 
-/** Where each file of the threaded module is: next to headlab_core.wasm. */
-function locator(lab) {
-  const dir = coreWasmHref(lab);
+/** Where each file of a threaded module is: next to its twin. */
+function locator(lab, kind) {
+  const dir = twinHref(lab, kind);
   return (name) => new URL(name, dir).href;
 }
 
@@ -70,48 +77,64 @@ function nodePath(where) {
 }
 
 /**
- * Loads a threaded module whose pool holds `threads` Workers, all started before it resolves.
- * In browsers it rejects when one of them fails to load (a 404, a wrong MIME type, a blocking
- * policy), where Emscripten's loader would wait for it forever; its Workers are ended then. (In
- * Node the Worker script is the package's own file, and Emscripten throws on its errors.)
+ * Loads a threaded module (`kind`) whose pool holds `workers` thread Workers, all started before it
+ * resolves. In browsers it rejects when one of them fails to load (a 404, a wrong MIME type, a
+ * blocking policy), where Emscripten's loader would wait for it forever; its Workers are ended
+ * then. (In Node the Worker script is the package's own file, and Emscripten throws on its errors.)
+ * Every module loaded here must be ended by {@link endModule}.
+ * @param {'core'|'train'} kind
  * @returns {Promise<any>} the Emscripten module
  */
-async function loadThreaded(lab, threads) {
-  const locate = locator(lab);
-  const glue = locate(GLUE);
+export async function loadThreaded(lab, kind, workers) {
+  const { name } = THREADED[kind];
+  const locate = locator(lab, kind);
+  const glue = locate(`${name}.mjs`);
   const args = {
-    headlabThreads: threads,
+    headlabThreads: workers,
     // Thread Workers import the glue from here (the Worker file is a classic script).
     mainScriptUrlOrBlob: glue,
-    locateFile: (name) => (isNode ? nodePath(locate(name)) : locate(name)),
+    locateFile: (file) => (isNode ? nodePath(locate(file)) : locate(file)),
   };
-  if (isNode) args.wasmBinary = await nodeBuiltin('fs/promises').readFile(nodePath(locate(WASM)));
+  if (isNode) args.wasmBinary = await nodeBuiltin('fs/promises').readFile(nodePath(locate(`${name}.wasm`)));
   // Not a literal import: bundlers must not follow it (the module is loaded only where it runs).
   const factory = (await import(/* webpackIgnore: true */ /* @vite-ignore */ glue)).default;
   const loading = factory(args);  // the pool's Workers exist once this returns (args is the module)
   const failed = new Promise((resolve, reject) => {
-    const fail = (e) => reject(new Error(`a thread Worker (${locate('headlab_core_threads.worker.js')}) failed to load: ${e?.message || 'no message'}`));
+    const fail = (e) => reject(new Error(`a thread Worker (${locate(`${name}.worker.js`)}) failed to load: ${e?.message || 'no message'}`));
     if (!isNode) for (const w of args.PThread?.unusedWorkers ?? []) w.addEventListener('error', fail);
   });
   failed.catch(() => {});  // an error after the pool has loaded is not this call's
+  let module;
   try {
-    return await Promise.race([loading, failed]);
+    module = await Promise.race([loading, failed]);
   } catch (e) {
     args.PThread?.terminateAllThreads();
     throw e;
   }
+  module._headlabWorkers = module.PThread.runningWorkers.length + module.PThread.unusedWorkers.length;
+  liveThreadWorkers += module._headlabWorkers;
+  if (isNode) {
+    // Idle threads wait on a futex: they need not keep Node running (a call that uses them
+    // keeps the calling thread busy until they are done, so nothing is lost).
+    for (const w of [...module.PThread.runningWorkers, ...module.PThread.unusedWorkers]) w.unref?.();
+  }
+  return module;
 }
 
 /**
  * Ends every Worker of a threaded module. Where blocking is allowed the threads are first asked to
  * stop and joined (deleting `core`); a browser's main thread ends their Workers outright (joining
- * would block it), which ends the threads with them: the module is not used again.
+ * would block it), which ends the threads with them: the module is not used again. Twice is fine.
  */
-function endModule(module, core) {
+export function endModule(module, core) {
   try {
     if (core && !mainThread && !core.isDeleted()) core.delete();
   } finally {
-    module.PThread.terminateAllThreads();
+    if (!module._headlabEnded) {
+      module._headlabEnded = true;
+      module.PThread.terminateAllThreads();
+      liveThreadWorkers -= module._headlabWorkers ?? 0;
+    }
   }
 }
 
@@ -141,8 +164,6 @@ function defineThreadedLayer() {
       this._module = module;
       this._core = core;
       this._threadCount = threads;
-      this._workerCount = module.PThread.runningWorkers.length + module.PThread.unusedWorkers.length;
-      liveThreadWorkers += this._workerCount;
       this._queue = Promise.resolve();  // calls run one at a time: the threads share one layout
       this._runner = { _core: module, _heap: heapLimits(module) };  // forward.js lays calls out in this module's heap
       this._weights = { ...shape, addresses: {} };  // the weights live in the threads' slices
@@ -150,7 +171,7 @@ function defineThreadedLayer() {
 
     /** @private Loads the threaded module, gives it the weights, starts `threads` threads. */
     static async _start(lab, fn, shape, weights, threads) {
-      const module = await loadThreaded(lab, threads);
+      const module = await loadThreaded(lab, 'core', threads);
       let core = null;
       try {
         const names = Object.keys(weights);
@@ -168,11 +189,6 @@ function defineThreadedLayer() {
         });
         core = new module.ParallelLayerCore(call, threads);
         module.release(block);  // copied into the threads' slices
-        if (isNode) {
-          // Idle threads wait on a futex: they need not keep Node running (the calling thread
-          // blocks while a call runs, so nothing is lost).
-          for (const w of [...module.PThread.runningWorkers, ...module.PThread.unusedWorkers]) w.unref?.();
-        }
         return new ThreadedLayer(lab, shape, module, core, threads);
       } catch (e) {
         endModule(module, core);
@@ -233,7 +249,6 @@ function defineThreadedLayer() {
       // A call that is running finishes first; calls not started yet reject.
       this._ended = this._queue.then(() => {
         endModule(this._module, this._core);
-        liveThreadWorkers -= this._workerCount;
         this._module = this._core = this._runner = null;
       });
       return this._ended;

@@ -7,6 +7,7 @@
 //
 // Requests (handle(type, payload) → Promise<{ result, transfer }>, answered in order):
 //   create   { config, compareLayers?, example }  new model(s); compareLayers = layers of the second
+//                                                 (the reply's runs[k] has config, task and threads)
 //   load     { files: Uint8Array[], example }    models from saved files (first = the main one)
 //   run      { until, pace } · pause · step { n } · options { intervalMs } · snapshot · dispose
 //                                                 as in trainer-session.js
@@ -26,9 +27,14 @@ export const LM_EVAL_EXAMPLES = 256;
 export const LM_SCORE_EXAMPLES = 64;
 
 export class LmSession extends TrainerSession {
-  constructor(lab, emit, options) {
+  /**
+   * options as TrainerSession's, plus `threads`: the models' `threads` option (default 1; the
+   * element's Worker passes 'auto', so an isolated page splits each batch over its cores).
+   */
+  constructor(lab, emit, options = {}) {
     super(lab, emit, options);
     this.example = '';
+    this.threads = options.threads ?? 1;
   }
 
   static async open(lab, emit, options) {
@@ -65,8 +71,9 @@ export class LmSession extends TrainerSession {
   async createModels(config, compareLayers = 0, example = '') {
     const fresh = [];
     try {
-      fresh.push(await this.lab.createLanguageModel(config));
-      if (compareLayers) fresh.push(await this.lab.createLanguageModel({ ...config, numLayers: compareLayers }));
+      const threads = this.threads;
+      fresh.push(await this.lab.createLanguageModel({ ...config, threads }));
+      if (compareLayers) fresh.push(await this.lab.createLanguageModel({ ...config, numLayers: compareLayers, threads }));
     } catch (e) {
       for (const m of fresh) m.dispose();
       throw e;
@@ -78,7 +85,7 @@ export class LmSession extends TrainerSession {
   async loadModels(files, example = '') {
     const fresh = [];
     try {
-      for (const bytes of files) fresh.push(await this.lab.loadLanguageModel(bytes));
+      for (const bytes of files) fresh.push(await this.lab.loadLanguageModel(bytes, { threads: this.threads }));
     } catch (e) {
       for (const m of fresh) m.dispose();
       throw e;
@@ -99,7 +106,7 @@ export class LmSession extends TrainerSession {
     this._acc = models.map(() => ({ loss: 0, accuracy: 0, steps: 0 }));
     this._steps = models.map((m) => m.steps);
     this.currentStep = this._steps[0] ?? 0;
-    return { runs: models.map((m) => ({ config: m.config, task: m.task })), snapshot: this.snapshot() };
+    return { runs: models.map((m) => ({ config: m.config, task: m.task, threads: m.threads })), snapshot: this.snapshot() };
   }
 
   oneStep() {

@@ -1,0 +1,116 @@
+// Language models whose steps split each batch over threads (createLanguageModel's `threads`,
+// the threaded training module headlab_train_threads) under Node, where pthreads always run:
+// a step on k threads against the one-thread step (the same up to float rounding: the gradient
+// sums run in another order), head switches, save/load, 'auto', errors after the module loaded,
+// and that dispose() ends every thread Worker.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import { createHeadlab } from '../../web/lib/headlab.js';
+
+const lab = await createHeadlab();
+
+/** |a − b| ≤ tol·max(1, |a|, |b|) for every pair, else a message naming the first index off. */
+function close(a, b, tol, what) {
+  assert.equal(a.length, b.length, `${what}: lengths`);
+  for (let i = 0; i < a.length; i++) {
+    const scale = Math.max(1, Math.abs(a[i]), Math.abs(b[i]));
+    assert.ok(Math.abs(a[i] - b[i]) <= tol * scale, `${what}[${i}]: ${a[i]} vs ${b[i]}`);
+  }
+}
+
+async function pair(options, threads) {
+  const one = await lab.createLanguageModel(options);
+  const many = await lab.createLanguageModel({ ...options, threads });
+  return [one, many];
+}
+
+for (const [label, options, threads] of [
+  ['induction, defaults, 2 threads', { task: 'induction', seed: 3 }, 2],
+  ['cricket with an MLP, a batch of 7 over 3 threads (slices of 3, 2, 2)', { task: 'cricket', seed: 2, mlp: true, batchSize: 7 }, 3],
+]) {
+  test(`${label}: every step's loss and the attention equal one thread's up to float rounding, heads switched off included`, async () => {
+    const [one, many] = await pair(options, threads);
+    try {
+      assert.equal(one.threads, 1);
+      assert.equal(many.threads, threads);
+      assert.deepEqual(many.config, one.config, 'same config');
+      const losses = [[], []];
+      for (let i = 0; i < 40; i++) {
+        losses[0].push(one.step().loss);
+        losses[1].push(many.step().loss);
+        if (i === 20) for (const m of [one, many]) m.setHeadEnabled(0, 1, false);
+      }
+      close(losses[1], losses[0], 2e-5, 'losses');
+      assert.notDeepEqual(losses[0].slice(0, 5), losses[0].slice(-5), 'training moved the loss');
+      const text = options.task === 'induction' ? 'a b c d a b c' : 'virat hit the ball because it was';
+      close(many.attention(text).weights, one.attention(text).weights, 1e-4, 'attention');
+      const [e1, e2] = [one.evaluate(64), many.evaluate(64)];
+      close([e2.loss], [e1.loss], 1e-4, 'held-out loss');
+      assert.equal(many.headEnabled(0, 1), false);
+      assert.equal(many.steps, 40);
+    } finally {
+      one.dispose();
+      many.dispose();
+    }
+  });
+}
+
+test('loadLanguageModel(bytes, { threads }) goes on from the saved state as one thread does', async () => {
+  const source = await lab.createLanguageModel({ task: 'induction', seed: 5, batchSize: 8 });
+  source.step(30);
+  const bytes = source.save();
+  source.dispose();
+  const one = await lab.loadLanguageModel(bytes);
+  const many = await lab.loadLanguageModel(bytes, { threads: 2 });
+  try {
+    assert.equal(many.threads, 2);
+    assert.equal(many.steps, 30);
+    close([many.step(10).loss], [one.step(10).loss], 2e-5, 'loss after 10 more steps');
+    assert.equal((await lab.loadLanguageModel(bytes, { threads: 1 })).threads, 1);
+  } finally {
+    one.dispose();
+    many.dispose();
+  }
+});
+
+test("threads: 'auto' takes the cores (at most 8 and at most batchSize); undefined is 1", async () => {
+  const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  for (const [batchSize, want] of [[32, Math.min(cores, 8, 32)], [1, 1]]) {
+    const lm = await lab.createLanguageModel({ task: 'induction', numLayers: 1, dModel: 8, numHeads: 2, batchSize, threads: 'auto' });
+    assert.equal(lm.threads, want, `batchSize ${batchSize}`);
+    lm.step(2);
+    lm.dispose();
+    assert.equal(lm.threads, 0, 'disposed');
+  }
+  const plain = await lab.createLanguageModel({ task: 'induction', numLayers: 1, dModel: 8, numHeads: 2 });
+  assert.equal(plain.threads, 1);
+  plain.dispose();
+});
+
+test('dispose() ends every thread Worker; a config the C++ refuses after the threads started leaves none running', async () => {
+  const before = lab.liveWorkerCount();
+  const lm = await lab.createLanguageModel({ task: 'induction', numLayers: 1, dModel: 8, numHeads: 2, batchSize: 6, threads: 3 });
+  assert.equal(lab.liveWorkerCount(), before + 2, 'three threads: the calling one and two thread Workers');
+  lm.step(3);
+  lm[Symbol.dispose]();
+  lm.dispose();
+  assert.equal(lab.liveWorkerCount(), before);
+  assert.throws(() => lm.step(), (e) => e instanceof TypeError && /LanguageModel.step: this model has been disposed/.test(e.message));
+
+  // numHeads 3 does not divide dModel 8: the C++ says so once the threaded module has loaded.
+  await assert.rejects(lab.createLanguageModel({ task: 'induction', numLayers: 1, dModel: 8, numHeads: 3, threads: 2 }),
+    (e) => e instanceof RangeError && /createLanguageModel: .*numHeads/.test(e.message));
+  assert.equal(lab.liveWorkerCount(), before, 'the refused model left no thread Worker');
+  const bad = new Uint8Array(64);
+  await assert.rejects(lab.loadLanguageModel(bad, { threads: 2 }), (e) => e instanceof RangeError && /loadLanguageModel: bytes: /.test(e.message));
+  assert.equal(lab.liveWorkerCount(), before);
+});
+
+test('an idle threaded model does not keep Node running', async () => {
+  const lm = await lab.createLanguageModel({ task: 'induction', numLayers: 1, dModel: 8, numHeads: 2, threads: 2 });
+  lm.step(2);
+  const workers = process.getActiveResourcesInfo().filter((r) => /Worker|MessagePort/.test(r));
+  assert.deepEqual(workers, [], 'no Worker or MessagePort holds the event loop');
+  lm.dispose();
+});
