@@ -4,6 +4,9 @@
 // a typed sequence draws every head; an unknown word is explained as text and the element
 // keeps working; the shipped model loads at once (ablation, generation); the classic bundle
 // from file:// (model inside, no Worker); 360 px without horizontal overflow; the grid by keyboard.
+// On a cross-origin isolated page (as `npm start` serves the site) its Worker splits each batch
+// over two threads (the threaded training module) and still reaches the phase change; on a page
+// that is not isolated, asking the API for 2 threads says why it cannot, and 'auto' gives 1.
 // Screenshots at 1280 and 360 px, light and dark, go to tests/browser/screenshots/.
 // The tests of the shipped model need web/models/*.hlm (`npm run train:models`, then a bundle).
 import { test } from 'node:test';
@@ -27,6 +30,25 @@ const site = useSite({ csp: true }, {
   },
 });
 
+// /lm-threads-check.js (injected into pages too, where it does nothing): in a module Worker, a
+// model on 2 threads and one on 1 thread take 5 steps; it reports their losses and Worker counts.
+async function lmThreadsCheck() {
+  const { createHeadlab } = await import('/lib/headlab.js');
+  const lab = await createHeadlab();
+  const lm = await lab.createLanguageModel({ task: 'induction', threads: 2 });
+  const during = lab.liveWorkerCount();
+  const one = await lab.createLanguageModel({ task: 'induction' });
+  const steps = [lm.step(5).loss, one.step(5).loss];
+  const threads = lm.threads;
+  lm.dispose();
+  one.dispose();
+  return { threads, during, steps, after: lab.liveWorkerCount() };
+}
+const LM_THREADS_CHECK = `if (typeof WorkerGlobalScope === 'function' && self instanceof WorkerGlobalScope) {
+  onmessage = () => (${lmThreadsCheck})().then(postMessage, (e) => postMessage({ error: String(e && e.message || e) }));
+}`;
+const isolatedSite = useSite({ csp: true, isolate: true, inject: { path: '/lm-threads-check.js', script: LM_THREADS_CHECK } });
+
 function assertNoProblems() {
   const found = problems.splice(0);
   assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
@@ -39,8 +61,8 @@ function needModels() {
   }
 }
 
-async function open(label, { width = 1280, hash = '', url = new URL(`${PAGE}${hash}`, site.server.url).href, colorScheme = 'light' } = {}) {
-  const page = watch(await site.browser.newPage({ viewport: { width, height: 900 }, colorScheme }), label, problems);
+async function open(label, { width = 1280, hash = '', on = site, url = new URL(`${PAGE}${hash}`, on.server.url).href, colorScheme = 'light' } = {}) {
+  const page = watch(await on.browser.newPage({ viewport: { width, height: 900 }, colorScheme }), label, problems);
   await page.goto(url);
   await page.waitForSelector(`${TAG}[data-drawn]`, { timeout: 60_000 });
   return page;
@@ -96,6 +118,68 @@ test('trains in its Worker to the phase change, marks it, and labels a previous-
   await page.close();
   assertNoProblems();
 });
+
+test('isolated page: the Worker trains on two threads to the phase change; the API there and on a plain page', { timeout: TIMEOUT }, async () => {
+  const page = await open('lm isolated', { on: isolatedSite });
+  // The API in a module Worker of the page: threads there; on the page itself, a clear refusal.
+  const api = await page.evaluate(async () => {
+    const lab = await (await import('/lib/headlab.js')).createHeadlab();
+    const onPage = await lab.createLanguageModel({ task: 'induction', threads: 2 }).then(() => 'created', (e) => `${e.constructor.name}: ${e.message}`);
+    const auto = await lab.createLanguageModel({ task: 'induction', numLayers: 1, threads: 'auto' });
+    const autoThreads = auto.threads;
+    auto.dispose();
+    const inWorker = await new Promise((resolve) => {
+      const w = new Worker('/lm-threads-check.js', { type: 'module' });
+      w.onmessage = (e) => { resolve(e.data); w.terminate(); };
+      w.onerror = (e) => resolve({ error: e.message || 'worker error' });
+      w.postMessage('run');
+    });
+    return { isolated: crossOriginIsolated, onPage, autoThreads, inWorker };
+  });
+  assert.equal(api.isolated, true);
+  assert.match(api.onPage, /^Error: createLanguageModel: threads: 2 threads cannot run here: on a page's main thread .*run the model in a Worker/);
+  assert.equal(api.autoThreads, 1, "'auto' on a page's main thread: one thread");
+  assert.equal(api.inWorker.error, undefined, api.inWorker.error);
+  assert.equal(api.inWorker.threads, 2);
+  assert.equal(api.inWorker.during, 1, 'one thread Worker besides the Worker itself');
+  assert.equal(api.inWorker.after, 0, 'dispose() ended it');
+  assert.ok(Math.abs(api.inWorker.steps[0] - api.inWorker.steps[1]) <= 2e-5 * Math.abs(api.inWorker.steps[1]), `loss after 5 steps, 2 threads vs 1: ${api.inWorker.steps}`);
+  await lm(page).locator('[data-action="start"]').click();
+  await expectText(lm(page).locator('[data-testid="lm-progress"]'), /on 2 threads/);
+  await page.waitForSelector(`${TAG}[data-phase-step]`, { timeout: 150_000 });
+  const at = await state(page);
+  assert.equal(at.mode, 'worker');
+  assert.ok(at.phase.accuracy >= 0.5, JSON.stringify(at.phase));
+  console.log(`# isolated page, 2 threads: phase change at step ${at.phase.step}, after ${at.phase.seconds.toFixed(1)} s of training in Chromium`);
+  await page.close();
+
+  const plain = watch(await site.browser.newPage(), 'lm plain api', problems);
+  await plain.goto(new URL(PAGE, site.server.url).href);
+  const refused = await plain.evaluate(async () => {
+    const lab = await (await import('/lib/headlab.js')).createHeadlab();
+    const auto = await lab.createLanguageModel({ task: 'induction', numLayers: 1, threads: 'auto' });
+    const threads = auto.threads;
+    auto.dispose();
+    try {
+      await lab.createLanguageModel({ task: 'induction', threads: 2 });
+      return { threads, error: null };
+    } catch (e) {
+      return { threads, error: `${e.constructor.name}: ${e.message}`, live: lab.liveWorkerCount() };
+    }
+  });
+  assert.equal(refused.threads > 1, crossOriginIsolatedEverywhere(), `'auto' on a plain page: one thread (got ${refused.threads})`);
+  if (!crossOriginIsolatedEverywhere()) {
+    assert.match(refused.error, /^Error: createLanguageModel: threads: 2 threads cannot run here: the page is not cross-origin isolated .*threads: 'auto'/);
+    assert.equal(refused.live, 0);
+  }
+  await plain.close();
+  assertNoProblems();
+});
+
+/** HEADLAB_ISOLATION=1 makes every test server isolate its pages (then the plain page is isolated too). */
+function crossOriginIsolatedEverywhere() {
+  return process.env.HEADLAB_ISOLATION === '1';
+}
 
 test('a typed sequence draws every head; an unknown word is explained as text and the element keeps working', { timeout: TIMEOUT }, async () => {
   const page = await open('lm text');

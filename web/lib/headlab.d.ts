@@ -366,7 +366,7 @@ export interface LanguageModelOptions {
   /** Sequences per step, 1..4096. Default: the task's. */
   batchSize?: number;
   /**
-   * Threads each step's batch is split over (pthreads: Node, cross-origin isolated pages and their Workers), at most
+   * Threads each step's batch is split over (pthreads: Node, Workers of cross-origin isolated pages), at most
    * batchSize; 'auto': the cores available (at most 8) where threads can run, else 1. Default 1 (bit-reproducible; k
    * threads equal one thread up to float rounding). More than 1 where threads cannot run rejects with an Error saying why.
    */

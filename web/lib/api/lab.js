@@ -223,8 +223,9 @@ export class Headlab {
    * losses, step for step. Call `dispose()` when done.
    *
    * `threads` (default 1) splits each step's batch over that many threads of a
-   * threaded training module of the model's own (pthreads: Node, and cross-origin
-   * isolated pages and their Workers); `'auto'` takes the cores available (at
+   * threaded training module of the model's own (pthreads: Node, and Workers of
+   * cross-origin isolated pages; not a page's main thread, which must not wait
+   * for threads); `'auto'` takes the cores available (at
    * most 8 and at most batchSize) where threads can run and 1 elsewhere. A step
    * on k threads equals the one-thread step up to float rounding, not bit for
    * bit, so runs with different `threads` drift apart slowly; the default keeps

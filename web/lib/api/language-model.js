@@ -3,7 +3,7 @@
 import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
 import { DEFAULT_MAX_THREADS, availableCores } from './parallel.js';
 import { TrainingSession } from './session.js';
-import { endModule, loadThreaded, threadsUnavailable } from './threads.js';
+import { endModule, loadThreaded, onPageMainThread, threadsUnavailable } from './threads.js';
 
 // Threads a language model may split its batches over: at most this many, and at most batchSize
 // (every thread runs at least one sequence).
@@ -64,7 +64,7 @@ export async function createLanguageModel(lab, options) {
 function resolveThreads(lab, fn, threads, batchSize) {
   if (threads === undefined) return 1;
   if (threads === 'auto') {
-    if (threadsUnavailable(lab, 'train')) return 1;
+    if (lmThreadsUnavailable(lab)) return 1;
     return Math.max(1, Math.min(availableCores(), DEFAULT_MAX_THREADS, batchSize));
   }
   if (typeof threads !== 'number') throw new TypeError(`${fn}: threads must be a positive integer or 'auto', got ${describe(threads)}`);
@@ -74,10 +74,21 @@ function resolveThreads(lab, fn, threads, batchSize) {
       `every thread runs at least one sequence), got ${threads}`);
   }
   if (threads > 1) {
-    const why = threadsUnavailable(lab, 'train');
+    const why = lmThreadsUnavailable(lab);
     if (why) throw new Error(`${fn}: threads: ${threads} threads cannot run here: ${why}. Pass threads: 'auto' to use them where they can, 1 elsewhere`);
   }
   return threads;
+}
+
+/**
+ * Why a language model cannot split its batches over threads here, or '': as threadsUnavailable,
+ * and never on a page's main thread, where a step would have to block the page while it waits for
+ * its threads (the model's methods are synchronous; in a Worker they may wait).
+ */
+function lmThreadsUnavailable(lab) {
+  const why = threadsUnavailable(lab, 'train');
+  if (why || !onPageMainThread) return why;
+  return "on a page's main thread a step cannot wait for its threads without blocking the page: run the model in a Worker";
 }
 
 /**

@@ -24,6 +24,8 @@ let liveThreadWorkers = 0;  // thread Workers of threaded modules not yet ended
 // A browser's main thread must not block (Emscripten warns, and the page would freeze): there the
 // caller awaits Atomics.waitAsync on the word the last thread wakes. Node and Workers block.
 const mainThread = !isNode && typeof window === 'object';
+/** Whether this is a browser page's main thread (where nothing may block). */
+export const onPageMainThread = mainThread;
 const awaitable = mainThread && typeof Atomics.waitAsync === 'function';
 
 /** Thread Workers started by threaded modules that have not ended yet (for lab.liveWorkerCount()). */
@@ -42,8 +44,8 @@ export function threadWorkerCount() {
  */
 export function threadsUnavailable(lab, kind = 'core') {
   if (lab._threadsFailure) return lab._threadsFailure;
-  if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'no SharedArrayBuffer here';
   if (!isNode && globalThis.crossOriginIsolated !== true) return 'the page is not cross-origin isolated (COOP/COEP headers)';
+  if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'no SharedArrayBuffer here';
   if (lab._flavour !== 'simd') return 'the threads build is SIMD only';
   const { beside } = THREADED[kind];
   if (!new URL(twinHref(lab, kind)).pathname.endsWith(`/${beside}`)) {
