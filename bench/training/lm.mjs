@@ -1,7 +1,9 @@
 // The language-model part of `npm run bench:training`: steps per second of HeadLab's causal
 // transformer (createLanguageModel) in Node and in a Chromium Worker, and of the same model in
-// PyTorch on one thread (Debian's python3-torch) in the same run, with the ratio; and the wall time
-// until the induction phase change at default settings, in Node and in a Chromium Worker.
+// PyTorch on one thread (Debian's python3-torch) in the same run, with the ratio; the same with each
+// batch split over 2 threads (createLanguageModel's `threads`; the Chromium page is cross-origin
+// isolated, as `npm start` serves the site), 1 and 2 threads interleaved; and the wall time until
+// the induction phase change at default settings, in Node and in a Chromium Worker, on 1 and 2 threads.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -48,21 +50,27 @@ export function torchAvailable() {
   return !p.error && p.status === 0;
 }
 
+/** The threads compared: one, and each batch split over two. */
+export const LM_THREADS = [1, 2];
+
+/** Steps per second on each of LM_THREADS, the runs interleaved (rep by rep); medians. */
 async function nodeSpeed(lab, config) {
-  const rates = [];
+  const rates = LM_THREADS.map(() => []);
   for (let rep = 0; rep < REPS; rep++) {
-    const m = await lab.createLanguageModel({ ...config, seed: rep + 1 });
-    m.step(WARMUP);
-    const t0 = performance.now();
-    m.step(STEPS);
-    rates.push(STEPS / ((performance.now() - t0) / 1000));
-    m.dispose();
+    for (const [k, threads] of LM_THREADS.entries()) {
+      const m = await lab.createLanguageModel({ ...config, seed: rep + 1, threads });
+      m.step(WARMUP);
+      const t0 = performance.now();
+      m.step(STEPS);
+      rates[k].push(STEPS / ((performance.now() - t0) / 1000));
+      m.dispose();
+    }
   }
-  return median(rates);
+  return rates.map(median);
 }
 
-async function nodePhase(lab, seed) {
-  const m = await lab.createLanguageModel({ task: 'induction', seed });
+async function nodePhase(lab, seed, threads) {
+  const m = await lab.createLanguageModel({ task: 'induction', seed, threads });
   const t0 = performance.now();
   let out = { seed, step: null, seconds: null };
   while (m.steps < UNTIL) {
@@ -70,7 +78,7 @@ async function nodePhase(lab, seed) {
     if (m.evaluate(256).accuracy >= 0.5) { out = { seed, step: m.steps, seconds: (performance.now() - t0) / 1000 }; break; }
   }
   m.dispose();
-  return out;
+  return { ...out, threads };
 }
 
 async function inWorker(page, message) {
@@ -91,7 +99,7 @@ export async function runLm({ env, seeds, launchBrowser }) {
   if (!haveTorch) log('PyTorch (python3-torch) is not installed: the PyTorch column is empty. apt-get install python3-torch to fill it.');
   let browser = null, server = null, page = null;
   if (env !== 'node') {
-    server = await serve({ port: 0, root: repo });
+    server = await serve({ port: 0, root: repo, isolate: true });
     browser = await launchBrowser();
     page = await browser.newPage();
     await page.goto(`${server.url}web/index.html`);
@@ -101,23 +109,28 @@ export async function runLm({ env, seeds, launchBrowser }) {
     for (const m of LM_MODELS) {
       const row = { name: m.name, config: resolved(tasks, m.config) };
       // Side by side in one run: HeadLab in Node, in Chromium, then PyTorch, per model.
-      if (env !== 'browser') { log(`lm node: ${m.name}`); row.node = await nodeSpeed(lab, m.config); }
+      // node, browser: steps/s on 1 thread; node2, browser2: on 2 threads.
+      if (env !== 'browser') { log(`lm node: ${m.name}`); [row.node, row.node2] = await nodeSpeed(lab, m.config); }
       if (page) {
         log(`lm chromium worker: ${m.name}`);
-        const rates = [];
+        const rates = LM_THREADS.map(() => []);
         for (let rep = 0; rep < REPS; rep++) {
-          rates.push((await inWorker(page, { type: 'speed', config: { ...m.config, seed: rep + 1 }, steps: STEPS, warmup: WARMUP })).stepsPerSecond);
+          for (const [k, threads] of LM_THREADS.entries()) {
+            rates[k].push((await inWorker(page, { type: 'speed', config: { ...m.config, seed: rep + 1, threads }, steps: STEPS, warmup: WARMUP })).stepsPerSecond);
+          }
         }
-        row.browser = median(rates);
+        [row.browser, row.browser2] = rates.map(median);
       }
       if (haveTorch) { log(`lm pytorch: ${m.name}`); row.pytorch = torchSpeed(row.config); }
       result.models.push(row);
     }
     for (const seed of seeds) {
-      if (env !== 'browser') { log(`lm node: induction phase change, seed ${seed}`); result.phase.node.push(await nodePhase(lab, seed)); }
-      if (page) {
-        log(`lm chromium worker: induction phase change, seed ${seed}`);
-        result.phase.browser.push({ seed, ...(await inWorker(page, { type: 'phase', config: { task: 'induction', seed }, evalEvery: EVAL_EVERY, until: UNTIL })) });
+      for (const threads of LM_THREADS) {
+        if (env !== 'browser') { log(`lm node: induction phase change, seed ${seed}, ${threads} thread(s)`); result.phase.node.push(await nodePhase(lab, seed, threads)); }
+        if (page) {
+          log(`lm chromium worker: induction phase change, seed ${seed}, ${threads} thread(s)`);
+          result.phase.browser.push({ seed, threads, ...(await inWorker(page, { type: 'phase', config: { task: 'induction', seed, threads }, evalEvery: EVAL_EVERY, until: UNTIL })) });
+        }
       }
     }
   } finally {
@@ -142,13 +155,25 @@ export function reportLm(r) {
     lines.push(`| ${m.name} | ${m.config.batchSize} | ${f0(m.node)} | ${f0(m.browser)} | ${pt ? f0(pt) : m.pytorch?.error ? 'failed' : 'not installed'} | ${ratio(m.node)} | ${ratio(m.browser)} |`);
   }
   lines.push('');
+  lines.push(`Each batch split over ${LM_THREADS[1]} threads (\`threads: ${LM_THREADS[1]}\`; Chromium: a Worker of a cross-origin isolated page), interleaved with 1 thread in the same run; steps per second and speed-up.`);
+  lines.push('');
+  lines.push(`| model | batch | Node 1 / ${LM_THREADS[1]} threads | Node speed-up | Chromium Worker 1 / ${LM_THREADS[1]} threads | Chromium speed-up |`);
+  lines.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+  const up = (a, b) => (a && b ? `${(b / a).toFixed(2)}×` : '—');
+  for (const m of r.models) {
+    lines.push(`| ${m.name} | ${m.config.batchSize} | ${f0(m.node)} / ${f0(m.node2)} | ${up(m.node, m.node2)} | ${f0(m.browser)} / ${f0(m.browser2)} | ${up(m.browser, m.browser2)} |`);
+  }
+  lines.push('');
   lines.push(`Induction phase change at default settings (the first held-out evaluation, every ${r.evalEvery} steps on 256 sequences, with accuracy on the repeated part ≥ 0.5); seconds from the first step, evaluations included.`);
   lines.push('');
-  lines.push('| where | median step | median seconds | per seed (step / s) |');
-  lines.push('| --- | ---: | ---: | --- |');
-  for (const [where, rs] of [['Node', r.phase.node], ['Chromium Worker', r.phase.browser]]) {
-    if (!rs.length) continue;
-    lines.push(`| ${where} | ${f0(median(rs.map((x) => x.step)))} | ${f1(median(rs.map((x) => x.seconds)))} | ${rs.map((x) => `${x.step ?? 'never'} / ${f1(x.seconds)}`).join(', ')} |`);
+  lines.push('| where | threads | median step | median seconds | per seed (step / s) |');
+  lines.push('| --- | ---: | ---: | ---: | --- |');
+  for (const [where, all] of [['Node', r.phase.node], ['Chromium Worker', r.phase.browser]]) {
+    for (const threads of LM_THREADS) {
+      const rs = all.filter((x) => (x.threads ?? 1) === threads);
+      if (!rs.length) continue;
+      lines.push(`| ${where} | ${threads} | ${f0(median(rs.map((x) => x.step)))} | ${f1(median(rs.map((x) => x.seconds)))} | ${rs.map((x) => `${x.step ?? 'never'} / ${f1(x.seconds)}`).join(', ')} |`);
+    }
   }
   if (!r.torch) lines.push('', 'PyTorch was not measured: python3-torch is not installed (apt-get install python3-torch).');
   return lines.join('\n');
