@@ -205,6 +205,33 @@ export const CHECKS = [
     },
   },
   {
+    name: 'the language model splits its training steps over threads in its Worker on a cross-origin isolated page (one thread where SharedArrayBuffer is missing)',
+    timeout: 90_000,
+    async run(page, site) {
+      await page.goto(new URL('demos/language-model/index.html', site.isolated).href);
+      await page.waitFor(elementsReady, null, 30_000);
+      const start = await page.evaluate(() => {
+        const e = document.querySelector('headlab-language-model');
+        e.step(20);
+        return { isolated: globalThis.crossOriginIsolated === true, sharedMemory: typeof SharedArrayBuffer === 'function', cores: navigator.hardwareConcurrency };
+      });
+      const r = await page.waitFor(() => {
+        const e = document.querySelector('headlab-language-model');
+        const s = e.snapshot?.runs[0];
+        return s && s.step >= 20 && { step: s.step, loss: s.eval.loss, threads: e.threads, mode: e.computeMode,
+          progress: e.shadowRoot.querySelector('[data-testid="lm-progress"]').textContent };
+      }, null, 60_000);
+      assert.equal(start.isolated, true, 'the COOP/COEP page is cross-origin isolated');
+      assert.equal(r.mode, 'worker');
+      const want = start.sharedMemory ? Math.min(start.cores, 8) : 1;
+      assert.equal(r.threads, want, `threads: SharedArrayBuffer ${start.sharedMemory ? 'exists' : 'is missing'}, ${start.cores} cores`);
+      assert.ok(Number.isFinite(r.loss) && r.loss > 0, `a finite held-out loss: ${r.loss}`);
+      if (want > 1) assert.match(r.progress, new RegExp(`on ${want} threads`));
+      else assert.doesNotMatch(r.progress, /threads/);
+      console.log(`# language model: ${r.threads} thread(s) per step on an isolated page`);
+    },
+  },
+  {
     name: 'the multi-core layer gives multiHeadAttention\'s result on a plain page (Workers) and on a cross-origin isolated one (pthreads), under the strict CSP',
     timeout: 90_000,
     async run(page, site) {

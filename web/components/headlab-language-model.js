@@ -23,7 +23,8 @@
  * Methods: start(), pause(), step(n), reset(), setHeadEnabled(layer, head, on, run?),
  * openHead(layer, head), showText(text) → Promise, generate({ prompt, maxTokens, temperature }) → Promise,
  * saveModel(run?) → Promise<Uint8Array>. Layers, heads and runs count from 0.
- * Properties: running, snapshot, history, phaseChange ({ step, seconds } or null), computeMode.
+ * Properties: running, snapshot, history, phaseChange ({ step, seconds } or null), computeMode,
+ * threads (how many threads a training step uses: 2 or more only in the Worker of a cross-origin isolated page).
  *
  * @fires headlab-ready
  * @fires headlab-step          detail: { step, seconds, runs: [{ layers, step, loss, evalLoss, accuracy }] }
@@ -233,6 +234,8 @@ export class HeadlabLanguageModel extends TrainingElement {
   get history() { return (this._runs ?? []).map((r) => ({ layers: r.layers, points: r.history.slice() })); }
   get phaseChange() { return this._runs?.[0]?.phase ?? null; }
   get computeMode() { return this._client?.mode ?? null; }
+  /** Threads each training step of the (first) model is split over: more than 1 in the Worker of a cross-origin isolated page; null before a model exists. */
+  get threads() { return this._runs?.[0]?.threads ?? null; }
 
   /** Steps per round: max-steps, else the task's own training length. */
   get roundSteps() { return this.maxSteps || this._task?.defaults?.steps || 3000; }
