@@ -80,3 +80,31 @@ test('README language-model example runs as printed: heads form and the model co
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("README threads example runs as printed: 'auto' takes the cores in Node, the loss is one thread's up to rounding", { timeout: 120_000 }, () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const block = blocks.find((b) => b.includes("threads: 'auto'"));
+  assert.ok(block, "a block uses threads: 'auto'");
+  const end = 'fast.dispose();';
+  assert.ok(block.includes(`fast.step(100);`) && block.includes(end), 'the block steps 100 times and disposes the model');
+  const lib = new URL('../../web/lib/headlab.js', import.meta.url).href;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-readme-'));
+  try {
+    const file = path.join(dir, 'threads.mjs');
+    // The loss of the block's 100th step, and of the same model on one thread, for comparison.
+    const withLoss = block.replace('fast.step(100);', 'const lastLoss = fast.step(100).loss;');
+    const report = "const one = await lab.createLanguageModel({ task: 'induction' });\n" +
+      'console.log(JSON.stringify({ threads: fast.threads, live: lab.liveWorkerCount(), loss: lastLoss, oneLoss: one.step(100).loss }));\none.dispose();\n';
+    writeFileSync(file, blocks[0].replace("'./web/lib/headlab.js'", `'${lib}'`) + withLoss.replace(end, `${report}${end}\nconsole.log(lab.liveWorkerCount());\n`));
+    const out = execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim().split('\n');
+    assert.equal(out.pop(), '0', 'dispose() ended the thread Workers');
+    const r = JSON.parse(out.pop());
+    const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+    assert.equal(r.threads, Math.min(cores, 8));
+    assert.equal(r.live, r.threads - 1, 'threads − 1 thread Workers while the model lives');
+    assert.ok(Math.abs(r.loss - r.oneLoss) <= 2e-5 * r.oneLoss, `loss after 100 steps: ${r.loss} on ${r.threads} threads, ${r.oneLoss} on one`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
