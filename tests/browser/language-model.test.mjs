@@ -146,6 +146,7 @@ test('isolated page: the Worker trains on two threads to the phase change; the A
   assert.ok(Math.abs(api.inWorker.steps[0] - api.inWorker.steps[1]) <= 2e-5 * Math.abs(api.inWorker.steps[1]), `loss after 5 steps, 2 threads vs 1: ${api.inWorker.steps}`);
   await lm(page).locator('[data-action="start"]').click();
   await expectText(lm(page).locator('[data-testid="lm-progress"]'), /on 2 threads/);
+  await expectText(lm(page).locator('[data-testid="lm-mode"]'), /each step's batch split over 2 threads/);
   await page.waitForSelector(`${TAG}[data-phase-step]`, { timeout: 150_000 });
   const at = await state(page);
   assert.equal(at.mode, 'worker');

@@ -62,7 +62,7 @@ import embeddedModels from 'headlab:embedded-models';
 export const PHASE_ACCURACY = 0.5;
 const HEADS = [1, 2, 4, 8];
 const LAYERS = [1, 2, 3, 4];
-const SPEEDS = { slow: `Slow: ${LM_PACES.slow} steps/s`, normal: `Normal: ${LM_PACES.normal} steps/s`, fast: 'As fast as this computer goes' };
+const SPEEDS = { slow: `Slow: ${LM_PACES.slow} steps/s`, normal: `Normal: ${LM_PACES.normal} steps/s`, fast: 'Fast: no limit' };
 
 /** The trained models HeadLab ships, in web/models/ (written by `npm run train:models`). */
 const SHIPPED = { induction: { main: 'induction.hlm', oneLayer: 'induction-1-layer.hlm' }, cricket: { main: 'cricket.hlm' } };
@@ -591,9 +591,12 @@ export class HeadlabLanguageModel extends TrainingElement {
     setText(this.genOut, '');
     setText(this.textLabel, text.boxLabel);
     setText(this.textHint, text.hint);
-    this.modeNote.textContent = this._client.note();
     this._trainMs = 0;
     this.layout(info.runs);
+    const threads = this.threads ?? 1;
+    this.modeNote.textContent = threads > 1
+      ? `Training runs in a Web Worker, each step's batch split over ${threads} threads (this page is cross-origin isolated), so the page stays responsive.`
+      : this._client.note();
     this._roundStart = info.snapshot.runs[0].step;
     this.ingest(info.snapshot);
     this.renderDetail(true);
