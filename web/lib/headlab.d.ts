@@ -577,7 +577,7 @@ export declare class Headlab {
   info(): HeadlabInfo;
   /** Live Embind handles in both modules; 0 when nothing leaked. */
   liveHandleCount(): number;
-  /** Workers (and thread Workers) started by createParallelLayer that have not ended; 0 when every layer is disposed. */
+  /** Workers (and thread Workers) started by createParallelLayer and by language models on several threads that have not ended; 0 when every one is disposed. */
   liveWorkerCount(): number;
 }
 

@@ -333,7 +333,7 @@ export class Headlab {
     return createParallelLayer(this, options);
   }
 
-  /** Workers started by {@link Headlab#createParallelLayer} that have not ended yet (for tests). */
+  /** Workers started by {@link Headlab#createParallelLayer} and thread Workers of language models with `threads` > 1 that have not ended yet (for tests). */
   liveWorkerCount() {
     return liveWorkerCount();
   }
