@@ -1,8 +1,10 @@
 // The threaded module's own binding (linked with bindings.cpp, which registers
 // the Shape and ForwardCall types): a ParallelMha driven from JavaScript.
-// JavaScript starts a pass and either blocks in wait() (Node, Workers) or, on a
-// browser's main thread, awaits Atomics.waitAsync on finishedAddress(), which
-// the last thread to finish wakes.
+// JavaScript starts a pass and awaits Atomics.waitAsync on finishedAddress(),
+// which the last thread to finish wakes (where waitAsync is missing it blocks
+// in wait()). It ends the threads without blocking: requestStop(), await
+// exitedAddress() reaching threads() (the last thread to leave wakes it), then
+// delete(), whose joins return at once.
 #include <emscripten/bind.h>
 #include <emscripten/threading.h>
 
@@ -31,6 +33,7 @@ class ParallelLayerJs {
         mha_(new headlab::ParallelMha(dims_, headlab::bindings::weights_of(layer),
                                       static_cast<std::size_t>(threads))) {
     mha_->on_done = wake_waiters;
+    mha_->on_exited = wake_waiters;
   }
 
   // Checks the shape, allocates what the call needs and starts it; "" or an error.
@@ -49,6 +52,8 @@ class ParallelLayerJs {
   void wait() { mha_->wait(); }
   double finished_address() const { return static_cast<double>(reinterpret_cast<std::uintptr_t>(&mha_->finished())); }
   double finished() const { return mha_->finished().load(); }
+  void request_stop() { mha_->request_stop(); }
+  double exited_address() const { return static_cast<double>(reinterpret_cast<std::uintptr_t>(&mha_->exited())); }
   double threads() const { return static_cast<double>(mha_->threads()); }
 
  private:
@@ -66,5 +71,7 @@ EMSCRIPTEN_BINDINGS(headlab_parallel) {
       .function("wait", &ParallelLayerJs::wait)
       .function("finishedAddress", &ParallelLayerJs::finished_address)
       .function("finished", &ParallelLayerJs::finished)
+      .function("requestStop", &ParallelLayerJs::request_stop)
+      .function("exitedAddress", &ParallelLayerJs::exited_address)
       .function("threads", &ParallelLayerJs::threads);
 }

@@ -13,7 +13,10 @@
 // project all of K and V (2·t_k·d_model² each, repeated per thread).
 //
 // The threads are started once and wait between calls, so a call costs two
-// wake-ups, not thread creations. Every buffer is allocated by reserve() on the
+// wake-ups, not thread creations. A caller that must not block (a browser's
+// main thread) ends them in two steps: request_stop(), then wait on exited()
+// (on_exited wakes it) before destroying the object, whose joins then return
+// at once. Every buffer is allocated by reserve() on the
 // calling thread: the threads never allocate (in WebAssembly, a heap that grows
 // on another thread leaves the calling thread's views of it stale).
 #pragma once
@@ -45,7 +48,7 @@ class ParallelMha {
   // t_k, causal are ignored). The weights are copied; bias pointers may be null.
   // 1 <= threads <= num_heads. Starts the threads.
   ParallelMha(const MhaShape& dims, const MhaWeights& w, std::size_t threads);
-  // Ends the threads (waiting for a pass that is running).
+  // Ends the threads (waiting for a pass that is running) and joins them.
   ~ParallelMha();
   ParallelMha(const ParallelMha&) = delete;
   ParallelMha& operator=(const ParallelMha&) = delete;
@@ -74,6 +77,20 @@ class ParallelMha {
   // its address (WebAssembly: wakes a JavaScript Atomics.waitAsync on it).
   void (*on_done)(const std::atomic<std::uint32_t>* word) = nullptr;
 
+  // Asks every thread to leave its loop and returns at once. Only between
+  // passes (a pass started and not done would never finish); start() must not
+  // be called afterwards. Twice is fine.
+  void request_stop();
+
+  // Counts threads that have left their loop (after request_stop() or in the
+  // destructor); equals threads() once all have, when the destructor's joins
+  // no longer wait for anything but the threads' own exit.
+  const std::atomic<std::uint32_t>& exited() const { return exited_; }
+
+  // Called on the last thread to leave its loop, after `exited` reached
+  // threads(), with its address (WebAssembly: wakes an Atomics.waitAsync).
+  void (*on_exited)(const std::atomic<std::uint32_t>* word) = nullptr;
+
  private:
   struct Slice {
     std::vector<float> w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o;
@@ -100,6 +117,7 @@ class ParallelMha {
   bool stop_ = false;             // guarded by mutex_
   std::atomic<std::size_t> remaining_{0};
   std::atomic<std::uint32_t> finished_{0};
+  std::atomic<std::uint32_t> exited_{0};
 };
 
 }  // namespace headlab

@@ -71,12 +71,16 @@ ParallelMha::ParallelMha(const MhaShape& dims, const MhaWeights& w, std::size_t 
 }
 
 ParallelMha::~ParallelMha() {
+  request_stop();
+  for (std::thread& t : threads_) t.join();
+}
+
+void ParallelMha::request_stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   go_.notify_all();
-  for (std::thread& t : threads_) t.join();
 }
 
 bool ParallelMha::reserve(const MhaShape& call, bool output_only, bool wants_concat) {
@@ -116,12 +120,13 @@ void ParallelMha::loop(std::size_t t) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       go_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
+      if (stop_) break;
       seen = generation_;
     }
     run_slice(t);
     if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) finish();
   }
+  if (exited_.fetch_add(1, std::memory_order_acq_rel) + 1 == runs_.size() && on_exited) on_exited(&exited_);
 }
 
 // noinline: in WebAssembly a kernel inlined into this thread's endless loop was
