@@ -178,6 +178,57 @@ test('a Worker that dies rejects pending and later calls; a new layer works', as
   assert.equal(lab.liveWorkerCount(), 0);
 });
 
+test('pthreads: a thread Worker that dies rejects the pending and later calls; the others are ended; a new layer works', async () => {
+  const { w, inputs } = problem({ tQ: 512, dModel: 128, numHeads: 4 });  // long enough that the call is still running
+  const layer = await lab.createParallelLayer({ ...w, threads: 2, mechanism: 'pthreads' });
+  const { PThread } = layer._module;
+  const [, second] = PThread.runningWorkers;
+  assert.equal(PThread.runningWorkers.length, 2);
+  assert.equal(lab.liveWorkerCount(), 2);
+  const died = (e) => e.constructor === Error &&
+    /^ParallelLayer.forward: thread Worker 2 of 2 ended unexpectedly \(it exited with code 1\); .*dispose\(\) it and create a new one with lab.createParallelLayer\(\)$/.test(e.message) &&
+    e.cause instanceof Error;
+  const pending = assert.rejects(layer.forward({ ...inputs, returnIntermediates: true }), died);
+  const queued = assert.rejects(layer.forward(inputs), died);  // waiting its turn behind the first
+  // One turn of the event loop: the first call has been laid out and started, and is awaiting the threads.
+  await new Promise((resolve) => setImmediate(resolve));
+  await second.terminate();  // as if the thread's Worker crashed or something ended it
+  await pending;
+  await queued;
+  assert.equal(lab.liveWorkerCount(), 0, 'the other thread Worker is ended at once');
+  await assert.rejects(layer.forward(inputs), died);
+  await layer.dispose();
+  assert.equal(lab.liveWorkerCount(), 0);
+  assert.equal(PThread.runningWorkers.length + PThread.unusedWorkers.length, 0, 'no thread Worker left');
+  await assert.rejects(layer.forward(inputs), (e) => e instanceof TypeError && /disposed/.test(e.message));
+  const again = await lab.createParallelLayer({ ...w, threads: 2, mechanism: 'pthreads' });
+  sameResult(await again.forward(inputs), lab.multiHeadAttention({ ...w, ...inputs }), 'recreated');
+  await again.dispose();
+  assert.equal(lab.liveWorkerCount(), 0);
+});
+
+test('pthreads: a thread Worker that dies while the layer is idle rejects the next call; dispose() after it resolves', async () => {
+  const { w, inputs } = problem({ tQ: 6, dModel: 12, numHeads: 3 });
+  const layer = await lab.createParallelLayer({ ...w, threads: 3, mechanism: 'pthreads' });
+  sameResult(await layer.forward(inputs), lab.multiHeadAttention({ ...w, ...inputs }), 'before');
+  await layer._module.PThread.runningWorkers[0].terminate();
+  await assert.rejects(layer.forward(inputs), /thread Worker 1 of 3 ended unexpectedly \(it exited with code 1\)/);
+  await layer.dispose();
+  assert.equal(lab.liveWorkerCount(), 0);
+});
+
+test('pthreads: dispose() asks the threads to stop and awaits them all leaving their loops before joining them', async () => {
+  const { w, inputs } = problem({ tQ: 8, dModel: 12, numHeads: 3 });
+  const layer = await lab.createParallelLayer({ ...w, threads: 3, mechanism: 'pthreads' });
+  await layer.forward(inputs);
+  const module = layer._module, core = layer._core, exited = core.exitedAddress() >> 2;
+  assert.equal(Atomics.load(module.HEAP32, exited), 0);
+  await layer.dispose();
+  assert.equal(Atomics.load(module.HEAP32, exited), 3, 'every thread left its loop');
+  assert.ok(core.isDeleted(), 'joined (the core deleted) rather than its Workers just ended');
+  assert.equal(lab.liveWorkerCount(), 0);
+});
+
 for (const mechanism of ['workers', 'pthreads']) {
   test(`${mechanism}: an error in the forward pass (a request too large for the heap) rejects that call with its type; the layer goes on`, async () => {
     const { w, inputs } = problem({ tQ: 3, dModel: 4, numHeads: 2 });

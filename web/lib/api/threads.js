@@ -21,12 +21,15 @@ const THREADED = {
 
 let liveThreadWorkers = 0;  // thread Workers of threaded modules not yet ended
 
-// A browser's main thread must not block (Emscripten warns, and the page would freeze): there the
-// caller awaits Atomics.waitAsync on the word the last thread wakes. Node and Workers block.
+// A browser's main thread must not block (Emscripten warns, and the page would freeze).
 const mainThread = !isNode && typeof window === 'object';
 /** Whether this is a browser page's main thread (where nothing may block). */
 export const onPageMainThread = mainThread;
-const awaitable = mainThread && typeof Atomics.waitAsync === 'function';
+// A ParallelLayer's calling thread awaits Atomics.waitAsync on the word its threads wake (Node 20,
+// browsers' pages and Workers): it stays free to see a thread Worker die, and a page is not
+// frozen. Where waitAsync is missing a call blocks in core.wait() instead, and dispose() polls.
+const canAwait = typeof Atomics.waitAsync === 'function';
+const never = new Promise(() => {});
 
 /** Thread Workers started by threaded modules that have not ended yet (for lab.liveWorkerCount()). */
 export function threadWorkerCount() {
@@ -140,6 +143,58 @@ export function endModule(module, core) {
   }
 }
 
+/**
+ * Resolves once `done(value)` holds for the int32 at `address` in the module's memory, waking when
+ * a thread changes it (Atomics.notify; emscripten_futex_wake in C++). Rejects when `died` rejects
+ * first: a thread Worker that died will never change it.
+ */
+async function until(module, address, done, died) {
+  const word = address >> 2;
+  // HEAP32 is re-read every time: a call into the module may have grown the heap.
+  for (let value; !done(value = Atomics.load(module.HEAP32, word));) {
+    if (canAwait) {
+      const wait = Atomics.waitAsync(module.HEAP32, word, value);
+      if (wait.async) await Promise.race([wait.value, died]);
+    } else {
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, 1)), died]);
+    }
+  }
+}
+
+/**
+ * {@link endModule} without blocking the calling thread: `core`'s threads (when there is one) are
+ * asked to leave their loops and awaited on the word the last one wakes, so that core.delete()
+ * then joins them at once; then their Workers are ended. Rejects, ending nothing, when `died`
+ * rejects first (a thread whose Worker died never leaves its loop).
+ */
+async function stopModule(module, core, died = never) {
+  if (core && !core.isDeleted()) {
+    core.requestStop();
+    const threads = core.threads();
+    await until(module, core.exitedAddress(), (v) => v === threads, died);
+    core.delete();
+  }
+  endModule(module, null);
+}
+
+/**
+ * Ends every thread Worker of a threaded module at once, calling nothing in the module: after a
+ * thread's Worker died (it may have left a lock held). The module is not used again. Twice is fine.
+ */
+function killModule(module) {
+  if (module._headlabEnded) return;
+  module._headlabEnded = true;
+  for (const w of threadWorkers(module)) w.terminate();
+  module.PThread.runningWorkers.length = 0;
+  module.PThread.unusedWorkers.length = 0;
+  liveThreadWorkers -= module._headlabWorkers ?? 0;
+}
+
+/** The thread Workers of a threaded module: its pool, running a thread or not. */
+function threadWorkers(module) {
+  return [...module.PThread.runningWorkers, ...module.PThread.unusedWorkers];
+}
+
 let ThreadedLayer = null;
 
 /**
@@ -157,7 +212,8 @@ function defineThreadedLayer() {
    * A ParallelLayer whose heads are split across pthreads of one wasm module: inputs and outputs
    * are in the module's shared memory, read and written by every thread in place (no copies
    * between threads, no messages per call). The calling thread lays out the call, wakes the
-   * threads and waits for them, as {@link AttentionLayer#forward} waits for its one thread.
+   * threads and awaits them (Atomics.waitAsync on the word the last one to finish wakes). A thread
+   * Worker that dies rejects the pending and later calls, and the others are ended.
    */
   class ThreadedLayer extends ParallelLayer {
     /** @private */
@@ -166,9 +222,16 @@ function defineThreadedLayer() {
       this._module = module;
       this._core = core;
       this._threadCount = threads;
+      this._threadWorkers = threadWorkers(module);
       this._queue = Promise.resolve();  // calls run one at a time: the threads share one layout
       this._runner = { _core: module, _heap: heapLimits(module) };  // forward.js lays calls out in this module's heap
       this._weights = { ...shape, addresses: {} };  // the weights live in the threads' slices
+      this._ended = null;        // settles once every thread Worker has ended (dispose, or a death)
+      this._terminating = false; // set as we end the Workers ourselves: their 'exit' is no death
+      // Rejects with this._failure when a thread Worker dies: every wait on the threads races it.
+      this._died = new Promise((_, reject) => { this._reportDeath = reject; });
+      this._died.catch(() => {});
+      this._watch();
     }
 
     /** @private Loads the threaded module, gives it the weights, starts `threads` threads. */
@@ -193,7 +256,7 @@ function defineThreadedLayer() {
         module.release(block);  // copied into the threads' slices
         return new ThreadedLayer(lab, shape, module, core, threads);
       } catch (e) {
-        endModule(module, core);
+        await stopModule(module, core);
         throw e;
       }
     }
@@ -216,21 +279,28 @@ function defineThreadedLayer() {
       const fn = 'ParallelLayer.forward';
       try {
         if (this._disposed) throw new TypeError(`${fn}: this layer has been disposed`);
+        if (this._failure) throw this._failed(fn);
         checkCall(this._lab, fn, options, this._shape);
       } catch (e) {
         return Promise.reject(e);
       }
       const run = this._queue.then(async () => {
         if (this._disposed) throw new Error(`${fn}: the layer was disposed before this call finished`);
+        if (this._failure) throw this._failed(fn);
         const { call, collect } = prepareForward(this._runner, fn, options, this._weights);
-        const core = this._core, word = core.finishedAddress() >> 2;
-        const before = Atomics.load(this._module.HEAP32, word);
+        const core = this._core, address = core.finishedAddress();
+        const before = Atomics.load(this._module.HEAP32, address >> 2);
         const error = core.start(call);
         if (error) throw new RangeError(`${fn}: ${error}`);
-        if (awaitable) {
-          // start() may have grown the heap: HEAP32 is re-read after it.
-          const wait = Atomics.waitAsync(this._module.HEAP32, word, before);
-          if (wait.async) await wait.value;
+        if (canAwait) {
+          this._busy(true);
+          try {
+            await until(this._module, address, (v) => v !== before, this._died);
+          } catch (e) {
+            throw e === this._failure ? this._failed(fn) : e;
+          } finally {
+            this._busy(false);
+          }
         } else {
           core.wait();
         }
@@ -241,19 +311,77 @@ function defineThreadedLayer() {
     }
 
     /**
-     * Ends every thread and its Worker. Calls not started yet reject; forward afterwards rejects
-     * with a TypeError; dispose() twice is fine.
+     * Ends every thread and its Worker without blocking the calling thread: the threads are asked
+     * to stop and awaited, then joined and their Workers ended. A call that is running finishes
+     * first; calls not started yet reject; forward afterwards rejects with a TypeError; dispose()
+     * twice is fine. After a thread Worker died, the others were ended already.
      * @returns {Promise<void>}
      */
     dispose() {
       if (this._disposed) return this._ended;
       this._disposed = true;
-      // A call that is running finishes first; calls not started yet reject.
-      this._ended = this._queue.then(() => {
-        endModule(this._module, this._core);
-        this._module = this._core = this._runner = null;
+      this._ended = this._queue.then(async () => {
+        if (this._failure) return;  // _fail ended every Worker
+        this._busy(true);
+        try {
+          await stopModule(this._module, this._core, this._died);
+          this._terminating = true;  // before any 'exit' event of the Workers it ended (those come later)
+          this._forget();
+        } catch {
+          this._kill();  // a thread Worker died while the threads were stopping
+        }
       });
       return this._ended;
+    }
+
+    /** @private Listens for each thread Worker ending or failing while this layer runs. */
+    _watch() {
+      const n = this._threadWorkers.length;
+      this._threadWorkers.forEach((w, i) => {
+        const fail = (reason) => this._fail(i, n, reason);
+        // Replaces the glue's onerror, which logs and rethrows (in Node the glue's 'error' listener calls it).
+        w.onerror = (e) => {
+          e?.preventDefault?.();
+          fail(e?.message || 'its script failed or threw');
+        };
+        if (isNode) w.on('exit', (code) => fail(`it exited with code ${code}`));
+      });
+    }
+
+    /** @private Thread Worker i of n died: every pending and later call rejects; the others are ended. */
+    _fail(i, n, reason) {
+      if (this._failure || this._terminating) return;
+      this._failure = new Error(`thread Worker ${i + 1} of ${n} ended unexpectedly (${reason}); ` +
+        'this layer cannot run any more: dispose() it and create a new one with lab.createParallelLayer()');
+      this._reportDeath(this._failure);
+      this._kill();
+    }
+
+    /** @private The Error a call gets once a thread Worker has died. */
+    _failed(fn) {
+      return new Error(`${fn}: ${this._failure.message}`, { cause: this._failure });
+    }
+
+    /**
+     * @private Ends every thread Worker at once, calling nothing in the module (a thread that died
+     * may have left a lock held): the module is not used again.
+     */
+    _kill() {
+      if (this._terminating) return;
+      this._terminating = true;
+      killModule(this._module);
+      this._forget();
+    }
+
+    /** @private Every thread Worker has ended: the module is let go. */
+    _forget() {
+      this._module = this._core = this._runner = null;
+    }
+
+    /** @private While the calling thread awaits the threads, their Workers keep Node running (waitAsync does not). */
+    _busy(on) {
+      if (!isNode || this._terminating) return;
+      for (const w of this._threadWorkers) (on ? w.ref() : w.unref());
     }
   }
   return ThreadedLayer;
