@@ -2,9 +2,10 @@
 // the Shape and ForwardCall types): a ParallelMha driven from JavaScript.
 // JavaScript starts a pass and awaits Atomics.waitAsync on finishedAddress(),
 // which the last thread to finish wakes (where waitAsync is missing it blocks
-// in wait()). It ends the threads without blocking: requestStop(), await
-// exitedAddress() reaching threads() (the last thread to leave wakes it), then
-// delete(), whose joins return at once.
+// in wait()). It ends the threads without blocking (a page's main thread must
+// not; Emscripten warns at every pthread_join there): requestStop(), await
+// exitedAddress() reaching threads() (the last thread to leave wakes it),
+// tryJoin() until true, then delete(), which has nothing left to join.
 #include <emscripten/bind.h>
 #include <emscripten/threading.h>
 
@@ -53,6 +54,7 @@ class ParallelLayerJs {
   double finished_address() const { return static_cast<double>(reinterpret_cast<std::uintptr_t>(&mha_->finished())); }
   double finished() const { return mha_->finished().load(); }
   void request_stop() { mha_->request_stop(); }
+  bool try_join() { return mha_->try_join(); }
   double exited_address() const { return static_cast<double>(reinterpret_cast<std::uintptr_t>(&mha_->exited())); }
   double threads() const { return static_cast<double>(mha_->threads()); }
 
@@ -73,5 +75,6 @@ EMSCRIPTEN_BINDINGS(headlab_parallel) {
       .function("finished", &ParallelLayerJs::finished)
       .function("requestStop", &ParallelLayerJs::request_stop)
       .function("exitedAddress", &ParallelLayerJs::exited_address)
+      .function("tryJoin", &ParallelLayerJs::try_join)
       .function("threads", &ParallelLayerJs::threads);
 }

@@ -133,6 +133,52 @@ test('inside a module Worker of an isolated page: pthreads there too (thread Wor
   checkResult(await isolatedPage.evaluate(inWorker), { isolated: true });
 });
 
+test('isolated page, main thread: dispose() stops and joins every thread; a thread Worker error rejects the pending and later calls; a new layer works', { timeout: 120_000 }, async () => {
+  const r = await isolatedPage.evaluate(async () => {
+    const { createHeadlab } = await import('/lib/headlab.js');
+    const lab = await createHeadlab();
+    let x = 99;
+    const fill = (n) => Float32Array.from({ length: n }, () => { x = (x * 1103515245 + 12345) % 2147483648; return x / 2147483648 - 0.5; });
+    const d = 64, w = { dModel: d, numHeads: 4, wQ: fill(d * d), wK: fill(d * d), wV: fill(d * d), wO: fill(d * d) };
+    const query = fill(256 * d);
+    const outcome = (p) => p.then(() => 'resolved', (e) => `${e.constructor.name}: ${e.message}`);
+
+    // dispose() on the main thread: the threads leave their loops (the exit word), are joined (the core deleted), their Workers end.
+    const layer = await lab.createParallelLayer({ ...w, threads: 2 });
+    await layer.forward({ query });
+    const { PThread, HEAP32 } = layer._module, core = layer._core;
+    const exited = core.exitedAddress() >> 2;
+    const before = { mechanism: layer.mechanism, running: PThread.runningWorkers.length, exited: Atomics.load(HEAP32, exited), live: lab.liveWorkerCount() };
+    await layer.dispose();
+    const disposed = { exited: Atomics.load(HEAP32, exited), deleted: core.isDeleted(),
+      workers: PThread.runningWorkers.length + PThread.unusedWorkers.length, pthreads: Object.keys(PThread.pthreads).length, live: lab.liveWorkerCount() };
+
+    // An 'error' event on a thread Worker (as a crashed thread's Worker sends) while a call runs and another waits.
+    const second = await lab.createParallelLayer({ ...w, threads: 2 });
+    const worker = second._module.PThread.runningWorkers[1];
+    const pending = [second.forward({ query, returnWeights: true }), second.forward({ query })].map(outcome);
+    await null;  // the first call has been started (its turn came in the microtask before this one) and awaits the threads
+    worker.dispatchEvent(new ErrorEvent('error', { message: 'a dispatched error' }));
+    const rejected = await Promise.all(pending);
+    const liveAfterError = lab.liveWorkerCount();
+    const later = await outcome(second.forward({ query }));
+    await second.dispose();
+
+    const third = await lab.createParallelLayer({ ...w, threads: 2 });
+    const got = (await third.forward({ query })).output, want = lab.multiHeadAttention({ ...w, query }).output;
+    await third.dispose();
+    return { before, disposed, rejected, liveAfterError, later, diff: Math.max(...got.map((v, i) => Math.abs(v - want[i]))), after: lab.liveWorkerCount() };
+  });
+  assert.deepEqual(r.before, { mechanism: 'pthreads', running: 2, exited: 0, live: 2 });
+  assert.deepEqual(r.disposed, { exited: 2, deleted: true, workers: 0, pthreads: 0, live: 0 }, 'every thread left its loop, was joined, and its Worker ended');
+  const died = /^Error: ParallelLayer.forward: thread Worker 2 of 2 ended unexpectedly \(a dispatched error\); this layer cannot run any more: dispose\(\) it and create a new one with lab.createParallelLayer\(\)$/;
+  r.rejected.forEach((m, i) => assert.match(m, died, `call ${i + 1}`));
+  assert.equal(r.liveAfterError, 0, 'the other thread Worker is ended at once');
+  assert.match(r.later, died);
+  assert.ok(r.diff <= 2e-6, `a new layer: max |diff| ${r.diff}`);
+  assert.equal(r.after, 0);
+});
+
 for (const isolated of [false, true]) {
   test(`through the bundled API (dist/headlab-components.js)${isolated ? ', isolated: its threads build is dist/headlab_core_threads.*' : ': its Worker is dist/headlab-parallel-worker.js'}`, { timeout: 120_000 }, async () => {
     const r = await (isolated ? isolatedPage : page).evaluate(async () => {

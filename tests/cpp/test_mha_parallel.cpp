@@ -135,14 +135,25 @@ TEST_CASE("ParallelMha: request_stop() lets every thread leave; on_exited is cal
       parallel_output(mha, p);  // a pass first: threads that have worked stop too
       mha.request_stop();
       mha.request_stop();  // twice is fine
-      // What a caller that cannot block does: wait for the word (here by yielding) before destroying.
+      // What a caller that cannot block does (here by yielding): wait for the word, then reap the threads.
       while (mha.exited().load(std::memory_order_acquire) != threads) std::this_thread::yield();
       CHECK(exited_calls.load() == 1);
       CHECK(exited_word.load() == &mha.exited());
       CHECK_FALSE(exited_on_caller.load());
-    }  // the destructor's joins: every thread has left its loop
+      while (!mha.try_join()) std::this_thread::yield();
+      CHECK(mha.try_join());  // all joined: stays true
+    }  // the destructor has nothing left to join
     CHECK(exited_calls.load() == 1);
   }
+}
+
+TEST_CASE("ParallelMha: try_join() joins nothing while the threads run") {
+  const Problem p = problem(4, 8, 2, 5u);
+  ParallelMha mha(p.shape, p.weights(), 2);
+  CHECK_FALSE(mha.try_join());
+  const std::vector<float> want = reference_output(p);
+  CHECK(test::worst(parallel_output(mha, p), want, 1e-5, 1e-5) <= 1);  // the threads still serve calls
+  CHECK_FALSE(mha.try_join());
 }
 
 TEST_CASE("ParallelMha: destroyed without request_stop(), the threads still leave (on_exited once)") {

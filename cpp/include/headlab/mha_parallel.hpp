@@ -1,5 +1,5 @@
 // Multi-head attention with its heads split across threads of one process
-// (std::thread; in WebAssembly, Emscripten's pthreads over shared memory).
+// (POSIX threads; in WebAssembly, Emscripten's pthreads over shared memory).
 //
 // Thread t holds a contiguous run of heads [h0, h1): its columns of W^Q, W^K,
 // W^V (and b^Q, b^K, b^V), its rows of W^O, b^O only in run 0. Each thread runs
@@ -14,9 +14,9 @@
 //
 // The threads are started once and wait between calls, so a call costs two
 // wake-ups, not thread creations. A caller that must not block (a browser's
-// main thread) ends them in two steps: request_stop(), then wait on exited()
-// (on_exited wakes it) before destroying the object, whose joins then return
-// at once. Every buffer is allocated by reserve() on the
+// main thread, where Emscripten warns at every pthread_join) ends them in
+// steps: request_stop(), wait on exited() (on_exited wakes it), then
+// try_join() until it says all are joined; the destructor then joins nothing. Every buffer is allocated by reserve() on the
 // calling thread: the threads never allocate (in WebAssembly, a heap that grows
 // on another thread leaves the calling thread's views of it stale).
 #pragma once
@@ -26,8 +26,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <pthread.h>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "headlab/mha.hpp"
@@ -91,12 +91,22 @@ class ParallelMha {
   // threads(), with its address (WebAssembly: wakes an Atomics.waitAsync).
   void (*on_exited)(const std::atomic<std::uint32_t>* word) = nullptr;
 
+  // Joins the threads that have ended, without blocking (pthread_tryjoin_np;
+  // no Emscripten warning); true once every thread has been joined. After
+  // request_stop(): a thread that has left its loop ends moments later.
+  bool try_join();
+
  private:
   struct Slice {
     std::vector<float> w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o;
     std::vector<float> workspace, partial, concat;
   };
 
+  struct Start {
+    ParallelMha* self;
+    std::size_t t;
+  };
+  static void* thread_main(void* start);
   void loop(std::size_t t);
   void run_slice(std::size_t t);
   void finish();
@@ -104,7 +114,11 @@ class ParallelMha {
   MhaShape dims_;
   std::vector<HeadRun> runs_;
   std::vector<Slice> slices_;
-  std::vector<std::thread> threads_;
+  // pthread_t, not std::thread: try_join() reaps them with pthread_tryjoin_np,
+  // after which a std::thread would still count as joinable.
+  std::vector<Start> starts_;
+  std::vector<pthread_t> threads_;
+  std::size_t joined_ = 0;  // threads_[0, joined_) have been joined
 
   // The pass being run, read by the threads after they see a new generation.
   MhaShape call_;

@@ -3,6 +3,7 @@
 #include "headlab/mha_parallel.hpp"
 
 #include <algorithm>
+#include <system_error>
 
 namespace headlab {
 
@@ -66,13 +67,35 @@ ParallelMha::ParallelMha(const MhaShape& dims, const MhaWeights& w, std::size_t 
     s.b_v = range(w.b_v, r.begin * dims.d_v, n * dims.d_v);
     if (t == 0) s.b_o = range(w.b_o, 0, d);
   }
+  starts_.reserve(runs_.size());
   threads_.reserve(runs_.size());
-  for (std::size_t t = 0; t < runs_.size(); ++t) threads_.emplace_back(&ParallelMha::loop, this, t);
+  for (std::size_t t = 0; t < runs_.size(); ++t) {
+    starts_.push_back({this, t});
+    pthread_t thread;
+    if (const int err = pthread_create(&thread, nullptr, &ParallelMha::thread_main, &starts_[t])) {
+      request_stop();
+      for (pthread_t started : threads_) pthread_join(started, nullptr);
+      throw std::system_error(err, std::generic_category(), "ParallelMha: pthread_create");
+    }
+    threads_.push_back(thread);
+  }
 }
 
 ParallelMha::~ParallelMha() {
   request_stop();
-  for (std::thread& t : threads_) t.join();
+  for (; joined_ < threads_.size(); ++joined_) pthread_join(threads_[joined_], nullptr);
+}
+
+void* ParallelMha::thread_main(void* start) {
+  const Start* s = static_cast<const Start*>(start);
+  s->self->loop(s->t);
+  return nullptr;
+}
+
+bool ParallelMha::try_join() {
+  for (; joined_ < threads_.size(); ++joined_)
+    if (pthread_tryjoin_np(threads_[joined_], nullptr) != 0) return false;
+  return true;
 }
 
 void ParallelMha::request_stop() {

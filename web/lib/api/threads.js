@@ -162,16 +162,19 @@ async function until(module, address, done, died) {
 }
 
 /**
- * {@link endModule} without blocking the calling thread: `core`'s threads (when there is one) are
- * asked to leave their loops and awaited on the word the last one wakes, so that core.delete()
- * then joins them at once; then their Workers are ended. Rejects, ending nothing, when `died`
- * rejects first (a thread whose Worker died never leaves its loop).
+ * {@link endModule} without blocking the calling thread (on a page's main thread Emscripten warns
+ * at every pthread_join): `core`'s threads (when there is one) are asked to leave their loops and
+ * awaited on the word the last one wakes, then joined with tryJoin (a thread that has left its loop
+ * ends moments later), so that core.delete() has nothing left to join; then their Workers are
+ * ended. Rejects, ending nothing, when `died` rejects first (a thread whose Worker died never
+ * leaves its loop).
  */
 async function stopModule(module, core, died = never) {
   if (core && !core.isDeleted()) {
     core.requestStop();
     const threads = core.threads();
     await until(module, core.exitedAddress(), (v) => v === threads, died);
+    while (!core.tryJoin()) await Promise.race([new Promise((resolve) => setTimeout(resolve, 0)), died]);
     core.delete();
   }
   endModule(module, null);
