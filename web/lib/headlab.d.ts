@@ -595,10 +595,13 @@ export declare class ParallelLayer {
   /**
    * Resolves to what {@link AttentionLayer.forward} returns, within float rounding. Rejects with a
    * TypeError or RangeError naming the argument, a TypeError once disposed, or an Error once a
-   * Worker has died (create the layer again).
+   * Worker (or a pthread's Worker) has died: dispose() the layer and create a new one.
    */
   forward<O extends LayerForwardOptions>(options: O): Promise<MultiHeadAttentionResultFor<O>>;
-  /** Ends every Worker (pending calls reject); resolves once they are gone. Twice is fine. */
+  /**
+   * Ends every thread and Worker without blocking the calling thread (pthreads are asked to stop,
+   * awaited and joined); calls not started reject. Resolves once they are gone. Twice is fine.
+   */
   dispose(): Promise<void>;
   [Symbol.dispose](): void;
 }
