@@ -137,11 +137,12 @@ TEST_CASE("ParallelMha: request_stop() lets every thread leave; on_exited is cal
       mha.request_stop();  // twice is fine
       // What a caller that cannot block does (here by yielding): wait for the word, then reap the threads.
       while (mha.exited().load(std::memory_order_acquire) != threads) std::this_thread::yield();
+      while (!mha.try_join()) std::this_thread::yield();
+      CHECK(mha.try_join());  // all joined: stays true
+      // The word changes before on_exited runs, so these are read once the threads have ended.
       CHECK(exited_calls.load() == 1);
       CHECK(exited_word.load() == &mha.exited());
       CHECK_FALSE(exited_on_caller.load());
-      while (!mha.try_join()) std::this_thread::yield();
-      CHECK(mha.try_join());  // all joined: stays true
     }  // the destructor has nothing left to join
     CHECK(exited_calls.load() == 1);
   }
