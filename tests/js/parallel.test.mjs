@@ -217,6 +217,17 @@ test('pthreads: a thread Worker that dies while the layer is idle rejects the ne
   assert.equal(lab.liveWorkerCount(), 0);
 });
 
+test("pthreads: an 'error' event from a thread Worker (an exception in it) is reported the same way", async () => {
+  const { w, inputs } = problem({ tQ: 6, dModel: 12, numHeads: 3 });
+  const layer = await lab.createParallelLayer({ ...w, threads: 3, mechanism: 'pthreads' });
+  layer._module.PThread.runningWorkers[2].emit('error', new Error('a thread threw'));
+  assert.equal(lab.liveWorkerCount(), 0, 'every thread Worker is ended');
+  await assert.rejects(layer.forward(inputs), (e) => e.constructor === Error &&
+    /^ParallelLayer.forward: thread Worker 3 of 3 ended unexpectedly \(a thread threw\); .*create a new one/.test(e.message));
+  await layer.dispose();
+  assert.equal(lab.liveWorkerCount(), 0);
+});
+
 test('pthreads: dispose() asks the threads to stop and awaits them all leaving their loops before joining them', async () => {
   const { w, inputs } = problem({ tQ: 8, dModel: 12, numHeads: 3 });
   const layer = await lab.createParallelLayer({ ...w, threads: 3, mechanism: 'pthreads' });

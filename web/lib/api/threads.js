@@ -229,7 +229,7 @@ function defineThreadedLayer() {
       this._queue = Promise.resolve();  // calls run one at a time: the threads share one layout
       this._runner = { _core: module, _heap: heapLimits(module) };  // forward.js lays calls out in this module's heap
       this._weights = { ...shape, addresses: {} };  // the weights live in the threads' slices
-      this._ended = null;        // settles once every thread Worker has ended (dispose, or a death)
+      this._ended = null;        // dispose()'s promise
       this._terminating = false; // set as we end the Workers ourselves: their 'exit' is no death
       // Rejects with this._failure when a thread Worker dies: every wait on the threads races it.
       this._died = new Promise((_, reject) => { this._reportDeath = reject; });
