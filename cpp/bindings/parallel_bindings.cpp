@@ -55,7 +55,9 @@ class ParallelLayerJs {
   double finished() const { return mha_->finished().load(); }
   void request_stop() { mha_->request_stop(); }
   bool try_join() { return mha_->try_join(); }
-  double exited_address() const { return static_cast<double>(reinterpret_cast<std::uintptr_t>(&mha_->exited())); }
+  double exited_address() const {
+    return static_cast<double>(reinterpret_cast<std::uintptr_t>(&mha_->exited()));
+  }
   double threads() const { return static_cast<double>(mha_->threads()); }
 
  private:

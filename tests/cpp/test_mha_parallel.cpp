@@ -122,7 +122,7 @@ TEST_CASE("ParallelMha: the output equals mha_forward's for 1, 2 and 3 threads")
   }
 }
 
-TEST_CASE("ParallelMha: request_stop() lets every thread leave; on_exited is called once, on a thread, at threads()") {
+TEST_CASE("ParallelMha: request_stop() lets every thread leave; on_exited runs once, on a thread") {
   for (std::size_t threads : {1, 2, 3}) {
     exited_calls = 0;
     exited_word = nullptr;

@@ -16,17 +16,19 @@
 // wake-ups, not thread creations. A caller that must not block (a browser's
 // main thread, where Emscripten warns at every pthread_join) ends them in
 // steps: request_stop(), wait on exited() (on_exited wakes it), then
-// try_join() until it says all are joined; the destructor then joins nothing. Every buffer is allocated by reserve() on the
-// calling thread: the threads never allocate (in WebAssembly, a heap that grows
-// on another thread leaves the calling thread's views of it stale).
+// try_join() until it says all are joined; the destructor then joins nothing.
+// Every buffer is allocated by reserve() on the calling thread: the threads
+// never allocate (in WebAssembly, a heap that grows on another thread leaves
+// the calling thread's views of it stale).
 #pragma once
+
+#include <pthread.h>
 
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <pthread.h>
 #include <string>
 #include <vector>
 
