@@ -234,10 +234,13 @@ test('pthreads: dispose() asks the threads to stop and awaits them all leaving t
   await layer.forward(inputs);
   const module = layer._module, core = layer._core, exited = core.exitedAddress() >> 2;
   assert.equal(Atomics.load(module.HEAP32, exited), 0);
+  const exits = module.PThread.runningWorkers.map((w) => new Promise((resolve) => w.once('exit', resolve)));
   await layer.dispose();
   assert.equal(Atomics.load(module.HEAP32, exited), 3, 'every thread left its loop');
   assert.ok(core.isDeleted(), 'joined (the core deleted) rather than its Workers just ended');
   assert.equal(lab.liveWorkerCount(), 0);
+  await Promise.all(exits);
+  assert.equal(layer._failure, null, 'Workers that dispose() ended are no deaths');
 });
 
 for (const mechanism of ['workers', 'pthreads']) {
