@@ -119,17 +119,18 @@ export async function loadThreaded(lab, kind, workers) {
   module._headlabWorkers = module.PThread.runningWorkers.length + module.PThread.unusedWorkers.length;
   liveThreadWorkers += module._headlabWorkers;
   if (isNode) {
-    // Idle threads wait on a futex: they need not keep Node running (a call that uses them
-    // keeps the calling thread busy until they are done, so nothing is lost).
+    // Idle threads wait on a futex: they need not keep Node running (a language model's step
+    // blocks its calling thread until they are done; a layer refs them while a call runs).
     for (const w of [...module.PThread.runningWorkers, ...module.PThread.unusedWorkers]) w.unref?.();
   }
   return module;
 }
 
 /**
- * Ends every Worker of a threaded module. Where blocking is allowed the threads are first asked to
- * stop and joined (deleting `core`); a browser's main thread ends their Workers outright (joining
- * would block it), which ends the threads with them: the module is not used again. Twice is fine.
+ * Ends a threaded module at once: deletes `core`, whose destructor asks its threads to stop and
+ * joins them (blocking: the language models use this, and run only where they may block), then
+ * ends every thread Worker. On a page's main thread nothing is joined, the Workers are ended
+ * outright (the layers use {@link stopModule} there). The module is not used again. Twice is fine.
  */
 export function endModule(module, core) {
   try {
