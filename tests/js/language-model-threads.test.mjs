@@ -114,3 +114,41 @@ test('an idle threaded model does not keep Node running', async () => {
   assert.deepEqual(workers, [], 'no Worker or MessagePort holds the event loop');
   lm.dispose();
 });
+
+test("where the threads build is missing, threads: 2 says so and 'auto' falls back to one thread (and the lab remembers why)", async () => {
+  const { mkdtempSync, copyFileSync, rmSync, writeFileSync } = await import('node:fs');
+  const { execFileSync } = await import('node:child_process');
+  const path = await import('node:path');
+  const gen = new URL('../../web/lib/gen/', import.meta.url);
+  // A folder with the one-thread modules only, as a server that did not copy the threads build.
+  // In a process of its own: createHeadlab caches its first lab, whose files are the repository's.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-nothreads-'));
+  try {
+    for (const f of ['headlab_core.wasm', 'headlab_train.wasm']) copyFileSync(new URL(f, gen), path.join(dir, f));
+    const script = path.join(dir, 'check.mjs');
+    writeFileSync(script, `
+      import { createHeadlab } from ${JSON.stringify(new URL('../../web/lib/headlab.js', import.meta.url).href)};
+      const lab = await createHeadlab({ locateFile: (name) => ${JSON.stringify(dir)} + '/' + name });
+      const options = { task: 'induction', numLayers: 1, dModel: 8, numHeads: 2 };
+      const error = (p) => p.then((m) => { m.dispose(); return null; }, (e) => e.constructor.name + ': ' + e.message);
+      const first = await error(lab.createLanguageModel({ ...options, threads: 2 }));
+      const live = lab.liveWorkerCount();
+      const auto = await lab.createLanguageModel({ ...options, threads: 'auto' });
+      const autoThreads = auto.threads, autoStep = auto.step(2).step;
+      const loaded = await lab.loadLanguageModel(auto.save(), { threads: 'auto' });
+      auto.dispose();
+      const again = await error(lab.createLanguageModel({ ...options, threads: 2 }));
+      console.log(JSON.stringify({ first, live, autoThreads, autoStep, loadedThreads: loaded.threads, again }));
+      loaded.dispose();
+    `);
+    const r = JSON.parse(execFileSync(process.execPath, [script], { encoding: 'utf8' }).trim().split('\n').pop());
+    assert.match(r.first, /^Error: createLanguageModel: threads: the threaded training module failed to load: .*headlab_train_threads\.wasm/);
+    assert.equal(r.live, 0, 'nothing left running');
+    assert.equal(r.autoThreads, 1, "'auto' trains on one thread");
+    assert.equal(r.autoStep, 2);
+    assert.equal(r.loadedThreads, 1);
+    assert.match(r.again, /^Error: createLanguageModel: threads: 2 threads cannot run here: the threads build did not load/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -52,8 +52,25 @@ export async function createLanguageModel(lab, options) {
   if (!(Number.isFinite(config.learningRate) && config.learningRate > 0 && config.learningRate <= 1)) {
     throw new RangeError(`${fn}: learningRate must be a finite number in (0, 1], got ${config.learningRate}`);
   }
-  return withCore(lab, fn, threads, (core) => core.init(config), (e) => new RangeError(`${fn}: ${e}`),
-    (core, module) => new LanguageModel(lab, core, spec, module, threads));
+  const init = (n) => withCore(lab, fn, n, (core) => core.init(config), (e) => new RangeError(`${fn}: ${e}`),
+    (core, module) => new LanguageModel(lab, core, spec, module, n));
+  return options.threads === 'auto' ? orOneThread(lab, threads, init) : init(threads);
+}
+
+/**
+ * `make(threads)`, and for threads: 'auto', `make(1)` when the threaded module failed to load (a
+ * file missing next to headlab_train.wasm, a Worker blocked): the lab remembers why and uses one
+ * thread from then on, as createParallelLayer falls back to its Workers.
+ */
+async function orOneThread(lab, threads, make) {
+  if (threads === 1) return make(1);
+  try {
+    return await make(threads);
+  } catch (e) {
+    if (!(e?.constructor === Error && /the threaded training module failed to load/.test(e.message))) throw e;
+    lab._threadsFailure = `the threads build did not load (${e.cause?.message ?? e.message})`;
+    return make(1);
+  }
 }
 
 /**
@@ -155,8 +172,9 @@ export async function loadLanguageModel(lab, bytes, options = {}) {
     module.HEAPU8.set(bytes, base);
     return core.load(base, bytes.length);
   };
-  return withCore(lab, fn, threads, load, (e) => new RangeError(`${fn}: bytes: ${e}`),
-    (core, module) => new LanguageModel(lab, core, tasks.find((t) => t.name === core.taskName()), module, threads));
+  const make = (n) => withCore(lab, fn, n, load, (e) => new RangeError(`${fn}: bytes: ${e}`),
+    (core, module) => new LanguageModel(lab, core, tasks.find((t) => t.name === core.taskName()), module, n));
+  return options.threads === 'auto' ? orOneThread(lab, threads, make) : make(threads);
 }
 
 /**
