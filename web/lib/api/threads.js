@@ -8,7 +8,7 @@ import { checkCall, prepareForward } from './forward.js';
 import { isNode, nodeBuiltin } from './load.js';
 import { heapLimits } from './memory.js';
 // parallel.js imports this file: ParallelLayer is read only once a layer is made, after both ran.
-import { ParallelLayer } from './parallel.js';
+import { ParallelLayer, deathError } from './parallel.js';
 
 // The threaded modules, each next to its one-thread twin (whose file name shows where the pair
 // was served from): `core` for ParallelLayer, `train` for language models that split their
@@ -116,12 +116,13 @@ export async function loadThreaded(lab, kind, workers) {
     args.PThread?.terminateAllThreads();
     throw e;
   }
-  module._headlabWorkers = module.PThread.runningWorkers.length + module.PThread.unusedWorkers.length;
-  liveThreadWorkers += module._headlabWorkers;
+  const started = threadWorkers(module);
+  module._headlabWorkers = started.length;
+  liveThreadWorkers += started.length;
   if (isNode) {
     // Idle threads wait on a futex: they need not keep Node running (a language model's step
     // blocks its calling thread until they are done; a layer refs them while a call runs).
-    for (const w of [...module.PThread.runningWorkers, ...module.PThread.unusedWorkers]) w.unref?.();
+    for (const w of started) w.unref?.();
   }
   return module;
 }
@@ -136,12 +137,16 @@ export function endModule(module, core) {
   try {
     if (core && !mainThread && !core.isDeleted()) core.delete();
   } finally {
-    if (!module._headlabEnded) {
-      module._headlabEnded = true;
-      module.PThread.terminateAllThreads();
-      liveThreadWorkers -= module._headlabWorkers ?? 0;
-    }
+    release(module, () => module.PThread.terminateAllThreads());
   }
+}
+
+/** Ends a module's thread Workers with `end()`, once, and stops counting them. */
+function release(module, end) {
+  if (module._headlabEnded) return;
+  module._headlabEnded = true;
+  end();
+  liveThreadWorkers -= module._headlabWorkers ?? 0;
 }
 
 /**
@@ -186,12 +191,11 @@ async function stopModule(module, core, died = never) {
  * thread's Worker died (it may have left a lock held). The module is not used again. Twice is fine.
  */
 function killModule(module) {
-  if (module._headlabEnded) return;
-  module._headlabEnded = true;
-  for (const w of threadWorkers(module)) w.terminate();
-  module.PThread.runningWorkers.length = 0;
-  module.PThread.unusedWorkers.length = 0;
-  liveThreadWorkers -= module._headlabWorkers ?? 0;
+  release(module, () => {
+    for (const w of threadWorkers(module)) w.terminate();
+    module.PThread.runningWorkers.length = 0;
+    module.PThread.unusedWorkers.length = 0;
+  });
 }
 
 /** The thread Workers of a threaded module: its pool, running a thread or not. */
@@ -355,15 +359,9 @@ function defineThreadedLayer() {
     /** @private Thread Worker i of n died: every pending and later call rejects; the others are ended. */
     _fail(i, n, reason) {
       if (this._failure || this._terminating) return;
-      this._failure = new Error(`thread Worker ${i + 1} of ${n} ended unexpectedly (${reason}); ` +
-        'this layer cannot run any more: dispose() it and create a new one with lab.createParallelLayer()');
+      this._failure = deathError(`thread Worker ${i + 1} of ${n}`, reason);
       this._reportDeath(this._failure);
       this._kill();
-    }
-
-    /** @private The Error a call gets once a thread Worker has died. */
-    _failed(fn) {
-      return new Error(`${fn}: ${this._failure.message}`, { cause: this._failure });
     }
 
     /**
