@@ -2,6 +2,7 @@
 // worked example every other test reads, so it is checked here against the
 // course's own arithmetic: each printed number is the exact value, recomputed in
 // double precision from the fixture's inputs, rounded to the course's 4 decimals.
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { course, expected } from '../fixtures/course.mjs';
@@ -16,7 +17,9 @@ const project = (x, w, c0, n) => {
 };
 const token = (t) => query.slice(t * dModel, (t + 1) * dModel);
 
-function head(i) {
+// Head i of the worked example for embeddings x [T, dModel] (the course's by default).
+function head(i, x = query) {
+  const token = (t) => x.slice(t * dModel, (t + 1) * dModel);
   const q = project(token(it), wQ, i * dK, dK);
   const k = Array.from({ length: T }, (_, t) => project(token(t), wK, i * dK, dK));
   const v = Array.from({ length: T }, (_, t) => project(token(t), wV, i * dK, dK));
@@ -61,4 +64,15 @@ test('the fixture holds the course inputs: the toy embeddings and the hand-built
   assert.deepEqual(wO, Array.from({ length: 16 }, (_, i) => (i % 5 === 0 ? 1 : 0)));
   assert.equal(numHeads, 2);
   assert.equal(dK, 2);
+});
+
+test('the worked-example page\'s "what to try" figure is the arithmetic of the edit it describes', () => {
+  // "change its first number from 1 to 2, and at step 7 head 1 leans harder on ball (0.7337 becomes X)"
+  const page = readFileSync(new URL('../../web/demos/worked-example/index.html', import.meta.url), 'utf8');
+  const m = /from 1 to 2,[^]*?\((\d\.\d{4}) becomes (\d\.\d{4})\)/.exec(page);
+  assert.ok(m, 'the page states the weight on "ball" before and after the edit');
+  const edited = [...query];
+  edited[it * dModel] = 2;
+  assertPrinted(Number(m[1]), head(0).weights[0], 'weight of ball, head 1, before the edit');
+  assertPrinted(Number(m[2]), head(0, edited).weights[0], 'weight of ball, head 1, after the edit');
 });
