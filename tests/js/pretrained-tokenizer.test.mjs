@@ -36,6 +36,7 @@ for (const folder of folders) {
       const got = tokenizer.encode(c.text, { add_special_tokens: false });
       assert.deepEqual(got.ids, c.ids, `${c.name}: ids of ${JSON.stringify(c.text)}`);
       assert.deepEqual(got.tokens, c.tokens, `${c.name}: tokens`);
+      assert.deepEqual(tokenizer.encode(c.text).ids, c.ids, `${c.name}: the ByteLevel post-processor adds nothing`);
       assert.equal(tokenizer.decode(c.ids), c.text, `${c.name}: decode`);
       assert.ok(c.ids.every((id) => Number.isInteger(id) && id >= 0 && id < config.vocab_size));
     }
