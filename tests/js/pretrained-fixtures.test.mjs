@@ -209,6 +209,13 @@ for (const folder of folders) {
         }
       }
     }
+    const course = e.cases.find((c) => c.name === 'course');
+    assert.deepEqual(e.greedy.prompt, course.ids, 'greedy continues the course sentence');
+    // The first greedy id is the argmax of the course case's last-position logits.
+    const last = course.logits.slice((course.ids.length - 1) * V);
+    assert.equal(e.greedy.next[0], last.indexOf(Math.max(...last)));
+    assert.ok(e.greedy.next.length >= 4 && e.greedy.prompt.length + e.greedy.next.length <= (config.n_positions ?? config.max_position_embeddings));
+    assert.ok(e.greedy.minMargin > 1e-3);
     const { n, sequence, scores } = e.headScores;
     assert.equal(sequence.length, 2 * n + 1);
     assert.equal(sequence[0], config.bos_token_id);
