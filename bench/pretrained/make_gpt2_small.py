@@ -21,7 +21,6 @@ Run with Debian's Python (torch 1.13, python3-onnx):
   /usr/bin/python3 bench/pretrained/make_gpt2_small.py [OUT] [--no-onnx]
 """
 
-import json
 import math
 import os
 import sys
