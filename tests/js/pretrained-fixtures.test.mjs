@@ -222,8 +222,25 @@ for (const folder of folders) {
     assert.deepEqual(sequence.slice(1, n + 1), sequence.slice(n + 1));
     assert.ok(sequence.slice(1).every((id) => id !== config.bos_token_id && id >= 0 && id < V));
     assert.equal(scores.length, L * H);
+    const T = 2 * n + 1;
+    assert.equal(e.headScores.attention.length, L * H * T * T);
+    const mean = (l, h, from, to, key) => {
+      let sum = 0;
+      for (let t = from; t <= to; t++) sum += e.headScores.attention[((l * H + h) * T + t) * T + key(t)];
+      return sum / (to - from + 1);
+    };
     scores.forEach((s, k) => {
       assert.deepEqual([s.layer, s.head], [Math.floor(k / H), k % H]);
+      const { layer: l, head: h } = s;
+      const want = {
+        previousToken: mean(l, h, 2, 2 * n, (t) => t - 1),
+        duplicateToken: mean(l, h, n + 1, 2 * n, (t) => t - n),
+        induction: mean(l, h, n + 1, 2 * n, (t) => t - n + 1),
+        firstToken: mean(l, h, 1, 2 * n, () => 0),
+      };
+      for (const [key, v] of Object.entries(want)) {
+        assert.ok(Math.abs(s[key] - v) < 1e-7, `layer ${l} head ${h} ${key}: ${s[key]} vs ${v} from the attention`);
+      }
       for (const key of ['previousToken', 'duplicateToken', 'induction', 'firstToken']) {
         assert.ok(s[key] >= 0 && s[key] <= 1, `${key} in [0, 1]`);
       }

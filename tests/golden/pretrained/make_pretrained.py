@@ -566,7 +566,7 @@ def expected_for(tok, arch, config, stored, head_seq):
         "cases": cases,
         "greedy": greedy(m, cases[0]["ids"], GREEDY_TOKENS),
         "headScores": {"n": HEAD_SCORE_N, "sequence": head_seq,
-                       "scores": head_scores(attention, HEAD_SCORE_N)},
+                       "scores": head_scores(attention, HEAD_SCORE_N), "attention": rounded(attention)},
     }
 
 
