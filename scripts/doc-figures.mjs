@@ -29,7 +29,8 @@ import { gzipSync } from 'node:zlib';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TOLERANCE = { relative: 0.02, bytes: 1024 };
-const MODULES = ['headlab_core', 'headlab_core_scalar', 'headlab_core_threads', 'headlab_train', 'headlab_train_scalar', 'headlab_train_threads'];
+const MODULES = ['headlab_core', 'headlab_core_scalar', 'headlab_core_threads',
+  'headlab_train', 'headlab_train_scalar', 'headlab_train_threads'];
 
 const fmt = (n) => n.toLocaleString('en-US');
 const size = (file) => readFileSync(path.join(repo, file)).length;
@@ -40,13 +41,17 @@ const PACKAGE_GROUPS = [
   [/^web\/lib\/(headlab\.js|headlab-files\.js|api\/.*\.js)$/, '`web/lib/headlab.js`, `headlab-files.js`, `api/*.js`',
     'the API (browsers, Workers, Node; `headlab.js` is the `"browser"` and `"default"` entry, its code is in `api/`, one module per job)'],
   [/^web\/lib\/headlab\.node\.js$/, '`web/lib/headlab.node.js`', 'the `"node"` entry: the same API, with `fs` to read the `.wasm` files'],
-  [/^web\/lib\/headlab-parallel-worker\.js$/, '`web/lib/headlab-parallel-worker.js`', 'the Worker of the multi-core layer where pthreads cannot run'],
+  [/^web\/lib\/headlab-parallel-worker\.js$/, '`web/lib/headlab-parallel-worker.js`',
+    'the Worker of the multi-core layer where pthreads cannot run'],
   [/^web\/lib\/headlab\.d\.ts$/, '`web/lib/headlab.d.ts`', 'types'],
-  [/^web\/lib\/gen\/headlab_core\.(mjs|wasm)$/, '`web/lib/gen/headlab_core.mjs` / `.wasm`', 'forward pass and experiments, WebAssembly SIMD'],
-  [/^web\/lib\/gen\/headlab_core_scalar\.(mjs|wasm)$/, '`web/lib/gen/headlab_core_scalar.mjs` / `.wasm`', 'the same without SIMD (older engines)'],
+  [/^web\/lib\/gen\/headlab_core\.(mjs|wasm)$/, '`web/lib/gen/headlab_core.mjs` / `.wasm`',
+    'forward pass and experiments, WebAssembly SIMD'],
+  [/^web\/lib\/gen\/headlab_core_scalar\.(mjs|wasm)$/, '`web/lib/gen/headlab_core_scalar.mjs` / `.wasm`',
+    'the same without SIMD (older engines)'],
   [/^web\/lib\/gen\/headlab_core_threads\.(mjs|wasm|worker\.js)$/, '`web/lib/gen/headlab_core_threads.mjs` / `.wasm` / `.worker.js`',
     'the multi-core forward pass on pthreads, loaded only by `createParallelLayer` where SharedArrayBuffer exists'],
-  [/^web\/lib\/gen\/headlab_train\.(mjs|wasm)$/, '`web/lib/gen/headlab_train.mjs` / `.wasm`', 'trainer and language models, loaded on first use'],
+  [/^web\/lib\/gen\/headlab_train\.(mjs|wasm)$/, '`web/lib/gen/headlab_train.mjs` / `.wasm`',
+    'trainer and language models, loaded on first use'],
   [/^web\/lib\/gen\/headlab_train_scalar\.(mjs|wasm)$/, '`web/lib/gen/headlab_train_scalar.mjs` / `.wasm`', 'the same without SIMD'],
   [/^web\/lib\/gen\/headlab_train_threads\.(mjs|wasm|worker\.js)$/, '`web/lib/gen/headlab_train_threads.mjs` / `.wasm` / `.worker.js`',
     'language models on several threads, loaded only for `threads` > 1'],
@@ -56,7 +61,8 @@ const PACKAGE_DOCS = /^(README\.md|CHANGELOG\.md|LICENSE|package\.json)$/;
 const order = (p) => ['.mjs', '.wasm', '.worker.js', '.js', '.ts', '.json'].findIndex((e) => p.endsWith(e));
 
 function packageTable() {
-  const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const json = execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const [pack] = JSON.parse(json);
   const rows = PACKAGE_GROUPS.map(([re, label, what]) => {
     const files = pack.files.filter((f) => re.test(f.path)).sort((a, b) => order(a.path) - order(b.path));
     if (!files.length) throw new Error(`doc-figures: the package has no file for the row ${label}`);
@@ -80,13 +86,14 @@ function distLibTable() {
   const gen = readdirSync(path.join(repo, 'dist/lib/gen'));
   const wasm = gen.filter((f) => f.endsWith('.wasm')).reduce((s, f) => s + size(`dist/lib/gen/${f}`), 0);
   const all = gen.reduce((s, f) => s + size(`dist/lib/gen/${f}`), 0);
+  const row = (label, file) => `| ${label} | ${fmt(size(file))} | ${fmt(gzip(file))} |`;
   return [
     '| file | bytes | gzip -9 |', '| --- | ---: | ---: |',
-    `| \`dist/lib/headlab.js\`: the whole API and the glue of its modules, one minified ES module | ${fmt(size('dist/lib/headlab.js'))} | ${fmt(gzip('dist/lib/headlab.js'))} |`,
-    `| \`dist/lib/gen/headlab_core.wasm\`: all else a page that only runs attention fetches | ${fmt(size('dist/lib/gen/headlab_core.wasm'))} | ${fmt(gzip('dist/lib/gen/headlab_core.wasm'))} |`,
+    row('`dist/lib/headlab.js`: the whole API and the glue of its modules, one minified ES module', 'dist/lib/headlab.js'),
+    row('`dist/lib/gen/headlab_core.wasm`: all else a page that only runs attention fetches', 'dist/lib/gen/headlab_core.wasm'),
     `| \`dist/lib/gen/*.wasm\`, every module | ${fmt(wasm)} | |`,
     `| \`dist/lib/gen/\`, everything (with the threads builds' glue and Worker scripts) | ${fmt(all)} | |`,
-    `| \`dist/headlab-components.js\`, for comparison: every element, KaTeX and the API | ${fmt(size('dist/headlab-components.js'))} | ${fmt(gzip('dist/headlab-components.js'))} |`,
+    row('`dist/headlab-components.js`, for comparison: every element, KaTeX and the API', 'dist/headlab-components.js'),
   ].join('\n');
 }
 
@@ -95,7 +102,8 @@ function shippedTable() {
     const w = `web/lib/gen/${m}.wasm`, g = `web/lib/gen/${m}.mjs`;
     return `| \`${m}\` | ${fmt(size(w))} | ${fmt(size(g))} | ${fmt(size(w) + size(g))} | ${fmt(gzip(w) + gzip(g))} |`;
   });
-  return ['| module (`web/lib/gen/`) | `.wasm` bytes | glue `.mjs` bytes | together | together, gzip -9 |', '| --- | ---: | ---: | ---: | ---: |', ...rows].join('\n');
+  const head = '| module (`web/lib/gen/`) | `.wasm` bytes | glue `.mjs` bytes | together | together, gzip -9 |';
+  return [head, '| --- | ---: | ---: | ---: | ---: |', ...rows].join('\n');
 }
 
 /** Every generated block: doc file → block name → Markdown. */
@@ -129,7 +137,10 @@ function compareSizes(file, name, stated, built) {
   for (const [label, got] of s) {
     const want = b.get(label);
     if (!want) { problems.push(`${file} ${name}: row "${label}" is not in the build`); continue; }
-    if (got.length !== want.length) { problems.push(`${file} ${name}: row "${label}" states ${got.length} numbers, the build has ${want.length}`); continue; }
+    if (got.length !== want.length) {
+      problems.push(`${file} ${name}: row "${label}" states ${got.length} numbers, the build has ${want.length}`);
+      continue;
+    }
     got.forEach((g, i) => {
       const w = want[i];
       const ok = label === 'files' ? g === w : Math.abs(g - w) <= Math.max(TOLERANCE.relative * w, TOLERANCE.bytes);
@@ -182,7 +193,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const i = args.indexOf('--docs');
     const problems = check(i >= 0 ? path.resolve(args[i + 1]) : undefined);
     for (const p of problems) console.error(p);
-    console.log(problems.length ? `doc-figures: ${problems.length} stale or unquoted` : 'doc-figures: every figure matches the build and bench/results/');
+    console.log(problems.length ? `doc-figures: ${problems.length} stale or unquoted`
+      : 'doc-figures: every figure matches the build and bench/results/');
     process.exit(problems.length ? 1 : 0);
   }
   for (const [file, blocks] of Object.entries(generate())) {

@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const script = path.join(repo, 'scripts/doc-figures.mjs');
-const check = (docs) => spawnSync(process.execPath, [script, '--check', ...(docs ? ['--docs', docs] : [])], { cwd: repo, encoding: 'utf8' });
+const check = (docs) =>
+  spawnSync(process.execPath, [script, '--check', ...(docs ? ['--docs', docs] : [])], { cwd: repo, encoding: 'utf8' });
 
 /** Runs the check on a copy of docs/ in which `file` had `edit` applied. */
 function checkEdited(file, edit) {
