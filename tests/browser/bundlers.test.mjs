@@ -1,4 +1,4 @@
-// The bundler recipes of the README, run as a user would: `npm pack`, the tarball installed
+// The bundler recipes of docs/install.md, run as a user would: `npm pack`, the tarball installed
 // offline into a new app that imports 'headlab', bundled for the browser with Vite, esbuild and
 // webpack 5 (the pinned devDependencies), served, and the worked example checked in headless
 // Chromium in the page and in a module Worker. No file is copied by hand: each bundler finds
@@ -74,7 +74,7 @@ const RECIPES = {
     const warnings = [];
     await build({
       root: app, logLevel: 'warn', configFile: false,
-      // The README's vite.config.js: Workers as ES modules (the library loads its glue with import()).
+      // The vite.config.js of docs/install.md: Workers as ES modules (the library loads its glue with import()).
       worker: { format: 'es' },
       optimizeDeps: { exclude: ['headlab'] },
       build: { outDir: path.join(app, 'out'), emptyOutDir: true },

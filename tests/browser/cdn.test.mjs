@@ -1,6 +1,6 @@
 // The API alone (dist/lib/headlab.js, one ES module, and its .wasm files in dist/lib/gen/) served
 // by a "CDN" on another origin with CORS, imported by a page and by a module Worker of that page
-// as the README's "CDN / static files" example does: the worked example's numbers, and nothing
+// as docs/install.md's "The API alone, as one file" example does: the worked example's numbers, and nothing
 // fetched from the CDN but the module and the .wasm it needs (no elements, no KaTeX).
 import { test, before, after } from 'node:test';
 import http from 'node:http';
@@ -12,7 +12,7 @@ import { courseInputsSource, expected } from '../fixtures/course.mjs';
 let cdn, site, browser;
 const fromCdn = [];
 
-// The README's example (its inputs from tests/fixtures/course.json), with the CDN's address in
+// The example of docs/install.md (its inputs from tests/fixtures/course.json), with the CDN's address in
 // place of https://cdn.example.org/headlab/.
 const example = (base) => `import { createHeadlab } from '${base}lib/headlab.js';
 

@@ -1,5 +1,5 @@
 // A course page on another origin embedding HeadLab, as an author would paste it
-// (README, "Embedding from another origin"): the page is served from
+// (docs/embedding.md, "Embedding from another origin"): the page is served from
 // http://localhost:<port>, the bundle from test servers on http://127.0.0.1:<port>
 // (another origin), with and without CORS headers.
 //   module build, CORS on every file  → the demo computes the course's numbers
@@ -45,7 +45,7 @@ after(async () => {
   await new Promise((resolve) => (course ? course.close(resolve) : resolve()));
 });
 
-/** The course page: light, its own styles, the README's snippet pointing at `bundleUrl`. */
+/** The course page: light, its own styles, the snippet of docs/embedding.md pointing at `bundleUrl`. */
 function coursePage(bundleUrl, { module = true } = {}) {
   const script = module ? `<script type="module" src="${bundleUrl}headlab-components.js"></script>`
     : `<script src="${bundleUrl}headlab-components.classic.js" defer></script>`;

@@ -81,11 +81,11 @@ test('neither extreme is free: a middle h beats both h = 1 and h = d_model', () 
   assert.ok(best.loss < byH[1].loss && best.loss < byH[16].loss);
 });
 
-test('the README’s trade-off table is the shipped one', async () => {
+test('the trade-off table of docs/training.md is the shipped one', async () => {
   const { readFile } = await import('node:fs/promises');
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = await readFile(new URL('../../docs/training.md', import.meta.url), 'utf8');
   for (const r of TABLE.rows) {
     const line = `| ${r.numHeads} (${r.dK}) | ${r.relationsWithOwnHead.toFixed(2)} | ${(100 * r.lookupAccuracy).toFixed(1)}% | ${(100 * r.positionAccuracy).toFixed(1)}% | ${(100 * r.accuracy).toFixed(1)}% |`;
-    assert.ok(readme.includes(line), `README row for h = ${r.numHeads}: ${line}`);
+    assert.ok(readme.includes(line), `docs/training.md row for h = ${r.numHeads}: ${line}`);
   }
 });

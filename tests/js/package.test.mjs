@@ -1,5 +1,5 @@
 // The package as a JavaScript developer gets it: `npm pack`, then `npm install ./headlab-*.tgz`
-// in a new project, offline, from the tarball alone, and the README's first example run there
+// in a new project, offline, from the tarball alone, and the README's worked example run there
 // with `import … from 'headlab'`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,5 @@
-// The README's JavaScript examples run as printed and give the numbers their comments claim.
+// The README's worked example and the JavaScript examples of docs/training.md and docs/language-models.md
+// (which continue it: they use its `lab`) run as printed and give the numbers their comments claim.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -6,6 +7,9 @@ import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expected } from '../fixtures/course.mjs';
+
+const doc = (file) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+const jsBlocks = (text) => [...text.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 
 test('README example prints the worked example', () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -27,10 +31,9 @@ test('README example prints the worked example', () => {
   }
 });
 
-test('README training example runs as printed after the first one', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
-  assert.ok(blocks.length >= 2, 'README has a training ```js block');
+test('docs/training.md example runs as printed after the README one', () => {
+  const blocks = [jsBlocks(doc('README.md'))[0], ...jsBlocks(doc('docs/training.md'))];
+  assert.ok(blocks.length >= 2, 'docs/training.md has a training ```js block');
   const training = blocks.find((b) => b.includes('createTrainer'));
   assert.ok(training, 'a block uses createTrainer');
   const lib = new URL('../../web/lib/headlab.js', import.meta.url).href;
@@ -51,9 +54,8 @@ test('README training example runs as printed after the first one', () => {
   }
 });
 
-test('README language-model example runs as printed: heads form and the model copies the repeat', { timeout: 120_000 }, () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+test('docs/language-models.md example runs as printed: heads form and the model copies the repeat', { timeout: 120_000 }, () => {
+  const blocks = [jsBlocks(doc('README.md'))[0], ...jsBlocks(doc('docs/language-models.md'))];
   const lm = blocks.find((b) => b.includes('createLanguageModel'));
   assert.ok(lm, 'a block uses createLanguageModel');
   const end = 'lm.dispose(); copy.dispose();';
@@ -81,9 +83,8 @@ test('README language-model example runs as printed: heads form and the model co
   }
 });
 
-test("README threads example runs as printed: 'auto' takes the cores in Node, the loss is one thread's up to rounding", { timeout: 120_000 }, () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+test("docs/language-models.md threads example runs as printed: 'auto' takes the cores in Node, the loss is one thread's up to rounding", { timeout: 120_000 }, () => {
+  const blocks = [jsBlocks(doc('README.md'))[0], ...jsBlocks(doc('docs/language-models.md'))];
   const block = blocks.find((b) => b.includes("threads: 'auto'"));
   assert.ok(block, "a block uses threads: 'auto'");
   const end = 'fast.dispose();';

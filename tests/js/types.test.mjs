@@ -1,5 +1,5 @@
-// headlab.d.ts under `tsc --strict`, as a TypeScript user compiles against it: the README's
-// JavaScript examples type-check with `lib` ES2022 + DOM and with ESNext; `returnWeights: true`
+// headlab.d.ts under `tsc --strict`, as a TypeScript user compiles against it: the JavaScript
+// examples of the README and of docs/ (DOCS below) type-check with `lib` ES2022 + DOM and with ESNext; `returnWeights: true`
 // makes `weights` non-optional, and without it reading `weights` as a Float32Array is an error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,12 +30,14 @@ function compile(files, lib) {
   }
 }
 
-const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
+// The README first (its worked example defines `lab`), then the docs whose examples continue it.
+const DOCS = ['README.md', 'docs/api.md', 'docs/training.md', 'docs/language-models.md', 'docs/install.md', 'docs/embedding.md'];
+const readme = DOCS.map((f) => readFileSync(path.join(repo, f), 'utf8')).join('\n');
 // The bundler recipes' blocks are files of another app (they import 'headlab', .wasm URLs, or are a config),
 // not continuations of the first example; tests/browser/bundlers.test.mjs runs them.
 const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).filter((b) => !/from 'headlab(\/[^']*)?'|^\s*export default/m.test(b));
 const [first, ...rest] = blocks;
-// The README's blocks continue the first one (they use its `lab`); each in its own block scope,
+// The later blocks continue the first one (they use its `lab`); each in its own block scope,
 // as two of them may name a result alike (`again`).
 const examples = `${first.replace("'./web/lib/headlab.js'", `'${api}'`)}\n${rest.map((b) => `{\n${b.replace(/^import .*$/gm, '')}\n}`).join('\n')}\nexport {};\n`;
 const typed = `import { createHeadlab } from '${api}';
@@ -99,8 +101,8 @@ export { w };
 `;
 
 for (const lib of [['ES2022', 'DOM'], ['ESNext', 'DOM']]) {
-  test(`tsc --strict, lib ${lib.join(' + ')}: the README examples compile`, { timeout: 120_000 }, () => {
-    assert.ok(blocks.length >= 2, 'README has its ```js examples');
+  test(`tsc --strict, lib ${lib.join(' + ')}: the README and docs/ examples compile`, { timeout: 120_000 }, () => {
+    assert.ok(blocks.length >= 2, 'README and docs/ have their ```js examples');
     const r = compile({ 'examples.ts': examples }, lib);
     assert.equal(r.status, 0, `tsc failed:\n${r.out}`);
   });

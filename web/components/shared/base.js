@@ -73,7 +73,7 @@ function loadFailure(e) {
   const advice = crossOrigin
     ? `For the course author: HeadLab is served from ${from.origin}, another origin than this page, and that server did not allow ` +
       'this page to load it. Serve every HeadLab file with the header Access-Control-Allow-Origin, or load ' +
-      'headlab-components.classic.js instead, which works from any origin (HeadLab README, “Embedding from another origin”).'
+      'headlab-components.classic.js instead, which works from any origin (HeadLab docs/embedding.md, “Embedding from another origin”).'
     : 'The file may be missing, cut short or blocked. Reloading the page may help; if you run the site, check that ' +
       `${chunk ? chunkName ?? 'every headlab-chunk-*.js file' : file} sits next to headlab-components.js and is served in full.`;
   return [`This demo could not start: ${what} did not load.`, advice, `Details: ${detail || 'no reason given'}`];
