@@ -13,7 +13,7 @@
   var text = function (value) {
     if (value instanceof Error) return value.stack && value.stack.indexOf(value.message) >= 0 ? value.stack : value.name + ': ' + value.message;
     if (typeof value === 'string') return value;
-    try { return JSON.stringify(value); } catch (e) { return String(value); }
+    try { return JSON.stringify(value); } catch { return String(value); }
   };
   var where = function (e) { return e.filename ? ' (' + e.filename + ':' + e.lineno + ':' + e.colno + ')' : ''; };
   window.addEventListener('error', function (e) {

@@ -291,7 +291,7 @@ export class ParallelLayer {
 
   /** @private The whole result from the Workers' partial ones, heads in order. */
   _assemble(c, parts) {
-    const { tQ, tK, dModel, numHeads, dK, dV } = c;
+    const { tQ, tK, numHeads, dK, dV } = c;
     const output = parts[0].output;
     for (let p = 1; p < parts.length; p++) {
       const o = parts[p].output;
