@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHeadlab } from '../../web/lib/headlab.js';
-import { serve } from '../../scripts/serve.mjs';
+import { serve } from '../../tools/serve.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');

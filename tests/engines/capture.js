@@ -4,7 +4,7 @@
 // events (uncaught exceptions, resources that fail to load), unhandled promise
 // rejections, console.error / console.warn calls, Content-Security-Policy violations
 // and errors of the page's Workers. The test server adds it as the first script of
-// every HTML page (scripts/serve.mjs `inject`); tests read the list back.
+// every HTML page (tools/serve.mjs `inject`); tests read the list back.
 (function () {
   'use strict';
   if (window.__headlabErrors) return;
