@@ -1,6 +1,6 @@
 // ESLint flat config: `npm run lint` (or `npx eslint .`); scripts/test.mjs runs it as its first stage.
-// Rules: ESLint's recommended set, import-x's checks that imports resolve, and no import cycles
-// (docs/contributing.md).
+// Rules: ESLint's recommended set, import-x's checks that imports resolve, no import cycles, and
+// the rooms' one-way arrows (docs/contributing.md).
 import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
@@ -31,6 +31,17 @@ export default [
       'import-x/no-unresolved': ['error', { ignore: ['^headlab:', '^/'] }],
       'import-x/named': 'error',
       'import-x/no-self-import': 'error',
+      // The rooms' arrows point one way (docs/architecture.md): each zone is an arrow that must not exist.
+      'import-x/no-restricted-paths': ['error', {
+        zones: [
+          { target: './web/lib', from: './web/components', message: 'web/lib/ is below the elements: it never imports web/components/.' },
+          { target: './web/lib/api', from: './web/lib/teach', message: 'the API (web/lib/api/) never imports the elements\' logic (web/lib/teach/).' },
+          { target: './web', from: ['./scripts', './tools', './tests', './bench'], message: 'what is shipped (web/) never imports the repository\'s commands, tools, tests or benchmarks.' },
+          { target: './scripts', from: './tests', message: 'scripts/ never imports tests/: move what both need to tools/.' },
+          { target: './tests', from: './scripts', message: 'tests/ never imports scripts/: move what both need to tools/.' },
+          { target: './tools', from: ['./scripts', './tests', './bench'], message: 'tools/ is what scripts/, tests/ and bench/ share: it imports none of them.' },
+        ],
+      }],
     },
   },
   {
