@@ -302,7 +302,7 @@ async function main() {
   // One server per kind of page: not isolated, and isolated (COOP/COEP, so SharedArrayBuffer and threads).
   const servers = {};
   for (const env of o.envs.filter((e) => e !== 'node')) {
-    const { serve } = await import('../scripts/serve.mjs');
+    const { serve } = await import('../tools/serve.mjs');
     servers[env] = await serve({ port: 0, root: repo, isolate: env === 'isolated' });
   }
   const budgetMs = o.budgetS * 1000;

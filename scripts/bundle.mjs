@@ -19,7 +19,7 @@
 //   dist/index.html, demos/, examples/, styles/, site/   the site
 // Run after scripts/build.sh: `node scripts/bundle.mjs`.
 import { build } from 'esbuild';
-import { cp, mkdir, readFile, readdir, rm, stat, writeFile, rename } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, rm, stat, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -30,7 +30,6 @@ const finalOut = path.join(repo, 'dist');
 const out = path.join(repo, `dist.tmp-${process.pid}`);
 const gen = path.join(web, 'lib/gen');
 const wasmNames = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar'];
-const wasmPath = path.join(gen, 'headlab_core.wasm');
 const katexDir = path.join(repo, 'node_modules/katex/dist');
 
 async function exists(p) {

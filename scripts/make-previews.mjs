@@ -4,8 +4,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from './serve.mjs';
-import { launch } from '../tests/browser/helpers.mjs';
+import { launch } from '../tools/chromium.mjs';
+import { serve } from '../tools/serve.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(repo, 'web/site/previews');

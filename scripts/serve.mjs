@@ -1,119 +1,32 @@
 // Static server for the demo site:
 //   node scripts/serve.mjs [--port 8080] [--root web] [--csp] [--cors] [--no-isolation]
-// Prints the URL. --port 0 picks a free port. Used by `npm start` and the browser tests.
-// From the command line the pages are cross-origin isolated (COOP/COEP, see ISOLATION_HEADERS)
-// unless --no-isolation is given or HEADLAB_ISOLATION=0 is set; serve() isolates only when asked,
-// or when HEADLAB_ISOLATION=1 is set (so the browser tests can be run against isolated pages).
-import { readFileSync, statSync } from 'node:fs';
-import http from 'node:http';
+// Prints the URL. --port 0 picks a free port. Used by `npm start`; the server itself is
+// tools/serve.mjs, which the browser tests and benchmarks import.
+// From the command line the pages are cross-origin isolated (COOP/COEP, see ISOLATION_HEADERS in
+// tools/serve.mjs) unless --no-isolation is given or HEADLAB_ISOLATION=0 is set.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import sirv from 'sirv';
-
-export const STRICT_CSP =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'";
-
-// What makes a page cross-origin isolated (crossOriginIsolated, SharedArrayBuffer, wasm threads):
-// it opens no window it shares a browsing context group with, and embeds only resources that
-// opt in. Every file also says any origin may embed it (CORP), so pages elsewhere (isolated or
-// not) can still load the module and the components from this server.
-export const ISOLATION_HEADERS = {
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Embedder-Policy': 'require-corp',
-};
-export const CORP_HEADER = ['Cross-Origin-Resource-Policy', 'cross-origin'];
+import { serve } from '../tools/serve.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The HTML file a request names, or null: `dir/` and `dir` mean `dir/index.html`. */
-function htmlFile(root, url) {
-  let pathname;
-  try { pathname = decodeURIComponent(new URL(url, 'http://localhost').pathname); } catch { return null; }
-  let file = path.join(root, pathname);
-  if (file !== root && !file.startsWith(root + path.sep)) return null;
-  try {
-    if (statSync(file).isDirectory()) file = path.join(file, 'index.html');
-    return file.endsWith('.html') && statSync(file).isFile() ? file : null;
-  } catch {
-    return null;
-  }
+const args = process.argv.slice(2);
+const value = (flag, fallback) => {
+  const i = args.indexOf(flag);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
+};
+const port = Number(value('--port', process.env.PORT ?? 8080));
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`serve: --port must be an integer 0..65535, got ${value('--port', process.env.PORT)}`);
+  process.exit(2);
 }
-
-/** `html` with `tag` as the first element of <head> (after <meta charset>), or right after the doctype. */
-function injectInto(html, tag) {
-  const at = /<meta\s+charset[^>]*>/i.exec(html) ?? /<head[^>]*>/i.exec(html) ?? /<!doctype[^>]*>/i.exec(html);
-  return at ? html.slice(0, at.index + at[0].length) + tag + html.slice(at.index + at[0].length) : tag + html;
-}
-
-/**
- * Starts serving `root` on 127.0.0.1. Resolves to { url, close }.
- * With `csp`, every response carries the strict Content-Security-Policy above.
- * With `inject: { path, script }` (tests), the JavaScript source `script` is served at
- * `path` and every HTML page loads it first, as a same-origin file so the strict CSP allows it.
- * `onResponse({ method, url, status })` is called for every response (tests record HTTP errors).
- * `cors`: true sends `Access-Control-Allow-Origin: *` with every file, so pages on other origins
- * can load the module build; a function of the request's pathname chooses per file (tests).
- * `isolate`: every response carries ISOLATION_HEADERS, so the pages are cross-origin isolated
- * (default: HEADLAB_ISOLATION=1 in the environment).
- * Every response carries CORP_HEADER either way.
- */
-export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null, cors = false, isolate = process.env.HEADLAB_ISOLATION === '1' } = {}) {
-  root = path.resolve(root);
-  const files = sirv(root, { dev: true, etag: true });
-  const tag = inject && `<script src="${inject.path}"></script>`;
-  const server = http.createServer((req, res) => {
-    if (csp) res.setHeader('Content-Security-Policy', STRICT_CSP);
-    if (isolate) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) res.setHeader(name, value);
-    res.setHeader(...CORP_HEADER);
-    if (cors === true || (typeof cors === 'function' && cors(new URL(req.url, 'http://localhost').pathname))) {
-      res.setHeader('Access-Control-Allow-Origin', '*');
-    }
-    if (onResponse) res.on('finish', () => onResponse({ method: req.method, url: req.url, status: res.statusCode }));
-    if (inject) {
-      const send = (type, body) => {
-        res.setHeader('Content-Type', type);
-        res.setHeader('Cache-Control', 'no-store');
-        res.setHeader('Content-Length', Buffer.byteLength(body));
-        res.end(req.method === 'HEAD' ? undefined : body);
-      };
-      if (new URL(req.url, 'http://localhost').pathname === inject.path) return send('text/javascript; charset=utf-8', inject.script);
-      const file = htmlFile(root, req.url);
-      if (file) return send('text/html; charset=utf-8', injectInto(readFileSync(file, 'utf8'), tag));
-    }
-    files(req, res, () => {
-      res.statusCode = 404;
-      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-      res.end(`Not found: ${req.url}\n`);
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      const { port: actual } = server.address();
-      resolve({ url: `http://127.0.0.1:${actual}/`, close: () => new Promise((r) => { server.close(r); server.closeAllConnections(); }) });
-    });
-  });
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const args = process.argv.slice(2);
-  const value = (flag, fallback) => {
-    const i = args.indexOf(flag);
-    return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
-  };
-  const port = Number(value('--port', process.env.PORT ?? 8080));
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`serve: --port must be an integer 0..65535, got ${value('--port', process.env.PORT)}`);
-    process.exit(2);
-  }
-  const root = path.resolve(value('--root', path.join(repo, 'web')));
-  const isolate = !args.includes('--no-isolation') && !['0', 'false', 'no', 'off'].includes(String(process.env.HEADLAB_ISOLATION ?? '').toLowerCase());
-  try {
-    const { url } = await serve({ port, root, csp: args.includes('--csp'), cors: args.includes('--cors'), isolate });
-    const how = isolate ? 'cross-origin isolated: COOP/COEP sent; --no-isolation or HEADLAB_ISOLATION=0 to turn off' : 'not cross-origin isolated';
-    console.log(`HeadLab demo site: ${url}  (serving ${path.relative(process.cwd(), root) || '.'}; ${how}; Ctrl+C to stop)`);
-  } catch (e) {
-    console.error(`serve: cannot listen on 127.0.0.1:${port}: ${e.message}. Try PORT=8081 npm start`);
-    process.exit(1);
-  }
+const root = path.resolve(value('--root', path.join(repo, 'web')));
+const isolate = !args.includes('--no-isolation') && !['0', 'false', 'no', 'off'].includes(String(process.env.HEADLAB_ISOLATION ?? '').toLowerCase());
+try {
+  const { url } = await serve({ port, root, csp: args.includes('--csp'), cors: args.includes('--cors'), isolate });
+  const how = isolate ? 'cross-origin isolated: COOP/COEP sent; --no-isolation or HEADLAB_ISOLATION=0 to turn off' : 'not cross-origin isolated';
+  console.log(`HeadLab demo site: ${url}  (serving ${path.relative(process.cwd(), root) || '.'}; ${how}; Ctrl+C to stop)`);
+} catch (e) {
+  console.error(`serve: cannot listen on 127.0.0.1:${port}: ${e.message}. Try PORT=8081 npm start`);
+  process.exit(1);
 }

@@ -1,13 +1,15 @@
 // Runs every test stage and prints one summary line with the counts:
-//   1. the doctest suite, native
-//   2. the same doctest suite compiled to wasm, under Node
-//   3. the JavaScript API tests under Node (node:test)
-//   4. the browser tests in headless Chromium (node:test + playwright-core), with the
+//   1. ESLint over the JavaScript (eslint.config.js): each file linted counts as one passed
+//      when it is clean, one failed when it has a problem (each problem is printed)
+//   2. the doctest suite, native
+//   3. the same doctest suite compiled to wasm, under Node
+//   4. the JavaScript API tests under Node (node:test)
+//   5. the browser tests in headless Chromium (node:test + playwright-core), with the
 //      page checks shared by every engine (tests/engines/checks.mjs)
-//   5. the shared page checks in Firefox ESR, headless (puppeteer-core, WebDriver BiDi)
-//   6. the shared page checks in WebKitGTK's MiniBrowser under Xvfb (selenium-webdriver)
-//   7. the doctest suite again under AddressSanitizer + UndefinedBehaviorSanitizer
-//   8. libFuzzer on the two model-file parsers for a bounded time (FUZZ_SECONDS in all, default 60)
+//   6. the shared page checks in Firefox ESR, headless (puppeteer-core, WebDriver BiDi)
+//   7. the shared page checks in WebKitGTK's MiniBrowser under Xvfb (selenium-webdriver)
+//   8. the doctest suite again under AddressSanitizer + UndefinedBehaviorSanitizer
+//   9. libFuzzer on the two model-file parsers for a bounded time (FUZZ_SECONDS in all, default 60)
 // Assumes scripts/setup.sh test and scripts/build.sh test have run (npm test does both).
 // `node scripts/test.mjs js browser` runs only the named stages.
 import { spawnSync } from 'node:child_process';
@@ -45,6 +47,25 @@ function nodeTestStage(dir) {
   return { passed, failed: failed + (status !== 0 && failed === 0 ? 1 : 0), status };
 }
 
+// ESLint over the repository, one count per file: passed when clean, failed when it has a problem.
+function lintStage() {
+  const report = path.join(tmp, 'eslint.json');
+  const r = run(process.execPath, [path.join(repo, 'node_modules/eslint/bin/eslint.js'), '--format', 'json', '--output-file', report, '.']);
+  let files;
+  try { files = JSON.parse(readFileSync(report, 'utf8')); } catch {
+    process.stdout.write(r.out);
+    return { passed: 0, failed: 1, status: r.status || 1 };
+  }
+  let failed = 0;
+  for (const f of files) {
+    if (f.errorCount + f.warningCount === 0) continue;
+    failed++;
+    for (const m of f.messages) console.log(`${path.relative(repo, f.filePath)}:${m.line}:${m.column}  ${m.message}  (${m.ruleId ?? 'eslint'})`);
+  }
+  console.log(`eslint: ${files.length} files, ${files.length - failed} clean`);
+  return { passed: files.length - failed, failed, status: r.status };
+}
+
 // Each model-file parser (the trainer's and the language model's) for half of FUZZ_SECONDS.
 function fuzzStage() {
   const seconds = Math.max(1, Math.round(Number(process.env.FUZZ_SECONDS ?? 60) / 2));
@@ -63,6 +84,7 @@ function fuzzStage() {
 }
 
 const stages = {
+  lint: lintStage,
   native: () => doctestStage(path.join(repo, 'build/native/headlab_tests'), []),
   wasm: () => doctestStage(process.execPath, ['--no-experimental-fetch', path.join(repo, 'build/wasm/headlab_tests.js')]),
   js: () => nodeTestStage('tests/js/'),

@@ -2,50 +2,18 @@
 // <headlab-language-model>) with fixed seeds, through the public API, and writes them into
 // web/models/ with a manifest (web/models/models.json) of what each one scored on held-out data.
 // Deterministic: the same build retrains the same bytes (tests/js/shipped-models.test.mjs checks
-// one). Nothing in these files is made by hand.
+// one). What is shipped and how it is trained is tools/shipped-models.mjs. Nothing in these files
+// is made by hand.
 //
 //   node scripts/train-models.mjs [--only NAME]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SHIPPED, trainShipped } from '../tools/shipped-models.mjs';
 import { createHeadlab } from '../web/lib/headlab.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(repo, 'web/models');
-
-/**
- * What the site ships: each task at its defaults (seed included: one on which its heads form in the
- * WebAssembly SIMD build), and induction with one layer on the same seed, for the 1 vs 2 layers
- * comparison. Seeds are written out so a change of defaults shows up here.
- */
-export const SHIPPED = [
-  { file: 'induction.hlm', config: { task: 'induction', seed: 4 } },
-  { file: 'induction-1-layer.hlm', config: { task: 'induction', numLayers: 1, seed: 4 } },
-  { file: 'cricket.hlm', config: { task: 'cricket', seed: 2 } },
-];
-
-/** Trains one shipped model: its saved bytes and what it scores. */
-export async function trainShipped(lab, entry, log = () => {}) {
-  const tasks = await lab.languageTasks();
-  const task = tasks.find((t) => t.name === entry.config.task);
-  const steps = entry.steps ?? task.defaults.steps;
-  const model = await lab.createLanguageModel(entry.config);
-  try {
-    const t0 = performance.now();
-    for (let done = 0; done < steps;) {
-      const n = Math.min(500, steps - done);
-      const { loss } = model.step(n);
-      done += n;
-      log(`  ${entry.file}: step ${done}/${steps}, loss ${loss.toFixed(3)}`);
-    }
-    const seconds = (performance.now() - t0) / 1000;
-    const evaluation = model.evaluate(1000);
-    const heads = model.headScores(500);
-    return { bytes: model.save(), seconds, evaluation, heads, steps, config: model.config };
-  } finally {
-    model.dispose();
-  }
-}
 
 const round = (x) => (typeof x === 'number' ? Math.round(x * 1e4) / 1e4 : x);
 const roundAll = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)]));

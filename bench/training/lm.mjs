@@ -5,11 +5,10 @@
 // isolated, as `npm start` serves the site), 1 and 2 threads interleaved; and the wall time until
 // the induction phase change at default settings, in Node and in a Chromium Worker, on 1 and 2 threads.
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHeadlab } from '../../web/lib/headlab.js';
-import { serve } from '../../scripts/serve.mjs';
+import { serve } from '../../tools/serve.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');

@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 import { createHeadlab } from '../../web/lib/headlab.js';
 import { TrainerSession, PACES } from '../../web/lib/teach/trainer-session.js';
 import { specialisation, TRACK_SHARE, SPECIALISED_ACCURACY } from '../../web/lib/teach/trainer-verdicts.js';
-import { serve } from '../../scripts/serve.mjs';
+import { serve } from '../../tools/serve.mjs';
 import { runLm, reportLm } from './lm.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, rmSync, cpSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serve } from '../../scripts/serve.mjs';
+import { serve } from '../../tools/serve.mjs';
 import { REPO, launch, watch } from './helpers.mjs';
 import { courseInputsSource, expected } from '../fixtures/course.mjs';
 

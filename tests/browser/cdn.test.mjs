@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import http from 'node:http';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
+import { serve } from '../../tools/serve.mjs';
 import { DIST, ensureDist, launch, watch } from './helpers.mjs';
 import { courseInputsSource, expected } from '../fixtures/course.mjs';
 

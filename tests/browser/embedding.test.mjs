@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import http from 'node:http';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
+import { serve } from '../../tools/serve.mjs';
 import { DIST, ensureDist, launch, watch, numbers, assertClose, SCREENSHOTS, ensureScreenshotDir } from './helpers.mjs';
 import { eventually, expectText } from './expect.mjs';
 import { expected } from '../fixtures/course.mjs';

@@ -2,7 +2,7 @@
 // example on the page (through an import map) and in a module Worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
+import { serve } from '../../tools/serve.mjs';
 import { REPO, launch, watch } from './helpers.mjs';
 import { expected, printed } from '../fixtures/course.mjs';
 

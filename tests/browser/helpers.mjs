@@ -4,8 +4,11 @@ import { mkdirSync, rmdirSync, statSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { before, after } from 'node:test';
-import { chromium } from 'playwright-core';
-import { serve } from '../../scripts/serve.mjs';
+import { serve } from '../../tools/serve.mjs';
+import { WINDOW_ERROR, launch } from '../../tools/chromium.mjs';
+
+// Chromium's launch() is tools/chromium.mjs's (scripts/make-previews.mjs uses it too).
+export { WINDOW_ERROR, launch };
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DIST = path.join(REPO, 'dist');
@@ -56,46 +59,6 @@ export async function ensureDist() {
       rmdirSync(lock);
     }
   }
-}
-
-/** The event launch()'s pages emit for each window `error` event or unhandled rejection; watch() reports it. */
-export const WINDOW_ERROR = 'headlab:window-error';
-
-/**
- * Runs in every page before its own scripts: window `error` events (which Chromium's
- * console does not always show, e.g. "ResizeObserver loop completed with undelivered
- * notifications") and unhandled rejections go to the test through a binding.
- */
-function reportWindowErrors() {
-  const report = (text) => window.__headlabWindowError?.(text);
-  const describe = (value) => (value instanceof Error ? `${value.name}: ${value.message}` : String(value));
-  window.addEventListener('error', (e) => {
-    report(`window error: ${e.error ? describe(e.error) : e.message}${e.filename ? ` (${e.filename}:${e.lineno})` : ''}`);
-  });
-  window.addEventListener('unhandledrejection', (e) => report(`unhandled rejection: ${describe(e.reason)}`));
-}
-
-/**
- * Starts Debian's Chromium. Every context it makes (and so every `browser.newPage()`)
- * reports window errors as WINDOW_ERROR events of its pages, unless `windowErrors` is false
- * (the shared engine checks use their own capture script, as in Firefox and WebKit).
- */
-export async function launch({ windowErrors = true } = {}) {
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  if (!windowErrors) return browser;
-  // browser.newPage() makes its context with this.newContext(), so both get the capture.
-  const newContext = browser.newContext.bind(browser);
-  browser.newContext = async (options) => {
-    const context = await newContext(options);
-    await context.exposeBinding('__headlabWindowError', ({ page }, text) => { page.emit(WINDOW_ERROR, String(text)); });
-    await context.addInitScript(reportWindowErrors);
-    return context;
-  };
-  return browser;
 }
 
 /** A file:// URL of a page in dist/. */

@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
+import { STRICT_CSP } from '../../tools/serve.mjs';
 import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, waitForElements, fileUrl, numbers, assertClose, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount } from './expect.mjs';
 import { expected } from '../fixtures/course.mjs';

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
+import { STRICT_CSP } from '../../tools/serve.mjs';
 import { SCREENSHOTS, ensureScreenshotDir, watch, waitForElements, fileUrl, numbers, assertClose, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount, expectVisible } from './expect.mjs';
 import { expected } from '../fixtures/course.mjs';

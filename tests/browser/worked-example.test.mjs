@@ -4,7 +4,7 @@
 // Screenshots go to tests/browser/screenshots/ (git-ignored).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve } from '../../scripts/serve.mjs';
+import { serve } from '../../tools/serve.mjs';
 import { DIST, SCREENSHOTS as SHOT_DIR, ensureScreenshotDir, watch, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount, expectVisible } from './expect.mjs';
 import { course, expected as courseNumbers } from '../fixtures/course.mjs';

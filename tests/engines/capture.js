@@ -4,7 +4,7 @@
 // events (uncaught exceptions, resources that fail to load), unhandled promise
 // rejections, console.error / console.warn calls, Content-Security-Policy violations
 // and errors of the page's Workers. The test server adds it as the first script of
-// every HTML page (scripts/serve.mjs `inject`); tests read the list back.
+// every HTML page (tools/serve.mjs `inject`); tests read the list back.
 (function () {
   'use strict';
   if (window.__headlabErrors) return;
@@ -13,7 +13,7 @@
   var text = function (value) {
     if (value instanceof Error) return value.stack && value.stack.indexOf(value.message) >= 0 ? value.stack : value.name + ': ' + value.message;
     if (typeof value === 'string') return value;
-    try { return JSON.stringify(value); } catch (e) { return String(value); }
+    try { return JSON.stringify(value); } catch { return String(value); }
   };
   var where = function (e) { return e.filename ? ' (' + e.filename + ':' + e.lineno + ':' + e.colno + ')' : ''; };
   window.addEventListener('error', function (e) {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
+import { serve, STRICT_CSP } from '../../tools/serve.mjs';
 import { DIST, ensureDist } from '../browser/helpers.mjs';
 import { courseInputArrays, expected } from '../fixtures/course.mjs';
 

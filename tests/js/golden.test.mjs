@@ -13,7 +13,7 @@ const ATOL = 1e-5;
 const RTOL = 1e-4;
 
 function loadCases() {
-  let files = [];
+  let files;
   try {
     files = readdirSync(fixtureDir).filter((f) => f.endsWith('.json')).sort();
   } catch {

@@ -53,7 +53,7 @@ test('2,000 damaged copies of a saved model: each is refused with a clear messag
     }
     const changed = bytes.length !== saved.length || bytes.some((b, k) => b !== saved[k]);
     counts.copies += 1;
-    let trainer = null;
+    let trainer;
     try {
       trainer = await lab.loadTrainer(bytes);
     } catch (e) {

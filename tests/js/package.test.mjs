@@ -24,7 +24,7 @@ test('npm pack gives a tarball with the API, its types and every built module, a
     // The threads builds' Worker scripts, and the package.json that makes Node run them as CommonJS.
     const threads = ['web/lib/gen/headlab_core_threads.worker.js', 'web/lib/gen/headlab_train_threads.worker.js', 'web/lib/gen/package.json'];
     // headlab.js is the entry; its code is in web/lib/api/, one module per job.
-    const api = ['checks', 'experiments', 'forward', 'lab', 'language-model', 'load', 'memory', 'parallel', 'session', 'threads', 'trainer'].map((m) => `web/lib/api/${m}.js`);
+    const api = ['checks', 'experiments', 'forward', 'lab', 'language-model', 'load', 'memory', 'cores', 'parallel', 'parallel-pthreads', 'parallel-workers', 'session', 'threaded-module', 'trainer'].map((m) => `web/lib/api/${m}.js`);
     assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'web/lib/headlab.d.ts', 'web/lib/headlab.js', 'web/lib/headlab.node.js',
       'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-files.js', ...api, ...modules, ...threads].sort());
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHeadlab } from '../../web/lib/headlab.js';
-import { SHIPPED, trainShipped } from '../../scripts/train-models.mjs';
+import { SHIPPED, trainShipped } from '../../tools/shipped-models.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = path.join(repo, 'web/models');
@@ -17,7 +17,7 @@ const lab = await createHeadlab({ flavour: 'simd' });
 
 const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-3, `${what}: ${a} vs the manifest's ${b}`);
 
-test('every shipped model is in the manifest and in train-models.mjs, loads, and scores what the manifest says', async () => {
+test('every shipped model is in the manifest and in tools/shipped-models.mjs, loads, and scores what the manifest says', async () => {
   assert.deepEqual(manifest.models.map((m) => m.file), SHIPPED.map((s) => s.file));
   for (const m of manifest.models) {
     const bytes = new Uint8Array(fs.readFileSync(path.join(dir, m.file)));

@@ -49,7 +49,7 @@ import { el, uid, onWidthChange, setText } from './shared/dom.js';
 import { fmt } from '../lib/teach/format.js';
 import { createHeatmap } from './shared/heatmap.js';
 import { liveHeatmap } from './shared/trainer-heatmap.js';
-import { exportMenu, download, slug } from './shared/export.js';
+import { exportMenu, download } from './shared/export.js';
 import { SERIES } from './shared/charts.js';
 import { curvesFigure } from './shared/trainer-curves.js';
 import { viridisRGB } from './shared/colormap.js';
@@ -168,7 +168,7 @@ async function shippedModel(file) {
   try {
     response = await fetch(url);
   } catch (e) {
-    throw new Error(`models/${file} could not be fetched (${e?.message ?? e})`);
+    throw new Error(`models/${file} could not be fetched (${e?.message ?? e})`, { cause: e });
   }
   if (!response.ok) throw new Error(`models/${file} could not be fetched (HTTP ${response.status})`);
   return new Uint8Array(await response.arrayBuffer());

@@ -167,7 +167,7 @@ export class HeadlabMisconceptions extends HeadlabElement {
 
   updateB() {
     const base = validateModel(workedModel()).model;
-    const T = 3, it = 2, d = 4;
+    const it = 2, d = 4;
     const swapHeads = (flat) => {
       // Columns 0..1 belong to head 1, 2..3 to head 2 ([4][4] row-major).
       const m = flat.slice();

@@ -408,7 +408,7 @@ export class HeadlabTrainer extends TrainingElement {
       const head = el('tr', {}, el('th', { scope: 'col' }, 'Head'), el('th', { scope: 'col' }, 'Entropy'),
         el('th', { scope: 'col' }, 'Mean distance'),
         Array.from({ length: R }, (_, r) => el('th', { scope: 'col', title: taskInfo.relationNames[r] }, `Rel. ${r + 1} share`)));
-      run.cells = run.heads.map((_, h) => ({
+      run.cells = run.heads.map(() => ({
         entropy: el('td', { class: 'num' }, '—'), distance: el('td', { class: 'num' }, '—'),
         shares: Array.from({ length: R }, () => el('td', { class: 'num' }, '—')),
       }));
@@ -742,7 +742,7 @@ export class HeadlabTrainer extends TrainingElement {
       const r = this.ctl.runs[run];
       const s = this.ctl.snapshot.runs[run];
       const d = m.dModel;
-      const verdicts = s.metrics.map((x, h) => headVerdict(x, r.taskInfo.relationNames, { enabled: true, step: s.step }));
+      const verdicts = s.metrics.map((x) => headVerdict(x, r.taskInfo.relationNames, { enabled: true, step: s.step }));
       target.model = {
         name: `Trained on ${r.taskInfo.name}, h = ${m.numHeads}, step ${s.step}`,
         tokens: r.labels, X: rows(m.X, m.tokens.length, d), numHeads: m.numHeads,

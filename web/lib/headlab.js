@@ -10,7 +10,11 @@
 //   lab.js             the Headlab class and createHeadlab (cached per flavour)
 //   forward.js         the forward pass and AttentionLayer
 //   experiments.js     scalingExperiment, headsTrial
-//   parallel.js        ParallelLayer: the forward pass in Workers
+//   cores.js           the cores available and the default thread count
+//   threaded-module.js the pthreads builds: where they can run, loading and ending one
+//   parallel.js        createParallelLayer: the forward pass on several cores, through
+//     parallel-workers.js   ParallelLayer, whose Workers each hold a slice of the heads, or
+//     parallel-pthreads.js  its pthreads twin (threads of one threaded module)
 //   session.js         what Trainer and LanguageModel share
 //   trainer.js         createTrainer, loadTrainer, Trainer
 //   language-model.js  languageTasks, createLanguageModel, loadLanguageModel, LanguageModel
@@ -18,6 +22,6 @@
 export { Headlab, createHeadlab, createHeadlab as default } from './api/lab.js';
 export { simdSupported } from './api/load.js';
 export { AttentionLayer } from './api/forward.js';
-export { ParallelLayer } from './api/parallel.js';
+export { ParallelLayer } from './api/parallel-workers.js';
 export { Trainer } from './api/trainer.js';
 export { LanguageModel } from './api/language-model.js';

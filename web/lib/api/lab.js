@@ -6,7 +6,8 @@ import { checkShape, createLayer, forward, parameterCount } from './forward.js';
 import { createLanguageModel, languageTaskTable, loadLanguageModel } from './language-model.js';
 import { instantiate, simdSupported } from './load.js';
 import { heapLimits } from './memory.js';
-import { DEFAULT_MAX_THREADS, availableCores, createParallelLayer, defaultMechanism, liveWorkerCount } from './parallel.js';
+import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
+import { createParallelLayer, defaultMechanism, liveWorkerCount } from './parallel.js';
 import { createTrainer, loadTrainer } from './trainer.js';
 
 /**
@@ -28,7 +29,6 @@ export class Headlab {
     this._train = null;  // the training module once loaded
     this._trainPending = null;
     this._lmTasks = null;  // the language-model task table once read
-    this._threadsFailure = null;  // why the threads build did not load, once it failed (see api/threads.js)
   }
 
   /** @private The training module, loaded on first use. */

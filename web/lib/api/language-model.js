@@ -1,9 +1,9 @@
 // The small causal transformer language models (training module): their task table,
 // createLanguageModel, loadLanguageModel and the LanguageModel they return.
 import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
-import { DEFAULT_MAX_THREADS, availableCores } from './parallel.js';
+import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { TrainingSession } from './session.js';
-import { endModule, loadThreaded, onPageMainThread, threadsUnavailable } from './threads.js';
+import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, onPageMainThread, threadsUnavailable } from './threaded-module.js';
 
 // Threads a language model may split its batches over: at most this many, and at most batchSize
 // (every thread runs at least one sequence).
@@ -67,8 +67,8 @@ async function orOneThread(lab, threads, make) {
   try {
     return await make(threads);
   } catch (e) {
-    if (!(e?.constructor === Error && /the threaded training module failed to load/.test(e.message))) throw e;
-    lab._threadsFailure = `the threads build did not load (${e.cause?.message ?? e.message})`;
+    if (!isLoadFailure(e?.cause)) throw e;  // withCore's Error when the threaded module did not load
+    doWithoutThreads(lab, e.cause);
     return make(1);
   }
 }

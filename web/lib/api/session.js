@@ -1,6 +1,6 @@
 // What Trainer and LanguageModel share: the Embind object they drive and its lifetime.
 import { requireDim } from './checks.js';
-import { endModule } from './threads.js';
+import { endModule } from './threaded-module.js';
 
 /** Frees the Embind object, and ends the threaded module that holds it (and its threads), if any. */
 function free({ core, module }) {
