@@ -17,7 +17,20 @@ export const MODULES = {
     simd: { file: 'headlab_train', load: () => import('./gen/headlab_train.mjs'), url: () => new URL('./gen/headlab_train.wasm', import.meta.url) },
     scalar: { file: 'headlab_train_scalar', load: () => import('./gen/headlab_train_scalar.mjs'), url: () => new URL('./gen/headlab_train_scalar.wasm', import.meta.url) },
   },
+  // The pretrained-model engine (GPT-2, GPT-Neo inference), loaded by the first loadPretrained().
+  pretrained: {
+    simd: { file: 'headlab_pretrained', load: () => import('./gen/headlab_pretrained.mjs'), url: () => new URL('./gen/headlab_pretrained.wasm', import.meta.url) },
+    scalar: { file: 'headlab_pretrained_scalar', load: () => import('./gen/headlab_pretrained_scalar.mjs'), url: () => new URL('./gen/headlab_pretrained_scalar.wasm', import.meta.url) },
+  },
 };
+
+/**
+ * @huggingface/tokenizers (Apache-2.0), copied from node_modules into gen/ at build time
+ * (scripts/vendor-tokenizers.mjs), imported by the first loadPretrained() only.
+ */
+export function loadTokenizers() {
+  return import('./gen/tokenizers.mjs');
+}
 
 /** The URL of createParallelLayer's Worker script, next to headlab.js. */
 export function parallelWorkerUrl() {
