@@ -79,6 +79,9 @@ export function readConfig(fn, config) {
     architecture: gpt2 ? 'gpt2' : 'gpt_neo', numLayers, numHeads, dModel, dFF, vocabSize, contextLength,
     layerNormEps: eps, scaleScores: gpt2 ? config.scale_attn_weights !== false : false, windows, activation: 'gelu_new',
   };
+  // torch_dtype, when config.json gives one the engine knows: the weights must be stored so.
+  const dtype = { float32: 'F32', float16: 'F16', bfloat16: 'BF16' }[config.torch_dtype];
+  if (dtype) engine.dtype = dtype;
   return { engine, info: { architecture, numLayers, numHeads, dModel, vocabSize, contextLength }, bosId, eosId };
 }
 

@@ -189,12 +189,14 @@ export async function loadPretrained(lab, source, options = {}) {
   if (o.signal?.aborted) throw abortError(FN, null, o.signal);
   const heapMax = typeof module.heapMax === 'function' ? module.heapMax() : DEFAULT_HEAP_MAX;
   const T = Math.min(config.engine.contextLength, FIT_TOKENS);
-  const activations = activationBytes(config.engine, T);
-  const reserved = { bytes: activations + SLACK_BYTES };
   let core = new module.PretrainedCore();
   try {
     const e = core.configure(config.engine);
     if (e) throw new Error(`${FN}: config.json: ${e}`);
+    // What a run of T tokens with every output asked for holds beside the weights: the engine's
+    // own count where it gives one.
+    const activations = typeof core.activationBytes === 'function' ? core.activationBytes(T, true, false, true) : activationBytes(config.engine, T);
+    const reserved = { bytes: activations + SLACK_BYTES };
     // Shards are opened one at a time (an entry holds a live response).
     for (let i = 0; i < weights.length; i++) {
       const entry = weights[i].lazy ? await required(src, weights[i].lazy, ctx, ' (named by model.safetensors.index.json)') : weights[i];
