@@ -3,8 +3,9 @@
 // against the file that holds it, while esbuild (dist/lib/headlab.js, the site bundles) keeps
 // import.meta.url as the URL of the bundle it writes, which sits where headlab.js does.
 
-// Two wasm modules, each in two flavours. `core` is the forward pass and the
-// experiments; `train` is the trainer, loaded the first time a page asks for it.
+// Three wasm modules, each in two flavours. `core` is the forward pass and the
+// experiments; `train` is the trainer, loaded the first time a page asks for it;
+// `pretrained` runs Hugging Face checkpoints, loaded by the first loadPretrained().
 // The scalar flavour is the same C++ compiled without WebAssembly SIMD, for
 // engines that lack it. The import() paths and the `new URL(…, import.meta.url)`
 // of each .wasm are literal so bundlers (Vite, webpack) see them and emit the files.
