@@ -43,9 +43,10 @@ for (const name of NAMES) {
         const order = p.map((x, i) => [x, i]).sort((a, b) => b[0] - a[0]).slice(0, 3);
         assert.deepEqual(r.next.map((n) => n.id), order.map(([, i]) => i), `${c.name}: next ids`);
         r.next.forEach((n, k) => assert.ok(Math.abs(n.probability - order[k][0]) <= tol, `${c.name}: next[${k}].probability ${n.probability} vs ${order[k][0]}`));
-        // Without allLogits: the last row only, the same numbers.
+        // Without allLogits: the last row only, the same numbers up to float rounding (the GEMMs run over other row counts).
         const last = await model.run(c.ids, { ablate });
-        assert.deepEqual(Array.from(last.logits), Array.from(r.logits.subarray((T - 1) * V)));
+        assert.equal(last.logits.length, V);
+        assertClose(last.logits, r.logits.subarray((T - 1) * V), 1e-5, `${c.name}: the last row alone`);
         assert.equal(last.attention, undefined);
       }
     });

@@ -269,7 +269,8 @@ export class PretrainedModel {
     /** @private */ this._pieces = new Map();
     const i = core.info();
     /** @private */
-    this._info = Object.freeze({ ...config.info, parameters: i.parameters, dtype: i.dtype, bytes: i.bytes });
+    const dtype = { float32: 'F32', float16: 'F16', bfloat16: 'BF16' }[i.dtype] ?? i.dtype;
+    this._info = Object.freeze({ ...config.info, parameters: i.parameters, dtype, bytes: i.bytes });
     finalizer?.register(this, core, this);
   }
 
