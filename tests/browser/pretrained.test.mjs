@@ -82,6 +82,11 @@ test('a model loaded once loads again from the Cache API with no request to the 
     const retried = await load(again, 'gpt2-sharded');
     assert.equal(retried.error, undefined, retried.error);
     assert.deepEqual(retried.logits, first.logits, 'the shards give the same model once the download completes');
+    from = hub.requests.length;
+    const shardsCached = await load(again, 'gpt2-sharded');
+    assert.equal(shardsCached.error, undefined, shardsCached.error);
+    assert.deepEqual(hubRequests(from), [], 'a sharded model loads from the cache with no request either');
+    assert.deepEqual(shardsCached.logits, first.logits);
     assert.deepEqual(problems.filter((p) => !/HTTP 404|Failed to load resource|ERR_/.test(p)), []);
   } finally {
     await context.close();

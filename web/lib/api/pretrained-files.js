@@ -64,7 +64,19 @@ function hubSource(fn, id, { hubUrl, revision }) {
     url: (name) => `${base}/${id}/resolve/${rev}/${name}`,
     open(name, ctx) { return openUrl(fn, this.url(name), name, ctx, this.where); },
     head(name, ctx) { return headUrl(this.url(name), ctx); },
+    cached(name, ctx) { return inCache(this.url(name), ctx); },
   };
+}
+
+/** Whether the Cache API holds a file (so a sharded model loads offline without asking for model.safetensors). */
+async function inCache(url, ctx) {
+  const cache = await ctx.openCache();
+  if (!cache) return false;
+  try {
+    return (await cache.match(url)) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 function urlSource(fn, s) {
@@ -85,6 +97,7 @@ function urlSource(fn, s) {
     url: (name) => new URL(name, base).href,
     open(name, ctx) { return openUrl(fn, this.url(name), name, ctx, this.where); },
     head(name, ctx) { return headUrl(this.url(name), ctx); },
+    cached(name, ctx) { return inCache(this.url(name), ctx); },
   };
 }
 

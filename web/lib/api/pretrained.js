@@ -96,7 +96,9 @@ async function required(source, name, ctx, hint = '') {
  */
 async function weightEntries(source, ctx) {
   if (source.shards) return Promise.all(source.shards.map((n) => required(source, n, ctx)));
-  const single = await source.open('model.safetensors', ctx);
+  // A sharded model in the Cache API: straight to its index, with no request for model.safetensors.
+  const shardedInCache = source.cached && await source.cached('model.safetensors.index.json', ctx) && !(await source.cached('model.safetensors', ctx));
+  const single = shardedInCache ? null : await source.open('model.safetensors', ctx);
   if (single) return [single];
   const indexEntry = await source.open('model.safetensors.index.json', ctx);
   if (indexEntry) {
