@@ -105,7 +105,7 @@ async function headUrl(url, ctx) {
   try {
     const r = await fetch(url, { method: 'HEAD', signal: ctx.signal });
     return r.ok;
-  } catch (e) {
+  } catch {
     if (ctx.signal?.aborted) throw abortError(ctx.fn, null, ctx.signal);
     return false;
   }

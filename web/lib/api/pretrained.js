@@ -3,7 +3,7 @@
 // (headlab_pretrained, PretrainedCore), and the PretrainedModel it returns.
 import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
 import { loadTokenizers } from '../headlab-files.js';
-import { CACHE_NAME, abortError, isHubId, makeSource, mib, readEntry, readJson } from './pretrained-files.js';
+import { CACHE_NAME, abortError, makeSource, mib, readEntry, readJson } from './pretrained-files.js';
 import { activationBytes, readConfig } from './pretrained-config.js';
 
 const FN = 'loadPretrained';
@@ -608,4 +608,3 @@ export class PretrainedModel {
   }
 }
 
-export { isHubId };
