@@ -155,6 +155,16 @@ test('a model that cannot fit in memory is refused from its Content-Length, with
   } finally {
     hub.faults.delete('headlab-test/xl/model.safetensors');
   }
+  // Sharded: the index's total_size says so before any shard is asked for.
+  const sharded = fixtureFiles('gpt2-sharded');
+  const index = JSON.parse(sharded.get('model.safetensors.index.json'));
+  repo('xl-sharded', { 'config.json': repos.get('headlab-test/xl').get('main').get('config.json'), 'tokenizer.json': gpt2.get('tokenizer.json'),
+    'model.safetensors.index.json': json({ ...index, metadata: { total_size: 6_230_000_000 } }),
+    ...Object.fromEntries([...sharded].filter(([n]) => n.endsWith('.safetensors'))) });
+  const from = hub.requests.length;
+  await assert.rejects(lab.loadPretrained('headlab-test/xl-sharded', hubOptions()),
+    (e) => e instanceof RangeError && /cannot fit: its shards hold 5941 MiB \(model\.safetensors\.index\.json\)/.test(e.message));
+  assert.ok(!hub.requests.slice(from).some((r) => /model-0000/.test(r.path)), 'no shard was requested');
 });
 
 test('missing files, pytorch_model.bin only, an unsupported architecture, a malformed tokenizer.json: Errors that say so', async () => {
