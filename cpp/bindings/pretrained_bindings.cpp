@@ -189,7 +189,9 @@ class PretrainedCoreJs {
       return 0;
     }
     if (!(t >= 1) || t > num(tokens_.size())) {
-      *error = "length " + std::to_string(t) + " is outside 1.." + std::to_string(tokens_.size()) +
+      const bool whole = t == std::floor(t) && std::abs(t) < 1e15;
+      *error = "length " + (whole ? std::to_string(static_cast<long long>(t)) : std::to_string(t)) + " is outside 1.." +
+               std::to_string(tokens_.size()) +
                " (the token buffer's size)";
       return 0;
     }

@@ -380,13 +380,13 @@ TEST_CASE("pretrained: damaged safetensors files are errors naming the file and 
   bad["h.1.mlp.c_fc.weight"].v[13] = std::nan("");
   e = load_error(c, checkpoint_files(c, bad, {})[0]);
   CHECK(has(e, "model-0.safetensors") == false);
-  CHECK(has(e, "model.safetensors: h.1.mlp.c_fc.weight: element 13 is NaN"));
+  CHECK(has(e, "model.safetensors: transformer.h.1.mlp.c_fc.weight: element 13 is NaN"));
   bad = w;
   bad["ln_f.bias"].v[2] = INFINITY;
   FileOptions bf;
   bf.dtype = "BF16";
   e = load_error(c, checkpoint_files(c, bad, bf)[0]);
-  CHECK(has(e, "model.safetensors: ln_f.bias: element 2 is infinite"));
+  CHECK(has(e, "model.safetensors: transformer.ln_f.bias: element 2 is infinite"));
 }
 
 TEST_CASE("pretrained: config errors name the field") {

@@ -65,7 +65,7 @@ struct PretrainedModel::Slot {
   std::vector<std::uint64_t> shape;  // empty for ignored buffers: any shape
   bool check_shape = true;
   bool seen = false;
-  std::string file;  // where it came from
+  std::string file, stored_name;  // where it came from, and its name there
   std::size_t elements = 0;
 };
 
@@ -163,6 +163,7 @@ std::string PretrainedModel::add_safetensors(const std::string& file, std::uint8
   };
   std::vector<Kept> kept;
   std::vector<Slot*> seen_here;
+  std::vector<std::string> seen_names;
   for (const SafetensorsEntry& e : header.tensors) {
     std::string name = e.name;
     const std::string where = file + ": " + e.name + ": ";
@@ -175,6 +176,7 @@ std::string PretrainedModel::add_safetensors(const std::string& file, std::uint8
     if (slot.seen || std::find(seen_here.begin(), seen_here.end(), &slot) != seen_here.end())
       return fail(where + "appears twice (with and without the transformer. prefix, or in two files)");
     seen_here.push_back(&slot);
+    seen_names.push_back(e.name);
     if (!slot.check_shape) continue;  // a causal-mask buffer: dropped
     DType t;
     if (!dtype_of(e.dtype, &t)) return fail(where + "dtype " + e.dtype + " is not supported (F32, F16, BF16)");
@@ -222,6 +224,7 @@ std::string PretrainedModel::add_safetensors(const std::string& file, std::uint8
     s->seen = true;
     s->file = file;
   }
+  for (std::size_t i = 0; i < seen_here.size(); ++i) seen_here[i]->stored_name = seen_names[i];
   for (const Kept& k : kept) {
     k.slot->target->data = base + k.dest;
     k.slot->target->dtype = k.dtype;
@@ -247,7 +250,7 @@ std::string PretrainedModel::finish() {
     const std::size_t i = first_nonfinite(s.target->data, s.target->dtype, s.elements);
     if (i < s.elements) {
       const float v = load_element(s.target->data, s.target->dtype, i);
-      return s.file + ": " + name + ": element " + std::to_string(i) + " is " + (std::isnan(v) ? "NaN" : "infinite") +
+      return s.file + ": " + s.stored_name + ": element " + std::to_string(i) + " is " + (std::isnan(v) ? "NaN" : "infinite") +
              " (the checkpoint is damaged)";
     }
   }
