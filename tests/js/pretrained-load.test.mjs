@@ -150,6 +150,32 @@ test('maxBytes refuses before the weights are downloaded, with the numbers', asy
   await assert.rejects(lab.loadPretrained('headlab-test/gpt2-f32', hubOptions({ maxBytes: 100 })), /maxBytes: config\.json is \d+ bytes/);
 });
 
+test('a file sent without Content-Length: progress with total null, then the size once read; maxBytes stops it while it streams', async () => {
+  hub.faults.set('headlab-test/gpt2-f32/model.safetensors', { chunked: true });
+  try {
+    const events = [];
+    const model = await lab.loadPretrained('headlab-test/gpt2-f32', hubOptions({ onProgress: (p) => events.push(p) }));
+    try {
+      assert.deepEqual(await courseLogits(model), reference);
+    } finally {
+      model.dispose();
+    }
+    const mine = events.filter((e) => e.file === 'model.safetensors');
+    const size = gpt2.get('model.safetensors').length;
+    assert.ok(mine.slice(0, -1).every((e) => e.total === null), 'total is null while the size is unknown');
+    assert.deepEqual(mine.at(-1), { file: 'model.safetensors', loaded: size, total: size });
+    await assert.rejects(lab.loadPretrained('headlab-test/gpt2-f32', hubOptions({ maxBytes: 100000 })),
+      (e) => e instanceof RangeError && /maxBytes: reading model\.safetensors passed maxBytes 100000 .*the download was stopped/.test(e.message));
+  } finally {
+    hub.faults.delete('headlab-test/gpt2-f32/model.safetensors');
+  }
+});
+
+test('a server that cannot be reached: an Error naming the file, the URL and the likely causes', async () => {
+  await assert.rejects(lab.loadPretrained('openai-community/gpt2', { hubUrl: 'http://127.0.0.1:9' }),
+    (e) => e.constructor === Error && /could not download config\.json from http:\/\/127\.0\.0\.1:9\/openai-community\/gpt2\/resolve\/main\/config\.json: .*offline.*CORS/.test(e.message));
+});
+
 test('a model that cannot fit in memory is refused from its Content-Length, with the numbers', async () => {
   hub.faults.set('headlab-test/xl/model.safetensors', { lie: 6_230_000_000 });
   try {
