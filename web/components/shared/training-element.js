@@ -2,11 +2,10 @@
 // Worker: the Worker's lifecycle (paused when the element is removed, freed when it
 // is removed for good, started again when it comes back), pausing while the page is
 // hidden, the render throttle, the loss and accuracy chart holders with their export
-// menus, and how they announce and report. Each element implements the hooks:
-//   hasClient()      whether a trainer client exists
-//   freeClient()     frees it (the element was removed for good)
-//   pageHidden(hidden)  the page was hidden or shown again
-//   pause(), render(), curvesCSV(), curvesFileName(name), history, task
+// menus, the CSS of their settings, run bar and charts, and how they announce and report
+// what their controller (web/lib/teach/training-controller.js) does. Each element has
+// its controller as `ctl` and implements render(), renderButtons(), curvesCSV(),
+// curvesFileName(name), history and task.
 
 import { HeadlabElement } from './base.js';
 import { el, announce } from './dom.js';
@@ -26,16 +25,42 @@ export function selectValue(select, value, label) {
   select.value = v;
 }
 
+/** Why a session pauses (trainer-session.js): a change of state with one of these is reported as a pause. */
+const PAUSE_REASONS = new Set(['pause', 'limit', 'error', 'diverged']);
+/** The controller's states that were training when a pause took effect. */
+const TRAINED = new Set(['running', 'pausing', 'hiding']);
+
+/** The rules both training elements use, before each one's own CSS. */
+export const trainingCss = `
+.settings { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 8rem), 1fr)); gap: 0.2rem 0.9rem; align-items: end; }
+.settings .field { flex-direction: column; align-items: stretch; gap: 0.15rem; margin: 0.25rem 0; }
+.settings .field > label { min-width: 0; }
+.settings select, .settings input[type="number"] { width: 100%; }
+.settings .wide { grid-column: 1 / -1; }
+.runbar .progress { font-variant-numeric: tabular-nums; color: var(--hl-muted); font-size: 0.9rem; }
+.btn--start { min-width: 6.5rem; }
+.btn--primary:hover { background: var(--hl-accent); color: var(--hl-bg); filter: brightness(1.12); }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 21rem), 1fr)); gap: 0.9rem; margin: 0.5rem 0; }
+.chart { min-width: 0; }
+.chart h3 { margin: 0 0 0.2rem; font-size: 0.98rem; }
+.chart svg { max-width: 100%; height: auto; }
+.files { display: flex; flex-wrap: wrap; gap: 0.4rem 0.8rem; align-items: center; }
+@container (max-width: 30rem) {
+  .charts { grid-template-columns: 1fr; }
+}
+`;
+
 export class TrainingElement extends HeadlabElement {
   /** The prefix of the charts' data-testid (e.g. 'trainer' → trainer-chart-loss). */
   static chartPrefix = 'training';
 
   connectedCallback() {
     super.connectedCallback();
-    this._onVisibility ??= () => this.pageHidden(document.hidden);
+    // A hidden tab does not need to train: paused, and going on when it is shown again.
+    this._onVisibility ??= () => (document.hidden ? this.ctl.hide() : this.ctl.show());
     document.addEventListener('visibilitychange', this._onVisibility);
     clearTimeout(this._disposeTimer);
-    if (this.lab && !this.hasClient()) this.requestUpdate();
+    if (this.lab && !this.ctl.client) this.requestUpdate();
   }
 
   disconnectedCallback() {
@@ -44,8 +69,36 @@ export class TrainingElement extends HeadlabElement {
     this.pause();
     // Removed for good (not just moved, which re-adds it within the same task): free the Worker and the wasm memory.
     this._disposeTimer = setTimeout(() => {
-      if (!this.isConnected && this.hasClient()) this.freeClient();
+      if (!this.isConnected && this.ctl.client) this.ctl.dispose();
     }, 0);
+  }
+
+  get running() { return this.ctl.running; }
+  get snapshot() { return this.ctl.snapshot; }
+  get computeMode() { return this.ctl.client?.mode ?? null; }
+
+  start() { this.ctl.start(); }
+
+  pause() { this.ctl.pause(); }
+
+  /** What "Training started" says (the trainer names both runs). */
+  startedText() { return 'Training started.'; }
+
+  /** The controller changed state: the running attribute, what is announced, headlab-run, the buttons. */
+  onRunState({ from, to, reason }) {
+    const ctl = this.ctl;
+    this.toggleAttribute('data-running', ctl.running);
+    if (to === 'running') {
+      this.say(this.startedText());
+      this.emit('run', { running: true, reason: 'start' });
+    } else if (PAUSE_REASONS.has(reason) && !ctl.running) {
+      const { currentStep: step, settings: { maxSteps } } = ctl;
+      if (to === 'held') this.say(`Paused at step ${step}: the settings above cannot train. Training goes on once they can.`);
+      else if (reason === 'limit') this.say(`Stopped at step ${step}, the end of a round of ${maxSteps} steps. Continue trains ${maxSteps} more.`);
+      else if ((to === 'paused' || to === 'hidden') && TRAINED.has(from)) this.say(`Paused at step ${step}.`);
+      this.emit('run', { running: false, reason });
+    }
+    this.renderButtons();
   }
 
   /** A chart with its title, a note (holder.note, which the element may rewrite) and an export menu. */
