@@ -26,7 +26,7 @@ const problems = [];
 const site = useSite({ csp: true }, {
   setup: async () => {
     assert.ok(existsSync(path.join(DIST, 'headlab-lm-worker.js')),
-      'dist/headlab-lm-worker.js is missing: scripts/bundle.mjs must build web/components/shared/lm-worker.js');
+      'dist/headlab-lm-worker.js is missing: scripts/bundle.mjs must build web/components/shared/worker/lm-worker.js');
     ensureScreenshotDir();
   },
 });

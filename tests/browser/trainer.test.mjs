@@ -21,7 +21,7 @@ const problems = [];
 const site = useSite({ csp: true }, {
   setup: async () => {
     assert.ok(existsSync(path.join(DIST, 'headlab-trainer-worker.js')),
-      'dist/headlab-trainer-worker.js is missing: scripts/bundle.mjs must build web/components/shared/trainer-worker.js');
+      'dist/headlab-trainer-worker.js is missing: scripts/bundle.mjs must build web/components/shared/worker/trainer-worker.js');
     ensureScreenshotDir();
   },
 });

@@ -2,7 +2,7 @@
 // training elements, shared by tests/browser/*.test.mjs and tests/engines/checks.mjs. No
 // automation protocol hides a page the same way in every engine, so the page's
 // document.hidden and visibilityState are overridden and `visibilitychange` is dispatched,
-// which is what the elements listen to (components/shared/training-element.js).
+// which is what the elements listen to (components/shared/elements/training-element.js).
 
 /**
  * With the element `tag` training: hides the page and shows it again in the same task, so the

@@ -1,4 +1,4 @@
-// A stand-in for the training elements' client (components/shared/trainer-client.js) in the
+// A stand-in for the training elements' client (components/shared/worker/trainer-client.js) in the
 // Node tests of their controllers (trainer-controller.test.mjs, lm-controller.test.mjs).
 import assert from 'node:assert/strict';
 
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 export const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * Stands in for components/shared/trainer-client.js: records requests; 'options' and 'run' are answered at
+ * Stands in for components/shared/worker/trainer-client.js: records requests; 'options' and 'run' are answered at
  * once, the others when the test answers them. Events go back through `onEvent`.
  */
 export class FakeClient {

@@ -47,13 +47,13 @@
  */
 
 
-import { TrainingElement, option, selectValue, trainingCss } from './shared/training-element.js';
-import { el, uid, onWidthChange, setText } from './shared/dom.js';
+import { TrainingElement, option, selectValue, trainingCss } from './shared/elements/training-element.js';
+import { el, uid, onWidthChange, setText } from './shared/render/dom.js';
 import { fmt } from '../lib/teach/format.js';
-import { exportMenu, download } from './shared/export.js';
-import { SERIES } from './shared/charts.js';
-import { curvesFigure } from './shared/trainer-curves.js';
-import { TrainerClient } from './shared/trainer-client.js';
+import { exportMenu, download } from './shared/render/export.js';
+import { SERIES } from './shared/render/charts.js';
+import { curvesFigure } from './shared/render/trainer-curves.js';
+import { TrainerClient } from './shared/worker/trainer-client.js';
 import { LmSession, LM_PACES, LM_EVAL_EXAMPLES, LM_SCORE_EXAMPLES } from '../lib/teach/lm-session.js';
 import { LmController, PHASE_ACCURACY } from '../lib/teach/lm-controller.js';
 import { HeadGrid, HeadDetail, HeadSwitches, GRID_CSS, scoresCSV } from './language-model/head-grid.js';

@@ -57,14 +57,14 @@
  * @csspart copy-link the copy-link button
  */
 
-import { TrainingElement, option, selectValue, trainingCss } from './shared/training-element.js';
-import { el, uid, onWidthChange, setText } from './shared/dom.js';
-import { createHeatmap } from './shared/heatmap.js';
-import { download, slug } from './shared/export.js';
-import { SERIES } from './shared/charts.js';
-import { curvesFigure } from './shared/trainer-curves.js';
-import { liveHeatmap } from './shared/trainer-heatmap.js';
-import { TrainerClient } from './shared/trainer-client.js';
+import { TrainingElement, option, selectValue, trainingCss } from './shared/elements/training-element.js';
+import { el, uid, onWidthChange, setText } from './shared/render/dom.js';
+import { createHeatmap } from './shared/render/heatmap.js';
+import { download, slug } from './shared/render/export.js';
+import { SERIES } from './shared/render/charts.js';
+import { curvesFigure } from './shared/render/trainer-curves.js';
+import { liveHeatmap } from './shared/render/trainer-heatmap.js';
+import { TrainerClient } from './shared/worker/trainer-client.js';
 import { fmt } from '../lib/teach/format.js';
 import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES } from '../lib/teach/trainer-session.js';
 import { headVerdict, SPECIALISED_ACCURACY, summaryText, ablationText, runLineText } from '../lib/teach/trainer-verdicts.js';
@@ -138,7 +138,7 @@ export class HeadlabTrainer extends TrainingElement {
   }
 
   get history() { return this.ctl.runs.map((r) => ({ heads: r.numHeads, points: r.history.slice() })); }
-  /** The trainer client (shared/trainer-client.js), null while there is none. */
+  /** The trainer client (shared/worker/trainer-client.js), null while there is none. */
   get _client() { return this.ctl.client; }
 
   /** Steps per second to ask the session for: 'learn' is slow until every run has specialised, then normal. */

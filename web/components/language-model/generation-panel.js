@@ -2,8 +2,8 @@
 // the temperature and the number of new tokens; the model's continuation is shown as
 // text, and a prompt it cannot read is explained in learner words (wordProblem).
 
-import { el, uid, setText } from '../shared/dom.js';
-import { option } from '../shared/training-element.js';
+import { el, uid, setText } from '../shared/render/dom.js';
+import { option } from '../shared/elements/training-element.js';
 import { fmt } from '../../lib/teach/format.js';
 
 export const GENERATION_CSS = `

@@ -4,11 +4,11 @@
 // opens a head, whose full heatmap HeadDetail draws below it. Every number comes from
 // the session's snapshot.
 
-import { el, uid, setText } from '../shared/dom.js';
+import { el, uid, setText } from '../shared/render/dom.js';
 import { fmt } from '../../lib/teach/format.js';
-import { viridisRGB } from '../shared/colormap.js';
-import { createHeatmap } from '../shared/heatmap.js';
-import { liveHeatmap } from '../shared/trainer-heatmap.js';
+import { viridisRGB } from '../shared/render/colormap.js';
+import { createHeatmap } from '../shared/render/heatmap.js';
+import { liveHeatmap } from '../shared/render/trainer-heatmap.js';
 
 /** Score field of each head label, and what the label means in learner words. */
 const LABELS = {

@@ -2,8 +2,8 @@
 // prompt and hints, and the explanation above the demo; and where the trained models
 // HeadLab ships come from (inside the classic bundle, else next to it).
 
-import { el } from '../shared/dom.js';
-import { BASE_URL } from '../shared/assets.js';
+import { el } from '../shared/render/dom.js';
+import { BASE_URL } from '../shared/lab/assets.js';
 import embeddedModels from 'headlab:embedded-models';
 
 /** What each task's example, prompt and hint look like (token text only; the model tokenizes). */

@@ -3,7 +3,7 @@
 // a run diverges or the training Worker stops. It holds ONE state, changed only by
 // the transitions listed below, and the numbers the element draws (runs, history,
 // snapshot, the training clock). Requests go to a client with request(type, payload)
-// and `dead` (components/shared/trainer-client.js; a fake one in the Node tests),
+// and `dead` (components/shared/worker/trainer-client.js; a fake one in the Node tests),
 // which reports { event: 'snapshot' | 'paused' } messages back (trainer-session.js,
 // lm-session.js). What a model is, how its settings are checked and made and what a
 // snapshot adds to the curves, a subclass says: TrainerController (<headlab-trainer>,

@@ -8,10 +8,10 @@
 // curvesFileName(name), history and task.
 
 import { HeadlabElement } from './base.js';
-import { el, announce } from './dom.js';
-import { exportMenu } from './export.js';
-import { curvesToSVG, forExport } from './trainer-curves.js';
-import { asImage } from './figure.js';
+import { el, announce } from '../render/dom.js';
+import { exportMenu } from '../render/export.js';
+import { curvesToSVG, forExport } from '../render/trainer-curves.js';
+import { asImage } from '../render/figure.js';
 
 /** An <option>. */
 export function option(value, label) {
