@@ -1,7 +1,7 @@
 // Builds the self-contained site in dist/ from web/ and the wasm in web/lib/gen/:
 //   dist/headlab-components.js          ES module: every element, KaTeX and the API (createHeadlab)
 //   dist/headlab-worker.js              the compute Worker (module), used when served over http(s)
-//   dist/headlab-<name>-worker.js       other Workers, from web/components/shared/<name>-worker.js
+//   dist/headlab-<name>-worker.js       other Workers, from web/components/shared/worker/<name>-worker.js
 //   dist/headlab-parallel-worker.js     createParallelLayer's Worker, for the bundled API
 //   dist/headlab-chunk-*.js             code the three share, and each wasm module's JS glue, loaded
 //                                       only when needed (the trainer's, the scalar fallback's)
@@ -106,10 +106,10 @@ await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
 
 const entry = path.join(web, 'components/headlab-components.js');
-// Workers (module scripts next to the bundle): shared/compute-worker.js → headlab-worker.js,
-// and every other shared/<name>-worker.js → headlab-<name>-worker.js (e.g. the trainer's).
+// Workers (module scripts next to the bundle): shared/worker/compute-worker.js → headlab-worker.js,
+// and every other shared/worker/<name>-worker.js → headlab-<name>-worker.js (e.g. the trainer's).
 const workers = [['compute-worker.js', 'headlab-worker.js']];
-for (const f of await readdir(path.join(web, 'components/shared'))) {
+for (const f of await readdir(path.join(web, 'components/shared/worker'))) {
   if (f.endsWith('-worker.js') && f !== 'compute-worker.js') workers.push([f, `headlab-${f}`]);
 }
 // One build with code splitting: the glue of each wasm module (core, train, and their scalar
@@ -119,7 +119,7 @@ await build({
   ...common, format: 'esm', splitting: true, outdir: out, entryNames: '[name]', chunkNames: 'headlab-chunk-[hash]',
   entryPoints: [
     { in: entry, out: 'headlab-components' },
-    ...workers.map(([source, target]) => ({ in: path.join(web, 'components/shared', source), out: target.replace(/\.js$/, '') })),
+    ...workers.map(([source, target]) => ({ in: path.join(web, 'components/shared/worker', source), out: target.replace(/\.js$/, '') })),
     // createParallelLayer's Worker, found next to whichever file holds headlab.js's code.
     { in: path.join(web, 'lib/headlab-parallel-worker.js'), out: 'headlab-parallel-worker' },
   ],

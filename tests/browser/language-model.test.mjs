@@ -16,6 +16,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, fileUrl, useSite } from './helpers.mjs';
 import { eventually, expectText } from './expect.mjs';
+import { quickHideShow, resumedAfterQuickHideShow } from './visibility.mjs';
 
 const TIMEOUT = 180_000;
 const PAGE = 'demos/language-model/index.html';
@@ -25,7 +26,7 @@ const problems = [];
 const site = useSite({ csp: true }, {
   setup: async () => {
     assert.ok(existsSync(path.join(DIST, 'headlab-lm-worker.js')),
-      'dist/headlab-lm-worker.js is missing: scripts/bundle.mjs must build web/components/shared/lm-worker.js');
+      'dist/headlab-lm-worker.js is missing: scripts/bundle.mjs must build web/components/shared/worker/lm-worker.js');
     ensureScreenshotDir();
   },
 });
@@ -115,6 +116,28 @@ test('trains in its Worker to the phase change, marks it, and labels a previous-
   // The loss chart carries the mark.
   const chart = await lm(page).locator('[data-testid="lm-chart-loss"] svg').textContent();
   assert.match(chart, /phase change/);
+  await page.close();
+  assertNoProblems();
+});
+
+test('a quick tab switch (hidden and shown before the pause took effect): training pauses, then goes on', { timeout: TIMEOUT }, async () => {
+  const page = await open('lm hide show');
+  await lm(page).locator('[data-action="start"]').click();
+  await eventually(async () => {
+    const s = await state(page);
+    assert.ok(s.running && s.step > 0, `training: running ${s.running}, step ${s.step}`);
+  });
+  const switched = await page.evaluate(quickHideShow, TAG);
+  assert.deepEqual([switched.before, switched.between, switched.after], [true, true, true],
+    'shown again while the pause was still on its way (the element trains until it takes effect)');
+  const resumed = await eventually(async () => {
+    const r = await page.evaluate(resumedAfterQuickHideShow, TAG);
+    assert.ok(r.ok, `paused, then training again past the pause: running ${r.running}, step ${r.step}, run events ${JSON.stringify(r.log)}`);
+    return r;
+  }, { timeout: 30_000 });
+  console.log(`# quick tab switch at step ${switched.step}: paused at step ${resumed.log.find((x) => !x.running).step}, training again (step ${resumed.step})`);
+  await lm(page).locator('[data-action="start"]').click();
+  await page.waitForFunction((tag) => !document.querySelector(tag).running, TAG);
   await page.close();
   assertNoProblems();
 });

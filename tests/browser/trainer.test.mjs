@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, fileUrl, useSite } from './helpers.mjs';
 import { eventually, expectText, expectCount } from './expect.mjs';
+import { quickHideShow, resumedAfterQuickHideShow } from './visibility.mjs';
 
 const TIMEOUT = 60_000;
 const PAGE = 'demos/trainer/index.html';
@@ -20,7 +21,7 @@ const problems = [];
 const site = useSite({ csp: true }, {
   setup: async () => {
     assert.ok(existsSync(path.join(DIST, 'headlab-trainer-worker.js')),
-      'dist/headlab-trainer-worker.js is missing: scripts/bundle.mjs must build web/components/shared/trainer-worker.js');
+      'dist/headlab-trainer-worker.js is missing: scripts/bundle.mjs must build web/components/shared/worker/trainer-worker.js');
     ensureScreenshotDir();
   },
 });
@@ -160,6 +161,28 @@ test('the demo page trains h = 2 to ≥ 0.99 in a Worker while the heatmaps redr
   await nextFrames(page);
   await page.screenshot({ path: `${SCREENSHOTS}/trainer-after-360.png`, fullPage: true });
 
+  await page.close();
+  assertNoProblems();
+});
+
+test('a quick tab switch (hidden and shown before the pause took effect): training pauses, then goes on', { timeout: TIMEOUT }, async () => {
+  const page = await openTrainer('trainer hide show');
+  await page.evaluate(() => { const t = document.querySelector('headlab-trainer'); t.speed = 'normal'; t.start(); });
+  await eventually(async () => {
+    const s = await state(page);
+    assert.ok(s.running && s.step > 0, `training: running ${s.running}, step ${s.step}`);
+  });
+  const switched = await page.evaluate(quickHideShow, 'headlab-trainer');
+  assert.deepEqual([switched.before, switched.between, switched.after], [true, true, true],
+    'shown again while the pause was still on its way (the element trains until it takes effect)');
+  const resumed = await eventually(async () => {
+    const r = await page.evaluate(resumedAfterQuickHideShow, 'headlab-trainer');
+    assert.ok(r.ok, `paused, then training again past the pause: running ${r.running}, step ${r.step}, run events ${JSON.stringify(r.log)}`);
+    return r;
+  }, { timeout: 30_000 });
+  console.log(`# quick tab switch at step ${switched.step}: paused at step ${resumed.log.find((x) => !x.running).step}, training again (step ${resumed.step})`);
+  await trainer(page).locator('[data-action="start"]').click();
+  await page.waitForFunction(() => !document.querySelector('headlab-trainer').running);
   await page.close();
   assertNoProblems();
 });

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, STRICT_CSP } from '../../tools/serve.mjs';
 import { DIST, ensureDist } from '../browser/helpers.mjs';
+import { quickHideShow, RESUMED } from '../browser/visibility.mjs';
 import { courseInputArrays, expected } from '../fixtures/course.mjs';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
@@ -179,6 +180,23 @@ export const CHECKS = [
       assert.ok(widths.length >= 2);
     },
   },
+  ...[['trainer', 'headlab-trainer'], ['language-model', 'headlab-language-model']].map(([demo, tag]) => ({
+    name: `${tag}: a quick tab switch (hidden and shown before the pause took effect) pauses training, which then goes on`,
+    timeout: 90_000,
+    async run(page, site) {
+      await page.goto(new URL(`demos/${demo}/index.html`, site.csp).href);
+      await page.waitFor(elementsReady, null, 30_000);
+      await page.evaluate((t) => { const e = document.querySelector(t); e.speed = 'normal'; e.start(); return true; }, tag);
+      await page.waitFor((t) => { const e = document.querySelector(t); return e.running && e.snapshot?.runs[0].step > 0; }, tag, 30_000);
+      const switched = await page.evaluate(quickHideShow, tag);
+      assert.deepEqual([switched.before, switched.between, switched.after], [true, true, true],
+        'shown again while the pause was still on its way (the element trains until it takes effect)');
+      const resumed = await page.waitFor(RESUMED, tag, 30_000);
+      console.log(`# ${tag}: quick tab switch at step ${switched.step}, paused at ${resumed.log.find((x) => !x.running).step}, training again (step ${resumed.step})`);
+      await page.evaluate((t) => { document.querySelector(t).pause(); return true; }, tag);
+      await page.waitFor((t) => !document.querySelector(t).running, tag, 10_000);
+    },
+  })),
   {
     name: "the JS API computes the worked example on the main thread and in a module Worker, with info().flavour 'simd'",
     timeout: 60_000,

@@ -3,7 +3,7 @@
 // insertAdjacentHTML, document.write, DOMParser, …). Each file's count of each
 // sink must equal the allow-list below, where every entry gives its reason, so
 // a new use fails this test until someone has checked it and written down why
-// it is safe. Text goes in with textContent / text nodes (shared/dom.js).
+// it is safe. Text goes in with textContent / text nodes (shared/render/dom.js).
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
@@ -28,7 +28,7 @@ const SINKS = {
  * have none either.
  */
 const ALLOWED = {
-  'web/components/shared/dom.js': { innerHTML: 1, reason: 'its header comment, which says that nothing built there goes through innerHTML' },
+  'web/components/shared/render/dom.js': { innerHTML: 1, reason: 'its header comment, which says that nothing built there goes through innerHTML' },
 };
 
 /** The bundles that must be there; every other script and page in dist/ is scanned too. */
@@ -63,7 +63,7 @@ function problems(relative, text) {
     const n = found[name] ?? 0, want = allowed[name] ?? 0;
     if (n !== want) {
       out.push(`${relative}: ${n} use${n === 1 ? '' : 's'} of ${name}, the allow-list says ${want}` +
-        (n > want ? ' (a new HTML sink: use textContent or shared/dom.js el(), or allow-list it with a reason)' : ' (update the allow-list)'));
+        (n > want ? ' (a new HTML sink: use textContent or shared/render/dom.js el(), or allow-list it with a reason)' : ' (update the allow-list)'));
     }
   }
   return out;
@@ -80,8 +80,8 @@ test('the scanner finds each HTML sink (so this test can fail)', () => {
     innerHTML: 1, outerHTML: 1, insertAdjacentHTML: 1, 'document.write': 2, DOMParser: 1, createContextualFragment: 1, setHTMLUnsafe: 1, srcdoc: 1,
   });
   assert.deepEqual(problems('web/components/x.js', 'el.innerHTML = label;'),
-    ['web/components/x.js: 1 use of innerHTML, the allow-list says 0 (a new HTML sink: use textContent or shared/dom.js el(), or allow-list it with a reason)']);
-  assert.deepEqual(problems('web/components/shared/dom.js', '// no innerHTML here'), []);
+    ['web/components/x.js: 1 use of innerHTML, the allow-list says 0 (a new HTML sink: use textContent or shared/render/dom.js el(), or allow-list it with a reason)']);
+  assert.deepEqual(problems('web/components/shared/render/dom.js', '// no innerHTML here'), []);
 });
 
 test('every allow-list entry gives its reason', () => {

@@ -26,14 +26,14 @@
  * @csspart copy-link  the copy-link button
  */
 
-import { HeadlabElement } from './shared/base.js';
-import { el } from './shared/dom.js';
+import { HeadlabElement } from './shared/elements/base.js';
+import { el } from './shared/render/dom.js';
 import { fmt, fmtInt } from '../lib/teach/format.js';
-import { tex } from './shared/typeset.js';
-import { asImage, figureToSVG } from './shared/figure.js';
-import { exportMenu, matrixCSV } from './shared/export.js';
-import { compute, computeNote } from './shared/compute.js';
-import { histogramsFigure, lineChartFigure, SERIES } from './shared/charts.js';
+import { tex } from './shared/render/typeset.js';
+import { asImage, figureToSVG } from './shared/render/figure.js';
+import { exportMenu, matrixCSV } from './shared/render/export.js';
+import { compute, computeNote } from './shared/worker/compute.js';
+import { histogramsFigure, lineChartFigure, SERIES } from './shared/render/charts.js';
 import { CHOOSING_H_TABLE } from '../lib/teach/choosing-h-table.js';
 import { SETUP, measure } from '../lib/teach/choosing-h-measure.js';
 

@@ -2,6 +2,14 @@
 //   <script type="module" src=".../headlab-components.js"></script>
 //   <headlab-worked-example></headlab-worked-example>
 // The module also exports the JavaScript API (createHeadlab) and the element classes.
+//
+// Beside the elements (one file each): language-model/ holds the parts of
+// <headlab-language-model> (head grid, generation panel, task texts), and shared/ what
+// several elements use, by job (each folder imports only the ones after it):
+//   shared/elements/  base classes (HeadlabElement, TrainingElement), shared styles, copy link
+//   shared/worker/    Workers and their clients: message layer, compute, trainer and LM sessions
+//   shared/render/    DOM helpers, figures, charts, heatmaps, lines, matrices, KaTeX, exports
+//   shared/lab/       the page's one HeadLab instance and where the bundle's files are
 
 import { HeadlabWorkedExample } from './headlab-worked-example.js';
 import { HeadlabHeads } from './headlab-heads.js';
@@ -14,7 +22,7 @@ import { HeadlabLanguageModel } from './headlab-language-model.js';
 import { HeadlabThemeToggle } from './headlab-theme-toggle.js';
 
 import { createHeadlab as createHeadlabWith } from '../lib/headlab.js';
-import { getLab } from './shared/lab.js';
+import { getLab } from './shared/lab/lab.js';
 
 /**
  * createHeadlab() of web/lib/headlab.js, except that without options it resolves

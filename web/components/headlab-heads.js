@@ -33,18 +33,18 @@
  * @csspart copy-link the copy-link button
  */
 
-import { HeadlabElement } from './shared/base.js';
-import { el, uid } from './shared/dom.js';
+import { HeadlabElement } from './shared/elements/base.js';
+import { el, uid } from './shared/render/dom.js';
 import { fmt, parseTokens } from '../lib/teach/format.js';
-import { createHeatmap } from './shared/heatmap.js';
-import { linesFigure, MAX_LINE_TOKENS } from './shared/lines.js';
-import { asImage, figureToSVG } from './shared/figure.js';
-import { exportMenu, download } from './shared/export.js';
+import { createHeatmap } from './shared/render/heatmap.js';
+import { linesFigure, MAX_LINE_TOKENS } from './shared/render/lines.js';
+import { asImage, figureToSVG } from './shared/render/figure.js';
+import { exportMenu, download } from './shared/render/export.js';
 import { validateModel, parseModel, LIMITS } from '../lib/teach/model.js';
 import { rows } from '../lib/teach/values.js';
 import { headsDivide } from '../lib/teach/heads.js';
 import { workedModel, crossModel, randomModel } from '../lib/teach/examples.js';
-import { compute, computeNote } from './shared/compute.js';
+import { compute, computeNote } from './shared/worker/compute.js';
 
 /** Tokens the random layer shows at most (its heatmaps are T × T). */
 const MAX_TOKENS = 64;

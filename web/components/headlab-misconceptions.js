@@ -24,13 +24,13 @@
  * @csspart copy-link  the copy-link button
  */
 
-import { HeadlabElement } from './shared/base.js';
-import { el } from './shared/dom.js';
+import { HeadlabElement } from './shared/elements/base.js';
+import { el } from './shared/render/dom.js';
 import { fmt, parseTokens, clip } from '../lib/teach/format.js';
-import { tex } from './shared/typeset.js';
-import { createHeatmap } from './shared/heatmap.js';
-import { resultMatrix } from './shared/matrix.js';
-import { asImage, figureToSVG } from './shared/figure.js';
+import { tex } from './shared/render/typeset.js';
+import { createHeatmap } from './shared/render/heatmap.js';
+import { resultMatrix } from './shared/render/matrix.js';
+import { asImage, figureToSVG } from './shared/render/figure.js';
 import { validateModel } from '../lib/teach/model.js';
 import { rows } from '../lib/teach/values.js';
 import { workedModel, randomModel } from '../lib/teach/examples.js';

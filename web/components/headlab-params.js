@@ -26,13 +26,13 @@
  * @csspart copy-link  the copy-link button
  */
 
-import { HeadlabElement } from './shared/base.js';
-import { el } from './shared/dom.js';
+import { HeadlabElement } from './shared/elements/base.js';
+import { el } from './shared/render/dom.js';
 import { fmt, fmtInt } from '../lib/teach/format.js';
-import { tex } from './shared/typeset.js';
+import { tex } from './shared/render/typeset.js';
 import { headsDivide } from '../lib/teach/heads.js';
-import { asImage, figureToSVG } from './shared/figure.js';
-import { exportMenu, matrixCSV } from './shared/export.js';
+import { asImage, figureToSVG } from './shared/render/figure.js';
+import { exportMenu, matrixCSV } from './shared/render/export.js';
 
 const PRESETS = [
   { label: 'Original transformer', dModel: 512, heads: 8 },

@@ -22,14 +22,14 @@
  * @csspart copy-link  the copy-link button
  */
 
-import { HeadlabElement } from './shared/base.js';
-import { el } from './shared/dom.js';
+import { HeadlabElement } from './shared/elements/base.js';
+import { el } from './shared/render/dom.js';
 import { fmt } from '../lib/teach/format.js';
-import { tex } from './shared/typeset.js';
-import { asImage, figureToSVG } from './shared/figure.js';
-import { exportMenu, matrixCSV } from './shared/export.js';
-import { compute, computeNote } from './shared/compute.js';
-import { histogramsFigure, barsFigure, lineChartFigure, SERIES } from './shared/charts.js';
+import { tex } from './shared/render/typeset.js';
+import { asImage, figureToSVG } from './shared/render/figure.js';
+import { exportMenu, matrixCSV } from './shared/render/export.js';
+import { compute, computeNote } from './shared/worker/compute.js';
+import { histogramsFigure, barsFigure, lineChartFigure, SERIES } from './shared/render/charts.js';
 
 const NUM_QUERIES = 256;
 const SWEEP = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];

@@ -57,14 +57,14 @@
  * @csspart copy-link the copy-link button
  */
 
-import { TrainingElement, option, selectValue } from './shared/training-element.js';
-import { el, uid, onWidthChange, setText } from './shared/dom.js';
-import { createHeatmap } from './shared/heatmap.js';
-import { download, slug } from './shared/export.js';
-import { SERIES } from './shared/charts.js';
-import { curvesFigure } from './shared/trainer-curves.js';
-import { liveHeatmap } from './shared/trainer-heatmap.js';
-import { TrainerClient } from './shared/trainer-client.js';
+import { TrainingElement, option, selectValue, trainingCss } from './shared/elements/training-element.js';
+import { el, uid, onWidthChange, setText } from './shared/render/dom.js';
+import { createHeatmap } from './shared/render/heatmap.js';
+import { download, slug } from './shared/render/export.js';
+import { SERIES } from './shared/render/charts.js';
+import { curvesFigure } from './shared/render/trainer-curves.js';
+import { liveHeatmap } from './shared/render/trainer-heatmap.js';
+import { TrainerClient } from './shared/worker/trainer-client.js';
 import { fmt } from '../lib/teach/format.js';
 import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES } from '../lib/teach/trainer-session.js';
 import { headVerdict, SPECIALISED_ACCURACY, summaryText, ablationText, runLineText } from '../lib/teach/trainer-verdicts.js';
@@ -76,27 +76,11 @@ const RATES = [0.0003, 0.001, 0.003, 0.01, 0.03];
 const BATCHES = [8, 16, 32, 64, 128, 256];
 const SPEEDS = { learn: `Slow (${PACES.slow}) until the heads specialise, then ${PACES.normal}`, slow: `Slow: ${PACES.slow}`, normal: `Normal: ${PACES.normal}`, fast: 'Fastest' };
 const MAX_FILE_BYTES = 64 * 2 ** 20;
-/** Why a session pauses (trainer-session.js): a change of state with one of these is reported as a pause. */
-const PAUSE_REASONS = new Set(['pause', 'limit', 'error', 'diverged']);
-/** The controller's states that were training when a pause took effect. */
-const TRAINED = new Set(['running', 'pausing', 'hiding']);
 
 const CSS = `
-.settings { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 8rem), 1fr)); gap: 0.2rem 0.9rem; align-items: end; }
-.settings .field { flex-direction: column; align-items: stretch; gap: 0.15rem; margin: 0.25rem 0; }
-.settings .field > label { min-width: 0; }
-.settings select, .settings input[type="number"] { width: 100%; }
-.settings .wide { grid-column: 1 / -1; }
 .dk { font-variant-numeric: tabular-nums; }
 .dk.bad { color: var(--hl-error); font-weight: 600; }
 .task-desc { margin: 0.1rem 0 0.3rem; }
-.runbar .progress { font-variant-numeric: tabular-nums; color: var(--hl-muted); font-size: 0.9rem; }
-.btn--start { min-width: 6.5rem; }
-.btn--primary:hover { background: var(--hl-accent); color: var(--hl-bg); filter: brightness(1.12); }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 21rem), 1fr)); gap: 0.9rem; margin: 0.5rem 0; }
-.chart { min-width: 0; }
-.chart h3 { margin: 0 0 0.2rem; font-size: 0.98rem; }
-.chart svg { max-width: 100%; height: auto; }
 .runs { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 26rem), 1fr)); gap: 0.9rem; margin-top: 0.6rem; }
 .run > h3 { margin: 0 0 0.3rem; }
 .maps { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 14rem), 21rem)); gap: 0.7rem 1rem; }
@@ -111,10 +95,9 @@ const CSS = `
 table.matrix td.num { min-width: 3.6em; }
 table.metrics tbody th, table.readout tbody th { white-space: nowrap; }
 table.metrics thead th { white-space: normal; min-width: 4.5em; }
-.files { display: flex; flex-wrap: wrap; gap: 0.4rem 0.8rem; align-items: center; }
 input[type="file"] { font: inherit; font-size: 0.88rem; max-width: 100%; }
 @container (max-width: 30rem) {
-  .runs, .charts { grid-template-columns: 1fr; }
+  .runs { grid-template-columns: 1fr; }
 }
 `;
 
@@ -122,7 +105,7 @@ export class HeadlabTrainer extends TrainingElement {
   static tag = 'headlab-trainer';
   static chartPrefix = 'trainer';
   static stateKey = 'train';
-  static css = CSS;
+  static css = trainingCss + CSS;
   static props = {
     task: { type: 'string', default: 'two-relations', state: true },
     heads: { type: 'int', default: 2, min: 1, max: 64, state: true },
@@ -154,19 +137,12 @@ export class HeadlabTrainer extends TrainingElement {
     return this._ctl;
   }
 
-  get running() { return this.ctl.running; }
-  get snapshot() { return this.ctl.snapshot; }
   get history() { return this.ctl.runs.map((r) => ({ heads: r.numHeads, points: r.history.slice() })); }
-  get computeMode() { return this.ctl.client?.mode ?? null; }
-  /** The trainer client (shared/trainer-client.js), null while there is none. */
+  /** The trainer client (shared/worker/trainer-client.js), null while there is none. */
   get _client() { return this.ctl.client; }
 
   /** Steps per second to ask the session for: 'learn' is slow until every run has specialised, then normal. */
   pace() { return this.ctl.pace(); }
-
-  start() { this.ctl.start(); }
-
-  pause() { this.ctl.pause(); }
 
   async step(n = 1) { return this.ctl.step(n); }
 
@@ -320,16 +296,6 @@ export class HeadlabTrainer extends TrainingElement {
     }, 30, () => chartBox.clientWidth);
   }
 
-  // ---------------------------------------------------------------- lifecycle (see shared/training-element.js)
-
-  hasClient() { return Boolean(this.ctl.client); }
-  freeClient() { this.ctl.dispose(); }
-  /** A hidden tab does not need to train: pause, and go on when it is shown again. */
-  pageHidden(hidden) {
-    if (hidden) this.ctl.hide();
-    else this.ctl.show();
-  }
-
   // ---------------------------------------------------------------- config
 
   intervalMs() {
@@ -457,25 +423,13 @@ export class HeadlabTrainer extends TrainingElement {
 
   // ---------------------------------------------------------------- controller
 
+  startedText() { return `Training started${this.ctl.runs.length > 1 ? ' (both runs)' : ''}.`; }
+
   /** What the controller reports: state changes, new runs, snapshots, and what went wrong. */
   onController(type, detail) {
     const ctl = this.ctl;
     switch (type) {
-      case 'state': {
-        const { from, to, reason } = detail;
-        this.toggleAttribute('data-running', ctl.running);
-        if (to === 'running') {
-          this.say(`Training started${ctl.runs.length > 1 ? ' (both runs)' : ''}.`);
-          this.emit('run', { running: true, reason: 'start' });
-        } else if (PAUSE_REASONS.has(reason) && !ctl.running) {
-          if (to === 'held') this.say(`Paused at step ${ctl.currentStep}: the settings above cannot train. Training goes on once they can.`);
-          else if (reason === 'limit') this.say(`Stopped at step ${ctl.currentStep}, the end of a round of ${this.maxSteps} steps. Continue trains ${this.maxSteps} more.`);
-          else if ((to === 'paused' || to === 'hidden') && TRAINED.has(from)) this.say(`Paused at step ${ctl.currentStep}.`);
-          this.emit('run', { running: false, reason });
-        }
-        this.renderButtons();
-        break;
-      }
+      case 'state': this.onRunState(detail); break;
       case 'created':
         // A new model: the old one's divergence no longer applies.
         if (ctl.state !== 'loading' || this._divergedShown) this.errorBox.replaceChildren();

@@ -26,12 +26,12 @@
  * @csspart steps     the step navigation
  */
 
-import { HeadlabElement } from './shared/base.js';
-import { el } from './shared/dom.js';
+import { HeadlabElement } from './shared/elements/base.js';
+import { el } from './shared/render/dom.js';
 import { fmt, parseTokens, clip } from '../lib/teach/format.js';
-import { tex } from './shared/typeset.js';
-import { inputMatrix, resultMatrix } from './shared/matrix.js';
-import { createHeatmap } from './shared/heatmap.js';
+import { tex } from './shared/render/typeset.js';
+import { inputMatrix, resultMatrix } from './shared/render/matrix.js';
+import { createHeatmap } from './shared/render/heatmap.js';
 import { COURSE_EXAMPLE } from '../lib/teach/examples.js';
 import { rows } from '../lib/teach/values.js';
 

@@ -1,45 +1,12 @@
-// The run logic of <headlab-trainer>, without the DOM: which model exists, whether
-// it trains, and what happens when the settings change, the page is hidden, a run
-// diverges or the trainer Worker stops. It holds ONE state, changed only by the
-// transitions listed below, and the numbers the element draws (runs, history,
-// snapshot, the training clock). Requests go to a client with request(type, payload)
-// and `dead` (components/shared/trainer-client.js; a fake one in the Node tests),
-// which reports { event: 'snapshot' | 'paused' } messages back (trainer-session.js).
-//
-// States
-//   idle        no model (nothing created yet, or the client was freed)
-//   creating    a new model is on its way; it is paused once there
-//   restarting  a new model is on its way; it trains once there
-//   paused      a model, not training
-//   running     training
-//   pausing     a pause is on its way (training until it takes effect); then paused
-//   hiding      the same, because the page was hidden; then hidden
-//   holding     the same, because the settings cannot train any more; then held
-//   hidden      paused while the page is hidden; training goes on when it is shown
-//   held        paused while the settings cannot train; training goes on once they can
-//   loading     a saved model is on its way; paused once there
-//   diverged    training stopped at the last good step; lowerRate(), reset() or new settings leave it
-//   dead        the trainer Worker stopped; only restart() leaves it
-//
-// Transitions (TRANSITIONS below is the table go() enforces: any other change throws)
-//   idle        configure → creating (restarting with autoplay)
-//   creating    created → paused; start() → restarting; create failed → paused (idle without a model)
-//   restarting  created → running (held if the settings cannot train by then); pause() → creating;
-//               create failed → paused
-//   paused      start() → running; new settings → creating; loadModel() → loading
-//   running     pause() → pausing; hide() → hiding; settings that cannot train → holding;
-//               new settings → restarting; round done ('limit') → paused
-//   pausing     paused → paused          hiding   paused → hidden (running if shown meanwhile)
-//   holding     paused → held (running if the settings can train again meanwhile)
-//   hidden      show() → running (held if the settings cannot train)
-//   held        trainable settings → running (restarting if they are new)
-//   loading     loaded → paused; refused → the state before (paused, held, hidden or diverged)
-//   diverged    lowerRate() → restarting; reset() or new settings → creating
-//   any         diverged (a 'diverged' pause) → diverged; Worker lost → dead; reset() → creating;
-//               dispose() → idle
-//   dead        restart() → restarting
+// The run logic of <headlab-trainer>, without the DOM: the shared state machine of
+// training-controller.js (its states and transitions, which every training element
+// uses) for one-layer models: the settings check (h must divide d_model), a run per
+// model of the session (trainer-session.js) with its probe, when each run's heads
+// have specialised (and the 'learn' speed goes from slow to normal), divergence and
+// the saved-model files.
 
 import { MAX_STEP_N, PACES } from './trainer-session.js';
+import { TrainingController, TRANSITIONS, rateText } from './training-controller.js';
 import { specialisation } from './trainer-verdicts.js';
 import { describe } from './values.js';
 import { fmt } from './format.js';
@@ -49,33 +16,7 @@ export const HEADS = [1, 2, 3, 4, 6, 8];
 export const D_MODELS = [8, 12, 16, 24, 32, 48, 64];
 export const DEFAULT_RATE = 0.003;
 
-/** States in which a run is training (a pause may be on its way). */
-const TRAINING = new Set(['running', 'pausing', 'hiding', 'holding']);
-
-/** Every allowed change of state: from → the states it may go to. */
-export const TRANSITIONS = {
-  idle: ['creating', 'restarting', 'loading'],
-  creating: ['paused', 'restarting', 'idle'],
-  restarting: ['running', 'held', 'creating', 'paused', 'idle'],
-  paused: ['running', 'creating', 'restarting', 'loading'],
-  running: ['pausing', 'hiding', 'holding', 'restarting', 'paused'],
-  pausing: ['paused', 'restarting', 'loading'],
-  hiding: ['hidden', 'running', 'restarting'],
-  holding: ['held', 'running', 'restarting'],
-  hidden: ['running', 'held', 'creating', 'restarting', 'loading'],
-  held: ['running', 'restarting', 'creating', 'loading'],
-  loading: ['paused', 'held', 'hidden'],
-  diverged: ['restarting', 'creating', 'loading'],
-  dead: ['restarting'],
-};
-// From every state but dead: a diverged run, a lost Worker, reset() and dispose().
-for (const [from, to] of Object.entries(TRANSITIONS)) {
-  if (from === 'dead') continue;
-  for (const s of ['diverged', 'dead', 'creating', 'idle']) if (s !== from && !to.includes(s)) to.push(s);
-}
-
-/** A learning rate as people write it (the trainer reports float32 values such as 0.0030000000260770321). */
-export const rateText = (rate) => String(+Number(rate).toPrecision(6));
+export { TRANSITIONS, rateText };
 
 /** The rate "Lower the rate" moves to: a tenth, and no higher than the default. */
 export const lowerRateFrom = (rate) => +Math.min(rate / 10, DEFAULT_RATE).toPrecision(6);
@@ -105,7 +46,7 @@ export function trainerSettings(s, tasks, divides, extra = { optimizer: 'adam', 
   };
 }
 
-export class TrainerController {
+export class TrainerController extends TrainingController {
   /**
    * @param {object} o
    * @param {(onEvent: (m: object) => void) => {request: Function, dead: boolean, dispose: Function, note?: Function}} o.createClient
@@ -116,64 +57,12 @@ export class TrainerController {
    * @param {() => number} [o.intervalMs]                how often the session sends snapshots while training
    * @param {string} [o.name]                            prefixes the errors of the methods
    */
-  constructor({ createClient, tasks, divides, emit, now = () => performance.now(), intervalMs = () => 50, name = 'headlab-trainer' }) {
-    Object.assign(this, { createClient, tasks, divides, emit, now, intervalMs, name });
-    this.state = 'idle';
-    this.client = null;
+  constructor({ tasks, divides, ...o }) {
+    super(o);
+    Object.assign(this, { tasks, divides });
     this.settings = { speed: 'learn', maxSteps: 2000 };
-    this.problem = '';          // why the settings cannot train ('' when they can)
-    this.key = null;            // the settings of the model that exists or is on its way
     this.extra = { optimizer: 'adam', causal: false };  // what a loaded model brings that the form does not set
-    this.runs = [];             // per run: { k, numHeads, dModel, config, taskInfo, labels, T, history, specialisedAt, name }
-    this.snapshot = null;
-    this.currentStep = 0;
-    this.roundStart = 0;
-    this.marks = [];            // [{ x: step, label }]: head switches, drawn on the curves
-    this.divergence = null;     // while diverged: where and why
-    this.pageHidden = false;
-    this._trainMs = 0;
-    this._runStarted = null;
-    this._sent = null;          // the { until, pace } of the last run request
-    this._job = 0;
-  }
-
-  // ---------------------------------------------------------------- state
-
-  get running() { return TRAINING.has(this.state); }
-  /** The step where the current round of training stops. */
-  get until() { return this.roundStart + this.settings.maxSteps; }
-
-  /** Moves to `to`; a change the table does not allow is a bug, and throws. */
-  go(to, reason = '') {
-    const from = this.state;
-    if (from === to) return;
-    if (!TRANSITIONS[from].includes(to)) throw new Error(`trainer controller: no transition from ${from} to ${to}`);
-    if (TRAINING.has(from) && !TRAINING.has(to)) this.stopClock();
-    if (!TRAINING.has(from) && TRAINING.has(to)) this._runStarted = this.now();
-    if (from === 'diverged') this.divergence = null;
-    this.state = to;
-    this.emit('state', { from, to, reason });
-  }
-
-  /** Throws an Error saying why training cannot go on now: not loaded, the Worker stopped, settings that cannot train, divergence. */
-  whyNotReady(what) {
-    const where = `${this.name}: ${what}`;
-    if (!this.client || !this.runs.length) throw new Error(`${where}: not ready yet (wait for headlab-ready)`);
-    if (this.client.dead) throw new Error(`${where}: the trainer Worker has stopped; call restart() first`);
-    if (this.problem) throw new Error(`${where}: the settings cannot train: ${this.problem}`);
-    if (this.state === 'diverged') {
-      throw new RangeError(`${where}: training diverged at step ${this.divergence.step} with learning rate ${rateText(this.divergence.learningRate)}; call lowerRate() or reset() first`);
-    }
-  }
-
-  /** What the run bar offers: the Start button's label and which actions can be taken. */
-  controls() {
-    const usable = Boolean(this.client && this.runs.length && !this.client.dead) && !this.problem;
-    const ready = usable && this.state !== 'diverged';
-    return {
-      start: this.running ? 'Pause' : this.currentStep >= this.until && this.currentStep > 0 ? 'Continue' : 'Start',
-      canStart: ready, canStep: ready && !this.running, canReset: Boolean(this.client && !this.client.dead), canSave: usable,
-    };
+    // this.runs: per run { k, numHeads, dModel, config, taskInfo, labels, T, probe, history, specialisedAt, name }
   }
 
   /** Steps per second to ask the session for: 'learn' is slow until every run has specialised, then normal. */
@@ -187,139 +76,41 @@ export class TrainerController {
       this.extra.optimizer, this.extra.causal ? 1 : 0].join('|');
   }
 
-  // ---------------------------------------------------------------- settings
+  // ---------------------------------------------------------------- the model (see TrainingController)
 
   /**
-   * The element's settings changed (or it was drawn): checks them, starts the client if there is
-   * none, and makes, pauses or resumes the model as the state says.
    * @param {object} s  task, heads, dModel, learningRate, batchSize, seed, compare, speed, maxSteps
-   * @param {{autoplay?: boolean, connect?: boolean}} [o]  train the first model at once; start a client if there is none
    * @returns the settings check (trainerSettings): { c, task, error } or { c, task, compareHeads, config }
    */
-  configure(s, { autoplay = false, connect = true } = {}) {
-    this.settings = { ...s };
-    const d = trainerSettings(s, this.tasks, this.divides, this.extra);
-    this.problem = d.error ?? '';
-    if (d.error) {
-      if (this.state === 'running') this.pauseFor('holding');
-      return d;
-    }
-    if (!this.client) {
-      if (!connect) return d;
-      this.client = this.createClient((m) => this.onEvent(m));
-      if (this.state === 'idle' && autoplay) this.go('restarting');
-    }
-    if (this.client.dead) return d;
-    const key = this.keyOf(d.c);
-    if (key !== this.key && this.state !== 'loading') this.create(d, key);
-    else if (this.state === 'held') this.start();
-    else if (this.state === 'running') this.sendRun();
-    return d;
+  check(s) { return trainerSettings(s, this.tasks, this.divides, this.extra); }
+
+  modelKey(d) { return this.keyOf(d.c); }
+
+  makeModel(d) { return this.client.request('create', { config: d.config, compareHeads: d.compareHeads }); }
+
+  runOf({ config, taskInfo, probe }, k, n) {
+    return {
+      k, numHeads: config.numHeads, dModel: config.dModel, config, taskInfo, T: taskInfo.seqLen,
+      labels: probe.tokenNames.map((t, i) => `${i}:${t}`), probe,
+      name: n > 1 ? `h = ${config.numHeads}` : '', history: [], specialisedAt: null,
+    };
   }
 
-  /** A new model for the settings `d`; whether it trains once there follows from the state. */
-  async create(d, key) {
-    this.key = key;
-    const job = ++this._job;
-    // Settings changed while training (or while held until they can): the new model trains on.
-    const trains = ['running', 'holding', 'restarting', 'held'].includes(this.state);
-    const to = trains ? 'restarting' : 'creating';
-    if (this.state !== to) this.go(to);
-    let info;
-    try {
-      info = await this.client.request('create', { config: d.config, compareHeads: d.compareHeads });
-    } catch (e) {
-      if (job !== this._job || this.state === 'dead') return;
-      this.go(this.runs.length ? 'paused' : 'idle', 'create-failed');
-      this.emit('error', { error: e });
-      return;
-    }
-    if (job !== this._job || !['creating', 'restarting'].includes(this.state)) return;
-    this.replaceRuns(info, 0);
-    if (this.state === 'creating') this.go('paused', 'created');
-    else if (this.problem) this.go('held', 'created');
-    else this.begin();
+  pointOf(s, seconds) {
+    return { step: s.step, trainLoss: s.train?.loss ?? null, trainAccuracy: s.train?.accuracy ?? null,
+      evalLoss: s.eval.loss, evalAccuracy: s.eval.accuracy, headsOn: s.enabled.filter(Boolean).length, seconds: +seconds.toFixed(3) };
   }
 
-  /** A new model (created or loaded) replaces the runs. */
-  replaceRuns(info, roundStart) {
-    this.snapshot = null;
-    this.divergence = null;
-    this._trainMs = 0;
-    this._runStarted = null;
-    this.marks = [];
-    this.runs = info.runs.map((r, k) => {
-      const { config, taskInfo, probe } = r;
-      return {
-        k, numHeads: config.numHeads, dModel: config.dModel, config, taskInfo, T: taskInfo.seqLen,
-        labels: probe.tokenNames.map((t, i) => `${i}:${t}`), probe,
-        name: info.runs.length > 1 ? `h = ${config.numHeads}` : '', history: [], specialisedAt: null,
-      };
-    });
-    this.emit('created', { runs: this.runs, note: this.client.note?.() ?? '' });
-    this.roundStart = roundStart;
-    this.ingest(info.snapshot);
+  /** The first specialisation of each run (the slow start of 'learn' has then shown what it was for). */
+  track(run, s, k, seconds) {
+    if (run.specialisedAt) return null;
+    const tracks = specialisation(s);
+    if (!tracks) return null;
+    run.specialisedAt = { step: s.step, seconds, tracks };
+    return ['specialised', { run, ...run.specialisedAt }];
   }
 
   // ---------------------------------------------------------------- training
-
-  /** Starts (or continues) training; false when it cannot now (see whyNotReady). */
-  start() {
-    if (this.state === 'creating') { this.go('restarting'); return true; }
-    if (!['paused', 'hidden', 'held'].includes(this.state)) return false;
-    return this.begin();
-  }
-
-  /** Training starts (from a paused state, or once a model made to train is there). */
-  begin() {
-    if (this.problem || !this.client || this.client.dead || !this.runs.length) return false;
-    // Training goes in rounds of max-steps: Start after a round has ended begins the next one.
-    if (this.currentStep >= this.until) this.roundStart = this.currentStep;
-    this.go('running', 'start');
-    this.client.request('options', { intervalMs: this.intervalMs() }).catch(() => {});
-    this._sent = null;
-    this.sendRun();
-    return true;
-  }
-
-  /** Sends the round's end and the pace again when either changed while training. */
-  sendRun() {
-    const until = this.until, pace = this.pace();
-    if (this._sent && this._sent.until === until && this._sent.pace === pace) return;
-    this._sent = { until, pace };
-    this.client.request('run', { until, pace }).catch((e) => this.emit('error', { error: e }));
-  }
-
-  pause() {
-    if (this.state === 'restarting') this.go('creating');
-    else if (this.state === 'running') this.pauseFor('pausing');
-  }
-
-  /**
-   * Asks the session to pause; the state `via` says what follows once it has (see onPaused).
-   * The session reports the pause before it answers the request; a session that had already
-   * stopped reports nothing, and the answer stands for the report.
-   */
-  pauseFor(via) {
-    this.go(via);
-    return this.client.request('pause').then(() => {
-      if (this.state === via) this.onPaused({ event: 'paused', reason: 'pause' });
-    }, (e) => this.emit('error', { error: e }));
-  }
-
-  /** The page was hidden: a hidden tab does not need to train. */
-  hide() {
-    this.pageHidden = true;
-    if (this.state === 'running') this.pauseFor('hiding');
-  }
-
-  /** The page is shown again: training that hiding paused goes on (once the settings can train). */
-  show() {
-    this.pageHidden = false;
-    if (this.state !== 'hidden') return;
-    if (this.problem) this.go('held');
-    else this.start();
-  }
 
   async step(n = 1) {
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_STEP_N) {
@@ -327,7 +118,7 @@ export class TrainerController {
     }
     if (this.running) throw new Error(`${this.name}: step(n): training is running; pause() first`);
     this.whyNotReady('step(n)');
-    this.ingest(await this.client.request('step', { n }));
+    return super.step(n);
   }
 
   /** After training diverged: a new model from step 0 that trains at once. Returns the rate to train with. */
@@ -338,32 +129,6 @@ export class TrainerController {
       this.go('restarting', 'lower-rate');
     }
     return lowerRateFrom(rate);
-  }
-
-  /** After the Worker stopped: a new client, a new model from step 0, training at once (on the next configure). */
-  restart() {
-    this.client?.dispose();
-    this.client = null;
-    this.key = null;
-    this._job += 1;
-    if (this.state !== 'restarting') this.go('restarting', 'restart');
-  }
-
-  /** A new model from step 0, paused (on the next configure). */
-  reset() {
-    if (this.client?.dead) return;
-    this.key = null;
-    this._job += 1;
-    if (this.state !== 'creating') this.go('creating', 'reset');
-  }
-
-  /** The element was removed for good: frees the client. */
-  dispose() {
-    this.client?.dispose();
-    this.client = null;
-    this.key = null;
-    this._job += 1;
-    if (this.state !== 'idle') this.go('idle', 'disposed');
   }
 
   // ---------------------------------------------------------------- heads and files
@@ -425,79 +190,5 @@ export class TrainerController {
 
   async exportModel(run = this.runs.length - 1) {
     return this.client.request('exportModel', { run });
-  }
-
-  // ---------------------------------------------------------------- session events
-
-  onEvent(m) {
-    if (m.event === 'snapshot') this.ingest(m.snapshot);
-    else if (m.event === 'paused') this.onPaused(m);
-  }
-
-  onPaused(m) {
-    if (m.reason === 'error' && m.fatal) {
-      this._job += 1;
-      if (this.state !== 'dead') this.go('dead', 'error');
-      this.emit('dead', { message: m.message ?? 'the trainer Worker stopped' });
-      return;
-    }
-    if (m.reason === 'diverged') {
-      this.divergence = m.divergence;
-      if (this.state !== 'diverged') this.go('diverged', 'diverged');
-      this.emit('diverged', { divergence: m.divergence });
-      return;
-    }
-    if (m.reason === 'error') this.emit('error', { error: new Error(m.message ?? 'unknown error'), title: 'Training stopped.' });
-    const reason = m.reason;
-    switch (this.state) {
-      case 'running': this.go('paused', reason); break;
-      case 'pausing': this.go('paused', reason); break;
-      // Shown again, or settings fixed, before the pause took effect: go on.
-      case 'hiding': this.go('hidden', reason); if (!this.pageHidden) this.show(); break;
-      case 'holding': this.go('held', reason); if (!this.problem) this.start(); break;
-      default: break;
-    }
-  }
-
-  stopClock() {
-    if (this._runStarted !== null) {
-      this._trainMs += this.now() - this._runStarted;
-      this._runStarted = null;
-    }
-  }
-
-  /** Seconds of training so far (the clock runs only while training). */
-  seconds() {
-    return (this._trainMs + (this._runStarted !== null ? this.now() - this._runStarted : 0)) / 1000;
-  }
-
-  /** A snapshot from the session: history points, the first specialisation of each run. */
-  ingest(snap) {
-    if (!snap || snap.runs.length !== this.runs.length) return;
-    this.snapshot = snap;
-    this.currentStep = snap.runs[0].step;
-    const seconds = this.seconds();
-    const found = [];
-    snap.runs.forEach((s, k) => {
-      const run = this.runs[k];
-      const last = run.history[run.history.length - 1];
-      const point = { step: s.step, trainLoss: s.train?.loss ?? null, trainAccuracy: s.train?.accuracy ?? null,
-        evalLoss: s.eval.loss, evalAccuracy: s.eval.accuracy, headsOn: s.enabled.filter(Boolean).length, seconds: +seconds.toFixed(3) };
-      const same = last && last.step === point.step && last.evalLoss === point.evalLoss && last.headsOn === point.headsOn;
-      if (!same) run.history.push(point);
-      if (!run.specialisedAt) {
-        const tracks = specialisation(s);
-        if (tracks) {
-          run.specialisedAt = { step: s.step, seconds, tracks };
-          found.push(run);
-        }
-      }
-    });
-    for (const run of found) {
-      this.emit('specialised', { run, ...run.specialisedAt });
-      // The slow start has shown what it was for: go on at the normal pace.
-      if (this.state === 'running') this.sendRun();
-    }
-    this.emit('snapshot', { snapshot: snap, seconds });
   }
 }

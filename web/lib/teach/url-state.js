@@ -3,7 +3,7 @@
 // state it declares) is written as `#<key>.<name>=<value>&…`. Each element on a
 // page owns the keys under its own prefix (its id, or a name per element type),
 // so several elements share one URL without clashing. No DOM: only `location`
-// is read (the copy-link button is components/shared/copy-link.js).
+// is read (the copy-link button is components/shared/elements/copy-link.js).
 
 function currentParams() {
   const hash = typeof location === 'undefined' ? '' : location.hash.replace(/^#/, '');

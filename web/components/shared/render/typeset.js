@@ -6,7 +6,7 @@
 import katex from 'katex';
 import { fontFaces } from 'headlab:katex-css';
 import { el } from './dom.js';
-import { BASE_URL } from './assets.js';
+import { BASE_URL } from '../lab/assets.js';
 
 let fontsInstalled = false;
 

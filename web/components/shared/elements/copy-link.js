@@ -1,7 +1,7 @@
 // The "Copy link" button of every element: the link to the demo's current state
 // (built by web/lib/teach/url-state.js), copied or shown for copying by hand.
 
-import { el } from './dom.js';
+import { el } from '../render/dom.js';
 
 /**
  * A "Copy link" button. `getUrl()` builds the link; it is also put in the

@@ -1,7 +1,7 @@
 // The lines view of one head: query tokens on the left, key tokens on the
 // right, one stroke per pair whose thickness and opacity follow the weight.
 
-import { clip } from '../../lib/teach/format.js';
+import { clip } from '../../../lib/teach/format.js';
 import { textWidth } from './figure.js';
 
 export const MAX_LINE_TOKENS = 64;

@@ -2,7 +2,7 @@
 // column headers. Labels are inserted as text.
 
 import { el } from './dom.js';
-import { fmt } from '../../lib/teach/format.js';
+import { fmt } from '../../../lib/teach/format.js';
 
 function rowHeader(label, isQuery) {
   const th = el('th', { scope: 'row' }, label);

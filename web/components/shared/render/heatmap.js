@@ -3,7 +3,7 @@
 // for screen readers), hover/focus row highlighting and PNG/SVG/JSON/CSV export.
 
 import { el, svgEl, uid, onWidthChange } from './dom.js';
-import { fmt, clip } from '../../lib/teach/format.js';
+import { fmt, clip } from '../../../lib/teach/format.js';
 import { viridis, textOn } from './colormap.js';
 import { figureToSVG, textWidth } from './figure.js';
 import { exportMenu, matrixCSV, slug } from './export.js';

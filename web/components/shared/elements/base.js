@@ -2,12 +2,12 @@
 // from one static table, a shadow root with the shared styles, state in the
 // URL (copy link), the shared wasm instance, and prefixed events.
 
-import { el, onWidthChange, hintScroll, setText } from './dom.js';
+import { el, onWidthChange, hintScroll, setText } from '../render/dom.js';
 import { sharedCss } from './styles.js';
-import { installFonts, fontsReady } from './typeset.js';
-import { getLab } from './lab.js';
-import { BASE_URL } from './assets.js';
-import { readState, urlWithState } from '../../lib/teach/url-state.js';
+import { installFonts, fontsReady } from '../render/typeset.js';
+import { getLab } from '../lab/lab.js';
+import { BASE_URL } from '../lab/assets.js';
+import { readState, urlWithState } from '../../../lib/teach/url-state.js';
 import { copyLinkControl } from './copy-link.js';
 
 function camelToKebab(name) {

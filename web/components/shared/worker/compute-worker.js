@@ -1,6 +1,6 @@
 // The compute Worker: runs HeadLab calls that may take longer than a frame
 // (a request's type is the method, its payload the options; see worker-rpc.js).
-import { getLab } from './lab.js';
+import { getLab } from '../lab/lab.js';
 import { hostSession } from './session-host.js';
 
 const ALLOWED = new Set(['multiHeadAttention', 'scalingExperiment', 'parameterCount', 'info', 'headsTrial']);

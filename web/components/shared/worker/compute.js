@@ -4,8 +4,8 @@
 // another origin than the page (Workers must be same-origin). Messages go
 // through worker-rpc.js, like the trainer's.
 
-import { getLab } from './lab.js';
-import { FROM_FILE } from './assets.js';
+import { getLab } from '../lab/lab.js';
+import { FROM_FILE } from '../lab/assets.js';
 import { openWorker, Pending } from './worker-rpc.js';
 
 let worker = null;

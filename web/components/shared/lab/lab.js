@@ -4,7 +4,7 @@
 // allowed. Engines without WebAssembly SIMD get the scalar build, fetched next
 // to the bundle in both builds.
 
-import { createHeadlab, simdSupported } from '../../lib/headlab.js';
+import { createHeadlab, simdSupported } from '../../../lib/headlab.js';
 import embeddedWasm from 'headlab:embedded-wasm';
 import { BASE_URL } from './assets.js';
 

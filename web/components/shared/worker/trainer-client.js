@@ -9,8 +9,8 @@
 // { event: 'paused', reason: 'error', fatal: true, message }; the client is then
 // `dead` and refuses requests, and the owner starts a new client to train again.
 
-import { getLab } from './lab.js';
-import { TrainerSession } from '../../lib/teach/trainer-session.js';
+import { getLab } from '../lab/lab.js';
+import { TrainerSession } from '../../../lib/teach/trainer-session.js';
 import { openWorker, Pending } from './worker-rpc.js';
 
 const WORKER_FILE = 'headlab-trainer-worker.js';

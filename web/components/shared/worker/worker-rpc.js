@@ -7,7 +7,7 @@
 // A reply marked fatal reports an abort of the WebAssembly module (e.g. out of memory),
 // which leaves that Worker's module unusable. session-host.js is the Worker side.
 
-import { BASE_URL, FROM_FILE } from './assets.js';
+import { BASE_URL, FROM_FILE } from '../lab/assets.js';
 
 /** An error sent across as { name, message }, rebuilt with the same type. */
 export function rebuildError(e) {

@@ -1,7 +1,7 @@
 // The trainer Worker of <headlab-trainer> (bundled as dist/headlab-trainer-worker.js):
 // holds the training session (trainer-session.js) and answers the page through session-host.js.
-import { getLab } from './lab.js';
-import { TrainerSession } from '../../lib/teach/trainer-session.js';
+import { getLab } from '../lab/lab.js';
+import { TrainerSession } from '../../../lib/teach/trainer-session.js';
 import { hostSession, schedule } from './session-host.js';
 
 // The browser first runs wasm with its baseline compiler and optimises the hot

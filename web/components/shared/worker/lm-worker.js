@@ -1,7 +1,7 @@
 // The Worker of <headlab-language-model> (bundled as dist/headlab-lm-worker.js):
 // holds its training session (lm-session.js) and answers the page through session-host.js.
-import { getLab } from './lab.js';
-import { LmSession } from '../../lib/teach/lm-session.js';
+import { getLab } from '../lab/lab.js';
+import { LmSession } from '../../../lib/teach/lm-session.js';
 import { hostSession, schedule } from './session-host.js';
 
 // Each model splits its batches over the cores where the page allows threads (cross-origin

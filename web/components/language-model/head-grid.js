@@ -1,0 +1,266 @@
+// The layers × heads grid of <headlab-language-model>: each head's attention on the
+// example as a small picture, its label and main score, whether it is switched off;
+// arrow keys move through it (one cell in the Tab order), Enter, Space or a click
+// opens a head, whose full heatmap HeadDetail draws below it. Every number comes from
+// the session's snapshot.
+
+import { el, uid, setText } from '../shared/render/dom.js';
+import { fmt } from '../../lib/teach/format.js';
+import { viridisRGB } from '../shared/render/colormap.js';
+import { createHeatmap } from '../shared/render/heatmap.js';
+import { liveHeatmap } from '../shared/render/trainer-heatmap.js';
+
+/** Score field of each head label, and what the label means in learner words. */
+const LABELS = {
+  'previous token': { key: 'previousToken', kind: 'prev', means: 'looks at the token just before' },
+  induction: { key: 'induction', kind: 'induction', means: 'looks at what came after the last time this token appeared' },
+  'duplicate token': { key: 'duplicateToken', kind: 'dup', means: 'looks at earlier copies of the same token' },
+  'first token': { key: 'firstToken', kind: 'first', means: 'rests on the first token (a place to put weight it has no use for)' },
+  coreference: { key: 'coreference', kind: 'coref', means: 'looks from “it” back to the noun it refers to' },
+};
+const SCORE_FIELDS = [['previousToken', 'previous token'], ['induction', 'induction'], ['duplicateToken', 'duplicate token'],
+  ['firstToken', 'first token'], ['coreference', 'coreference']];
+
+export const GRID_CSS = `
+.heads-grid { display: grid; gap: 0.4rem; margin: 0.4rem 0; }
+.heads-grid [role="row"] { display: grid; grid-template-columns: 3.6rem repeat(var(--heads), minmax(0, 9.5rem)); gap: 0.4rem; align-items: stretch; }
+.heads-grid [role="rowheader"] { font-weight: 600; font-size: 0.85rem; color: var(--hl-muted); align-self: center; }
+.narrow-only { display: none; }
+.heads-grid [role="columnheader"] { font-weight: 600; font-size: 0.8rem; color: var(--hl-muted); text-align: center; }
+.cell { position: relative; border: 1px solid var(--hl-border); border-radius: 6px; padding: 0.25rem; background: var(--hl-surface); cursor: pointer; min-width: 0; }
+.cell:hover { border-color: var(--hl-accent); }
+.cell[aria-selected="true"] { border: 2px solid var(--hl-accent); padding: calc(0.25rem - 1px); }
+.cell canvas { display: block; width: 100%; aspect-ratio: 1; image-rendering: pixelated; border-radius: 3px; }
+.cell .tag { display: block; font-size: 0.78rem; font-weight: 700; line-height: 1.2; margin-top: 0.2rem; overflow-wrap: break-word; hyphens: auto; min-height: 2.4em; }
+.cell .score { display: block; font-size: 0.75rem; color: var(--hl-muted); font-variant-numeric: tabular-nums; }
+.cell[data-kind="induction"] .tag { color: var(--hl-ok); }
+.cell[data-kind="prev"] .tag, .cell[data-kind="coref"] .tag { color: var(--hl-accent); }
+.cell[data-kind="none"] .tag { color: var(--hl-muted); font-weight: 400; }
+.cell[data-off] canvas { opacity: 0.35; }
+.cell[data-off] .tag::after { content: " (off)"; color: var(--hl-error); font-weight: 400; }
+.switches { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; }
+@container (max-width: 30rem) {
+  .heads-grid [role="row"] { grid-template-columns: 1.5rem repeat(var(--heads), minmax(0, 1fr)); gap: 0.25rem; }
+  .wide-only { display: none; }
+  .narrow-only { display: inline; }
+  .cell { padding: 0.15rem; }
+  .cell .tag { font-size: 0.68rem; }
+  .cell .score { font-size: 0.7rem; }
+  .cell .score-name { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+}
+`;
+
+/** The label a head got, its main score and what the label means. */
+export function describeHead(s) {
+  const info = LABELS[s.label];
+  if (info) return { tag: s.label, score: s[info.key], scoreName: s.label, kind: info.kind, means: info.means };
+  let best = null;
+  for (const [key, name] of SCORE_FIELDS) {
+    if (Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name };
+  }
+  return { tag: 'no label', kind: 'none', means: 'has no score at the threshold yet', ...best };
+}
+
+export class HeadGrid {
+  /** @param {{ onOpen: (layer: number, head: number) => void }} o  a head was opened (click, Enter or Space) */
+  constructor({ onOpen }) {
+    this.onOpen = onOpen;
+    this.cells = [];
+    this.focus = null;
+    this.shape = null;
+    this.element = el('div', { class: 'heads-grid', role: 'grid', part: 'heads', dataset: { testid: 'lm-grid' } });
+    this.element.addEventListener('keydown', (e) => this.onKey(e));
+  }
+
+  /** Cells for a model of `layers` × `heads` (named `name`); the cell of `open` takes the Tab stop. */
+  build({ layers, heads, name }, open) {
+    this.shape = { layers, heads };
+    const grid = this.element;
+    grid.style.setProperty('--heads', String(heads));
+    grid.setAttribute('aria-label', `Heads of the ${name} model: rows are layers, columns heads. Arrow keys move, Enter or Space opens a head.`);
+    grid.setAttribute('aria-rowcount', String(layers + 1));
+    const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, el('span', { class: 'sr-only' }, 'Layer')),
+      Array.from({ length: heads }, (_, h) => el('span', { role: 'columnheader' }, `Head ${h + 1}`)));
+    this.cells = [];
+    const rows = Array.from({ length: layers }, (_, l) => {
+      const cells = Array.from({ length: heads }, (_, h) => {
+        const canvas = el('canvas', { width: 1, height: 1, 'aria-hidden': 'true' });
+        const tag = el('span', { class: 'tag' }, '…');
+        const scoreName = el('span', { class: 'score-name' });
+        const scoreValue = el('span', { class: 'score-value' });
+        const score = el('span', { class: 'score' }, scoreName, scoreValue);
+        // The cell's name is its text: which head (for screen readers), label, score, and whether it is off.
+        const off = el('span', { class: 'sr-only' });
+        const cell = el('div', { role: 'gridcell', class: 'cell', tabindex: '-1', 'aria-selected': 'false',
+          dataset: { layer: String(l), head: String(h), testid: `lm-cell-${l + 1}-${h + 1}` },
+          on: { click: () => { this.focusCell(l, h); this.onOpen(l, h); } } },
+        el('span', { class: 'sr-only' }, `Layer ${l + 1}, head ${h + 1}: `), canvas, tag, el('span', { class: 'sr-only' }, ', '), score, off);
+        this.cells.push({ cell, canvas, tag, scoreName, scoreValue, off, l, h });
+        return cell;
+      });
+      return el('div', { role: 'row' }, el('span', { role: 'rowheader', 'aria-label': `Layer ${l + 1}` },
+        el('span', { class: 'wide-only' }, 'Layer '), el('span', { class: 'narrow-only' }, 'L'), String(l + 1)), cells);
+    });
+    grid.replaceChildren(header, ...rows);
+    const first = this.cellAt(open.layer, open.head) ?? this.cells[0];
+    first.cell.tabIndex = 0;
+    this.focus = { layer: first.l, head: first.h };
+  }
+
+  cellAt(layer, head) {
+    return this.cells.find((x) => x.l === layer && x.h === head) ?? null;
+  }
+
+  focusCell(layer, head) {
+    const x = this.cellAt(layer, head);
+    if (!x) return;
+    for (const c of this.cells) c.cell.tabIndex = c === x ? 0 : -1;
+    this.focus = { layer, head };
+    x.cell.focus();
+  }
+
+  onKey(e) {
+    if (!this.shape || !this.focus) return;
+    const { layers, heads } = this.shape;
+    let { layer, head } = this.focus;
+    switch (e.key) {
+      case 'ArrowRight': head = Math.min(heads - 1, head + 1); break;
+      case 'ArrowLeft': head = Math.max(0, head - 1); break;
+      case 'ArrowDown': layer = Math.min(layers - 1, layer + 1); break;
+      case 'ArrowUp': layer = Math.max(0, layer - 1); break;
+      case 'Home': head = 0; if (e.ctrlKey) layer = 0; break;
+      case 'End': head = heads - 1; if (e.ctrlKey) layer = layers - 1; break;
+      case 'Enter': case ' ': e.preventDefault(); this.onOpen(layer, head); return;
+      default: return;
+    }
+    e.preventDefault();
+    this.focusCell(layer, head);
+  }
+
+  /** Draws a run's snapshot `s` (shape [L, H, T], weights, scores, enabled) into the cells. */
+  draw(s) {
+    const [, H, T] = s.shape;
+    for (const x of this.cells) {
+      const i = x.l * H + x.h;
+      const score = s.scores.find((q) => q.layer === x.l && q.head === x.h) ?? s.scores[i];
+      const d = describeHead(score);
+      const on = s.enabled[i];
+      drawMini(x.canvas, s.weights, i * T * T, T);
+      setText(x.tag, d.tag);
+      // On narrow screens only the number shows; the score's name stays for screen readers.
+      setText(x.scoreName, d.score === undefined ? '' : `${d.scoreName} `);
+      setText(x.scoreValue, d.score === undefined ? '\u00a0' : fmt(d.score, 2));
+      x.cell.dataset.kind = d.kind;
+      x.cell.toggleAttribute('data-off', !on);
+      x.cell.dataset.label = score.label || '';
+      setText(x.off, on ? '' : ', switched off');
+    }
+  }
+
+  /** Marks the opened head's cell. */
+  select(open) {
+    for (const x of this.cells) x.cell.setAttribute('aria-selected', String(Boolean(open) && x.l === open.layer && x.h === open.head));
+  }
+}
+
+/** The opened head: its heatmap (rebuilt when its tokens change, recoloured in place while training), label and scores. */
+export class HeadDetail {
+  /** @param {{ fileName: (layer: number, head: number) => string, onExport: (format: string, filename: string) => void }} o */
+  constructor({ fileName, onExport }) {
+    Object.assign(this, { fileName, onExport });
+    this.title = el('h3', { dataset: { testid: 'lm-detail-title' } }, 'One head');
+    this.text = el('p', { class: 'small', dataset: { testid: 'lm-detail-text' } });
+    this.box = el('div', { dataset: { testid: 'lm-detail' } });
+    this.element = el('section', { class: 'part', part: 'heatmap' }, this.title, this.text, this.box);
+    this.shown = null;
+  }
+
+  /** Head `open` of a run's snapshot `s`; `full` redraws all of it (else about once a second while `running`). */
+  draw(s, { layer, head }, { full, running }) {
+    const [L, H, T] = s.shape;
+    if (layer >= L || head >= H) return;
+    const labels = s.tokens.map((t, i) => `${i}:${t}`);
+    const key = `${layer}.${head}\u0002${labels.join('\u0001')}`;
+    const title = `Layer ${layer + 1}, head ${head + 1}`;
+    if (!this.shown || this.shown.key !== key) {
+      const hm = createHeatmap({ title, rowLabels: labels, colLabels: labels, testid: 'lm-detail-table',
+        fileName: this.fileName(layer, head), onExport: this.onExport });
+      this.shown = { key, hm, live: liveHeatmap(hm, T, T), lastFull: 0 };
+      this.box.replaceChildren(hm.element);
+      full = true;
+    }
+    const score = s.scores.find((q) => q.layer === layer && q.head === head);
+    const d = describeHead(score);
+    this.shown.hm.setTitle(`${title}: ${d.tag}`);
+    setText(this.title, `${title}, opened`);
+    setText(this.text, `${d.kind === 'none' ? 'No label: this head' : `Labelled “${d.tag}”: this head`} ${d.means}. ` +
+      `Scores: ${SCORE_FIELDS.filter(([k]) => Number.isFinite(score[k])).map(([k, n]) => `${n} ${fmt(score[k], 2)}`).join(', ')}.`);
+    const now = performance.now();
+    const refresh = full || !running || now - this.shown.lastFull > 1000;
+    if (refresh) this.shown.lastFull = now;
+    this.shown.live.update(s.weights, (layer * H + head) * T * T, { full: refresh });
+    this.box.dataset.head = `${layer + 1}.${head + 1}`;
+  }
+}
+
+/** "Heads on": a checkbox per head; a change asks setHead(layer, head, on), and settled() follows its answer. */
+export class HeadSwitches {
+  /** @param {{ setHead: (layer: number, head: number, on: boolean) => Promise<void>, settled: () => void }} o */
+  constructor({ setHead, settled }) {
+    Object.assign(this, { setHead, settled });
+    this.boxes = [];
+    this.pending = 0;  // requests on their way: a snapshot answering an earlier one must not flip a box back
+    this.element = el('div', { class: 'switches', dataset: { testid: 'lm-switches' } });
+  }
+
+  build({ layers, heads }) {
+    this.boxes = [];
+    const labels = [];
+    for (let l = 0; l < layers; l++) {
+      for (let h = 0; h < heads; h++) {
+        const box = el('input', { type: 'checkbox', checked: true, id: uid('on'), dataset: { testid: `lm-switch-${l + 1}-${h + 1}` } });
+        box.addEventListener('change', () => {
+          this.pending += 1;
+          this.setHead(l, h, box.checked).finally(() => {
+            this.pending -= 1;
+            if (this.pending === 0) this.settled();
+          });
+        });
+        this.boxes.push(box);
+        labels.push(el('label', { class: 'check', for: box.id }, box, `L${l + 1} H${h + 1}`));
+      }
+    }
+    this.element.replaceChildren(...labels);
+  }
+
+  /** The boxes show `enabled` (with `always`, even while a switch's request is on its way). */
+  show(enabled, always = false) {
+    if (this.pending && !always) return;
+    this.boxes.forEach((b, i) => { if (b.checked !== enabled[i]) b.checked = enabled[i]; });
+  }
+}
+
+/** The head scores of a run's snapshot as CSV (one row per head). */
+export function scoresCSV(s) {
+  const lines = ['layer,head,label,previous_token,induction,duplicate_token,first_token,coreference,enabled'];
+  const v = (x) => (Number.isFinite(x) ? String(x) : '');
+  s.scores.forEach((q, i) => lines.push([q.layer + 1, q.head + 1, q.label || '', v(q.previousToken), v(q.induction), v(q.duplicateToken),
+    v(q.firstToken), v(q.coreference), s.enabled[i] ? 1 : 0].join(',')));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** One head's T × T weights as T × T pixels (the canvas is scaled up by CSS, pixelated). */
+function drawMini(canvas, weights, offset, T) {
+  if (canvas.width !== T) { canvas.width = T; canvas.height = T; }
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return;
+  const image = ctx.createImageData(T, T);
+  for (let q = 0; q < T; q++) {
+    for (let k = 0; k < T; k++) {
+      const [r, g, b] = viridisRGB(weights[offset + q * T + k]);
+      const p = (q * T + k) * 4;
+      image.data[p] = r; image.data[p + 1] = g; image.data[p + 2] = b; image.data[p + 3] = 255;
+    }
+  }
+  ctx.putImageData(image, 0, 0);
+}
