@@ -16,7 +16,7 @@ import { courseInputArrays, expected } from '../fixtures/course.mjs';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
-/** Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs, plus the trainer and the language model). */
+/** Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs, plus the trainer, the language model and the model explorer). */
 export const PAGES = [
   { path: 'index.html', name: 'landing', elements: [] },
   { path: 'demos/worked-example/index.html', name: 'worked-example', elements: ['headlab-worked-example'] },
@@ -27,6 +27,7 @@ export const PAGES = [
   { path: 'demos/choosing-h/index.html', name: 'choosing-h', elements: ['headlab-choosing-h'] },
   { path: 'demos/trainer/index.html', name: 'trainer', elements: ['headlab-trainer', 'headlab-heads'] },
   { path: 'demos/language-model/index.html', name: 'language-model', elements: ['headlab-language-model'] },
+  { path: 'demos/real-models/index.html', name: 'real-models', elements: ['headlab-model-explorer'] },
   { path: 'examples/embed.html', name: 'embed', elements: ELEMENTS },
   { path: 'examples/embed-module.html', name: 'embed-module', elements: ELEMENTS },
 ];
@@ -177,6 +178,31 @@ export const CHECKS = [
       const mode = await page.evaluate(() => document.querySelector('headlab-language-model').computeMode);
       assert.equal(mode, 'worker');
       assert.ok(widths.length >= 2);
+    },
+  },
+  {
+    name: 'the model explorer loads HeadLab\'s model in its Worker, draws the grid, and switching the induction heads off changes the top tokens',
+    timeout: 90_000,
+    async run(page, site) {
+      await page.goto(new URL('demos/real-models/index.html', site.csp).href);
+      await page.waitFor(elementsReady, null, 30_000);
+      const first = await page.waitFor(() => {
+        const e = document.querySelector('headlab-model-explorer');
+        const cells = e.shadowRoot.querySelectorAll('[role="gridcell"]');
+        return e.state === 'ready' && e.results && cells.length === 8 && { top: e.results.next[0].token, mode: e.controller.client.mode, marks: [...cells].map((c) => c.textContent) };
+      }, null, 30_000);
+      assert.equal(first.mode, 'worker');
+      assert.deepEqual(first.marks.slice(4), ['I', 'I', 'I', 'I'], `layer 2 holds the induction heads: ${first.marks}`);
+      await page.evaluate(() => {
+        const e = document.querySelector('headlab-model-explorer');
+        for (let h = 0; h < 4; h++) e.setHeadEnabled(1, h, false);
+        return true;
+      });
+      const after = await page.waitFor(() => {
+        const e = document.querySelector('headlab-model-explorer');
+        return e.state === 'ready' && e.controller.off.size === 4 && e.results.baseline && e.results.next.map((n) => n.token);
+      }, null, 30_000);
+      assert.notEqual(after[0], first.top, `with its induction heads off the model no longer copies: ${after} (was ${first.top})`);
     },
   },
   {

@@ -116,7 +116,7 @@ section.part { margin-top: 0.9rem; min-width: 0; }
 .hcell:hover { outline: 2px solid var(--hl-accent); outline-offset: -1px; }
 .hcell[aria-selected="true"] { outline: 3px solid var(--hl-fig-highlight); outline-offset: -2px; }
 .hcell[data-off]::after { content: ""; position: absolute; inset: 0; border-radius: 2px;
-  background: repeating-linear-gradient(45deg, transparent 0 3px, var(--hl-text) 3px 4.5px); opacity: 0.55; }
+  background: repeating-linear-gradient(45deg, transparent 0 4px, var(--hl-text) 4px 5.5px); opacity: 0.4; }
 .hcell[data-mode="one"] { color: transparent; }
 .grid-tools { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; }
 .detail { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); align-items: start; }
@@ -125,7 +125,8 @@ section.part { margin-top: 0.9rem; min-width: 0; }
 table.next td.bar { width: 40%; min-width: 4rem; }
 table.next .barfill { display: block; height: 0.7rem; background: var(--hl-accent); border-radius: 2px; min-width: 1px; }
 table.next td.tok { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace; white-space: pre; max-width: 10rem; overflow: hidden; text-overflow: ellipsis; }
-table.next tr.changed td.tok { font-weight: 700; color: var(--hl-query); }
+table.next td.tok.new { font-weight: 700; color: var(--hl-query); }
+table.next td.tok.new::after { content: " new"; font-weight: 400; font-size: 0.75rem; font-family: system-ui, sans-serif; }
 .lens { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0.4rem 0; padding: 0; list-style: none; }
 .lens li { border: 1px solid var(--hl-border); border-radius: 5px; padding: 0.15rem 0.4rem; min-width: 4.5rem; font-size: 0.82rem; }
 .lens .layer { display: block; color: var(--hl-muted); font-size: 0.72rem; }
@@ -729,10 +730,10 @@ export class HeadlabModelExplorer extends HeadlabElement {
     const base = r.baseline;
     const last = showToken(r.tokens[r.tokens.length - 1]);
     const before = new Set((base ?? []).map((n) => n.id));
-    const head = ['#', 'Next token', 'Probability', ''];
+    const head = ['#', 'Next token', 'Probability', el('span', { class: 'sr-only' }, 'Bar')];
     if (base) head.push('With every head on');
-    const rows = r.next.map((n, k) => el('tr', { class: base && !before.has(n.id) ? 'changed' : undefined },
-      el('td', {}, String(k + 1)), el('td', { class: 'tok' }, showToken(n.token)), el('td', { class: 'num' }, fmt(n.probability, 3)),
+    const rows = r.next.map((n, k) => el('tr', {},
+      el('td', {}, String(k + 1)), el('td', { class: base && !before.has(n.id) ? 'tok new' : 'tok' }, showToken(n.token)), el('td', { class: 'num' }, fmt(n.probability, 3)),
       el('td', { class: 'bar', 'aria-hidden': 'true' }, el('span', { class: 'barfill', style: { width: `${Math.max(0.5, 100 * n.probability)}%` } })),
       base ? el('td', { class: 'tok' }, `${showToken(base[k].token)} ${fmt(base[k].probability, 3)}`) : null));
     this.nextBox.replaceChildren(el('table', { class: 'matrix next' },

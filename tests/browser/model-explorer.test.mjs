@@ -1,0 +1,240 @@
+// <headlab-model-explorer> in headless Chromium, served from dist/ under the strict CSP: the
+// real-models page loads HeadLab's induction model in its Worker, draws the layers × heads
+// grid with the legend, a head opens (heatmap and lines), switching the induction heads off
+// changes the top-5 next tokens exactly as the LanguageModel says (checked in the page through
+// the API, not through the element); the grid works by keyboard alone (arrows, Enter, O);
+// hostile text stays text; the link keeps model, head and switched-off heads; a Hugging Face
+// model named in the link is only offered, with its size, and a blocked download is said in
+// plain words; 360 px without horizontal overflow; the classic bundle from file://; axe-core.
+// Screenshots at 1280 and 360 px go to tests/browser/screenshots/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, fileUrl, useSite } from './helpers.mjs';
+import { eventually, expectText } from './expect.mjs';
+
+const TIMEOUT = 120_000;
+const PAGE = 'demos/real-models/index.html';
+const TAG = 'headlab-model-explorer';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const problems = [];
+
+const site = useSite({ csp: true }, {
+  setup: async () => {
+    assert.ok(existsSync(path.join(DIST, 'headlab-explorer-worker.js')), 'dist/headlab-explorer-worker.js is missing: bundle.mjs builds every shared/*-worker.js');
+    ensureScreenshotDir();
+  },
+});
+
+function assertNoProblems(allowed = []) {
+  const found = problems.splice(0).filter((p) => !allowed.some((re) => re.test(p)));
+  assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
+}
+
+async function open(label, { width = 1280, hash = '', url = site.url(`${PAGE}${hash}`), colorScheme = 'light' } = {}) {
+  const page = watch(await site.browser.newPage({ viewport: { width, height: 900 }, colorScheme }), label, problems);
+  await page.goto(url);
+  await page.waitForSelector(`${TAG}[data-drawn]`, { timeout: 60_000 });
+  return page;
+}
+
+const x = (page) => page.locator(TAG);
+const cell = (page, l, h) => page.locator(`${TAG} [data-testid="explorer-cell-${l}-${h}"]`);
+const ready = (page) => page.waitForFunction((tag) => document.querySelector(tag).state === 'ready' && document.querySelector(tag).results, TAG, { timeout: 60_000 });
+const nextTokens = (page) => page.evaluate((tag) => document.querySelector(tag).results.next.map((n) => [n.token, n.probability]), TAG);
+const overflow = (page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+/** In the page, through the API alone: the induction model's top 5 with `off` heads switched off. */
+function apiTop5(page, text, off) {
+  return page.evaluate(async ({ text, off }) => {
+    const { createHeadlab } = await import('/lib/headlab.js');
+    const lab = await createHeadlab();
+    const bytes = new Uint8Array(await (await fetch('/models/induction.hlm')).arrayBuffer());
+    const lm = await lab.loadLanguageModel(bytes);
+    for (const [l, h] of off) lm.setHeadEnabled(l, h, false);
+    const top = lm.predict(text, { topK: 5 }).map((n) => [n.token, n.probability]);
+    lm.dispose();
+    return top;
+  }, { text, off });
+}
+
+test('loads HeadLab\'s model in its Worker, draws the grid with its legend, opens a head; switching heads off changes the top 5 as the API says', { timeout: TIMEOUT }, async () => {
+  const page = await open('explorer main');
+  await ready(page);
+  const s = await page.evaluate((tag) => { const e = document.querySelector(tag); return { info: e.info, mode: e.controller.client.mode, text: e.controller.text }; }, TAG);
+  assert.equal(s.mode, 'worker', 'the model lives in the explorer Worker');
+  assert.deepEqual([s.info.numLayers, s.info.numHeads], [2, 4]);
+  assert.equal(await x(page).locator('[role="gridcell"]').count(), 8);
+  const legend = await x(page).locator('[data-testid="explorer-legend"]').textContent();
+  for (const name of ['previous-token', 'duplicate-token', 'induction', 'first-token']) assert.match(legend, new RegExp(name));
+  // The trained model's pair: previous-token heads in layer 1, induction heads in layer 2 (marked P and I).
+  const marks = await x(page).locator('[role="gridcell"]').allTextContents();
+  assert.ok(marks.slice(0, 4).includes('P') && marks.slice(4).every((m) => m === 'I'), `marks: ${marks.join(',')}`);
+  // A click opens a head: its heatmap has one row per token.
+  await cell(page, 1, 3).click();
+  await expectText(x(page).locator('[data-testid="explorer-detail-title"]'), /Layer 1, head 3: a previous-token head/);
+  const T = (await page.evaluate((tag) => document.querySelector(tag).results.tokens.length, TAG));
+  assert.equal(await x(page).locator('[data-testid="explorer-detail-table"] tbody tr').count(), T);
+  assert.equal(await x(page).locator('[data-testid="explorer-lines"] svg').count(), 1, 'the lines view is drawn');
+  // Every head on: the API's answer.
+  const allOn = await apiTop5(page, s.text, []);
+  assert.deepEqual(await nextTokens(page), allOn);
+  // Every induction head off, through the opened head's button.
+  for (let h = 1; h <= 4; h++) {
+    await cell(page, 2, h).click();
+    await x(page).locator('[data-action="toggle-head"]').click();
+    await eventually(async () => assert.equal(await cell(page, 2, h).getAttribute('data-off'), ''));
+  }
+  await page.waitForFunction((tag) => document.querySelector(tag).state === 'ready' && document.querySelector(tag).controller.off.size === 4 &&
+    document.querySelector(tag).results.baseline, TAG);
+  const off = await apiTop5(page, s.text, [[1, 0], [1, 1], [1, 2], [1, 3]]);
+  await eventually(async () => assert.deepEqual(await nextTokens(page), off));
+  assert.notEqual(off[0][0], allOn[0][0], 'without its induction heads the model no longer copies the repeat');
+  await expectText(x(page).locator('[data-testid="explorer-off"]'), /Switched off: L2 H1, L2 H2, L2 H3, L2 H4/);
+  const table = await x(page).locator('[data-testid="explorer-next"]').textContent();
+  assert.match(table, /With every head on/);
+  await page.screenshot({ path: `${SCREENSHOTS}/model-explorer-1280.png`, fullPage: true });
+  // All heads on again.
+  await x(page).locator('[data-action="all-on"]').click();
+  await eventually(async () => assert.deepEqual(await nextTokens(page), allOn));
+  await page.close();
+  assertNoProblems();
+});
+
+test('keyboard only: Tab reaches the grid, arrows move, Enter opens, O switches a head off and on', { timeout: TIMEOUT }, async () => {
+  const page = await open('explorer keys');
+  await ready(page);
+  const active = () => page.evaluate((tag) => {
+    const a = document.querySelector(tag).shadowRoot.activeElement;
+    return a ? { role: a.getAttribute('role'), testid: a.dataset.testid } : null;
+  }, TAG);
+  let reached = null;
+  for (let i = 0; i < 40 && !(reached?.role === 'gridcell'); i++) {
+    await page.keyboard.press('Tab');
+    reached = await active();
+  }
+  assert.equal(reached?.role, 'gridcell', 'Tab reaches the grid');
+  const start = reached.testid;
+  await page.keyboard.press('Home');
+  await page.keyboard.press('ArrowUp');
+  await eventually(async () => assert.equal((await active()).testid, 'explorer-cell-1-1'), { timeout: 5_000 });
+  assert.ok(start);
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  await expectText(x(page).locator('[data-testid="explorer-detail-title"]'), /Layer 2, head 2/);
+  await page.keyboard.press('o');
+  await eventually(async () => assert.equal(await cell(page, 2, 2).getAttribute('data-off'), ''));
+  await page.waitForFunction((tag) => document.querySelector(tag).state === 'ready' && document.querySelector(tag).results.baseline, TAG);
+  await page.keyboard.press('o');
+  await eventually(async () => assert.equal(await cell(page, 2, 2).getAttribute('data-off'), null));
+  // Picking another model by keyboard: Tab to its button, Enter.
+  await x(page).locator('[data-testid="explorer-model-cricket"]').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((tag) => document.querySelector(tag).info?.task === 'cricket' && document.querySelector(tag).state === 'ready', TAG, { timeout: 60_000 });
+  assert.equal(await x(page).locator('[data-testid="explorer-text"]').inputValue(), 'virat hit the ball because it was');
+  await page.close();
+  assertNoProblems();
+});
+
+test('hostile text stays text; a word the model does not know is explained and the model keeps working', { timeout: TIMEOUT }, async () => {
+  const page = await open('explorer hostile', { hash: '#explorer.model=cricket' });
+  await ready(page);
+  const hostile = '<img src=x onerror="window.__pwned=1"> it was';
+  await x(page).locator('[data-testid="explorer-text"]').fill(hostile);
+  await x(page).locator('[data-action="run"]').click();
+  await expectText(x(page).locator('[data-testid="explorer-text-error"]'), /does not know “<img”/);
+  const injected = await page.evaluate((tag) => ({ img: document.querySelector(tag).shadowRoot.querySelectorAll('img').length, pwned: window.__pwned ?? null }), TAG);
+  assert.deepEqual(injected, { img: 0, pwned: null });
+  // The course sentence: this small model does not know "outside", and says so.
+  await x(page).locator('[data-testid="explorer-text"]').fill('Virat hit the ball because it was full and outside off.');
+  await x(page).locator('[data-testid="explorer-text"]').press('Enter');
+  await expectText(x(page).locator('[data-testid="explorer-text-error"]'), /does not know “outside”/);
+  await x(page).locator('[data-testid="explorer-text"]').fill('Virat hit the ball because it was');
+  await x(page).locator('[data-testid="explorer-text"]').press('Enter');
+  await expectText(x(page).locator('[data-testid="explorer-text-error"]'), '');
+  const top = (await nextTokens(page)).map((t) => t[0]);
+  assert.ok(['full', 'short', 'wide'].includes(top[0]), `after "it was" a ball is full, short or wide: ${top.join(', ')}`);
+  await page.close();
+  assertNoProblems();
+});
+
+test('the link keeps model, text, opened head and switched-off heads', { timeout: TIMEOUT }, async () => {
+  const page = await open('explorer link', { hash: '#explorer.model=induction&explorer.head=1.4&explorer.off=2.1,2.3&explorer.text=a%20b%20c%20a%20b' });
+  await ready(page);
+  await page.waitForFunction((tag) => document.querySelector(tag).controller.off.size === 2 && document.querySelector(tag).results?.baseline, TAG);
+  const s = await page.evaluate((tag) => { const c = document.querySelector(tag).controller; return { open: c.open, off: c.ablate, text: c.text, url: document.querySelector(tag).shareUrl() }; }, TAG);
+  assert.deepEqual(s.open, { layer: 0, head: 3 });
+  assert.deepEqual(s.off, [{ layer: 1, head: 0 }, { layer: 1, head: 2 }]);
+  assert.equal(s.text, 'a b c a b');
+  assert.match(s.url, /explorer\.head=1\.4/);
+  assert.match(s.url, /explorer\.off=2\.1,2\.3/);
+  await page.close();
+  assertNoProblems();
+});
+
+test('a Hugging Face model in the link is only offered with its size; a download the page blocks is said in plain words', { timeout: TIMEOUT }, async () => {
+  const requests = [];
+  const page = await open('explorer hub', { hash: '#explorer.model=openai-community/gpt2' });
+  page.on('request', (r) => requests.push(r.url()));
+  await expectText(x(page).locator('[data-testid="explorer-pending"]'), /openai-community\/gpt2, a download of 549 MB/);
+  assert.equal(await page.evaluate((tag) => document.querySelector(tag).state, TAG), 'empty', 'nothing loads before the reader asks');
+  assert.ok(!requests.some((u) => /huggingface/.test(u)), 'nothing was fetched from the hub');
+  // Every hub button says its size before anything is fetched.
+  const sizes = await x(page).locator('[data-testid^="explorer-hub-"] .size').allTextContents();
+  assert.deepEqual(sizes, ['download 50.7 MB', 'download 293 MB', 'download 354 MB', 'download 549 MB']);
+  // This page's strict CSP allows no other origin: the download is refused, and the element says why.
+  await x(page).locator('[data-action="download"]').click();
+  await page.waitForFunction((tag) => document.querySelector(tag).state === 'error', TAG, { timeout: 30_000 });
+  const error = await x(page).locator('[data-testid="explorer-error"]').textContent();
+  assert.match(error, /No model\./);
+  assert.match(error, /Content-Security-Policy|did not go through|cannot load Hugging Face models/, error);
+  console.log(`# blocked download: ${error}`);
+  // HeadLab's own models still load afterwards.
+  await x(page).locator('[data-testid="explorer-model-induction"]').click();
+  await ready(page);
+  await page.close();
+  // The refused request and the CSP report are what this test provokes.
+  assertNoProblems([/huggingface\.co/, /Content Security Policy/i, /connect-src/]);
+});
+
+test('360 px: no horizontal overflow with a head open; light and dark screenshots', { timeout: TIMEOUT }, async () => {
+  for (const colorScheme of ['light', 'dark']) {
+    const page = await open(`explorer 360 ${colorScheme}`, { width: 360, colorScheme, hash: '#explorer.head=2.2' });
+    await ready(page);
+    await page.evaluate((tag) => { document.querySelector(tag).setAttribute('theme', 'auto'); }, TAG);
+    await x(page).locator('[data-testid="explorer-heatmap"] svg').first().waitFor();
+    assert.ok(await overflow(page) <= 0, `no horizontal overflow at 360 px (${colorScheme}): ${await overflow(page)} px`);
+    await page.screenshot({ path: `${SCREENSHOTS}/model-explorer-360-${colorScheme}.png`, fullPage: true });
+    await page.close();
+  }
+  assertNoProblems();
+});
+
+test('the classic bundle from file:// loads HeadLab\'s model on the page (no Worker there) and runs it', { timeout: TIMEOUT }, async () => {
+  const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 } }), 'explorer file', problems);
+  await page.goto(fileUrl(PAGE));
+  await page.waitForFunction((tag) => document.querySelector(tag)?.state === 'ready' && document.querySelector(tag).results, TAG, { timeout: 60_000 });
+  assert.equal(await page.evaluate((tag) => document.querySelector(tag).controller.client.mode, TAG), 'main');
+  assert.equal(await x(page).locator('[role="gridcell"]').count(), 8);
+  await page.close();
+  assertNoProblems();
+});
+
+test('axe finds no violation with a head open and one switched off', { timeout: TIMEOUT }, async () => {
+  for (const colorScheme of ['light', 'dark']) {
+    const page = await open(`explorer axe ${colorScheme}`, { colorScheme, hash: '#explorer.off=2.2' });
+    await ready(page);
+    await page.waitForFunction((tag) => document.querySelector(tag).results?.baseline, TAG);
+    await page.evaluate(AXE);
+    const found = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.map((v) => `${v.id} (${v.impact}, ${v.nodes.length}×): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' > ')).join(' | ')}`);
+    });
+    assert.deepEqual(found, [], `axe violations (${colorScheme}):\n${found.join('\n')}`);
+    await page.close();
+  }
+  assertNoProblems();
+});
