@@ -238,3 +238,50 @@ test('axe finds no violation with a head open and one switched off', { timeout: 
   }
   assertNoProblems();
 });
+
+test('a download shows its progress bar and Cancel stops it (a fake client in the page stands in for the hub)', { timeout: TIMEOUT }, async () => {
+  const page = await open('explorer progress');
+  await ready(page);
+  // The element's controller gets a client that answers load only when told, and records requests.
+  await page.evaluate((tag) => {
+    const c = document.querySelector(tag).controller;
+    c.client?.dispose();
+    c.client = null;
+    const fake = (window.__fake = { requests: [], onEvent: null, pending: null });
+    c.createClient = (onEvent) => {
+      fake.onEvent = onEvent;
+      return {
+        dead: false, mode: 'worker', dispose() {},
+        request(type, payload) {
+          fake.requests.push({ type, payload: type === 'load' ? { ...payload } : payload });
+          if (type === 'load') return new Promise((resolve, reject) => { fake.pending = { resolve, reject }; });
+          return Promise.resolve(null);
+        },
+      };
+    };
+  }, TAG);
+  await x(page).locator('[data-testid="explorer-hub-tinystories-1m"]').click();
+  await page.waitForFunction((tag) => document.querySelector(tag).state === 'loading', TAG);
+  const sent = await page.evaluate(() => window.__fake.requests.find((r) => r.type === 'load').payload);
+  assert.deepEqual(sent, { kind: 'hub', id: 'roneneldan/TinyStories-1M', revision: 'refs/pr/1', hubUrl: 'https://huggingface.co' });
+  await expectText(x(page).locator('[data-testid="explorer-progress-text"]'), /Loading TinyStories-1M/);
+  await page.evaluate(() => window.__fake.onEvent({ event: 'progress', file: 'model.safetensors', loaded: 12_150_000, total: 48_600_000 }));
+  await expectText(x(page).locator('[data-testid="explorer-progress-text"]'), 'Downloading model.safetensors: 12.2 MB of 48.6 MB (25 %)');
+  const bar = await x(page).locator('[data-testid="explorer-progress"]').evaluate((p) => [p.value, p.max]);
+  assert.deepEqual(bar, [12_150_000, 48_600_000]);
+  await page.screenshot({ path: `${SCREENSHOTS}/model-explorer-progress-1280.png` });
+  await x(page).locator('[data-action="cancel"]').click();
+  await page.waitForFunction((tag) => document.querySelector(tag).state === 'cancelled', TAG);
+  assert.ok(await page.evaluate(() => window.__fake.requests.some((r) => r.type === 'cancel')), 'cancel reached the Worker');
+  await expectText(x(page).locator('[data-testid="explorer-status"]'), /Download cancelled/);
+  assert.equal(await x(page).locator('[data-testid="explorer-progress"]').isVisible(), false);
+  // A load that fails offline says so in plain words.
+  await x(page).locator('[data-testid="explorer-hub-gpt-2-small"]').click();
+  await page.waitForFunction((tag) => document.querySelector(tag).state === 'loading', TAG);
+  await page.context().setOffline(true);
+  await page.evaluate(() => window.__fake.pending.reject(new TypeError('Failed to fetch')));
+  await expectText(x(page).locator('[data-testid="explorer-error"]'), /You are offline/);
+  await page.context().setOffline(false);
+  await page.close();
+  assertNoProblems();
+});

@@ -448,7 +448,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       if (detail.to === 'loading') {
         this.errorBox.replaceChildren();
         this.setAttribute('data-busy', '');
-        this.say(c.source.kind === 'shipped' ? 'Loading HeadLab’s model…' : 'Loading the model…');
+        this.say(`Loading ${this.modelTitle()}…`);
       } else if (detail.to === 'cancelled') {
         this.removeAttribute('data-busy');
         this.say('Download cancelled. Nothing is loaded.');

@@ -50,8 +50,9 @@ export class ShippedModel {
 
   /** { ids, tokens } with the start token first, as the LanguageModel reads the text. */
   tokenize(text) {
-    const { tokens, words } = this._lm.tokenize(shippedWords(text).join(' '));
-    return { ids: tokens, tokens: words };
+    // LanguageModel#tokenize gives { ids, tokens: words } from HeadLab 0.3 on, { tokens: ids, words } before.
+    const r = this._lm.tokenize(shippedWords(text).join(' '));
+    return { ids: r.ids ?? r.tokens, tokens: r.words };
   }
 
   _ids(textOrIds) {
