@@ -99,7 +99,9 @@ export class ExplorerSession {
     }
     this._abort = null;
     this.model = model;
-    const scores = await model.headScores({});
+    // TransformerLens's sequence is 2n + 1 tokens: n = 20 where the context allows it.
+    const n = Math.max(1, Math.min(20, Math.floor(((model.info.contextLength ?? 41) - 1) / 2)));
+    const scores = await model.headScores({ length: n, seed: 1 });
     return { info: { ...model.info }, scores };
   }
 
