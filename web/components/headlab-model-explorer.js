@@ -263,9 +263,10 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.runButton = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'run' }, on: { click: () => this.runText() } }, 'Run');
     this.textError = el('p', { class: 'text-error', 'aria-live': 'polite', dataset: { testid: 'explorer-text-error' } });
     this.tokenList = el('ol', { class: 'tokens', 'aria-label': 'The text as the model’s tokens', dataset: { testid: 'explorer-tokens' } });
+    this.tokenNote = el('p', { class: 'small muted' });
     this.textPart = el('section', { class: 'part' },
       el('div', { class: 'textbox' }, el('label', { for: this.textInput.id }, 'Text'), this.textInput, this.runButton),
-      this.textError, this.tokenList);
+      this.textError, this.tokenList, this.tokenNote);
 
     // Grid
     this.colourSelect = el('select', { id: uid('colour'), dataset: { testid: 'explorer-colour' } },
@@ -321,6 +322,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
   connectedCallback() {
     super.connectedCallback();
     clearTimeout(this._disposeTimer);
+    // Back after being removed for good: load again.
+    if (this.lab && !this._loadedKey) this.requestUpdate();
   }
 
   disconnectedCallback() {
@@ -563,6 +566,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
   renderTokens() {
     const r = this._c.results;
     this.tokenList.replaceChildren(...r.tokens.map((t, i) => el('li', { title: `token ${i}, id ${r.ids[i]}` }, showToken(t))));
+    const spaced = r.tokens.some((t) => /^ | $/.test(String(t)));
+    setText(this.tokenNote, `${r.tokens.length} tokens.${spaced ? ' ␣ is a space that belongs to the token: this tokenizer keeps the space before a word with the word.' : ''}`);
   }
 
   renderLegend() {
