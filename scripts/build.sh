@@ -24,6 +24,9 @@ configure() {
   "$@" -B "$dir" >/dev/null
 }
 
+# The tokenizer library loadPretrained() imports, next to the wasm modules.
+node scripts/vendor-tokenizers.mjs
+
 configure build/wasm emcmake cmake -S . -DCMAKE_BUILD_TYPE=Release
 targets=(headlab_modules)
 [ "${1:-}" = test ] && targets+=(headlab_tests)

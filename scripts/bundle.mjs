@@ -8,7 +8,7 @@
 //   dist/headlab-components.classic.js  everything as one classic script with the SIMD wasm modules
 //                                       inside (base64): works from file://, where module scripts and
 //                                       fetch are blocked; the scalar fallback is fetched next to it
-//   dist/headlab_{core,train}{,_scalar}.wasm  found next to the bundle
+//   dist/headlab_{core,train,pretrained}{,_scalar}.wasm  found next to the bundle
 //   dist/headlab_{core,train}_threads.{mjs,wasm,worker.js}  the threads builds (isolated pages):
 //                                       createParallelLayer's and the language models'
 //   dist/models/*.hlm                   trained language models (web/models/), also inside the classic build
@@ -17,6 +17,8 @@
 //                                       with headlab-parallel-worker.js (bundled) next to it and the
 //                                       threads builds (gen/headlab_*_threads.*) for isolated pages
 //   dist/index.html, demos/, examples/, styles/, site/   the site
+// gen/tokenizers.mjs (the tokenizer of loadPretrained, Apache-2.0) is bundled like the glue: a chunk
+// of its own, inlined in the classic build and in lib/headlab.js, its licence kept (legalComments).
 // Run after scripts/build.sh: `node scripts/bundle.mjs`.
 import { build } from 'esbuild';
 import { cp, mkdir, readFile, readdir, rm, stat, writeFile, rename } from 'node:fs/promises';
@@ -29,7 +31,7 @@ const web = path.join(repo, 'web');
 const finalOut = path.join(repo, 'dist');
 const out = path.join(repo, `dist.tmp-${process.pid}`);
 const gen = path.join(web, 'lib/gen');
-const wasmNames = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar'];
+const wasmNames = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar', 'headlab_pretrained', 'headlab_pretrained_scalar'];
 const wasmPath = path.join(gen, 'headlab_core.wasm');
 const katexDir = path.join(repo, 'node_modules/katex/dist');
 

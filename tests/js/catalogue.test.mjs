@@ -17,6 +17,7 @@ import { createHeadlab } from '../../web/lib/headlab.js';
 import { expected } from '../fixtures/course.mjs';
 import { workedModel } from '../../web/lib/teach/examples.js';
 import { validateModel } from '../../web/lib/teach/model.js';
+import { fixtureObjects } from './pretrained-helpers.mjs';
 
 const lab = await createHeadlab();
 const F = (a) => new Float32Array(a);
@@ -133,6 +134,38 @@ async function editedLm(edit, options = LM) {
   new DataView(bytes.buffer).setUint32(fields.length, crc32(fields), true);
   return bytes;
 }
+
+// Pretrained checkpoints: gpt2-f32 and neo-f32 of tests/golden/pretrained/ as { config, weights, tokenizer }.
+const pre = (name = 'gpt2-f32') => fixtureObjects(name);
+const preConfig = (over) => ({ ...pre(), config: { ...pre().config, ...over } });
+async function withPre(fn) {
+  const model = await lab.loadPretrained(pre());
+  try {
+    return await fn(model);
+  } finally {
+    model.dispose();
+  }
+}
+async function disposedPre() {
+  const model = await lab.loadPretrained(pre());
+  model.dispose();
+  return model;
+}
+/** gpt2-f32's model.safetensors with `edit(header, data)` applied to its JSON header and its data bytes. */
+function editedWeights(edit) {
+  const bytes = new Uint8Array(pre().weights);
+  const n = Number(new DataView(bytes.buffer).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  const data = bytes.slice(8 + n);
+  const newData = edit(header, data) ?? data;
+  const text = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + text.length + newData.length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(text, 8);
+  out.set(newData, 8 + text.length);
+  return { ...pre(), weights: out };
+}
+const preWeights = (weights) => ({ ...pre(), weights });
 
 const ex = () => worked();
 /** The worked example's weights alone: what createLayer takes (its options are strict). */
@@ -433,6 +466,77 @@ const CASES = [
   ['a disposed LanguageModel: generate', async () => (await disposedLm()).generate(), TypeError, 'LanguageModel.generate', /disposed/],
   ['a disposed LanguageModel: save', async () => (await disposedLm()).save(), TypeError, 'LanguageModel.save', /disposed/],
   ['a disposed LanguageModel: config', async () => (await disposedLm()).config, TypeError, 'LanguageModel.config', /disposed/],
+
+  // loadPretrained: the arguments
+  ['loadPretrained: source a number', () => lab.loadPretrained(42), TypeError, 'source', /repository id .*the URL of a folder, File objects .*\{ config, weights, tokenizer \}/],
+  ['loadPretrained: source null', () => lab.loadPretrained(null), TypeError, 'source', /repository id/],
+  ['loadPretrained: a file: URL', () => lab.loadPretrained('file:///models/gpt2/'), TypeError, 'source', /only http\(s\) folders .*File objects/],
+  ['loadPretrained: source.tokenizer missing', () => lab.loadPretrained({ config: {}, weights: new ArrayBuffer(8) }), TypeError, 'source.tokenizer', /needs all three/],
+  ['loadPretrained: source.weights a number', () => lab.loadPretrained({ ...pre(), weights: 7 }), TypeError, 'source.weights', /ArrayBuffer, a Uint8Array or a Blob/],
+  ['loadPretrained: source with an unknown key', () => lab.loadPretrained({ ...pre(), vocab: {} }), TypeError, 'vocab', /the keys are config, weights, tokenizer/],
+  ['loadPretrained: options a string', () => lab.loadPretrained(pre(), 'gpt2'), TypeError, 'options', /options object/],
+  ['loadPretrained: a misspelt option (maxByte)', () => lab.loadPretrained(pre(), { maxByte: 10 }), TypeError, 'maxByte', /did you mean maxBytes\?/],
+  ['loadPretrained: threads 2', () => lab.loadPretrained(pre(), { threads: 2 }), Error, 'threads', /2 threads for pretrained models are not built yet; pass 1 or 'auto'/],
+  ['loadPretrained: threads zero', () => lab.loadPretrained(pre(), { threads: 0 }), RangeError, 'threads', /positive integer/],
+  ['loadPretrained: threads a string', () => lab.loadPretrained(pre(), { threads: 'many' }), TypeError, 'threads', /positive integer or 'auto'/],
+  ['loadPretrained: maxBytes negative', () => lab.loadPretrained(pre(), { maxBytes: -1 }), RangeError, 'maxBytes', /positive number of bytes/],
+  ['loadPretrained: maxBytes a string', () => lab.loadPretrained(pre(), { maxBytes: '1e9' }), TypeError, 'maxBytes', /positive number of bytes/],
+  ['loadPretrained: maxBytes below the weights', () => lab.loadPretrained(pre(), { maxBytes: 10000 }), RangeError, 'maxBytes', /config\.json is \d+ bytes|model\.safetensors is \d+ bytes/],
+  ['loadPretrained: hubUrl not http(s)', () => lab.loadPretrained('openai-community/gpt2', { hubUrl: 'ftp://hub' }), TypeError, 'hubUrl', /http\(s\) URL/],
+  ['loadPretrained: revision empty', () => lab.loadPretrained('openai-community/gpt2', { revision: '' }), TypeError, 'revision', /branch, tag, commit or 'refs\/pr\/N'/],
+  ['loadPretrained: signal not an AbortSignal', () => lab.loadPretrained(pre(), { signal: {} }), TypeError, 'signal', /AbortSignal/],
+  ['loadPretrained: onProgress a string', () => lab.loadPretrained(pre(), { onProgress: 'log' }), TypeError, 'onProgress', /function/],
+  ['loadPretrained: cache a string', () => lab.loadPretrained(pre(), { cache: 'yes' }), TypeError, 'cache', /boolean/],
+  // loadPretrained: damaged or unsupported files, each an Error naming the file and the field or tensor
+  ['loadPretrained: an unsupported architecture', () => lab.loadPretrained(preConfig({ architectures: ['LlamaForCausalLM'] })), Error, 'LlamaForCausalLM',
+    /config\.json: architectures .* is not supported; HeadLab runs GPT2LMHeadModel, GPTNeoForCausalLM/],
+  ['loadPretrained: config.json without n_layer', () => lab.loadPretrained(preConfig({ n_layer: undefined })), Error, 'n_layer', /config\.json: n_layer is missing/],
+  ['loadPretrained: config.json n_head not dividing n_embd', () => lab.loadPretrained(preConfig({ n_head: 5 })), Error, 'n_head', /config\.json: n_head 5 does not divide n_embd 32/],
+  ['loadPretrained: config.json activation relu', () => lab.loadPretrained(preConfig({ activation_function: 'relu' })), Error, 'activation_function', /config\.json: .*not supported; HeadLab runs gelu_new/],
+  ['loadPretrained: GPT-Neo attention_types for 3 layers', () => lab.loadPretrained({ ...pre('neo-f32'), config: { ...pre('neo-f32').config, attention_types: [[['global', 'local', 'global'], 1]] } }),
+    Error, 'attention_types', /config\.json: attention_types describes 3 layers but num_layers is 2/],
+  ['loadPretrained: config.json not JSON', () => lab.loadPretrained({ ...pre(), config: '{"n_layer": 2,' }), Error, 'config.json', /config\.json is not valid JSON/],
+  ['loadPretrained: tokenizer.json not JSON', () => lab.loadPretrained({ ...pre(), tokenizer: 'not json' }), Error, 'tokenizer.json', /tokenizer\.json is not valid JSON/],
+  ['loadPretrained: tokenizer.json without a model', () => lab.loadPretrained({ ...pre(), tokenizer: { version: '1.0' } }), Error, 'tokenizer.json', /tokenizer\.json: model is missing/],
+  ['loadPretrained: tokenizer.json with an unknown pre-tokenizer', () => lab.loadPretrained({ ...pre(), tokenizer: { ...pre().tokenizer, pre_tokenizer: { type: 'Nope' } } }), Error, 'tokenizer.json', /Nope/],
+  ['loadPretrained: tokenizer ids beyond vocab_size', () => lab.loadPretrained(preConfig({ vocab_size: 300, bos_token_id: null, eos_token_id: null })), Error, 'tokenizer.json', /token id 352, beyond config\.json's vocab_size 300/],
+  ['loadPretrained: safetensors of 4 bytes', () => lab.loadPretrained(preWeights(new Uint8Array(4))), Error, 'model.safetensors', /truncated: 4 bytes/],
+  ['loadPretrained: safetensors cut in half', () => lab.loadPretrained(preWeights(new Uint8Array(pre().weights).slice(0, 100000))), Error, 'model.safetensors', /beyond the data|runs past the end/],
+  ['loadPretrained: a header length beyond the file', () => { const w = new Uint8Array(pre().weights); new DataView(w.buffer).setBigUint64(0, 1n << 40n, true); return lab.loadPretrained(preWeights(w)); },
+    Error, 'model.safetensors', /header length \d+ runs past the end of the file/],
+  ['loadPretrained: overlapping offsets', () => lab.loadPretrained(editedWeights((h) => { h['transformer.wpe.weight'].data_offsets = h['transformer.wte.weight'].data_offsets.map((x, i) => x + (i ? 0 : 0)); h['transformer.wpe.weight'].shape = h['transformer.wte.weight'].shape; })),
+    Error, 'model.safetensors', /overlap/],
+  ['loadPretrained: offsets beyond the data', () => lab.loadPretrained(editedWeights((h, d) => { h['transformer.ln_f.bias'].data_offsets = [d.length, d.length + 128]; })),
+    Error, 'transformer.ln_f.bias', /model\.safetensors: transformer\.ln_f\.bias: data_offsets .* beyond the data/],
+  ['loadPretrained: a dtype that disagrees with torch_dtype', () => lab.loadPretrained(preConfig({ torch_dtype: 'bfloat16' })), Error, 'model.safetensors', /dtype F32 disagrees with config\.json's torch_dtype/],
+  ['loadPretrained: a shape that disagrees with config.json', () => lab.loadPretrained(preConfig({ n_positions: 64, n_ctx: 64 })), Error, 'wpe.weight', /model\.safetensors: .*wpe\.weight: shape \[32, 32\] disagrees with config\.json/],
+  ['loadPretrained: a NaN weight', () => lab.loadPretrained(editedWeights((h, d) => { new DataView(d.buffer).setFloat32(h['transformer.h.1.mlp.c_fc.weight'].data_offsets[0] + 4 * 7, NaN, true); })),
+    Error, 'h.1.mlp.c_fc.weight', /model\.safetensors: .*h\.1\.mlp\.c_fc\.weight: element 7 is NaN/],
+  ['loadPretrained: a missing tensor', () => lab.loadPretrained(editedWeights((h) => { delete h['transformer.h.0.ln_2.weight']; })), Error, 'h.0.ln_2.weight', /missing tensor/],
+
+  // PretrainedModel methods
+  ['PretrainedModel.tokenize(5)', () => withPre((m) => m.tokenize(5)), TypeError, 'text', /must be a string/],
+  ['PretrainedModel.run(42)', () => withPre((m) => m.run(42)), TypeError, 'textOrIds', /a string, or token ids as an Int32Array or number\[\]/],
+  ['PretrainedModel.run: text with no tokens', () => withPre((m) => m.run('')), RangeError, 'textOrIds', /gives no tokens/],
+  ['PretrainedModel.run: text longer than the context', () => withPre((m) => m.run('Virat hit the ball. '.repeat(10))), RangeError, 'textOrIds', /is \d+ tokens long, more than the 32 the model's context length allows/],
+  ['PretrainedModel.run: a token id beyond the vocabulary', () => withPre((m) => m.run([1, 353])), RangeError, 'textOrIds[1]', /token id in 0\.\.352, got 353/],
+  ['PretrainedModel.run: a Float32Array', () => withPre((m) => m.run(new Float32Array(3))), TypeError, 'textOrIds', /Int32Array/],
+  ['PretrainedModel.run: ablate layer 2 of 2', () => withPre((m) => m.run('Virat', { ablate: [{ layer: 2, head: 0 }] })), RangeError, 'ablate[0].layer', /integer in 0\.\.1, got 2/],
+  ['PretrainedModel.run: ablate head a string', () => withPre((m) => m.run('Virat', { ablate: [{ layer: 0, head: '1' }] })), TypeError, 'ablate[0].head', /integer in 0\.\.3/],
+  ['PretrainedModel.run: ablate not an array', () => withPre((m) => m.run('Virat', { ablate: { layer: 0, head: 0 } })), TypeError, 'ablate', /array of \{ layer, head \}/],
+  ['PretrainedModel.run: topK 0', () => withPre((m) => m.run('Virat', { topK: 0 })), RangeError, 'topK', /positive integer/],
+  ['PretrainedModel.run: topK above the vocabulary', () => withPre((m) => m.run('Virat', { topK: 1000 })), RangeError, 'topK', /at most 353/],
+  ['PretrainedModel.run: a misspelt option (attentions)', () => withPre((m) => m.run('Virat', { attentions: true })), TypeError, 'attentions', /did you mean attention\?/],
+  ['PretrainedModel.run: attention a string', () => withPre((m) => m.run('Virat', { attention: 'yes' })), TypeError, 'attention', /boolean/],
+  ['PretrainedModel.headScores: length beyond the context', () => withPre((m) => m.headScores({ length: 16 })), RangeError, 'length', /at most 15/],
+  ['PretrainedModel.headScores: seed negative', () => withPre((m) => m.headScores({ seed: -1 })), RangeError, 'seed', /non-negative integer/],
+  ['PretrainedModel.logitLens: topK 0', () => withPre((m) => m.logitLens('Virat', { topK: 0 })), RangeError, 'topK', /positive integer/],
+  ['PretrainedModel.generate: temperature -1', () => withPre((m) => m.generate('Virat', { temperature: -1 })), RangeError, 'temperature', /\[0, 100\]/],
+  ['PretrainedModel.generate: maxTokens 0', () => withPre((m) => m.generate('Virat', { maxTokens: 0 })), RangeError, 'maxTokens', /positive integer/],
+  ['PretrainedModel.generate: a prompt filling the context', () => withPre((m) => m.generate(new Array(32).fill(40))), RangeError, 'prompt', /1\.\.31 token ids/],
+  ['a disposed PretrainedModel: run', async () => (await disposedPre()).run('Virat'), TypeError, 'PretrainedModel.run', /disposed/],
+  ['a disposed PretrainedModel: info', async () => (await disposedPre()).info, TypeError, 'PretrainedModel.info', /disposed/],
+  ['a disposed PretrainedModel: headScores', async () => (await disposedPre()).headScores(), TypeError, 'PretrainedModel.headScores', /disposed/],
 ];
 
 for (const [name, call, Type, arg, expected] of CASES) {
@@ -451,7 +555,7 @@ test('the catalogue has at least 30 distinct cases across the API', () => {
   assert.ok(CASES.length >= 30, `${CASES.length} cases`);
   const areas = new Set(CASES.map(([n]) => n.split(/[:.(]/)[0]));
   for (const area of ['mha', 'createLayer', 'AttentionLayer', 'createParallelLayer', 'ParallelLayer', 'parameterCount', 'scalingExperiment', 'headsTrial', 'createTrainer', 'loadTrainer', 'Trainer', 'a disposed Trainer',
-    'createLanguageModel', 'loadLanguageModel', 'LanguageModel', 'a disposed LanguageModel']) {
+    'createLanguageModel', 'loadLanguageModel', 'LanguageModel', 'a disposed LanguageModel', 'loadPretrained', 'PretrainedModel', 'a disposed PretrainedModel']) {
     assert.ok(areas.has(area), `cases for ${area}`);
   }
 });

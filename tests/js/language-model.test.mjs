@@ -204,7 +204,7 @@ test('attention and predict agree with a double-precision forward pass computed 
       lm.setHeadEnabled(0, 0, false);  // a switched-off head changes layer 2's input
       const model = parseModel(lm.save());
       const text = 'and then virat hit the ball with the bat because it was';
-      const ids = Array.from(lm.tokenize(text).tokens);
+      const ids = Array.from(lm.tokenize(text).ids);
       const ref = referenceForward(model, ids);
       const got = lm.attention(text);
       const T = ids.length;
@@ -228,10 +228,13 @@ test('attention and predict agree with a double-precision forward pass computed 
 
 test('tokenize and predict: the start token first, probabilities that sum to 1, most probable first', async () => {
   await withModel({ task: 'cricket', seed: 1, ...TINY }, (lm) => {
-    const { tokens, words } = lm.tokenize('  virat hit\tthe   ball ');
-    assert.deepEqual(words, ['<s>', 'virat', 'hit', 'the', 'ball']);
-    assert.deepEqual(Array.from(tokens), words.map((w) => lm.vocabulary.indexOf(w)));
-    assert.deepEqual(Array.from(lm.tokenize('').tokens), [0]);
+    const { ids, tokens, words } = lm.tokenize('  virat hit\tthe   ball ');
+    assert.ok(ids instanceof Int32Array);
+    assert.deepEqual(tokens, ['<s>', 'virat', 'hit', 'the', 'ball']);
+    assert.deepEqual(words, tokens, 'words: the former name of tokens');
+    assert.deepEqual(Array.from(ids), tokens.map((w) => lm.vocabulary.indexOf(w)));
+    assert.deepEqual(Array.from(lm.tokenize('').ids), [0]);
+    assert.deepEqual(lm.attention(tokens), lm.attention(ids), 'either array is a sequence');
     const all = lm.predict('virat hit the ball because it was');
     assert.equal(all.length, lm.vocabulary.length);
     assert.ok(Math.abs(all.reduce((s, p) => s + p.probability, 0) - 1) < 1e-4);

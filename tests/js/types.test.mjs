@@ -78,18 +78,44 @@ const baseline: number | undefined = lm.headReport(100).bestFixedPosition;
 const top: string = lm.predict('a b', { topK: 2 })[0].token;
 const g: string = lm.generate({ prompt: 'a b', temperature: 0, seed: 2, maxTokens: 3 }).text;
 const e: number = lm.evaluate(50).nextTokenAccuracy;
-const ids: Int32Array = lm.tokenize('a').tokens;
+const ids: Int32Array = lm.tokenize('a').ids;
+const names: string[] = lm.tokenize('a').tokens.concat(lm.tokenize('a').words);
 const bytes: Uint8Array = lm.save();
 using copy = await lab.loadLanguageModel(bytes);
 copy.setHeadEnabled(0, 1, !copy.headEnabled(0, 1));
 lm.dispose();
-export { pad, s, L, H, T, w, fromIds, label, coref, baseline, top, g, e, ids };
+export { pad, s, L, H, T, w, fromIds, label, coref, baseline, top, g, e, ids, names };
 `;
 const languageModelMisuse = `import { createHeadlab } from '${api}';
 const lab = await createHeadlab();
 const lm = await lab.createLanguageModel({ task: 'induction' });
 const c: number = lm.headScores()[0].coreference;
 export { c };
+`;
+const pretrained = `import { createHeadlab, PretrainedModel } from '${api}';
+const lab = await createHeadlab();
+const controller = new AbortController();
+const files: File[] = [new File(['{}'], 'config.json')];
+const fromFiles: Promise<PretrainedModel> = lab.loadPretrained(files);
+const model = await lab.loadPretrained('openai-community/gpt2', {
+  revision: 'main', threads: 'auto', cache: true, maxBytes: 6e8, signal: controller.signal,
+  onProgress: ({ file, loaded, total }) => console.log(file, loaded, total ?? '?'),
+});
+const { ids, tokens } = model.tokenize('Virat hit the ball');
+const r = await model.run(ids, { attention: true, ablate: [{ layer: 0, head: 1 }], topK: 5 });
+const attention: Float32Array | undefined = r.attention;
+const p: number = r.next[0].probability;
+const { sequence, scores } = await model.headScores({ length: 20, seed: 1 });
+const induction: number = scores[0].induction + sequence[0];
+const lens = await model.logitLens('The cat', { topK: 5 });
+const best: string = lens.layers[0].positions[0][0].token;
+const g = await model.generate('Once upon a time', { maxTokens: 5, temperature: 0.7, seed: 2 });
+const text: string = g.text + g.tokens.slice(g.promptLength).join('') + model.decode(g.ids);
+const dtype: 'F32' | 'F16' | 'BF16' = model.info.dtype;
+const n: number = model.info.contextLength + model.threads + tokens.length;
+model.dispose();
+await lab.loadPretrained({ config: {}, weights: [new ArrayBuffer(8), new Uint8Array(8)], tokenizer: '{}' });
+export { fromFiles, attention, p, induction, best, text, dtype, n };
 `;
 const untyped = `import { createHeadlab } from '${api}';
 const lab = await createHeadlab();
@@ -128,4 +154,9 @@ test('tsc --strict: the language-model API compiles as a UI uses it; cricket-onl
   const misuse = compile({ 'misuse.ts': languageModelMisuse }, ['ESNext', 'DOM']);
   assert.notEqual(misuse.status, 0, 'coreference is optional (cricket only)');
   assert.match(misuse.out, /TS2322: Type 'number \| undefined' is not assignable to type 'number'/);
+});
+
+test('tsc --strict: the pretrained-model API compiles as a page uses it', { timeout: 120_000 }, () => {
+  const r = compile({ 'pretrained.ts': pretrained }, ['ESNext', 'DOM']);
+  assert.equal(r.status, 0, `tsc failed:\n${r.out}`);
 });

@@ -3,8 +3,9 @@
 // against the file that holds it, while esbuild (dist/lib/headlab.js, the site bundles) keeps
 // import.meta.url as the URL of the bundle it writes, which sits where headlab.js does.
 
-// Two wasm modules, each in two flavours. `core` is the forward pass and the
-// experiments; `train` is the trainer, loaded the first time a page asks for it.
+// Three wasm modules, each in two flavours. `core` is the forward pass and the
+// experiments; `train` is the trainer, loaded the first time a page asks for it;
+// `pretrained` runs Hugging Face checkpoints, loaded by the first loadPretrained().
 // The scalar flavour is the same C++ compiled without WebAssembly SIMD, for
 // engines that lack it. The import() paths and the `new URL(…, import.meta.url)`
 // of each .wasm are literal so bundlers (Vite, webpack) see them and emit the files.
@@ -17,7 +18,20 @@ export const MODULES = {
     simd: { file: 'headlab_train', load: () => import('./gen/headlab_train.mjs'), url: () => new URL('./gen/headlab_train.wasm', import.meta.url) },
     scalar: { file: 'headlab_train_scalar', load: () => import('./gen/headlab_train_scalar.mjs'), url: () => new URL('./gen/headlab_train_scalar.wasm', import.meta.url) },
   },
+  // The pretrained-model engine (GPT-2, GPT-Neo inference), loaded by the first loadPretrained().
+  pretrained: {
+    simd: { file: 'headlab_pretrained', load: () => import('./gen/headlab_pretrained.mjs'), url: () => new URL('./gen/headlab_pretrained.wasm', import.meta.url) },
+    scalar: { file: 'headlab_pretrained_scalar', load: () => import('./gen/headlab_pretrained_scalar.mjs'), url: () => new URL('./gen/headlab_pretrained_scalar.wasm', import.meta.url) },
+  },
 };
+
+/**
+ * @huggingface/tokenizers (Apache-2.0), copied from node_modules into gen/ at build time
+ * (scripts/vendor-tokenizers.mjs), imported by the first loadPretrained() only.
+ */
+export function loadTokenizers() {
+  return import('./gen/tokenizers.mjs');
+}
 
 /** The URL of createParallelLayer's Worker script, next to headlab.js. */
 export function parallelWorkerUrl() {

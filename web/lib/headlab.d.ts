@@ -476,10 +476,11 @@ export declare class LanguageModel {
   /** headScores plus the threshold and, for cricket, the fixed-position baseline. */
   headReport(n?: number): LanguageHeadReport;
   /**
-   * Whitespace-separated vocabulary words → ids, start token prepended.
+   * Whitespace-separated vocabulary words → ids, start token prepended: `ids` and their `tokens` (words),
+   * the shape of {@link PretrainedModel.tokenize}; `words` is `tokens` under its former name (before 0.3, `tokens` held the ids).
    * @throws TypeError when text is not a string; RangeError naming an unknown word and its position, or text longer than seqLen − 1 words.
    */
-  tokenize(text: string): { tokens: Int32Array; words: string[] };
+  tokenize(text: string): { ids: Int32Array; tokens: string[]; words: string[] };
   /** weights `[numLayers, numHeads, T, T]`; rows sum to 1, zeros above the diagonal. */
   attention(tokensOrText: TokensOrText): { tokens: string[]; weights: Float32Array; shape: [number, number, number, number] };
   /** The next-token distribution after the last token, most probable first (topK defaults to the vocabulary size). */
@@ -490,6 +491,149 @@ export declare class LanguageModel {
   headEnabled(layer: number, head: number): boolean;
   /** Bytes in the documented "HLLM" format (cpp/include/headlab/lm_file.hpp). @throws RangeError when training diverged. */
   save(): Uint8Array;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** One next-token candidate of a pretrained model: `token` is the id's text decoded alone (' hit'). */
+export interface PretrainedNextToken {
+  id: number;
+  token: string;
+  probability: number;
+}
+
+/** `{ config, weights, tokenizer }`: a checkpoint's files as values (loadPretrained's last kind of source). */
+export interface PretrainedObjects {
+  /** config.json: the parsed object, its text or its bytes. */
+  config: object | string | ArrayBuffer | ArrayBufferView | Blob;
+  /** model.safetensors, or its shards (in any order) when sharded. */
+  weights: ArrayBuffer | ArrayBufferView | Blob | Array<ArrayBuffer | ArrayBufferView | Blob>;
+  /** tokenizer.json: the parsed object, its text or its bytes. */
+  tokenizer: object | string | ArrayBuffer | ArrayBufferView | Blob;
+}
+
+export interface PretrainedProgress {
+  /** 'config.json', 'tokenizer.json', 'model.safetensors', a shard's name… */
+  file: string;
+  loaded: number;
+  /** The file's size as announced (Content-Length, File.size); null when the server does not say. */
+  total: number | null;
+}
+
+export interface LoadPretrainedOptions {
+  /** Where repository ids are fetched from: `${hubUrl}/${id}/resolve/${revision}/${file}`. Default 'https://huggingface.co'. */
+  hubUrl?: string;
+  /** A branch, tag, commit or 'refs/pr/N' (the hub's converted safetensors often live on one). Default 'main'. */
+  revision?: string;
+  /** 1 or 'auto' (1 for now); more is an Error: threads for pretrained models are not built yet. */
+  threads?: number | 'auto';
+  /** Browsers: keep the downloaded files in the Cache API ('headlab-pretrained-v1') and read them from there next time, offline too. Default true; no effect in Node. */
+  cache?: boolean;
+  onProgress?: (progress: PretrainedProgress) => void;
+  /** Cancels the load: it rejects with an AbortError and frees what it had allocated. */
+  signal?: AbortSignal;
+  /** The most bytes to read, all files together; a file whose announced size would pass it is refused before it is downloaded. */
+  maxBytes?: number;
+}
+
+export interface PretrainedInfo {
+  /** As config.json names it. */
+  architecture: 'GPT2LMHeadModel' | 'GPTNeoForCausalLM';
+  numLayers: number;
+  numHeads: number;
+  dModel: number;
+  vocabSize: number;
+  contextLength: number;
+  parameters: number;
+  /** The weights as stored, and held: 16-bit weights stay 16-bit. */
+  dtype: 'F32' | 'F16' | 'BF16';
+  /** Bytes of weights held. */
+  bytes: number;
+}
+
+export interface PretrainedRunOptions {
+  /** Return every layer's and head's attention. Default false. */
+  attention?: boolean;
+  /** Heads to switch off for this call: their outputs are zeroed before the output projection (its bias stays). */
+  ablate?: Array<{ layer: number; head: number }>;
+  /** logits for every position ([T, V]) rather than the last ([V]). Default false. */
+  allLogits?: boolean;
+  /** How many next-token candidates. Default 10. */
+  topK?: number;
+}
+
+export interface PretrainedRunResult {
+  ids: Int32Array;
+  tokens: string[];
+  /** The last position's logits [V], or [T, V] row-major with allLogits. */
+  logits: Float32Array;
+  /** The most probable next tokens after the last one, most probable first. */
+  next: PretrainedNextToken[];
+  /** With `attention: true`: [numLayers, numHeads, T, T] row-major, rows queries, columns keys. */
+  attention?: Float32Array;
+}
+
+export interface PretrainedHeadScore {
+  layer: number;
+  head: number;
+  previousToken: number;
+  duplicateToken: number;
+  induction: number;
+  firstToken: number;
+}
+
+export interface PretrainedHeadScores {
+  /** BOS, r1…rn, r1…rn: what the scores were measured on. */
+  sequence: Int32Array;
+  /** Layer-major, numLayers × numHeads entries. */
+  scores: PretrainedHeadScore[];
+}
+
+export interface PretrainedLogitLens {
+  ids: Int32Array;
+  tokens: string[];
+  /** layers[l].positions[t]: the topK tokens the residual stream after block l predicts at position t. */
+  layers: Array<{ layer: number; positions: PretrainedNextToken[][] }>;
+}
+
+export interface PretrainedGenerateOptions {
+  /** New tokens at most (the context length bounds them too). Default 20. */
+  maxTokens?: number;
+  /** 0 takes the most probable token; default 1. */
+  temperature?: number;
+  /** Default 1. */
+  seed?: number;
+}
+
+export interface PretrainedGenerateResult {
+  /** The whole sequence, prompt first. */
+  ids: Int32Array;
+  tokens: string[];
+  /** How many of ids are the prompt's. */
+  promptLength: number;
+  /** The continuation alone, decoded. */
+  text: string;
+}
+
+/**
+ * A pretrained GPT-2 or GPT-Neo checkpoint (see {@link Headlab.loadPretrained}). Layers and heads
+ * are numbered from 0. `textOrIds`: text (tokenized with the model's tokenizer, nothing added) or
+ * token ids, 1..contextLength of them (a RangeError naming both lengths otherwise). Every method
+ * throws (or rejects with) a TypeError once disposed.
+ */
+export declare class PretrainedModel {
+  private constructor();
+  readonly info: PretrainedInfo;
+  /** 1 for now; 0 once disposed. */
+  readonly threads: number;
+  tokenize(text: string): { ids: Int32Array; tokens: string[] };
+  decode(ids: Int32Array | number[]): string;
+  run(textOrIds: string | Int32Array | number[], options?: PretrainedRunOptions): Promise<PretrainedRunResult>;
+  /** TransformerLens's detector scores on BOS + n random tokens repeated (length n, default 20). */
+  headScores(options?: { length?: number; seed?: number }): Promise<PretrainedHeadScores>;
+  logitLens(textOrIds: string | Int32Array | number[], options?: { topK?: number }): Promise<PretrainedLogitLens>;
+  /** '' starts from bos_token_id. */
+  generate(prompt: string | Int32Array | number[], options?: PretrainedGenerateOptions): Promise<PretrainedGenerateResult>;
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -574,8 +718,16 @@ export declare class Headlab {
    * started), or an Error when a Worker cannot start.
    */
   createParallelLayer(options: ParallelLayerOptions): Promise<ParallelLayer>;
+  /**
+   * A pretrained GPT2LMHeadModel or GPTNeoForCausalLM checkpoint (config.json, model.safetensors or its
+   * shards, tokenizer.json) from a Hugging Face repository id, the URL of a folder, File objects, or the
+   * contents. Rejects with a TypeError or RangeError naming a bad argument; a RangeError when maxBytes or
+   * memory refuses the model (before its weights are downloaded); an Error naming the file (and the tensor
+   * or field) that is missing, damaged or unsupported, or the download that was cut; an AbortError when cancelled.
+   */
+  loadPretrained(source: string | URL | FileList | Blob | Blob[] | PretrainedObjects, options?: LoadPretrainedOptions): Promise<PretrainedModel>;
   info(): HeadlabInfo;
-  /** Live Embind handles in both modules; 0 when nothing leaked. */
+  /** Live Embind handles in the modules loaded; 0 when nothing leaked. */
   liveHandleCount(): number;
   /** Workers (and thread Workers) started by createParallelLayer and by language models on several threads that have not ended; 0 when every one is disposed. */
   liveWorkerCount(): number;
@@ -627,6 +779,8 @@ export interface CreateHeadlabOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** The bytes of headlab_train.wasm (or headlab_train_scalar.wasm), likewise. */
   trainWasmBinary?: ArrayBuffer | Uint8Array;
+  /** The bytes of headlab_pretrained.wasm (or headlab_pretrained_scalar.wasm), likewise. */
+  pretrainedWasmBinary?: ArrayBuffer | Uint8Array;
   /** Maps the wasm file name to its URL. */
   locateFile?: (path: string, prefix: string) => string;
 }

@@ -14,6 +14,8 @@
 //   session.js         what Trainer and LanguageModel share
 //   trainer.js         createTrainer, loadTrainer, Trainer
 //   language-model.js  languageTasks, createLanguageModel, loadLanguageModel, LanguageModel
+//   pretrained.js      loadPretrained, PretrainedModel (with pretrained-files.js: where the files
+//                      come from; pretrained-config.js: config.json)
 // and headlab-files.js, next to this file, names the files loaded by URL.
 export { Headlab, createHeadlab, createHeadlab as default } from './api/lab.js';
 export { simdSupported } from './api/load.js';
@@ -21,3 +23,4 @@ export { AttentionLayer } from './api/forward.js';
 export { ParallelLayer } from './api/parallel.js';
 export { Trainer } from './api/trainer.js';
 export { LanguageModel } from './api/language-model.js';
+export { PretrainedModel } from './api/pretrained.js';

@@ -49,7 +49,7 @@ export function requireObject(fn, options, known) {
 export const WEIGHT_KEYS = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
 export const CALL_KEYS = ['query', 'key', 'value', 'causal', 'keyMask', 'headMask', 'returnWeights', 'returnIntermediates'];
 export const OPTION_KEYS = {
-  createHeadlab: ['flavour', 'locateFile', 'wasmBinary', 'trainWasmBinary'],
+  createHeadlab: ['flavour', 'locateFile', 'wasmBinary', 'trainWasmBinary', 'pretrainedWasmBinary'],
   multiHeadAttention: [...CALL_KEYS, ...WEIGHT_KEYS],
   'AttentionLayer.forward': CALL_KEYS,
   createLayer: WEIGHT_KEYS,
@@ -63,6 +63,11 @@ export const OPTION_KEYS = {
   loadLanguageModel: ['threads'],
   'LanguageModel.generate': ['prompt', 'maxTokens', 'temperature', 'seed'],
   'LanguageModel.predict': ['topK'],
+  loadPretrained: ['hubUrl', 'revision', 'threads', 'cache', 'onProgress', 'signal', 'maxBytes'],
+  'PretrainedModel.run': ['attention', 'ablate', 'allLogits', 'topK'],
+  'PretrainedModel.headScores': ['length', 'seed'],
+  'PretrainedModel.logitLens': ['topK'],
+  'PretrainedModel.generate': ['maxTokens', 'temperature', 'seed'],
 };
 
 /** A positive integer below 2^31; `undefined` allowed when optional. */

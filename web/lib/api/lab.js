@@ -6,6 +6,7 @@ import { checkShape, createLayer, forward, parameterCount } from './forward.js';
 import { createLanguageModel, languageTaskTable, loadLanguageModel } from './language-model.js';
 import { instantiate, simdSupported } from './load.js';
 import { heapLimits } from './memory.js';
+import { loadPretrained } from './pretrained.js';
 import { DEFAULT_MAX_THREADS, availableCores, createParallelLayer, defaultMechanism, liveWorkerCount } from './parallel.js';
 import { createTrainer, loadTrainer } from './trainer.js';
 
@@ -29,6 +30,17 @@ export class Headlab {
     this._trainPending = null;
     this._lmTasks = null;  // the language-model task table once read
     this._threadsFailure = null;  // why the threads build did not load, once it failed (see api/threads.js)
+    this._pretrained = null;  // the pretrained-model module once loaded
+    this._pretrainedPending = null;
+  }
+
+  /** @private The pretrained-model module (headlab_pretrained), loaded on first use. */
+  async _pretrainedModule() {
+    if (!this._pretrainedPending) {
+      this._pretrainedPending = instantiate('pretrained', this._flavour, this._options).then((m) => { this._pretrained = m; return m; });
+      this._pretrainedPending.catch(() => { this._pretrainedPending = null; });
+    }
+    return this._pretrainedPending;
   }
 
   /** @private The training module, loaded on first use. */
@@ -262,6 +274,37 @@ export class Headlab {
   }
 
   /**
+   * A pretrained GPT-2 (`GPT2LMHeadModel`) or GPT-Neo (`GPTNeoForCausalLM`) checkpoint in the
+   * Hugging Face layout: config.json, model.safetensors (float32, float16 or bfloat16; or
+   * model.safetensors.index.json and its shards) and tokenizer.json. `source` is a repository id
+   * ('openai-community/gpt2', fetched from `${hubUrl}/${id}/resolve/${revision}/${file}`), the URL
+   * of a folder holding the files, the files themselves (a FileList or File[], matched by name),
+   * or `{ config, weights, tokenizer }` (objects, strings, ArrayBuffers, Uint8Arrays or Blobs).
+   *
+   * The weights stream straight into the WebAssembly module's memory; a model that cannot fit
+   * (weights plus the activations of 256 tokens, within the module's 2 GiB) or whose files are
+   * larger than `maxBytes` is refused from the sizes the server announces, before its weights are
+   * downloaded. `onProgress({ file, loaded, total })` follows every file (`total` null when the
+   * server does not say); `signal` cancels (the promise rejects with an AbortError and nothing
+   * stays allocated). In browsers the files are kept in the Cache API (`cache`, default true), so
+   * a second visit loads them with no request, offline too. The first call loads the engine
+   * (headlab_pretrained.wasm) and the tokenizer library (gen/tokenizers.mjs).
+   * @param {string|URL|FileList|File[]|import('../headlab').PretrainedObjects} source
+   * @param {import('../headlab').LoadPretrainedOptions} [options]
+   * @returns {Promise<import('./pretrained.js').PretrainedModel>} rejects with a TypeError or RangeError
+   *   naming a bad argument, a RangeError for a model beyond maxBytes or memory, an Error naming the file
+   *   (and the tensor or field) for a missing, damaged or unsupported one, an AbortError when cancelled
+   * @example
+   * const model = await lab.loadPretrained('openai-community/gpt2', { onProgress: (p) => console.log(p.file, p.loaded, p.total) });
+   * const r = await model.run('Virat hit the ball because it was full and outside off', { topK: 5 });
+   * r.next.map((n) => n.token);
+   * model.dispose();
+   */
+  async loadPretrained(source, options) {
+    return loadPretrained(this, source, options);
+  }
+
+  /**
    * What is running: `flavour` is 'simd' or 'scalar' (the fallback for engines
    * without WebAssembly SIMD). `memoryBytes` is the size of the forward-pass
    * module's wasm heap, `heapInUseBytes` what malloc has handed out there; the
@@ -285,9 +328,10 @@ export class Headlab {
     };
   }
 
-  /** Live Embind handles in both modules; 0 when nothing leaked (for tests). */
+  /** Live Embind handles in the modules loaded; 0 when nothing leaked (for tests). */
   liveHandleCount() {
-    return this._core.count_emval_handles() + (this._train ? this._train.count_emval_handles() : 0);
+    return this._core.count_emval_handles() + (this._train ? this._train.count_emval_handles() : 0) +
+      (this._pretrained?.count_emval_handles ? this._pretrained.count_emval_handles() : 0);
   }
 
   /**

@@ -238,12 +238,13 @@ export class LanguageModel extends TrainingSession {
       }
       tokens[i + 1] = id;
     });
-    return { tokens, words: [startToken, ...words] };
+    const names = [startToken, ...words];
+    return { ids: tokens, tokens: names, words: names };
   }
 
   /** @private tokensOrText → Int32Array of ids, 1..seqLen long. */
   _sequence(fn, value, name = 'tokensOrText') {
-    if (typeof value === 'string') return this._tokenize(fn, name, value).tokens;
+    if (typeof value === 'string') return this._tokenize(fn, name, value).ids;
     const { seqLen, vocabulary } = this._spec;
     const what = `a string of words, an Int32Array or number[] of token ids (0..${vocabulary.length - 1}), or a string[] of words`;
     if (!(value instanceof Int32Array) && !Array.isArray(value)) {
@@ -393,13 +394,16 @@ export class LanguageModel extends TrainingSession {
 
   /**
    * Words → token ids: `text` is split on whitespace, every word must be in the
-   * vocabulary, and the start token is prepended.
+   * vocabulary, and the start token is prepended. The same shape as
+   * {@link PretrainedModel#tokenize}: `ids` and their `tokens` (the words, start token
+   * first); `words` is the same array under its former name. (Before 0.3, `tokens` held
+   * the ids; the methods that take a sequence accept either.)
    * @param {string} text at most seqLen − 1 words
-   * @returns {{tokens: Int32Array, words: string[]}} `words` starts with the start token
+   * @returns {{ids: Int32Array, tokens: string[], words: string[]}}
    * @throws {TypeError} when text is not a string
    * @throws {RangeError} naming an unknown word and its position, or when the text is longer than the sequence
    * @example
-   * lm.tokenize('virat hit the ball');  // { tokens: Int32Array [0, 3, 9, 13, 14], words: ['<s>', 'virat', …] }
+   * lm.tokenize('virat hit the ball');  // { ids: Int32Array [0, 3, 9, 13, 14], tokens: ['<s>', 'virat', …], words: (the same) }
    */
   tokenize(text) {
     this._live('tokenize');

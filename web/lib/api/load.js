@@ -49,7 +49,7 @@ export function simdSupported() {
 export async function instantiate(module, flavour, options) {
   const { file, load, url } = MODULES[module][flavour];
   const moduleArgs = {};
-  const binary = module === 'core' ? options.wasmBinary : options.trainWasmBinary;
+  const binary = { core: options.wasmBinary, train: options.trainWasmBinary, pretrained: options.pretrainedWasmBinary }[module];
   if (binary) moduleArgs.wasmBinary = binary;
   // Where the .wasm is looked for: locateFile's answer, else next to this file in gen/ (in a
   // Vite or webpack bundle, wherever the bundler put the file it emitted).

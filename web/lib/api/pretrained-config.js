@@ -1,0 +1,118 @@
+// config.json of a Hugging Face checkpoint → the engine's configuration (PretrainedCore.configure),
+// with an Error naming the field for anything the engine does not run.
+
+/** The architectures HeadLab runs, as config.json's `architectures` names them. */
+export const SUPPORTED_ARCHITECTURES = ['GPT2LMHeadModel', 'GPTNeoForCausalLM'];
+
+function field(fn, config, names, { optional = false, fallback } = {}) {
+  for (const name of names) {
+    const v = config[name];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 2 ** 31 - 1) {
+      throw new Error(`${fn}: config.json: ${name} must be a positive integer, got ${JSON.stringify(v)}`);
+    }
+    return v;
+  }
+  if (optional) return fallback;
+  throw new Error(`${fn}: config.json: ${names.join(' (or ')}${names.length > 1 ? ')' : ''} is missing`);
+}
+
+function tokenId(fn, config, name, vocabSize) {
+  const v = config[name];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= vocabSize) {
+    throw new Error(`${fn}: config.json: ${name} must be a token id in 0..${vocabSize - 1}, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+/**
+ * Reads config.json. Returns { engine, info, bosId, eosId }: `engine` is what
+ * PretrainedCore.configure takes, `info` the public part of model.info.
+ */
+export function readConfig(fn, config) {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+    throw new Error(`${fn}: config.json must hold a JSON object, got ${Array.isArray(config) ? 'an array' : typeof config}`);
+  }
+  const archs = config.architectures;
+  const supported = SUPPORTED_ARCHITECTURES.join(', ');
+  if (!Array.isArray(archs) || archs.length === 0 || !archs.every((a) => typeof a === 'string')) {
+    throw new Error(`${fn}: config.json: architectures must list the model's class (HeadLab runs ${supported}), ` +
+      `got ${JSON.stringify(archs)}${config.model_type ? ` (model_type ${JSON.stringify(config.model_type)})` : ''}`);
+  }
+  const architecture = archs.find((a) => SUPPORTED_ARCHITECTURES.includes(a));
+  if (!architecture) {
+    throw new Error(`${fn}: config.json: architectures ${JSON.stringify(archs)} is not supported; HeadLab runs ${supported}`);
+  }
+  const gpt2 = architecture === 'GPT2LMHeadModel';
+  const numLayers = field(fn, config, gpt2 ? ['n_layer'] : ['num_layers']);
+  const numHeads = field(fn, config, gpt2 ? ['n_head'] : ['num_heads']);
+  const dModel = field(fn, config, gpt2 ? ['n_embd'] : ['hidden_size']);
+  const vocabSize = field(fn, config, ['vocab_size']);
+  const contextLength = field(fn, config, gpt2 ? ['n_positions', 'n_ctx'] : ['max_position_embeddings']);
+  const dFF = field(fn, config, gpt2 ? ['n_inner'] : ['intermediate_size'], { optional: true, fallback: 4 * dModel });
+  if (dModel % numHeads !== 0) {
+    throw new Error(`${fn}: config.json: ${gpt2 ? 'n_head' : 'num_heads'} ${numHeads} does not divide ${gpt2 ? 'n_embd' : 'hidden_size'} ${dModel}`);
+  }
+  const eps = config.layer_norm_epsilon ?? 1e-5;
+  if (typeof eps !== 'number' || !(eps > 0 && eps < 1)) {
+    throw new Error(`${fn}: config.json: layer_norm_epsilon must be a number in (0, 1), got ${JSON.stringify(eps)}`);
+  }
+  const activation = config.activation_function ?? 'gelu_new';
+  if (activation !== 'gelu_new') {
+    throw new Error(`${fn}: config.json: activation_function ${JSON.stringify(activation)} is not supported; HeadLab runs gelu_new (GELU, tanh form)`);
+  }
+  let windows = new Array(numLayers).fill(0);
+  if (gpt2) {
+    if (config.scale_attn_by_inverse_layer_idx === true) {
+      throw new Error(`${fn}: config.json: scale_attn_by_inverse_layer_idx true is not supported (HeadLab scales scores by 1/√d_k only)`);
+    }
+    if (config.scale_attn_weights !== undefined && typeof config.scale_attn_weights !== 'boolean') {
+      throw new Error(`${fn}: config.json: scale_attn_weights must be a boolean, got ${JSON.stringify(config.scale_attn_weights)}`);
+    }
+  } else {
+    windows = neoWindows(fn, config, numLayers);
+  }
+  const bosId = tokenId(fn, config, 'bos_token_id', vocabSize);
+  const eosId = tokenId(fn, config, 'eos_token_id', vocabSize);
+  const engine = {
+    architecture: gpt2 ? 'gpt2' : 'gpt_neo', numLayers, numHeads, dModel, dFF, vocabSize, contextLength,
+    layerNormEps: eps, scaleScores: gpt2 ? config.scale_attn_weights !== false : false, windows, activation: 'gelu_new',
+  };
+  // torch_dtype, when config.json gives one the engine knows: the weights must be stored so.
+  const dtype = { float32: 'F32', float16: 'F16', bfloat16: 'BF16' }[config.torch_dtype];
+  if (dtype) engine.dtype = dtype;
+  return { engine, info: { architecture, numLayers, numHeads, dModel, vocabSize, contextLength }, bosId, eosId };
+}
+
+/** GPT-Neo's per-layer windows (0 = global) from attention_types and window_size. */
+function neoWindows(fn, config, numLayers) {
+  const types = config.attention_types;
+  const bad = (why) => new Error(`${fn}: config.json: attention_types ${why}; expected a list like [[["global", "local"], ${numLayers / 2}]]`);
+  if (!Array.isArray(types)) throw bad(`must be a list, got ${JSON.stringify(types)}`);
+  const layers = [];
+  for (const item of types) {
+    if (!Array.isArray(item) || item.length !== 2 || !Array.isArray(item[0]) || !Number.isInteger(item[1]) || item[1] < 1) {
+      throw bad(`holds ${JSON.stringify(item)}, not [[kinds…], repeat]`);
+    }
+    for (let r = 0; r < item[1] && layers.length <= numLayers; r++) {
+      for (const kind of item[0]) {
+        if (kind !== 'global' && kind !== 'local') throw bad(`names the attention kind ${JSON.stringify(kind)} (known: global, local)`);
+        layers.push(kind);
+      }
+    }
+  }
+  if (layers.length !== numLayers) throw bad(`describes ${layers.length} layers but num_layers is ${numLayers}`);
+  const hasLocal = layers.includes('local');
+  const window = hasLocal ? field(fn, config, ['window_size']) : 0;
+  return layers.map((k) => (k === 'local' ? window : 0));
+}
+
+/**
+ * Bytes of activations a run of T tokens may hold at once, as an upper estimate: logits and the
+ * softmax for T × V, every head's attention T × T, and the residual stream, Q/K/V and the MLP's
+ * hidden layer of one block.
+ */
+export function activationBytes({ numLayers, numHeads, dModel, dFF, vocabSize }, T) {
+  return 4 * (2 * T * vocabSize + numLayers * numHeads * T * T + T * (8 * dModel + 2 * dFF));
+}

@@ -1,0 +1,610 @@
+// Pretrained Hugging Face checkpoints (GPT-2, GPT-Neo): loadPretrained, which fetches and checks
+// config.json, tokenizer.json and the safetensors weights and hands them to the engine
+// (headlab_pretrained, PretrainedCore), and the PretrainedModel it returns.
+import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
+import { loadTokenizers } from '../headlab-files.js';
+import { CACHE_NAME, abortError, makeSource, mib, readEntry, readJson } from './pretrained-files.js';
+import { activationBytes, readConfig } from './pretrained-config.js';
+
+const FN = 'loadPretrained';
+const DEFAULT_HEAP_MAX = 2 ** 31;  // headlab_pretrained is linked with -sMAXIMUM_MEMORY=2gb
+const FIT_TOKENS = 256;  // a model must hold at least this many tokens' activations beside its weights
+const SLACK_BYTES = 64 * 2 ** 20;  // the module's own memory, malloc's overhead, the token buffers
+
+/** The `threads` option: 1 for now ('auto' → 1); kept so the API stays the same when threads come. */
+function resolveThreads(threads) {
+  if (threads === undefined || threads === 'auto') return 1;
+  if (typeof threads !== 'number') throw new TypeError(`${FN}: threads must be a positive integer or 'auto', got ${describe(threads)}`);
+  requireDim(FN, 'threads', threads);
+  if (threads > 1) {
+    throw new Error(`${FN}: threads: ${threads} threads for pretrained models are not built yet; pass 1 or 'auto' (which uses 1 for now)`);
+  }
+  return 1;
+}
+
+function checkOptions(options) {
+  requireObject(FN, options, OPTION_KEYS[FN]);
+  const o = {
+    hubUrl: options.hubUrl ?? 'https://huggingface.co',
+    revision: options.revision ?? 'main',
+    threads: resolveThreads(options.threads),
+    cache: options.cache === undefined ? true : requireBool(FN, 'cache', options.cache),
+    onProgress: options.onProgress ?? null,
+    signal: options.signal ?? null,
+    maxBytes: options.maxBytes ?? Infinity,
+  };
+  if (typeof o.hubUrl !== 'string' || !/^https?:\/\/[^/]/.test(o.hubUrl)) {
+    throw new TypeError(`${FN}: hubUrl must be an http(s) URL such as 'https://huggingface.co', got ${describe(o.hubUrl)}`);
+  }
+  if (typeof o.revision !== 'string' || o.revision.length === 0 || o.revision.includes('..')) {
+    throw new TypeError(`${FN}: revision must be a branch, tag, commit or 'refs/pr/N', got ${describe(o.revision)}`);
+  }
+  if (o.onProgress !== null && typeof o.onProgress !== 'function') {
+    throw new TypeError(`${FN}: onProgress must be a function ({ file, loaded, total }) => void, got ${describe(o.onProgress)}`);
+  }
+  if (o.signal !== null && !(typeof AbortSignal === 'function' && o.signal instanceof AbortSignal)) {
+    throw new TypeError(`${FN}: signal must be an AbortSignal (from an AbortController), got ${describe(o.signal)}`);
+  }
+  if (options.maxBytes !== undefined) {
+    if (typeof o.maxBytes !== 'number') throw new TypeError(`${FN}: maxBytes must be a positive number of bytes, got ${describe(o.maxBytes)}`);
+    if (!(o.maxBytes > 0)) throw new RangeError(`${FN}: maxBytes must be a positive number of bytes, got ${o.maxBytes}`);
+  }
+  return o;
+}
+
+/** What one load shares: progress, the byte budget, the signal, the cache. */
+function loadContext(o) {
+  let spent = 0;
+  let cachePromise = null;
+  const useCache = o.cache && typeof caches === 'object' && caches !== null && typeof caches.open === 'function';
+  return {
+    fn: FN,
+    signal: o.signal,
+    progress(file, loaded, total) {
+      if (o.onProgress) o.onProgress({ file, loaded, total });
+    },
+    /** Refuses a file before its body is read when its announced length would pass maxBytes. */
+    budget(name, total) {
+      if (total !== null && spent + total > o.maxBytes) {
+        throw new RangeError(`${FN}: maxBytes: ${name} is ${total} bytes (${mib(total)})${spent ? ` after ${spent} bytes already read` : ''}, ` +
+          `more than maxBytes ${o.maxBytes} (${mib(o.maxBytes)}); nothing more was downloaded`);
+      }
+    },
+    spend(name, n) {
+      spent += n;
+      if (spent > o.maxBytes) throw new RangeError(`${FN}: maxBytes: reading ${name} passed maxBytes ${o.maxBytes} (${mib(o.maxBytes)}); the download was stopped`);
+    },
+    openCache() {
+      if (!useCache) return null;
+      cachePromise ??= caches.open(CACHE_NAME).catch(() => null);
+      return cachePromise;
+    },
+  };
+}
+
+/** Opens a file that must be there: an Error naming it and the source when it is not. */
+async function required(source, name, ctx, hint = '') {
+  const entry = await source.open(name, ctx);
+  if (!entry) throw new Error(`${FN}: ${source.where} has no ${name}${hint}`);
+  return entry;
+}
+
+/**
+ * The safetensors files to load, in order: [entry] for model.safetensors, the shards named by
+ * model.safetensors.index.json, or an Error when there is neither (saying so when only
+ * pytorch_model.bin is there).
+ */
+async function weightEntries(source, ctx) {
+  if (source.shards) return Promise.all(source.shards.map((n) => required(source, n, ctx)));
+  // A sharded model in the Cache API: straight to its index, with no request for model.safetensors.
+  const shardedInCache = source.cached && await source.cached('model.safetensors.index.json', ctx) && !(await source.cached('model.safetensors', ctx));
+  const single = shardedInCache ? null : await source.open('model.safetensors', ctx);
+  if (single) return [single];
+  const indexEntry = await source.open('model.safetensors.index.json', ctx);
+  if (indexEntry) {
+    const index = await readJson(indexEntry, ctx);
+    const map = index?.weight_map;
+    if (map === null || typeof map !== 'object' || Array.isArray(map)) {
+      throw new Error(`${FN}: model.safetensors.index.json: weight_map must map tensor names to shard files, got ${JSON.stringify(map)?.slice(0, 80)}`);
+    }
+    const shards = [...new Set(Object.values(map))];
+    for (const s of shards) {
+      if (typeof s !== 'string' || !/^[\w.-]+\.safetensors$/.test(s)) {
+        throw new Error(`${FN}: model.safetensors.index.json: weight_map names the shard ${JSON.stringify(s)}, not a .safetensors file in the same folder`);
+      }
+    }
+    const total = index.metadata?.total_size;
+    if (typeof total === 'number') ctx.budget('the shards of model.safetensors.index.json', total);
+    return shards.map((s) => ({ lazy: s }));
+  }
+  if (await source.head('pytorch_model.bin', ctx)) {
+    const where = source.hub
+      ? ` The hub's conversion bot often has a safetensors copy on a pull-request revision: look for "Adding \`safetensors\` variant of this model" ` +
+        `at ${ctx.hubUrl}/${source.hub}/discussions and pass its revision, e.g. { revision: 'refs/pr/1' }.`
+      : ' Convert it to model.safetensors first (for example with the safetensors conversion Space on the Hugging Face hub).';
+    throw new Error(`${FN}: ${source.where} has only pytorch_model.bin, a pickle that HeadLab does not read (loading a pickle can run code); it needs model.safetensors.${where}`);
+  }
+  throw new Error(`${FN}: ${source.where} has no model.safetensors (nor model.safetensors.index.json)`);
+}
+
+/** The tokenizer: an Error naming tokenizer.json and the field when it is not one the library reads. */
+async function makeTokenizer(json, vocabSize) {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new Error(`${FN}: tokenizer.json must hold a JSON object`);
+  const model = json.model;
+  if (model === null || typeof model !== 'object') throw new Error(`${FN}: tokenizer.json: model is missing (the tokenizer's vocabulary and merges)`);
+  if (typeof model.type !== 'string' && !model.vocab) throw new Error(`${FN}: tokenizer.json: model.type is missing`);
+  if (model.vocab === null || typeof model.vocab !== 'object') throw new Error(`${FN}: tokenizer.json: model.vocab must be an object or a list, got ${JSON.stringify(model.vocab)}`);
+  const { Tokenizer } = await loadTokenizers();
+  let tokenizer;
+  try {
+    tokenizer = new Tokenizer(json, {});
+    tokenizer.encode('a b');
+  } catch (e) {
+    throw new Error(`${FN}: tokenizer.json: ${e.message}`, { cause: e });
+  }
+  let maxId = -1;
+  for (const id of tokenizer.get_vocab(true).values()) if (id > maxId) maxId = id;
+  if (maxId >= vocabSize) {
+    throw new Error(`${FN}: tokenizer.json: the tokenizer has token id ${maxId}, beyond config.json's vocab_size ${vocabSize}`);
+  }
+  const special = new Set();
+  for (const t of json.added_tokens ?? []) if (t?.special && Number.isInteger(t.id)) special.add(t.id);
+  return { tokenizer, special, size: maxId + 1 };
+}
+
+/** Copies one safetensors file into the engine (streamed straight into the wasm heap) and registers it. */
+async function addWeights(module, core, entry, ctx, heapMax, reserved) {
+  let ptr = 0;
+  let length = 0;
+  await readEntry(entry, ctx, (n) => {
+    length = n;
+    if (reserved.bytes + n > heapMax) {
+      throw new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's ${mib(heapMax)} beside what is loaded`);
+    }
+    ptr = core.allocFile(Math.max(n, 1));
+    if (!ptr) throw new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's memory (${mib(heapMax)} at most)`);
+    return (chunk, at) => { module.HEAPU8.set(chunk, ptr + at); };
+  });
+  reserved.bytes += length;
+  const e = core.addSafetensors(entry.name, ptr, length);
+  if (e) throw new Error(`${FN}: ${e}`);
+}
+
+/** Headlab#loadPretrained. */
+export async function loadPretrained(lab, source, options = {}) {
+  const o = checkOptions(options);
+  const src = makeSource(FN, source, o);
+  const ctx = loadContext(o);
+  ctx.hubUrl = o.hubUrl.replace(/\/+$/, '');
+  if (o.signal?.aborted) throw abortError(FN, null, o.signal);
+  // The engine and the tokenizer library load while config.json downloads.
+  const modulePending = lab._pretrainedModule();
+  modulePending.catch(() => {});
+  loadTokenizers().catch(() => {});
+
+  const config = readConfig(FN, await readJson(await required(src, 'config.json', ctx,
+    src.hub ? ` (is ${src.hub} a model repository, and is revision ${o.revision} right?)` : ''), ctx));
+  const tok = await makeTokenizer(await readJson(await required(src, 'tokenizer.json', ctx), ctx), config.engine.vocabSize);
+  const weights = await weightEntries(src, ctx);
+
+  const module = await modulePending;
+  if (o.signal?.aborted) throw abortError(FN, null, o.signal);
+  const heapMax = typeof module.heapMax === 'function' ? module.heapMax() : DEFAULT_HEAP_MAX;
+  const T = Math.min(config.engine.contextLength, FIT_TOKENS);
+  let core = new module.PretrainedCore();
+  try {
+    const e = core.configure(config.engine);
+    if (e) throw new Error(`${FN}: config.json: ${e}`);
+    // What a run of T tokens with every output asked for holds beside the weights: the engine's
+    // own count where it gives one.
+    const activations = typeof core.activationBytes === 'function' ? core.activationBytes(T, true, false, true) : activationBytes(config.engine, T);
+    const reserved = { bytes: activations + SLACK_BYTES };
+    // Shards are opened one at a time (an entry holds a live response).
+    for (let i = 0; i < weights.length; i++) {
+      const entry = weights[i].lazy ? await required(src, weights[i].lazy, ctx, ' (named by model.safetensors.index.json)') : weights[i];
+      if (entry.total !== null) {
+        const need = reserved.bytes + entry.total;
+        if (need > heapMax) {
+          entry.cancel();
+          for (const later of weights.slice(i + 1)) later.cancel?.();
+          throw new RangeError(`${FN}: ${src.where} cannot fit: ${entry.name} is ${mib(entry.total)} and a run of ${T} tokens needs about ${mib(activations)} ` +
+            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`);
+        }
+        try {
+          ctx.budget(entry.name, entry.total);
+        } catch (err) {
+          entry.cancel();
+          for (const later of weights.slice(i + 1)) later.cancel?.();
+          throw err;
+        }
+      }
+      await addWeights(module, core, entry, ctx, heapMax, reserved);
+    }
+    const f = core.finish();
+    if (f) throw new Error(`${FN}: ${f}`);
+    const model = new PretrainedModel(lab, module, core, config, tok, o.threads);
+    core = null;
+    return model;
+  } catch (e) {
+    for (const w of weights) w.cancel?.();
+    if (o.signal?.aborted && !(e instanceof DOMException && e.name === 'AbortError')) throw abortError(FN, null, o.signal);
+    throw e;
+  } finally {
+    if (core && !core.isDeleted?.()) core.delete();
+  }
+}
+
+// Models not disposed by their owner are freed when garbage-collected.
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((core) => { if (!core.isDeleted?.()) core.delete(); })
+  : null;
+
+/** SplitMix64 on BigInt: the random tokens of headScores, the same in every engine. */
+function splitmix(seed) {
+  let s = BigInt.asUintN(64, BigInt(seed));
+  return () => {
+    s = BigInt.asUintN(64, s + 0x9e3779b97f4a7c15n);
+    let z = s;
+    z = BigInt.asUintN(64, (z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
+    z = BigInt.asUintN(64, (z ^ (z >> 27n)) * 0x94d049bb133111ebn);
+    return z ^ (z >> 31n);
+  };
+}
+
+/**
+ * A pretrained GPT-2 or GPT-Neo model, made by {@link Headlab#loadPretrained}. Its methods
+ * return promises (they will run in a Worker or on threads later without changing the API);
+ * results are plain objects and typed arrays (copies). Layers and heads are numbered from 0.
+ *
+ * `textOrIds` is a string (tokenized with the model's tokenizer.json, no token added) or the
+ * token ids themselves (an Int32Array or number[]), 1..contextLength of them.
+ */
+export class PretrainedModel {
+  /** @private */
+  constructor(lab, module, core, config, tok, threads) {
+    /** @private */ this._lab = lab;
+    /** @private */ this._module = module;
+    /** @private */ this._core = core;
+    /** @private */ this._config = config;
+    /** @private */ this._tok = tok;
+    /** @private */ this._threads = threads;
+    /** @private */ this._pieces = new Map();
+    const i = core.info();
+    /** @private */
+    const dtype = { float32: 'F32', float16: 'F16', bfloat16: 'BF16' }[i.dtype] ?? i.dtype;
+    this._info = Object.freeze({ ...config.info, parameters: i.parameters, dtype, bytes: i.bytes });
+    finalizer?.register(this, core, this);
+  }
+
+  /** @private */
+  _live(fn) {
+    if (!this._core) throw new TypeError(`PretrainedModel.${fn}: this model has been disposed`);
+    return this._core;
+  }
+
+  /**
+   * `{ architecture, numLayers, numHeads, dModel, vocabSize, contextLength, parameters, dtype, bytes }`:
+   * `architecture` as config.json names it, `dtype` of the weights as stored ('F32', 'F16', 'BF16'),
+   * `bytes` the weights held in memory.
+   */
+  get info() {
+    this._live('info');
+    return { ...this._info };
+  }
+
+  /** Threads the model runs on (1 for now); 0 once disposed. */
+  get threads() {
+    return this._core ? this._threads : 0;
+  }
+
+  /** @private The text of one token, as decoding it alone gives (' hit', not 'Ġhit'). */
+  _piece(id) {
+    let s = this._pieces.get(id);
+    if (s === undefined) {
+      s = this._tok.tokenizer.decode([id], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
+      this._pieces.set(id, s);
+    }
+    return s;
+  }
+
+  /** @private */
+  _tokens(ids) {
+    return Array.from(ids, (id) => this._piece(id));
+  }
+
+  /** @private text → ids, without the context check. */
+  _encode(fn, name, text) {
+    if (typeof text !== 'string') throw new TypeError(`PretrainedModel.${fn}: ${name} must be a string, got ${describe(text)}`);
+    return Int32Array.from(this._tok.tokenizer.encode(text, { add_special_tokens: false }).ids);
+  }
+
+  /** @private textOrIds → Int32Array of 1..contextLength ids (`room` more must fit for generation). */
+  _sequence(fn, value, name = 'textOrIds', room = 0) {
+    const { contextLength, vocabSize } = this._info;
+    const max = contextLength - room;
+    let ids;
+    if (typeof value === 'string') {
+      ids = this._encode(fn, name, value);
+      if (ids.length === 0) throw new RangeError(`PretrainedModel.${fn}: ${name} gives no tokens; give some text or token ids`);
+      if (ids.length > max) {
+        throw new RangeError(`PretrainedModel.${fn}: ${name} is ${ids.length} tokens long, more than the ${max} ` +
+          `${room ? `left for it (context length ${contextLength} − ${room} to generate)` : `the model's context length allows`}`);
+      }
+      return ids;
+    }
+    if (!(value instanceof Int32Array) && !Array.isArray(value)) {
+      throw new TypeError(`PretrainedModel.${fn}: ${name} must be a string, or token ids as an Int32Array or number[], got ${describe(value)}`);
+    }
+    if (value.length < 1 || value.length > max) {
+      throw new RangeError(`PretrainedModel.${fn}: ${name} must hold 1..${max} token ids (${room ? `context length ${contextLength} − ${room} to generate` : 'the context length'}), got ${value.length}`);
+    }
+    ids = new Int32Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const x = value[i];
+      if (typeof x !== 'number') throw new TypeError(`PretrainedModel.${fn}: ${name}[${i}] must be a token id, got ${describe(x)}`);
+      if (!Number.isInteger(x) || x < 0 || x >= vocabSize) throw new RangeError(`PretrainedModel.${fn}: ${name}[${i}] must be a token id in 0..${vocabSize - 1}, got ${x}`);
+      ids[i] = x;
+    }
+    return ids;
+  }
+
+  /** @private Copies ids into the engine's token buffer, just before a call. */
+  _put(core, ids) {
+    core.tokenBuffer(ids.length).set(ids);
+  }
+
+  /** @private An engine answer that is an error message → RangeError. */
+  _check(fn, r) {
+    if (typeof r === 'string') throw new RangeError(`PretrainedModel.${fn}: ${r}`);
+    return r;
+  }
+
+  /** @private The k most probable next tokens from one row of logits (softmax in double). */
+  _top(logits, offset, V, k) {
+    let max = -Infinity;
+    for (let i = 0; i < V; i++) if (logits[offset + i] > max) max = logits[offset + i];
+    let sum = 0;
+    for (let i = 0; i < V; i++) sum += Math.exp(logits[offset + i] - max);
+    const best = [];  // ids, kept sorted by logit (descending), then id
+    for (let i = 0; i < V; i++) {
+      const x = logits[offset + i];
+      if (best.length === k && x <= logits[offset + best[k - 1]]) continue;
+      let j = best.length;
+      while (j > 0 && logits[offset + best[j - 1]] < x) j--;
+      best.splice(j, 0, i);
+      if (best.length > k) best.pop();
+    }
+    return best.map((id) => ({ id, token: this._piece(id), probability: Math.exp(logits[offset + id] - max) / sum }));
+  }
+
+  /**
+   * Text → token ids through the model's tokenizer.json (@huggingface/tokenizers), with no token
+   * added; `tokens` are the ids' texts, each decoded alone (' hit': the leading space is part of the token).
+   * @param {string} text
+   * @returns {{ids: Int32Array, tokens: string[]}}
+   * @throws {TypeError} when text is not a string
+   * @example
+   * model.tokenize('Virat hit the ball');  // { ids: Int32Array [...], tokens: ['Vir', 'at', ' hit', ' the', ' ball'] }
+   */
+  tokenize(text) {
+    this._live('tokenize');
+    const ids = this._encode('tokenize', 'text', text);
+    return { ids, tokens: this._tokens(ids) };
+  }
+
+  /**
+   * Token ids → text, through the tokenizer's decoder.
+   * @param {Int32Array|number[]} ids
+   * @returns {string}
+   */
+  decode(ids) {
+    this._live('decode');
+    return this._tok.tokenizer.decode(Array.from(this._sequence('decode', ids, 'ids')));
+  }
+
+  /**
+   * One forward pass. `logits` are the last position's (Float32Array [V]), or every position's
+   * ([T, V] row-major) with `allLogits`; `next` the topK most probable next tokens after the last
+   * one; `attention` (with `attention: true`) every layer's and head's weights, Float32Array
+   * [numLayers, numHeads, T, T], rows queries, columns keys. `ablate` switches heads off for this
+   * call: their outputs are zeroed before the output projection (whose bias stays).
+   * @param {string|Int32Array|number[]} textOrIds
+   * @param {import('../headlab').PretrainedRunOptions} [options]
+   * @returns {Promise<import('../headlab').PretrainedRunResult>}
+   * @example
+   * const r = await model.run('Virat hit the ball because it was full and outside off', { attention: true, topK: 5 });
+   * r.next[0];  // { id, token: '.', probability }
+   * const { numHeads: H } = model.info, T = r.ids.length;
+   * r.attention[((1 * H + 0) * T + 5) * T + 3];  // layer 1, head 0, query 5 on key 3
+   */
+  async run(textOrIds, options = {}) {
+    const fn = 'PretrainedModel.run';
+    const core = this._live('run');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const ids = this._sequence('run', textOrIds);
+    const attention = requireBool(fn, 'attention', options.attention);
+    const allLogits = requireBool(fn, 'allLogits', options.allLogits);
+    const { vocabSize: V } = this._info;
+    const topK = this._count(fn, 'topK', options.topK, 10, V);
+    const ablate = this._ablation(fn, options.ablate);
+    this._put(core, ids);
+    const r = this._check('run', core.run(ids.length, { attention, allLogits, ablate, lens: false, lensTopK: 0 }));
+    const T = ids.length;
+    const offset = allLogits ? (T - 1) * V : 0;
+    const out = { ids, tokens: this._tokens(ids), logits: r.logits, next: this._top(r.logits, offset, V, topK) };
+    if (attention) out.attention = r.attention;
+    return out;
+  }
+
+  /** @private A count in 1..max, or the default when undefined. */
+  _count(fn, name, n, fallback, max) {
+    if (n === undefined) return fallback;
+    const v = requireDim(fn, name, n);
+    if (v > max) throw new RangeError(`${fn}: ${name} must be at most ${max}, got ${v}`);
+    return v;
+  }
+
+  /** @private [{ layer, head }] → Uint8Array [numLayers * numHeads], 1 = off. */
+  _ablation(fn, ablate) {
+    const { numLayers: L, numHeads: H } = this._info;
+    const mask = new Uint8Array(L * H);
+    if (ablate === undefined) return mask;
+    if (!Array.isArray(ablate)) throw new TypeError(`${fn}: ablate must be an array of { layer, head }, got ${describe(ablate)}`);
+    ablate.forEach((x, i) => {
+      if (x === null || typeof x !== 'object') throw new TypeError(`${fn}: ablate[${i}] must be { layer, head }, got ${describe(x)}`);
+      for (const [key, n] of [['layer', L], ['head', H]]) {
+        const v = x[key];
+        const msg = `${fn}: ablate[${i}].${key} must be an integer in 0..${n - 1}, got ${describe(v)}`;
+        if (typeof v !== 'number') throw new TypeError(msg);
+        if (!Number.isInteger(v) || v < 0 || v >= n) throw new RangeError(msg);
+      }
+      mask[x.layer * H + x.head] = 1;
+    });
+    return mask;
+  }
+
+  /**
+   * Every head's detector scores, TransformerLens's definitions on one sequence: BOS (config.json's
+   * bos_token_id) then n random non-special tokens r₁…rₙ then r₁…rₙ again (positions 0…2n), with
+   * A the head's attention: previousToken = mean over t = 2…2n of A[t, t−1]; duplicateToken =
+   * mean over t = n+1…2n of A[t, t−n]; induction = mean over t = n+1…2n of A[t, t−n+1];
+   * firstToken = mean over t = 1…2n of A[t, 0]. `sequence` is returned so anyone can recompute them.
+   * @param {{length?: number, seed?: number}} [options] n (default 20; 2n + 1 ≤ contextLength) and the seed of the random tokens (default 1)
+   * @returns {Promise<import('../headlab').PretrainedHeadScores>}
+   * @example
+   * const { scores } = await model.headScores();
+   * scores.filter((s) => s.induction > 0.4);  // the induction heads
+   */
+  async headScores(options = {}) {
+    const fn = 'PretrainedModel.headScores';
+    const core = this._live('headScores');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const maxN = Math.floor((this._info.contextLength - 1) / 2);
+    const n = this._count(fn, 'length', options.length, Math.min(20, maxN), maxN);
+    const seed = options.seed ?? 1;
+    requireSeed(fn, 'seed', seed);
+    const bos = this._config.bosId ?? this._config.eosId;
+    if (bos === null) throw new Error(`${fn}: config.json has no bos_token_id (nor eos_token_id) to start the sequence with`);
+    const sequence = this._randomSequence(n, seed, bos);
+    this._put(core, sequence);
+    const s = this._check('headScores', core.headScores(sequence.length, n));
+    const { numLayers: L, numHeads: H } = this._info;
+    const scores = [];
+    for (let layer = 0; layer < L; layer++) {
+      for (let head = 0; head < H; head++) {
+        const b = (layer * H + head) * 4;
+        scores.push({ layer, head, previousToken: s[b], duplicateToken: s[b + 1], induction: s[b + 2], firstToken: s[b + 3] });
+      }
+    }
+    return { sequence, scores };
+  }
+
+  /** @private BOS, n random non-special tokens of the tokenizer, the same n again. */
+  _randomSequence(n, seed, bos) {
+    const next = splitmix(seed);
+    const size = this._tok.size;
+    const seq = new Int32Array(2 * n + 1);
+    seq[0] = bos;
+    for (let i = 1; i <= n; i++) {
+      let id;
+      do id = Number(next() % BigInt(size)); while (this._tok.special.has(id) || id === bos);
+      seq[i] = id;
+      seq[n + i] = id;
+    }
+    return seq;
+  }
+
+  /**
+   * The logit lens: for each layer l, the residual stream after block l read through the final
+   * LayerNorm and the unembedding, as the topK most probable tokens at every position.
+   * @param {string|Int32Array|number[]} textOrIds
+   * @param {{topK?: number}} [options] default 5
+   * @returns {Promise<import('../headlab').PretrainedLogitLens>}
+   * @example
+   * const lens = await model.logitLens('The cat sat on the');
+   * lens.layers[0].positions[4][0].token;  // layer 0's best guess after ' the'
+   */
+  async logitLens(textOrIds, options = {}) {
+    const fn = 'PretrainedModel.logitLens';
+    const core = this._live('logitLens');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const ids = this._sequence('logitLens', textOrIds);
+    const topK = this._count(fn, 'topK', options.topK, 5, Math.min(100, this._info.vocabSize));
+    this._put(core, ids);
+    const r = this._check('logitLens', core.run(ids.length, { attention: false, allLogits: false, ablate: new Uint8Array(this._info.numLayers * this._info.numHeads), lens: true, lensTopK: topK }));
+    const T = ids.length;
+    const layers = [];
+    for (let layer = 0; layer < this._info.numLayers; layer++) {
+      const positions = [];
+      for (let t = 0; t < T; t++) {
+        const b = (layer * T + t) * topK;
+        const row = [];
+        for (let k = 0; k < topK; k++) row.push({ id: r.lensIds[b + k], token: this._piece(r.lensIds[b + k]), probability: r.lensProbs[b + k] });
+        positions.push(row);
+      }
+      layers.push({ layer, positions });
+    }
+    return { ids, tokens: this._tokens(ids), layers };
+  }
+
+  /**
+   * Continues a prompt token by token, each drawn from the next-token distribution sharpened by
+   * `temperature` (0 takes the most probable token), seeded: the same model, prompt and options
+   * give the same tokens. Stops after maxTokens, at the context length, or before config.json's
+   * eos_token_id (never emitted). `ids` and `tokens` are the whole sequence, prompt first
+   * (`promptLength` of them), so `run(result.ids, { attention: true })` shows the generated
+   * tokens' attention; `text` is the decoded continuation alone.
+   * @param {string|Int32Array|number[]} prompt '' starts from bos_token_id
+   * @param {import('../headlab').PretrainedGenerateOptions} [options]
+   * @returns {Promise<import('../headlab').PretrainedGenerateResult>}
+   * @example
+   * const g = await model.generate('Once upon a time', { maxTokens: 10, seed: 3 });
+   * g.text;  // the ten tokens that follow, as text
+   */
+  async generate(prompt, options = {}) {
+    const fn = 'PretrainedModel.generate';
+    const core = this._live('generate');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const { contextLength } = this._info;
+    const maxTokens = this._count(fn, 'maxTokens', options.maxTokens, 20, contextLength - 1);
+    const temperature = options.temperature ?? 1;
+    if (typeof temperature !== 'number') throw new TypeError(`${fn}: temperature must be a number ≥ 0, got ${describe(temperature)}`);
+    if (!(Number.isFinite(temperature) && temperature >= 0 && temperature <= 100)) {
+      throw new RangeError(`${fn}: temperature must be a finite number in [0, 100], got ${temperature}`);
+    }
+    const seed = options.seed ?? 1;
+    requireSeed(fn, 'seed', seed);
+    let ids;
+    if (prompt === '' || (Array.isArray(prompt) && prompt.length === 0)) {
+      const bos = this._config.bosId ?? this._config.eosId;
+      if (bos === null) throw new RangeError(`${fn}: prompt is empty and config.json has no bos_token_id to start from`);
+      ids = Int32Array.of(bos);
+    } else {
+      ids = this._sequence('generate', prompt, 'prompt', 1);
+    }
+    const n = Math.min(maxTokens, contextLength - ids.length);
+    this._put(core, ids);
+    const stop = this._config.eosId ?? -1;
+    const added = this._check('generate', core.generate(ids.length, n, temperature, seed, stop));
+    const all = new Int32Array(ids.length + added.length);
+    all.set(ids);
+    all.set(added, ids.length);
+    return {
+      ids: all, tokens: this._tokens(all), promptLength: ids.length,
+      text: this._tok.tokenizer.decode(Array.from(added), { skip_special_tokens: false }),
+    };
+  }
+
+  /** Frees the weights and the engine's memory. Every method afterwards throws a TypeError; dispose() twice is fine. */
+  dispose() {
+    if (!this._core) return;
+    finalizer?.unregister(this);
+    if (!this._core.isDeleted?.()) this._core.delete();
+    this._core = null;
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
+}
+
