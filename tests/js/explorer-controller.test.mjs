@@ -211,6 +211,7 @@ test('a failed load is an error in plain words; offline and a blocked download s
   assert.match(explainLoadError('TypeError: Failed to fetch'), /did not go through/);
   assert.match(explainLoadError('Refused to connect because it violates the document\'s Content Security Policy'), /Content-Security-Policy blocks them/);
   assert.match(explainLoadError('roneneldan/TinyStories-1M has only pytorch_model.bin'), /refs\/pr/);
+  assert.match(explainLoadError('loadPretrained: the download of model.safetensors was cut after 2048 of 105316 bytes: network error'), /stopped before the end of a file; try again/);
 });
 
 test('a Worker that dies takes the model with it: error, and the next load starts a new client', async () => {

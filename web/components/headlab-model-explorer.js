@@ -525,7 +525,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     if (!has) { setText(this.infoLine, c.state === 'empty' ? 'Pick a model to begin.' : ''); return; }
     const i = c.info;
     const parts = [`${this.modelTitle()}: ${i.numLayers} layers × ${i.numHeads} heads, d_model ${i.dModel}, ${i.vocabSize.toLocaleString('en-US')} tokens in its vocabulary, reads up to ${i.contextLength} tokens`];
-    if (i.parameters) parts.push(`${(i.parameters / 1e6).toPrecision(3)} million parameters`);
+    if (i.parameters) parts.push(i.parameters >= 1e6 ? `${+(i.parameters / 1e6).toPrecision(3)} million parameters` : `${i.parameters.toLocaleString('en-US')} parameters`);
     if (i.dtype && i.architecture !== 'headlab') parts.push(`weights in ${i.dtype}`);
     setText(this.infoLine, `${parts.join(', ')}.`);
     if (!c.results) return;

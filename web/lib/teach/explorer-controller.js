@@ -78,10 +78,10 @@ export function explainLoadError(message, { online = true, what = 'the model' } 
   if (!online) return `You are offline, so ${what} could not be downloaded. HeadLab’s own models work offline; a Hugging Face model loads offline once it has been downloaded here before.`;
   if (/\b404\b|not found/i.test(m)) return `The hub has no such file: ${m}`;
   if (/pytorch_model\.bin|only.*pickle/i.test(m)) return `${m} HeadLab reads model.safetensors only; several repositories have a converted copy in a refs/pr/… revision.`;
+  if (/\bwas cut\b|incomplete|truncat/i.test(m)) return `The download stopped before the end of a file; try again. (${m})`;
   if (/Failed to fetch|NetworkError|Load failed|fetch failed|network/i.test(m)) {
     return `The download did not go through: the network, a firewall or this page’s settings blocked it, or the hub did not answer. (${m})`;
   }
-  if (/cut|incomplete|short|truncat/i.test(m)) return `The download stopped before the end of a file: ${m}`;
   if (/memory|too large|maxBytes|cannot fit/i.test(m)) return `This model is too large for this browser tab: ${m}`;
   return `${what.charAt(0).toUpperCase()}${what.slice(1)} could not be loaded: ${m}`;
 }

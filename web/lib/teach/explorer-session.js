@@ -87,6 +87,8 @@ export class ExplorerSession {
       try {
         model = await this.loadPretrained(source.kind === 'hub' ? source.id : source.files, options);
       } catch (e) {
+        // A blocked fetch rejects before its securitypolicyviolation event is dispatched: give it a moment.
+        if (e?.name !== 'AbortError' && !this.violation) await new Promise((resolve) => setTimeout(resolve, 50));
         if (this.violation && !/security policy/i.test(String(e?.message))) {
           throw new Error(`${e?.message ?? e} (this page's Content-Security-Policy blocked ${this.violation.blockedURI || 'a download'}: ${this.violation.directive})`);
         }
