@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, STRICT_CSP } from '../../scripts/serve.mjs';
-import { DIST, ensureDist } from '../browser/helpers.mjs';
+import { DIST, REPO, ensureDist } from '../browser/helpers.mjs';
+import { startHub, reposFromFolder } from '../js/hub-server.mjs';
 import { courseInputArrays, expected } from '../fixtures/course.mjs';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
@@ -203,6 +204,48 @@ export const CHECKS = [
         return e.state === 'ready' && e.controller.off.size === 4 && e.results.baseline && e.results.next.map((n) => n.token);
       }, null, 30_000);
       assert.notEqual(after[0], first.top, `with its induction heads off the model no longer copies: ${after} (was ${first.top})`);
+    },
+  },
+  {
+    name: 'the model explorer downloads a GPT-2 checkpoint from the hub stand-in with a moving progress bar, draws the grid, and a head switched off changes the top tokens',
+    timeout: 90_000,
+    async run(page, site) {
+      const hub = await startHub({ repos: reposFromFolder(path.join(REPO, 'tests/golden/pretrained')) });
+      try {
+        // The hub is another origin: the plain site (no CSP) may fetch from it, as from huggingface.co.
+        await page.goto(new URL('demos/real-models/index.html#explorer.model=headlab-test/gpt2-f32', site.plain).href);
+        await page.waitFor(elementsReady, null, 30_000);
+        await page.evaluate(`() => {
+          const e = document.querySelector('headlab-model-explorer');
+          e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
+          window.__progress = [];
+          e.addEventListener('headlab-progress', (ev) => {
+            const bar = e.shadowRoot.querySelector('[data-testid="explorer-progress"]');
+            requestAnimationFrame(() => window.__progress.push({ ...ev.detail, bar: bar.value }));
+          });
+          e.shadowRoot.querySelector('[data-action="download"]').click();
+          return true;
+        }`);
+        const first = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          const cells = e.shadowRoot.querySelectorAll('[role="gridcell"]');
+          return e.state === 'ready' && e.results && cells.length === 8 && { next: e.results.next.map((n) => [n.token, n.probability]), mode: e.controller.client.mode };
+        }, null, 60_000);
+        assert.equal(first.mode, 'worker');
+        const progress = await page.evaluate(() => window.__progress);
+        const weights = progress.filter((p) => p.file === 'model.safetensors');
+        assert.ok(weights.length > 0 && weights.at(-1).loaded === weights.at(-1).total && weights.some((p) => p.bar > 0),
+          `the progress bar moved for model.safetensors: ${JSON.stringify(progress)}`);
+        await page.evaluate(() => document.querySelector('headlab-model-explorer').setHeadEnabled(1, 2, false).then(() => true));
+        const after = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          return e.state === 'ready' && e.results.baseline && e.results.next.map((n) => [n.token, n.probability]);
+        }, null, 30_000);
+        assert.ok(after.some((n, i) => n[0] !== first.next[i][0] || Math.abs(n[1] - first.next[i][1]) > 1e-3),
+          `layer 2 head 3 off changes the top 5: ${JSON.stringify(after)} against ${JSON.stringify(first.next)}`);
+      } finally {
+        await hub.close();
+      }
     },
   },
   {
