@@ -13,7 +13,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DIST, REPO, SCREENSHOTS, ensureScreenshotDir, watch, fileUrl, useSite } from './helpers.mjs';
-import { serve } from '../../scripts/serve.mjs';
 import { eventually, expectText } from './expect.mjs';
 
 const TIMEOUT = 120_000;
@@ -289,15 +288,16 @@ test('a download shows its progress bar and Cancel stops it (a fake client in th
 
 // ---------------------------------------------------------------- a real checkpoint through the hub stand-in
 
-/** The hub stand-in (tests/js/hub-server.mjs) with the checkpoints of tests/golden/pretrained/, and a site without the CSP (the hub is another origin). */
+/**
+ * The hub stand-in (tests/js/hub-server.mjs) with the checkpoints of tests/golden/pretrained/; it
+ * also serves dist/ at /static/, a site without the CSP (as a course page that allows the hub).
+ */
 async function withHub(fn) {
   const { startHub, reposFromFolder } = await import('../js/hub-server.mjs');
-  const hub = await startHub({ repos: reposFromFolder(path.join(REPO, 'tests/golden/pretrained')) });
-  const plain = await serve({ port: 0, root: DIST });
+  const hub = await startHub({ repos: reposFromFolder(path.join(REPO, 'tests/golden/pretrained')), staticRoot: DIST });
   try {
-    await fn(hub, plain);
+    await fn(hub, { url: `${hub.url}/static/` });
   } finally {
-    await plain.close();
     await hub.close();
   }
 }
@@ -309,7 +309,7 @@ test('a GPT-2 checkpoint from the hub stand-in: offered, downloaded with progres
     await page.goto(new URL(`${PAGE}#explorer.model=${id}`, plain.url).href);
     await page.waitForSelector(`${TAG}[data-drawn]`, { timeout: 60_000 });
     await page.evaluate(({ tag, url }) => document.querySelector(tag).setAttribute('hub-url', url), { tag: TAG, url: hub.url });
-    assert.equal(hub.requests.length, 0, 'nothing is fetched before the reader asks');
+    assert.deepEqual(hub.requests.filter((r) => !r.path.startsWith('/static/')), [], 'nothing is fetched from the hub before the reader asks');
     const progress = [];
     await page.exposeFunction('__progress', (d) => progress.push(d));
     await page.evaluate((tag) => document.querySelector(tag).addEventListener('headlab-progress', (e) => window.__progress(e.detail)), TAG);
@@ -322,7 +322,7 @@ test('a GPT-2 checkpoint from the hub stand-in: offered, downloaded with progres
     assert.equal(s.tokens.join(''), 'Virat hit the ball because it was full and outside off.', 'the course sentence, as the model\'s tokens');
     // The same model through the API in the page, with head 1.2 off: the element's top 5 must match.
     const api = (off) => page.evaluate(async ({ url, id, off }) => {
-      const { createHeadlab } = await import('/lib/headlab.js');
+      const { createHeadlab } = await import('/static/lib/headlab.js');
       const lab = await createHeadlab();
       const m = await lab.loadPretrained(id, { hubUrl: url, cache: false });
       const r = await m.run('Virat hit the ball because it was full and outside off.', { ablate: off.map(([layer, head]) => ({ layer, head })), topK: 5 });

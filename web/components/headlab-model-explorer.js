@@ -157,7 +157,7 @@ async function shippedBytes(name) {
   try {
     response = await fetch(url);
   } catch (e) {
-    throw new Error(`models/${spec.file} could not be fetched (${e?.message ?? e})`);
+    throw new Error(`models/${spec.file} could not be fetched (${e?.message ?? e})`, { cause: e });
   }
   if (!response.ok) throw new Error(`models/${spec.file} could not be fetched (HTTP ${response.status})`);
   return new Uint8Array(await response.arrayBuffer());
@@ -165,7 +165,12 @@ async function shippedBytes(name) {
 
 /** A token as it is drawn: spaces made visible at its ends, control characters as escapes. */
 function showToken(token) {
-  const t = String(token ?? '').replace(/[\u0000-\u001f\u007f]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  const escape = (c) => {
+    const code = c.charCodeAt(0);
+    if (code >= 0x20 && code !== 0x7f) return c;
+    return c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\x${code.toString(16).padStart(2, '0')}`;
+  };
+  const t = Array.from(String(token ?? ''), escape).join('');
   return t.replace(/^ /, '␣').replace(/ $/, '␣');
 }
 

@@ -90,7 +90,7 @@ export class ExplorerSession {
         // A blocked fetch rejects before its securitypolicyviolation event is dispatched: give it a moment.
         if (e?.name !== 'AbortError' && !this.violation) await new Promise((resolve) => setTimeout(resolve, 50));
         if (this.violation && !/security policy/i.test(String(e?.message))) {
-          throw new Error(`${e?.message ?? e} (this page's Content-Security-Policy blocked ${this.violation.blockedURI || 'a download'}: ${this.violation.directive})`);
+          throw new Error(`${e?.message ?? e} (this page's Content-Security-Policy blocked ${this.violation.blockedURI || 'a download'}: ${this.violation.directive})`, { cause: e });
         }
         throw e;
       }
