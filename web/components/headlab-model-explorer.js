@@ -61,6 +61,7 @@ import {
 } from '../lib/teach/explorer-controller.js';
 import { ExplorerSession } from '../lib/teach/explorer-session.js';
 import { SHIPPED_MODELS } from '../lib/teach/lm-adapter.js';
+import { hubDownloadSize } from '../lib/teach/hub-size.js';
 import embeddedModels from 'headlab:embedded-models';
 
 /**
@@ -99,6 +100,8 @@ const CSS = `
 .textbox { display: flex; flex-wrap: wrap; gap: 0.4rem 0.6rem; align-items: center; }
 .textbox label { font-weight: 600; }
 .textbox input[type="text"] { flex: 1 1 16rem; min-width: 0; }
+.other { margin-top: 0.5rem; }
+.other input[type="text"] { flex: 1 1 10rem; }
 .text-error { color: var(--hl-error); font-weight: 600; margin: 0.2rem 0; overflow-wrap: anywhere; }
 .text-error:empty { display: none; }
 .tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0.4rem 0; padding: 0; list-style: none; }
@@ -245,14 +248,19 @@ export class HeadlabModelExplorer extends HeadlabElement {
       const files = [...(e.dataTransfer?.files ?? [])];
       if (files.length) this.loadFiles(files);
     });
-    this.pendingNote = el('p', { class: 'note note--warn', hidden: true, dataset: { testid: 'explorer-pending' } });
+    this.pendingNote = el('p', { class: 'note note--warn', hidden: true, 'aria-live': 'polite', dataset: { testid: 'explorer-pending' } });
+    this.otherInput = el('input', { type: 'text', id: uid('other'), placeholder: 'owner/name', autocomplete: 'off', spellcheck: 'false', class: 'mono',
+      dataset: { testid: 'explorer-other' } });
+    this.otherButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'check-size' }, on: { click: () => this.offer(this.otherInput.value.trim()) } }, 'Check its size');
+    this.otherInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.offer(this.otherInput.value.trim()); } });
     this.picker = el('div', { class: 'picker', part: 'picker' },
       el('fieldset', {}, el('legend', {}, 'HeadLab’s own models'),
         el('p', { class: 'small muted explain' }, 'Trained by HeadLab on toy tasks; they ship with the page and work offline.'),
         el('div', { class: 'model-buttons' }, this.shippedButtons)),
       el('fieldset', {}, el('legend', {}, 'Real models from Hugging Face'),
         el('p', { class: 'small muted explain' }, 'Nothing is downloaded until you press one. The browser keeps the files, so the next visit loads them offline.'),
-        el('div', { class: 'model-buttons' }, this.hubButtons)));
+        el('div', { class: 'model-buttons' }, this.hubButtons),
+        el('div', { class: 'textbox other' }, el('label', { for: this.otherInput.id }, 'Another repository'), this.otherInput, this.otherButton)));
 
     // Progress
     this.progressBar = el('progress', { max: 1, value: 0, 'aria-label': 'Download progress', dataset: { testid: 'explorer-progress' } });
@@ -394,13 +402,32 @@ export class HeadlabModelExplorer extends HeadlabElement {
   }
 
   /** A link or attribute named a Hugging Face model: say what it is and what it costs, and wait for the reader. */
-  offer(id) {
+  async offer(id) {
     this.removeAttribute('data-busy');
-    const hub = HUB_MODELS.find((m) => m.id === id);
-    const button = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'download' }, on: { click: () => this.pick(id) } },
-      `Download ${hub?.title ?? id}${hub ? ` (${sizeText(hub.bytes)})` : ''}`);
-    this.pendingNote.replaceChildren(`This page asks for the Hugging Face model ${id}${hub ? `, a download of ${sizeText(hub.bytes)}` : ' (its size is shown once the hub answers)'}. `, button);
     this.pendingNote.hidden = false;
+    if (!/^[\w.-]+\/[\w.-]+$/.test(id)) {
+      this.pendingNote.replaceChildren(`“${id.slice(0, 60)}” is not a Hugging Face repository id: it looks like owner/name, for example openai-community/gpt2.`);
+      return;
+    }
+    const hub = HUB_MODELS.find((m) => m.id === id);
+    const button = (bytes) => el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'download' }, on: { click: () => this.pick(id) } },
+      `Download ${hub?.title ?? id}${bytes ? ` (${sizeText(bytes)})` : ''}`);
+    if (hub) {
+      this.pendingNote.replaceChildren(`The Hugging Face model ${id}, a download of ${sizeText(hub.bytes)}. `, button(hub.bytes));
+      return;
+    }
+    const ask = (this._asked = (this._asked ?? 0) + 1);
+    this.pendingNote.replaceChildren(`The Hugging Face model ${id}: its size is shown once the hub answers…`);
+    let size;
+    try {
+      size = await hubDownloadSize({ hubUrl: this.hubUrl, id });
+    } catch (e) {
+      size = { bytes: null, problem: `the hub did not answer (${e?.message ?? e})` };
+    }
+    if (ask !== this._asked) return;
+    this.pendingNote.replaceChildren(size.bytes
+      ? `The Hugging Face model ${id}, a download of ${sizeText(size.bytes)}. `
+      : `The Hugging Face model ${id}: ${size.problem}. `, ...(size.bytes || !/pytorch_model|no model/.test(size.problem) ? [button(size.bytes)] : []));
   }
 
   loadFiles(files) {
