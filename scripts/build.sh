@@ -43,8 +43,9 @@ if [ "${1:-}" = test ]; then
   configure build/sanitize cmake -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEADLAB_SANITIZE=ON
   cmake --build build/sanitize -j"$jobs" --target headlab_tests
 
-  # libFuzzer targets for the model-file parsers, the trainer's and the language model's
-  # (clang++ from Debian's clang package; setup.sh installs it).
+  # libFuzzer targets for the model-file parsers, the trainer's and the language model's, and
+  # the safetensors reader of pretrained checkpoints (clang++ from Debian's clang package;
+  # setup.sh installs it).
   configure build/fuzz cmake -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHEADLAB_FUZZ=ON
-  cmake --build build/fuzz -j"$jobs" --target headlab_fuzz_load headlab_fuzz_load_lm
+  cmake --build build/fuzz -j"$jobs" --target headlab_fuzz_load headlab_fuzz_load_lm headlab_fuzz_safetensors
 fi

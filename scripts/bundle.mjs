@@ -13,12 +13,13 @@
 //                                       createParallelLayer's and the language models'
 //   dist/models/*.hlm                   trained language models (web/models/), also inside the classic build
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
-//   dist/lib/headlab.js (+ gen/*.wasm)   the API alone as one ES module, for CDNs and static hosting,
+//   dist/lib/headlab.js (+ gen/*.wasm)   the API alone as one ES module, for CDNs and static hosting
+//                                       (loadPretrained's engine glue and tokenizer beside it in gen/),
 //                                       with headlab-parallel-worker.js (bundled) next to it and the
 //                                       threads builds (gen/headlab_*_threads.*) for isolated pages
 //   dist/index.html, demos/, examples/, styles/, site/   the site
 // gen/tokenizers.mjs (the tokenizer of loadPretrained, Apache-2.0) is bundled like the glue: a chunk
-// of its own, inlined in the classic build and in lib/headlab.js, its licence kept (legalComments).
+// of its own (inlined in the classic build; a file in dist/lib/gen/), its licence kept.
 // Run after scripts/build.sh: `node scripts/bundle.mjs`.
 import { build } from 'esbuild';
 import { cp, mkdir, readFile, readdir, rm, stat, writeFile, rename } from 'node:fs/promises';
@@ -163,9 +164,18 @@ await cp(path.join(repo, 'LICENSE'), path.join(out, 'LICENSE'));
 // The API alone, for pages and CDNs that want it without the elements and KaTeX: one ES module
 // (the glue of all four wasm modules inside), the .wasm files in gen/ next to it (where
 // headlab.js looks for them), and the types.
+// The pretrained-model engine's glue and the tokenizer stay files of their own next to it in gen/,
+// fetched by the first loadPretrained() only (pages that never load a pretrained model skip them).
+const lazyGen = ['tokenizers.mjs', 'headlab_pretrained.mjs', 'headlab_pretrained_scalar.mjs'];
+const keepLazy = {
+  name: 'headlab-lazy-gen',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/gen\/(tokenizers|headlab_pretrained(_scalar)?)\.mjs$/ }, (args) => ({ path: args.path, external: true }));
+  },
+};
 await build({
   ...common, entryPoints: [path.join(web, 'lib/headlab.js')], format: 'esm', splitting: false,
-  outfile: path.join(out, 'lib/headlab.js'),
+  outfile: path.join(out, 'lib/headlab.js'), plugins: [keepLazy],
   banner: { js: `/* HeadLab ${JSON.parse(await readFile(path.join(repo, 'package.json'), 'utf8')).version}: the JavaScript API as one ES module; the .wasm files are looked for in ./gen/ (or set locateFile). MIT License. */` },
 });
 await mkdir(path.join(out, 'lib/gen'), { recursive: true });
@@ -173,6 +183,7 @@ await cp(path.join(web, 'lib/headlab.d.ts'), path.join(out, 'lib/headlab.d.ts'))
 // createParallelLayer's Worker, next to the API it imports as ./headlab.js.
 await cp(path.join(web, 'lib/headlab-parallel-worker.js'), path.join(out, 'lib/headlab-parallel-worker.js'));
 for (const name of wasmNames) await cp(path.join(gen, `${name}.wasm`), path.join(out, 'lib/gen', `${name}.wasm`));
+for (const file of lazyGen) await cp(path.join(gen, file), path.join(out, 'lib/gen', file));
 // The threads builds (createParallelLayer's, the language models'), loaded (never bundled) where
 // cross-origin isolation allows: glue, wasm and thread Worker script, where each API looks for
 // headlab_core.wasm and headlab_train.wasm (the site's

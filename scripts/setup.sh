@@ -16,6 +16,7 @@ need() {  # need PACKAGE PATH: the package provides PATH
 need emscripten /usr/bin/em++
 need libxsimd-dev /usr/include/xsimd/xsimd.hpp
 need doctest-dev /usr/include/doctest/doctest.h
+need nlohmann-json3-dev /usr/include/nlohmann/json.hpp
 if [ "$mode" = test ]; then
   need chromium /usr/bin/chromium
   need wabt /usr/bin/wasm-objdump

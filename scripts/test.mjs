@@ -45,11 +45,14 @@ function nodeTestStage(dir) {
   return { passed, failed: failed + (status !== 0 && failed === 0 ? 1 : 0), status };
 }
 
-// Each model-file parser (the trainer's and the language model's) for half of FUZZ_SECONDS.
+// Each file parser (the trainer's, the language model's, the safetensors reader of the
+// pretrained checkpoints) for a third of FUZZ_SECONDS.
 function fuzzStage() {
-  const seconds = Math.max(1, Math.round(Number(process.env.FUZZ_SECONDS ?? 60) / 2));
+  const targets = [['headlab_fuzz_load', 'load_trainer'], ['headlab_fuzz_load_lm', 'load_lm'],
+    ['headlab_fuzz_safetensors', 'safetensors']];
+  const seconds = Math.max(1, Math.round(Number(process.env.FUZZ_SECONDS ?? 60) / targets.length));
   let passed = 0, failed = 0, status = 0;
-  for (const [binary, seeds] of [['headlab_fuzz_load', 'load_trainer'], ['headlab_fuzz_load_lm', 'load_lm']]) {
+  for (const [binary, seeds] of targets) {
     const corpus = path.join(tmp, `corpus-${seeds}`);
     run('cp', ['-r', path.join(repo, 'tests/fuzz/corpus', seeds), corpus]);
     const r = run(path.join(repo, 'build/fuzz', binary),

@@ -511,7 +511,7 @@ const CASES = [
   ['loadPretrained: a dtype that disagrees with torch_dtype', () => lab.loadPretrained(preConfig({ torch_dtype: 'bfloat16' })), Error, 'model.safetensors', /dtype F32 disagrees with config\.json's torch_dtype/],
   ['loadPretrained: a shape that disagrees with config.json', () => lab.loadPretrained(preConfig({ n_positions: 64, n_ctx: 64 })), Error, 'wpe.weight', /model\.safetensors: .*wpe\.weight: shape \[32, 32\] disagrees with config\.json/],
   ['loadPretrained: a NaN weight', () => lab.loadPretrained(editedWeights((h, d) => { new DataView(d.buffer).setFloat32(h['transformer.h.1.mlp.c_fc.weight'].data_offsets[0] + 4 * 7, NaN, true); })),
-    Error, 'h.1.mlp.c_fc.weight', /model\.safetensors: .*h\.1\.mlp\.c_fc\.weight: element 7 is NaN/],
+    Error, 'transformer.h.1.mlp.c_fc.weight', /model\.safetensors: .*h\.1\.mlp\.c_fc\.weight: element 7 is NaN/],
   ['loadPretrained: a missing tensor', () => lab.loadPretrained(editedWeights((h) => { delete h['transformer.h.0.ln_2.weight']; })), Error, 'h.0.ln_2.weight', /missing tensor/],
 
   // PretrainedModel methods

@@ -5,7 +5,8 @@
 // (the hub redirects LFS files to its CDN), 404 for files a repository lacks, CORS headers, and
 // `Connection: close` (Node's fetch and a keep-alive socket do not mix in one test process).
 // Faults on demand: `cut` (send part of a file, then drop the connection), `stall` (send part,
-// then wait until the client goes away), `lie` (a Content-Length larger than the file).
+// then wait until the client goes away), `lie` (a Content-Length larger than the file), `chunked`
+// (no Content-Length at all).
 // Also serves static files from `staticRoot` at /static/… (a page for the browser test).
 import http from 'node:http';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -32,7 +33,7 @@ const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/ja
 /**
  * Starts the stand-in. `repos` as reposFromFolder returns (add or change entries freely before
  * requests are made). Returns { url, requests, faults, close() }: `requests` lists every request
- * ({ method, path }), `faults` maps "<org>/<name>/<file>" to { cut: n } | { stall: n } | { lie: n }.
+ * ({ method, path }), `faults` maps "<org>/<name>/<file>" to { cut: n } | { stall: n } | { lie: n } | { chunked: true }.
  */
 export async function startHub({ repos, staticRoot = null } = {}) {
   const requests = [];
@@ -45,6 +46,14 @@ export async function startHub({ repos, staticRoot = null } = {}) {
     const fault = faults.get(key);
     const headers = { 'Content-Type': type, 'Content-Length': String(fault?.lie ?? bytes.length), 'Connection': 'close',
       'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-cache' };
+    if (fault?.chunked) {
+      // No Content-Length: the body comes in chunks (as from a server that compresses on the fly).
+      delete headers['Content-Length'];
+      res.writeHead(200, headers);
+      if (req.method === 'HEAD') return res.end();
+      for (let at = 0; at < bytes.length; at += 16384) res.write(bytes.subarray(at, at + 16384));
+      return res.end();
+    }
     res.writeHead(200, headers);
     if (req.method === 'HEAD') return res.end();
     if (fault?.cut !== undefined) {

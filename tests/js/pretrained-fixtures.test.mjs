@@ -209,14 +209,38 @@ for (const folder of folders) {
         }
       }
     }
+    const course = e.cases.find((c) => c.name === 'course');
+    assert.deepEqual(e.greedy.prompt, course.ids, 'greedy continues the course sentence');
+    // The first greedy id is the argmax of the course case's last-position logits.
+    const last = course.logits.slice((course.ids.length - 1) * V);
+    assert.equal(e.greedy.next[0], last.indexOf(Math.max(...last)));
+    assert.ok(e.greedy.next.length >= 4 && e.greedy.prompt.length + e.greedy.next.length <= (config.n_positions ?? config.max_position_embeddings));
+    assert.ok(e.greedy.minMargin > 1e-3);
     const { n, sequence, scores } = e.headScores;
     assert.equal(sequence.length, 2 * n + 1);
     assert.equal(sequence[0], config.bos_token_id);
     assert.deepEqual(sequence.slice(1, n + 1), sequence.slice(n + 1));
     assert.ok(sequence.slice(1).every((id) => id !== config.bos_token_id && id >= 0 && id < V));
     assert.equal(scores.length, L * H);
+    const T = 2 * n + 1;
+    assert.equal(e.headScores.attention.length, L * H * T * T);
+    const mean = (l, h, from, to, key) => {
+      let sum = 0;
+      for (let t = from; t <= to; t++) sum += e.headScores.attention[((l * H + h) * T + t) * T + key(t)];
+      return sum / (to - from + 1);
+    };
     scores.forEach((s, k) => {
       assert.deepEqual([s.layer, s.head], [Math.floor(k / H), k % H]);
+      const { layer: l, head: h } = s;
+      const want = {
+        previousToken: mean(l, h, 2, 2 * n, (t) => t - 1),
+        duplicateToken: mean(l, h, n + 1, 2 * n, (t) => t - n),
+        induction: mean(l, h, n + 1, 2 * n, (t) => t - n + 1),
+        firstToken: mean(l, h, 1, 2 * n, () => 0),
+      };
+      for (const [key, v] of Object.entries(want)) {
+        assert.ok(Math.abs(s[key] - v) < 1e-7, `layer ${l} head ${h} ${key}: ${s[key]} vs ${v} from the attention`);
+      }
       for (const key of ['previousToken', 'duplicateToken', 'induction', 'firstToken']) {
         assert.ok(s[key] >= 0 && s[key] <= 1, `${key} in [0, 1]`);
       }

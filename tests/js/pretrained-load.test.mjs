@@ -62,6 +62,11 @@ test('a hub id loads: progress for every file reaches its total, the weights thr
     assert.equal(model.info.architecture, 'GPT2LMHeadModel');
     assert.equal(model.info.dtype, 'F32');
     assert.equal(model.threads, 1);
+    assert.deepEqual(Object.keys(model.info).sort(), ['architecture', 'bytes', 'contextLength', 'dModel', 'dtype', 'numHeads', 'numLayers', 'parameters', 'vocabSize']);
+    // GPT-2's parameters: embeddings, per layer 12 d² + 13 d (d_ff = 4d), the final LayerNorm.
+    const d = 32, L = 2;
+    assert.equal(model.info.parameters, 353 * d + 32 * d + L * (12 * d * d + 13 * d) + 2 * d);
+    assert.equal(model.decode(courseIds), COURSE);
     reference = await courseLogits(model);
   } finally {
     model.dispose();
@@ -145,6 +150,32 @@ test('maxBytes refuses before the weights are downloaded, with the numbers', asy
   await assert.rejects(lab.loadPretrained('headlab-test/gpt2-f32', hubOptions({ maxBytes: 100 })), /maxBytes: config\.json is \d+ bytes/);
 });
 
+test('a file sent without Content-Length: progress with total null, then the size once read; maxBytes stops it while it streams', async () => {
+  hub.faults.set('headlab-test/gpt2-f32/model.safetensors', { chunked: true });
+  try {
+    const events = [];
+    const model = await lab.loadPretrained('headlab-test/gpt2-f32', hubOptions({ onProgress: (p) => events.push(p) }));
+    try {
+      assert.deepEqual(await courseLogits(model), reference);
+    } finally {
+      model.dispose();
+    }
+    const mine = events.filter((e) => e.file === 'model.safetensors');
+    const size = gpt2.get('model.safetensors').length;
+    assert.ok(mine.slice(0, -1).every((e) => e.total === null), 'total is null while the size is unknown');
+    assert.deepEqual(mine.at(-1), { file: 'model.safetensors', loaded: size, total: size });
+    await assert.rejects(lab.loadPretrained('headlab-test/gpt2-f32', hubOptions({ maxBytes: 100000 })),
+      (e) => e instanceof RangeError && /maxBytes: reading model\.safetensors passed maxBytes 100000 .*the download was stopped/.test(e.message));
+  } finally {
+    hub.faults.delete('headlab-test/gpt2-f32/model.safetensors');
+  }
+});
+
+test('a server that cannot be reached: an Error naming the file, the URL and the likely causes', async () => {
+  await assert.rejects(lab.loadPretrained('openai-community/gpt2', { hubUrl: 'http://127.0.0.1:9' }),
+    (e) => e.constructor === Error && /could not download config\.json from http:\/\/127\.0\.0\.1:9\/openai-community\/gpt2\/resolve\/main\/config\.json: .*offline.*CORS/.test(e.message));
+});
+
 test('a model that cannot fit in memory is refused from its Content-Length, with the numbers', async () => {
   hub.faults.set('headlab-test/xl/model.safetensors', { lie: 6_230_000_000 });
   try {
@@ -155,6 +186,16 @@ test('a model that cannot fit in memory is refused from its Content-Length, with
   } finally {
     hub.faults.delete('headlab-test/xl/model.safetensors');
   }
+  // Sharded: the index's total_size says so before any shard is asked for.
+  const sharded = fixtureFiles('gpt2-sharded');
+  const index = JSON.parse(sharded.get('model.safetensors.index.json'));
+  repo('xl-sharded', { 'config.json': repos.get('headlab-test/xl').get('main').get('config.json'), 'tokenizer.json': gpt2.get('tokenizer.json'),
+    'model.safetensors.index.json': json({ ...index, metadata: { total_size: 6_230_000_000 } }),
+    ...Object.fromEntries([...sharded].filter(([n]) => n.endsWith('.safetensors'))) });
+  const from = hub.requests.length;
+  await assert.rejects(lab.loadPretrained('headlab-test/xl-sharded', hubOptions()),
+    (e) => e instanceof RangeError && /cannot fit: its shards hold 5941 MiB \(model\.safetensors\.index\.json\)/.test(e.message));
+  assert.ok(!hub.requests.slice(from).some((r) => /model-0000/.test(r.path)), 'no shard was requested');
 });
 
 test('missing files, pytorch_model.bin only, an unsupported architecture, a malformed tokenizer.json: Errors that say so', async () => {

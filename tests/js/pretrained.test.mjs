@@ -131,6 +131,17 @@ for (const name of ['gpt2-f32', 'neo-f32']) {
   });
 }
 
+for (const name of NAMES) {
+  test(`${name}: greedy generation continues the course sentence as the float64 reference does`, async () => {
+    const { greedy } = expectedOf(name);
+    await withModel(name, async (model) => {
+      const g = await model.generate(greedy.prompt, { maxTokens: greedy.next.length, temperature: 0 });
+      assert.deepEqual(Array.from(g.ids.subarray(g.promptLength)), greedy.next);
+      assert.equal(g.text, model.decode(greedy.next));
+    });
+  });
+}
+
 test('generate: seeded and reproducible; temperature 0 takes the most probable token at every step', async () => {
   await withModel('gpt2-f32', async (model) => {
     const a = await model.generate('Virat hit the', { maxTokens: 8, seed: 5 });

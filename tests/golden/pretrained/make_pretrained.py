@@ -31,6 +31,7 @@ NEO_WINDOW = 4
 LN_EPS = 1e-5
 NUM_MERGES = 96
 HEAD_SCORE_N = 6
+GREEDY_TOKENS = 8
 EOT = "<|endoftext|>"
 
 COURSE = "Virat hit the ball because it was full and outside off."
@@ -563,9 +564,25 @@ def expected_for(tok, arch, config, stored, head_seq):
     return {
         "shapes": {"layers": N_LAYER, "heads": N_HEAD, "vocab": tok.size},
         "cases": cases,
+        "greedy": greedy(m, cases[0]["ids"], GREEDY_TOKENS),
         "headScores": {"n": HEAD_SCORE_N, "sequence": head_seq,
-                       "scores": head_scores(attention, HEAD_SCORE_N)},
+                       "scores": head_scores(attention, HEAD_SCORE_N), "attention": rounded(attention)},
     }
+
+
+def greedy(m, prompt, count):
+    """Greedy continuation (argmax of the last position, repeated), with the smallest gap between
+    the best and second-best logit on the way: a reader's float32 rounding cannot change the ids
+    when that gap is far above its error."""
+    seq = list(prompt)
+    margin = math.inf
+    for _ in range(count):
+        logits, _, _ = forward64(m, seq)
+        top = torch.topk(logits[-1], 2)
+        margin = min(margin, (top.values[0] - top.values[1]).item())
+        seq.append(int(top.indices[0]))
+    assert margin > 1e-3, f"greedy continuation too close to a tie ({margin})"
+    return {"prompt": list(prompt), "next": seq[len(prompt):], "minMargin": float("%.8g" % margin)}
 
 
 def cast(tensors, dtype):

@@ -115,7 +115,9 @@ async function weightEntries(source, ctx) {
     }
     const total = index.metadata?.total_size;
     if (typeof total === 'number') ctx.budget('the shards of model.safetensors.index.json', total);
-    return shards.map((s) => ({ lazy: s }));
+    const list = shards.map((s) => ({ lazy: s }));
+    if (typeof total === 'number') list.totalBytes = total;
+    return list;
   }
   if (await source.head('pytorch_model.bin', ctx)) {
     const where = source.hub
@@ -199,6 +201,11 @@ export async function loadPretrained(lab, source, options = {}) {
     // own count where it gives one.
     const activations = typeof core.activationBytes === 'function' ? core.activationBytes(T, true, false, true) : activationBytes(config.engine, T);
     const reserved = { bytes: activations + SLACK_BYTES };
+    // A sharded model announces its size in its index: refused before any shard is downloaded.
+    if (weights.totalBytes !== undefined && reserved.bytes + weights.totalBytes > heapMax) {
+      throw new RangeError(`${FN}: ${src.where} cannot fit: its shards hold ${mib(weights.totalBytes)} (model.safetensors.index.json) and a run of ${T} tokens ` +
+        `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`);
+    }
     // Shards are opened one at a time (an entry holds a live response).
     for (let i = 0; i < weights.length; i++) {
       const entry = weights[i].lazy ? await required(src, weights[i].lazy, ctx, ' (named by model.safetensors.index.json)') : weights[i];

@@ -1,0 +1,224 @@
+// Embind layer of the pretrained-checkpoint module (headlab_pretrained). JavaScript
+// reads config.json and the tokenizer; this class holds the weights and runs the
+// model. Errors come back as strings ("" = ok; methods that return data return a
+// string instead on error), never aborts. Files go in through allocFile (a buffer
+// the core owns, which JS fills once through HEAPU8) and addSafetensors. Token
+// sequences go in through tokenBuffer(), a view JS writes just before the call that
+// reads it. Arrays coming out are copies (copies.hpp), never views of the heap.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arena.hpp"
+#include "copies.hpp"
+#include "headlab/pretrained.hpp"
+
+namespace {
+
+using emscripten::val;
+using headlab::bindings::copy_of;
+
+double num(std::size_t x) { return static_cast<double>(x); }
+
+bool is_object(const val& v) { return !v.isNull() && v.typeOf().as<std::string>() == "object"; }
+
+// A non-negative integer field of cfg, or an error naming it.
+bool size_field(const val& cfg, const char* name, std::size_t* out, std::string* error) {
+  const val v = cfg[name];
+  if (!v.isNumber()) {
+    *error = std::string(name) + " must be a number";
+    return false;
+  }
+  const double d = v.as<double>();
+  if (!(d >= 0) || d != std::floor(d) || d > 1e12) {
+    *error = std::string(name) + " must be a non-negative integer";
+    return false;
+  }
+  *out = static_cast<std::size_t>(d);
+  return true;
+}
+
+class PretrainedCoreJs {
+ public:
+  // cfg: { architecture: 'gpt2' | 'gpt_neo', numLayers, numHeads, dModel, dFF, vocabSize,
+  //        contextLength, layerNormEps, scaleScores, windows: number[], activation: 'gelu_new',
+  //        dtype?: 'F32' | 'F16' | 'BF16' }
+  std::string configure(val cfg) {
+    if (model_) return "configure: already configured";
+    if (!is_object(cfg)) return "configure: cfg must be an object";
+    headlab::PretrainedConfig c;
+    const val arch = cfg["architecture"];
+    const std::string a = arch.isString() ? arch.as<std::string>() : "";
+    if (a == "gpt2") c.architecture = headlab::PretrainedArch::gpt2;
+    else if (a == "gpt_neo") c.architecture = headlab::PretrainedArch::gpt_neo;
+    else return "architecture must be 'gpt2' or 'gpt_neo'";
+    std::string error;
+    if (!size_field(cfg, "numLayers", &c.num_layers, &error) || !size_field(cfg, "numHeads", &c.num_heads, &error) ||
+        !size_field(cfg, "dModel", &c.d_model, &error) || !size_field(cfg, "dFF", &c.d_ff, &error) ||
+        !size_field(cfg, "vocabSize", &c.vocab, &error) || !size_field(cfg, "contextLength", &c.context, &error))
+      return error;
+    const val eps = cfg["layerNormEps"];
+    if (!eps.isNumber()) return "layerNormEps must be a number";
+    c.ln_eps = eps.as<float>();
+    const val scale = cfg["scaleScores"];
+    if (!scale.isTrue() && !scale.isFalse()) return "scaleScores must be a boolean";
+    c.scale_scores = scale.isTrue();
+    const val windows = cfg["windows"];
+    if (!windows.isArray()) return "windows must be an array with one number per layer";
+    const std::size_t n = windows["length"].as<std::size_t>();
+    for (std::size_t i = 0; i < n; ++i) {
+      const val w = windows[i];
+      if (!w.isNumber() || !(w.as<double>() >= 0) || w.as<double>() != std::floor(w.as<double>()))
+        return "windows[" + std::to_string(i) + "] must be a non-negative integer (0 = global)";
+      c.windows.push_back(w.as<std::size_t>());
+    }
+    const val act = cfg["activation"];
+    if (!act.isString() || act.as<std::string>() != "gelu_new")
+      return "activation must be 'gelu_new' (the only one GPT-2 and GPT-Neo checkpoints use here)";
+    const val dtype = cfg["dtype"];
+    if (dtype.isString()) c.dtype = dtype.as<std::string>();
+    else if (!dtype.isUndefined() && !dtype.isNull()) return "dtype must be 'F32', 'F16', 'BF16' or absent";
+    error = headlab::pretrained_config_error(c);
+    if (!error.empty()) return error;
+    model_ = std::make_unique<headlab::PretrainedModel>(c);
+    return "";
+  }
+
+  // Address of a buffer of byteLength bytes, or 0 when memory runs out (or not configured).
+  double alloc_file(double bytes) {
+    if (!model_ || !(bytes >= 0)) return 0;
+    return static_cast<double>(reinterpret_cast<std::uintptr_t>(model_->alloc_file(static_cast<std::size_t>(bytes))));
+  }
+
+  std::string add_safetensors(std::string file, double address, double bytes) {
+    if (!model_) return file + ": configure() first";
+    auto* p = reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(address));
+    return model_->add_safetensors(file, p, static_cast<std::size_t>(bytes));
+  }
+
+  std::string finish() { return model_ ? model_->finish() : "configure() first"; }
+
+  val info() const {
+    val o = val::object();
+    o.set("parameters", model_ ? num(model_->parameters()) : 0.0);
+    o.set("bytes", model_ ? num(model_->weight_bytes()) : 0.0);
+    o.set("dtype", model_ ? model_->dtype() : std::string());
+    return o;
+  }
+
+  val token_buffer(double n) {
+    tokens_.resize(std::max<std::size_t>(static_cast<std::size_t>(n), 1));
+    return val(emscripten::typed_memory_view(tokens_.size(), tokens_.data()));
+  }
+
+  // options: { attention, allLogits, ablate /* L*H, 1 = off */, lens, lensTopK }
+  val run(double t_in, val options) {
+    std::string error;
+    const std::size_t t = tokens_length(t_in, &error);
+    if (!error.empty()) return val(error);
+    headlab::PretrainedRunOptions o;
+    std::vector<std::uint8_t> ablate;
+    if (is_object(options)) {
+      o.attention = options["attention"].isTrue();
+      o.all_logits = options["allLogits"].isTrue();
+      o.lens = options["lens"].isTrue();
+      const val k = options["lensTopK"];
+      if (k.isNumber()) o.lens_top_k = k.as<std::size_t>();
+      const val a = options["ablate"];
+      if (!a.isUndefined() && !a.isNull()) {
+        ablate = emscripten::convertJSArrayToNumberVector<std::uint8_t>(a);
+        const std::size_t lh = model_->config().num_layers * model_->config().num_heads;
+        if (ablate.size() != lh)
+          return val("ablate must have numLayers * numHeads = " + std::to_string(lh) + " entries, not " +
+                     std::to_string(ablate.size()));
+        o.ablate = ablate.data();
+      }
+    }
+    error = model_->run(tokens_.data(), t, o, &result_);
+    if (!error.empty()) return val(error);
+    val r = val::object();
+    r.set("logits", copy_of(result_.logits.data(), result_.logits.size()));
+    if (o.attention) r.set("attention", copy_of(result_.attention.data(), result_.attention.size()));
+    if (o.lens) {
+      r.set("lensIds", copy_of(result_.lens_ids.data(), result_.lens_ids.size()));
+      r.set("lensProbs", copy_of(result_.lens_probs.data(), result_.lens_probs.size()));
+    }
+    return r;
+  }
+
+  // Float32Array [L * H * 4]: previousToken, duplicateToken, induction, firstToken per head.
+  val head_scores(double t_in, double n) {
+    std::string error;
+    const std::size_t t = tokens_length(t_in, &error);
+    if (!error.empty()) return val(error);
+    std::vector<float> scores;
+    error = model_->head_scores(tokens_.data(), t, static_cast<std::size_t>(n), &scores);
+    if (!error.empty()) return val(error);
+    return copy_of(scores.data(), scores.size());
+  }
+
+  // Int32Array of the new ids (the stop token not included).
+  val generate(double t_in, double max_tokens, double temperature, double seed, double stop_id) {
+    std::string error;
+    const std::size_t t = tokens_length(t_in, &error);
+    if (!error.empty()) return val(error);
+    if (!(max_tokens >= 0)) return val(std::string("maxTokens must be >= 0"));
+    std::vector<std::int32_t> ids;
+    error = model_->generate(tokens_.data(), t, static_cast<std::size_t>(max_tokens), static_cast<float>(temperature),
+                             static_cast<std::uint64_t>(seed), static_cast<std::int32_t>(stop_id), &ids);
+    if (!error.empty()) return val(error);
+    return copy_of(ids.data(), ids.size());
+  }
+
+  double memory_bytes() const { return model_ ? num(model_->memory_bytes()) : 0.0; }
+
+  // Bytes one run over t tokens needs beyond the weights (activations, workspace, attention out).
+  double activation_bytes(double t, bool attention, bool all_logits, bool lens) const {
+    return model_ ? num(model_->activation_bytes(static_cast<std::size_t>(t), attention, all_logits, lens)) : 0.0;
+  }
+
+ private:
+  std::size_t tokens_length(double t, std::string* error) const {
+    if (!model_ || !model_->ready()) {
+      *error = "the model is not ready (configure, addSafetensors, finish first)";
+      return 0;
+    }
+    if (!(t >= 1) || t > num(tokens_.size())) {
+      const bool whole = t == std::floor(t) && std::abs(t) < 1e15;
+      *error = "length " + (whole ? std::to_string(static_cast<long long>(t)) : std::to_string(t)) + " is outside 1.." +
+               std::to_string(tokens_.size()) +
+               " (the token buffer's size)";
+      return 0;
+    }
+    return static_cast<std::size_t>(t);
+  }
+
+  std::unique_ptr<headlab::PretrainedModel> model_;
+  std::vector<std::int32_t> tokens_;
+  headlab::PretrainedRunResult result_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(headlab_pretrained) {
+  using namespace emscripten;
+  class_<PretrainedCoreJs>("PretrainedCore")
+      .constructor<>()
+      .function("configure", &PretrainedCoreJs::configure)
+      .function("allocFile", &PretrainedCoreJs::alloc_file)
+      .function("addSafetensors", &PretrainedCoreJs::add_safetensors)
+      .function("finish", &PretrainedCoreJs::finish)
+      .function("info", &PretrainedCoreJs::info)
+      .function("tokenBuffer", &PretrainedCoreJs::token_buffer)
+      .function("run", &PretrainedCoreJs::run)
+      .function("headScores", &PretrainedCoreJs::head_scores)
+      .function("generate", &PretrainedCoreJs::generate)
+      .function("memoryBytes", &PretrainedCoreJs::memory_bytes)
+      .function("activationBytes", &PretrainedCoreJs::activation_bytes);
+  function("heapMax", &headlab::bindings::heap_max);
+}

@@ -1,0 +1,80 @@
+// Kernels for pretrained checkpoints, whose weights stay as they were stored
+// (float32, float16 or bfloat16) and in their layout ([in, out] for GPT-2's
+// Conv1D, [out, in] for nn.Linear). Pure functions over raw pointers, no
+// allocation; each has a scalar reference (`*_ref`, written for reading) and an
+// xsimd version (`*_simd`); tests/cpp/test_pretrained_kernels.cpp compares both
+// with double-precision answers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "headlab/kernels.hpp"
+
+namespace headlab {
+
+// How a tensor's elements are stored (safetensors' "F32", "F16", "BF16").
+enum class DType : std::uint8_t { f32, f16, bf16 };
+
+inline std::size_t dtype_bytes(DType t) { return t == DType::f32 ? 4 : 2; }
+
+// IEEE half and bfloat16 bit patterns to float, exactly (every 16-bit value is
+// a float). Scalar, for references and tails.
+float half_to_float(std::uint16_t h);
+inline float bf16_to_float(std::uint16_t h) {
+  const std::uint32_t bits = std::uint32_t{h} << 16;
+  float f;
+  __builtin_memcpy(&f, &bits, 4);
+  return f;
+}
+// Element i of a tensor of `dtype` at `data` (scalar).
+float load_element(const void* data, DType dtype, std::size_t i);
+
+// dst[i] = src[i] as float for n elements of `dtype`. The SIMD version handles
+// finite values only for float16 (inf/NaN patterns come out as some finite or
+// infinite value): checkpoints pass first_nonfinite first.
+void widen_ref(const void* src, DType dtype, float* dst, std::size_t n);
+void widen_simd(const void* src, DType dtype, float* dst, std::size_t n);
+
+// Index of the first element that is NaN or infinite, or n when all are finite.
+std::size_t first_nonfinite(const void* src, DType dtype, std::size_t n);
+
+// C[M,N] (+)= A[M,K] * B[K,N] (+ bias[N]) with B stored as `b_dtype`:
+//   B[p, j] = b[p * ldb + j]        when !b_transposed (GPT-2's Conv1D [in, out])
+//   B[p, j] = b[j * ldb + p]        when b_transposed  (nn.Linear [out, in], wte for the unembedding)
+// A, C, bias float32 and row-major as in GemmArgs.
+struct WideGemmArgs {
+  std::size_t m, n, k;
+  const float* a;
+  std::size_t lda;
+  const void* b;
+  DType b_dtype;
+  std::size_t ldb;
+  bool b_transposed;
+  float* c;
+  std::size_t ldc;
+  const float* bias;  // [n] or nullptr
+  bool accumulate;
+};
+void gemm_wide_ref(const WideGemmArgs& g);
+
+// The SIMD version widens (and for b_transposed, transposes) panels of
+// kWidePanel columns of B into float32 [k, kWidePanel] in the workspace, then
+// multiplies each with gemm_packed_simd. float32 B that needs no transpose is
+// multiplied in place. workspace: gemm_wide_workspace_floats(g) floats.
+constexpr std::size_t kWidePanel = 64;
+std::size_t gemm_wide_workspace_floats(const WideGemmArgs& g);
+void gemm_wide_simd(const WideGemmArgs& g, float* workspace);
+
+// x[t, :] = widen(wte[tokens[t], :]) + widen(wpe[t, :]) for t < t_len; wte [vocab, d]
+// and wpe [>= t_len, d] stored as their dtypes. Token ids must be in range.
+void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte, DType wte_dtype,
+                    const void* wpe, DType wpe_dtype, float* x);
+void embed_wide_simd(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
+                     DType wte_dtype, const void* wpe, DType wpe_dtype, float* x);
+
+// Dispatch on path, as kernels.hpp's gemm(Path, ...).
+void gemm_wide(Path path, const WideGemmArgs& g, float* workspace);
+void widen(Path path, const void* src, DType dtype, float* dst, std::size_t n);
+
+}  // namespace headlab

@@ -1,0 +1,190 @@
+#include "headlab/pretrained_kernels.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "../simd.hpp"
+
+namespace headlab {
+
+using simd::fbatch;
+
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  const std::uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  std::uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);  // inf or NaN
+  } else if (exp == 0) {
+    // Zero or subnormal: mant * 2^-24, exact in float.
+    const float f = float(mant) * 5.9604644775390625e-8f;
+    std::memcpy(&bits, &f, 4);
+    bits |= sign;
+  } else {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float load_element(const void* data, DType dtype, std::size_t i) {
+  if (dtype == DType::f32) return static_cast<const float*>(data)[i];
+  const std::uint16_t h = static_cast<const std::uint16_t*>(data)[i];
+  return dtype == DType::f16 ? half_to_float(h) : bf16_to_float(h);
+}
+
+void widen_ref(const void* src, DType dtype, float* dst, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = load_element(src, dtype, i);
+}
+
+void widen_simd(const void* src, DType dtype, float* dst, std::size_t n) {
+  if (dtype == DType::f32) {
+    std::memmove(dst, src, n * sizeof(float));
+    return;
+  }
+  const auto* h = static_cast<const std::uint16_t*>(src);
+#ifdef HEADLAB_SCALAR_BUILD
+  widen_ref(src, dtype, dst, n);
+  (void)h;
+#else
+  using simd::ibatch;
+  constexpr std::size_t W = fbatch::size;
+  // Zero-extended 16-bit patterns in chunks (a plain loop the compiler
+  // vectorises), then the bit arithmetic on xsimd batches.
+  constexpr std::size_t kChunk = 64;
+  alignas(16) std::int32_t wide[kChunk];
+  std::size_t i = 0;
+  for (; i + W <= n; i += kChunk) {
+    const std::size_t len = std::min(kChunk, n - i) / W * W;
+    for (std::size_t j = 0; j < len; ++j) wide[j] = h[i + j];
+    if (dtype == DType::bf16) {
+      for (std::size_t j = 0; j < len; j += W)
+        xsimd::bitwise_cast<fbatch>(ibatch::load_aligned(wide + j) << 16).store_unaligned(dst + i + j);
+    } else {
+      // Finite halves: (h & 0x7fff) << 13 is the value times 2^-112 as a float
+      // (subnormals included, as float normals); one multiply rescales it.
+      const ibatch magnitude(0x7fff), sign_bit(0x8000);
+      const fbatch rescale(5.192296858534828e+33f);  // 2^112
+      for (std::size_t j = 0; j < len; j += W) {
+        const ibatch x = ibatch::load_aligned(wide + j);
+        const fbatch f = xsimd::bitwise_cast<fbatch>((x & magnitude) << 13) * rescale;
+        xsimd::bitwise_cast<fbatch>(xsimd::bitwise_cast<ibatch>(f) | ((x & sign_bit) << 16))
+            .store_unaligned(dst + i + j);
+      }
+    }
+    if (len < kChunk) {
+      i += len;
+      break;
+    }
+  }
+  for (; i < n; ++i) dst[i] = load_element(src, dtype, i);
+#endif
+}
+
+std::size_t first_nonfinite(const void* src, DType dtype, std::size_t n) {
+  if (dtype == DType::f32) {
+    const auto* p = static_cast<const std::uint8_t*>(src);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, p + 4 * i, 4);
+      if ((bits & 0x7f800000u) == 0x7f800000u) return i;
+    }
+    return n;
+  }
+  const auto* h = static_cast<const std::uint16_t*>(src);
+  const std::uint16_t mask = dtype == DType::f16 ? 0x7c00 : 0x7f80;
+  for (std::size_t i = 0; i < n; ++i)
+    if ((h[i] & mask) == mask) return i;
+  return n;
+}
+
+void gemm_wide_ref(const WideGemmArgs& g) {
+  for (std::size_t i = 0; i < g.m; ++i)
+    for (std::size_t j = 0; j < g.n; ++j) {
+      float s = g.accumulate ? g.c[i * g.ldc + j] : 0.0f;
+      if (g.bias) s += g.bias[j];
+      for (std::size_t p = 0; p < g.k; ++p)
+        s += g.a[i * g.lda + p] * load_element(g.b, g.b_dtype, g.b_transposed ? j * g.ldb + p : p * g.ldb + j);
+      g.c[i * g.ldc + j] = s;
+    }
+}
+
+namespace {
+
+bool in_place(const WideGemmArgs& g) { return g.b_dtype == DType::f32 && !g.b_transposed; }
+
+GemmArgs plain(const WideGemmArgs& g, const float* b, std::size_t ldb, std::size_t j0, std::size_t nn) {
+  return {g.m, nn, g.k, g.a, g.lda, b, ldb, g.c + j0, g.ldc, g.bias ? g.bias + j0 : nullptr, g.accumulate};
+}
+
+}  // namespace
+
+std::size_t gemm_wide_workspace_floats(const WideGemmArgs& g) {
+  const GemmArgs probe{g.m, kWidePanel, g.k, nullptr, g.k, nullptr, kWidePanel, nullptr, 0, nullptr, false};
+  const std::size_t packed = gemm_packed_workspace_floats(probe);
+  if (in_place(g)) return packed;
+  // Panel [k, kWidePanel], and for 16-bit [out, in] weights the widened rows before their transpose.
+  const std::size_t staging = g.b_transposed && g.b_dtype != DType::f32 ? g.k * kWidePanel : 0;
+  return g.k * kWidePanel + staging + packed;
+}
+
+void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
+  if (in_place(g)) {
+    gemm_packed_simd(plain(g, static_cast<const float*>(g.b), g.ldb, 0, g.n), workspace);
+    return;
+  }
+  const std::size_t es = dtype_bytes(g.b_dtype);
+  const auto* b = static_cast<const std::uint8_t*>(g.b);
+  float* panel = workspace;
+  float* staging = panel + g.k * kWidePanel;
+  float* packed = staging + (g.b_transposed && g.b_dtype != DType::f32 ? g.k * kWidePanel : 0);
+  for (std::size_t j0 = 0; j0 < g.n; j0 += kWidePanel) {
+    const std::size_t nn = std::min(kWidePanel, g.n - j0);
+    if (!g.b_transposed) {
+      for (std::size_t p = 0; p < g.k; ++p) widen_simd(b + (p * g.ldb + j0) * es, g.b_dtype, panel + p * nn, nn);
+    } else if (g.b_dtype == DType::f32) {
+      transpose(nn, g.k, reinterpret_cast<const float*>(b) + j0 * g.ldb, g.ldb, panel, nn);
+    } else {
+      for (std::size_t j = 0; j < nn; ++j) widen_simd(b + (j0 + j) * g.ldb * es, g.b_dtype, staging + j * g.k, g.k);
+      transpose(nn, g.k, staging, g.k, panel, nn);
+    }
+    gemm_packed_simd(plain(g, panel, nn, j0, nn), packed);
+  }
+}
+
+void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte, DType wte_dtype,
+                    const void* wpe, DType wpe_dtype, float* x) {
+  for (std::size_t t = 0; t < t_len; ++t)
+    for (std::size_t c = 0; c < d; ++c)
+      x[t * d + c] = load_element(wte, wte_dtype, std::size_t(tokens[t]) * d + c) +
+                     load_element(wpe, wpe_dtype, t * d + c);
+}
+
+void embed_wide_simd(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
+                     DType wte_dtype, const void* wpe, DType wpe_dtype, float* x) {
+  const auto* te = static_cast<const std::uint8_t*>(wte);
+  const auto* pe = static_cast<const std::uint8_t*>(wpe);
+  const std::size_t tes = dtype_bytes(wte_dtype), pes = dtype_bytes(wpe_dtype);
+  constexpr std::size_t kChunk = 256;
+  alignas(16) float pos[kChunk];
+  for (std::size_t t = 0; t < t_len; ++t) {
+    float* row = x + t * d;
+    widen_simd(te + std::size_t(tokens[t]) * d * tes, wte_dtype, row, d);
+    for (std::size_t c0 = 0; c0 < d; c0 += kChunk) {
+      const std::size_t len = std::min(kChunk, d - c0);
+      widen_simd(pe + (t * d + c0) * pes, wpe_dtype, pos, len);
+      add_simd(row + c0, pos, row + c0, len);
+    }
+  }
+}
+
+void gemm_wide(Path path, const WideGemmArgs& g, float* workspace) {
+  path == Path::simd ? gemm_wide_simd(g, workspace) : gemm_wide_ref(g);
+}
+
+void widen(Path path, const void* src, DType dtype, float* dst, std::size_t n) {
+  path == Path::simd ? widen_simd(src, dtype, dst, n) : widen_ref(src, dtype, dst, n);
+}
+
+}  // namespace headlab
