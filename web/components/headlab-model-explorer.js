@@ -529,7 +529,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
   modelTitle() {
     const s = this._c.source;
     if (!s) return '';
-    if (s.kind === 'shipped') return `HeadLab’s ${SHIPPED_MODELS.find((m) => m.name === s.name)?.title.toLowerCase() ?? s.name} model`;
+    if (s.kind === 'shipped') return `HeadLab’s model “${SHIPPED_MODELS.find((m) => m.name === s.name)?.title ?? s.name}”`;
     if (s.kind === 'hub') return HUB_MODELS.find((m) => m.id === s.id)?.title ?? s.id;
     return 'your model';
   }
