@@ -207,13 +207,16 @@ export const CHECKS = [
     },
   },
   {
-    name: 'the model explorer downloads a GPT-2 checkpoint from the hub stand-in with a moving progress bar, draws the grid, and a head switched off changes the top tokens',
+    name: 'the model explorer downloads a GPT-Neo checkpoint through its TinyStories-1M button from the hub stand-in, with a moving progress bar; switching heads off changes the top tokens',
     timeout: 90_000,
     async run(page, site) {
-      const hub = await startHub({ repos: reposFromFolder(path.join(REPO, 'tests/golden/pretrained')) });
+      // The stand-in holds the GPT-Neo fixture where the button looks: roneneldan/TinyStories-1M at refs/pr/1.
+      const repos = reposFromFolder(path.join(REPO, 'tests/golden/pretrained'));
+      repos.set('roneneldan/TinyStories-1M', new Map([['refs/pr/1', repos.get('headlab-test/neo-f32').get('main')]]));
+      const hub = await startHub({ repos });
       try {
         // The hub is another origin: the plain site (no CSP) may fetch from it, as from huggingface.co.
-        await page.goto(new URL('demos/real-models/index.html#explorer.model=headlab-test/gpt2-f32', site.plain).href);
+        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
         await page.waitFor(elementsReady, null, 30_000);
         await page.evaluate(`() => {
           const e = document.querySelector('headlab-model-explorer');
@@ -223,26 +226,32 @@ export const CHECKS = [
             const bar = e.shadowRoot.querySelector('[data-testid="explorer-progress"]');
             requestAnimationFrame(() => window.__progress.push({ ...ev.detail, bar: bar.value }));
           });
-          e.shadowRoot.querySelector('[data-action="download"]').click();
+          e.shadowRoot.querySelector('[data-testid="explorer-hub-tinystories-1m"]').click();
           return true;
         }`);
         const first = await page.waitFor(() => {
           const e = document.querySelector('headlab-model-explorer');
           const cells = e.shadowRoot.querySelectorAll('[role="gridcell"]');
-          return e.state === 'ready' && e.results && cells.length === 8 && { next: e.results.next.map((n) => [n.token, n.probability]), mode: e.controller.client.mode };
+          return e.state === 'ready' && e.results && cells.length === 8 && e.info.numLayers === 2 &&
+            { next: e.results.next.map((n) => [n.token, n.probability]), mode: e.controller.client.mode, lens: e.results.lens.length };
         }, null, 60_000);
         assert.equal(first.mode, 'worker');
+        assert.equal(first.lens, 2, 'the logit lens has one entry per layer');
         const progress = await page.evaluate(() => window.__progress);
         const weights = progress.filter((p) => p.file === 'model.safetensors');
         assert.ok(weights.length > 0 && weights.at(-1).loaded === weights.at(-1).total && weights.some((p) => p.bar > 0),
           `the progress bar moved for model.safetensors: ${JSON.stringify(progress)}`);
-        await page.evaluate(() => document.querySelector('headlab-model-explorer').setHeadEnabled(1, 2, false).then(() => true));
+        await page.evaluate(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          for (let h = 0; h < 4; h++) e.setHeadEnabled(1, h, false);
+          return true;
+        });
         const after = await page.waitFor(() => {
           const e = document.querySelector('headlab-model-explorer');
-          return e.state === 'ready' && e.results.baseline && e.results.next.map((n) => [n.token, n.probability]);
+          return e.state === 'ready' && e.controller.off.size === 4 && e.results.baseline && e.results.next.map((n) => [n.token, n.probability]);
         }, null, 30_000);
         assert.ok(after.some((n, i) => n[0] !== first.next[i][0] || Math.abs(n[1] - first.next[i][1]) > 1e-3),
-          `layer 2 head 3 off changes the top 5: ${JSON.stringify(after)} against ${JSON.stringify(first.next)}`);
+          `layer 2's heads off change the top 5: ${JSON.stringify(after)} against ${JSON.stringify(first.next)}`);
       } finally {
         await hub.close();
       }
