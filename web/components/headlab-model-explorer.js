@@ -663,7 +663,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       cell.dataset.mode = mode === 'strongest' ? 'strongest' : 'one';
       cell.dataset.strongest = best.key;
       if (mode === 'strongest') {
-        const share = Math.round(15 + 60 * Math.min(1, Math.max(0, best.score)));
+        const share = Math.round(22 + 53 * Math.min(1, Math.max(0, best.score)));
         cell.style.background = `color-mix(in srgb, ${DETECTOR_COLOURS[best.key]} ${share}%, var(--hl-bg))`;
         cell.textContent = best.score >= STRONG ? best.mark : '';
       } else {
