@@ -375,3 +375,22 @@ test('a GPT-2 checkpoint from the hub stand-in: offered, downloaded with progres
     assertNoProblems([/\/cdn\/\d+/, /resolve\/main\/tokenizer\.json \(net::ERR_ABORTED\)/]);
   });
 });
+
+test('your own files: config.json, model.safetensors and tokenizer.json chosen in the file input load in the Worker', { timeout: TIMEOUT }, async () => {
+  const page = await open('explorer files');
+  await ready(page);
+  const dir = path.join(REPO, 'tests/golden/pretrained/neo-f32');
+  await x(page).locator('[data-testid="explorer-files"]').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => path.join(dir, f)));
+  await page.waitForFunction((tag) => { const e = document.querySelector(tag); return e.state === 'ready' && e.info?.architecture !== 'headlab' && e.results; }, TAG, { timeout: 60_000 });
+  const s = await page.evaluate((tag) => { const e = document.querySelector(tag); return { info: e.info, mode: e.controller.client.mode, text: e.controller.text, lens: e.results.lens.length }; }, TAG);
+  assert.equal(s.mode, 'worker');
+  assert.deepEqual([s.info.numLayers, s.info.numHeads], [2, 4]);
+  assert.equal(s.text, 'Virat hit the ball because it was full and outside off.', 'a real model starts with the course sentence');
+  assert.equal(s.lens, 2);
+  // A new text attribute runs at once.
+  await page.evaluate((tag) => document.querySelector(tag).setAttribute('text', 'The cat sat on the mat. The cat sat on the'), TAG);
+  await page.waitForFunction((tag) => document.querySelector(tag).results.tokens.join('') === 'The cat sat on the mat. The cat sat on the', TAG);
+  await expectText(x(page).locator('[data-testid="explorer-info"]'), /^Your model: 2 layers × 4 heads/);
+  await page.close();
+  assertNoProblems();
+});

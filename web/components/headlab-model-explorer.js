@@ -364,6 +364,10 @@ export class HeadlabModelExplorer extends HeadlabElement {
 
   update() {
     if (!this.lab) return;
+    // A new text attribute runs at once on the model there is.
+    const textAttr = this.getAttribute('text');
+    if (textAttr !== null && textAttr !== this._textAttr && this._textAttr !== undefined && this._c.hasModel) this.setText(textAttr).catch((e) => this.showError(e));
+    this._textAttr = textAttr;
     const key = `${this.model}|${this.hubUrl}`;
     if (key === this._loadedKey) return;
     this._loadedKey = key;
@@ -559,7 +563,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
     const parts = [`${this.modelTitle()}: ${i.numLayers} layers × ${i.numHeads} heads, d_model ${i.dModel}, ${i.vocabSize.toLocaleString('en-US')} tokens in its vocabulary, reads up to ${i.contextLength} tokens`];
     if (i.parameters) parts.push(i.parameters >= 1e6 ? `${+(i.parameters / 1e6).toPrecision(3)} million parameters` : `${i.parameters.toLocaleString('en-US')} parameters`);
     if (i.dtype && i.architecture !== 'headlab') parts.push(`weights in ${i.dtype}`);
-    setText(this.infoLine, `${parts.join(', ')}.`);
+    const line = parts.join(', ');
+    setText(this.infoLine, `${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
     if (!c.results) return;
     this.renderTokens();
     this.buildGrid();
