@@ -133,9 +133,11 @@ test('switching heads off runs again with them off, shows the all-on top tokens 
   const { c } = controller(sessionClient(lab, async () => model));
   await c.load({ kind: 'hub', id: 'x/y' });
   assert.equal(c.results.next[0].token, 't0');
+  const runs = model.runs.length;
   await c.setHeadEnabled(1, 2, false);
   assert.equal(c.headEnabled(1, 2), false);
-  assert.deepEqual(model.runs.at(-2).ablate, ['1.2'], 'the run had head 1.2 off');
+  assert.deepEqual(model.runs.at(-1).ablate, ['1.2'], 'the run had head 1.2 off');
+  assert.equal(model.runs.length, runs + 1, 'the all-on answer for this text is kept, not run again');
   assert.equal(c.results.next[0].token, 't1', 'the top token changed with the head off');
   assert.equal(c.results.baseline[0].token, 't0', 'the all-on answer is there to compare');
   await c.allHeadsOn();

@@ -61,6 +61,7 @@ export class ExplorerSession {
   _free() {
     this.model?.dispose();
     this.model = null;
+    this._kept = null;
   }
 
   async load(source) {
@@ -123,10 +124,15 @@ export class ExplorerSession {
       ids: Array.from(r.ids), tokens: r.tokens, attention: r.attention, shape: [L, H, T, T],
       next: r.next, baseline: null, lens: null, lensNote: '',
     };
-    if (ablate.length) out.baseline = (await model.run(r.ids, { topK })).next;
+    // What does not depend on the switched-off heads (the all-on top tokens, the lens) is kept per text.
+    const key = `${topK}|${out.ids.join(',')}`;
+    if (this._kept?.key !== key || this._kept.model !== model) this._kept = { key, model, next: null, lens: null };
+    const kept = this._kept;
+    if (!ablate.length) kept.next = r.next;
+    else out.baseline = kept.next ??= (await model.run(r.ids, { topK })).next;
     if (!lens) return out;
     if (typeof model.logitLens === 'function') {
-      out.lens = (await model.logitLens(r.ids, { topK: 3 })).layers;
+      out.lens = kept.lens ??= (await model.logitLens(r.ids, { topK: 3 })).layers;
     } else {
       out.lensNote = 'HeadLab’s own small models do not expose what each layer adds, so they have no logit lens; a Hugging Face model has one.';
     }
