@@ -394,3 +394,34 @@ test('your own files: config.json, model.safetensors and tokenizer.json chosen i
   await page.close();
   assertNoProblems();
 });
+
+test('hostile tokens from a dropped tokenizer.json stay text in the token list, the heatmap's table and the lens positions', { timeout: TIMEOUT }, async () => {
+  const page = await open('explorer hostile tokens');
+  await ready(page);
+  const dir = path.join(REPO, 'tests/golden/pretrained/gpt2-f32');
+  // The fixture's tokenizer with its one added token renamed to markup.
+  const evil = '<img src=x onerror="window.__pwned=1">';
+  const tokenizer = JSON.parse(readFileSync(path.join(dir, 'tokenizer.json'), 'utf8'));
+  tokenizer.added_tokens[0].content = evil;
+  const file = (name, buffer) => ({ name, mimeType: 'application/octet-stream', buffer });
+  await x(page).locator('[data-testid="explorer-files"]').setInputFiles([
+    file('config.json', readFileSync(path.join(dir, 'config.json'))), file('model.safetensors', readFileSync(path.join(dir, 'model.safetensors'))),
+    file('tokenizer.json', Buffer.from(JSON.stringify(tokenizer))),
+  ]);
+  await page.waitForFunction((tag) => { const e = document.querySelector(tag); return e.state === 'ready' && e.info?.architecture !== 'headlab' && e.results; }, TAG, { timeout: 60_000 });
+  await x(page).locator('[data-testid="explorer-text"]').fill(`it was ${evil} full`);
+  await x(page).locator('[data-action="run"]').click();
+  await page.waitForFunction(({ tag, evil }) => document.querySelector(tag).results?.tokens.includes(evil), { tag: TAG, evil });
+  const seen = await page.evaluate(({ tag, evil }) => {
+    const root = document.querySelector(tag).shadowRoot;
+    return {
+      img: root.querySelectorAll('img').length, pwned: window.__pwned ?? null,
+      inList: [...root.querySelectorAll('[data-testid="explorer-tokens"] li')].some((li) => li.textContent === evil),
+      inTable: root.querySelector('[data-testid="explorer-detail-table"]')?.textContent.includes(evil),
+      inLens: [...root.querySelectorAll('[data-testid="explorer-lens-position"] option')].some((o) => o.textContent.endsWith(evil)),
+    };
+  }, { tag: TAG, evil });
+  assert.deepEqual(seen, { img: 0, pwned: null, inList: true, inTable: true, inLens: true });
+  await page.close();
+  assertNoProblems();
+});

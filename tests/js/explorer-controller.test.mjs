@@ -299,3 +299,26 @@ test('the adapter: log-probabilities as logits, every position with allLogits, g
   m.dispose();
   lm.dispose();
 });
+
+test('an expensive logit lens waits to be asked for; once computed it stays for the text while heads switch', async () => {
+  const model = new FakeModel();
+  let lensCalls = 0;
+  const logitLens = model.logitLens.bind(model);
+  model.logitLens = (ids, o) => { lensCalls += 1; return logitLens(ids, o); };
+  // 2 layers × 11 tokens × 50 × 12 = 13,200 multiply-adds: above a budget of 10,000.
+  const { c, states } = controller(sessionClient(lab, async () => model), { lensBudget: 10_000 });
+  await c.load({ kind: 'hub', id: 'x/y' });
+  assert.equal(c.results.lens, null, 'no lens with the run');
+  assert.equal(c.results.lensNote, '');
+  assert.equal(lensCalls, 0);
+  await c.computeLens();
+  assert.equal(c.results.lens.length, 2);
+  assert.equal(lensCalls, 1);
+  assert.deepEqual(states().slice(-2), ['running', 'ready']);
+  await c.setHeadEnabled(0, 1, false);
+  assert.equal(c.results.lens.length, 2, 'the lens of this text is kept');
+  assert.equal(lensCalls, 1, 'and not computed again');
+  await c.setText('a short one');
+  assert.equal(c.results.lens.length, 2, 'a short text is under the budget: its lens comes with the run');
+  assert.equal(lensCalls, 2);
+});

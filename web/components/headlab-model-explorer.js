@@ -19,7 +19,8 @@
  * @attr {string} theme   light | dark | auto
  *
  * Methods (layers and heads count from 0): load(source) → Promise, cancel(), setText(text) → Promise,
- * setHeadEnabled(layer, head, on) → Promise, allHeadsOn() → Promise, openHead(layer, head).
+ * setHeadEnabled(layer, head, on) → Promise, allHeadsOn() → Promise, openHead(layer, head), computeLens() → Promise
+ * (the logit lens of a long text on a large model waits for this, or its button).
  * source: { kind: 'shipped', name } | { kind: 'hub', id, revision? } | { kind: 'files', files: File[] }.
  * Properties: state (empty | loading | ready | running | error | cancelled), info (the model's info),
  * scores, results (the last run: tokens, attention, next, baseline, lens), progress, controller.
@@ -105,6 +106,7 @@ const CSS = `
 .text-error { color: var(--hl-error); font-weight: 600; margin: 0.2rem 0; overflow-wrap: anywhere; }
 .text-error:empty { display: none; }
 .tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0.4rem 0; padding: 0; list-style: none; }
+.tokens li, .lens .tok, table.next bdi { unicode-bidi: isolate; }
 .tokens li { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.85rem;
   border: 1px solid var(--hl-border); border-radius: 4px; padding: 0 0.3rem; background: var(--hl-surface); white-space: pre; max-width: 100%; overflow: hidden; text-overflow: ellipsis; }
 section.part { margin-top: 0.9rem; min-width: 0; }
@@ -135,6 +137,8 @@ table.next td.tok.new::after { content: " new"; font-weight: 400; font-size: 0.7
 .lens .layer { display: block; color: var(--hl-muted); font-size: 0.72rem; }
 .lens .tok { display: block; font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace; font-weight: 700; white-space: pre; overflow: hidden; text-overflow: ellipsis; max-width: 9rem; }
 .lens .p { display: block; font-variant-numeric: tabular-nums; color: var(--hl-muted); font-size: 0.75rem; }
+[aria-busy="true"] table.next, [aria-busy="true"] .lens { opacity: 0.55; }
+@media (prefers-reduced-motion: no-preference) { table.next, .lens { transition: opacity 150ms linear 150ms; } }
 .off-list { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; }
 @container (max-width: 30rem) {
   .heads-grid [role="row"] { grid-template-columns: 1.5rem repeat(var(--heads), minmax(0.9rem, 2.2rem)); gap: 1px; }
@@ -179,6 +183,9 @@ function showToken(token) {
 
 const headName = (layer, head) => `layer ${layer + 1}, head ${head + 1}`;
 
+/** A probability with three decimals, or in scientific notation below 0.001 (a large vocabulary's tail). */
+const prob = (p) => (Number.isFinite(p) && p > 0 && p < 0.0005 ? p.toExponential(1) : fmt(p, 3));
+
 export class HeadlabModelExplorer extends HeadlabElement {
   static tag = 'headlab-model-explorer';
   static stateKey = 'explorer';
@@ -204,6 +211,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
   setHeadEnabled(layer, head, on) { return this._c.setHeadEnabled(layer, head, on); }
   allHeadsOn() { return this._c.allHeadsOn(); }
   openHead(layer, head) { this._c.openHead(layer, head); }
+  computeLens() { return this._c.computeLens(); }
 
   // ---------------------------------------------------------------- build
 
@@ -319,9 +327,11 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.lensSelect.addEventListener('change', () => this.renderLens());
     this.lensStrip = el('ol', { class: 'lens', part: 'lens', dataset: { testid: 'explorer-lens' } });
     this.lensNote = el('p', { class: 'small muted', dataset: { testid: 'explorer-lens-note' } });
+    this.lensButton = el('button', { type: 'button', class: 'btn', hidden: true, dataset: { action: 'lens' },
+      on: { click: () => this.computeLens().catch((e) => this.showError(e)) } }, 'Compute the logit lens');
     this.lensPart = el('section', { class: 'part' }, el('h3', {}, 'The logit lens'),
       el('p', { class: 'small muted explain' }, 'What the model would predict if it stopped after each layer: the running sum it carries, read through the final LayerNorm and the unembedding.'),
-      el('div', { class: 'field' }, el('label', { for: this.lensSelect.id }, 'After token'), this.lensSelect), this.lensStrip, this.lensNote);
+      el('div', { class: 'field' }, el('label', { for: this.lensSelect.id }, 'After token'), this.lensSelect), this.lensStrip, this.lensNote, this.lensButton);
 
     this.resultsBox = el('div', { dataset: { testid: 'explorer-results' } }, this.gridPart, this.detailPart, this.nextPart, this.lensPart);
     this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox,
@@ -491,6 +501,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
       } else if (detail.to === 'cancelled') {
         this.removeAttribute('data-busy');
         this.say('Download cancelled. Nothing is loaded.');
+      } else if (detail.to === 'running' && detail.reason === 'lens') {
+        this.say('Computing the logit lens…');
       } else if (detail.to === 'error') {
         this.removeAttribute('data-busy');
         this.errorBox.replaceChildren(el('strong', {}, 'No model.'), ` ${c.error}`);
@@ -516,7 +528,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       this.renderAll();
       if (!detail.problem && c.results) {
         const top = c.results.next[0];
-        this.say(`${c.off.size ? `${c.off.size} head${c.off.size === 1 ? '' : 's'} off. ` : ''}Most likely next token: “${showToken(top?.token)}”, ${fmt(top?.probability ?? NaN, 3)}.`);
+        this.say(`${c.off.size ? `${c.off.size} head${c.off.size === 1 ? '' : 's'} off. ` : ''}Most likely next token: “${showToken(top?.token)}”, ${prob(top?.probability ?? NaN)}.`);
       }
     } else if (type === 'head') {
       this.emit('ablate', detail);
@@ -553,6 +565,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       b.disabled = c.state === 'loading' && b.dataset.model === chosen;
     }
     this.renderProgress();
+    this.resultsBox.setAttribute('aria-busy', String(c.state === 'running'));
     const has = c.hasModel && c.info;
     this.resultsBox.hidden = !(has && c.results);
     this.textPart.hidden = !has;
@@ -775,9 +788,9 @@ export class HeadlabModelExplorer extends HeadlabElement {
     const head = ['#', 'Next token', 'Probability', el('span', { class: 'sr-only' }, 'Bar')];
     if (base) head.push('With every head on');
     const rows = r.next.map((n, k) => el('tr', {},
-      el('td', {}, String(k + 1)), el('td', { class: base && !before.has(n.id) ? 'tok new' : 'tok' }, showToken(n.token)), el('td', { class: 'num' }, fmt(n.probability, 3)),
+      el('td', {}, String(k + 1)), el('td', { class: base && !before.has(n.id) ? 'tok new' : 'tok' }, el('bdi', {}, showToken(n.token))), el('td', { class: 'num' }, prob(n.probability)),
       el('td', { class: 'bar', 'aria-hidden': 'true' }, el('span', { class: 'barfill', style: { width: `${Math.max(0.5, 100 * n.probability)}%` } })),
-      base ? el('td', { class: 'tok' }, `${showToken(base[k].token)} ${fmt(base[k].probability, 3)}`) : null));
+      base ? el('td', { class: 'tok' }, el('bdi', {}, showToken(base[k].token)), ` ${prob(base[k].probability)}`) : null));
     this.nextBox.replaceChildren(el('table', { class: 'matrix next' },
       el('caption', {}, `After “${last}”${offHeads.length ? `, with ${offHeads.length} head${offHeads.length === 1 ? '' : 's'} off` : ''}`),
       el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
@@ -794,16 +807,19 @@ export class HeadlabModelExplorer extends HeadlabElement {
       this.lensSelect.value = String(T - 1);
     }
     this.lensSelect.disabled = !r.lens;
+    this.lensButton.hidden = Boolean(r.lens || r.lensNote);
     if (!r.lens) {
       this.lensStrip.replaceChildren();
-      setText(this.lensNote, r.lensNote || 'This model has no logit lens.');
+      const i = this._c.info;
+      setText(this.lensNote, r.lensNote || `The lens reads all ${i.numLayers} layers at all ${T} positions through the unembedding, ` +
+        `a score for each of the ${i.vocabSize.toLocaleString('en-US')} tokens every time: for this text that takes a while, so it waits for you.`);
       return;
     }
     const p = Number(this.lensSelect.value);
     this.lensStrip.replaceChildren(...r.lens.map((row) => {
       const top = row.positions[p]?.[0];
       return el('li', {}, el('span', { class: 'layer' }, `after layer ${row.layer + 1}`), el('span', { class: 'tok' }, showToken(top?.token)),
-        el('span', { class: 'p' }, fmt(top?.probability ?? NaN, 2)));
+        el('span', { class: 'p' }, prob(top?.probability ?? NaN)));
     }));
     setText(this.lensNote, `Top token after each layer, at position ${p} (“${showToken(r.tokens[p])}”); the last layer’s is the model’s own prediction.`);
   }

@@ -94,9 +94,10 @@ export class ExplorerController {
    * @param {(type: string, detail: object) => void} o.emit  state, progress, loaded, results, error, head
    * @param {() => boolean} [o.online]  whether the browser says it is online
    * @param {string} [o.name]  prefixes the errors of the methods
+   * @param {number} [o.lensBudget]  the logit lens comes with every run up to this many multiply-adds (see lensIsCheap)
    */
-  constructor({ createClient, readShipped, emit, online = () => true, name = 'headlab-model-explorer' }) {
-    Object.assign(this, { createClient, readShipped, emit, online, name });
+  constructor({ createClient, readShipped, emit, online = () => true, name = 'headlab-model-explorer', lensBudget = 6e9 }) {
+    Object.assign(this, { createClient, readShipped, emit, online, name, lensBudget });
     this.state = 'empty';
     this.client = null;
     this.source = null;         // what is loaded or on its way: { kind, name | id | files, revision? }
@@ -271,13 +272,13 @@ export class ExplorerController {
     this.go('running', 'analyze');
     let answer = null, problem = '';
     try {
-      answer = await this.client.request('analyze', { text: this.text, ablate: this.ablate, topK: 5, lens: true });
+      answer = await this.client.request('analyze', { text: this.text, ablate: this.ablate, topK: 5, lens: this.lensIsCheap(this.text) });
     } catch (e) {
       problem = String(e?.message ?? e);
     }
     if (job !== this._job || this.state !== 'running') return;
     if (answer) {
-      this.results = answer;
+      this.results = { ...answer, text: this.text };
       this.textProblem = '';
       if (!this.open) this.open = this.defaultHead();
     } else {
@@ -285,6 +286,40 @@ export class ExplorerController {
     }
     this.go('ready', answer ? 'answered' : 'refused');
     this.emit('results', { results: this.results, problem: this.textProblem });
+    if (this._again) {
+      this._again = false;
+      await this.analyze();
+    }
+  }
+
+  /**
+   * Whether the logit lens of `text` comes with every run: it costs layers × positions × vocabulary
+   * × d_model multiply-adds (every layer's residual through the unembedding), up to `lensBudget`.
+   * Above it the learner asks for it (computeLens()), since it would hold up every head switch.
+   */
+  lensIsCheap(text) {
+    const i = this.info;
+    if (!i) return false;
+    const T = Math.max(1, this.results?.tokens?.length && this.results.text === text ? this.results.tokens.length : Math.ceil(text.length / 3));
+    return i.numLayers * T * i.vocabSize * i.dModel <= this.lensBudget;
+  }
+
+  /** Computes the logit lens of the text on screen (when it did not come with the run). */
+  async computeLens() {
+    if (this.state !== 'ready' || !this.results || this.results.lens || this.results.lensNote) return;
+    const job = this._job;
+    const results = this.results;
+    this.go('running', 'lens');
+    let lens = null, problem = '';
+    try {
+      lens = await this.client.request('lens', { ids: results.ids });
+    } catch (e) {
+      problem = String(e?.message ?? e);
+    }
+    if (job !== this._job || this.state !== 'running') return;
+    if (lens && this.results === results) this.results = { ...results, lens };
+    this.go('ready', lens ? 'lens' : 'refused');
+    this.emit('results', { results: this.results, problem: problem || this.textProblem });
     if (this._again) {
       this._again = false;
       await this.analyze();

@@ -10,7 +10,9 @@
 //           → { info, scores }   (the old model is freed first; scores: model.headScores())
 //   cancel                                              aborts a load on its way and frees any model
 //   analyze { text, ablate, topK, lens }                → { ids, tokens, attention, shape, next, baseline, lens, lensNote }
-//           baseline: the top tokens with every head on (null when none is off)
+//           baseline: the top tokens with every head on (null when none is off); lens: the logit
+//           lens when asked for (or already computed for this text), else null
+//   lens    { ids }                                     → the logit lens of those ids (kept for analyze)
 //   dispose
 // Events: { event: 'progress', file, loaded, total } while a load downloads (at most every 100 ms per file).
 
@@ -53,6 +55,7 @@ export class ExplorerSession {
         const result = await this.analyze(payload);
         return { result, transfer: result.attention ? [result.attention.buffer] : [] };
       }
+      case 'lens': return { result: await this.lens(payload.ids) };
       case 'dispose': this.dispose(); return { result: null };
       default: throw new TypeError(`explorer session: unknown request ${JSON.stringify(String(type))}`);
     }
@@ -130,13 +133,25 @@ export class ExplorerSession {
     const kept = this._kept;
     if (!ablate.length) kept.next = r.next;
     else out.baseline = kept.next ??= (await model.run(r.ids, { topK })).next;
-    if (!lens) return out;
-    if (typeof model.logitLens === 'function') {
-      out.lens = kept.lens ??= (await model.logitLens(r.ids, { topK: 3 })).layers;
-    } else {
+    if (typeof model.logitLens !== 'function') {
       out.lensNote = 'HeadLab’s own small models do not expose what each layer adds, so they have no logit lens; a Hugging Face model has one.';
+    } else if (lens || kept.lens) {
+      out.lens = kept.lens ??= (await model.logitLens(r.ids, { topK: 3 })).layers;
     }
     return out;
+  }
+
+  /** The logit lens of `ids` (all heads on), kept with the text's other all-on answers. */
+  async lens(ids) {
+    const model = this.model;
+    if (!model) throw new Error('explorer session: no model is loaded');
+    if (typeof model.logitLens !== 'function') return null;
+    const key = `5|${Array.from(ids).join(',')}`;
+    if (this._kept?.key === key && this._kept.model === model && this._kept.lens) return this._kept.lens;
+    const layers = (await model.logitLens(Int32Array.from(ids), { topK: 3 })).layers;
+    if (this._kept?.key === key && this._kept.model === model) this._kept.lens = layers;
+    else this._kept = { key, model, next: null, lens: layers };
+    return layers;
   }
 
   dispose() {
