@@ -395,7 +395,7 @@ test('your own files: config.json, model.safetensors and tokenizer.json chosen i
   assertNoProblems();
 });
 
-test('hostile tokens from a dropped tokenizer.json stay text in the token list, the heatmap's table and the lens positions', { timeout: TIMEOUT }, async () => {
+test('hostile tokens from a dropped tokenizer.json stay text in the token list, the heatmap table and the lens positions', { timeout: TIMEOUT }, async () => {
   const page = await open('explorer hostile tokens');
   await ready(page);
   const dir = path.join(REPO, 'tests/golden/pretrained/gpt2-f32');
