@@ -115,7 +115,8 @@ test('a hub model: loading with progress, ready with head scores and results for
   assert.equal(events.filter((e) => e.type === 'progress').length, 2);
   release();
   await done;
-  assert.deepEqual(states(), ['loading', 'ready', 'running', 'ready']);
+  // Loaded, run, then the (cheap) logit lens of the text.
+  assert.deepEqual(states(), ['loading', 'ready', 'running', 'ready', 'running', 'ready']);
   assert.equal(c.state, 'ready');
   assert.equal(c.info.numHeads, 3);
   assert.equal(c.scores.scores.length, 6);

@@ -272,7 +272,7 @@ export class ExplorerController {
     this.go('running', 'analyze');
     let answer = null, problem = '';
     try {
-      answer = await this.client.request('analyze', { text: this.text, ablate: this.ablate, topK: 5, lens: this.lensIsCheap(this.text) });
+      answer = await this.client.request('analyze', { text: this.text, ablate: this.ablate, topK: 5, lens: false });
     } catch (e) {
       problem = String(e?.message ?? e);
     }
@@ -289,19 +289,21 @@ export class ExplorerController {
     if (this._again) {
       this._again = false;
       await this.analyze();
+    } else if (answer && !answer.lens && !answer.lensNote && this.lensIsCheap()) {
+      // The run's answers first; the lens (kept for this text from then on) follows when it is cheap.
+      await this.computeLens();
     }
   }
 
   /**
-   * Whether the logit lens of `text` comes with every run: it costs layers × positions × vocabulary
-   * × d_model multiply-adds (every layer's residual through the unembedding), up to `lensBudget`.
-   * Above it the learner asks for it (computeLens()), since it would hold up every head switch.
+   * Whether the logit lens of the text on screen follows each new text by itself: it costs layers ×
+   * positions × vocabulary × d_model multiply-adds (every layer's residual through the unembedding),
+   * up to `lensBudget`. Above it the learner asks for it (computeLens()): it would hold up every
+   * head switch while it runs.
    */
-  lensIsCheap(text) {
-    const i = this.info;
-    if (!i) return false;
-    const T = Math.max(1, this.results?.tokens?.length && this.results.text === text ? this.results.tokens.length : Math.ceil(text.length / 3));
-    return i.numLayers * T * i.vocabSize * i.dModel <= this.lensBudget;
+  lensIsCheap() {
+    const i = this.info, T = this.results?.tokens?.length;
+    return Boolean(i && T) && i.numLayers * T * i.vocabSize * i.dModel <= this.lensBudget;
   }
 
   /** Computes the logit lens of the text on screen (when it did not come with the run). */
