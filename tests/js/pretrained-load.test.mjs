@@ -120,6 +120,13 @@ test('cancelling through signal rejects with an AbortError and leaves nothing al
   } finally {
     hub.faults.delete('headlab-test/gpt2-f32/model.safetensors');
   }
+  // Files are read in chunks too, and cancelled between them.
+  const files = [...fixtureFiles('gpt2-f32')].map(([n, b]) => new File([b], n));
+  const handles = lab.liveHandleCount();
+  const stop = new AbortController();
+  await assert.rejects(lab.loadPretrained(files, { signal: stop.signal, onProgress: (p) => { if (p.file === 'model.safetensors' && p.loaded > 0) stop.abort(); } }),
+    (e) => e.name === 'AbortError' && /model\.safetensors/.test(e.message));
+  assert.equal(lab.liveHandleCount(), handles);
   const controller = new AbortController();
   controller.abort();
   const from = hub.requests.length;

@@ -1,0 +1,138 @@
+// One forward pass of a model of GPT-2 small's shapes (12 layers, 12 heads, d 768,
+// d_ff 3072, vocabulary 50257, 1024 positions) with random weights, through the
+// pretrained engine (pretrained.hpp), float32 and float16 weights, T = 64 (and
+// any T given). Natively and as wasm under Node from this one source:
+//   g++ -O3 -std=c++17 -mavx2 -mfma -Icpp/include -Ibuild/native/deps bench/pretrained/bench_pretrained.cpp \
+//       cpp/src/pretrained/*.cpp cpp/src/{kernels,lm_kernels,attention_fused,tasks}.cpp -o /tmp/bench_pretrained
+//   em++ -O3 -std=c++17 -msimd128 -msse4.1 (same sources) -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4gb \
+//       -sENVIRONMENT=node -o /tmp/bench_pretrained.js && node /tmp/bench_pretrained.js
+// The checkpoint is written straight into the engine's file buffer (a safetensors
+// image), so the weights are held once. Prints load and forward times in ms
+// (best of the runs) and the memory the engine holds.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "headlab/pretrained.hpp"
+
+using namespace headlab;
+
+namespace {
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct Spec {
+  std::string name;
+  std::vector<std::size_t> shape;
+  std::size_t n = 1;
+};
+
+std::uint16_t to_half(float f) {  // round toward zero; values here are normal and small
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  const std::uint32_t sign = (b >> 16) & 0x8000u;
+  const int e = int((b >> 23) & 0xff) - 127 + 15;
+  if (e <= 0) return std::uint16_t(sign);
+  return std::uint16_t(sign | (std::uint32_t(e) << 10) | ((b >> 13) & 0x3ffu));
+}
+
+void bench(bool half, const std::vector<std::size_t>& lengths) {
+  const std::size_t L = 12, H = 12, d = 768, f = 3072, V = 50257, N = 1024;
+  std::vector<Spec> specs = {{"wte.weight", {V, d}}, {"wpe.weight", {N, d}}, {"ln_f.weight", {d}}, {"ln_f.bias", {d}}};
+  for (std::size_t l = 0; l < L; ++l) {
+    const std::string h = "h." + std::to_string(l) + ".";
+    for (auto s : std::vector<Spec>{{h + "ln_1.weight", {d}},          {h + "ln_1.bias", {d}},
+                                    {h + "attn.c_attn.weight", {d, 3 * d}}, {h + "attn.c_attn.bias", {3 * d}},
+                                    {h + "attn.c_proj.weight", {d, d}},  {h + "attn.c_proj.bias", {d}},
+                                    {h + "ln_2.weight", {d}},          {h + "ln_2.bias", {d}},
+                                    {h + "mlp.c_fc.weight", {d, f}},     {h + "mlp.c_fc.bias", {f}},
+                                    {h + "mlp.c_proj.weight", {f, d}},   {h + "mlp.c_proj.bias", {d}}})
+      specs.push_back(s);
+  }
+  const std::size_t es = half ? 2 : 4;
+  std::string header = "{";
+  std::size_t offset = 0;
+  for (auto& s : specs) {
+    for (auto x : s.shape) s.n *= x;
+    header += std::string(header.size() > 1 ? "," : "") + "\"" + s.name + "\":{\"dtype\":\"" + (half ? "F16" : "F32") +
+              "\",\"shape\":[" + std::to_string(s.shape[0]) + (s.shape.size() > 1 ? "," + std::to_string(s.shape[1]) : "") +
+              "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + s.n * es) + "]}";
+    offset += s.n * es;
+  }
+  header += "}";
+  while (header.size() % 8) header += ' ';
+  const std::size_t bytes = 8 + header.size() + offset;
+
+  PretrainedConfig c;
+  c.num_layers = L, c.num_heads = H, c.d_model = d, c.d_ff = f, c.vocab = V, c.context = N;
+  c.windows.assign(L, 0);
+  PretrainedModel m(c);
+  const double t0 = now_ms();
+  std::uint8_t* p = m.alloc_file(bytes);
+  if (!p) {
+    std::printf("out of memory for %zu bytes\n", bytes);
+    return;
+  }
+  const std::uint64_t n = header.size();
+  std::memcpy(p, &n, 8);
+  std::memcpy(p + 8, header.data(), header.size());
+  std::uint8_t* data = p + 8 + header.size();
+  std::uint32_t state = 12345;
+  std::size_t k = 0;
+  for (const auto& s : specs) {
+    const bool gain = s.name.find("ln_") != std::string::npos && s.name.find(".weight") != std::string::npos;
+    for (std::size_t i = 0; i < s.n; ++i, ++k) {
+      state = state * 1664525u + 1013904223u;
+      const float u = float(state >> 8) / float(1u << 24) - 0.5f;
+      const float v = gain ? 1.0f + 0.1f * u : 0.04f * u;
+      if (half) {
+        const std::uint16_t hv = to_half(v);
+        std::memcpy(data + 2 * k, &hv, 2);
+      } else {
+        std::memcpy(data + 4 * k, &v, 4);
+      }
+    }
+  }
+  const double t1 = now_ms();
+  std::string e = m.add_safetensors("gpt2-small.safetensors", p, bytes);
+  if (e.empty()) e = m.finish();
+  if (!e.empty()) {
+    std::printf("load failed: %s\n", e.c_str());
+    return;
+  }
+  const double t2 = now_ms();
+  std::printf("%s: %zu parameters, file %.1f MB, held %.1f MB; written in %.0f ms, checked and compacted in %.0f ms\n",
+              half ? "float16" : "float32", m.parameters(), bytes / 1e6, m.weight_bytes() / 1e6, t1 - t0, t2 - t1);
+  for (std::size_t t : lengths) {
+    std::vector<std::int32_t> ids(t);
+    for (std::size_t i = 0; i < t; ++i) ids[i] = std::int32_t((i * 7919) % V);
+    for (bool attention : {false, true}) {
+      PretrainedRunOptions o;
+      o.attention = attention;
+      PretrainedRunResult r;
+      double best = 1e30;
+      for (int rep = 0; rep < 4; ++rep) {
+        const double a = now_ms();
+        m.run(ids.data(), t, o, &r);
+        best = std::min(best, now_ms() - a);
+      }
+      std::printf("  T=%zu%s: best of 4 forward passes %.1f ms; memory held %.1f MB\n", t,
+                  attention ? " with all attention weights" : "", best, m.memory_bytes() / 1e6);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::size_t> lengths = {64};
+  for (int i = 1; i < argc; ++i) lengths.push_back(std::size_t(std::atoi(argv[i])));
+  bench(false, lengths);
+  bench(true, lengths);
+}
