@@ -39,6 +39,7 @@
  * @csspart picker    the model buttons and the file drop
  * @csspart progress  the download progress bar and Cancel
  * @csspart heads     the layers × heads grid
+ * @csspart detail    the opened head: its scores, switch, heatmap and lines
  * @csspart heatmap   the opened head's heatmap
  * @csspart lines     the opened head's lines view
  * @csspart next      the top-5 next-token table
@@ -183,7 +184,7 @@ function showToken(token) {
 
 const headName = (layer, head) => `layer ${layer + 1}, head ${head + 1}`;
 
-/** A probability with three decimals, or in scientific notation below 0.001 (a large vocabulary's tail). */
+/** A probability with three decimals, or in scientific notation where three decimals would show 0.000 (a large vocabulary's tail). */
 const prob = (p) => (Number.isFinite(p) && p > 0 && p < 0.0005 ? p.toExponential(1) : fmt(p, 3));
 
 export class HeadlabModelExplorer extends HeadlabElement {
@@ -314,7 +315,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.toggleButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'toggle-head' }, on: { click: () => this.toggleOpen() } }, 'Switch this head off');
     this.heatBox = el('div', { dataset: { testid: 'explorer-heatmap' } });
     this.linesBox = el('div', { class: 'lines-box', part: 'lines', dataset: { testid: 'explorer-lines' } });
-    this.detailPart = el('section', { class: 'part', part: 'heatmap' }, this.detailTitle, this.detailText,
+    this.detailPart = el('section', { class: 'part', part: 'detail' }, this.detailTitle, this.detailText,
       el('div', { class: 'toolbar' }, this.toggleButton), el('div', { class: 'detail' }, this.heatBox, this.linesBox));
 
     // Switched off, next tokens, lens
