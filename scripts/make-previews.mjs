@@ -19,13 +19,16 @@ const DEMOS = [
   ['choosing-h', '', 'headlab-choosing-h', '.chart'],
   ['trainer', '', 'headlab-trainer', 'section.run .maps'],
   ['language-model', '', 'headlab-language-model', '[data-testid="lm-grid"]'],
+  ['real-models', '#explorer.head=2.2', 'headlab-model-explorer', '[data-testid="explorer-heads-part"]'],
 ];
+// `node scripts/make-previews.mjs real-models heads` writes only the previews named.
+const only = process.argv.slice(2);
 
 mkdirSync(out, { recursive: true });
 const server = await serve({ port: 0, root: path.join(repo, 'dist') });
 const browser = await launch();
 try {
-  for (const [name, state, tag, part] of DEMOS) {
+  for (const [name, state, tag, part] of DEMOS.filter(([n]) => only.length === 0 || only.includes(n))) {
     const page = await browser.newPage({ viewport: { width: 760, height: 2600 }, deviceScaleFactor: 1 });
     await page.goto(new URL(`demos/${name}/index.html?embed${state}`, server.url).href);
     await page.waitForSelector(`${tag}[data-drawn]`, { timeout: 30_000 });
@@ -44,6 +47,9 @@ try {
         .querySelector('[role="gridcell"][data-label="induction"]'), null, { timeout: 120_000 });
       await page.evaluate(() => document.querySelector('headlab-language-model').pause());
       await page.waitForFunction(() => !document.querySelector('headlab-language-model').running, null, { timeout: 10_000 });
+    }
+    if (name === 'real-models') {
+      await page.waitForFunction(() => document.querySelector('headlab-model-explorer').results, null, { timeout: 30_000 });
     }
     await page.evaluate(() => document.fonts.ready);
     const box = await page.locator(`${tag} ${part}`).first().boundingBox();

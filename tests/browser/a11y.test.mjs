@@ -12,7 +12,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 const TIMEOUT = 120_000;
 const PAGES = ['index.html', 'demos/worked-example/index.html#worked.step=all', 'demos/heads/index.html', 'demos/params/index.html',
   'demos/scaling/index.html', 'demos/misconceptions/index.html', 'demos/choosing-h/index.html', 'demos/trainer/index.html',
-  'demos/language-model/index.html',
+  'demos/language-model/index.html', 'demos/real-models/index.html',
   'examples/embed.html'];
 
 const problems = [];

@@ -22,6 +22,7 @@ const PAGES = [
   { path: 'demos/misconceptions/index.html', name: 'misconceptions', elements: ['headlab-misconceptions'] },
   { path: 'demos/choosing-h/index.html', name: 'choosing-h', elements: ['headlab-choosing-h'] },
   { path: 'demos/language-model/index.html', name: 'language-model', elements: ['headlab-language-model'] },
+  { path: 'demos/real-models/index.html', name: 'real-models', elements: ['headlab-model-explorer'] },
   { path: 'examples/embed.html', name: 'embed', elements: ELEMENTS },
   // The module build: browsers refuse module scripts from file://, so this one is http(s) only.
   { path: 'examples/embed-module.html', name: 'embed-module', elements: ELEMENTS, module: true },

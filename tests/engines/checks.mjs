@@ -11,13 +11,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, STRICT_CSP } from '../../tools/serve.mjs';
-import { DIST, ensureDist } from '../browser/helpers.mjs';
+import { DIST, REPO, ensureDist } from '../browser/helpers.mjs';
 import { quickHideShow, RESUMED } from '../browser/visibility.mjs';
+import { startHub, reposFromFolder } from '../js/hub-server.mjs';
 import { courseInputArrays, expected } from '../fixtures/course.mjs';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
-/** Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs, plus the trainer and the language model). */
+/** Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs, plus the trainer, the language model and the model explorer). */
 export const PAGES = [
   { path: 'index.html', name: 'landing', elements: [] },
   { path: 'demos/worked-example/index.html', name: 'worked-example', elements: ['headlab-worked-example'] },
@@ -28,6 +29,7 @@ export const PAGES = [
   { path: 'demos/choosing-h/index.html', name: 'choosing-h', elements: ['headlab-choosing-h'] },
   { path: 'demos/trainer/index.html', name: 'trainer', elements: ['headlab-trainer', 'headlab-heads'] },
   { path: 'demos/language-model/index.html', name: 'language-model', elements: ['headlab-language-model'] },
+  { path: 'demos/real-models/index.html', name: 'real-models', elements: ['headlab-model-explorer'] },
   { path: 'examples/embed.html', name: 'embed', elements: ELEMENTS },
   { path: 'examples/embed-module.html', name: 'embed-module', elements: ELEMENTS },
 ];
@@ -197,6 +199,82 @@ export const CHECKS = [
       await page.waitFor((t) => !document.querySelector(t).running, tag, 10_000);
     },
   })),
+  {
+    name: 'the model explorer loads HeadLab\'s model in its Worker, draws the grid, and switching the induction heads off changes the top tokens',
+    timeout: 90_000,
+    async run(page, site) {
+      await page.goto(new URL('demos/real-models/index.html', site.csp).href);
+      await page.waitFor(elementsReady, null, 30_000);
+      const first = await page.waitFor(() => {
+        const e = document.querySelector('headlab-model-explorer');
+        const cells = e.shadowRoot.querySelectorAll('[role="gridcell"]');
+        return e.state === 'ready' && e.results && cells.length === 8 && { top: e.results.next[0].token, mode: e.controller.client.mode, marks: [...cells].map((c) => c.textContent) };
+      }, null, 30_000);
+      assert.equal(first.mode, 'worker');
+      assert.deepEqual(first.marks.slice(4), ['I', 'I', 'I', 'I'], `layer 2 holds the induction heads: ${first.marks}`);
+      await page.evaluate(() => {
+        const e = document.querySelector('headlab-model-explorer');
+        for (let h = 0; h < 4; h++) e.setHeadEnabled(1, h, false);
+        return true;
+      });
+      const after = await page.waitFor(() => {
+        const e = document.querySelector('headlab-model-explorer');
+        return e.state === 'ready' && e.controller.off.size === 4 && e.results.baseline && e.results.next.map((n) => n.token);
+      }, null, 30_000);
+      assert.notEqual(after[0], first.top, `with its induction heads off the model no longer copies: ${after} (was ${first.top})`);
+    },
+  },
+  {
+    name: 'the model explorer downloads a GPT-Neo checkpoint through its TinyStories-1M button from the hub stand-in, with a moving progress bar; switching heads off changes the top tokens',
+    timeout: 90_000,
+    async run(page, site) {
+      // The stand-in holds the GPT-Neo fixture where the button looks: roneneldan/TinyStories-1M at refs/pr/1.
+      const repos = reposFromFolder(path.join(REPO, 'tests/golden/pretrained'));
+      repos.set('roneneldan/TinyStories-1M', new Map([['refs/pr/1', repos.get('headlab-test/neo-f32').get('main')]]));
+      const hub = await startHub({ repos });
+      try {
+        // The hub is another origin: the plain site (no CSP) may fetch from it, as from huggingface.co.
+        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
+        await page.waitFor(elementsReady, null, 30_000);
+        await page.evaluate(`() => {
+          const e = document.querySelector('headlab-model-explorer');
+          e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
+          window.__progress = [];
+          e.addEventListener('headlab-progress', (ev) => {
+            const bar = e.shadowRoot.querySelector('[data-testid="explorer-progress"]');
+            requestAnimationFrame(() => window.__progress.push({ ...ev.detail, bar: bar.value }));
+          });
+          e.shadowRoot.querySelector('[data-testid="explorer-hub-tinystories-1m"]').click();
+          return true;
+        }`);
+        const first = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          const cells = e.shadowRoot.querySelectorAll('[role="gridcell"]');
+          return e.state === 'ready' && e.results && cells.length === 8 && e.info.numLayers === 2 &&
+            { next: e.results.next.map((n) => [n.token, n.probability]), mode: e.controller.client.mode, lens: e.results.lens.length };
+        }, null, 60_000);
+        assert.equal(first.mode, 'worker');
+        assert.equal(first.lens, 2, 'the logit lens has one entry per layer');
+        const progress = await page.evaluate(() => window.__progress);
+        const weights = progress.filter((p) => p.file === 'model.safetensors');
+        assert.ok(weights.length > 0 && weights.at(-1).loaded === weights.at(-1).total && weights.some((p) => p.bar > 0),
+          `the progress bar moved for model.safetensors: ${JSON.stringify(progress)}`);
+        await page.evaluate(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          for (let h = 0; h < 4; h++) e.setHeadEnabled(1, h, false);
+          return true;
+        });
+        const after = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          return e.state === 'ready' && e.controller.off.size === 4 && e.results.baseline && e.results.next.map((n) => [n.token, n.probability]);
+        }, null, 30_000);
+        assert.ok(after.some((n, i) => n[0] !== first.next[i][0] || Math.abs(n[1] - first.next[i][1]) > 1e-3),
+          `layer 2's heads off change the top 5: ${JSON.stringify(after)} against ${JSON.stringify(first.next)}`);
+      } finally {
+        await hub.close();
+      }
+    },
+  },
   {
     name: "the JS API computes the worked example on the main thread and in a module Worker, with info().flavour 'simd'",
     timeout: 60_000,

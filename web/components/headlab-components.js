@@ -19,6 +19,7 @@ import { HeadlabMisconceptions } from './headlab-misconceptions.js';
 import { HeadlabChoosingH } from './headlab-choosing-h.js';
 import { HeadlabTrainer } from './headlab-trainer.js';
 import { HeadlabLanguageModel } from './headlab-language-model.js';
+import { HeadlabModelExplorer } from './headlab-model-explorer.js';
 import { HeadlabThemeToggle } from './headlab-theme-toggle.js';
 
 import { createHeadlab as createHeadlabWith } from '../lib/headlab.js';
@@ -35,12 +36,12 @@ export function createHeadlab(options) {
   return options === undefined ? getLab() : createHeadlabWith(options);
 }
 export {
-  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabLanguageModel, HeadlabThemeToggle,
+  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabLanguageModel, HeadlabModelExplorer, HeadlabThemeToggle,
 };
 
 /** Every element class, in the order of the site. */
 export const elements = [
-  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabLanguageModel, HeadlabThemeToggle,
+  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabLanguageModel, HeadlabModelExplorer, HeadlabThemeToggle,
 ];
 
 for (const element of elements) element.define();

@@ -1,0 +1,835 @@
+/**
+ * <headlab-model-explorer>: the heads of a real language model. Pick one of HeadLab's own
+ * small models (in the page, offline, instant), a Hugging Face model (GPT-2 small,
+ * distilgpt2, TinyStories; its download size is shown before anything is fetched) or your
+ * own files; see every head in a layers × heads grid coloured by its detector scores
+ * (previous-token, duplicate-token, induction, first-token); open a head to see its
+ * heatmap and lines view on your text; switch heads off and watch the top 5 next tokens
+ * change; read the logit lens (what each layer would predict). The model lives in a Web
+ * Worker (on the page where none can start, e.g. from file://); this element is a view over
+ * web/lib/teach/explorer-controller.js and computes nothing itself.
+ *
+ * @attr {string} model   what to load at once: induction | induction-1-layer | cricket (HeadLab's own),
+ *                        or a Hugging Face id such as openai-community/gpt2 (offered, downloaded only
+ *                        when the reader presses the button); default induction
+ * @attr {string} text    the text to run; default: the model's own example, or for a Hugging Face
+ *                        model the course sentence "Virat hit the ball because it was full and outside off."
+ * @attr {string} hub-url where Hugging Face ids are fetched from; default https://huggingface.co
+ * @attr {boolean} compact hides the explanations
+ * @attr {string} theme   light | dark | auto
+ *
+ * Methods (layers and heads count from 0): load(source) → Promise, cancel(), setText(text) → Promise,
+ * setHeadEnabled(layer, head, on) → Promise, allHeadsOn() → Promise, openHead(layer, head), computeLens() → Promise
+ * (the logit lens of a long text on a large model waits for this, or its button).
+ * source: { kind: 'shipped', name } | { kind: 'hub', id, revision? } | { kind: 'files', files: File[] }.
+ * Properties: state (empty | loading | ready | running | error | cancelled), info (the model's info),
+ * scores, results (the last run: tokens, attention, next, baseline, lens), progress, controller.
+ *
+ * @fires headlab-ready
+ * @fires headlab-state     detail: { from, to, reason }
+ * @fires headlab-progress  detail: { file, loaded, total }
+ * @fires headlab-load      detail: { info, source }
+ * @fires headlab-results   detail: { tokens, next, baseline, problem }
+ * @fires headlab-ablate    detail: { layer, head, enabled }
+ * @fires headlab-open      detail: { layer, head }
+ * @fires headlab-export    detail: { format, filename }
+ * @fires headlab-error     detail: { message }
+ * @fires headlab-link      detail: { url }
+ *
+ * @csspart picker    the model buttons and the file drop
+ * @csspart progress  the download progress bar and Cancel
+ * @csspart heads     the layers × heads grid
+ * @csspart detail    the opened head: its scores, switch, heatmap and lines
+ * @csspart heatmap   the opened head's heatmap
+ * @csspart lines     the opened head's lines view
+ * @csspart next      the top-5 next-token table
+ * @csspart lens      the logit-lens strip
+ * @csspart export    download menus
+ * @csspart copy-link the copy-link button
+ */
+
+import { HeadlabElement } from './shared/elements/base.js';
+import { el, uid, setText, announce } from './shared/render/dom.js';
+import { fmt } from '../lib/teach/format.js';
+import { createHeatmap } from './shared/render/heatmap.js';
+import { linesFigure, MAX_LINE_TOKENS } from './shared/render/lines.js';
+import { asImage, figureToSVG } from './shared/render/figure.js';
+import { exportMenu } from './shared/render/export.js';
+import { viridis } from './shared/render/colormap.js';
+import { TrainerClient } from './shared/worker/trainer-client.js';
+import { BASE_URL } from './shared/lab/assets.js';
+import {
+  ExplorerController, COURSE_SENTENCE, DETECTORS, STRONG, strongest, sizeText,
+} from '../lib/teach/explorer-controller.js';
+import { ExplorerSession } from '../lib/teach/explorer-session.js';
+import { SHIPPED_MODELS } from '../lib/teach/lm-adapter.js';
+import { hubDownloadSize } from '../lib/teach/hub-size.js';
+import embeddedModels from 'headlab:embedded-models';
+
+/**
+ * The Hugging Face models offered, with what a learner downloads (model.safetensors and
+ * tokenizer.json, sizes as the hub lists them). TinyStories-1M's main branch has only
+ * pytorch_model.bin; the hub's converted copy is in the revision refs/pr/1.
+ */
+export const HUB_MODELS = [
+  { id: 'roneneldan/TinyStories-1M', revision: 'refs/pr/1', title: 'TinyStories-1M', bytes: 48.6e6 + 2.11e6,
+    about: 'GPT-Neo, 8 layers × 16 heads, trained on children’s stories' },
+  { id: 'roneneldan/TinyStories-33M', title: 'TinyStories-33M', bytes: 291e6 + 2.11e6,
+    about: 'GPT-Neo, 4 layers × 16 heads, wider' },
+  { id: 'distilbert/distilgpt2', title: 'distilgpt2', bytes: 353e6 + 1.36e6,
+    about: 'GPT-2 distilled to 6 layers × 12 heads' },
+  { id: 'openai-community/gpt2', title: 'GPT-2 small', bytes: 548e6 + 1.36e6,
+    about: 'GPT-2 small, 12 layers × 12 heads' },
+];
+
+/** Okabe–Ito colours (distinct under the common colour-vision deficiencies), one per detector; each cell also carries a letter. */
+const DETECTOR_COLOURS = { previousToken: '#0072b2', duplicateToken: '#e69f00', induction: '#009e73', firstToken: '#cc79a7' };
+
+const CSS = `
+.picker { display: grid; gap: 0.2rem 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 19rem), 1fr)); }
+.picker fieldset { margin: 0.3rem 0; }
+.model-buttons { display: flex; flex-wrap: wrap; gap: 0.4rem; }
+.model-buttons .btn { display: inline-flex; flex-direction: column; align-items: flex-start; text-align: left; }
+.model-buttons .btn .size { font-size: 0.78rem; opacity: 0.85; }
+.model-buttons .btn[aria-pressed="true"] .size { opacity: 1; }
+.drop { border: 2px dashed var(--hl-border); border-radius: 8px; padding: 0.5rem 0.7rem; margin: 0.3rem 0; }
+.drop[data-over] { border-color: var(--hl-accent); background: var(--hl-accent-soft); }
+.drop input[type="file"] { max-width: 100%; }
+.progress-box { display: flex; flex-wrap: wrap; gap: 0.4rem 0.8rem; align-items: center; margin: 0.5rem 0; }
+.progress-box progress { flex: 1 1 12rem; height: 1.1rem; accent-color: var(--hl-accent); }
+.progress-box .what { flex: 1 1 100%; font-variant-numeric: tabular-nums; font-size: 0.9rem; overflow-wrap: anywhere; }
+.info { font-size: 0.9rem; }
+.textbox { display: flex; flex-wrap: wrap; gap: 0.4rem 0.6rem; align-items: center; }
+.textbox label { font-weight: 600; }
+.textbox input[type="text"] { flex: 1 1 16rem; min-width: 0; }
+.other { margin-top: 0.5rem; }
+.other input[type="text"] { flex: 1 1 10rem; }
+.text-error { color: var(--hl-error); font-weight: 600; margin: 0.2rem 0; overflow-wrap: anywhere; }
+.text-error:empty { display: none; }
+.tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0.4rem 0; padding: 0; list-style: none; }
+.tokens li, .lens .tok, table.next bdi { unicode-bidi: isolate; }
+.tokens li { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.85rem;
+  border: 1px solid var(--hl-border); border-radius: 4px; padding: 0 0.3rem; background: var(--hl-surface); white-space: pre; max-width: 100%; overflow: hidden; text-overflow: ellipsis; }
+section.part { margin-top: 0.9rem; min-width: 0; }
+.legend { display: flex; flex-wrap: wrap; gap: 0.3rem 0.9rem; align-items: center; font-size: 0.85rem; margin: 0.3rem 0; padding: 0; list-style: none; }
+.legend .swatch { width: 1.1rem; height: 1.1rem; text-align: center; font-size: 0.7rem; font-weight: 700; line-height: 1.05rem; color: var(--hl-text); }
+.grid-wrap { max-width: 100%; overflow-x: auto; }
+.heads-grid { display: grid; gap: 2px; margin: 0.4rem 0; width: max-content; max-width: 100%; }
+.heads-grid [role="row"] { display: grid; grid-template-columns: 2.2rem repeat(var(--heads), minmax(1.15rem, var(--cell, 2.5rem))); gap: 2px; }
+.heads-grid [role="columnheader"], .heads-grid [role="rowheader"] { font-size: 0.72rem; color: var(--hl-muted); font-weight: 600; text-align: center; align-self: center; }
+.hcell { aspect-ratio: 1; border: 1px solid var(--hl-border); border-radius: 3px; cursor: pointer; display: flex; align-items: center; justify-content: center;
+  font-size: 0.78rem; font-weight: 700; color: var(--hl-text); min-width: 0; position: relative; user-select: none; }
+.hcell:hover { outline: 2px solid var(--hl-accent); outline-offset: -1px; }
+.hcell[aria-selected="true"] { outline: 3px solid var(--hl-fig-highlight); outline-offset: -2px; }
+.hcell[data-off]::after { content: ""; position: absolute; inset: 0; border-radius: 2px;
+  background: repeating-linear-gradient(45deg, transparent 0 4px, var(--hl-text) 4px 5.5px); opacity: 0.4; }
+.hcell[data-mode="one"] { color: transparent; }
+.grid-tools { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; }
+.detail { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); align-items: start; }
+.detail > * { min-width: 0; }
+.lines-box svg { max-width: 100%; height: auto; }
+table.next td.bar { width: 40%; min-width: 4rem; }
+table.next .barfill { display: block; height: 0.7rem; background: var(--hl-accent); border-radius: 2px; min-width: 1px; }
+table.next td.tok { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace; white-space: pre; max-width: 10rem; overflow: hidden; text-overflow: ellipsis; }
+table.next td.tok.new { font-weight: 700; color: var(--hl-query); }
+table.next td.tok.new::after { content: " new"; font-weight: 400; font-size: 0.75rem; font-family: system-ui, sans-serif; }
+.lens { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0.4rem 0; padding: 0; list-style: none; }
+.lens li { border: 1px solid var(--hl-border); border-radius: 5px; padding: 0.15rem 0.4rem; min-width: 4.5rem; font-size: 0.82rem; }
+.lens .layer { display: block; color: var(--hl-muted); font-size: 0.72rem; }
+.lens .tok { display: block; font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace; font-weight: 700; white-space: pre; overflow: hidden; text-overflow: ellipsis; max-width: 9rem; }
+.lens .p { display: block; font-variant-numeric: tabular-nums; color: var(--hl-muted); font-size: 0.75rem; }
+[aria-busy="true"] table.next, [aria-busy="true"] .lens { opacity: 0.55; }
+@media (prefers-reduced-motion: no-preference) { table.next, .lens { transition: opacity 150ms linear 150ms; } }
+.off-list { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; }
+@container (max-width: 30rem) {
+  .heads-grid [role="row"] { grid-template-columns: 1.5rem repeat(var(--heads), minmax(0.9rem, 2.2rem)); gap: 1px; }
+  .hcell { font-size: 0.62rem; }
+  .heads-grid [role="columnheader"] { font-size: 0.6rem; }
+}
+`;
+
+function decodeBase64(text) {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** One of HeadLab's models: carried inside the classic bundle (file://), else fetched next to the bundle. */
+async function shippedBytes(name) {
+  const spec = SHIPPED_MODELS.find((m) => m.name === name);
+  if (!spec) throw new RangeError(`headlab-model-explorer: no shipped model named ${JSON.stringify(name)} (known: ${SHIPPED_MODELS.map((m) => m.name).join(', ')})`);
+  if (embeddedModels?.[spec.file]) return decodeBase64(embeddedModels[spec.file]);
+  const url = new URL(`models/${spec.file}`, BASE_URL).href;
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (e) {
+    throw new Error(`models/${spec.file} could not be fetched (${e?.message ?? e})`, { cause: e });
+  }
+  if (!response.ok) throw new Error(`models/${spec.file} could not be fetched (HTTP ${response.status})`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/** A token as it is drawn: spaces made visible at its ends, control characters as escapes. */
+function showToken(token) {
+  const escape = (c) => {
+    const code = c.charCodeAt(0);
+    if (code >= 0x20 && code !== 0x7f) return c;
+    return c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\x${code.toString(16).padStart(2, '0')}`;
+  };
+  const t = Array.from(String(token ?? ''), escape).join('');
+  return t.replace(/^ /, '␣').replace(/ $/, '␣');
+}
+
+const headName = (layer, head) => `layer ${layer + 1}, head ${head + 1}`;
+
+/** A probability with three decimals, or in scientific notation where three decimals would show 0.000 (a large vocabulary's tail). */
+const prob = (p) => (Number.isFinite(p) && p > 0 && p < 0.0005 ? p.toExponential(1) : fmt(p, 3));
+
+export class HeadlabModelExplorer extends HeadlabElement {
+  static tag = 'headlab-model-explorer';
+  static stateKey = 'explorer';
+  static css = CSS;
+  static props = {
+    model: { type: 'string', default: 'induction', state: true },
+    text: { type: 'string', default: null },
+    hubUrl: { attr: 'hub-url', type: 'string', default: 'https://huggingface.co' },
+  };
+
+  // ---------------------------------------------------------------- public
+
+  get controller() { return this._c; }
+  get state() { return this._c?.state ?? 'empty'; }
+  get info() { return this._c?.info ?? null; }
+  get scores() { return this._c?.scores ?? null; }
+  get results() { return this._c?.results ?? null; }
+  get progress() { return this._c?.progress ?? null; }
+
+  load(source) { return this._c.load(source, { text: this.textFor(source) }); }
+  cancel() { return this._c.cancel(); }
+  setText(text) { this.textInput.value = String(text); return this._c.setText(String(text)); }
+  setHeadEnabled(layer, head, on) { return this._c.setHeadEnabled(layer, head, on); }
+  allHeadsOn() { return this._c.allHeadsOn(); }
+  openHead(layer, head) { this._c.openHead(layer, head); }
+  computeLens() { return this._c.computeLens(); }
+
+  // ---------------------------------------------------------------- build
+
+  build() {
+    this.setAttribute('data-busy', '');
+    this._c = new ExplorerController({
+      createClient: (onEvent) => new TrainerClient(onEvent, {
+        workerFile: 'headlab-explorer-worker.js', workerName: 'headlab-explorer',
+        openSession: (lab, emit) => ExplorerSession.open(lab, emit),
+      }),
+      readShipped: shippedBytes,
+      emit: (type, detail) => this.onController(type, detail),
+      online: () => (typeof navigator === 'undefined' ? true : navigator.onLine !== false),
+    });
+    this.heading = el('h2', {}, 'Find the heads in a real model');
+    this.status = el('p', { class: 'status', role: 'status', dataset: { testid: 'explorer-status' } });
+    this.intro = el('div', { class: 'explain' },
+      el('p', {}, 'Every head of a trained transformer gets four scores, each the average attention on one kind of token: ',
+        el('strong', {}, 'previous-token'), ' (the token just before), ', el('strong', {}, 'duplicate-token'), ' (an earlier copy of the same token), ',
+        el('strong', {}, 'induction'), ' (the token after an earlier copy: the head that copies) and ', el('strong', {}, 'first-token'),
+        ' (position 0, where heads park weight they have no use for). Pick a model, then open heads and switch them off.'));
+
+    // Model picker
+    this.shippedButtons = SHIPPED_MODELS.map((m) => el('button', {
+      type: 'button', class: 'btn', 'aria-pressed': 'false', dataset: { model: m.name, testid: `explorer-model-${m.name}` },
+      title: m.about, on: { click: () => this.pick(m.name) },
+    }, el('span', {}, m.title), el('span', { class: 'size' }, `${sizeText(m.bytes)} · in this page`)));
+    this.hubButtons = HUB_MODELS.map((m) => el('button', {
+      type: 'button', class: 'btn', 'aria-pressed': 'false', dataset: { model: m.id, testid: `explorer-hub-${m.title.replace(/\W+/g, '-').toLowerCase()}` },
+      title: m.about, on: { click: () => this.pick(m.id) },
+    }, el('span', {}, m.title), el('span', { class: 'size' }, `download ${sizeText(m.bytes)}`)));
+    this.fileInput = el('input', { type: 'file', multiple: true, id: uid('files'), dataset: { testid: 'explorer-files' },
+      accept: '.json,.safetensors', on: { change: () => { if (this.fileInput.files.length) this.loadFiles([...this.fileInput.files]); } } });
+    this.drop = el('div', { class: 'drop', dataset: { testid: 'explorer-drop' } },
+      el('label', { for: this.fileInput.id }, 'Your own files: config.json, model.safetensors (or its shards with model.safetensors.index.json) and tokenizer.json. Drop them here or choose them: '),
+      this.fileInput);
+    this.drop.addEventListener('dragover', (e) => { e.preventDefault(); this.drop.setAttribute('data-over', ''); });
+    this.drop.addEventListener('dragleave', () => this.drop.removeAttribute('data-over'));
+    this.drop.addEventListener('drop', (e) => {
+      e.preventDefault();
+      this.drop.removeAttribute('data-over');
+      const files = [...(e.dataTransfer?.files ?? [])];
+      if (files.length) this.loadFiles(files);
+    });
+    this.pendingNote = el('p', { class: 'note note--warn', hidden: true, 'aria-live': 'polite', dataset: { testid: 'explorer-pending' } });
+    this.otherInput = el('input', { type: 'text', id: uid('other'), placeholder: 'owner/name', autocomplete: 'off', spellcheck: 'false', class: 'mono',
+      dataset: { testid: 'explorer-other' } });
+    this.otherButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'check-size' }, on: { click: () => this.offer(this.otherInput.value.trim()) } }, 'Check its size');
+    this.otherInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.offer(this.otherInput.value.trim()); } });
+    this.picker = el('div', { class: 'picker', part: 'picker' },
+      el('fieldset', {}, el('legend', {}, 'HeadLab’s own models'),
+        el('p', { class: 'small muted explain' }, 'Trained by HeadLab on toy tasks; they ship with the page and work offline.'),
+        el('div', { class: 'model-buttons' }, this.shippedButtons)),
+      el('fieldset', {}, el('legend', {}, 'Real models from Hugging Face'),
+        el('p', { class: 'small muted explain' }, 'Nothing is downloaded until you press one. The browser keeps the files, so the next visit loads them offline.'),
+        el('div', { class: 'model-buttons' }, this.hubButtons),
+        el('div', { class: 'textbox other' }, el('label', { for: this.otherInput.id }, 'Another repository'), this.otherInput, this.otherButton)));
+
+    // Progress
+    this.progressBar = el('progress', { max: 1, value: 0, 'aria-label': 'Download progress', dataset: { testid: 'explorer-progress' } });
+    this.progressText = el('span', { class: 'what', dataset: { testid: 'explorer-progress-text' } });
+    this.cancelButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'cancel' }, on: { click: () => this.cancel() } }, 'Cancel');
+    this.progressBox = el('div', { class: 'progress-box', part: 'progress', hidden: true }, this.progressText, this.progressBar, this.cancelButton);
+    this.errorBox = el('div', { class: 'alert', role: 'alert', dataset: { testid: 'explorer-error' } });
+    this.infoLine = el('p', { class: 'info muted', dataset: { testid: 'explorer-info' } });
+
+    // Text
+    this.textInput = el('input', { type: 'text', id: uid('text'), autocomplete: 'off', spellcheck: 'false', class: 'mono', dataset: { testid: 'explorer-text' } });
+    this.textInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.runText(); } });
+    this.runButton = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'run' }, on: { click: () => this.runText() } }, 'Run');
+    this.textError = el('p', { class: 'text-error', 'aria-live': 'polite', dataset: { testid: 'explorer-text-error' } });
+    this.tokenList = el('ol', { class: 'tokens', 'aria-label': 'The text as the model’s tokens', dataset: { testid: 'explorer-tokens' } });
+    this.tokenNote = el('p', { class: 'small muted' });
+    this.textPart = el('section', { class: 'part' },
+      el('div', { class: 'textbox' }, el('label', { for: this.textInput.id }, 'Text'), this.textInput, this.runButton),
+      this.textError, this.tokenList, this.tokenNote);
+
+    // Grid
+    this.colourSelect = el('select', { id: uid('colour'), dataset: { testid: 'explorer-colour' } },
+      el('option', { value: 'strongest' }, 'Strongest detector'),
+      DETECTORS.map((d) => el('option', { value: d.key }, `${d.name} score`)));
+    this.colourSelect.addEventListener('change', () => this.renderGrid());
+    this.legend = el('ul', { class: 'legend', dataset: { testid: 'explorer-legend' } });
+    this.grid = el('div', { class: 'heads-grid', role: 'grid', part: 'heads', dataset: { testid: 'explorer-grid' } });
+    this.grid.addEventListener('keydown', (e) => this.onGridKey(e));
+    this.gridNote = el('p', { class: 'small muted', dataset: { testid: 'explorer-grid-note' } });
+    this.gridExport = exportMenu({
+      what: 'head scores', name: () => `head-scores-${this.modelSlug()}`,
+      csv: () => this.scoresCSV(), json: () => this._c.scores && { model: this._c.info, ...this._c.scores },
+      onExport: (format, filename) => this.emit('export', { format, filename }),
+    });
+    this.gridPart = el('section', { class: 'part', dataset: { testid: 'explorer-heads-part' } },
+      el('h3', {}, 'Every head'),
+      el('div', { class: 'grid-tools' }, el('div', { class: 'field' }, el('label', { for: this.colourSelect.id }, 'Colour by'), this.colourSelect)),
+      this.legend, el('div', { class: 'grid-wrap' }, this.grid), this.gridNote, this.gridExport);
+
+    // Opened head
+    this.detailTitle = el('h3', { dataset: { testid: 'explorer-detail-title' } }, 'One head');
+    this.detailText = el('p', { class: 'small', dataset: { testid: 'explorer-detail-text' } });
+    this.toggleButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'toggle-head' }, on: { click: () => this.toggleOpen() } }, 'Switch this head off');
+    this.heatBox = el('div', { dataset: { testid: 'explorer-heatmap' } });
+    this.linesBox = el('div', { class: 'lines-box', part: 'lines', dataset: { testid: 'explorer-lines' } });
+    this.detailPart = el('section', { class: 'part', part: 'detail' }, this.detailTitle, this.detailText,
+      el('div', { class: 'toolbar' }, this.toggleButton), el('div', { class: 'detail' }, this.heatBox, this.linesBox));
+
+    // Switched off, next tokens, lens
+    this.offList = el('div', { class: 'off-list', dataset: { testid: 'explorer-off' } });
+    this.nextBox = el('div', { class: 'table-scroll', part: 'next', dataset: { testid: 'explorer-next' } });
+    this.nextPart = el('section', { class: 'part' }, el('h3', {}, 'The next token'),
+      el('p', { class: 'small muted explain' }, 'The five tokens the model finds most likely to come next. Switch heads off (open one, then “Switch this head off”, or press O on the grid) and watch them change.'),
+      this.offList, this.nextBox);
+    this.lensSelect = el('select', { id: uid('pos'), dataset: { testid: 'explorer-lens-position' } });
+    this.lensSelect.addEventListener('change', () => this.renderLens());
+    this.lensStrip = el('ol', { class: 'lens', part: 'lens', dataset: { testid: 'explorer-lens' } });
+    this.lensNote = el('p', { class: 'small muted', dataset: { testid: 'explorer-lens-note' } });
+    this.lensButton = el('button', { type: 'button', class: 'btn', hidden: true, dataset: { action: 'lens' },
+      on: { click: () => this.computeLens().catch((e) => this.showError(e)) } }, 'Compute the logit lens');
+    this.lensPart = el('section', { class: 'part' }, el('h3', {}, 'The logit lens'),
+      el('p', { class: 'small muted explain' }, 'What the model would predict if it stopped after each layer: the running sum it carries, read through the final LayerNorm and the unembedding.'),
+      el('div', { class: 'field' }, el('label', { for: this.lensSelect.id }, 'After token'), this.lensSelect), this.lensStrip, this.lensNote, this.lensButton);
+
+    this.resultsBox = el('div', { dataset: { testid: 'explorer-results' } }, this.gridPart, this.detailPart, this.nextPart, this.lensPart);
+    this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox,
+      this.infoLine, this.textPart, this.resultsBox, el('div', { class: 'toolbar' }, this.copyLink()));
+    this.renderLegend();
+    this.renderAll();
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  connectedCallback() {
+    super.connectedCallback();
+    clearTimeout(this._disposeTimer);
+    // Back after being removed for good: load again.
+    if (this.lab && !this._loadedKey) this.requestUpdate();
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    // Removed for good (not just moved): free the Worker and the model.
+    this._disposeTimer = setTimeout(() => { if (!this.isConnected) { this._c.dispose(); this._loadedKey = null; } }, 0);
+  }
+
+  getExtraState() {
+    const out = {};
+    const c = this._c;
+    if (c.text && c.text !== this.defaultText()) out.text = c.text;
+    if (c.open) out.head = `${c.open.layer + 1}.${c.open.head + 1}`;
+    if (c.off.size) out.off = c.ablate.map((a) => `${a.layer + 1}.${a.head + 1}`).join(',');
+    return out;
+  }
+
+  setExtraState(map) {
+    if (map.has('text')) this._pendingText = map.get('text');
+    const head = /^(\d+)\.(\d+)$/.exec(map.get('head') ?? '');
+    this._pendingHead = head ? { layer: Number(head[1]) - 1, head: Number(head[2]) - 1 } : null;
+    this._pendingOff = (map.get('off') ?? '').split(',').map((s) => /^(\d+)\.(\d+)$/.exec(s)).filter(Boolean)
+      .map((m) => ({ layer: Number(m[1]) - 1, head: Number(m[2]) - 1 }));
+  }
+
+  update() {
+    if (!this.lab) return;
+    // A new text attribute runs at once on the model there is.
+    const textAttr = this.getAttribute('text');
+    if (textAttr !== null && textAttr !== this._textAttr && this._textAttr !== undefined && this._c.hasModel) this.setText(textAttr).catch((e) => this.showError(e));
+    this._textAttr = textAttr;
+    const key = `${this.model}|${this.hubUrl}`;
+    if (key === this._loadedKey) return;
+    this._loadedKey = key;
+    const shipped = SHIPPED_MODELS.find((m) => m.name === this.model);
+    if (shipped) {
+      this.load({ kind: 'shipped', name: shipped.name });
+    } else if (/^[\w.-]+\/[\w.-]+$/.test(this.model)) {
+      // A Hugging Face model is only offered: nothing is downloaded before the reader asks.
+      this.offer(this.model);
+    } else {
+      this.removeAttribute('data-busy');
+    }
+  }
+
+  /** The attribute problems base.js reports, plus a model it does not know. */
+  attributeProblems() {
+    const out = super.attributeProblems();
+    const m = this.model;
+    if (m && !SHIPPED_MODELS.some((s) => s.name === m) && !/^[\w.-]+\/[\w.-]+$/.test(m)) {
+      out.push(`model=${JSON.stringify(m.slice(0, 40))} is neither one of HeadLab’s models (${SHIPPED_MODELS.map((s) => s.name).join(', ')}) nor a Hugging Face id such as openai-community/gpt2.`);
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- actions
+
+  /** A button of the picker: HeadLab's models load at once, Hugging Face ones download now (the size was on the button). */
+  pick(name) {
+    this.pendingNote.hidden = true;
+    const shipped = SHIPPED_MODELS.find((m) => m.name === name);
+    this._loadedKey = `${name}|${this.hubUrl}`;
+    this.model = name;
+    if (shipped) return this.load({ kind: 'shipped', name });
+    const hub = HUB_MODELS.find((m) => m.id === name);
+    return this.load({ kind: 'hub', id: name, revision: hub?.revision, hubUrl: this.hubUrl });
+  }
+
+  /** A link or attribute named a Hugging Face model: say what it is and what it costs, and wait for the reader. */
+  async offer(id) {
+    this.removeAttribute('data-busy');
+    this.pendingNote.hidden = false;
+    if (!/^[\w.-]+\/[\w.-]+$/.test(id)) {
+      this.pendingNote.replaceChildren(`“${id.slice(0, 60)}” is not a Hugging Face repository id: it looks like owner/name, for example openai-community/gpt2.`);
+      return;
+    }
+    const hub = HUB_MODELS.find((m) => m.id === id);
+    const button = (bytes) => el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'download' }, on: { click: () => this.pick(id) } },
+      `Download ${hub?.title ?? id}${bytes ? ` (${sizeText(bytes)})` : ''}`);
+    if (hub) {
+      this.pendingNote.replaceChildren(`The Hugging Face model ${id}, a download of ${sizeText(hub.bytes)}. `, button(hub.bytes));
+      return;
+    }
+    const ask = (this._asked = (this._asked ?? 0) + 1);
+    this.pendingNote.replaceChildren(`The Hugging Face model ${id}: its size is shown once the hub answers…`);
+    let size;
+    try {
+      size = await hubDownloadSize({ hubUrl: this.hubUrl, id });
+    } catch (e) {
+      size = { bytes: null, problem: `the hub did not answer (${e?.message ?? e})` };
+    }
+    if (ask !== this._asked) return;
+    this.pendingNote.replaceChildren(size.bytes
+      ? `The Hugging Face model ${id}, a download of ${sizeText(size.bytes)}. `
+      : `The Hugging Face model ${id}: ${size.problem}. `, ...(size.bytes || !/pytorch_model|no model/.test(size.problem) ? [button(size.bytes)] : []));
+  }
+
+  loadFiles(files) {
+    this.pendingNote.hidden = true;
+    return this.load({ kind: 'files', files });
+  }
+
+  /** The text a new model starts with: the reader's own, else the model's example (the course sentence for real models). */
+  textFor(source) {
+    if (this._pendingText !== undefined) {
+      const t = this._pendingText;
+      this._pendingText = undefined;
+      return t;
+    }
+    const current = this._c.text;
+    const defaults = [COURSE_SENTENCE, ...SHIPPED_MODELS.map((m) => m.text), this.getAttribute('text')];
+    const keep = this.textInput.value && !defaults.includes(this.textInput.value) ? this.textInput.value : null;
+    if (keep) return keep;
+    if (this.getAttribute('text')) return this.getAttribute('text');
+    return source.kind === 'shipped' ? SHIPPED_MODELS.find((m) => m.name === source.name).text : (current && !defaults.includes(current) ? current : COURSE_SENTENCE);
+  }
+
+  defaultText() {
+    const shipped = SHIPPED_MODELS.find((m) => m.name === this._c.source?.name);
+    return this.getAttribute('text') || (this._c.source?.kind === 'shipped' ? shipped?.text : COURSE_SENTENCE);
+  }
+
+  runText() {
+    this._c.setText(this.textInput.value).catch((e) => this.showError(e));
+  }
+
+  toggleOpen() {
+    const o = this._c.open;
+    if (!o) return;
+    this._c.setHeadEnabled(o.layer, o.head, !this._c.headEnabled(o.layer, o.head)).catch((e) => this.showError(e));
+  }
+
+  showError(e) {
+    const message = String(e?.message ?? e);
+    this.errorBox.replaceChildren(el('strong', {}, 'That did not work.'), ` ${message}`);
+    this.emit('error', { message });
+  }
+
+  say(text) { announce(this.status, text); }
+
+  // ---------------------------------------------------------------- controller events
+
+  onController(type, detail) {
+    const c = this._c;
+    if (type === 'state') {
+      this.dataset.explorerState = detail.to;
+      this.emit('state', detail);
+      if (detail.to === 'loading') {
+        this.errorBox.replaceChildren();
+        this.setAttribute('data-busy', '');
+        this.say(`Loading ${this.modelTitle()}…`);
+      } else if (detail.to === 'cancelled') {
+        this.removeAttribute('data-busy');
+        this.say('Download cancelled. Nothing is loaded.');
+      } else if (detail.to === 'running' && detail.reason === 'lens') {
+        this.say('Computing the logit lens…');
+      } else if (detail.to === 'error') {
+        this.removeAttribute('data-busy');
+        this.errorBox.replaceChildren(el('strong', {}, 'No model.'), ` ${c.error}`);
+      }
+      this.renderAll();
+    } else if (type === 'progress') {
+      this.emit('progress', detail);
+      this.renderProgress();
+    } else if (type === 'loaded') {
+      this.emit('load', { info: detail.info, source: { ...detail.source, files: undefined } });
+      const i = detail.info;
+      this.say(`Loaded ${this.modelTitle()}: ${i.numLayers} layers × ${i.numHeads} heads.`);
+      // State from a link: the head it opened and the heads it switched off.
+      const head = this._pendingHead, off = this._pendingOff ?? [];
+      this._pendingHead = null;
+      this._pendingOff = null;
+      if (head && head.layer < i.numLayers && head.head < i.numHeads) c.open = head;
+      for (const o of off) if (o.layer < i.numLayers && o.head < i.numHeads) c.off.add(`${o.layer}.${o.head}`);
+    } else if (type === 'results') {
+      this.removeAttribute('data-busy');
+      if (!this.textInput.matches(':focus')) this.textInput.value = c.text;
+      this.emit('results', { tokens: c.results?.tokens ?? [], next: c.results?.next ?? [], baseline: c.results?.baseline ?? null, problem: detail.problem });
+      this.renderAll();
+      if (!detail.problem && c.results) {
+        const top = c.results.next[0];
+        this.say(`${c.off.size ? `${c.off.size} head${c.off.size === 1 ? '' : 's'} off. ` : ''}Most likely next token: “${showToken(top?.token)}”, ${prob(top?.probability ?? NaN)}.`);
+      }
+    } else if (type === 'head') {
+      this.emit('ablate', detail);
+    } else if (type === 'open') {
+      this.emit('open', detail);
+      this.renderSelection();
+      this.renderDetail();
+    } else if (type === 'error') {
+      this.emit('error', { message: detail.message });
+      if (c.state === 'error' || c.state === 'empty') this.errorBox.replaceChildren(el('strong', {}, 'No model.'), ` ${detail.message}`);
+    }
+  }
+
+  modelTitle() {
+    const s = this._c.source;
+    if (!s) return '';
+    if (s.kind === 'shipped') return `HeadLab’s model “${SHIPPED_MODELS.find((m) => m.name === s.name)?.title ?? s.name}”`;
+    if (s.kind === 'hub') return HUB_MODELS.find((m) => m.id === s.id)?.title ?? s.id;
+    return 'your model';
+  }
+
+  modelSlug() {
+    const s = this._c.source;
+    return String(s?.name ?? s?.id ?? 'model').replace(/[^\w.-]+/g, '-');
+  }
+
+  // ---------------------------------------------------------------- render
+
+  renderAll() {
+    const c = this._c;
+    const chosen = c.source?.kind === 'shipped' ? c.source.name : c.source?.kind === 'hub' ? c.source.id : null;
+    for (const b of [...this.shippedButtons, ...this.hubButtons]) {
+      b.setAttribute('aria-pressed', String(b.dataset.model === chosen && c.state !== 'cancelled' && c.state !== 'error'));
+      b.disabled = c.state === 'loading' && b.dataset.model === chosen;
+    }
+    this.renderProgress();
+    this.resultsBox.setAttribute('aria-busy', String(c.state === 'running'));
+    const has = c.hasModel && c.info;
+    this.resultsBox.hidden = !(has && c.results);
+    this.textPart.hidden = !has;
+    setText(this.textError, c.textProblem ? this.textProblemWords(c.textProblem) : '');
+    this.textInput.toggleAttribute('aria-invalid', Boolean(c.textProblem));
+    if (!has) { setText(this.infoLine, c.state === 'empty' ? 'Pick a model to begin.' : ''); return; }
+    const i = c.info;
+    const parts = [`${this.modelTitle()}: ${i.numLayers} layers × ${i.numHeads} heads, d_model ${i.dModel}, ${i.vocabSize.toLocaleString('en-US')} tokens in its vocabulary, reads up to ${i.contextLength} tokens`];
+    if (i.parameters) parts.push(i.parameters >= 1e6 ? `${+(i.parameters / 1e6).toPrecision(3)} million parameters` : `${i.parameters.toLocaleString('en-US')} parameters`);
+    if (i.dtype && i.architecture !== 'headlab') parts.push(`weights in ${i.dtype}`);
+    const line = parts.join(', ');
+    setText(this.infoLine, `${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
+    if (!c.results) return;
+    this.renderTokens();
+    this.buildGrid();
+    this.renderGrid();
+    this.renderDetail();
+    this.renderNext();
+    this.renderLens();
+  }
+
+  textProblemWords(message) {
+    const m = /unknown word "((?:[^"\\]|\\.)*)"/.exec(message);
+    if (m && this._c.info?.architecture === 'headlab') {
+      return `This small model does not know “${m[1]}”: it only learned the words of its toy task. Try its own example, or a Hugging Face model for any English text.`;
+    }
+    const long = /(\d+) tokens?.*(?:context|at most|longer)/i.exec(message);
+    if (long) return `The text is too long for this model: ${message}`;
+    return `The model cannot read that: ${message.replace(/^\w+(\.\w+)?: /, '')}`;
+  }
+
+  renderProgress() {
+    const c = this._c;
+    const loading = c.state === 'loading';
+    this.progressBox.hidden = !loading;
+    if (!loading) return;
+    const p = c.progress;
+    if (p && p.total) {
+      this.progressBar.max = p.total;
+      this.progressBar.value = Math.min(p.loaded, p.total);
+      setText(this.progressText, `Downloading ${p.file}: ${sizeText(p.loaded)} of ${sizeText(p.total)} (${Math.floor((100 * p.loaded) / p.total)} %)`);
+    } else {
+      this.progressBar.removeAttribute('value');
+      setText(this.progressText, p ? `Downloading ${p.file}: ${sizeText(p.loaded)}` : `Loading ${this.modelTitle()}…`);
+    }
+  }
+
+  renderTokens() {
+    const r = this._c.results;
+    this.tokenList.replaceChildren(...r.tokens.map((t, i) => el('li', { title: `token ${i}, id ${r.ids[i]}` }, showToken(t))));
+    const spaced = r.tokens.some((t) => /^ | $/.test(String(t)));
+    setText(this.tokenNote, `${r.tokens.length} tokens.${spaced ? ' ␣ is a space that belongs to the token: this tokenizer keeps the space before a word with the word.' : ''}`);
+  }
+
+  renderLegend() {
+    const mode = this.colourSelect.value;
+    if (mode === 'strongest') {
+      this.legend.replaceChildren(...DETECTORS.map((d) => el('li', {},
+        el('span', { class: 'swatch', style: { background: `color-mix(in srgb, ${DETECTOR_COLOURS[d.key]} 65%, var(--hl-bg))` } }, d.mark),
+        `${d.name}`)), el('li', { class: 'muted' }, 'paler: a lower score; hatched: switched off'));
+    } else {
+      const d = DETECTORS.find((x) => x.key === mode);
+      this.legend.replaceChildren(el('li', {}, el('span', { class: 'swatch', style: { background: viridis(0) } }), '0'),
+        el('li', {}, el('span', { class: 'swatch', style: { background: viridis(0.5) } }), '0.5'),
+        el('li', {}, el('span', { class: 'swatch', style: { background: viridis(1) } }), `1: ${d.name} score`),
+        el('li', { class: 'muted' }, 'hatched: switched off'));
+    }
+  }
+
+  /** The grid's cells, made again only when the model's shape changes. */
+  buildGrid() {
+    const { numLayers: L, numHeads: H } = this._c.info;
+    const key = `${L}x${H}|${this._c.source?.name ?? this._c.source?.id ?? ''}`;
+    if (this._gridKey === key) return;
+    this._gridKey = key;
+    this.grid.style.setProperty('--heads', String(H));
+    this.grid.style.setProperty('--cell', H <= 4 ? '3.4rem' : H <= 8 ? '2.8rem' : '2.4rem');
+    this.grid.setAttribute('aria-label', `Heads: rows are layers, columns heads. Arrow keys move, Enter opens a head, O switches it off or on.`);
+    this.grid.setAttribute('aria-rowcount', String(L + 1));
+    const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, el('span', { class: 'sr-only' }, 'Layer')),
+      Array.from({ length: H }, (_, h) => el('span', { role: 'columnheader', 'aria-label': `Head ${h + 1}` }, String(h + 1))));
+    this._cells = [];
+    const rows = Array.from({ length: L }, (_, l) => el('div', { role: 'row' },
+      el('span', { role: 'rowheader', 'aria-label': `Layer ${l + 1}` }, `L${l + 1}`),
+      Array.from({ length: H }, (_, h) => {
+        const cell = el('div', { role: 'gridcell', class: 'hcell', tabindex: '-1', 'aria-selected': 'false',
+          dataset: { layer: String(l), head: String(h), testid: `explorer-cell-${l + 1}-${h + 1}` },
+          on: { click: () => { this.focusCell(l, h); this.openHead(l, h); } } });
+        this._cells.push(cell);
+        return cell;
+      })));
+    this.grid.replaceChildren(header, ...rows);
+    const o = this._c.open ?? { layer: 0, head: 0 };
+    this._focus = { layer: o.layer, head: o.head };
+    this.cellAt(o.layer, o.head).tabIndex = 0;
+  }
+
+  cellAt(layer, head) { return this._cells?.[layer * this._c.info.numHeads + head] ?? null; }
+
+  renderGrid() {
+    const c = this._c;
+    if (!c.info || !this._cells) return;
+    this.renderLegend();
+    const mode = this.colourSelect.value;
+    const H = c.info.numHeads;
+    const scores = c.scores?.scores ?? [];
+    for (const s of scores) {
+      const cell = this._cells[s.layer * H + s.head];
+      if (!cell) continue;
+      const best = strongest(s);
+      const off = !c.headEnabled(s.layer, s.head);
+      cell.toggleAttribute('data-off', off);
+      cell.dataset.mode = mode === 'strongest' ? 'strongest' : 'one';
+      cell.dataset.strongest = best.key;
+      if (mode === 'strongest') {
+        const share = Math.round(22 + 53 * Math.min(1, Math.max(0, best.score)));
+        cell.style.background = `color-mix(in srgb, ${DETECTOR_COLOURS[best.key]} ${share}%, var(--hl-bg))`;
+        cell.textContent = best.score >= STRONG ? best.mark : '';
+      } else {
+        cell.style.background = viridis(s[mode]);
+        cell.textContent = '';
+      }
+      const all = DETECTORS.map((d) => `${d.name} ${fmt(s[d.key], 2)}`).join(', ');
+      cell.setAttribute('aria-label', `${headName(s.layer, s.head)}: ${best.score >= STRONG ? `${best.name} head, ` : ''}${all}${off ? '; switched off' : ''}`);
+      cell.title = `${headName(s.layer, s.head)}\n${DETECTORS.map((d) => `${d.name}: ${fmt(s[d.key], 2)}`).join('\n')}${off ? '\nswitched off' : ''}`;
+    }
+    const basis = c.scores?.basis === 'task'
+      ? 'Scores are this model’s own detectors, averaged over held-out sequences of its task.'
+      : `Scores as TransformerLens defines them, on one sequence: a start token, ${c.scores?.sequence ? (c.scores.sequence.length - 1) / 2 : 20} random tokens, then the same tokens again.`;
+    setText(this.gridNote, `${basis} A letter marks a head whose strongest score is at least ${STRONG}. Click a head, or move with the arrow keys and press Enter, to open it.`);
+    this.renderSelection();
+  }
+
+  renderSelection() {
+    const o = this._c.open;
+    for (const cell of this._cells ?? []) {
+      cell.setAttribute('aria-selected', String(Boolean(o) && Number(cell.dataset.layer) === o.layer && Number(cell.dataset.head) === o.head));
+    }
+  }
+
+  focusCell(layer, head) {
+    const cell = this.cellAt(layer, head);
+    if (!cell) return;
+    for (const x of this._cells) x.tabIndex = x === cell ? 0 : -1;
+    this._focus = { layer, head };
+    cell.focus();
+  }
+
+  onGridKey(e) {
+    const info = this._c.info;
+    if (!info || !this._focus) return;
+    let { layer, head } = this._focus;
+    switch (e.key) {
+      case 'ArrowRight': head = Math.min(info.numHeads - 1, head + 1); break;
+      case 'ArrowLeft': head = Math.max(0, head - 1); break;
+      case 'ArrowDown': layer = Math.min(info.numLayers - 1, layer + 1); break;
+      case 'ArrowUp': layer = Math.max(0, layer - 1); break;
+      case 'Home': head = 0; if (e.ctrlKey) layer = 0; break;
+      case 'End': head = info.numHeads - 1; if (e.ctrlKey) layer = info.numLayers - 1; break;
+      case 'Enter': case ' ': e.preventDefault(); this.openHead(layer, head); return;
+      case 'o': case 'O':
+        e.preventDefault();
+        this.openHead(layer, head);
+        this.toggleOpen();
+        return;
+      default: return;
+    }
+    e.preventDefault();
+    this.focusCell(layer, head);
+  }
+
+  /** The opened head: its scores, heatmap and lines view on the text. */
+  renderDetail() {
+    const c = this._c;
+    const r = c.results;
+    if (!r || !c.open || !c.info) return;
+    const { layer, head } = c.open;
+    const [, H, T] = r.shape;
+    const s = c.scores?.scores.find((q) => q.layer === layer && q.head === head);
+    const best = strongest(s);
+    const on = c.headEnabled(layer, head);
+    const title = `Layer ${layer + 1}, head ${head + 1}`;
+    setText(this.detailTitle, `${title}${best.score >= STRONG ? `: ${/^[aeiou]/.test(best.name) ? 'an' : 'a'} ${best.name} head` : ''}${on ? '' : ' (switched off)'}`);
+    setText(this.detailText, s ? `${best.score >= STRONG ? `It ${best.means}. ` : 'No score reaches the mark. '}Scores: ${DETECTORS.map((d) => `${d.name} ${fmt(s[d.key], 2)}`).join(', ')}.` +
+      `${on ? '' : ' Switched off, it still attends (shown below), but adds nothing to its layer’s output.'}` : '');
+    setText(this.toggleButton, on ? 'Switch this head off' : 'Switch it back on');
+    this.toggleButton.setAttribute('aria-pressed', String(!on));
+    const labels = r.tokens.map((t, i) => `${i}:${showToken(t)}`);
+    const offset = (layer * H + head) * T * T;
+    const key = `${layer}.${head}\u0002${labels.join('\u0001')}`;
+    if (!this._heat || this._heat.key !== key) {
+      const hm = createHeatmap({ title: `${title} on the text`, rowLabels: labels, colLabels: labels, testid: 'explorer-detail-table', maxGrid: 380,
+        fileName: `${this.modelSlug()}-layer-${layer + 1}-head-${head + 1}`, onExport: (format, filename) => this.emit('export', { format, filename }) });
+      this._heat = { key, hm };
+      this.heatBox.replaceChildren(hm.element);
+    }
+    this._heat.hm.update(r.attention, offset);
+    this.heatBox.dataset.head = `${layer + 1}.${head + 1}`;
+    if (T > MAX_LINE_TOKENS) {
+      this.linesBox.replaceChildren(el('p', { class: 'small muted' }, `The lines view draws up to ${MAX_LINE_TOKENS} tokens; this text has ${T}. Use the heatmap.`));
+      return;
+    }
+    const tokens = r.tokens.map(showToken);
+    const fig = linesFigure({ queryTokens: tokens, keyTokens: tokens, weights: r.attention.subarray(offset, offset + T * T), title: `${title}: lines`,
+      width: Math.min(560, Math.max(280, this.linesBox.clientWidth || 420)) });
+    this.linesBox.replaceChildren(asImage(figureToSVG(fig), fig, `Lines view of ${headName(layer, head)}: each token on the left is joined to the earlier tokens it attends to on the right, by a line as thick as the weight.`));
+  }
+
+  renderNext() {
+    const c = this._c;
+    const r = c.results;
+    const offHeads = c.ablate;
+    this.offList.replaceChildren(...(offHeads.length ? [
+      el('span', { class: 'small' }, `Switched off: ${offHeads.map((a) => `L${a.layer + 1} H${a.head + 1}`).join(', ')}.`),
+      el('button', { type: 'button', class: 'btn btn--small', dataset: { action: 'all-on' }, on: { click: () => this.allHeadsOn().catch((e) => this.showError(e)) } }, 'All heads on'),
+    ] : [el('span', { class: 'small muted' }, 'Every head is on.')]));
+    const base = r.baseline;
+    const last = showToken(r.tokens[r.tokens.length - 1]);
+    const before = new Set((base ?? []).map((n) => n.id));
+    const head = ['#', 'Next token', 'Probability', el('span', { class: 'sr-only' }, 'Bar')];
+    if (base) head.push('With every head on');
+    const rows = r.next.map((n, k) => el('tr', {},
+      el('td', {}, String(k + 1)), el('td', { class: base && !before.has(n.id) ? 'tok new' : 'tok' }, el('bdi', {}, showToken(n.token))), el('td', { class: 'num' }, prob(n.probability)),
+      el('td', { class: 'bar', 'aria-hidden': 'true' }, el('span', { class: 'barfill', style: { width: `${Math.max(0.5, 100 * n.probability)}%` } })),
+      base ? el('td', { class: 'tok' }, el('bdi', {}, showToken(base[k].token)), ` ${prob(base[k].probability)}`) : null));
+    this.nextBox.replaceChildren(el('table', { class: 'matrix next' },
+      el('caption', {}, `After “${last}”${offHeads.length ? `, with ${offHeads.length} head${offHeads.length === 1 ? '' : 's'} off` : ''}`),
+      el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, rows)));
+  }
+
+  renderLens() {
+    const r = this._c.results;
+    if (!r) return;
+    const T = r.tokens.length;
+    if (this.lensSelect.options.length !== T || this._lensTokens !== r.tokens.join('\u0001')) {
+      this._lensTokens = r.tokens.join('\u0001');
+      this.lensSelect.replaceChildren(...r.tokens.map((t, i) => el('option', { value: String(i) }, `${i}: ${showToken(t)}`)));
+      this.lensSelect.value = String(T - 1);
+    }
+    this.lensSelect.disabled = !r.lens;
+    this.lensButton.hidden = Boolean(r.lens || r.lensNote);
+    if (!r.lens) {
+      this.lensStrip.replaceChildren();
+      const i = this._c.info;
+      setText(this.lensNote, r.lensNote || `The lens reads all ${i.numLayers} layers at all ${T} positions through the unembedding, ` +
+        `a score for each of the ${i.vocabSize.toLocaleString('en-US')} tokens every time: for this text that takes a while, so it waits for you.`);
+      return;
+    }
+    const p = Number(this.lensSelect.value);
+    this.lensStrip.replaceChildren(...r.lens.map((row) => {
+      const top = row.positions[p]?.[0];
+      return el('li', {}, el('span', { class: 'layer' }, `after layer ${row.layer + 1}`), el('span', { class: 'tok' }, showToken(top?.token)),
+        el('span', { class: 'p' }, prob(top?.probability ?? NaN)));
+    }));
+    setText(this.lensNote, `Top token after each layer, at position ${p} (“${showToken(r.tokens[p])}”); the last layer’s is the model’s own prediction.`);
+  }
+
+  scoresCSV() {
+    const s = this._c.scores?.scores;
+    if (!s) return null;
+    const lines = ['layer,head,previous_token,duplicate_token,induction,first_token,enabled'];
+    for (const q of s) lines.push([q.layer + 1, q.head + 1, q.previousToken, q.duplicateToken, q.induction, q.firstToken, this._c.headEnabled(q.layer, q.head) ? 1 : 0].join(','));
+    return `${lines.join('\r\n')}\r\n`;
+  }
+}

@@ -1,0 +1,160 @@
+// The model side of <headlab-model-explorer>: holds ONE model (a PretrainedModel from
+// lab.loadPretrained, or a ShippedModel of lm-adapter.js) and answers the page. No DOM:
+// the same code runs in the explorer Worker (components/shared/worker/explorer-worker.js) and,
+// where no Worker can start (file://), on the page. Every number comes from the model.
+//
+// Requests (handle(type, payload) → Promise<{ result, transfer }>):
+//   load    { kind: 'shipped', name, bytes }          one of HeadLab's models (.hlm bytes)
+//           { kind: 'hub', id, revision?, hubUrl? }     a Hugging Face repository
+//           { kind: 'files', files }                    dropped or chosen File objects
+//           → { info, scores }   (the old model is freed first; scores: model.headScores())
+//   cancel                                              aborts a load on its way and frees any model
+//   analyze { text, ablate, topK, lens }                → { ids, tokens, attention, shape, next, baseline, lens, lensNote }
+//           baseline: the top tokens with every head on (null when none is off); lens: the logit
+//           lens when asked for (or already computed for this text), else null
+//   lens    { ids }                                     → the logit lens of those ids (kept for analyze)
+//   dispose
+// Events: { event: 'progress', file, loaded, total } while a load downloads (at most every 100 ms per file).
+
+import { ShippedModel } from './lm-adapter.js';
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+export class ExplorerSession {
+  /**
+   * @param {object} lab  the Headlab instance
+   * @param {(message: object, transfer?: Transferable[]) => void} emit
+   * @param {{ loadPretrained?: (source: unknown, options: object) => Promise<object> }} [o]
+   *   how hub ids and files are loaded (default lab.loadPretrained; tests pass a fake)
+   */
+  constructor(lab, emit, { loadPretrained } = {}) {
+    this.lab = lab;
+    this.emit = emit;
+    this.loadPretrained = loadPretrained ?? ((source, options) => {
+      if (typeof lab.loadPretrained !== 'function') {
+        throw new Error('this build of HeadLab cannot load Hugging Face models (lab.loadPretrained is missing)');
+      }
+      return lab.loadPretrained(source, options);
+    });
+    this.model = null;
+    this._abort = null;
+    this._job = 0;
+    /** The last Content-Security-Policy violation seen (the Worker records it): names what was blocked. */
+    this.violation = null;
+  }
+
+  static async open(lab, emit, options) {
+    return new ExplorerSession(lab, emit, options);
+  }
+
+  async handle(type, payload = {}) {
+    switch (type) {
+      case 'load': return { result: await this.load(payload) };
+      case 'cancel': this.cancel(); return { result: null };
+      case 'analyze': {
+        const result = await this.analyze(payload);
+        return { result, transfer: result.attention ? [result.attention.buffer] : [] };
+      }
+      case 'lens': return { result: await this.lens(payload.ids) };
+      case 'dispose': this.dispose(); return { result: null };
+      default: throw new TypeError(`explorer session: unknown request ${JSON.stringify(String(type))}`);
+    }
+  }
+
+  _free() {
+    this.model?.dispose();
+    this.model = null;
+    this._kept = null;
+  }
+
+  async load(source) {
+    this.cancel();
+    const job = ++this._job;
+    const abort = (this._abort = typeof AbortController === 'function' ? new AbortController() : null);
+    this.violation = null;
+    let model;
+    if (source.kind === 'shipped') {
+      model = new ShippedModel(await this.lab.loadLanguageModel(source.bytes), { name: source.name, bytes: source.bytes.length });
+    } else {
+      const last = new Map();
+      const onProgress = ({ file, loaded, total }) => {
+        if (job !== this._job) return;
+        const t = now();
+        const done = total && loaded >= total;
+        if (!done && t - (last.get(file) ?? -Infinity) < 100) return;
+        last.set(file, t);
+        this.emit({ event: 'progress', file, loaded, total: total ?? null });
+      };
+      const options = { onProgress, signal: abort?.signal, cache: true };
+      if (source.revision) options.revision = source.revision;
+      if (source.hubUrl) options.hubUrl = source.hubUrl;
+      try {
+        model = await this.loadPretrained(source.kind === 'hub' ? source.id : source.files, options);
+      } catch (e) {
+        // A blocked fetch rejects before its securitypolicyviolation event is dispatched: give it a moment.
+        if (e?.name !== 'AbortError' && !this.violation) await new Promise((resolve) => setTimeout(resolve, 50));
+        if (this.violation && !/security policy/i.test(String(e?.message))) {
+          throw new Error(`${e?.message ?? e} (this page's Content-Security-Policy blocked ${this.violation.blockedURI || 'a download'}: ${this.violation.directive})`, { cause: e });
+        }
+        throw e;
+      }
+    }
+    if (job !== this._job) {
+      model.dispose();
+      throw new DOMException('the load was cancelled', 'AbortError');
+    }
+    this._abort = null;
+    this.model = model;
+    // TransformerLens's sequence is 2n + 1 tokens: n = 20 where the context allows it.
+    const n = Math.max(1, Math.min(20, Math.floor(((model.info.contextLength ?? 41) - 1) / 2)));
+    const scores = await model.headScores({ length: n, seed: 1 });
+    return { info: { ...model.info }, scores };
+  }
+
+  cancel() {
+    this._job += 1;
+    this._abort?.abort();
+    this._abort = null;
+    this._free();
+  }
+
+  async analyze({ text, ablate = [], topK = 5, lens = true }) {
+    const model = this.model;
+    if (!model) throw new Error('explorer session: no model is loaded');
+    const r = await model.run(text, { attention: true, ablate, topK });
+    const L = model.info.numLayers, H = model.info.numHeads, T = r.ids.length;
+    const out = {
+      ids: Array.from(r.ids), tokens: r.tokens, attention: r.attention, shape: [L, H, T, T],
+      next: r.next, baseline: null, lens: null, lensNote: '',
+    };
+    // What does not depend on the switched-off heads (the all-on top tokens, the lens) is kept per text.
+    const key = `${topK}|${out.ids.join(',')}`;
+    if (this._kept?.key !== key || this._kept.model !== model) this._kept = { key, model, next: null, lens: null };
+    const kept = this._kept;
+    if (!ablate.length) kept.next = r.next;
+    else out.baseline = kept.next ??= (await model.run(r.ids, { topK })).next;
+    if (typeof model.logitLens !== 'function') {
+      out.lensNote = 'HeadLab’s own small models do not expose what each layer adds, so they have no logit lens; a Hugging Face model has one.';
+    } else if (lens || kept.lens) {
+      out.lens = kept.lens ??= (await model.logitLens(r.ids, { topK: 3 })).layers;
+    }
+    return out;
+  }
+
+  /** The logit lens of `ids` (all heads on), kept with the text's other all-on answers. */
+  async lens(ids) {
+    const model = this.model;
+    if (!model) throw new Error('explorer session: no model is loaded');
+    if (typeof model.logitLens !== 'function') return null;
+    const key = `5|${Array.from(ids).join(',')}`;
+    if (this._kept?.key === key && this._kept.model === model && this._kept.lens) return this._kept.lens;
+    const layers = (await model.logitLens(Int32Array.from(ids), { topK: 3 })).layers;
+    if (this._kept?.key === key && this._kept.model === model) this._kept.lens = layers;
+    else this._kept = { key, model, next: null, lens: layers };
+    return layers;
+  }
+
+  dispose() {
+    this.cancel();
+  }
+}
