@@ -311,10 +311,9 @@ std::string load_error(const RefConfig& c, std::vector<std::uint8_t> bytes, cons
 }
 
 std::vector<std::uint8_t> with_header(const std::string& json, std::size_t data_bytes) {
-  std::vector<std::uint8_t> f(8);
-  for (int i = 0; i < 8; ++i) f[i] = std::uint8_t(std::uint64_t(json.size()) >> (8 * i));
-  f.insert(f.end(), json.begin(), json.end());
-  f.resize(f.size() + data_bytes, 0);
+  std::vector<std::uint8_t> f(8 + json.size() + data_bytes, 0);
+  for (int i = 0; i < 8; ++i) f[std::size_t(i)] = std::uint8_t(std::uint64_t(json.size()) >> (8 * i));
+  std::copy(json.begin(), json.end(), f.begin() + 8);
   return f;
 }
 
