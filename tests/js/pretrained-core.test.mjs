@@ -193,3 +193,7 @@ test('the scalar flavour (engines without WebAssembly SIMD) gives the same answe
     }
   }
 });
+
+test('the module reports the heap cap it was linked with (2 GB: room for GPT-2 small and medium)', () => {
+  assert.equal(M.heapMax(), 2 * 2 ** 30);
+});
