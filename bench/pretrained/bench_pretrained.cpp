@@ -126,6 +126,11 @@ void bench(bool half, const std::vector<std::size_t>& lengths) {
                   attention ? " with all attention weights" : "", best, m.memory_bytes() / 1e6,
                   m.activation_bytes(t, attention, false, false) / 1e6);
     }
+    std::vector<std::int32_t> out;
+    const double a = now_ms();
+    m.generate(ids.data(), t, 20, 1.0f, 1, -1, &out);
+    std::printf("  generate 20 tokens after %zu: %.0f ms (%.1f ms per token after the prompt's pass)\n", t,
+                now_ms() - a, out.size() ? (now_ms() - a) / double(out.size()) : 0.0);
   }
 }
 

@@ -171,6 +171,33 @@ void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
     }
     return;
   }
+  if (!g.b_transposed && g.m <= kWideDotRows) {
+    // Few rows of A against 16-bit [in, out] weights: C rows += a[i, p] * widen(B row p),
+    // a chunk of each weight row widened into L1 and used at once (no panel, no packing).
+    // Whole rows up to kChunk (16 KB, in L1): the weights are then read in file order.
+    constexpr std::size_t W = fbatch::size, kChunk = 4096;
+    alignas(16) float row[kChunk];
+    for (std::size_t i = 0; i < g.m; ++i)
+      for (std::size_t j = 0; j < g.n; ++j) {
+        float& c = g.c[i * g.ldc + j];
+        c = (g.accumulate ? c : 0.0f) + (g.bias ? g.bias[j] : 0.0f);
+      }
+    for (std::size_t j0 = 0; j0 < g.n; j0 += kChunk) {
+      const std::size_t nn = std::min(kChunk, g.n - j0);
+      for (std::size_t p = 0; p < g.k; ++p) {
+        widen_simd(b + (p * g.ldb + j0) * es, g.b_dtype, row, nn);
+        for (std::size_t i = 0; i < g.m; ++i) {
+          const fbatch av(g.a[i * g.lda + p]);
+          float* c = g.c + i * g.ldc + j0;
+          std::size_t j = 0;
+          for (; j + W <= nn; j += W)
+            simd::fma(av, fbatch::load_aligned(row + j), fbatch::load_unaligned(c + j)).store_unaligned(c + j);
+          for (; j < nn; ++j) c[j] += g.a[i * g.lda + p] * row[j];
+        }
+      }
+    }
+    return;
+  }
   float* panel = workspace;
   float* staging = panel + g.k * kWidePanel;
   float* packed = staging + (g.b_transposed && g.b_dtype != DType::f32 ? g.k * kWidePanel : 0);
