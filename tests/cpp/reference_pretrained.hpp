@@ -5,9 +5,9 @@
 // and exact float16/bfloat16 encoders for values that fit, for building test files.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <map>
 #include <random>
@@ -94,7 +94,8 @@ struct RefOutput {
 };
 
 // ablate: [L * H] (1 = off) or empty.
-inline RefOutput reference_forward(const RefConfig& c, const RefWeights& w, const std::vector<std::int32_t>& ids,
+inline RefOutput reference_forward(const RefConfig& c, const RefWeights& w,
+                                   const std::vector<std::int32_t>& ids,
                                    const std::vector<std::uint8_t>& ablate = {}) {
   const std::size_t T = ids.size(), d = c.d, H = c.heads, dk = d / H, V = c.vocab, F = c.ff;
   auto W = [&](const std::string& n) -> const std::vector<double>& { return w.at(n).v; };
@@ -128,7 +129,8 @@ inline RefOutput reference_forward(const RefConfig& c, const RefWeights& w, cons
   out.attention.assign(c.layers * H * T * T, 0.0);
   std::vector<double> x(T * d);
   for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t i = 0; i < d; ++i) x[t * d + i] = W("wte.weight")[ids[t] * d + i] + W("wpe.weight")[t * d + i];
+    for (std::size_t i = 0; i < d; ++i)
+      x[t * d + i] = W("wte.weight")[ids[t] * d + i] + W("wpe.weight")[t * d + i];
   auto unembed = [&](const std::vector<double>& h) {
     const std::vector<double> y = layernorm(h, "ln_f");
     std::vector<double> logits(T * V);
@@ -146,7 +148,8 @@ inline RefOutput reference_forward(const RefConfig& c, const RefWeights& w, cons
     std::vector<double> q, k, v;
     std::string o_w, o_b;
     if (!c.neo) {
-      const std::vector<double> qkv = dense(a, d, 3 * d, h + "attn.c_attn.weight", h + "attn.c_attn.bias", false);
+      const std::vector<double> qkv =
+          dense(a, d, 3 * d, h + "attn.c_attn.weight", h + "attn.c_attn.bias", false);
       q.resize(T * d), k.resize(T * d), v.resize(T * d);
       for (std::size_t t = 0; t < T; ++t)
         for (std::size_t i = 0; i < d; ++i) {
@@ -178,7 +181,10 @@ inline RefOutput reference_forward(const RefConfig& c, const RefWeights& w, cons
         }
         double z = 0;
         for (std::size_t j = 0; j <= i; ++j) {
-          if (win && i >= win && j <= i - win) { s[j] = 0; continue; }
+          if (win && i >= win && j <= i - win) {
+            s[j] = 0;
+            continue;
+          }
           s[j] = std::exp(s[j] - m);
           z += s[j];
         }
@@ -252,7 +258,8 @@ inline std::vector<std::uint8_t> write_safetensors(const std::vector<FileTensor>
   for (const FileTensor& t : tensors) {
     h += ",\"" + t.name + "\":{\"dtype\":\"" + t.dtype + "\",\"shape\":[";
     for (std::size_t i = 0; i < t.shape.size(); ++i) h += (i ? "," : "") + std::to_string(t.shape[i]);
-    h += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + t.bytes.size()) + "]}";
+    h += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + t.bytes.size()) +
+         "]}";
     offset += t.bytes.size();
   }
   h += "}";

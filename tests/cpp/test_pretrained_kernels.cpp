@@ -51,7 +51,8 @@ TEST_CASE("pretrained kernels: every finite float16 widens exactly, ref and simd
   std::size_t bad = 0;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const double want = half_value(all[i]);
-    if (double(ref[i]) != want || double(simd[i]) != want || std::signbit(simd[i]) != std::signbit(want)) ++bad;
+    if (double(ref[i]) != want || double(simd[i]) != want || std::signbit(simd[i]) != std::signbit(want))
+      ++bad;
   }
   CHECK(bad == 0);
   CHECK(std::isinf(half_to_float(0x7c00)));

@@ -105,14 +105,17 @@ void gemm_wide_ref(const WideGemmArgs& g) {
       float s = g.accumulate ? g.c[i * g.ldc + j] : 0.0f;
       if (g.bias) s += g.bias[j];
       for (std::size_t p = 0; p < g.k; ++p)
-        s += g.a[i * g.lda + p] * load_element(g.b, g.b_dtype, g.b_transposed ? j * g.ldb + p : p * g.ldb + j);
+        s +=
+            g.a[i * g.lda + p] * load_element(g.b, g.b_dtype, g.b_transposed ? j * g.ldb + p : p * g.ldb + j);
       g.c[i * g.ldc + j] = s;
     }
 }
 
 namespace {
 
-bool in_place(const WideGemmArgs& g) { return g.b_dtype == DType::f32 && !g.b_transposed; }
+bool in_place(const WideGemmArgs& g) {
+  return g.b_dtype == DType::f32 && !g.b_transposed;
+}
 
 GemmArgs plain(const WideGemmArgs& g, const float* b, std::size_t ldb, std::size_t j0, std::size_t nn) {
   return {g.m, nn, g.k, g.a, g.lda, b, ldb, g.c + j0, g.ldc, g.bias ? g.bias + j0 : nullptr, g.accumulate};
@@ -140,7 +143,8 @@ float dot_simd(const float* a, const float* b, std::size_t k) {
     acc0 = simd::fma(fbatch::load_unaligned(a + p), fbatch::load_unaligned(b + p), acc0);
     acc1 = simd::fma(fbatch::load_unaligned(a + p + W), fbatch::load_unaligned(b + p + W), acc1);
   }
-  for (; p + W <= k; p += W) acc0 = simd::fma(fbatch::load_unaligned(a + p), fbatch::load_unaligned(b + p), acc0);
+  for (; p + W <= k; p += W)
+    acc0 = simd::fma(fbatch::load_unaligned(a + p), fbatch::load_unaligned(b + p), acc0);
   float s = simd::hadd(acc0 + acc1);
   for (; p < k; ++p) s += a[p] * b[p];
   return s;
@@ -191,7 +195,8 @@ void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
           float* c = g.c + i * g.ldc + j0;
           std::size_t j = 0;
           for (; j + W <= nn; j += W)
-            simd::fma(av, fbatch::load_aligned(row + j), fbatch::load_unaligned(c + j)).store_unaligned(c + j);
+            simd::fma(av, fbatch::load_aligned(row + j), fbatch::load_unaligned(c + j))
+                .store_unaligned(c + j);
           for (; j < nn; ++j) c[j] += g.a[i * g.lda + p] * row[j];
         }
       }
@@ -204,19 +209,21 @@ void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
   for (std::size_t j0 = 0; j0 < g.n; j0 += kWidePanel) {
     const std::size_t nn = std::min(kWidePanel, g.n - j0);
     if (!g.b_transposed) {
-      for (std::size_t p = 0; p < g.k; ++p) widen_simd(b + (p * g.ldb + j0) * es, g.b_dtype, panel + p * nn, nn);
+      for (std::size_t p = 0; p < g.k; ++p)
+        widen_simd(b + (p * g.ldb + j0) * es, g.b_dtype, panel + p * nn, nn);
     } else if (g.b_dtype == DType::f32) {
       transpose(nn, g.k, reinterpret_cast<const float*>(b) + j0 * g.ldb, g.ldb, panel, nn);
     } else {
-      for (std::size_t j = 0; j < nn; ++j) widen_simd(b + (j0 + j) * g.ldb * es, g.b_dtype, staging + j * g.k, g.k);
+      for (std::size_t j = 0; j < nn; ++j)
+        widen_simd(b + (j0 + j) * g.ldb * es, g.b_dtype, staging + j * g.k, g.k);
       transpose(nn, g.k, staging, g.k, panel, nn);
     }
     gemm_packed_simd(plain(g, panel, nn, j0, nn), packed);
   }
 }
 
-void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte, DType wte_dtype,
-                    const void* wpe, DType wpe_dtype, float* x) {
+void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
+                    DType wte_dtype, const void* wpe, DType wpe_dtype, float* x) {
   for (std::size_t t = 0; t < t_len; ++t)
     for (std::size_t c = 0; c < d; ++c)
       x[t * d + c] = load_element(wte, wte_dtype, std::size_t(tokens[t]) * d + c) +
