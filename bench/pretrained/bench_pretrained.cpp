@@ -2,10 +2,12 @@
 // d_ff 3072, vocabulary 50257, 1024 positions) with random weights, through the
 // pretrained engine (pretrained.hpp), float32 and float16 weights, T = 64 (and
 // any T given). Natively and as wasm under Node from this one source:
-//   g++ -O3 -std=c++17 -mavx2 -mfma -Icpp/include -Ibuild/native/deps bench/pretrained/bench_pretrained.cpp \
-//       cpp/src/pretrained/*.cpp cpp/src/{kernels,lm_kernels,attention_fused,tasks}.cpp -o /tmp/bench_pretrained
-//   em++ -O3 -std=c++17 -msimd128 -msse4.1 (same sources) -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4gb \
-//       -sENVIRONMENT=node -o /tmp/bench_pretrained.js && node /tmp/bench_pretrained.js
+//   S="bench/pretrained/bench_pretrained.cpp cpp/src/pretrained/*.cpp
+//      cpp/src/{kernels,lm_kernels,attention_fused,tasks}.cpp"
+//   g++ -O3 -std=c++17 -mavx2 -mfma -Icpp/include -Ibuild/native/deps $S -o /tmp/bench_pretrained
+//   em++ -O3 -std=c++17 -msimd128 -msse4.1 -Icpp/include -Ibuild/wasm/deps $S -sALLOW_MEMORY_GROWTH=1
+//      -sMAXIMUM_MEMORY=4gb -sENVIRONMENT=node -o /tmp/bench_pretrained.js
+//   node --no-experimental-fetch /tmp/bench_pretrained.js
 // The checkpoint is written straight into the engine's file buffer (a safetensors
 // image), so the weights are held once. Prints load and forward times in ms
 // (best of the runs) and the memory the engine holds.
@@ -24,7 +26,8 @@ using namespace headlab;
 namespace {
 
 double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 struct Spec {
@@ -44,15 +47,22 @@ std::uint16_t to_half(float f) {  // round toward zero; values here are normal a
 
 void bench(bool half, const std::vector<std::size_t>& lengths) {
   const std::size_t L = 12, H = 12, d = 768, f = 3072, V = 50257, N = 1024;
-  std::vector<Spec> specs = {{"wte.weight", {V, d}}, {"wpe.weight", {N, d}}, {"ln_f.weight", {d}}, {"ln_f.bias", {d}}};
+  std::vector<Spec> specs = {
+      {"wte.weight", {V, d}}, {"wpe.weight", {N, d}}, {"ln_f.weight", {d}}, {"ln_f.bias", {d}}};
   for (std::size_t l = 0; l < L; ++l) {
     const std::string h = "h." + std::to_string(l) + ".";
-    for (auto s : std::vector<Spec>{{h + "ln_1.weight", {d}},          {h + "ln_1.bias", {d}},
-                                    {h + "attn.c_attn.weight", {d, 3 * d}}, {h + "attn.c_attn.bias", {3 * d}},
-                                    {h + "attn.c_proj.weight", {d, d}},  {h + "attn.c_proj.bias", {d}},
-                                    {h + "ln_2.weight", {d}},          {h + "ln_2.bias", {d}},
-                                    {h + "mlp.c_fc.weight", {d, f}},     {h + "mlp.c_fc.bias", {f}},
-                                    {h + "mlp.c_proj.weight", {f, d}},   {h + "mlp.c_proj.bias", {d}}})
+    for (auto s : std::vector<Spec>{{h + "ln_1.weight", {d}},
+                                    {h + "ln_1.bias", {d}},
+                                    {h + "attn.c_attn.weight", {d, 3 * d}},
+                                    {h + "attn.c_attn.bias", {3 * d}},
+                                    {h + "attn.c_proj.weight", {d, d}},
+                                    {h + "attn.c_proj.bias", {d}},
+                                    {h + "ln_2.weight", {d}},
+                                    {h + "ln_2.bias", {d}},
+                                    {h + "mlp.c_fc.weight", {d, f}},
+                                    {h + "mlp.c_fc.bias", {f}},
+                                    {h + "mlp.c_proj.weight", {f, d}},
+                                    {h + "mlp.c_proj.bias", {d}}})
       specs.push_back(s);
   }
   const std::size_t es = half ? 2 : 4;
@@ -60,9 +70,10 @@ void bench(bool half, const std::vector<std::size_t>& lengths) {
   std::size_t offset = 0;
   for (auto& s : specs) {
     for (auto x : s.shape) s.n *= x;
-    header += std::string(header.size() > 1 ? "," : "") + "\"" + s.name + "\":{\"dtype\":\"" + (half ? "F16" : "F32") +
-              "\",\"shape\":[" + std::to_string(s.shape[0]) + (s.shape.size() > 1 ? "," + std::to_string(s.shape[1]) : "") +
-              "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + s.n * es) + "]}";
+    header += std::string(header.size() > 1 ? "," : "") + "\"" + s.name + "\":{\"dtype\":\"" +
+              (half ? "F16" : "F32") + "\",\"shape\":[" + std::to_string(s.shape[0]) +
+              (s.shape.size() > 1 ? "," + std::to_string(s.shape[1]) : "") + "],\"data_offsets\":[" +
+              std::to_string(offset) + "," + std::to_string(offset + s.n * es) + "]}";
     offset += s.n * es;
   }
   header += "}";
@@ -107,8 +118,10 @@ void bench(bool half, const std::vector<std::size_t>& lengths) {
     return;
   }
   const double t2 = now_ms();
-  std::printf("%s: %zu parameters, file %.1f MB, held %.1f MB; written in %.0f ms, checked and compacted in %.0f ms\n",
-              half ? "float16" : "float32", m.parameters(), bytes / 1e6, m.weight_bytes() / 1e6, t1 - t0, t2 - t1);
+  std::printf(
+      "%s: %zu parameters, file %.1f MB, held %.1f MB; written in %.0f ms, checked and compacted in %.0f "
+      "ms\n",
+      half ? "float16" : "float32", m.parameters(), bytes / 1e6, m.weight_bytes() / 1e6, t1 - t0, t2 - t1);
   for (std::size_t t : lengths) {
     std::vector<std::int32_t> ids(t);
     for (std::size_t i = 0; i < t; ++i) ids[i] = std::int32_t((i * 7919) % V);
@@ -122,9 +135,16 @@ void bench(bool half, const std::vector<std::size_t>& lengths) {
         m.run(ids.data(), t, o, &r);
         best = std::min(best, now_ms() - a);
       }
-      std::printf("  T=%zu%s: best of 4 forward passes %.1f ms; memory held %.1f MB\n", t,
-                  attention ? " with all attention weights" : "", best, m.memory_bytes() / 1e6);
+      std::printf(
+          "  T=%zu%s: best of 4 forward passes %.1f ms; memory held %.1f MB (activation formula %.2f MB)\n",
+          t, attention ? " with all attention weights" : "", best, m.memory_bytes() / 1e6,
+          m.activation_bytes(t, attention, false, false) / 1e6);
     }
+    std::vector<std::int32_t> out;
+    const double a = now_ms();
+    m.generate(ids.data(), t, 20, 1.0f, 1, -1, &out);
+    std::printf("  generate 20 tokens after %zu: %.0f ms (%.1f ms per token after the prompt's pass)\n", t,
+                now_ms() - a, out.size() ? (now_ms() - a) / double(out.size()) : 0.0);
   }
 }
 

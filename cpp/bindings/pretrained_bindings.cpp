@@ -23,9 +23,13 @@ namespace {
 using emscripten::val;
 using headlab::bindings::copy_of;
 
-double num(std::size_t x) { return static_cast<double>(x); }
+double num(std::size_t x) {
+  return static_cast<double>(x);
+}
 
-bool is_object(const val& v) { return !v.isNull() && v.typeOf().as<std::string>() == "object"; }
+bool is_object(const val& v) {
+  return !v.isNull() && v.typeOf().as<std::string>() == "object";
+}
 
 // A non-negative integer field of cfg, or an error naming it.
 bool size_field(const val& cfg, const char* name, std::size_t* out, std::string* error) {
@@ -54,13 +58,18 @@ class PretrainedCoreJs {
     headlab::PretrainedConfig c;
     const val arch = cfg["architecture"];
     const std::string a = arch.isString() ? arch.as<std::string>() : "";
-    if (a == "gpt2") c.architecture = headlab::PretrainedArch::gpt2;
-    else if (a == "gpt_neo") c.architecture = headlab::PretrainedArch::gpt_neo;
-    else return "architecture must be 'gpt2' or 'gpt_neo'";
+    if (a == "gpt2")
+      c.architecture = headlab::PretrainedArch::gpt2;
+    else if (a == "gpt_neo")
+      c.architecture = headlab::PretrainedArch::gpt_neo;
+    else
+      return "architecture must be 'gpt2' or 'gpt_neo'";
     std::string error;
-    if (!size_field(cfg, "numLayers", &c.num_layers, &error) || !size_field(cfg, "numHeads", &c.num_heads, &error) ||
+    if (!size_field(cfg, "numLayers", &c.num_layers, &error) ||
+        !size_field(cfg, "numHeads", &c.num_heads, &error) ||
         !size_field(cfg, "dModel", &c.d_model, &error) || !size_field(cfg, "dFF", &c.d_ff, &error) ||
-        !size_field(cfg, "vocabSize", &c.vocab, &error) || !size_field(cfg, "contextLength", &c.context, &error))
+        !size_field(cfg, "vocabSize", &c.vocab, &error) ||
+        !size_field(cfg, "contextLength", &c.context, &error))
       return error;
     const val eps = cfg["layerNormEps"];
     if (!eps.isNumber()) return "layerNormEps must be a number";
@@ -81,8 +90,10 @@ class PretrainedCoreJs {
     if (!act.isString() || act.as<std::string>() != "gelu_new")
       return "activation must be 'gelu_new' (the only one GPT-2 and GPT-Neo checkpoints use here)";
     const val dtype = cfg["dtype"];
-    if (dtype.isString()) c.dtype = dtype.as<std::string>();
-    else if (!dtype.isUndefined() && !dtype.isNull()) return "dtype must be 'F32', 'F16', 'BF16' or absent";
+    if (dtype.isString())
+      c.dtype = dtype.as<std::string>();
+    else if (!dtype.isUndefined() && !dtype.isNull())
+      return "dtype must be 'F32', 'F16', 'BF16' or absent";
     error = headlab::pretrained_config_error(c);
     if (!error.empty()) return error;
     model_ = std::make_unique<headlab::PretrainedModel>(c);
@@ -92,7 +103,8 @@ class PretrainedCoreJs {
   // Address of a buffer of byteLength bytes, or 0 when memory runs out (or not configured).
   double alloc_file(double bytes) {
     if (!model_ || !(bytes >= 0)) return 0;
-    return static_cast<double>(reinterpret_cast<std::uintptr_t>(model_->alloc_file(static_cast<std::size_t>(bytes))));
+    return static_cast<double>(
+        reinterpret_cast<std::uintptr_t>(model_->alloc_file(static_cast<std::size_t>(bytes))));
   }
 
   std::string add_safetensors(std::string file, double address, double bytes) {
@@ -169,8 +181,9 @@ class PretrainedCoreJs {
     if (!error.empty()) return val(error);
     if (!(max_tokens >= 0)) return val(std::string("maxTokens must be >= 0"));
     std::vector<std::int32_t> ids;
-    error = model_->generate(tokens_.data(), t, static_cast<std::size_t>(max_tokens), static_cast<float>(temperature),
-                             static_cast<std::uint64_t>(seed), static_cast<std::int32_t>(stop_id), &ids);
+    error = model_->generate(tokens_.data(), t, static_cast<std::size_t>(max_tokens),
+                             static_cast<float>(temperature), static_cast<std::uint64_t>(seed),
+                             static_cast<std::int32_t>(stop_id), &ids);
     if (!error.empty()) return val(error);
     return copy_of(ids.data(), ids.size());
   }
@@ -179,7 +192,8 @@ class PretrainedCoreJs {
 
   // Bytes one run over t tokens needs beyond the weights (activations, workspace, attention out).
   double activation_bytes(double t, bool attention, bool all_logits, bool lens) const {
-    return model_ ? num(model_->activation_bytes(static_cast<std::size_t>(t), attention, all_logits, lens)) : 0.0;
+    return model_ ? num(model_->activation_bytes(static_cast<std::size_t>(t), attention, all_logits, lens))
+                  : 0.0;
   }
 
  private:
@@ -190,9 +204,8 @@ class PretrainedCoreJs {
     }
     if (!(t >= 1) || t > num(tokens_.size())) {
       const bool whole = t == std::floor(t) && std::abs(t) < 1e15;
-      *error = "length " + (whole ? std::to_string(static_cast<long long>(t)) : std::to_string(t)) + " is outside 1.." +
-               std::to_string(tokens_.size()) +
-               " (the token buffer's size)";
+      *error = "length " + (whole ? std::to_string(static_cast<long long>(t)) : std::to_string(t)) +
+               " is outside 1.." + std::to_string(tokens_.size()) + " (the token buffer's size)";
       return 0;
     }
     return static_cast<std::size_t>(t);

@@ -5,6 +5,7 @@
 // and exact float16/bfloat16 encoders for values that fit, for building test files.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -93,7 +94,8 @@ struct RefOutput {
 };
 
 // ablate: [L * H] (1 = off) or empty.
-inline RefOutput reference_forward(const RefConfig& c, const RefWeights& w, const std::vector<std::int32_t>& ids,
+inline RefOutput reference_forward(const RefConfig& c, const RefWeights& w,
+                                   const std::vector<std::int32_t>& ids,
                                    const std::vector<std::uint8_t>& ablate = {}) {
   const std::size_t T = ids.size(), d = c.d, H = c.heads, dk = d / H, V = c.vocab, F = c.ff;
   auto W = [&](const std::string& n) -> const std::vector<double>& { return w.at(n).v; };
@@ -127,7 +129,8 @@ inline RefOutput reference_forward(const RefConfig& c, const RefWeights& w, cons
   out.attention.assign(c.layers * H * T * T, 0.0);
   std::vector<double> x(T * d);
   for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t i = 0; i < d; ++i) x[t * d + i] = W("wte.weight")[ids[t] * d + i] + W("wpe.weight")[t * d + i];
+    for (std::size_t i = 0; i < d; ++i)
+      x[t * d + i] = W("wte.weight")[ids[t] * d + i] + W("wpe.weight")[t * d + i];
   auto unembed = [&](const std::vector<double>& h) {
     const std::vector<double> y = layernorm(h, "ln_f");
     std::vector<double> logits(T * V);
@@ -145,7 +148,8 @@ inline RefOutput reference_forward(const RefConfig& c, const RefWeights& w, cons
     std::vector<double> q, k, v;
     std::string o_w, o_b;
     if (!c.neo) {
-      const std::vector<double> qkv = dense(a, d, 3 * d, h + "attn.c_attn.weight", h + "attn.c_attn.bias", false);
+      const std::vector<double> qkv =
+          dense(a, d, 3 * d, h + "attn.c_attn.weight", h + "attn.c_attn.bias", false);
       q.resize(T * d), k.resize(T * d), v.resize(T * d);
       for (std::size_t t = 0; t < T; ++t)
         for (std::size_t i = 0; i < d; ++i) {
@@ -177,7 +181,10 @@ inline RefOutput reference_forward(const RefConfig& c, const RefWeights& w, cons
         }
         double z = 0;
         for (std::size_t j = 0; j <= i; ++j) {
-          if (win && i >= win && j <= i - win) { s[j] = 0; continue; }
+          if (win && i >= win && j <= i - win) {
+            s[j] = 0;
+            continue;
+          }
           s[j] = std::exp(s[j] - m);
           z += s[j];
         }
@@ -251,16 +258,21 @@ inline std::vector<std::uint8_t> write_safetensors(const std::vector<FileTensor>
   for (const FileTensor& t : tensors) {
     h += ",\"" + t.name + "\":{\"dtype\":\"" + t.dtype + "\",\"shape\":[";
     for (std::size_t i = 0; i < t.shape.size(); ++i) h += (i ? "," : "") + std::to_string(t.shape[i]);
-    h += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + t.bytes.size()) + "]}";
+    h += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + t.bytes.size()) +
+         "]}";
     offset += t.bytes.size();
   }
   h += "}";
   while (pad && h.size() % 8) h += ' ';
-  std::vector<std::uint8_t> file(8);
-  std::uint64_t n = h.size();
-  for (int i = 0; i < 8; ++i) file[i] = std::uint8_t(n >> (8 * i));
-  file.insert(file.end(), h.begin(), h.end());
-  for (const FileTensor& t : tensors) file.insert(file.end(), t.bytes.begin(), t.bytes.end());
+  std::vector<std::uint8_t> file(8 + h.size() + offset);
+  const std::uint64_t n = h.size();
+  for (std::size_t i = 0; i < 8; ++i) file[i] = std::uint8_t(n >> (8 * i));
+  std::copy(h.begin(), h.end(), file.begin() + 8);
+  std::size_t at = 8 + h.size();
+  for (const FileTensor& t : tensors) {
+    std::copy(t.bytes.begin(), t.bytes.end(), file.begin() + std::ptrdiff_t(at));
+    at += t.bytes.size();
+  }
   return file;
 }
 

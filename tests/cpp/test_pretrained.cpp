@@ -43,7 +43,8 @@ struct FileOptions {
 };
 
 // The checkpoint as safetensors files (one per shard), tensors in name order.
-std::vector<std::vector<std::uint8_t>> checkpoint_files(const RefConfig& c, const RefWeights& w, const FileOptions& o) {
+std::vector<std::vector<std::uint8_t>> checkpoint_files(const RefConfig& c, const RefWeights& w,
+                                                        const FileOptions& o) {
   std::vector<FileTensor> all;
   const std::string pre = o.prefix ? "transformer." : "";
   for (const auto& [name, t] : w) all.push_back(encode(pre + name, t, o.dtype));
@@ -75,7 +76,8 @@ std::unique_ptr<PretrainedModel> load(const RefConfig& c, const RefWeights& w, c
   auto m = std::make_unique<PretrainedModel>(engine_config(c));
   REQUIRE(pretrained_config_error(m->config()) == "");
   const auto files = checkpoint_files(c, w, o);
-  for (std::size_t i = 0; i < files.size(); ++i) REQUIRE(add_file(*m, "model-" + std::to_string(i) + ".safetensors", files[i]) == "");
+  for (std::size_t i = 0; i < files.size(); ++i)
+    REQUIRE(add_file(*m, "model-" + std::to_string(i) + ".safetensors", files[i]) == "");
   REQUIRE(m->finish() == "");
   return m;
 }
@@ -87,8 +89,9 @@ std::vector<std::int32_t> some_ids(const RefConfig& c, std::size_t t, unsigned s
   return ids;
 }
 
-void check_run(PretrainedModel& m, const RefConfig& c, const RefWeights& w, const std::vector<std::int32_t>& ids,
-               const std::vector<std::uint8_t>& ablate, double tol, Path path) {
+void check_run(PretrainedModel& m, const RefConfig& c, const RefWeights& w,
+               const std::vector<std::int32_t>& ids, const std::vector<std::uint8_t>& ablate, double tol,
+               Path path) {
   const RefOutput want = reference_forward(c, w, ids, ablate);
   for (bool attention : {false, true}) {
     CAPTURE(attention);
@@ -113,7 +116,8 @@ void check_run(PretrainedModel& m, const RefConfig& c, const RefWeights& w, cons
 
 }  // namespace
 
-TEST_CASE("pretrained: GPT-2 logits and attention match the double reference (f32, f16, bf16; ref and simd)") {
+TEST_CASE(
+    "pretrained: GPT-2 logits and attention match the double reference (f32, f16, bf16; ref and simd)") {
   RefConfig c;
   c.layers = 2, c.heads = 2, c.d = 8, c.ff = 32, c.vocab = 11, c.context = 16;
   const RefWeights w = random_weights(c, 1);
@@ -122,7 +126,9 @@ TEST_CASE("pretrained: GPT-2 logits and attention match the double reference (f3
     FileOptions o;
     o.dtype = dtype;
     auto m = load(c, w, o);
-    CHECK(m->dtype() == (std::string(dtype) == "F32" ? "float32" : std::string(dtype) == "F16" ? "float16" : "bfloat16"));
+    CHECK(m->dtype() == (std::string(dtype) == "F32"   ? "float32"
+                         : std::string(dtype) == "F16" ? "float16"
+                                                       : "bfloat16"));
     for (std::size_t t : {1, 5, 9, 16})
       for (Path path : {Path::ref, Path::simd}) {
         CAPTURE(t);
@@ -133,7 +139,9 @@ TEST_CASE("pretrained: GPT-2 logits and attention match the double reference (f3
   }
 }
 
-TEST_CASE("pretrained: GPT-2 with head size around the SIMD width, without prefix, buffers or lm_head, unpadded header") {
+TEST_CASE(
+    "pretrained: GPT-2 with head size around the SIMD width, without prefix, buffers or lm_head, unpadded "
+    "header") {
   for (std::size_t dk : {3, 4, 5, 9}) {
     RefConfig c;
     c.layers = 1, c.heads = 3, c.d = 3 * dk, c.ff = 4 * c.d, c.vocab = 13, c.context = 12;
@@ -172,7 +180,8 @@ TEST_CASE("pretrained: sharded checkpoint loads as one") {
   o.shards = 3;
   auto m = load(c, w, o);
   check_run(*m, c, w, some_ids(c, 7, 1), {}, 1e-4, Path::simd);
-  CHECK(m->parameters() == 11 * 8 + 16 * 8 + 2 * 8 + 2 * (4 * 8 + 32 + 8 + 8 * 24 + 24 + 64 + 8 + 8 * 32 * 2));
+  CHECK(m->parameters() ==
+        11 * 8 + 16 * 8 + 2 * 8 + 2 * (4 * 8 + 32 + 8 + 8 * 24 + 24 + 64 + 8 + 8 * 32 * 2));
 }
 
 TEST_CASE("pretrained: logit lens top-k matches softmax of the reference's per-layer logits") {
@@ -224,7 +233,8 @@ TEST_CASE("pretrained: head scores follow their definitions on the reference's a
     const double* a = want.attention.data() + lh * t * t;
     double prev = 0, dup = 0, ind = 0, first = 0;
     for (std::size_t q = 2; q <= 2 * n; ++q) prev += a[q * t + q - 1] / double(2 * n - 1);
-    for (std::size_t q = n + 1; q <= 2 * n; ++q) dup += a[q * t + q - n] / double(n), ind += a[q * t + q - n + 1] / double(n);
+    for (std::size_t q = n + 1; q <= 2 * n; ++q)
+      dup += a[q * t + q - n] / double(n), ind += a[q * t + q - n + 1] / double(n);
     for (std::size_t q = 1; q <= 2 * n; ++q) first += a[q * t] / double(2 * n);
     CHECK(got[lh * 4 + 0] == doctest::Approx(prev).epsilon(1e-5));
     CHECK(got[lh * 4 + 1] == doctest::Approx(dup).epsilon(1e-5));
@@ -234,22 +244,38 @@ TEST_CASE("pretrained: head scores follow their definitions on the reference's a
   CHECK(m->head_scores(seq.data(), t, n + 1, &got) != "");
 }
 
-TEST_CASE("pretrained: generate, greedy against the reference; seeded sampling repeats; stop and context") {
+TEST_CASE(
+    "pretrained: greedy generation (one row per token after the prompt) follows the reference's arg-max") {
+  for (bool neo : {false, true})
+    for (Path path : {Path::simd, Path::ref}) {
+      CAPTURE(neo);
+      RefConfig c;
+      c.vocab = 17, c.context = 12, c.neo = neo;
+      if (neo) c.windows = {3, 0};
+      const RefWeights w = random_weights(c, neo ? 17 : 7);
+      auto m = load(c, w);
+      std::vector<std::int32_t> prompt = {1, 2, 3, 4};
+      std::vector<std::int32_t> got;
+      REQUIRE(m->generate(prompt.data(), 4, 7, 0.0f, 1, -1, &got, path) == "");
+      REQUIRE(got.size() == 7);
+      std::vector<std::int32_t> seq = prompt;
+      for (std::int32_t next : got) {
+        const RefOutput r = reference_forward(c, w, seq);
+        const auto last = r.logits.end() - std::ptrdiff_t(c.vocab);
+        const double best = *std::max_element(last, r.logits.end());
+        CHECK(last[next] >= best - 1e-5);  // the arg-max, up to a near tie
+        seq.push_back(next);
+      }
+    }
+}
+
+TEST_CASE("pretrained: generate, seeded sampling repeats; stop and context") {
   RefConfig c;
   c.vocab = 17, c.context = 12;
   const RefWeights w = random_weights(c, 7);
   auto m = load(c, w);
   std::vector<std::int32_t> prompt = {1, 2, 3};
   std::vector<std::int32_t> got;
-  REQUIRE(m->generate(prompt.data(), 3, 5, 0.0f, 1, -1, &got) == "");
-  REQUIRE(got.size() == 5);
-  std::vector<std::int32_t> seq = prompt;
-  for (std::int32_t next : got) {
-    const RefOutput r = reference_forward(c, w, seq);
-    const auto last = r.logits.end() - std::ptrdiff_t(c.vocab);
-    CHECK(next == std::int32_t(std::max_element(last, r.logits.end()) - last));
-    seq.push_back(next);
-  }
   std::vector<std::int32_t> a, b, d;
   REQUIRE(m->generate(prompt.data(), 3, 20, 1.0f, 42, -1, &a) == "");
   REQUIRE(m->generate(prompt.data(), 3, 20, 1.0f, 42, -1, &b) == "");
@@ -261,6 +287,11 @@ TEST_CASE("pretrained: generate, greedy against the reference; seeded sampling r
   REQUIRE(m->generate(prompt.data(), 3, 20, 1.0f, 42, a[2], &stopped) == "");
   CHECK(stopped.size() <= 2);
   CHECK(m->generate(prompt.data(), 3, 2, -1.0f, 1, -1, &got) != "");
+  prompt[1] = 99;
+  CHECK(m->generate(prompt.data(), 3, 2, 1.0f, 1, -1, &got).find("position 1") != std::string::npos);
+  std::vector<std::int32_t> full(c.context, 1);
+  CHECK(m->generate(full.data(), c.context, 2, 1.0f, 1, -1, &got) == "");
+  CHECK(got.empty());
 }
 
 TEST_CASE("pretrained: memory holds the weights as stored (16-bit stays 16-bit; buffers dropped)") {
@@ -311,14 +342,15 @@ std::string load_error(const RefConfig& c, std::vector<std::uint8_t> bytes, cons
 }
 
 std::vector<std::uint8_t> with_header(const std::string& json, std::size_t data_bytes) {
-  std::vector<std::uint8_t> f(8);
-  for (int i = 0; i < 8; ++i) f[i] = std::uint8_t(std::uint64_t(json.size()) >> (8 * i));
-  f.insert(f.end(), json.begin(), json.end());
-  f.resize(f.size() + data_bytes, 0);
+  std::vector<std::uint8_t> f(8 + json.size() + data_bytes, 0);
+  for (int i = 0; i < 8; ++i) f[std::size_t(i)] = std::uint8_t(std::uint64_t(json.size()) >> (8 * i));
+  std::copy(json.begin(), json.end(), f.begin() + 8);
   return f;
 }
 
-bool has(const std::string& e, const std::string& part) { return e.find(part) != std::string::npos; }
+bool has(const std::string& e, const std::string& part) {
+  return e.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -337,26 +369,36 @@ TEST_CASE("pretrained: damaged safetensors files are errors naming the file and 
   CHECK(has(e, "beyond the data"));
 
   e = load_error(c, with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[0,352]},)"
-                                R"("wpe.weight":{"dtype":"F32","shape":[16,8],"data_offsets":[300,812]}})", 812));
+                                R"("wpe.weight":{"dtype":"F32","shape":[16,8],"data_offsets":[300,812]}})",
+                                812));
   CHECK(has(e, "model.safetensors: wpe.weight: data_offsets [300, 812] overlap wte.weight"));
-  e = load_error(c, with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[0,352]}})", 100));
+  e = load_error(c,
+                 with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[0,352]}})", 100));
   CHECK(has(e, "model.safetensors: wte.weight: data_offsets [0,352] beyond the data"));
-  e = load_error(c, with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[0,350]}})", 352));
+  e = load_error(c,
+                 with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[0,350]}})", 352));
   CHECK(has(e, "model.safetensors: wte.weight: data_offsets [0,350] hold 350 bytes"));
-  e = load_error(c, with_header(R"({"wte.weight":{"dtype":"Q4","shape":[11,8],"data_offsets":[0,352]}})", 352));
+  e = load_error(c,
+                 with_header(R"({"wte.weight":{"dtype":"Q4","shape":[11,8],"data_offsets":[0,352]}})", 352));
   CHECK(has(e, "model.safetensors: wte.weight: unknown dtype \"Q4\""));
-  e = load_error(c, with_header(R"({"wte.weight":{"dtype":"I32","shape":[11,8],"data_offsets":[0,352]}})", 352));
+  e = load_error(c,
+                 with_header(R"({"wte.weight":{"dtype":"I32","shape":[11,8],"data_offsets":[0,352]}})", 352));
   CHECK(has(e, "model.safetensors: wte.weight: dtype I32 is not supported"));
-  e = load_error(c, with_header(R"({"wte.weight":{"dtype":"F32","shape":[8,11],"data_offsets":[0,352]}})", 352));
+  e = load_error(c,
+                 with_header(R"({"wte.weight":{"dtype":"F32","shape":[8,11],"data_offsets":[0,352]}})", 352));
   CHECK(has(e, "model.safetensors: wte.weight: shape [8, 11] disagrees with config.json"));
-  e = load_error(c, with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,-8],"data_offsets":[0,352]}})", 352));
+  e = load_error(
+      c, with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,-8],"data_offsets":[0,352]}})", 352));
   CHECK(has(e, "model.safetensors: wte.weight: shape"));
   e = load_error(c, with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,8]}})", 352));
   CHECK(has(e, "model.safetensors: wte.weight: data_offsets missing"));
-  e = load_error(c, with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[0,352]},)"
-                                R"("transformer.wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[352,704]}})", 704));
+  e = load_error(
+      c, with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[0,352]},)"
+                     R"("transformer.wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[352,704]}})",
+                     704));
   CHECK(has(e, "wte.weight: appears twice"));
-  e = load_error(c, with_header(R"({"h.7.ln_1.weight":{"dtype":"F32","shape":[8],"data_offsets":[0,32]}})", 32));
+  e = load_error(c,
+                 with_header(R"({"h.7.ln_1.weight":{"dtype":"F32","shape":[8],"data_offsets":[0,32]}})", 32));
   CHECK(has(e, "model.safetensors: h.7.ln_1.weight: not a tensor of GPT2LMHeadModel with 2 layers"));
   e = load_error(c, with_header("{\"wte.weight\": [", 0));
   CHECK(has(e, "model.safetensors: header is not valid JSON"));
@@ -364,7 +406,8 @@ TEST_CASE("pretrained: damaged safetensors files are errors naming the file and 
   CHECK(has(e, "model.safetensors: header is not a JSON object"));
 
   // A file without some tensors: finish names them.
-  e = load_error(c, with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[0,352]}})", 352));
+  e = load_error(c,
+                 with_header(R"({"wte.weight":{"dtype":"F32","shape":[11,8],"data_offsets":[0,352]}})", 352));
   CHECK(has(e, "missing tensors"));
   CHECK(has(e, "h.0."));
 

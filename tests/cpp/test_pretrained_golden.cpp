@@ -8,14 +8,13 @@
 #ifndef __EMSCRIPTEN__
 #include <doctest/doctest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -63,7 +62,8 @@ PretrainedConfig config_of(const json& j) {
     c.scale_scores = false;
     for (const json& group : j.at("attention_types"))
       for (int r = 0; r < int(group[1]); ++r)
-        for (const json& kind : group[0]) c.windows.push_back(kind == "local" ? std::size_t(j.at("window_size")) : 0);
+        for (const json& kind : group[0])
+          c.windows.push_back(kind == "local" ? std::size_t(j.at("window_size")) : 0);
   }
   c.vocab = j.at("vocab_size");
   c.ln_eps = j.at("layer_norm_epsilon");
@@ -77,8 +77,7 @@ std::vector<std::string> weight_files(const std::string& dir) {
   if (!index.good()) return {"model.safetensors"};
   std::set<std::string> files;
   const json index_json = read_json(dir + "model.safetensors.index.json");
-  for (const auto& [name, file] : index_json.at("weight_map").items())
-    files.insert(file.get<std::string>());
+  for (const auto& [name, file] : index_json.at("weight_map").items()) files.insert(file.get<std::string>());
   return {files.begin(), files.end()};
 }
 
@@ -104,7 +103,8 @@ double max_abs(const std::vector<float>& got, const std::vector<double>& want) {
   return m;
 }
 
-const char* const kFolders[] = {"gpt2-f32", "gpt2-noprefix-f32", "gpt2-f16", "gpt2-bf16", "gpt2-sharded", "neo-f32", "neo-bf16"};
+const char* const kFolders[] = {"gpt2-f32",     "gpt2-noprefix-f32", "gpt2-f16", "gpt2-bf16",
+                                "gpt2-sharded", "neo-f32",           "neo-bf16"};
 
 }  // namespace
 
@@ -133,8 +133,8 @@ TEST_CASE("pretrained golden: logits, attention, ablation, lens, head scores, gr
         PretrainedRunResult r;
         REQUIRE(m->run(ids.data(), t, o, &r, path) == "");
         const double dl = max_abs(r.logits, logits), da = max_abs(r.attention, attention);
-        MESSAGE(std::string(folder) << " " << name << std::string(path == Path::simd ? " simd" : " ref") << ": max |logits - float64| " << dl
-                       << ", attention " << da);
+        MESSAGE(std::string(folder) << " " << name << std::string(path == Path::simd ? " simd" : " ref")
+                                    << ": max |logits - float64| " << dl << ", attention " << da);
         CHECK(dl <= tol);
         CHECK(da <= tol);
         // The fused attention (no weights asked) gives the same logits.
@@ -159,7 +159,9 @@ TEST_CASE("pretrained golden: logits, attention, ablation, lens, head scores, gr
                   std::size_t above = 0;
                   const auto first = r.lens_ids.begin() + std::ptrdiff_t(at - 4), end = first + 5;
                   for (std::size_t j = 0; j < v; ++j)
-                    if (std::exp(row[j] - mx) / z > want + tol && std::count(first, end, std::int32_t(j)) == 0) ++above;
+                    if (std::exp(row[j] - mx) / z > want + tol &&
+                        std::count(first, end, std::int32_t(j)) == 0)
+                      ++above;
                   CHECK(above == 0);
                 }
               }
@@ -178,7 +180,8 @@ TEST_CASE("pretrained golden: logits, attention, ablation, lens, head scores, gr
       CHECK(std::abs(scores[i * 4 + 2] - double(s.at("induction"))) <= tol);
       CHECK(std::abs(scores[i * 4 + 3] - double(s.at("firstToken"))) <= tol);
     }
-    const std::vector<std::int32_t> prompt = expected.at("greedy").at("prompt"), next = expected.at("greedy").at("next");
+    const std::vector<std::int32_t> prompt = expected.at("greedy").at("prompt"),
+                                    next = expected.at("greedy").at("next");
     std::vector<std::int32_t> got;
     REQUIRE(m->generate(prompt.data(), prompt.size(), next.size(), 0.0f, 1, -1, &got) == "");
     CHECK(got == next);
@@ -196,8 +199,8 @@ TEST_CASE("pretrained golden: 16-bit checkpoints stay 16-bit in memory") {
   CHECK(bf16->weight_bytes() == f16->weight_bytes());
   // The float32 file's mask buffers and lm_head copy are not held.
   CHECK(f32->weight_bytes() < read_bytes(fixtures() + "gpt2-f32/model.safetensors").size() * 0.8);
-  MESSAGE("gpt2-f32 holds " << f32->weight_bytes() << " bytes, gpt2-f16 " << f16->weight_bytes() << ", parameters "
-                            << f32->parameters());
+  MESSAGE("gpt2-f32 holds " << f32->weight_bytes() << " bytes, gpt2-f16 " << f16->weight_bytes()
+                            << ", parameters " << f32->parameters());
 }
 
 TEST_CASE("pretrained golden: damaged fixture files are errors naming the file and the tensor") {
@@ -217,7 +220,8 @@ TEST_CASE("pretrained golden: damaged fixture files are errors naming the file a
   std::string last;
   std::uint64_t last_end = 0;
   for (const auto& [name, e] : header.items())
-    if (name != "__metadata__" && e.at("data_offsets")[1] > last_end) last_end = e.at("data_offsets")[1], last = name;
+    if (name != "__metadata__" && e.at("data_offsets")[1] > last_end)
+      last_end = e.at("data_offsets")[1], last = name;
   std::string e = error({good.begin(), good.end() - 100}, c);
   CHECK(e.find("model.safetensors: " + last + ": data_offsets") == 0);
   // Header length beyond the file.
@@ -226,10 +230,13 @@ TEST_CASE("pretrained golden: damaged fixture files are errors naming the file a
   CHECK(error(bad, c).find("model.safetensors: header length") == 0);
   // A NaN in a real tensor.
   bad = good;
-  const std::uint64_t at = 8 + n + std::uint64_t(header.at("transformer.h.1.attn.c_proj.weight").at("data_offsets")[0]) + 4 * 5;
+  const std::uint64_t at =
+      8 + n + std::uint64_t(header.at("transformer.h.1.attn.c_proj.weight").at("data_offsets")[0]) + 4 * 5;
   const float nan = std::nanf("");
   std::memcpy(bad.data() + at, &nan, 4);
-  CHECK(error(bad, c) == "model.safetensors: transformer.h.1.attn.c_proj.weight: element 5 is NaN (the checkpoint is damaged)");
+  CHECK(
+      error(bad, c) ==
+      "model.safetensors: transformer.h.1.attn.c_proj.weight: element 5 is NaN (the checkpoint is damaged)");
   // The float16 file under a config that says float32.
   e = error(read_bytes(fixtures() + "gpt2-f16/model.safetensors"), c);
   CHECK(e.find("model.safetensors: ") == 0);

@@ -51,7 +51,8 @@ TEST_CASE("pretrained kernels: every finite float16 widens exactly, ref and simd
   std::size_t bad = 0;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const double want = half_value(all[i]);
-    if (double(ref[i]) != want || double(simd[i]) != want || std::signbit(simd[i]) != std::signbit(want)) ++bad;
+    if (double(ref[i]) != want || double(simd[i]) != want || std::signbit(simd[i]) != std::signbit(want))
+      ++bad;
   }
   CHECK(bad == 0);
   CHECK(std::isinf(half_to_float(0x7c00)));
@@ -98,8 +99,8 @@ TEST_CASE("pretrained kernels: gemm_wide ref and simd against double, all dtypes
   std::normal_distribution<float> nd(0.0f, 1.0f);
   for (DType t : {DType::f32, DType::f16, DType::bf16})
     for (bool trans : {false, true})
-      for (std::size_t m : {1, 3, 8, 9})
-        for (std::size_t n : {1, 5, 63, 64, 65, 131})
+      for (std::size_t m : {1, 3, 4, 5, 8, 9})
+        for (std::size_t n : {1, 5, 63, 64, 65, 131, 4099})
           for (std::size_t k : {1, 4, 5, 17}) {
             CAPTURE(int(t));
             CAPTURE(trans);

@@ -5,8 +5,8 @@
 //
 //   X_0 = wte[token] + wpe[position]                                   [T, d]
 //   per block l:  A = LN1(X);  Q, K, V = A W_q (+ b), A W_k (+ b), A W_v (+ b)
-//                 head h: O_h = softmax(mask(Q_h K_h^T * s)) V_h        s = 1/sqrt(d_k) (GPT-2) or 1 (GPT-Neo)
-//                 mask: causal; a local layer (window w > 0) lets query i see keys i - w < j <= i
+//                 head h: O_h = softmax(mask(Q_h K_h^T * s)) V_h        s = 1/sqrt(d_k) (GPT-2) or 1
+//                 (GPT-Neo) mask: causal; a local layer (window w > 0) lets query i see keys i - w < j <= i
 //                 an ablated head's O_h is zero; M = X + concat(O) W_o + b_o
 //                 X' = M + GELU_tanh(LN2(M) W_fc + b_fc) W_proj + b_proj
 //   logits = LN_f(X_L) wte^T                                            [T, V] (tied unembedding)
@@ -45,16 +45,16 @@ struct PretrainedConfig {
 std::string pretrained_config_error(const PretrainedConfig& c);
 
 struct PretrainedRunOptions {
-  bool attention = false;  // materialise [L, H, T, T]
-  bool all_logits = false; // [T, V] rather than the last position's [V]
+  bool attention = false;                // materialise [L, H, T, T]
+  bool all_logits = false;               // [T, V] rather than the last position's [V]
   const std::uint8_t* ablate = nullptr;  // [L * H], 1 = head switched off; or nullptr
-  bool lens = false;       // logit lens: top lens_top_k per layer and position
+  bool lens = false;                     // logit lens: top lens_top_k per layer and position
   std::size_t lens_top_k = 5;
 };
 
 struct PretrainedRunResult {
-  std::vector<float> logits;      // [T, V] or [V]
-  std::vector<float> attention;   // [L, H, T, T] when asked
+  std::vector<float> logits;           // [T, V] or [V]
+  std::vector<float> attention;        // [L, H, T, T] when asked
   std::vector<std::int32_t> lens_ids;  // [L, T, k]: most probable first
   std::vector<float> lens_probs;       // [L, T, k]
 };
@@ -80,10 +80,10 @@ class PretrainedModel {
   std::string finish();
   bool ready() const { return ready_; }
 
-  std::size_t parameters() const;      // elements of the model's tensors (wte counted once)
-  std::size_t weight_bytes() const;    // bytes held by file buffers and widened vectors
-  std::string dtype() const;           // "float32", "float16", "bfloat16" or "mixed"
-  std::size_t memory_bytes() const;    // weights + activation buffers held now
+  std::size_t parameters() const;    // elements of the model's tensors (wte counted once)
+  std::size_t weight_bytes() const;  // bytes held by file buffers and widened vectors
+  std::string dtype() const;         // "float32", "float16", "bfloat16" or "mixed"
+  std::size_t memory_bytes() const;  // weights + activation buffers held now
 
   // Forward pass over tokens[0..t) (1 <= t <= context, ids < vocab: checked,
   // returning an error). result is overwritten.
@@ -115,8 +115,8 @@ class PretrainedModel {
   struct Slot;
   struct Layer {
     Tensor ln1_g, ln1_b, ln2_g, ln2_b;
-    Tensor qkv_w, qkv_b;  // GPT-2: c_attn [d, 3d] and its bias
-    Tensor q_w, k_w, v_w; // GPT-Neo: [d, d] each, [out, in]
+    Tensor qkv_w, qkv_b;   // GPT-2: c_attn [d, 3d] and its bias
+    Tensor q_w, k_w, v_w;  // GPT-Neo: [d, d] each, [out, in]
     Tensor o_w, o_b, fc_w, fc_b, proj_w, proj_b;
     // Widened at finish():
     const float *ln1g, *ln1b, *ln2g, *ln2b, *qkvb, *ob, *fcb, *projb;
@@ -131,7 +131,11 @@ class PretrainedModel {
   void reserve(std::size_t t, bool attention, bool all_logits, bool lens);
   void linear(Path path, const float* a, std::size_t rows, const Tensor& w, std::size_t in, std::size_t out,
               const float* bias, float* c, std::size_t ldc);
-  void attend(Path path, std::size_t l, std::size_t t, const std::uint8_t* ablate, float* attention_out);
+  void attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv,
+              const std::uint8_t* ablate, float* attention_out);
+  std::string check(const std::int32_t* tokens, std::size_t t) const;
+  void forward(const std::int32_t* tokens, std::size_t t0, std::size_t t, const PretrainedRunOptions& options,
+               PretrainedRunResult* result, Path path, bool cache);
   void lens_layer(Path path, std::size_t l, std::size_t t, std::size_t k, PretrainedRunResult* r);
 
   PretrainedConfig config_;
@@ -145,6 +149,9 @@ class PretrainedModel {
 
   // Activations, grown to the largest t asked.
   std::vector<float> x_, ln_, stats_, qkv_, heads_, tmp_, fc_, logits_, scores_, kt_, gws_, aws_;
+  // generate(): q, k, v [layers][kv_rows_][3 d], freed when it returns.
+  std::vector<float> kv_;
+  std::size_t kv_rows_ = 0;
 };
 
 }  // namespace headlab

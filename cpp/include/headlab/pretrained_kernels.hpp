@@ -16,7 +16,9 @@ namespace headlab {
 // How a tensor's elements are stored (safetensors' "F32", "F16", "BF16").
 enum class DType : std::uint8_t { f32, f16, bf16 };
 
-inline std::size_t dtype_bytes(DType t) { return t == DType::f32 ? 4 : 2; }
+inline std::size_t dtype_bytes(DType t) {
+  return t == DType::f32 ? 4 : 2;
+}
 
 // IEEE half and bfloat16 bit patterns to float, exactly (every 16-bit value is
 // a float). Scalar, for references and tails.
@@ -61,15 +63,19 @@ void gemm_wide_ref(const WideGemmArgs& g);
 // The SIMD version widens (and for b_transposed, transposes) panels of
 // kWidePanel columns of B into float32 [k, kWidePanel] in the workspace, then
 // multiplies each with gemm_packed_simd. float32 B that needs no transpose is
-// multiplied in place. workspace: gemm_wide_workspace_floats(g) floats.
+// multiplied in place. With at most kWideDotRows rows of A (a generated token)
+// each row of B is read once instead: one dot product per output when
+// b_transposed, else a chunk of the widened row added into C's rows (no panel,
+// no packing). workspace: gemm_wide_workspace_floats(g) floats.
 constexpr std::size_t kWidePanel = 64;
+constexpr std::size_t kWideDotRows = 4;
 std::size_t gemm_wide_workspace_floats(const WideGemmArgs& g);
 void gemm_wide_simd(const WideGemmArgs& g, float* workspace);
 
 // x[t, :] = widen(wte[tokens[t], :]) + widen(wpe[t, :]) for t < t_len; wte [vocab, d]
 // and wpe [>= t_len, d] stored as their dtypes. Token ids must be in range.
-void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte, DType wte_dtype,
-                    const void* wpe, DType wpe_dtype, float* x);
+void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
+                    DType wte_dtype, const void* wpe, DType wpe_dtype, float* x);
 void embed_wide_simd(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
                      DType wte_dtype, const void* wpe, DType wpe_dtype, float* x);
 

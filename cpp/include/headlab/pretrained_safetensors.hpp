@@ -24,14 +24,14 @@ namespace headlab {
 
 struct SafetensorsEntry {
   std::string name;
-  std::string dtype;               // as written: "F32", "F16", "BF16", "I64", ...
-  std::size_t element_bytes = 0;   // that dtype's size
+  std::string dtype;              // as written: "F32", "F16", "BF16", "I64", ...
+  std::size_t element_bytes = 0;  // that dtype's size
   std::vector<std::uint64_t> shape;
   std::uint64_t begin = 0, end = 0;  // relative to the data section
 };
 
 struct SafetensorsHeader {
-  std::uint64_t data_start = 0;  // 8 + N
+  std::uint64_t data_start = 0;           // 8 + N
   std::vector<SafetensorsEntry> tensors;  // in the header's order
 };
 

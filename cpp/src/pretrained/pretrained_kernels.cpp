@@ -105,14 +105,17 @@ void gemm_wide_ref(const WideGemmArgs& g) {
       float s = g.accumulate ? g.c[i * g.ldc + j] : 0.0f;
       if (g.bias) s += g.bias[j];
       for (std::size_t p = 0; p < g.k; ++p)
-        s += g.a[i * g.lda + p] * load_element(g.b, g.b_dtype, g.b_transposed ? j * g.ldb + p : p * g.ldb + j);
+        s +=
+            g.a[i * g.lda + p] * load_element(g.b, g.b_dtype, g.b_transposed ? j * g.ldb + p : p * g.ldb + j);
       g.c[i * g.ldc + j] = s;
     }
 }
 
 namespace {
 
-bool in_place(const WideGemmArgs& g) { return g.b_dtype == DType::f32 && !g.b_transposed; }
+bool in_place(const WideGemmArgs& g) {
+  return g.b_dtype == DType::f32 && !g.b_transposed;
+}
 
 GemmArgs plain(const WideGemmArgs& g, const float* b, std::size_t ldb, std::size_t j0, std::size_t nn) {
   return {g.m, nn, g.k, g.a, g.lda, b, ldb, g.c + j0, g.ldc, g.bias ? g.bias + j0 : nullptr, g.accumulate};
@@ -129,6 +132,26 @@ std::size_t gemm_wide_workspace_floats(const WideGemmArgs& g) {
   return g.k * kWidePanel + staging + packed;
 }
 
+namespace {
+
+// sum_p a[p] * b[p] over k elements.
+float dot_simd(const float* a, const float* b, std::size_t k) {
+  constexpr std::size_t W = fbatch::size;
+  fbatch acc0(0.0f), acc1(0.0f);
+  std::size_t p = 0;
+  for (; p + 2 * W <= k; p += 2 * W) {
+    acc0 = simd::fma(fbatch::load_unaligned(a + p), fbatch::load_unaligned(b + p), acc0);
+    acc1 = simd::fma(fbatch::load_unaligned(a + p + W), fbatch::load_unaligned(b + p + W), acc1);
+  }
+  for (; p + W <= k; p += W)
+    acc0 = simd::fma(fbatch::load_unaligned(a + p), fbatch::load_unaligned(b + p), acc0);
+  float s = simd::hadd(acc0 + acc1);
+  for (; p < k; ++p) s += a[p] * b[p];
+  return s;
+}
+
+}  // namespace
+
 void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
   if (in_place(g)) {
     gemm_packed_simd(plain(g, static_cast<const float*>(g.b), g.ldb, 0, g.n), workspace);
@@ -136,25 +159,71 @@ void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
   }
   const std::size_t es = dtype_bytes(g.b_dtype);
   const auto* b = static_cast<const std::uint8_t*>(g.b);
+  if (g.b_transposed && g.m <= kWideDotRows) {
+    // Few rows of A against [out, in] weights (the next token's unembedding): one
+    // dot product per output, each weight row read (and widened) once, no transpose.
+    for (std::size_t j = 0; j < g.n; ++j) {
+      const float* row = reinterpret_cast<const float*>(b + j * g.ldb * es);
+      if (g.b_dtype != DType::f32) {
+        widen_simd(b + j * g.ldb * es, g.b_dtype, workspace, g.k);
+        row = workspace;
+      }
+      for (std::size_t i = 0; i < g.m; ++i) {
+        float& c = g.c[i * g.ldc + j];
+        c = (g.accumulate ? c : 0.0f) + (g.bias ? g.bias[j] : 0.0f) + dot_simd(g.a + i * g.lda, row, g.k);
+      }
+    }
+    return;
+  }
+  if (!g.b_transposed && g.m <= kWideDotRows) {
+    // Few rows of A against 16-bit [in, out] weights: C rows += a[i, p] * widen(B row p),
+    // a chunk of each weight row widened into L1 and used at once (no panel, no packing).
+    // Whole rows up to kChunk (16 KB, in L1): the weights are then read in file order.
+    constexpr std::size_t W = fbatch::size, kChunk = 4096;
+    alignas(16) float row[kChunk];
+    for (std::size_t i = 0; i < g.m; ++i)
+      for (std::size_t j = 0; j < g.n; ++j) {
+        float& c = g.c[i * g.ldc + j];
+        c = (g.accumulate ? c : 0.0f) + (g.bias ? g.bias[j] : 0.0f);
+      }
+    for (std::size_t j0 = 0; j0 < g.n; j0 += kChunk) {
+      const std::size_t nn = std::min(kChunk, g.n - j0);
+      for (std::size_t p = 0; p < g.k; ++p) {
+        widen_simd(b + (p * g.ldb + j0) * es, g.b_dtype, row, nn);
+        for (std::size_t i = 0; i < g.m; ++i) {
+          const fbatch av(g.a[i * g.lda + p]);
+          float* c = g.c + i * g.ldc + j0;
+          std::size_t j = 0;
+          for (; j + W <= nn; j += W)
+            simd::fma(av, fbatch::load_aligned(row + j), fbatch::load_unaligned(c + j))
+                .store_unaligned(c + j);
+          for (; j < nn; ++j) c[j] += g.a[i * g.lda + p] * row[j];
+        }
+      }
+    }
+    return;
+  }
   float* panel = workspace;
   float* staging = panel + g.k * kWidePanel;
   float* packed = staging + (g.b_transposed && g.b_dtype != DType::f32 ? g.k * kWidePanel : 0);
   for (std::size_t j0 = 0; j0 < g.n; j0 += kWidePanel) {
     const std::size_t nn = std::min(kWidePanel, g.n - j0);
     if (!g.b_transposed) {
-      for (std::size_t p = 0; p < g.k; ++p) widen_simd(b + (p * g.ldb + j0) * es, g.b_dtype, panel + p * nn, nn);
+      for (std::size_t p = 0; p < g.k; ++p)
+        widen_simd(b + (p * g.ldb + j0) * es, g.b_dtype, panel + p * nn, nn);
     } else if (g.b_dtype == DType::f32) {
       transpose(nn, g.k, reinterpret_cast<const float*>(b) + j0 * g.ldb, g.ldb, panel, nn);
     } else {
-      for (std::size_t j = 0; j < nn; ++j) widen_simd(b + (j0 + j) * g.ldb * es, g.b_dtype, staging + j * g.k, g.k);
+      for (std::size_t j = 0; j < nn; ++j)
+        widen_simd(b + (j0 + j) * g.ldb * es, g.b_dtype, staging + j * g.k, g.k);
       transpose(nn, g.k, staging, g.k, panel, nn);
     }
     gemm_packed_simd(plain(g, panel, nn, j0, nn), packed);
   }
 }
 
-void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte, DType wte_dtype,
-                    const void* wpe, DType wpe_dtype, float* x) {
+void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
+                    DType wte_dtype, const void* wpe, DType wpe_dtype, float* x) {
   for (std::size_t t = 0; t < t_len; ++t)
     for (std::size_t c = 0; c < d; ++c)
       x[t * d + c] = load_element(wte, wte_dtype, std::size_t(tokens[t]) * d + c) +

@@ -1,7 +1,6 @@
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "headlab/pretrained_safetensors.hpp"
 
@@ -16,9 +15,9 @@ std::size_t element_bytes(const std::string& dtype) {
   static const struct {
     const char* name;
     std::size_t bytes;
-  } kTypes[] = {{"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"I16", 2},
-                {"U16", 2},  {"F16", 2}, {"BF16", 2}, {"I32", 4},     {"U32", 4},     {"F32", 4},
-                {"I64", 8},  {"U64", 8}, {"F64", 8}};
+  } kTypes[] = {{"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1},
+                {"I16", 2},  {"U16", 2}, {"F16", 2}, {"BF16", 2},    {"I32", 4},
+                {"U32", 4},  {"F32", 4}, {"I64", 8}, {"U64", 8},     {"F64", 8}};
   for (const auto& t : kTypes)
     if (dtype == t.name) return t.bytes;
   return 0;
@@ -41,12 +40,13 @@ bool as_u64(const json& j, std::uint64_t* out) {
 std::string parse_safetensors(const std::string& file, const std::uint8_t* bytes, std::size_t size,
                               SafetensorsHeader* out) {
   const std::string at = file + ": ";
-  if (size < 8) return at + "truncated: " + std::to_string(size) + " bytes, shorter than the 8-byte header length";
+  if (size < 8)
+    return at + "truncated: " + std::to_string(size) + " bytes, shorter than the 8-byte header length";
   std::uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[i];
   if (n > size - 8)
-    return at + "header length " + std::to_string(n) + " runs past the end of the file (" + std::to_string(size) +
-           " bytes): the file is truncated or not safetensors";
+    return at + "header length " + std::to_string(n) + " runs past the end of the file (" +
+           std::to_string(size) + " bytes): the file is truncated or not safetensors";
   const char* first = reinterpret_cast<const char*>(bytes + 8);
   const json header = json::parse(first, first + n, nullptr, false);
   if (header.is_discarded()) return at + "header is not valid JSON";
@@ -79,8 +79,8 @@ std::string parse_safetensors(const std::string& file, const std::uint8_t* bytes
       t.shape.push_back(v);
     }
     const auto offsets = e.find("data_offsets");
-    if (offsets == e.end() || !offsets->is_array() || offsets->size() != 2 || !as_u64((*offsets)[0], &t.begin) ||
-        !as_u64((*offsets)[1], &t.end))
+    if (offsets == e.end() || !offsets->is_array() || offsets->size() != 2 ||
+        !as_u64((*offsets)[0], &t.begin) || !as_u64((*offsets)[1], &t.end))
       return where + "data_offsets missing or not [begin, end]";
     if (t.begin > t.end) return where + "data_offsets " + show(*offsets) + " end before begin";
     if (t.end > data_bytes)
