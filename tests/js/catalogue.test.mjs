@@ -461,7 +461,7 @@ const CASES = [
   ['LanguageModel.generate: maxTokens zero', () => withLm((lm) => lm.generate({ maxTokens: 0 })), RangeError, 'maxTokens', /positive integer/],
   ['LanguageModel.generate: seed fractional', () => withLm((lm) => lm.generate({ seed: 0.5 })), RangeError, 'seed', /non-negative integer/],
   ['LanguageModel.generate: a prompt with an unknown word', () => withLm((lm) => lm.generate({ prompt: 'virat smashed' })), RangeError, 'prompt', /unknown word "smashed" at word 2/],
-  ['LanguageModel.generate: a prompt holding the pad token id', () => withLm((lm) => lm.generate({ prompt: [lm.vocabulary.indexOf('virat'), lm.vocabulary.indexOf('<pad>')] })), RangeError, 'prompt[1]', /"<pad>" at prompt\[1\] is task cricket's pad token/],
+  ['LanguageModel.generate: a prompt holding the pad token id', () => withLm((lm) => lm.generate({ prompt: [lm.vocabulary.indexOf('virat'), lm.vocabulary.indexOf('<pad>')] })), RangeError, 'prompt[1]', /prompt\[1\]: "<pad>" is task cricket's pad token/],
   ['LanguageModel.generate: a prompt that is a number', () => withLm((lm) => lm.generate({ prompt: 5 })), TypeError, 'prompt', /string of words/],
   ['LanguageModel.setHeadEnabled(1, 0, false) with 1 layer', () => withLm((lm) => lm.setHeadEnabled(1, 0, false)), RangeError, 'layer', /integer in 0\.\.0/],
   ['LanguageModel.setHeadEnabled(0, 2, false) with 2 heads', () => withLm((lm) => lm.setHeadEnabled(0, 2, false)), RangeError, 'head', /integer in 0\.\.1/],

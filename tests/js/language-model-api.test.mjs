@@ -33,15 +33,15 @@ test('tokens the model reserves are not taken from text: one start token first, 
     assert.deepEqual(lm.tokenize('<s> x q'), lm.tokenize('x q'));
     throwsNaming(() => lm.tokenize('x <s> q'), RangeError, 'LanguageModel.tokenize', 'text', '"<s>" at word 2', 'start token');
     throwsNaming(() => lm.tokenize('<s> <s> x'), RangeError, '"<s>" at word 2');
-    throwsNaming(() => lm.attention(['x', 'q', '<s>']), RangeError, 'LanguageModel.attention', '"<s>" at tokensOrText[2]');
+    throwsNaming(() => lm.attention(['x', 'q', '<s>']), RangeError, 'LanguageModel.attention', 'tokensOrText[2]: "<s>" is');
     const s = lm.vocabulary.indexOf('<s>');
-    throwsNaming(() => lm.predict([s, 5, s]), RangeError, 'LanguageModel.predict', '"<s>" at tokensOrText[2]');
+    throwsNaming(() => lm.predict([s, 5, s]), RangeError, 'LanguageModel.predict', 'tokensOrText[2]: "<s>" is');
     throwsNaming(() => lm.generate({ prompt: 'a <s>' }), RangeError, 'LanguageModel.generate', 'prompt', '"<s>" at word 2');
   });
   await withModel({ task: 'cricket', seed: 1, ...TINY }, (lm) => {
     throwsNaming(() => lm.tokenize('virat <pad> hit'), RangeError, '"<pad>" at word 2', 'pad token');
     throwsNaming(() => lm.tokenize('<pad> virat'), RangeError, '"<pad>" at word 1', 'pad token');
-    throwsNaming(() => lm.attention([3, 4, lm.vocabulary.indexOf('<pad>')]), RangeError, '"<pad>" at tokensOrText[2]', 'pad token');
+    throwsNaming(() => lm.attention([3, 4, lm.vocabulary.indexOf('<pad>')]), RangeError, 'tokensOrText[2]: "<pad>" is', 'pad token');
     // The stop token is a word of the text: generate's text ends with it and must tokenize back.
     assert.deepEqual(lm.tokenize('virat hit the ball .').tokens, ['<s>', 'virat', 'hit', 'the', 'ball', '.']);
   });

@@ -290,12 +290,12 @@ export class LanguageModel extends TrainingSession {
       }
       return id;
     });
-    return this._startFirst(fn, name, ids, (i) => `at word ${i + 1}`, 'words');
+    return this._startFirst(fn, name, ids, (i, token) => `${name}: ${token} at word ${i + 1}`, 'words');
   }
 
   /**
    * @private The user's token ids → the model's sequence: the start token first (put there unless
-   * ids[0] is it), no reserved token elsewhere (`where(i)` names position i in errors), at most seqLen;
+   * ids[0] is it), no reserved token elsewhere (`where(i, token)` names it and position i in errors), at most seqLen;
    * `noun` is what the user gave ('words', 'tokens').
    */
   _startFirst(fn, name, ids, where, noun) {
@@ -307,7 +307,7 @@ export class LanguageModel extends TrainingSession {
       if (ids[i] !== start && ids[i] !== pad) continue;
       const [token, role] = ids[i] === start ? [startToken, 'start token, which the model puts at position 0 only'] :
         [padToken, 'pad token, which fills a sequence after its end'];
-      throw new RangeError(`LanguageModel.${fn}: ${name}: ${JSON.stringify(token)} ${where(i)} is task ${task}'s ${role}; ` +
+      throw new RangeError(`LanguageModel.${fn}: ${where(i, JSON.stringify(token))} is task ${task}'s ${role}; ` +
         'the model reserves it: leave it out of the text');
     }
     const n = ids.length - given;
@@ -350,7 +350,7 @@ export class LanguageModel extends TrainingSession {
         throw new TypeError(`LanguageModel.${fn}: ${name}[${i}] must be a token id or a word, got ${describe(x)}`);
       }
     }
-    return this._startFirst(fn, name, ids, (i) => `at ${name}[${i}]`, 'tokens').ids;
+    return this._startFirst(fn, name, ids, (i, token) => `${name}[${i}]: ${token}`, 'tokens').ids;
   }
 
   /** @private Copies ids into the model's token buffer. */
