@@ -282,6 +282,7 @@ export class LanguageModel extends TrainingSession {
       throw new TypeError(`LanguageModel.${fn}: ${name} must be a string of words separated by spaces, got ${describe(text)}`);
     }
     const words = text.split(/\s+/).filter((w) => w.length > 0);
+    this._checkLength(fn, name, words.length - (words[0] === this._spec.startToken ? 1 : 0), 'words');
     const ids = words.map((w, i) => {
       const id = this._ids.get(w);
       if (id === undefined) {
@@ -299,7 +300,7 @@ export class LanguageModel extends TrainingSession {
    * `noun` is what the user gave ('words', 'tokens').
    */
   _startFirst(fn, name, ids, where, noun) {
-    const { seqLen, startToken, padToken, name: task } = this._spec;
+    const { startToken, padToken, name: task } = this._spec;
     const start = this._ids.get(startToken);
     const pad = padToken === null ? -1 : this._ids.get(padToken);
     const given = ids[0] === start ? 1 : 0;
@@ -311,15 +312,20 @@ export class LanguageModel extends TrainingSession {
         'the model reserves it: leave it out of the text');
     }
     const n = ids.length - given;
-    if (n + 1 > seqLen) {
-      throw new RangeError(`LanguageModel.${fn}: ${name} has ${n} ${noun}; with the start token ${startToken} that is ` +
-        `${n + 1} tokens, more than the sequence length ${seqLen} of task ${task} (at most ${seqLen - 1} ${noun} besides the start token)`);
-    }
+    this._checkLength(fn, name, n, noun);
     const out = new Int32Array(n + 1);
     out[0] = start;
     for (let i = given; i < ids.length; i++) out[i - given + 1] = ids[i];
     const tokens = Array.from(out, (id) => this._spec.vocabulary[id]);
     return { ids: out, tokens };
+  }
+
+  /** @private A RangeError when `n` tokens besides the start token do not fit the sequence. */
+  _checkLength(fn, name, n, noun) {
+    const { seqLen, startToken, name: task } = this._spec;
+    if (n + 1 <= seqLen) return;
+    throw new RangeError(`LanguageModel.${fn}: ${name} has ${n} ${noun}; with the start token ${startToken} that is ` +
+      `${n + 1} tokens, more than the sequence length ${seqLen} of task ${task} (at most ${seqLen - 1} ${noun} besides the start token)`);
   }
 
   /** @private tokensOrText → Int32Array of ids, 1..seqLen long, the start token first. */
