@@ -29,7 +29,8 @@ export async function trainShipped(lab, entry, log = () => {}) {
     const seconds = (performance.now() - t0) / 1000;
     const evaluation = model.evaluate(1000);
     const heads = model.headScores(500);
-    return { bytes: model.save(), seconds, evaluation, heads, steps, config: model.config };
+    const { step, ...config } = model.config();  // the options, as the manifest has always held them
+    return { bytes: model.save(), seconds, evaluation, heads, steps, config };
   } finally {
     model.dispose();
   }

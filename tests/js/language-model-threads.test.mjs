@@ -34,7 +34,7 @@ for (const [label, options, threads] of [
     try {
       assert.equal(one.threads, 1);
       assert.equal(many.threads, threads);
-      assert.deepEqual(many.config, one.config, 'same config');
+      assert.deepEqual(many.config(), one.config(), 'same config');
       const losses = [[], []];
       for (let i = 0; i < 40; i++) {
         losses[0].push(one.step().loss);

@@ -29,7 +29,7 @@ test('languageTasks lists induction and cricket; createLanguageModel defaults to
     await withModel({ task: t.name }, (lm) => {
       const { numLayers, numHeads, dModel, mlp, learningRate, batchSize, seed } = t.defaults;
       assert.ok(Number.isInteger(seed) && seed >= 0, `${t.name}: defaults.seed ${seed}`);
-      assert.deepEqual(lm.config, { task: t.name, numLayers, numHeads, dModel, mlp, seed, learningRate, batchSize });
+      assert.deepEqual(lm.config(), { task: t.name, numLayers, numHeads, dModel, mlp, seed, learningRate, batchSize, step: 0 });
       assert.deepEqual(lm.vocabulary, t.vocabulary);
       assert.deepEqual(lm.task, t);
       assert.equal(lm.steps, 0);
@@ -60,7 +60,7 @@ test('save → loadLanguageModel gives the same attention, evaluation, head swit
     const copy = await lab.loadLanguageModel(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
     try {
       assert.equal(copy.steps, 20);
-      assert.deepEqual(copy.config, lm.config);
+      assert.deepEqual(copy.config(), lm.config());
       assert.equal(copy.headEnabled(0, 1), false);
       const text = 'a b c d a b c d e';
       assert.deepEqual(copy.attention(text), lm.attention(text));
@@ -310,7 +310,7 @@ test('results are plain data (structured-cloneable); no Embind handles leak and 
   const handles = lab.liveHandleCount();
   await withModel({ task: 'cricket', seed: 1, ...TINY }, (lm) => {
     const call = () => [lm.step(2), lm.evaluate(16), lm.headScores(16), lm.headReport(16), lm.tokenize('virat hit'),
-      lm.attention('virat hit the ball'), lm.predict('virat'), lm.generate({ seed: 2 }), lm.save(), lm.config, lm.task];
+      lm.attention('virat hit the ball'), lm.predict('virat'), lm.generate({ seed: 2 }), lm.save(), lm.config(), lm.task];
     const first = call();
     for (const r of first) assert.deepEqual(structuredClone(r), r);
     const heap = lab.info().trainingHeapInUseBytes;

@@ -308,6 +308,7 @@ export declare class Trainer {
   attentionWeights(): Float32Array;
   probe(): { tokens: Int32Array; tokenNames: string[] };
   taskInfo(): TaskDescription;
+  /** The options (defaults filled in) and the steps taken: the shape of {@link LanguageModel.config}. `learningRate` reads as given (0.003). */
   config(): Required<TrainerOptions> & { step: number };
   setHeadEnabled(head: number, enabled: boolean): void;
   headEnabled(head: number): boolean;
@@ -373,7 +374,7 @@ export interface LanguageModelOptions {
   threads?: number | 'auto';
 }
 
-/** The resolved configuration of a {@link LanguageModel}. */
+/** The resolved options of a {@link LanguageModel}; `config()` adds `step`. `learningRate` reads as given (0.003). */
 export interface LanguageModelConfig {
   task: string;
   numLayers: number;
@@ -383,6 +384,30 @@ export interface LanguageModelConfig {
   seed: number;
   learningRate: number;
   batchSize: number;
+}
+
+/**
+ * `lm.config()`: the options and the steps taken, as {@link Trainer.config}. Until 0.4 the function also
+ * carries the options as fields (`lm.config.dModel`), as the property `config` of 0.2 held them: deprecated.
+ */
+export interface LanguageModelConfigMethod {
+  (): LanguageModelConfig & { step: number };
+  /** @deprecated read `config().task` */
+  readonly task: string;
+  /** @deprecated read `config().numLayers` */
+  readonly numLayers: number;
+  /** @deprecated read `config().numHeads` */
+  readonly numHeads: number;
+  /** @deprecated read `config().dModel` */
+  readonly dModel: number;
+  /** @deprecated read `config().mlp` */
+  readonly mlp: boolean;
+  /** @deprecated read `config().seed` */
+  readonly seed: number;
+  /** @deprecated read `config().learningRate` */
+  readonly learningRate: number;
+  /** @deprecated read `config().batchSize` */
+  readonly batchSize: number;
 }
 
 export interface LanguageEvaluation {
@@ -428,17 +453,20 @@ export interface LanguageHeadReport {
   bestCoreference?: number;
 }
 
-/** A sequence: a string of vocabulary words (the start token is prepended), or the whole sequence as ids or words. */
+/**
+ * A sequence: a string of vocabulary words, or the words (string[]) or their ids (Int32Array, number[]), all alike:
+ * the start token is put first unless the sequence begins with it; elsewhere it, and the pad token anywhere, is a RangeError.
+ */
 export type TokensOrText = string | Int32Array | number[] | string[];
 
 export interface GenerateOptions {
-  /** A string of words (start token prepended) or a whole sequence. Default '' (the start token alone). */
+  /** A sequence, as every method takes one (start token put first). Default '' (the start token alone). */
   prompt?: TokensOrText;
   /** New tokens at most (also bounded by seqLen). Default seqLen. */
   maxTokens?: number;
   /** 0 = greedy; otherwise p^(1/temperature), renormalised; in [0, 100]. Default 1. */
   temperature?: number;
-  /** Seed of the sampling generator (SplitMix64 in C++). Default 1. */
+  /** Seed of the sampling generator (SplitMix64, the draws of the C++ `Rng(seed, 7)`). Default 1. */
   seed?: number;
 }
 
@@ -453,7 +481,8 @@ export declare class LanguageModel {
   private constructor();
   /** The task (a copy of its {@link Headlab.languageTasks} entry). */
   readonly task: LanguageTask;
-  readonly config: LanguageModelConfig;
+  /** `config()`: the options and `step`, as {@link Trainer.config}; reading fields off `config` itself is deprecated (0.2's property). */
+  readonly config: LanguageModelConfigMethod;
   /** Token names; a token's id is its index. */
   readonly vocabulary: string[];
   /** Training steps taken in all, including those of a loaded file. */
@@ -476,16 +505,17 @@ export declare class LanguageModel {
   /** headScores plus the threshold and, for cricket, the fixed-position baseline. */
   headReport(n?: number): LanguageHeadReport;
   /**
-   * Whitespace-separated vocabulary words → ids, start token prepended: `ids` and their `tokens` (words),
+   * Whitespace-separated vocabulary words → ids, start token first (put there unless the text begins with it): `ids` and their `tokens` (words),
    * the shape of {@link PretrainedModel.tokenize}; `words` is `tokens` under its former name (before 0.3, `tokens` held the ids).
-   * @throws TypeError when text is not a string; RangeError naming an unknown word and its position, or text longer than seqLen − 1 words.
+   * @throws TypeError when text is not a string; RangeError naming an unknown word or a reserved token (the start token after
+   * the first word, the pad token) and its position, or text longer than seqLen − 1 words besides the start token.
    */
   tokenize(text: string): { ids: Int32Array; tokens: string[]; words: string[] };
   /** weights `[numLayers, numHeads, T, T]`; rows sum to 1, zeros above the diagonal. */
   attention(tokensOrText: TokensOrText): { tokens: string[]; weights: Float32Array; shape: [number, number, number, number] };
   /** The next-token distribution after the last token, most probable first (topK defaults to the vocabulary size). */
   predict(tokensOrText: TokensOrText, options?: { topK?: number }): NextToken[];
-  /** Seeded continuation; `tokens` is the whole sequence, `text` its words after the start token, `newTokens` the generated ones. */
+  /** Seeded continuation, never the start token; `tokens` is the whole sequence, `text` its words after the start token, `newTokens` the generated ones. */
   generate(options?: GenerateOptions): { tokens: string[]; text: string; newTokens: string[] };
   setHeadEnabled(layer: number, head: number, on: boolean): void;
   headEnabled(layer: number, head: number): boolean;

@@ -38,12 +38,41 @@ export function requireObject(fn, options, known) {
   if (!known) return;
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
-    // The closest known key by edit distance, or one that contains the given one (`heads` → numHeads).
-    const lower = key.toLowerCase();
-    const [best] = known.map((k) => [k, k.toLowerCase().includes(lower) && lower.length >= 3 ? 0.5 : distance(key, k)]).sort((a, b) => a[1] - b[1]);
-    const hint = best && best[1] <= Math.max(2, Math.floor(key.length / 3)) ? `did you mean ${best[0]}? ` : '';
+    const best = closest(key, known);
+    const hint = best ? `did you mean ${best}? ` : '';
     throw new TypeError(`${fn}: unknown option ${JSON.stringify(key)}; ${hint}the options are ${known.join(', ')}`);
   }
+}
+
+/**
+ * The name in `known` that `given` most likely misspells (an option, a task), or null: the closest
+ * by edit distance (case aside) when within max(2, ⌊length / 3⌋), or one that contains it (`heads` → numHeads).
+ * @example
+ * closest('inductoin', ['induction', 'cricket']);  // 'induction'
+ */
+export function closest(given, known) {
+  const lower = given.toLowerCase();
+  const [best] = known.map((k) => [k, k.toLowerCase().includes(lower) && lower.length >= 3 ? 0.5 : distance(given, k)]).sort((a, b) => a[1] - b[1]);
+  return best && best[1] <= Math.max(2, Math.floor(given.length / 3)) ? best[0] : null;
+}
+
+/** "unknown task 'sortng'; did you mean sorting? (known: …)" (createTrainer, createLanguageModel). */
+export function unknownTask(task, names) {
+  const best = closest(task, names);
+  return `unknown task ${JSON.stringify(task.length > 40 ? task.slice(0, 40) + '…' : task)}${best ? `; did you mean ${best}?` : ''} (known: ${names.join(', ')})`;
+}
+
+/**
+ * The shortest decimal that rounds to the same float32 as `x`: C++ holds learning rates as float, so
+ * 0.003 comes back as 0.003000000026077032; every float option a model reports goes through this, so it
+ * reads as given (0.003) in config(), divergence() and after save and load alike.
+ */
+export function fromFloat32(x) {
+  for (let digits = 1; digits < 17; digits++) {
+    const y = Number(x.toPrecision(digits));
+    if (Math.fround(y) === Math.fround(x)) return y;
+  }
+  return x;
 }
 
 export const WEIGHT_KEYS = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];

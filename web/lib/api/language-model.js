@@ -1,6 +1,6 @@
 // The small causal transformer language models (training module): their task table,
 // createLanguageModel, loadLanguageModel and the LanguageModel they return.
-import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
+import { OPTION_KEYS, describe, fromFloat32, requireBool, requireDim, requireObject, requireSeed, unknownTask } from './checks.js';
 import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { TrainingSession } from './session.js';
 import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, onPageMainThread, threadsUnavailable } from './threaded-module.js';
@@ -8,15 +8,6 @@ import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, onPageMainThr
 // Threads a language model may split its batches over: at most this many, and at most batchSize
 // (every thread runs at least one sequence).
 const MAX_LM_THREADS = 64;
-
-/** The shortest decimal that rounds to the same float32 (C++ holds learning rates as float): 0.003, not 0.003000000026077032. */
-function fromFloat32(x) {
-  for (let digits = 1; digits < 17; digits++) {
-    const y = Number(x.toPrecision(digits));
-    if (Math.fround(y) === Math.fround(x)) return y;
-  }
-  return x;
-}
 
 /** The language-model task table, read once from the training module and kept on `lab`. */
 export async function languageTaskTable(lab) {
@@ -36,7 +27,7 @@ export async function createLanguageModel(lab, options) {
   if (options.task === undefined) throw new TypeError(`${fn}: task is required: one of ${names}`);
   if (typeof options.task !== 'string') throw new TypeError(`${fn}: task must be a string (one of ${names}), got ${describe(options.task)}`);
   const spec = tasks.find((t) => t.name === options.task);
-  if (!spec) throw new RangeError(`${fn}: task: unknown task ${describe(options.task)} (known: ${names})`);
+  if (!spec) throw new RangeError(`${fn}: task: ${unknownTask(options.task, tasks.map((t) => t.name))}`);
   const d = spec.defaults;
   const dim = (name) => (options[name] === undefined ? d[name] : requireDim(fn, name, options[name]));
   const config = {
@@ -158,7 +149,7 @@ export async function loadLanguageModel(lab, bytes, options = {}) {
   if (options.threads !== undefined && options.threads !== 1) {
     const probe = await loadLanguageModel(lab, bytes);
     try {
-      threads = resolveThreads(lab, fn, options.threads, probe.config.batchSize);
+      threads = resolveThreads(lab, fn, options.threads, probe.config().batchSize);
     } catch (e) {
       probe.dispose();
       throw e;
@@ -177,6 +168,69 @@ export async function loadLanguageModel(lab, bytes, options = {}) {
   return options.threads === 'auto' ? orOneThread(lab, threads, make) : make(threads);
 }
 
+const MASK64 = (1n << 64n) - 1n;
+
+/** One SplitMix64 step from `state`: [the next state, the output] (cpp/src/tasks.cpp's splitmix64). */
+function splitmix64(state) {
+  const s = (state + 0x9e3779b97f4a7c15n) & MASK64;
+  let z = s;
+  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK64;
+  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK64;
+  return [s, z ^ (z >> 31n)];
+}
+
+/** HeadLab's C++ generator `Rng(seed, stream)` (cpp/src/tasks.cpp): the same uniform() draws. */
+export class SplitMix64 {
+  constructor(seed, stream) {
+    this._state = splitmix64(BigInt(seed))[1] ^ splitmix64(BigInt(stream) ^ 0x6a09e667f3bcc909n)[1];
+  }
+
+  /** Uniform in [0, 1) from the top 53 bits. */
+  uniform() {
+    const [state, out] = splitmix64(this._state);
+    this._state = state;
+    return Number(out >> 11n) / 9007199254740992;
+  }
+}
+
+/**
+ * A token id drawn from next-token probabilities `p` (Float32Array [vocab]), never `masked`: the
+ * arg-max without it (the first, as std::max_element) for temperature 0; else weights
+ * exp(log p / temperature) in double, summed in id order, and a uniform draw walked along them —
+ * the C++ sampler's arithmetic (cpp/src/lm_session.cpp) — drawn again while it lands on `masked`
+ * (rejection: exactly the distribution renormalised without it; after 16 rejections a draw from
+ * that one directly). So wherever the C++ sampler did not draw `masked`, this draws what it drew.
+ */
+export function sampleToken(p, masked, temperature, rng) {
+  const argmax = () => {
+    let best = -1;
+    for (let i = 0; i < p.length; i++) if (i !== masked && (best < 0 || p[i] > p[best])) best = i;
+    return best;
+  };
+  if (temperature <= 0) return argmax();
+  const weights = new Float64Array(p.length);
+  let total = 0;
+  for (let i = 0; i < p.length; i++) total += weights[i] = p[i] > 0 ? Math.exp(Math.log(p[i]) / temperature) : 0;
+  const walk = (u) => {
+    let next = -1;
+    for (let i = 0; i < p.length; i++) {
+      if (weights[i] <= 0) continue;
+      next = i;
+      if (u < weights[i]) break;
+      u -= weights[i];
+    }
+    return next;
+  };
+  if (!(total > 0) || !Number.isFinite(total)) return argmax();  // every weight underflowed
+  for (let tries = 0; tries < 16; tries++) {
+    const next = walk(rng.uniform() * total);
+    if (next !== masked) return next;
+  }
+  if (masked >= 0) weights[masked] = 0;
+  total = weights.reduce((a, b) => a + b, 0);
+  return total > 0 ? walk(rng.uniform() * total) : argmax();
+}
+
 /**
  * A causal transformer language model, made by {@link Headlab#createLanguageModel}
  * or {@link Headlab#loadLanguageModel}. Every method is synchronous; run it in a
@@ -184,11 +238,16 @@ export async function loadLanguageModel(lab, bytes, options = {}) {
  * (copies), so they can be posted between threads.
  *
  * Sequences: methods that take `tokensOrText` accept a string of
- * whitespace-separated vocabulary words (the start token is prepended, see
- * {@link LanguageModel#tokenize}), or the whole sequence as token ids (an
- * Int32Array or number[]) or as words (string[]), taken as given. A sequence
- * holds 1..seqLen tokens; because the model is causal, a shorter one gives
- * exactly what the first positions of a longer one would.
+ * whitespace-separated vocabulary words, or the words as a string[] or their
+ * token ids as an Int32Array or number[]; all three alike. Every sequence the
+ * model reads starts with the task's start token: it is put first unless the
+ * sequence already begins with it, so 'virat hit', ['virat', 'hit'] and
+ * ['<s>', 'virat', 'hit'] are the same sequence. The tokens the model reserves
+ * are refused anywhere else (a RangeError naming the token and its position):
+ * the start token after position 0 and the pad token anywhere; the stop token
+ * (cricket's ".") is an ordinary word of the text. A sequence holds 1..seqLen
+ * tokens, the start token included; because the model is causal, a shorter one
+ * gives exactly what the first positions of a longer one would.
  */
 export class LanguageModel extends TrainingSession {
   /** @private */
@@ -217,32 +276,59 @@ export class LanguageModel extends TrainingSession {
     return `the words of task ${this._spec.name} are in model.vocabulary and lab.languageTasks()`;
   }
 
-  /** @private Text → ids, naming `name` in errors. */
+  /** @private Text → { ids, tokens }: the model's sequence, start token first, naming `name` in errors. */
   _tokenize(fn, name, text) {
     if (typeof text !== 'string') {
       throw new TypeError(`LanguageModel.${fn}: ${name} must be a string of words separated by spaces, got ${describe(text)}`);
     }
     const words = text.split(/\s+/).filter((w) => w.length > 0);
-    const { seqLen, startToken } = this._spec;
-    if (words.length + 1 > seqLen) {
-      throw new RangeError(`LanguageModel.${fn}: ${name} has ${words.length} words; with the start token ${startToken} that is ` +
-        `${words.length + 1} tokens, more than the sequence length ${seqLen} of task ${this._spec.name} (at most ${seqLen - 1} words)`);
-    }
-    const tokens = new Int32Array(words.length + 1);
-    tokens[0] = this._ids.get(startToken);
-    words.forEach((w, i) => {
+    this._checkLength(fn, name, words.length - (words[0] === this._spec.startToken ? 1 : 0), 'words');
+    const ids = words.map((w, i) => {
       const id = this._ids.get(w);
       if (id === undefined) {
         throw new RangeError(`LanguageModel.${fn}: ${name}: unknown word ${JSON.stringify(w.length > 40 ? w.slice(0, 40) + '…' : w)} ` +
           `at word ${i + 1}; ${this._vocabularyHint()}`);
       }
-      tokens[i + 1] = id;
+      return id;
     });
-    const names = [startToken, ...words];
-    return { ids: tokens, tokens: names, words: names };
+    return this._startFirst(fn, name, ids, (i, token) => `${name}: ${token} at word ${i + 1}`, 'words');
   }
 
-  /** @private tokensOrText → Int32Array of ids, 1..seqLen long. */
+  /**
+   * @private The user's token ids → the model's sequence: the start token first (put there unless
+   * ids[0] is it), no reserved token elsewhere (`where(i, token)` names it and position i in errors), at most seqLen;
+   * `noun` is what the user gave ('words', 'tokens').
+   */
+  _startFirst(fn, name, ids, where, noun) {
+    const { startToken, padToken, name: task } = this._spec;
+    const start = this._ids.get(startToken);
+    const pad = padToken === null ? -1 : this._ids.get(padToken);
+    const given = ids[0] === start ? 1 : 0;
+    for (let i = given; i < ids.length; i++) {
+      if (ids[i] !== start && ids[i] !== pad) continue;
+      const [token, role] = ids[i] === start ? [startToken, 'start token, which the model puts at position 0 only'] :
+        [padToken, 'pad token, which fills a sequence after its end'];
+      throw new RangeError(`LanguageModel.${fn}: ${where(i, JSON.stringify(token))} is task ${task}'s ${role}; ` +
+        'the model reserves it: leave it out of the text');
+    }
+    const n = ids.length - given;
+    this._checkLength(fn, name, n, noun);
+    const out = new Int32Array(n + 1);
+    out[0] = start;
+    for (let i = given; i < ids.length; i++) out[i - given + 1] = ids[i];
+    const tokens = Array.from(out, (id) => this._spec.vocabulary[id]);
+    return { ids: out, tokens };
+  }
+
+  /** @private A RangeError when `n` tokens besides the start token do not fit the sequence. */
+  _checkLength(fn, name, n, noun) {
+    const { seqLen, startToken, name: task } = this._spec;
+    if (n + 1 <= seqLen) return;
+    throw new RangeError(`LanguageModel.${fn}: ${name} has ${n} ${noun}; with the start token ${startToken} that is ` +
+      `${n + 1} tokens, more than the sequence length ${seqLen} of task ${task} (at most ${seqLen - 1} ${noun} besides the start token)`);
+  }
+
+  /** @private tokensOrText → Int32Array of ids, 1..seqLen long, the start token first. */
   _sequence(fn, value, name = 'tokensOrText') {
     if (typeof value === 'string') return this._tokenize(fn, name, value).ids;
     const { seqLen, vocabulary } = this._spec;
@@ -250,8 +336,9 @@ export class LanguageModel extends TrainingSession {
     if (!(value instanceof Int32Array) && !Array.isArray(value)) {
       throw new TypeError(`LanguageModel.${fn}: ${name} must be ${what}, got ${describe(value)}`);
     }
-    if (value.length < 1 || value.length > seqLen) {
-      throw new RangeError(`LanguageModel.${fn}: ${name} must hold 1..${seqLen} tokens (the sequence length of task ${this._spec.name}), got ${value.length}`);
+    if (value.length > seqLen) {
+      throw new RangeError(`LanguageModel.${fn}: ${name} must hold at most ${seqLen} tokens (the sequence length of task ${this._spec.name}, ` +
+        `the start token included), got ${value.length}`);
     }
     const ids = new Int32Array(value.length);
     for (let i = 0; i < value.length; i++) {
@@ -269,7 +356,7 @@ export class LanguageModel extends TrainingSession {
         throw new TypeError(`LanguageModel.${fn}: ${name}[${i}] must be a token id or a word, got ${describe(x)}`);
       }
     }
-    return ids;
+    return this._startFirst(fn, name, ids, (i, token) => `${name}[${i}]: ${token}`, 'tokens').ids;
   }
 
   /** @private Copies ids into the model's token buffer. */
@@ -283,10 +370,24 @@ export class LanguageModel extends TrainingSession {
     return structuredClone(this._spec);
   }
 
-  /** { task, numLayers, numHeads, dModel, mlp, seed, learningRate, batchSize } (a copy). */
+  /**
+   * `config()`: the options the model was made with (every default filled in) and `step`, the
+   * steps taken so far — `{ task, numLayers, numHeads, dModel, mlp, seed, learningRate, batchSize,
+   * step }`, a new object each call, the shape of {@link Trainer#config}. `learningRate` reads as
+   * given (0.003, not the float32 0.003000000026077032), after save and load too.
+   *
+   * Deprecated, until 0.4: in 0.2 `config` was a property holding those options (without `step`);
+   * reading one off it (`lm.config.dModel`, `{ ...lm.config }`) still works, because `config` is a
+   * function that carries them. It cannot be posted or cloned: post `lm.config()`.
+   * @returns {() => import('../headlab').LanguageModelConfig & {step: number}}
+   * @example
+   * lm.config();              // { task: 'induction', numLayers: 2, …, learningRate: 0.01, batchSize: 64, step: 0 }
+   * lm.config().learningRate; // 0.01
+   */
   get config() {
     this._live('config');
-    return { ...this._config };
+    const config = () => ({ ...this._config, step: this._live('config').steps() });
+    return Object.assign(config, this._config);
   }
 
   /** The task's token names; a token's id is its index (a copy). */
@@ -334,7 +435,7 @@ export class LanguageModel extends TrainingSession {
    */
   divergence() {
     const d = this._live('divergence').divergence();
-    return d.step === 0 ? null : d;
+    return d.step === 0 ? null : { ...d, learningRate: fromFloat32(d.learningRate) };
   }
 
 
@@ -394,20 +495,23 @@ export class LanguageModel extends TrainingSession {
 
   /**
    * Words → token ids: `text` is split on whitespace, every word must be in the
-   * vocabulary, and the start token is prepended. The same shape as
+   * vocabulary, and the start token is put first (unless the text begins with it:
+   * 'virat hit' and '<s> virat hit' give the same). The start token after the first
+   * word and the pad token anywhere are refused: the model reserves them. The same shape as
    * {@link PretrainedModel#tokenize}: `ids` and their `tokens` (the words, start token
    * first); `words` is the same array under its former name. (Before 0.3, `tokens` held
    * the ids; the methods that take a sequence accept either.)
    * @param {string} text at most seqLen − 1 words
    * @returns {{ids: Int32Array, tokens: string[], words: string[]}}
    * @throws {TypeError} when text is not a string
-   * @throws {RangeError} naming an unknown word and its position, or when the text is longer than the sequence
+   * @throws {RangeError} naming an unknown word or a reserved token and its position, or when the text is longer than the sequence
    * @example
    * lm.tokenize('virat hit the ball');  // { ids: Int32Array [0, 3, 9, 13, 14], tokens: ['<s>', 'virat', …], words: (the same) }
    */
   tokenize(text) {
     this._live('tokenize');
-    return this._tokenize('tokenize', 'text', text);
+    const { ids, tokens } = this._tokenize('tokenize', 'text', text);
+    return { ids, tokens, words: tokens };
   }
 
   /**
@@ -458,13 +562,14 @@ export class LanguageModel extends TrainingSession {
   /**
    * Continues a prompt token by token. Each token is drawn from the model's
    * next-token distribution sharpened by `temperature` (p^(1/temperature),
-   * renormalised; 0 takes the most probable token), with HeadLab's seeded
-   * SplitMix64 generator in C++ (`Rng(seed, 7)`): the same model, prompt and
-   * options give the same tokens. Stops after `maxTokens` new tokens, at the
-   * sequence length, after the task's stop token (cricket's ".") or before its
-   * pad token (never emitted).
-   * @param {import('../headlab').GenerateOptions} [options] prompt defaults to '' (the start token alone),
-   *   maxTokens to seqLen, temperature to 1, seed to 1
+   * renormalised; 0 takes the most probable token), with HeadLab's seeded SplitMix64
+   * generator (the draws of the C++ `Rng(seed, 7)`): the same model, prompt and
+   * options give the same tokens. The start token belongs at position 0 only: a draw
+   * that lands on it is drawn again (so the others keep their relative odds).
+   * Stops after `maxTokens` new tokens, at the sequence length, after the task's
+   * stop token (cricket's ".") or before its pad token (never emitted).
+   * @param {import('../headlab').GenerateOptions} [options] prompt (a sequence, as every method takes one)
+   *   defaults to '' (the start token alone), maxTokens to seqLen, temperature to 1, seed to 1
    * @returns {{tokens: string[], text: string, newTokens: string[]}} `tokens` is the whole sequence
    *   (start token first), `text` its words after the start token (tokenize(text) gives `tokens` back),
    *   `newTokens` the generated ones
@@ -476,7 +581,7 @@ export class LanguageModel extends TrainingSession {
     const core = this._live('generate');
     requireObject(fn, options, OPTION_KEYS[fn]);
     const ids = this._sequence('generate', options.prompt ?? '', 'prompt');
-    const { seqLen, vocabulary, startToken } = this._spec;
+    const { seqLen, vocabulary, startToken, padToken, stopToken } = this._spec;
     const maxTokens = this._count('generate', 'maxTokens', options.maxTokens, seqLen, 1e6);
     const temperature = options.temperature ?? 1;
     if (typeof temperature !== 'number') throw new TypeError(`${fn}: temperature must be a number ≥ 0, got ${describe(temperature)}`);
@@ -485,11 +590,22 @@ export class LanguageModel extends TrainingSession {
     }
     const seed = options.seed ?? 1;
     requireSeed(fn, 'seed', seed);
-    this._put(core, ids);
-    const n = core.generate(ids.length, Math.min(maxTokens, seqLen), temperature, seed);
-    const tokens = Array.from(core.tokenBuffer().subarray(0, n), (i) => vocabulary[i]);
-    const words = tokens[0] === startToken ? tokens.slice(1) : tokens;
-    return { tokens, text: words.join(' '), newTokens: tokens.slice(ids.length) };
+    // The C++ sampler (core.generate) cannot be told to leave a token out, so the loop runs here,
+    // on core.predict, with the same generator and the same arithmetic.
+    const id = (token) => (token === null ? -1 : this._ids.get(token));
+    const [start, pad, stop] = [id(startToken), id(padToken), id(stopToken)];
+    const rng = new SplitMix64(seed, 7);
+    const t = Math.fround(temperature);  // C++ took it as a float
+    const out = Array.from(ids);
+    for (let made = 0; made < Math.min(maxTokens, seqLen) && out.length < seqLen; made++) {
+      this._put(core, out);
+      const next = sampleToken(core.predict(out.length), start, t, rng);
+      if (next === pad) break;
+      out.push(next);
+      if (next === stop) break;
+    }
+    const tokens = out.map((i) => vocabulary[i]);
+    return { tokens, text: tokens.slice(1).join(' '), newTokens: tokens.slice(ids.length) };
   }
 
   /**

@@ -1,6 +1,6 @@
 // The one-layer trainer of the synthetic relation tasks (training module): createTrainer,
 // loadTrainer and the Trainer they return.
-import { OPTION_KEYS, describe, requireBool, requireDim, requireObject } from './checks.js';
+import { OPTION_KEYS, describe, fromFloat32, requireBool, requireDim, requireObject, unknownTask } from './checks.js';
 import { TrainingSession } from './session.js';
 
 /** Headlab#createTrainer. */
@@ -19,8 +19,10 @@ export async function createTrainer(lab, options) {
     optimizer: options.optimizer ?? undefined,
     causal: options.causal === undefined ? undefined : requireBool(fn, 'causal', options.causal),
   };
-  if (given.task !== undefined && typeof given.task !== 'string') {
-    throw new TypeError(`${fn}: task must be a string (one of ${(await lab.tasks()).map((t) => t.name).join(', ')}), got ${describe(given.task)}`);
+  if (given.task !== undefined) {
+    const names = (await lab.tasks()).map((t) => t.name);
+    if (typeof given.task !== 'string') throw new TypeError(`${fn}: task must be a string (one of ${names.join(', ')}), got ${describe(given.task)}`);
+    if (!names.includes(given.task)) throw new RangeError(`${fn}: task: ${unknownTask(given.task, names)}`);
   }
   if (given.seed !== undefined) {
     if (typeof given.seed !== 'number') throw new TypeError(`${fn}: seed must be a non-negative integer, got ${describe(given.seed)}`);
@@ -128,7 +130,7 @@ export class Trainer extends TrainingSession {
    */
   divergence() {
     const d = this._live('divergence').divergence();
-    return d.step === 0 ? null : d;
+    return d.step === 0 ? null : { ...d, learningRate: fromFloat32(d.learningRate) };
   }
 
   /**
@@ -171,10 +173,18 @@ export class Trainer extends TrainingSession {
     return this._live('taskInfo').taskInfo();
   }
 
-  /** The configuration and the number of steps taken so far. */
+  /**
+   * The options the trainer was made with (every default filled in) and `step`, the steps taken so
+   * far: the shape of {@link LanguageModel#config}. `learningRate` reads as given (0.005, not the
+   * float32 0.004999999888241291), after save and load too.
+   * @returns {{task: string, numHeads: number, dModel: number, seed: number, learningRate: number, batchSize: number, optimizer: 'adam'|'sgd', causal: boolean, step: number}}
+   * @example
+   * (await lab.createTrainer({ learningRate: 0.005 })).config().learningRate;  // 0.005
+   */
   config() {
     const core = this._live('config');
-    return { ...core.config(), step: core.steps() };
+    const c = core.config();
+    return { ...c, learningRate: fromFloat32(c.learningRate), step: core.steps() };
   }
 
   /**

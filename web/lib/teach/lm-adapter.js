@@ -38,7 +38,7 @@ export class ShippedModel {
    */
   constructor(lm, { name = 'headlab', bytes = 0 } = {}) {
     this._lm = lm;
-    const c = lm.config;
+    const c = lm.config();
     const task = lm.task;
     this._vocabulary = task.vocabulary;
     this._seqLen = task.seqLen;

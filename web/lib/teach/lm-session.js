@@ -106,7 +106,7 @@ export class LmSession extends TrainerSession {
     this._acc = models.map(() => ({ loss: 0, accuracy: 0, steps: 0 }));
     this._steps = models.map((m) => m.steps);
     this.currentStep = this._steps[0] ?? 0;
-    return { runs: models.map((m) => ({ config: m.config, task: m.task, threads: m.threads })), snapshot: this.snapshot() };
+    return { runs: models.map((m) => ({ config: optionsOf(m), task: m.task, threads: m.threads })), snapshot: this.snapshot() };
   }
 
   oneStep() {
@@ -149,4 +149,10 @@ export class LmSession extends TrainerSession {
     });
     return { running: this.running, runs };
   }
+}
+
+/** A model's options as createLanguageModel takes them: its config() without `step`. */
+function optionsOf(model) {
+  const { step, ...options } = model.config();
+  return options;
 }
