@@ -25,11 +25,9 @@
       return;
     }
   };
+  // The request carries nothing and may reach a frame still on about:blank: it goes to any origin.
   const measureAll = () => {
-    for (const frame of document.querySelectorAll(FRAMES)) {
-      const origin = originOf(frame);
-      if (origin && origin !== 'null') frame.contentWindow?.postMessage({ type: 'headlab:measure' }, origin);
-    }
+    for (const frame of document.querySelectorAll(FRAMES)) frame.contentWindow?.postMessage({ type: 'headlab:measure' }, '*');
   };
   window.addEventListener('message', onMessage);
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', measureAll, { once: true });
