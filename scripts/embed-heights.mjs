@@ -1,5 +1,6 @@
 // Measures how tall each demo page is with ?embed, in an iframe of a course page on another
-// origin, at 1280 and 360 px wide, and writes docs/embedding.md's table of iframe heights:
+// origin, at 1280 and 360 px wide, and writes docs/embedding.md's table of iframe heights (and the
+// heights of its iframe snippets):
 //   node scripts/embed-heights.mjs        (after `node scripts/bundle.mjs`)
 // tests/browser/embed-fit.test.mjs fails when a demo outgrows its documented height.
 import http from 'node:http';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../tools/serve.mjs';
 import { launch } from '../tools/chromium.mjs';
-import { DEMOS, WIDTHS, coursePage, waitForDrawn, frameMetrics, heightsTable, replaceTable, documentedHeight } from '../tools/embed-fit.mjs';
+import { DEMOS, WIDTHS, coursePage, waitForDrawn, frameMetrics, heightsTable, replaceTable, documentedHeight, setSnippetHeights } from '../tools/embed-fit.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const site = await serve({ port: 0, root: path.join(repo, 'dist') });
@@ -40,5 +41,6 @@ try {
   course.close();
 }
 const doc = path.join(repo, 'docs/embedding.md');
-await writeFile(doc, replaceTable(await readFile(doc, 'utf8'), heightsTable(rows)));
+const heights = new Map(rows.map(({ name, heights: h }) => [name, documentedHeight(h)]));
+await writeFile(doc, setSnippetHeights(replaceTable(await readFile(doc, 'utf8'), heightsTable(rows)), heights));
 console.log('embed-heights: docs/embedding.md written');

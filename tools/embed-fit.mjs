@@ -88,3 +88,16 @@ export function documentedHeights(markdown) {
   for (const m of markdown.matchAll(/^\| `demos\/([\w-]+)\/` \|.*\| ([\d,]+) px \|$/gm)) map.set(m[1], Number(m[2].replace(/,/g, '')));
   return map;
 }
+
+// An iframe snippet of the docs: its src names demos/<name>/…?embed and its style a height.
+const SNIPPET = /(<iframe\b[^>]*?src="[^"]*\/demos\/([\w-]+)\/[^"]*\?embed[^"]*"[^>]*?height:\s*)(\d+)(px)/g;
+
+/** The iframe snippets of `markdown`: [{ name, height }]. */
+export function snippetHeights(markdown) {
+  return [...markdown.matchAll(SNIPPET)].map((m) => ({ name: m[2], height: Number(m[3]) }));
+}
+
+/** `markdown` with each iframe snippet's height set to `heights.get(name)`. */
+export function setSnippetHeights(markdown, heights) {
+  return markdown.replace(SNIPPET, (all, head, name, _h, unit) => (heights.has(name) ? `${head}${heights.get(name)}${unit}` : all));
+}

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { serve } from '../../tools/serve.mjs';
-import { DEMOS, WIDTHS, coursePage, waitForDrawn, frameMetrics, documentedHeights } from '../../tools/embed-fit.mjs';
+import { DEMOS, WIDTHS, coursePage, waitForDrawn, frameMetrics, documentedHeights, snippetHeights } from '../../tools/embed-fit.mjs';
 import { DIST, REPO, ensureDist, launch, watch, SCREENSHOTS, ensureScreenshotDir } from './helpers.mjs';
 import { eventually } from './expect.mjs';
 
@@ -78,8 +78,12 @@ for (const name of ['worked-example', 'language-model']) {
 }
 
 test('without the helper, every demo fits the iframe height docs/embedding.md gives it, at both widths', { timeout: 600_000 }, async () => {
-  const documented = documentedHeights(readFileSync(path.join(REPO, 'docs/embedding.md'), 'utf8'));
+  const markdown = readFileSync(path.join(REPO, 'docs/embedding.md'), 'utf8');
+  const documented = documentedHeights(markdown);
   assert.deepEqual([...documented.keys()].sort(), DEMOS.map(([name]) => name).sort(), 'docs/embedding.md gives a height for every demo page');
+  const snippets = snippetHeights(markdown);
+  assert.ok(snippets.length >= 2, 'docs/embedding.md has iframe snippets');
+  for (const { name, height } of snippets) assert.equal(height, documented.get(name), `the ${name} snippet uses the table's height`);
   for (const [name] of DEMOS) {
     for (const width of WIDTHS) {
       const height = documented.get(name);
