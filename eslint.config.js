@@ -45,8 +45,8 @@ export default [
     },
   },
   {
-    // Classic scripts injected into pages.
-    files: ['tests/engines/capture.js'],
+    // Classic scripts: injected into pages, or loaded by pages with <script src>.
+    files: ['tests/engines/capture.js', 'web/lib/headlab-embed.js', 'web/site/page.js'],
     languageOptions: { sourceType: 'script' },
   },
 ];

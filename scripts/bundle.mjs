@@ -18,6 +18,10 @@
 //                                       with headlab-parallel-worker.js (bundled) next to it and the
 //                                       threads builds (gen/headlab_*_threads.*) for isolated pages
 //   dist/index.html, demos/, examples/, styles/, site/   the site
+//   dist/headlab-embed.js               the optional iframe resizer of course pages (docs/embedding.md)
+//   dist/**/<file>.br, <file>.gz        precompressed copies of each compressible file over 1 KiB, where
+//                                       smaller (brotli quality 11, gzip level 9): tools/serve.mjs sends
+//                                       them to clients that accept them (docs/install.md)
 // gen/tokenizers.mjs (the tokenizer of loadPretrained, Apache-2.0) is bundled like the glue: a chunk
 // of its own (inlined in the classic build; a file in dist/lib/gen/), its licence kept.
 // Run after scripts/build.sh: `node scripts/bundle.mjs`.
@@ -26,6 +30,7 @@ import { cp, mkdir, readFile, readdir, rm, stat, rename } from 'node:fs/promises
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { precompress } from '../tools/precompress.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(repo, 'web');
@@ -160,6 +165,8 @@ for (const dir of ['styles', 'site', 'demos', 'examples', 'models']) {
   if (await exists(path.join(web, dir))) await cp(path.join(web, dir), path.join(out, dir), { recursive: true });
 }
 await cp(path.join(repo, 'LICENSE'), path.join(out, 'LICENSE'));
+// The iframe resizer of course pages, a classic script with no dependencies (docs/embedding.md).
+await cp(path.join(web, 'lib/headlab-embed.js'), path.join(out, 'headlab-embed.js'));
 // The API alone, for pages and CDNs that want it without the elements and KaTeX: one ES module
 // (the glue of all four wasm modules inside), the .wasm files in gen/ next to it (where
 // headlab.js looks for them), and the types.
@@ -196,6 +203,9 @@ for (const file of threadsFiles) {
   if (await exists(path.join(gen, file))) await cp(path.join(gen, file), path.join(out, file));
 }
 
+// Precompressed copies (.br, .gz) of every compressible file, for servers that send them as they are.
+const compressed = await precompress(out);
+
 // Swap in the new dist/ in one step, so a reader never sees a half-written one.
 const old = `${finalOut}.old-${process.pid}`;
 if (await exists(finalOut)) await rename(finalOut, old);
@@ -205,4 +215,5 @@ await rm(old, { recursive: true, force: true });
 const size = async (f) => `${((await stat(path.join(finalOut, f))).size / 1024).toFixed(0)} KiB`;
 console.log(`bundle: dist/ written: headlab-components.js ${await size('headlab-components.js')}, ` +
   `headlab-components.classic.js ${await size('headlab-components.classic.js')}, headlab-worker.js ${await size('headlab-worker.js')}, ` +
-  `lib/headlab.js ${await size('lib/headlab.js')} (${(gzipSync(await readFile(path.join(finalOut, 'lib/headlab.js'))).length / 1024).toFixed(0)} KiB gzip)`);
+  `lib/headlab.js ${await size('lib/headlab.js')} (${(gzipSync(await readFile(path.join(finalOut, 'lib/headlab.js'))).length / 1024).toFixed(0)} KiB gzip); ` +
+  `precompressed ${compressed.files} files, ${(compressed.bytes / 1024).toFixed(0)} KiB: ${(compressed.br / 1024).toFixed(0)} KiB .br, ${(compressed.gz / 1024).toFixed(0)} KiB .gz`);

@@ -83,7 +83,8 @@ function packageTable() {
 }
 
 function distLibTable() {
-  const gen = readdirSync(path.join(repo, 'dist/lib/gen'));
+  // The precompressed copies (.br, .gz) are another way of sending these files, not more files.
+  const gen = readdirSync(path.join(repo, 'dist/lib/gen')).filter((f) => !/\.(br|gz)$/.test(f));
   const wasm = gen.filter((f) => f.endsWith('.wasm')).reduce((s, f) => s + size(`dist/lib/gen/${f}`), 0);
   const all = gen.reduce((s, f) => s + size(`dist/lib/gen/${f}`), 0);
   const row = (label, file) => `| ${label} | ${fmt(size(file))} | ${fmt(gzip(file))} |`;

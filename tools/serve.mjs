@@ -37,6 +37,23 @@ function htmlFile(root, url) {
   }
 }
 
+/**
+ * The encodings of `header` (a request's Accept-Encoding) that HeadLab has precompressed copies
+ * for, as sirv reads them: 'br, gzip', 'gzip', … or '' (q=0 refuses one; `*` accepts both).
+ */
+export function acceptedEncodings(header = '') {
+  const accepted = new Map();
+  for (const part of String(header).split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';').map((x) => x.trim());
+    if (!name) continue;
+    const q = params.find((p) => p.startsWith('q='));
+    const weight = q ? Number(q.slice(2)) : 1;
+    accepted.set(name, Number.isFinite(weight) ? weight : 0);
+  }
+  const ok = (name) => (accepted.has(name) ? accepted.get(name) > 0 : (accepted.get('*') ?? 0) > 0);
+  return ['br', 'gzip'].filter(ok).join(', ');
+}
+
 /** `html` with `tag` as the first element of <head> (after <meta charset>), or right after the doctype. */
 function injectInto(html, tag) {
   const at = /<meta\s+charset[^>]*>/i.exec(html) ?? /<head[^>]*>/i.exec(html) ?? /<!doctype[^>]*>/i.exec(html);
@@ -57,7 +74,20 @@ function injectInto(html, tag) {
  */
 export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null, cors = false, isolate = process.env.HEADLAB_ISOLATION === '1' } = {}) {
   root = path.resolve(root);
-  const files = sirv(root, { dev: true, etag: true });
+  // Precompressed copies (scripts/bundle.mjs writes <file>.br and <file>.gz) go to clients that
+  // accept them, br first, with Content-Encoding, the original's Content-Type and Vary:
+  // Accept-Encoding. A range request gets the original: its offsets count the file's own bytes.
+  const compressed = sirv(root, { dev: true, etag: true, brotli: true, gzip: true });
+  const plain = sirv(root, { dev: true, etag: true });
+  const files = (req, res, next) => {
+    const encodings = req.headers.range ? '' : acceptedEncodings(req.headers['accept-encoding']);
+    if (!encodings) {
+      res.setHeader('Vary', 'Accept-Encoding');
+      return plain(req, res, next);
+    }
+    req.headers['accept-encoding'] = encodings;
+    return compressed(req, res, next);
+  };
   const tag = inject && `<script src="${inject.path}"></script>`;
   const server = http.createServer((req, res) => {
     if (csp) res.setHeader('Content-Security-Policy', STRICT_CSP);
