@@ -70,9 +70,11 @@ for (const { seed, config, rows } of runs) {
   p(`| ${seed} | ${phase ?? '–'} | ${l2.join(', ')} | ${l1.join(', ')} |`);
 }
 p('');
-p('Scores every 100 steps around the phase change (layer 1 previous-token, layer 2 induction; max over heads):');
+p('Scores every 300 steps (best layer-1 previous-token score / best layer-2 induction score):');
 p('');
-p('| seed | ' + [...new Set(runs[0].rows.map((r) => r.step))].filter((s) => s % 300 === 0).join(' | ') + ' |');
+const shown = [...new Set(runs[0].rows.map((r) => r.step))].filter((s) => s % 300 === 0);
+p('| seed | ' + shown.join(' | ') + ' |');
+p('| ---: | ' + shown.map(() => '---').join(' | ') + ' |');
 for (const { seed, config, rows } of runs) {
   const h = config.numHeads;
   const cells = rows.filter((r) => r.step % 300 === 0).map((r) => {

@@ -25,7 +25,8 @@ test('a trend compares the latest score with the one TREND_WINDOW steps back', (
   assert.ok(Math.abs(t.change - 0.15) < 1e-12);
   assert.equal(t.direction, 'rising');
   assert.equal(t.arrow, '↑');
-  assert.deepEqual(t.points, [0.35, 0.4, 0.45, 0.5]);
+  // The sparkline keeps the whole history (11 values, under 24).
+  assert.deepEqual(t.points, pts.map((p) => p.value));
   // Falling by 0.1 over the window; steady within 0.03.
   assert.equal(scoreTrend([{ step: 0, value: 0.5 }, { step: 200, value: 0.4 }]).direction, 'falling');
   assert.equal(scoreTrend([{ step: 0, value: 0.5 }, { step: 200, value: 0.52 }]).direction, 'steady');
@@ -36,10 +37,11 @@ test('a trend compares the latest score with the one TREND_WINDOW steps back', (
 });
 
 test('a sparkline keeps at most 24 points, the latest always', () => {
-  const pts = Array.from({ length: 100 }, (_, k) => ({ step: k, value: k }));
-  const t = scoreTrend(pts);  // window: steps 0..99 (all within 300)
-  assert.ok(t.points.length <= 24);
-  assert.equal(t.points[t.points.length - 1], 99);
+  // 100 values, every 5th kept counting back from the last: 99, 94, …, 4 (20 values).
+  const pts = Array.from({ length: 100 }, (_, k) => ({ step: k * 100, value: k }));
+  const t = scoreTrend(pts);
+  assert.deepEqual(t.points, Array.from({ length: 20 }, (_, k) => 4 + 5 * k));
+  assert.equal(t.from, 96);  // the arrow still looks back 300 steps only
 });
 
 test('ScoreHistory: one record per step, the task score of each head, a new model starts over', () => {

@@ -486,7 +486,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     setText(this.gridNote, `Each picture is one head’s attention on “${clipText(s.tokens)}”: rows are queries, columns keys, brighter is more weight. ` +
       `Labels and scores average over ${this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES} held-out sequences; a label needs a score of at least 0.5. ` +
       `Under each label: ${this.task === 'cricket' ? 'the head’s coreference score' : r.layers > 1 ? 'the previous-token score in layer 1 and the induction score in layer 2' : 'the head’s induction score'}, ` +
-      `with an arrow and a line for where it went over the last ${TREND_WINDOW} steps.`);
+      `with an arrow for where it went over the last ${TREND_WINDOW} steps and a line for the whole run (a label needs half its height).`);
     this.grid.select(this._open);
   }
 
@@ -520,7 +520,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     // The loss from the uniform guess (ln V) down to a little below the lowest loss yet, so the drop fills the chart.
     const uniform = Math.log(this._task.vocabulary.length);
     const losses = this.ctl.runs.flatMap((r) => r.history.flatMap((p) => [p.evalLoss, p.trainLoss])).filter(Number.isFinite);
-    const yMax = Math.ceil(uniform * 10) / 10;
+    const yMax = Math.ceil(uniform * 10) / 10 + 0.1;
     const yMin = Math.max(0, Math.min(yMax - 0.5, Math.floor((Math.min(...losses, yMax) - 0.1) * 5) / 5));
     const first = this.ctl.runs[0];
     const spanPair = first.below ? phaseSpans(first.history) : { plateau: null, drop: null };

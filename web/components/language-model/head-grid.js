@@ -3,7 +3,7 @@
 // arrow keys move through it (one cell in the Tab order), Enter, Space or a click
 // opens a head, whose full heatmap HeadDetail draws below it. Beside the label, the
 // score that shows the head's part in the task (head-trend.js) with where it is heading:
-// an arrow and a sparkline of the last steps. Every number comes from the session's
+// an arrow over the last steps and a sparkline of the whole run (height 0..1). Every number comes from the session's
 // snapshots.
 
 import { el, svgEl, uid, setText } from '../shared/render/dom.js';
@@ -37,7 +37,7 @@ export const GRID_CSS = `
 .cell .tag { display: block; font-size: 0.78rem; font-weight: 700; line-height: 1.2; margin-top: 0.2rem; overflow-wrap: break-word; hyphens: auto; min-height: 2.4em; }
 .cell .score { display: block; font-size: 0.75rem; color: var(--hl-muted); font-variant-numeric: tabular-nums; }
 .cell .trend { display: flex; align-items: center; gap: 0.2rem; font-size: 0.75rem; color: var(--hl-muted); font-variant-numeric: tabular-nums; }
-.cell .trend svg { width: 2.6rem; height: 0.8rem; flex: none; overflow: visible; }
+.cell .trend svg { width: 2.6rem; height: 1rem; flex: none; overflow: visible; border-bottom: 1px solid var(--hl-border); }
 .cell .trend polyline { fill: none; stroke: currentColor; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
 .cell .trend[data-direction="rising"] { color: var(--hl-ok); }
 .cell[data-kind="induction"] .tag { color: var(--hl-ok); }
@@ -304,9 +304,9 @@ function drawTrend(x, t) {
   x.trend.dataset.direction = t.direction;
   setText(x.arrow, t.arrow);
   setText(x.trendText, `, ${t.direction} from ${fmt(t.from, 2)}`);
-  const lo = Math.min(...t.points, 0), hi = Math.max(...t.points, 0.5);
+  // Scores are 0..1: the line's height is the score, so 0.5 (a label) is half way up.
   const n = t.points.length;
-  x.line.setAttribute('points', t.points.map((v, k) => `${(n > 1 ? k / (n - 1) : 0).toFixed(3)},${(1 - (v - lo) / (hi - lo || 1)).toFixed(3)}`).join(' '));
+  x.line.setAttribute('points', t.points.map((v, k) => `${(n > 1 ? k / (n - 1) : 0).toFixed(3)},${(1 - Math.min(1, Math.max(0, v))).toFixed(3)}`).join(' '));
 }
 
 /** One head's T × T weights as T × T pixels (the canvas is scaled up by CSS, pixelated). */

@@ -8,7 +8,7 @@
 
 /** Change, over the trend window, under which a score counts as steady. */
 export const TREND_FLAT = 0.03;
-/** Steps the trend looks back over, and records a sparkline keeps. */
+/** Steps the arrow looks back over, and values a sparkline (of the whole history) keeps. */
 export const TREND_WINDOW = 300;
 export const TREND_POINTS = 24;
 
@@ -28,7 +28,7 @@ export function taskScoreKey(task, layers, layer) {
  * (the oldest record when the history is shorter).
  * @param {{step: number, value: number}[]} points  oldest first
  * @returns {{from: number, to: number, change: number, direction: 'rising'|'falling'|'steady', arrow: string, points: number[]} | null}
- *   null with fewer than two records; `points`: at most TREND_POINTS values over the window, for a sparkline
+ *   null with fewer than two records; `points`: at most TREND_POINTS values of the whole history, for a sparkline
  */
 export function scoreTrend(points, { window = TREND_WINDOW, flat = TREND_FLAT } = {}) {
   const valid = points.filter((p) => Number.isFinite(p.value));
@@ -40,8 +40,8 @@ export function scoreTrend(points, { window = TREND_WINDOW, flat = TREND_FLAT } 
   const from = span[0].value, to = last.value, change = to - from;
   const direction = change > flat ? 'rising' : change < -flat ? 'falling' : 'steady';
   const arrow = { rising: '↑', falling: '↓', steady: '→' }[direction];
-  const every = Math.ceil(span.length / TREND_POINTS);
-  const kept = span.filter((_, k) => (span.length - 1 - k) % every === 0).map((p) => p.value);
+  const every = Math.ceil(valid.length / TREND_POINTS);
+  const kept = valid.filter((_, k) => (valid.length - 1 - k) % every === 0).map((p) => p.value);
   return { from, to, change, direction, arrow, points: kept };
 }
 
