@@ -323,6 +323,31 @@ test('side by side: the one-layer model\'s heads open, the table says never, eac
   assertNoProblems();
 });
 
+test('cricket: the opened coreference head says which query its score reads and shows the fixed-position baseline', { timeout: TIMEOUT }, async () => {
+  const page = await open('lm cricket', { hash: '#lm.task=cricket&lm.pretrained=1' });
+  const s = await eventually(async () => {
+    const x = await state(page);
+    assert.ok(x.labels.includes('coreference'), `labels: ${x.labels}`);
+    return x;
+  });
+  const H = s.shape[1];
+  const i = s.labels.indexOf('coreference');
+  await cell(page, Math.floor(i / H) + 1, (i % H) + 1).click();
+  const text = await expectText(lm(page).locator('[data-testid="lm-detail-text"]'), /whichever of the two is larger/);
+  // The rows of "it" and "was" on the example sentence, and both baselines, as numbers the snapshot holds.
+  const { peak, best } = await page.evaluate(([tag, k]) => {
+    const r = document.querySelector(tag).snapshot.runs[0];
+    return { peak: r.scores[k].positionPeak, best: r.bestFixedPosition };
+  }, [TAG, i]);
+  assert.ok(Number.isFinite(peak) && Number.isFinite(best), `positionPeak ${peak}, bestFixedPosition ${best}`);
+  assert.match(text, /from “it” its most weight \(\d\.\d\d\) is on “[^”]+”, and from “was” its most weight/);
+  assert.ok(text.includes(`one position or distance is ${peak.toFixed(2)}`), text);
+  assert.ok(text.includes(`would score ${best.toFixed(2)} at best`), text);
+  console.log(`# cricket: ${text}`);
+  await page.close();
+  assertNoProblems();
+});
+
 test('file://: the classic bundle carries the model, computes on the page and says so', { timeout: TIMEOUT }, async () => {
   needModels();
   const page = await open('lm file', { url: `${fileUrl(PAGE)}#lm.pretrained=1` });
