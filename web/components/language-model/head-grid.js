@@ -53,7 +53,7 @@ export const GRID_CSS = `
   .cell { padding: 0.15rem; }
   .cell .tag { font-size: 0.68rem; }
   .cell .score { font-size: 0.7rem; }
-  .cell .trend svg { display: none; }
+  .cell .trend svg { width: 2rem; }
   .cell .score-name { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 }
 `;
@@ -292,7 +292,7 @@ export function corefNote(s, i, score) {
   const base = Number.isFinite(s.bestFixedPosition) ? `; a head that always looked at one fixed position, or one fixed distance back, would score ${fmt(s.bestFixedPosition, 2)} at best` : '';
   return 'The coreference score is the mean weight, over held-out sentences, on the noun “it” stands for, from the query “it” and from the query “was” ' +
     '(where the adjective is predicted), whichever of the two is larger. ' +
-    (rows.length ? `On this sentence ${rows.join(', and ')}. ` : '') +
+    (rows.length ? `On this sentence, ${rows.join(', and ')}. ` : '') +
     `Fixed-position baseline: this head’s most weight on one position or distance is ${fmt(score.positionPeak, 2)}${base}: ` +
     'a coreference score well above these follows the noun, not a position.';
 }
