@@ -310,6 +310,8 @@ test('side by side: the one-layer model\'s heads open, the table says never, eac
   // "never", as the text above the table says.
   await expectText(lm(page).locator('[data-testid="lm-compare-rows"] tr[data-layers="1"]'), /never: no layer below/);
   await expectText(lm(page).locator('.compare .explain'), /never has a phase change/);
+  // The shipped two-layer model went through its phase change before it was saved.
+  await expectText(lm(page).locator('[data-testid="lm-compare-rows"] tr[data-layers="2"]'), /before it was saved/);
   // Training on: each cell's task score gets an arrow and its words.
   const from = (await state(page)).step;
   await lm(page).locator('[data-action="start"]').click();
@@ -319,6 +321,7 @@ test('side by side: the one-layer model\'s heads open, the table says never, eac
   const trend = await lm(page).locator('[data-testid="lm-trend-1-1"]').textContent();
   assert.match(trend, /^[↑↓→], (rising|falling|steady) from \d\.\d\d$/);
   assert.match(await lm(page).locator('[data-testid="lm-one-trend-1-1"]').textContent(), /^[↑↓→], (rising|falling|steady) from/);
+  await lm(page).locator('.compare').screenshot({ path: `${SCREENSHOTS}/language-model-one-layer-1280.png` });
   await page.close();
   assertNoProblems();
 });

@@ -585,7 +585,9 @@ export class HeadlabLanguageModel extends TrainingElement {
         el('td', { class: 'num' }, b ? fmt(b[key], 2) : '—'),
         el('td', {}, b ? `L${b.layer + 1} H${b.head + 1}` : '—'),
         el('td', { class: 'num' }, fmt(s.eval.accuracy, 3)), el('td', { class: 'num' }, fmt(s.eval.loss, 3)),
-        el('td', {}, r.phase ? `step ${r.phase.step}` : this.task === 'induction' && r.layers === 1 ? 'never: no layer below' : 'not yet'));
+        el('td', {}, r.phase ? `step ${r.phase.step}`
+          : !r.below && r.history.length && s.eval.accuracy >= PHASE_ACCURACY ? 'before it was saved'
+            : this.task === 'induction' && r.layers === 1 ? 'never: no layer below' : 'not yet'));
     });
     const one = runs[1] && snap.runs[1];
     if (one && one.shape[0] === runs[1].layers && one.shape[1] === runs[1].heads) {

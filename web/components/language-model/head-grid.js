@@ -73,7 +73,7 @@ export function describeHead(s, key = null) {
   for (const [key, name] of SCORE_FIELDS) {
     if (!shown && Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name };
   }
-  return { tag: 'no label', kind: 'none', means: 'has no score at the threshold yet', ...best };
+  return { tag: 'no label', kind: 'none', means: 'has no score at the threshold', ...best };
 }
 
 export class HeadGrid {
