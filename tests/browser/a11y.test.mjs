@@ -67,7 +67,7 @@ test('axe finds no violation on the trainer after it has trained and specialised
   assert.deepEqual(found, [], `axe violations after training:\n${found.join('\n')}`);
 });
 
-test('axe finds no violation on the language model with a trained model, a head off, 1 vs 2 layers and a generated text', { timeout: TIMEOUT }, async () => {
+test('axe finds no violation on the language model with a trained model, a head off, 1 vs 2 layers (a one-layer head opened) and a generated text', { timeout: TIMEOUT }, async () => {
   for (const scheme of ['light', 'dark']) {
     const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: scheme }), `axe language model ${scheme}`, problems);
     await page.goto(new URL(`demos/language-model/index.html#lm.pretrained=1&lm.compare=1`, site.server.url).href);
@@ -76,6 +76,8 @@ test('axe finds no violation on the language model with a trained model, a head 
     await page.locator('headlab-language-model [data-testid="lm-ablation"]').waitFor();
     await page.locator('headlab-language-model [data-action="generate"]').click();
     await page.locator('headlab-language-model [data-testid="lm-generated-new"]').waitFor();
+    await page.locator('headlab-language-model [data-testid="lm-one-cell-1-1"]').click();
+    await page.locator('headlab-language-model [data-testid="lm-one-detail-table"]').waitFor();
     await page.locator('headlab-language-model [data-testid="lm-text"]').fill('a b zz');
     await page.locator('headlab-language-model [data-action="show-text"]').click();
     await page.waitForFunction(() => document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-testid="lm-text-error"]').textContent !== '');

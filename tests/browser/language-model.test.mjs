@@ -3,7 +3,9 @@
 // previous-token and an induction head (the seconds it took are printed, never asserted);
 // a typed sequence draws every head; an unknown word is explained as text and the element
 // keeps working; the shipped model loads at once (ablation, generation); the classic bundle
-// from file:// (model inside, no Worker); 360 px without horizontal overflow; the grid by keyboard.
+// from file:// (model inside, no Worker); 360 px without horizontal overflow; the grid by keyboard;
+// each cell's task score with its trend, the loss from the uniform guess with the plateau and the
+// drop shaded, the one-layer model's heads opened, and the generation prompt named apart from Start.
 // On a cross-origin isolated page (as `npm start` serves the site) its Worker splits each batch
 // over two threads (the threaded training module) and still reaches the phase change; on a page
 // that is not isolated, asking the API for 2 threads says why it cannot, and 'auto' gives 1.
@@ -113,9 +115,19 @@ test('trains in its Worker to the phase change, marks it, and labels a previous-
   await page.screenshot({ path: `${SCREENSHOTS}/language-model-trained-1280.png`, fullPage: true });
   await lm(page).locator('[data-action="start"]').click();
   await page.waitForFunction((tag) => !document.querySelector(tag).running, TAG);
-  // The loss chart carries the mark.
+  // The loss chart carries the mark, starts at the uniform guess and shades the plateau and the drop.
   const chart = await lm(page).locator('[data-testid="lm-chart-loss"] svg').textContent();
   assert.match(chart, /phase change/);
+  assert.match(chart, /uniform guess, ln 33 = 3\.50/);
+  assert.match(chart, /plateau/);
+  // Every cell shows its task score's trend: previous token in layer 1, induction in layer 2.
+  const trends = await page.evaluate((tag) => [...document.querySelector(tag).shadowRoot.querySelectorAll('[role="gridcell"]')]
+    .map((c) => ({ name: c.querySelector('.score-name').textContent, trend: c.querySelector('.trend').textContent })), TAG);
+  assert.ok(trends.slice(0, H).every((t) => t.name === 'previous token ' && /^[↑↓→], (rising|falling|steady) from \d/.test(t.trend)), JSON.stringify(trends));
+  assert.ok(trends.slice(H).every((t) => t.name === 'induction ' && /^[↑↓→], (rising|falling|steady) from \d/.test(t.trend)), JSON.stringify(trends));
+  await page.setViewportSize({ width: 360, height: 900 });
+  await eventually(async () => assert.ok(await overflow(page) <= 0, `the page is ${await overflow(page)} px wider than the screen`));
+  await page.screenshot({ path: `${SCREENSHOTS}/language-model-trained-360.png`, fullPage: true });
   await page.close();
   assertNoProblems();
 });
@@ -272,6 +284,69 @@ test('the shipped model loads at once: labelled heads, a head switched off costs
   await lm(page).locator('[data-action="generate"]').click();
   const more = await expectText(lm(page).locator('[data-testid="lm-generated-new"]'), /\S/);
   console.log(`# the shipped model continues "c 3 f a 5 w n t c 3 f" with "${more.trim()}"`);
+  await page.close();
+  assertNoProblems();
+});
+
+test('side by side: the one-layer model\'s heads open, the table says never, each cell\'s trend; prompt and Start named apart', { timeout: TIMEOUT }, async () => {
+  needModels();
+  const page = await open('lm one layer', { hash: '#lm.pretrained=1&lm.compare=1' });
+  await eventually(async () => assert.ok((await state(page)).labels.includes('induction')));
+  // The generation prompt and the Start button have names of their own.
+  assert.equal(await lm(page).getByRole('textbox', { name: 'Text to continue' }).count(), 1);
+  assert.equal(await lm(page).getByRole('button', { name: 'Start', exact: true }).count(), 1);
+  assert.equal(await lm(page).getByRole('textbox', { name: 'Start', exact: true }).count(), 0);
+  // The one-layer model's grid, and one of its heads opened (by click, then by keyboard).
+  const one = lm(page).locator('[data-testid="lm-one-grid"]');
+  await eventually(async () => assert.equal(await one.locator('[role="gridcell"]').count(), 4));
+  await lm(page).locator('[data-testid="lm-one-cell-1-2"]').click();
+  await expectText(lm(page).locator('[data-testid="lm-one-detail-title"]'), /One-layer model: Layer 1, head 2/);
+  await eventually(async () => assert.equal(await lm(page).locator('[data-testid="lm-one-detail-table"] tbody tr').count(), 24));
+  await lm(page).locator('[data-testid="lm-one-cell-1-2"]').press('ArrowRight');
+  await page.keyboard.press('Enter');
+  await expectText(lm(page).locator('[data-testid="lm-one-detail-title"]'), /One-layer model: Layer 1, head 3/);
+  // The main grid's opened head is unchanged by it.
+  await expectText(lm(page).locator('[data-testid="lm-detail-title"]'), /^Layer 2/);
+  // "never", as the text above the table says.
+  await expectText(lm(page).locator('[data-testid="lm-compare-rows"] tr[data-layers="1"]'), /never: no layer below/);
+  await expectText(lm(page).locator('.compare .explain'), /never has a phase change/);
+  // The shipped two-layer model went through its phase change before it was saved.
+  await expectText(lm(page).locator('[data-testid="lm-compare-rows"] tr[data-layers="2"]'), /before it was saved/);
+  // Training on: each cell's task score gets an arrow and its words.
+  const from = (await state(page)).step;
+  await lm(page).locator('[data-action="start"]').click();
+  await eventually(async () => assert.ok((await state(page)).step >= from + 200), { timeout: 90_000 });
+  await lm(page).locator('[data-action="start"]').click();
+  await page.waitForFunction((tag) => !document.querySelector(tag).running, TAG);
+  const trend = await lm(page).locator('[data-testid="lm-trend-1-1"]').textContent();
+  assert.match(trend, /^[↑↓→], (rising|falling|steady) from \d\.\d\d$/);
+  assert.match(await lm(page).locator('[data-testid="lm-one-trend-1-1"]').textContent(), /^[↑↓→], (rising|falling|steady) from/);
+  await lm(page).locator('.compare').screenshot({ path: `${SCREENSHOTS}/language-model-one-layer-1280.png` });
+  await page.close();
+  assertNoProblems();
+});
+
+test('cricket: the opened coreference head says which query its score reads and shows the fixed-position baseline', { timeout: TIMEOUT }, async () => {
+  const page = await open('lm cricket', { hash: '#lm.task=cricket&lm.pretrained=1' });
+  const s = await eventually(async () => {
+    const x = await state(page);
+    assert.ok(x.labels.includes('coreference'), `labels: ${x.labels}`);
+    return x;
+  });
+  const H = s.shape[1];
+  const i = s.labels.indexOf('coreference');
+  await cell(page, Math.floor(i / H) + 1, (i % H) + 1).click();
+  const text = await expectText(lm(page).locator('[data-testid="lm-detail-text"]'), /whichever of the two is larger/);
+  // The rows of "it" and "was" on the example sentence, and both baselines, as numbers the snapshot holds.
+  const { peak, best } = await page.evaluate(([tag, k]) => {
+    const r = document.querySelector(tag).snapshot.runs[0];
+    return { peak: r.scores[k].positionPeak, best: r.bestFixedPosition };
+  }, [TAG, i]);
+  assert.ok(Number.isFinite(peak) && Number.isFinite(best), `positionPeak ${peak}, bestFixedPosition ${best}`);
+  assert.match(text, /from “it” its most weight \(\d\.\d\d\) is on “[^”]+”, and from “was” its most weight/);
+  assert.ok(text.includes(`one position or distance is ${peak.toFixed(2)}`), text);
+  assert.ok(text.includes(`would score ${best.toFixed(2)} at best`), text);
+  console.log(`# cricket: ${text}`);
   await page.close();
   assertNoProblems();
 });

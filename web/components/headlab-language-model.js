@@ -52,10 +52,11 @@ import { el, uid, onWidthChange, setText } from './shared/render/dom.js';
 import { fmt } from '../lib/teach/format.js';
 import { exportMenu, download } from './shared/render/export.js';
 import { SERIES } from './shared/render/charts.js';
+import { TREND_WINDOW } from '../lib/teach/head-trend.js';
 import { curvesFigure } from './shared/render/trainer-curves.js';
 import { TrainerClient } from './shared/worker/trainer-client.js';
 import { LmSession, LM_PACES, LM_EVAL_EXAMPLES, LM_SCORE_EXAMPLES } from '../lib/teach/lm-session.js';
-import { LmController, PHASE_ACCURACY } from '../lib/teach/lm-controller.js';
+import { LmController, PHASE_ACCURACY, PLATEAU_ACCURACY, DROP_ACCURACY, phaseSpans } from '../lib/teach/lm-controller.js';
 import { HeadGrid, HeadDetail, HeadSwitches, GRID_CSS, scoresCSV } from './language-model/head-grid.js';
 import { GenerationPanel, GENERATION_CSS, wordProblem, showProblem, field } from './language-model/generation-panel.js';
 import { TASK_TEXT, introParagraphs, shippedModel } from './language-model/task-text.js';
@@ -145,6 +146,18 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.grid.select(this._open);
     this.renderDetail(true);
     this.say(`Layer ${layer + 1}, head ${head + 1} opened below the grid.`);
+  }
+
+  /** Shows one head of the one-layer model (side by side) below its grid. */
+  openOneLayerHead(layer, head) {
+    const r = this.ctl.runs[1];
+    if (!r || layer < 0 || layer >= r.layers || head < 0 || head >= r.heads) return;
+    this._openOne = { layer, head };
+    this.oneGrid.select(this._openOne);
+    this.oneDetail.element.hidden = false;
+    this.oneDetail.shown = null;
+    if (this.snapshot?.runs[1]) this.oneDetail.draw(this.snapshot.runs[1], this._openOne, { full: true, running: this.running });
+    this.say(`One-layer model: layer ${layer + 1}, head ${head + 1} opened below its grid.`);
   }
 
   /** Draws every head on `text`; rejects with the API's RangeError when a word is unknown (the element says so too). */
@@ -265,8 +278,16 @@ export class HeadlabLanguageModel extends TrainingElement {
       this.pretrained = false;
       this.compare = true;
     });
+    // The one-layer model's heads, drawn and opened as the main model's are.
+    this.oneGrid = new HeadGrid({ prefix: 'lm-one', onOpen: (layer, head) => this.openOneLayerHead(layer, head) });
+    this.oneDetail = new HeadDetail({ prefix: 'lm-one', name: 'One-layer model', fileName: (layer, head) => `${this.task}-1-layer-model-head-${head + 1}`,
+      onExport: (format, filename) => this.emit('export', { format, filename }) });
+    this.oneDetail.element.hidden = true;
+    this.oneHeads = el('div', { hidden: true, dataset: { testid: 'lm-one-heads' } },
+      el('p', { class: 'small muted' }, 'The one-layer model’s heads on the same text. Click one, or use the arrow keys and Enter, to open it.'),
+      this.oneGrid.element, this.oneDetail.element);
     this.comparePart = el('section', { class: 'part compare' }, el('h3', {}, 'One layer against two'), this.compareText = el('p', { class: 'small explain' }),
-      this.compareBody, this.compareButton);
+      this.compareBody, this.oneHeads, this.compareButton);
 
     // Continue this text
     this.gen = new GenerationPanel({ generate: (o) => this.generate(o), vocabulary: () => this._task.vocabulary });
@@ -415,6 +436,11 @@ export class HeadlabLanguageModel extends TrainingElement {
     if (!this._open || this._open.layer >= r.layers || this._open.head >= r.heads) this._open = { layer: r.layers - 1, head: Math.min(1, r.heads - 1) };
     this.grid.build(r, this._open);
     this.switches.build(r);
+    this.oneHeads.hidden = !runs[1];
+    this._openOne = null;
+    this.oneDetail.element.hidden = true;
+    this.oneDetail.shown = null;
+    if (runs[1]) this.oneGrid.build(runs[1], { layer: 0, head: 0 });
     this._chartWidth = this.lossChart.box.clientWidth;
     this.detail.shown = null;
   }
@@ -446,7 +472,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     const s = this.snapshot.runs[0];
     const [L, H] = s.shape;
     if (L !== r.layers || H !== r.heads) return;
-    this.grid.draw(s);
+    this.grid.draw(s, (l, h) => r.scores.trend(l, h));
     if (document.activeElement !== this) this.switches.show(s.enabled, true);
     // Until the learner opens a head, the one that carries the task (induction, coreference) is shown once it has its label.
     if (!this._userOpened) {
@@ -458,7 +484,9 @@ export class HeadlabLanguageModel extends TrainingElement {
       }
     }
     setText(this.gridNote, `Each picture is one head’s attention on “${clipText(s.tokens)}”: rows are queries, columns keys, brighter is more weight. ` +
-      `Labels and scores average over ${this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES} held-out sequences; a label needs a score of at least 0.5.`);
+      `Labels and scores average over ${this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES} held-out sequences; a label needs a score of at least 0.5. ` +
+      `Under each label: ${this.task === 'cricket' ? 'the head’s coreference score' : r.layers > 1 ? 'the previous-token score in layer 1 and the induction score in layer 2' : 'the head’s induction score'}, ` +
+      `with an arrow for where it went over the last ${TREND_WINDOW} steps and a line for the whole run (a label needs half its height).`);
     this.grid.select(this._open);
   }
 
@@ -489,14 +517,25 @@ export class HeadlabLanguageModel extends TrainingElement {
       const p = r.history[r.history.length - 1];
       return p ? `${compare ? `${r.name}: ` : ''}${fmt(p[field], digits)} at step ${p.step}` : '';
     }).join('; ');
-    this.drawChart(this.lossChart, curvesFigure({ series: series('evalLoss', 'trainLoss'), yMin: 0, xMax, marks, width, yLabel: 'loss' }),
-      `Loss curves. Held-out loss now ${now('evalLoss', 3)}.`);
-    this.drawChart(this.accChart, curvesFigure({ series: series('accuracy'), yMin: 0, yMax: 1, xMax, marks, width, yLabel: 'accuracy',
+    // The loss from the uniform guess (ln V) down to a little below the lowest loss yet, so the drop fills the chart.
+    const uniform = Math.log(this._task.vocabulary.length);
+    const losses = this.ctl.runs.flatMap((r) => r.history.flatMap((p) => [p.evalLoss, p.trainLoss])).filter(Number.isFinite);
+    const yMax = Math.ceil(uniform * 10) / 10 + 0.1;
+    const yMin = Math.max(0, Math.min(yMax - 0.5, Math.floor((Math.min(...losses, yMax) - 0.1) * 5) / 5));
+    const first = this.ctl.runs[0];
+    const spanPair = first.below ? phaseSpans(first.history) : { plateau: null, drop: null };
+    const spans = [spanPair.plateau && { x1: spanPair.plateau[0], x2: spanPair.plateau[1], label: 'plateau' },
+      spanPair.drop && { x1: spanPair.drop[0], x2: spanPair.drop[1], label: 'drop' }].filter(Boolean);
+    const spanText = spans.map((sp) => `${sp.label} from step ${sp.x1} to ${sp.x2}`).join(', ');
+    this.drawChart(this.lossChart, curvesFigure({ series: series('evalLoss', 'trainLoss'), yMin, yMax, xMax, marks, spans, width, yLabel: 'loss',
+      yRef: { y: uniform, label: `uniform guess, ln ${this._task.vocabulary.length} = ${fmt(uniform, 2)}` } }),
+    `Loss curves from the uniform-guess loss ${fmt(uniform, 2)} down to ${fmt(yMin, 1)}. Held-out loss now ${now('evalLoss', 3)}.${spanText ? ` Shaded: ${spanText}.` : ''}`);
+    this.drawChart(this.accChart, curvesFigure({ series: series('accuracy'), yMin: 0, yMax: 1, xMax, marks, spans, width, yLabel: 'accuracy',
       yRef: { y: PHASE_ACCURACY, label: String(PHASE_ACCURACY) } }), `Task accuracy curves. Held-out accuracy now ${now('accuracy', 3)}.`);
     setText(this.accChart.note, `Held-out: ${this._task.metric}.`);
     const r = this.ctl.runs[0];
-    const defined = `The phase change is marked at the first evaluation where the held-out task accuracy reaches ${PHASE_ACCURACY}` +
-      (this.task === 'induction' ? '; before it the loss sits on a plateau.' : '.');
+    const defined = `The phase change is marked at the first evaluation where the held-out task accuracy reaches ${PHASE_ACCURACY}; ` +
+      `shaded: the plateau (accuracy under ${PLATEAU_ACCURACY}) and the drop (until it reaches ${DROP_ACCURACY}). The loss chart starts at the loss of a uniform guess.`;
     if (r.phase) {
       this.phaseNote.replaceChildren(el('strong', {}, `Phase change at step ${r.phase.step}`), ` (after ${fmt(r.phase.seconds, 1)} s of training). ${defined}`);
     } else if (!r.below && r.history.length) {
@@ -532,7 +571,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.compareButton.hidden = runs.length > 1 || runs[0].layers === 1;
     setText(this.compareText, this.task === 'cricket'
       ? 'Does the coreference head need a layer below it? A model with one layer, trained on the same sentences, answers that.'
-      : 'With one layer the induction trick needs a previous-token head below the induction head, which is not there: accuracy on the repeat stays low, and no head earns the induction label.');
+      : 'The induction trick needs a previous-token head below the induction head. With one layer there is none, so the one-layer model never has a phase change: accuracy on the repeat stays low, and no head earns the induction label.');
     if (runs.length < 2 && runs[0].layers !== 1) {
       this.compareBody.replaceChildren(el('p', { class: 'small muted' }, this.pretrained && this.compare
         ? 'No one-layer model ships for this task. Train both from step 0 to compare them.'
@@ -546,8 +585,16 @@ export class HeadlabLanguageModel extends TrainingElement {
         el('td', { class: 'num' }, b ? fmt(b[key], 2) : '—'),
         el('td', {}, b ? `L${b.layer + 1} H${b.head + 1}` : '—'),
         el('td', { class: 'num' }, fmt(s.eval.accuracy, 3)), el('td', { class: 'num' }, fmt(s.eval.loss, 3)),
-        el('td', {}, r.phase ? `step ${r.phase.step}` : 'not yet'));
+        el('td', {}, r.phase ? `step ${r.phase.step}`
+          : !r.below && r.history.length && s.eval.accuracy >= PHASE_ACCURACY ? 'before it was saved'
+            : this.task === 'induction' && r.layers === 1 ? 'never: no layer below' : 'not yet'));
     });
+    const one = runs[1] && snap.runs[1];
+    if (one && one.shape[0] === runs[1].layers && one.shape[1] === runs[1].heads) {
+      this.oneGrid.draw(one, (l, h) => runs[1].scores.trend(l, h));
+      this.oneGrid.select(this._openOne);
+      if (this._openOne) this.oneDetail.draw(one, this._openOne, { full: false, running: this.running });
+    }
     this.compareBody.replaceChildren(el('div', { class: 'table-scroll' }, el('table', { class: 'matrix', dataset: { testid: 'lm-compare-rows' } },
       el('caption', {}, `Step ${this.ctl.currentStep}: best ${key} score and held-out results`),
       el('thead', {}, el('tr', {}, ['Model', `Best ${key} score`, 'Head', 'Accuracy', 'Loss', 'Phase change'].map((c) => el('th', { scope: 'col' }, c)))),

@@ -63,7 +63,7 @@ export class GenerationPanel {
     this.promptInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.run(); } });
     this.element = el('section', { class: 'part' }, el('h3', {}, 'Continue this text'),
       el('p', { class: 'small muted explain' }, 'The model picks one next token at a time from its predicted probabilities. At temperature 0 it always takes the most likely one; higher temperatures flatten the choice, so less likely tokens come up too.'),
-      el('div', { class: 'textbox' }, field('Start', this.promptInput)),
+      el('div', { class: 'textbox' }, field('Text to continue', this.promptInput)),
       el('div', { class: 'toolbar' }, field('Temperature', this.tempInput), this.tempOut, field('New tokens', this.lengthSelect), button),
       this.error, this.out);
   }

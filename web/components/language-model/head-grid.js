@@ -1,11 +1,14 @@
 // The layers × heads grid of <headlab-language-model>: each head's attention on the
 // example as a small picture, its label and main score, whether it is switched off;
 // arrow keys move through it (one cell in the Tab order), Enter, Space or a click
-// opens a head, whose full heatmap HeadDetail draws below it. Every number comes from
-// the session's snapshot.
+// opens a head, whose full heatmap HeadDetail draws below it. Beside the label, the
+// score that shows the head's part in the task (head-trend.js) with where it is heading:
+// an arrow over the last steps and a sparkline of the whole run (height 0..1). Every number comes from the session's
+// snapshots.
 
-import { el, uid, setText } from '../shared/render/dom.js';
+import { el, svgEl, uid, setText } from '../shared/render/dom.js';
 import { fmt } from '../../lib/teach/format.js';
+import { rowPeak } from '../../lib/teach/head-trend.js';
 import { viridisRGB } from '../shared/render/colormap.js';
 import { createHeatmap } from '../shared/render/heatmap.js';
 import { liveHeatmap } from '../shared/render/trainer-heatmap.js';
@@ -33,6 +36,10 @@ export const GRID_CSS = `
 .cell canvas { display: block; width: 100%; aspect-ratio: 1; image-rendering: pixelated; border-radius: 3px; }
 .cell .tag { display: block; font-size: 0.78rem; font-weight: 700; line-height: 1.2; margin-top: 0.2rem; overflow-wrap: break-word; hyphens: auto; min-height: 2.4em; }
 .cell .score { display: block; font-size: 0.75rem; color: var(--hl-muted); font-variant-numeric: tabular-nums; }
+.cell .trend { display: flex; align-items: center; gap: 0.2rem; font-size: 0.75rem; color: var(--hl-muted); font-variant-numeric: tabular-nums; }
+.cell .trend svg { width: 2.6rem; height: 1rem; flex: none; overflow: visible; border-bottom: 1px solid var(--hl-border); }
+.cell .trend polyline { fill: none; stroke: currentColor; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
+.cell .trend[data-direction="rising"] { color: var(--hl-ok); }
 .cell[data-kind="induction"] .tag { color: var(--hl-ok); }
 .cell[data-kind="prev"] .tag, .cell[data-kind="coref"] .tag { color: var(--hl-accent); }
 .cell[data-kind="none"] .tag { color: var(--hl-muted); font-weight: 400; }
@@ -46,29 +53,41 @@ export const GRID_CSS = `
   .cell { padding: 0.15rem; }
   .cell .tag { font-size: 0.68rem; }
   .cell .score { font-size: 0.7rem; }
+  .cell .trend svg { width: 2rem; }
   .cell .score-name { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 }
 `;
 
-/** The label a head got, its main score and what the label means. */
-export function describeHead(s) {
+/** Learner names of the score fields. */
+export const SCORE_NAMES = Object.fromEntries(SCORE_FIELDS);
+
+/**
+ * The label a head got, what it means, and the score to show: `key`'s (the task score,
+ * head-trend.js's taskScoreKey) when given, else the label's, else the highest.
+ */
+export function describeHead(s, key = null) {
   const info = LABELS[s.label];
-  if (info) return { tag: s.label, score: s[info.key], scoreName: s.label, kind: info.kind, means: info.means };
-  let best = null;
+  const shown = key && Number.isFinite(s[key]) ? { score: s[key], scoreName: SCORE_NAMES[key] } : null;
+  if (info) return { tag: s.label, score: s[info.key], scoreName: s.label, kind: info.kind, means: info.means, ...shown };
+  let best = shown;
   for (const [key, name] of SCORE_FIELDS) {
-    if (Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name };
+    if (!shown && Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name };
   }
-  return { tag: 'no label', kind: 'none', means: 'has no score at the threshold yet', ...best };
+  return { tag: 'no label', kind: 'none', means: 'has no score at the threshold', ...best };
 }
 
 export class HeadGrid {
-  /** @param {{ onOpen: (layer: number, head: number) => void }} o  a head was opened (click, Enter or Space) */
-  constructor({ onOpen }) {
+  /**
+   * @param {{ onOpen: (layer: number, head: number) => void, prefix?: string }} o  a head was opened (click, Enter or
+   *   Space); `prefix` starts the test ids ('lm': lm-grid, lm-cell-1-2, …)
+   */
+  constructor({ onOpen, prefix = 'lm' }) {
     this.onOpen = onOpen;
+    this.prefix = prefix;
     this.cells = [];
     this.focus = null;
     this.shape = null;
-    this.element = el('div', { class: 'heads-grid', role: 'grid', part: 'heads', dataset: { testid: 'lm-grid' } });
+    this.element = el('div', { class: 'heads-grid', role: 'grid', part: 'heads', dataset: { testid: `${prefix}-grid` } });
     this.element.addEventListener('keydown', (e) => this.onKey(e));
   }
 
@@ -89,13 +108,18 @@ export class HeadGrid {
         const scoreName = el('span', { class: 'score-name' });
         const scoreValue = el('span', { class: 'score-value' });
         const score = el('span', { class: 'score' }, scoreName, scoreValue);
+        const arrow = el('span', { class: 'arrow', 'aria-hidden': 'true' });
+        const trendText = el('span', { class: 'sr-only' });
+        const line = svgEl('polyline', { points: '' });
+        const spark = svgEl('svg', { viewBox: '0 0 1 1', preserveAspectRatio: 'none', 'aria-hidden': 'true' }, line);
+        const trend = el('span', { class: 'trend', dataset: { testid: `${this.prefix}-trend-${l + 1}-${h + 1}` } }, arrow, spark, trendText);
         // The cell's name is its text: which head (for screen readers), label, score, and whether it is off.
         const off = el('span', { class: 'sr-only' });
         const cell = el('div', { role: 'gridcell', class: 'cell', tabindex: '-1', 'aria-selected': 'false',
-          dataset: { layer: String(l), head: String(h), testid: `lm-cell-${l + 1}-${h + 1}` },
+          dataset: { layer: String(l), head: String(h), testid: `${this.prefix}-cell-${l + 1}-${h + 1}` },
           on: { click: () => { this.focusCell(l, h); this.onOpen(l, h); } } },
-        el('span', { class: 'sr-only' }, `Layer ${l + 1}, head ${h + 1}: `), canvas, tag, el('span', { class: 'sr-only' }, ', '), score, off);
-        this.cells.push({ cell, canvas, tag, scoreName, scoreValue, off, l, h });
+        el('span', { class: 'sr-only' }, `Layer ${l + 1}, head ${h + 1}: `), canvas, tag, el('span', { class: 'sr-only' }, ', '), score, trend, off);
+        this.cells.push({ cell, canvas, tag, scoreName, scoreValue, off, l, h, trend, arrow, trendText, line });
         return cell;
       });
       return el('div', { role: 'row' }, el('span', { role: 'rowheader', 'aria-label': `Layer ${l + 1}` },
@@ -137,15 +161,20 @@ export class HeadGrid {
     this.focusCell(layer, head);
   }
 
-  /** Draws a run's snapshot `s` (shape [L, H, T], weights, scores, enabled) into the cells. */
-  draw(s) {
+  /**
+   * Draws a run's snapshot `s` (shape [L, H, T], weights, scores, enabled) into the cells;
+   * `trendOf(layer, head)` → { key, trend } (ScoreHistory#trend) gives the score shown beside the label.
+   */
+  draw(s, trendOf = null) {
     const [, H, T] = s.shape;
     for (const x of this.cells) {
       const i = x.l * H + x.h;
       const score = s.scores.find((q) => q.layer === x.l && q.head === x.h) ?? s.scores[i];
-      const d = describeHead(score);
+      const t = trendOf?.(x.l, x.h);
+      const d = describeHead(score, t?.key);
       const on = s.enabled[i];
       drawMini(x.canvas, s.weights, i * T * T, T);
+      drawTrend(x, t?.trend ?? null);
       setText(x.tag, d.tag);
       // On narrow screens only the number shows; the score's name stays for screen readers.
       setText(x.scoreName, d.score === undefined ? '' : `${d.scoreName} `);
@@ -165,12 +194,15 @@ export class HeadGrid {
 
 /** The opened head: its heatmap (rebuilt when its tokens change, recoloured in place while training), label and scores. */
 export class HeadDetail {
-  /** @param {{ fileName: (layer: number, head: number) => string, onExport: (format: string, filename: string) => void }} o */
-  constructor({ fileName, onExport }) {
-    Object.assign(this, { fileName, onExport });
-    this.title = el('h3', { dataset: { testid: 'lm-detail-title' } }, 'One head');
-    this.text = el('p', { class: 'small', dataset: { testid: 'lm-detail-text' } });
-    this.box = el('div', { dataset: { testid: 'lm-detail' } });
+  /**
+   * @param {{ fileName: (layer: number, head: number) => string, onExport: (format: string, filename: string) => void,
+   *   prefix?: string, name?: string }} o  `prefix` starts the test ids (as HeadGrid's); `name` the model's, in the title
+   */
+  constructor({ fileName, onExport, prefix = 'lm', name = '' }) {
+    Object.assign(this, { fileName, onExport, prefix, name });
+    this.title = el('h3', { dataset: { testid: `${prefix}-detail-title` } }, 'One head');
+    this.text = el('p', { class: 'small', dataset: { testid: `${prefix}-detail-text` } });
+    this.box = el('div', { dataset: { testid: `${prefix}-detail` } });
     this.element = el('section', { class: 'part', part: 'heatmap' }, this.title, this.text, this.box);
     this.shown = null;
   }
@@ -181,9 +213,9 @@ export class HeadDetail {
     if (layer >= L || head >= H) return;
     const labels = s.tokens.map((t, i) => `${i}:${t}`);
     const key = `${layer}.${head}\u0002${labels.join('\u0001')}`;
-    const title = `Layer ${layer + 1}, head ${head + 1}`;
+    const title = `${this.name ? `${this.name}: ` : ''}Layer ${layer + 1}, head ${head + 1}`;
     if (!this.shown || this.shown.key !== key) {
-      const hm = createHeatmap({ title, rowLabels: labels, colLabels: labels, testid: 'lm-detail-table',
+      const hm = createHeatmap({ title, rowLabels: labels, colLabels: labels, testid: `${this.prefix}-detail-table`,
         fileName: this.fileName(layer, head), onExport: this.onExport });
       this.shown = { key, hm, live: liveHeatmap(hm, T, T), lastFull: 0 };
       this.box.replaceChildren(hm.element);
@@ -194,7 +226,8 @@ export class HeadDetail {
     this.shown.hm.setTitle(`${title}: ${d.tag}`);
     setText(this.title, `${title}, opened`);
     setText(this.text, `${d.kind === 'none' ? 'No label: this head' : `Labelled “${d.tag}”: this head`} ${d.means}. ` +
-      `Scores: ${SCORE_FIELDS.filter(([k]) => Number.isFinite(score[k])).map(([k, n]) => `${n} ${fmt(score[k], 2)}`).join(', ')}.`);
+      `Scores: ${SCORE_FIELDS.filter(([k]) => Number.isFinite(score[k])).map(([k, n]) => `${n} ${fmt(score[k], 2)}`).join(', ')}.` +
+      (Number.isFinite(score.coreference) ? ` ${corefNote(s, layer * H + head, score)}` : ''));
     const now = performance.now();
     const refresh = full || !running || now - this.shown.lastFull > 1000;
     if (refresh) this.shown.lastFull = now;
@@ -247,6 +280,33 @@ export function scoresCSV(s) {
   s.scores.forEach((q, i) => lines.push([q.layer + 1, q.head + 1, q.label || '', v(q.previousToken), v(q.induction), v(q.duplicateToken),
     v(q.firstToken), v(q.coreference), s.enabled[i] ? 1 : 0].join(',')));
   return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * Cricket: which query the coreference score reads, where the rows of “it” and “was” point on the drawn
+ * sentence, and the fixed-position baseline (headReport's positionPeak and bestFixedPosition).
+ */
+export function corefNote(s, i, score) {
+  const rows = ['it', 'was'].map((word) => rowPeak(s, i, word)).filter(Boolean)
+    .map((p) => `from “${p.query}” its most weight (${fmt(p.weight, 2)}) is on “${p.key}”`);
+  const base = Number.isFinite(s.bestFixedPosition) ? `; a head that always looked at one fixed position, or one fixed distance back, would score ${fmt(s.bestFixedPosition, 2)} at best` : '';
+  return 'The coreference score is the mean weight, over held-out sentences, on the noun “it” stands for, from the query “it” and from the query “was” ' +
+    '(where the adjective is predicted), whichever of the two is larger. ' +
+    (rows.length ? `On this sentence, ${rows.join(', and ')}. ` : '') +
+    `Fixed-position baseline: this head’s most weight on one position or distance is ${fmt(score.positionPeak, 2)}${base}: ` +
+    'a coreference score well above these follows the noun, not a position.';
+}
+
+/** A cell's trend: arrow, sparkline and, for screen readers, the words. */
+function drawTrend(x, t) {
+  x.trend.hidden = !t;
+  if (!t) return;
+  x.trend.dataset.direction = t.direction;
+  setText(x.arrow, t.arrow);
+  setText(x.trendText, `, ${t.direction} from ${fmt(t.from, 2)}`);
+  // Scores are 0..1: the line's height is the score, so 0.5 (a label) is half way up.
+  const n = t.points.length;
+  x.line.setAttribute('points', t.points.map((v, k) => `${(n > 1 ? k / (n - 1) : 0).toFixed(3)},${(1 - Math.min(1, Math.max(0, v))).toFixed(3)}`).join(' '));
 }
 
 /** One head's T × T weights as T × T pixels (the canvas is scaled up by CSS, pixelated). */

@@ -38,6 +38,9 @@ export function introParagraphs(task) {
       'in the layer below wrote at each position. With one layer there is no layer below, and the trick is out of reach; with two it appears, ',
       'suddenly, after a long plateau (Olsson et al., 2022, “In-context learning and induction heads”). Nobody told the model about copying or about positions: ',
       'both heads come from learning to predict the next token.'),
+    p('The induction heads earn their label at the jump. The previous-token heads below them do not yet: at the jump each puts only about 0.2 of its weight ',
+      'on the token before, several of them share the job, and their scores keep climbing for hundreds of steps before one reaches the 0.5 a label needs. ',
+      'The number and arrow under each head show that climb.'),
   ] : [
     p('Each training sentence is toy cricket commentary such as “virat hit the ball because it was full”. The word after “it was” describes a noun: ',
       'a ball can be full, short or wide; a bat heavy, light or broken; and so on. “It” is always the thing that was hit, watched, checked or grabbed, ',

@@ -4,11 +4,12 @@
 // as in <headlab-trainer>) for language models: the model the settings ask for (new,
 // or the trained one HeadLab ships, with a new one in its place when that cannot be
 // loaded), a run per model of the session (lm-session.js), the phase change of each
-// run, and the requests the element's panels make (head switches, the example text,
+// run, each head's task score over time (head-trend.js), and the requests the element's panels make (head switches, the example text,
 // generation, saving).
 
 import { TrainingController } from './training-controller.js';
 import { LM_PACES } from './lm-session.js';
+import { ScoreHistory } from './head-trend.js';
 
 /** Held-out task accuracy at which the phase change is marked. */
 export const PHASE_ACCURACY = 0.5;
@@ -17,6 +18,27 @@ export const PHASE_ACCURACY = 0.5;
 export const SHIPPED = { induction: { main: 'induction.hlm', oneLayer: 'induction-1-layer.hlm' }, cricket: { main: 'cricket.hlm' } };
 
 const MAX_STEP_N = 10000;
+
+/** Held-out task accuracy that ends the plateau and the drop on the charts (below and above PHASE_ACCURACY). */
+export const PLATEAU_ACCURACY = 0.25;
+export const DROP_ACCURACY = 0.75;
+
+/**
+ * The plateau and the drop of a run trained from step 0, from its history points ({ step, accuracy }):
+ * the plateau lasts until the last point before the held-out accuracy first reaches PLATEAU_ACCURACY,
+ * the drop from there until it first reaches DROP_ACCURACY (or the last point, while it has not).
+ * @returns {{plateau: [number, number] | null, drop: [number, number] | null}}
+ */
+export function phaseSpans(history) {
+  const pts = history.filter((p) => Number.isFinite(p.accuracy));
+  if (pts.length < 2) return { plateau: null, drop: null };
+  const up = pts.findIndex((p) => p.accuracy >= PLATEAU_ACCURACY);
+  if (up < 0) return { plateau: [pts[0].step, pts[pts.length - 1].step], drop: null };
+  if (up === 0) return { plateau: null, drop: null };
+  const start = pts[up - 1].step;
+  const top = pts.findIndex((p) => p.accuracy >= DROP_ACCURACY);
+  return { plateau: [pts[0].step, start], drop: [start, top < 0 ? pts[pts.length - 1].step : pts[top].step] };
+}
 
 export class LmController extends TrainingController {
   /**
@@ -28,7 +50,7 @@ export class LmController extends TrainingController {
     super({ name: 'headlab-language-model', deadText: 'the Worker has stopped; call reset() first', intervalMs: () => 250, ...o });
     Object.assign(this, { tasks, fetchModel });
     this.settings = { speed: 'fast', maxSteps: 3000 };
-    // this.runs: per run { k, layers, heads, config, threads, history, phase, below, name }
+    // this.runs: per run { k, layers, heads, config, threads, history, phase, below, name, scores (a ScoreHistory) }
   }
 
   pace() { return LM_PACES[this.settings.speed]; }
@@ -90,7 +112,9 @@ export class LmController extends TrainingController {
     const c = info.config ?? {};
     const layers = c.numLayers ?? this.settings.layers;
     const heads = c.numHeads ?? this.settings.heads;
-    return { k, layers, heads, config: c, threads: info.threads ?? 1, history: [], phase: null, below: false, name: `${layers} layer${layers === 1 ? '' : 's'}` };
+    const task = c.task ?? this.settings.task;
+    return { k, layers, heads, config: c, threads: info.threads ?? 1, history: [], phase: null, below: false, name: `${layers} layer${layers === 1 ? '' : 's'}`,
+      scores: new ScoreHistory({ task, layers, heads }) };
   }
 
   pointOf(s, seconds) {
@@ -103,6 +127,7 @@ export class LmController extends TrainingController {
    * after one below it here (a model loaded already trained went through its phase change elsewhere).
    */
   track(run, s, k, seconds) {
+    run.scores.add(s);
     if (!s.allOn && s.eval.accuracy < PHASE_ACCURACY) run.below = true;
     if (run.phase || !run.below || s.step <= 0 || s.allOn || s.eval.accuracy < PHASE_ACCURACY) return null;
     run.phase = { step: s.step, seconds, accuracy: s.eval.accuracy };

@@ -123,7 +123,7 @@ export class LmSession extends TrainerSession {
   /**
    * For every run: step, mean training loss since the previous snapshot (null when no step was
    * taken), held-out loss and accuracies (and the same with every head on, while a head is off),
-   * every head's scores and label, which heads are on, and the attention of every head on the
+   * every head's scores and label (cricket: with bestFixedPosition, headReport's fixed-position baseline), which heads are on, and the attention of every head on the
    * example: tokens, weights [L, H, T, T] and shape.
    */
   snapshot() {
@@ -132,7 +132,8 @@ export class LmSession extends TrainerSession {
       const train = a.steps ? { loss: a.loss / a.steps, steps: a.steps } : null;
       this._acc[k] = { loss: 0, accuracy: 0, steps: 0 };
       // Labels while training are rough and cheap; when training stops they get four times the sequences.
-      const scores = m.headScores(this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES);
+      const report = m.headReport(this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES);
+      const scores = report.heads;
       const enabled = scores.map((s) => m.headEnabled(s.layer, s.head));
       const evaluation = m.evaluate(LM_EVAL_EXAMPLES);
       let allOn = null;
@@ -143,7 +144,7 @@ export class LmSession extends TrainerSession {
       }
       const att = m.attention(this.example);
       return {
-        step: this._steps[k], train, eval: evaluation, allOn, enabled, scores,
+        step: this._steps[k], train, eval: evaluation, allOn, enabled, scores, bestFixedPosition: report.bestFixedPosition ?? null,
         tokens: att.tokens, weights: att.weights, shape: att.shape,
       };
     });

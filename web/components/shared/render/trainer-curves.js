@@ -80,9 +80,11 @@ function segments(shapes, pts, { color, width = 2.5, opacity, dash = false }) {
  * @param {number} [o.yMin] @param {number} [o.yMax]
  * @param {{x: number, label: string}[]} [o.marks]  vertical lines
  * @param {{y: number, label: string}} [o.yRef]     a horizontal reference line
+ * @param {{x1: number, x2: number, label: string}[]} [o.spans]  shaded stretches of steps, labelled at the foot
+ * With yMin and yMax given, values outside them are drawn at the edge.
  */
 export function curvesFigure({ series, title = '', xLabel = 'training step', yLabel = '', xMax = 0, yLog = false, yMin, yMax,
-  marks = [], yRef = null, width = 520, height = 230 }) {
+  marks = [], yRef = null, spans = [], width = 520, height = 230 }) {
   const shapes = [];
   const left = 50, right = 14, bottom = 40;
   let y = 0;
@@ -117,10 +119,18 @@ export function curvesFigure({ series, title = '', xLabel = 'training step', yLa
     for (let k = l0; k <= l1; k += every) yTicks.push(10 ** k);
   } else {
     const lo = yMin ?? Math.min(0, ...all), hi = yMax ?? Math.max(lo + 1e-9, ...all);
-    Y = (v) => top + plotH - ((v - lo) / (hi - lo || 1)) * plotH;
+    Y = (v) => top + plotH - ((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo || 1)) * plotH;
     yTicks = linearTicks(lo, hi, 4);
   }
 
+  for (const sp of spans) {
+    const a = X(Math.max(0, sp.x1)), b = X(Math.min(x1, sp.x2));
+    if (!(b > a)) continue;
+    shapes.push({ type: 'rect', x: a, y: top, w: b - a, h: plotH, fill: { role: 'highlight' }, opacity: 0.08 });
+    if (sp.label && b - a > textWidth(sp.label, 10) + 6) {
+      shapes.push({ type: 'text', x: (a + b) / 2, y: top + plotH - 7, text: sp.label, anchor: 'middle', size: 10, fill: { role: 'muted' } });
+    }
+  }
   // Grid and axes.
   for (const t of yTicks) {
     shapes.push({ type: 'line', x1: left, y1: Y(t), x2: left + plotW, y2: Y(t), stroke: { role: 'border' }, strokeWidth: 1, opacity: 0.6 });
