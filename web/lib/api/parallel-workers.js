@@ -6,8 +6,8 @@ import { isNode, nodeBuiltin } from './load.js';
 
 let liveWorkers = 0;  // Workers started and not yet ended, over every layer
 
-// `await using` calls this key. Engines without Symbol.asyncDispose get the key Babel's and core-js's
-// helpers fall back to, rather than a method named "undefined".
+// `await using` calls this key. Engines without Symbol.asyncDispose get the key Babel's helper
+// falls back to, rather than a method named "undefined".
 const ASYNC_DISPOSE = Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose');
 
 /** Workers started by layers that have not ended yet (for lab.liveWorkerCount()). */
