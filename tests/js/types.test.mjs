@@ -174,7 +174,12 @@ digests.push(crypto.subtle.digest('SHA-256', lm.save()));
 declare const model: PretrainedModel;
 const run = await model.run('Virat hit the ball', { attention: true });
 blobs.push(new Blob([run.logits, run.ids, model.tokenize('a').ids, (await model.generate('a')).ids]));
-if (run.attention) digests.push(crypto.subtle.digest('SHA-256', run.attention));
+digests.push(crypto.subtle.digest('SHA-256', run.attention));
+const plainRun = await model.run('Virat', { topK: 2 });
+// @ts-expect-error without attention: true, attention may be undefined
+const noAttention: Float32Array = plainRun.attention;
+// @ts-expect-error topk (misspelt) is no option of PretrainedModel.run
+await model.run('Virat', { topk: 2 });
 const scaling = lab.scalingExperiment({ dK: 8 });
 blobs.push(new Blob([scaling.dotProducts, scaling.weightsScaled]));
 const layer = lab.createLayer(weights);
@@ -204,7 +209,7 @@ await parallel.forward({ query: new Float32Array(8), returnWeight: true });
 const none: Float32Array = (await parallel.forward({ query: new Float32Array(8), returnWeights: false })).weights;
 // @ts-expect-error the .wasm exports are URLs, not modules
 core.instance;
-export { blobs, digests, exact, disposed, none };
+export { blobs, digests, exact, disposed, none, noAttention };
 `;
 // The same misspelling without the directive: the error a user sees.
 const misspelt = `import { createHeadlab } from '${api}';

@@ -653,6 +653,8 @@ export declare class PretrainedModel {
   readonly threads: number;
   tokenize(text: string): { ids: Int32Array<ArrayBuffer>; tokens: string[] };
   decode(ids: Int32Array | number[]): string;
+  /** With `attention: true` written in the call, `attention` is typed as present. */
+  run(textOrIds: string | Int32Array | number[], options: PretrainedRunOptions & { attention: true }): Promise<PretrainedRunResult & { attention: Float32Array<ArrayBuffer> }>;
   run(textOrIds: string | Int32Array | number[], options?: PretrainedRunOptions): Promise<PretrainedRunResult>;
   /** TransformerLens's detector scores on BOS + n random tokens repeated (length n, default 20). */
   headScores(options?: { length?: number; seed?: number }): Promise<PretrainedHeadScores>;
