@@ -26,6 +26,8 @@ configure() {
 
 # The tokenizer library loadPretrained() imports, next to the wasm modules.
 node scripts/vendor-tokenizers.mjs
+# The types for TypeScript < 5.7 (web/lib/ts5.6/headlab.d.ts; npm pack writes them too).
+node tools/types-compat.mjs >/dev/null
 
 configure build/wasm emcmake cmake -S . -DCMAKE_BUILD_TYPE=Release
 targets=(headlab_modules)

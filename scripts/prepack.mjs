@@ -3,6 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeCompatTypes } from '../tools/types-compat.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const gen = path.join(repo, 'web/lib/gen');
@@ -14,3 +15,5 @@ if (missing.length > 0) {
     'so that the package holds the WebAssembly modules it loads.');
   process.exit(1);
 }
+// The types for TypeScript < 5.7 (package.json `typesVersions`), generated from web/lib/headlab.d.ts.
+writeCompatTypes();

@@ -3,8 +3,9 @@
 // with `import … from 'headlab'`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +29,9 @@ test('npm pack gives a tarball with the API, its types and every built module, a
     const threads = ['web/lib/gen/headlab_core_threads.worker.js', 'web/lib/gen/headlab_train_threads.worker.js', 'web/lib/gen/package.json'];
     // headlab.js is the entry; its code is in web/lib/api/, one module per job.
     const api = ['checks', 'cores', 'experiments', 'forward', 'lab', 'language-model', 'load', 'memory', 'parallel', 'parallel-pthreads', 'parallel-workers', 'pretrained', 'pretrained-config', 'pretrained-files', 'session', 'threaded-module', 'trainer'].map((m) => `web/lib/api/${m}.js`);
-    assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'web/lib/headlab.d.ts', 'web/lib/headlab.js', 'web/lib/headlab.node.js',
+    // Types: headlab.d.ts, its copy for TypeScript < 5.7 (written by prepack) and the .wasm exports'.
+    const types = ['web/lib/headlab.d.ts', 'web/lib/ts5.6/headlab.d.ts', 'web/lib/wasm.d.ts'];
+    assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', ...types, 'web/lib/headlab.js', 'web/lib/headlab.node.js',
       'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-files.js', ...api, ...modules, ...threads].sort());
 
     const app = path.join(dir, 'app');
@@ -63,6 +66,23 @@ test('npm pack gives a tarball with the API, its types and every built module, a
         console.log(layer.mechanism, output.every((x, i) => Math.abs(x - want[i]) < 1e-6), lab.liveWorkerCount());
       }`);
     assert.equal(execFileSync(process.execPath, ['parallel.mjs'], { cwd: app, encoding: 'utf8' }).trim(), 'pthreads true 0\nworkers true 0');
+
+    // TypeScript in the installed app finds the package's types, the .wasm exports' included, under both
+    // resolutions a current project uses (tests/js/types.test.mjs checks the types themselves).
+    writeFileSync(path.join(app, 'app.ts'), `import { createHeadlab } from 'headlab';
+      import core from 'headlab/wasm/headlab_core.wasm';
+      const lab = await createHeadlab({ locateFile: (file) => file === 'headlab_core.wasm' ? core : file });
+      const I = new Float32Array(16);
+      const r = lab.multiHeadAttention({ query: new Float32Array(8), dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I, returnWeights: true });
+      export const blob = new Blob([r.output, r.weights]);`);
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    for (const [moduleResolution, module] of [['bundler', 'esnext'], ['nodenext', 'nodenext']]) {
+      writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { noEmit: true, strict: true, target: 'es2022', lib: ['es2022', 'dom'], types: [], module, moduleResolution }, files: ['app.ts'] }));
+      const r = spawnSync(process.execPath, [tsc, '-p', '.', '--listFiles'], { cwd: app, encoding: 'utf8' });
+      assert.equal(r.status, 0, `tsc (${moduleResolution}) in the installed app:\n${r.stdout}${r.stderr}`);
+      assert.deepEqual(r.stdout.split('\n').filter((l) => l.includes('node_modules/headlab/')).map((l) => l.replace(/^.*node_modules\/headlab\//, '')).sort(),
+        ['web/lib/headlab.d.ts', 'web/lib/wasm.d.ts'], moduleResolution);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -141,6 +141,26 @@ test('dispose() ends every Worker; calls afterwards reject with a TypeError; not
   assert.equal(lab.liveHandleCount(), baseHandles);
 });
 
+// What `await using layer = …` calls at the end of its block (Node 24, TypeScript >= 5.2 or a transpiler;
+// Node 20 does not parse it): Symbol.asyncDispose, which resolves once every thread or Worker has ended.
+test('Symbol.asyncDispose is dispose(), awaited: both mechanisms have ended every Worker when it resolves', async () => {
+  assert.equal(typeof Symbol.asyncDispose, 'symbol', 'this Node has Symbol.asyncDispose');
+  const { w, inputs } = problem({ tQ: 6, dModel: 12, numHeads: 3 });
+  for (const mechanism of ['pthreads', 'workers']) {
+    const layer = await lab.createParallelLayer({ ...w, threads: 3, mechanism });
+    assert.equal(lab.liveWorkerCount(), 3, mechanism);
+    const pending = assert.rejects(layer.forward(inputs), /disposed before this call finished/);
+    const done = layer[Symbol.asyncDispose]();
+    assert.ok(done instanceof Promise, `${mechanism}: it returns a promise`);
+    assert.equal(await done, undefined);
+    await pending;
+    assert.equal(lab.liveWorkerCount(), 0, `${mechanism}: every Worker ended when it resolved`);
+    assert.equal(layer.threads, 0);
+    await layer[Symbol.asyncDispose]();  // twice is fine
+  }
+  assert.equal(lab.liveHandleCount(), baseHandles);
+});
+
 test('pthreads: dispose() ends every thread and its Worker; calls not started reject; calls afterwards reject with a TypeError', async () => {
   const { w, inputs } = problem({ tQ: 64, dModel: 12, numHeads: 3 });
   const layer = await lab.createParallelLayer({ ...w, threads: 3 });

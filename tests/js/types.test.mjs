@@ -1,30 +1,58 @@
-// headlab.d.ts under `tsc --strict`, as a TypeScript user compiles against it: the JavaScript
-// examples of the README and of docs/ (DOCS below) type-check with `lib` ES2022 + DOM and with ESNext; `returnWeights: true`
-// makes `weights` non-optional, and without it reading `weights` as a Float32Array is an error.
+// headlab.d.ts under `tsc --strict` (the installed TypeScript, 5.9), as a TypeScript user compiles against it,
+// importing 'headlab' from an app whose node_modules/headlab is this repository: the JavaScript examples of the
+// README and of docs/ (DOCS below) type-check with `lib` ES2022 + DOM and with ESNext, under `moduleResolution`
+// bundler and nodenext; `returnWeights: true` makes `weights` non-optional, and without it reading `weights`
+// as a Float32Array is an error; results are ArrayBuffer-backed (Blob, crypto.subtle take them); a misspelt
+// option is a compile error; the .wasm subpath exports have types; `await using` disposes a ParallelLayer.
+// TypeScript < 5.7 gets web/lib/ts5.6/headlab.d.ts (tools/types-compat.mjs): its routing and its text are
+// checked with this TypeScript, by a package.json whose version ranges are rewritten to select it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHeadlab } from '../../web/lib/headlab.js';
+import { writeCompatTypes } from '../../tools/types-compat.mjs';
+import { fixtureObjects } from './pretrained-helpers.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const api = path.join(repo, 'web/lib/headlab.js');
+const require = createRequire(import.meta.url);
+const tsc = require.resolve('typescript/bin/tsc');
+const tsVersion = require('typescript/package.json').version;
+const api = 'headlab';
+const MODULE = { bundler: 'ESNext', nodenext: 'NodeNext', node10: 'ESNext' };
 
-function compile(files, lib) {
+/**
+ * Compiles `files` in a new app whose node_modules/headlab is the repository (or, with `pkg`, a package
+ * of that package.json whose web/ is the repository's). Returns tsc's status, output and the files it read.
+ */
+function compile(files, lib, { moduleResolution = 'bundler', pkg } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-types-'));
   try {
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+    mkdirSync(path.join(dir, 'node_modules'));
+    if (pkg) {
+      const copy = path.join(dir, 'node_modules/headlab');
+      mkdirSync(copy);
+      writeFileSync(path.join(copy, 'package.json'), JSON.stringify(pkg));
+      symlinkSync(path.join(repo, 'web'), path.join(copy, 'web'));
+    } else {
+      symlinkSync(repo, path.join(dir, 'node_modules/headlab'));
+    }
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler',
-        lib, types: [], skipLibCheck: false, allowImportingTsExtensions: false },
+      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: MODULE[moduleResolution], moduleResolution,
+        lib, types: [], skipLibCheck: false, allowImportingTsExtensions: false,
+        ...(moduleResolution === 'node10' ? { ignoreDeprecations: '5.0' } : {}) },
       files: Object.keys(files),
     }));
-    const r = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' });
-    return { status: r.status, out: (r.stdout + r.stderr).replaceAll(dir, '.') };
+    const r = spawnSync(process.execPath, [tsc, '-p', dir, '--listFiles'], { encoding: 'utf8' });
+    const lines = (r.stdout + r.stderr).replaceAll(dir, '.').split('\n');
+    const read = lines.filter((l) => /^\/.*\.d\.ts$/.test(l) && l.startsWith(repo)).map((l) => path.relative(repo, l));
+    return { status: r.status, out: lines.filter((l) => !l.startsWith('/')).join('\n'), read };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -126,28 +154,164 @@ const w: Float32Array = lab.multiHeadAttention({ query: new Float32Array(8), dMo
 export { w };
 `;
 
-for (const lib of [['ES2022', 'DOM'], ['ESNext', 'DOM']]) {
-  test(`tsc --strict, lib ${lib.join(' + ')}: the README and docs/ examples compile`, { timeout: 120_000 }, () => {
-    assert.ok(blocks.length >= 2, 'README and docs/ have their ```js examples');
-    const r = compile({ 'examples.ts': examples }, lib);
-    assert.equal(r.status, 0, `tsc failed:\n${r.out}`);
-  });
-  test(`tsc --strict, lib ${lib.join(' + ')}: the typed results compile`, { timeout: 120_000 }, () => {
-    const r = compile({ 'typed.ts': typed }, lib);
-    assert.equal(r.status, 0, `tsc failed:\n${r.out}`);
-  });
+// What issue 25 found failing to compile under TypeScript >= 5.7 with the DOM lib, and what must not compile.
+// Each @ts-expect-error fails the compile (TS2578) the day its line compiles.
+const holds = `import { createHeadlab, type PretrainedModel } from '${api}';
+import core from '${api}/wasm/headlab_core.wasm';
+import train from '${api}/wasm/headlab_train_scalar.wasm';
+const urls: Record<string, string> = { 'headlab_core.wasm': core, 'headlab_train_scalar.wasm': train };
+const lab = await createHeadlab({ locateFile: (file) => urls[file] ?? file });
+const I = new Float32Array(16);
+const weights = { dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I };
+const r = lab.multiHeadAttention({ ...weights, query: new Float32Array(8), returnWeights: true });
+const blobs = [new Blob([r.output]), new Blob([r.output, r.weights])];
+const digests: Promise<ArrayBuffer>[] = [crypto.subtle.digest('SHA-256', r.output), crypto.subtle.digest('SHA-256', r.weights)];
+const trainer = await lab.createTrainer();
+blobs.push(new Blob([trainer.save(), trainer.attentionWeights(), trainer.probe().tokens, trainer.exportModel().wQ]));
+const lm = await lab.createLanguageModel({ task: 'induction' });
+blobs.push(new Blob([lm.save(), lm.tokenize('a b').ids, lm.attention('a b').weights]));
+digests.push(crypto.subtle.digest('SHA-256', lm.save()));
+declare const model: PretrainedModel;
+const run = await model.run('Virat hit the ball', { attention: true });
+blobs.push(new Blob([run.logits, run.ids, model.tokenize('a').ids, (await model.generate('a')).ids]));
+digests.push(crypto.subtle.digest('SHA-256', run.attention));
+const plainRun = await model.run('Virat', { topK: 2 });
+// @ts-expect-error without attention: true, attention may be undefined
+const noAttention: Float32Array = plainRun.attention;
+// @ts-expect-error topk (misspelt) is no option of PretrainedModel.run
+await model.run('Virat', { topk: 2 });
+const scaling = lab.scalingExperiment({ dK: 8 });
+blobs.push(new Blob([scaling.dotProducts, scaling.weightsScaled]));
+const layer = lab.createLayer(weights);
+const both = layer.forward({ query: new Float32Array(8), returnWeights: true, returnIntermediates: true });
+const exact: [Float32Array<ArrayBuffer>, Float32Array<ArrayBuffer>] = [both.weights, both.intermediates.concat];
+let disposed = 0;
+{
+  await using parallel = await lab.createParallelLayer({ ...weights, threads: 2 });
+  const p = await parallel.forward({ query: new Float32Array(8), returnWeights: true });
+  blobs.push(new Blob([p.output, p.weights]));
+  const inter = await parallel.forward({ query: new Float32Array(8), returnIntermediates: true });
+  digests.push(crypto.subtle.digest('SHA-256', inter.intermediates.scores));
+  disposed = parallel.threads;
 }
+{
+  using plain = lab.createLayer(weights);
+  disposed += plain.shape.dModel;
+}
+// @ts-expect-error returnWeight (misspelt) is no option of multiHeadAttention
+lab.multiHeadAttention({ ...weights, query: new Float32Array(8), returnWeight: true });
+// @ts-expect-error returnWeight (misspelt) is no option of AttentionLayer.forward
+layer.forward({ query: new Float32Array(8), returnWeight: true });
+const parallel = await lab.createParallelLayer(weights);
+// @ts-expect-error returnWeight (misspelt) is no option of ParallelLayer.forward
+await parallel.forward({ query: new Float32Array(8), returnWeight: true });
+// @ts-expect-error without returnWeights, weights may be undefined
+const none: Float32Array = (await parallel.forward({ query: new Float32Array(8), returnWeights: false })).weights;
+// @ts-expect-error the .wasm exports are URLs, not modules
+core.instance;
+export { blobs, digests, exact, disposed, none, noAttention };
+`;
+// The same misspelling without the directive: the error a user sees.
+const misspelt = `import { createHeadlab } from '${api}';
+const lab = await createHeadlab();
+const I = new Float32Array(16);
+const r = lab.multiHeadAttention({ query: new Float32Array(8), dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I, returnWeight: true });
+export { r };
+`;
+
+for (const moduleResolution of ['bundler', 'nodenext']) {
+  for (const lib of [['ES2022', 'DOM'], ['ESNext', 'DOM']]) {
+    test(`tsc ${tsVersion} --strict, moduleResolution ${moduleResolution}, lib ${lib.join(' + ')}: the README and docs/ examples, the typed results, ArrayBuffer results, the .wasm imports, await using and the rejected misspellings compile`, { timeout: 120_000 }, () => {
+      assert.ok(blocks.length >= 2, 'README and docs/ have their ```js examples');
+      const r = compile({ 'examples.ts': examples, 'typed.ts': typed, 'holds.ts': holds }, lib, { moduleResolution });
+      assert.equal(r.status, 0, `tsc failed:\n${r.out}`);
+      assert.deepEqual(r.read.sort(), ['web/lib/headlab.d.ts', 'web/lib/wasm.d.ts'], 'TypeScript >= 5.7 reads headlab.d.ts itself');
+    });
+  }
+}
+
+test('tsc --strict: a misspelt option (returnWeight) is a compile error that names the right one', { timeout: 120_000 }, () => {
+  const r = compile({ 'misspelt.ts': misspelt }, ['ES2022', 'DOM']);
+  assert.notEqual(r.status, 0, 'returnWeight: true must not compile');
+  assert.match(r.out, /TS2769: No overload matches this call/);
+  assert.match(r.out, /'returnWeight' does not exist in type 'MultiHeadAttentionOptions'. Did you mean to write 'returnWeights'\?/);
+});
+
+// TypeScript < 5.7 is not installed (no new dependencies): what can be checked with this one is that the
+// package.json routes a TypeScript its ranges select to the copy, under each resolution, and that the copy
+// compiles the examples. A package.json whose "<5.7" ranges are rewritten to select every version stands in.
+test('TypeScript < 5.7: typesVersions and types@<5.7 lead to web/lib/ts5.6/headlab.d.ts, which compiles the examples', { timeout: 180_000 }, () => {
+  writeCompatTypes();
+  const compat = readFileSync(path.join(repo, 'web/lib/ts5.6/headlab.d.ts'), 'utf8');
+  assert.equal(/\b\w+Array<\s*\w*ArrayBuffer\w*\s*>/.exec(compat), null, 'no typed array takes a type argument');
+  assert.ok(/Float32Array<ArrayBuffer>/.test(readFileSync(path.join(repo, 'web/lib/headlab.d.ts'), 'utf8')));
+  const real = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8'));
+  assert.ok(real.typesVersions['<5.7'] && real.exports['.']['types@<5.7'], 'package.json has both routes');
+  const older = JSON.parse(JSON.stringify(real).replaceAll('<5.7', '>=0'));
+  for (const moduleResolution of ['bundler', 'nodenext', 'node10']) {
+    const r = compile({ 'examples.ts': examples, 'typed.ts': typed }, ['ES2022', 'DOM'], { moduleResolution, pkg: older });
+    assert.equal(r.status, 0, `${moduleResolution}: tsc failed on the copy:\n${r.out}`);
+    assert.ok(r.read.includes('web/lib/ts5.6/headlab.d.ts') && !r.read.includes('web/lib/headlab.d.ts'), `${moduleResolution} reads the copy: ${r.read}`);
+    const now = compile({ 'typed.ts': typed }, ['ES2022', 'DOM'], { moduleResolution, pkg: real });
+    assert.equal(now.status, 0, `${moduleResolution}: tsc failed:\n${now.out}`);
+    assert.deepEqual(now.read, ['web/lib/headlab.d.ts'], `${moduleResolution}: TypeScript ${tsVersion} reads headlab.d.ts`);
+  }
+  // The copy is 0.2.0's typing: under TypeScript >= 5.7 it fails where issue 25 said, which shows the check above is not vacuous.
+  const r = compile({ 'holds.ts': holds }, ['ES2022', 'DOM'], { pkg: older });
+  assert.notEqual(r.status, 0);
+  assert.match(r.out, /TS2322: Type 'Float32Array<ArrayBufferLike>' is not assignable to type 'BlobPart'|TS2345: Argument of type 'Float32Array<ArrayBufferLike>'/);
+});
+
+// What the types promise at run time: every typed array a call returns is over a plain ArrayBuffer (a copy),
+// the threads builds' too, whose wasm heap is a SharedArrayBuffer.
+test('every typed-array result is over a plain ArrayBuffer, from the threads builds too', { timeout: 120_000 }, async () => {
+  const lab = await createHeadlab();
+  const plain = (what, a) => assert.equal(Object.prototype.toString.call(a.buffer), '[object ArrayBuffer]', `${what}: ${a.constructor.name} over ${Object.prototype.toString.call(a.buffer)}`);
+  const every = (what, o) => Object.entries(o).forEach(([k, v]) => ArrayBuffer.isView(v) ? plain(`${what}.${k}`, v) : v && typeof v === 'object' && !Array.isArray(v) && every(`${what}.${k}`, v));
+  const I = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+  const weights = { dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I };
+  const query = new Float32Array([3, 0, 0, 1, 0, 3, 0, 1, 1, 1, 0, 1]);
+  const all = { query, returnWeights: true, returnIntermediates: true };
+  every('multiHeadAttention', lab.multiHeadAttention({ ...weights, ...all }));
+  every('scalingExperiment', lab.scalingExperiment({ dK: 8, numQueries: 4, numKeys: 4 }));
+  const layer = lab.createLayer(weights);
+  every('AttentionLayer.forward', layer.forward(all));
+  layer.dispose();
+  for (const mechanism of ['pthreads', 'workers']) {
+    const parallel = await lab.createParallelLayer({ ...weights, threads: 2, mechanism });
+    assert.equal(parallel.mechanism, mechanism);
+    every(`ParallelLayer.forward (${mechanism})`, await parallel.forward(all));
+    await parallel.dispose();
+  }
+  const trainer = await lab.createTrainer();
+  every('Trainer', { attentionWeights: trainer.attentionWeights(), probe: trainer.probe(), save: trainer.save(), exportModel: trainer.exportModel() });
+  trainer.dispose();
+  for (const threads of [1, 2]) {
+    const lm = await lab.createLanguageModel({ task: 'induction', batchSize: 4, threads });
+    lm.step(1);
+    every(`LanguageModel (threads ${threads})`, { save: lm.save(), tokenize: lm.tokenize('a b'), attention: lm.attention('a b') });
+    lm.dispose();
+  }
+  const model = await lab.loadPretrained(fixtureObjects('gpt2-f32'));
+  every('PretrainedModel', {
+    tokenize: model.tokenize('Virat hit the ball'), run: await model.run('Virat hit the ball', { attention: true, allLogits: true }),
+    headScores: await model.headScores({ length: 4 }), logitLens: await model.logitLens('The cat', { topK: 2 }),
+    generate: await model.generate('a', { maxTokens: 2, temperature: 0 }),
+  });
+  model.dispose();
+  assert.equal(lab.liveWorkerCount(), 0);
+});
 
 test('tsc --strict: without returnWeights, weights may be undefined (the overload does not lie)', { timeout: 120_000 }, () => {
   const r = compile({ 'untyped.ts': untyped }, ['ES2022', 'DOM']);
   assert.notEqual(r.status, 0, 'reading weights without returnWeights must not type-check as Float32Array');
-  assert.match(r.out, /TS2322: Type 'Float32Array(<ArrayBufferLike>)? \| undefined' is not assignable to type 'Float32Array(<ArrayBufferLike>)?'/);
+  assert.match(r.out, /TS2322: Type 'Float32Array(<ArrayBuffer>)? \| undefined' is not assignable to type 'Float32Array(<ArrayBufferLike>)?'/);
 });
 
 test('tsc --strict: ParallelLayer.forward without returnWeights may have no weights', { timeout: 120_000 }, () => {
   const r = compile({ 'parallel.ts': parallelUntyped }, ['ES2022', 'DOM']);
   assert.notEqual(r.status, 0, 'reading weights without returnWeights must not type-check as Float32Array');
-  assert.match(r.out, /TS2322: Type 'Float32Array(<ArrayBufferLike>)? \| undefined' is not assignable to type 'Float32Array(<ArrayBufferLike>)?'/);
+  assert.match(r.out, /TS2322: Type 'Float32Array(<ArrayBuffer>)? \| undefined' is not assignable to type 'Float32Array(<ArrayBufferLike>)?'/);
 });
 
 test('tsc --strict: the language-model API compiles as a UI uses it; cricket-only scores may be undefined', { timeout: 120_000 }, () => {

@@ -1,10 +1,24 @@
 // Type declarations for HeadLab's JavaScript API (web/lib/headlab.js).
+//
+// Results are typed arrays whose buffer type is ArrayBuffer (TypeScript >= 5.7 takes it as a type argument): the
+// API always returns copies, never views of the wasm heap (which is a SharedArrayBuffer in the threads
+// builds), so `new Blob([model.save()])` and `crypto.subtle.digest('SHA-256', r.output)` compile.
+// TypeScript < 5.7 reads web/lib/ts5.6/headlab.d.ts instead (package.json `typesVersions` and `types@<5.7`),
+// this file without the type arguments, written by tools/types-compat.mjs.
 
-// `Symbol.dispose` (explicit resource management) for `lib` settings that predate it, such as
-// ES2022 + DOM; the same declaration TypeScript's esnext.disposable lib and @types/node make.
+// `Symbol.dispose` and `Symbol.asyncDispose` (explicit resource management: `using`, `await using`) for
+// `lib` settings that predate them, such as ES2022 + DOM; the same declarations TypeScript's
+// esnext.disposable lib and @types/node make.
 declare global {
   interface SymbolConstructor {
     readonly dispose: unique symbol;
+    readonly asyncDispose: unique symbol;
+  }
+  interface Disposable {
+    [Symbol.dispose](): void;
+  }
+  interface AsyncDisposable {
+    [Symbol.asyncDispose](): PromiseLike<void>;
   }
 }
 
@@ -81,26 +95,26 @@ export type LayerForwardOptions = Pick<MultiHeadAttentionOptions,
 
 export interface MultiHeadAttentionIntermediates {
   /** Per-head Q_i: `[numHeads, Tq, dK]` */
-  q: Float32Array;
+  q: Float32Array<ArrayBuffer>;
   /** Per-head K_i: `[numHeads, Tk, dK]` */
-  k: Float32Array;
+  k: Float32Array<ArrayBuffer>;
   /** Per-head V_i: `[numHeads, Tk, dV]` */
-  v: Float32Array;
+  v: Float32Array<ArrayBuffer>;
   /** Raw Q_i K_i^T for every pair, masks ignored: `[numHeads, Tq, Tk]` */
-  scores: Float32Array;
+  scores: Float32Array<ArrayBuffer>;
   /** scores / sqrt(dK), `-Infinity` where masked: `[numHeads, Tq, Tk]` */
-  scaledScores: Float32Array;
+  scaledScores: Float32Array<ArrayBuffer>;
   /** softmax(...) V_i: `[numHeads, Tq, dV]` */
-  headOutputs: Float32Array;
+  headOutputs: Float32Array<ArrayBuffer>;
   /** Concat(head_1..head_h): `[Tq, numHeads*dV]` */
-  concat: Float32Array;
+  concat: Float32Array<ArrayBuffer>;
 }
 
 export interface MultiHeadAttentionResult {
   /** `[Tq, dModel]`, a copy owned by JS */
-  output: Float32Array;
+  output: Float32Array<ArrayBuffer>;
   /** `[numHeads, Tq, Tk]` when `returnWeights`; each row sums to 1, or is all 0 when every key is masked. */
-  weights?: Float32Array;
+  weights?: Float32Array<ArrayBuffer>;
   intermediates?: MultiHeadAttentionIntermediates;
   tQ: number;
   tK: number;
@@ -108,13 +122,24 @@ export interface MultiHeadAttentionResult {
   dV: number;
 }
 
+/** What `returnWeights: true` adds to a {@link MultiHeadAttentionResult}: `weights`, not optional. */
+export interface WithWeights {
+  weights: Float32Array<ArrayBuffer>;
+}
+
+/** What `returnIntermediates: true` adds to a {@link MultiHeadAttentionResult}: `intermediates`, not optional. */
+export interface WithIntermediates {
+  intermediates: MultiHeadAttentionIntermediates;
+}
+
 /**
- * The result for these options: `weights` and `intermediates` are present (not optional) when
- * `returnWeights: true` / `returnIntermediates: true` are given as literals.
+ * The result for options of type O: `weights` and `intermediates` are present (not optional) when
+ * `returnWeights: true` / `returnIntermediates: true` are given as literals. The methods themselves are
+ * overloaded rather than generic over O, so that a misspelt option (`returnWeight: true`) is a compile error.
  */
 export type MultiHeadAttentionResultFor<O> = MultiHeadAttentionResult
-  & (O extends { returnWeights: true } ? { weights: Float32Array } : unknown)
-  & (O extends { returnIntermediates: true } ? { intermediates: MultiHeadAttentionIntermediates } : unknown);
+  & (O extends { returnWeights: true } ? WithWeights : unknown)
+  & (O extends { returnIntermediates: true } ? WithIntermediates : unknown);
 
 /** The shape of a layer: {@link Headlab.checkShape}. dK and dV default to dModel / numHeads. */
 export interface LayerShape {
@@ -196,11 +221,11 @@ export interface ScalingExperimentResult {
   numQueries: number;
   numKeys: number;
   /** Raw q·k, `[numQueries, numKeys]`; q and k entries i.i.d. N(0, 1). */
-  dotProducts: Float32Array;
+  dotProducts: Float32Array<ArrayBuffer>;
   /** Row softmax of q·k/√dK. */
-  weightsScaled: Float32Array;
+  weightsScaled: Float32Array<ArrayBuffer>;
   /** Row softmax of q·k. */
-  weightsUnscaled: Float32Array;
+  weightsUnscaled: Float32Array<ArrayBuffer>;
   /** Variance of q·k (about dK) and of q·k/√dK (about 1). */
   varianceRaw: number;
   varianceScaled: number;
@@ -256,17 +281,17 @@ export interface HeadMetric {
 export interface ExportedModel {
   tokens: string[];
   /** `[T, dModel]`: the attention layer's input for the probe sequence. */
-  X: Float32Array;
+  X: Float32Array<ArrayBuffer>;
   dModel: number;
   numHeads: number;
-  wQ: Float32Array;
-  wK: Float32Array;
-  wV: Float32Array;
-  wO: Float32Array;
-  bQ: Float32Array;
-  bK: Float32Array;
-  bV: Float32Array;
-  bO: Float32Array;
+  wQ: Float32Array<ArrayBuffer>;
+  wK: Float32Array<ArrayBuffer>;
+  wV: Float32Array<ArrayBuffer>;
+  wO: Float32Array<ArrayBuffer>;
+  bQ: Float32Array<ArrayBuffer>;
+  bK: Float32Array<ArrayBuffer>;
+  bV: Float32Array<ArrayBuffer>;
+  bO: Float32Array<ArrayBuffer>;
 }
 
 /** Where and why training diverged; see {@link Trainer.step}. */
@@ -305,8 +330,8 @@ export declare class Trainer {
   evaluate(n?: number): { loss: number; accuracy: number; relationAccuracy: number[] };
   headMetrics(n?: number): HeadMetric[];
   /** `[numHeads, T, T]` on the fixed probe sequence. */
-  attentionWeights(): Float32Array;
-  probe(): { tokens: Int32Array; tokenNames: string[] };
+  attentionWeights(): Float32Array<ArrayBuffer>;
+  probe(): { tokens: Int32Array<ArrayBuffer>; tokenNames: string[] };
   taskInfo(): TaskDescription;
   /** The options (defaults filled in) and the steps taken: the shape of {@link LanguageModel.config}. `learningRate` reads as given (0.003). */
   config(): Required<TrainerOptions> & { step: number };
@@ -314,7 +339,7 @@ export declare class Trainer {
   headEnabled(head: number): boolean;
   exportModel(): ExportedModel;
   /** Bytes in the documented "HLAB" format. */
-  save(): Uint8Array;
+  save(): Uint8Array<ArrayBuffer>;
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -510,9 +535,9 @@ export declare class LanguageModel {
    * @throws TypeError when text is not a string; RangeError naming an unknown word or a reserved token (the start token after
    * the first word, the pad token) and its position, or text longer than seqLen − 1 words besides the start token.
    */
-  tokenize(text: string): { ids: Int32Array; tokens: string[]; words: string[] };
+  tokenize(text: string): { ids: Int32Array<ArrayBuffer>; tokens: string[]; words: string[] };
   /** weights `[numLayers, numHeads, T, T]`; rows sum to 1, zeros above the diagonal. */
-  attention(tokensOrText: TokensOrText): { tokens: string[]; weights: Float32Array; shape: [number, number, number, number] };
+  attention(tokensOrText: TokensOrText): { tokens: string[]; weights: Float32Array<ArrayBuffer>; shape: [number, number, number, number] };
   /** The next-token distribution after the last token, most probable first (topK defaults to the vocabulary size). */
   predict(tokensOrText: TokensOrText, options?: { topK?: number }): NextToken[];
   /** Seeded continuation, never the start token; `tokens` is the whole sequence, `text` its words after the start token, `newTokens` the generated ones. */
@@ -520,7 +545,7 @@ export declare class LanguageModel {
   setHeadEnabled(layer: number, head: number, on: boolean): void;
   headEnabled(layer: number, head: number): boolean;
   /** Bytes in the documented "HLLM" format (cpp/include/headlab/lm_file.hpp). @throws RangeError when training diverged. */
-  save(): Uint8Array;
+  save(): Uint8Array<ArrayBuffer>;
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -593,14 +618,14 @@ export interface PretrainedRunOptions {
 }
 
 export interface PretrainedRunResult {
-  ids: Int32Array;
+  ids: Int32Array<ArrayBuffer>;
   tokens: string[];
   /** The last position's logits [V], or [T, V] row-major with allLogits. */
-  logits: Float32Array;
+  logits: Float32Array<ArrayBuffer>;
   /** The most probable next tokens after the last one, most probable first. */
   next: PretrainedNextToken[];
   /** With `attention: true`: [numLayers, numHeads, T, T] row-major, rows queries, columns keys. */
-  attention?: Float32Array;
+  attention?: Float32Array<ArrayBuffer>;
 }
 
 export interface PretrainedHeadScore {
@@ -614,13 +639,13 @@ export interface PretrainedHeadScore {
 
 export interface PretrainedHeadScores {
   /** BOS, r1…rn, r1…rn: what the scores were measured on. */
-  sequence: Int32Array;
+  sequence: Int32Array<ArrayBuffer>;
   /** Layer-major, numLayers × numHeads entries. */
   scores: PretrainedHeadScore[];
 }
 
 export interface PretrainedLogitLens {
-  ids: Int32Array;
+  ids: Int32Array<ArrayBuffer>;
   tokens: string[];
   /** layers[l].positions[t]: the topK tokens the residual stream after block l predicts at position t. */
   layers: Array<{ layer: number; positions: PretrainedNextToken[][] }>;
@@ -637,7 +662,7 @@ export interface PretrainedGenerateOptions {
 
 export interface PretrainedGenerateResult {
   /** The whole sequence, prompt first. */
-  ids: Int32Array;
+  ids: Int32Array<ArrayBuffer>;
   tokens: string[];
   /** How many of ids are the prompt's. */
   promptLength: number;
@@ -656,8 +681,10 @@ export declare class PretrainedModel {
   readonly info: PretrainedInfo;
   /** 1 for now; 0 once disposed. */
   readonly threads: number;
-  tokenize(text: string): { ids: Int32Array; tokens: string[] };
+  tokenize(text: string): { ids: Int32Array<ArrayBuffer>; tokens: string[] };
   decode(ids: Int32Array | number[]): string;
+  /** With `attention: true` written in the call, `attention` is typed as present. */
+  run(textOrIds: string | Int32Array | number[], options: PretrainedRunOptions & { attention: true }): Promise<PretrainedRunResult & { attention: Float32Array<ArrayBuffer> }>;
   run(textOrIds: string | Int32Array | number[], options?: PretrainedRunOptions): Promise<PretrainedRunResult>;
   /** TransformerLens's detector scores on BOS + n random tokens repeated (length n, default 20). */
   headScores(options?: { length?: number; seed?: number }): Promise<PretrainedHeadScores>;
@@ -702,7 +729,10 @@ export declare class Headlab {
    * `Concat(head_1..head_h) W^O`, `head_i = softmax(Q W_i^Q (K W_i^K)^T / sqrt(d_k)) V W_i^V`.
    * @throws TypeError or RangeError naming the argument, the expected shape and what it got.
    */
-  multiHeadAttention<O extends MultiHeadAttentionOptions>(options: O): MultiHeadAttentionResultFor<O>;
+  multiHeadAttention(options: MultiHeadAttentionOptions & { returnWeights: true; returnIntermediates: true }): MultiHeadAttentionResult & WithWeights & WithIntermediates;
+  multiHeadAttention(options: MultiHeadAttentionOptions & { returnWeights: true }): MultiHeadAttentionResult & WithWeights;
+  multiHeadAttention(options: MultiHeadAttentionOptions & { returnIntermediates: true }): MultiHeadAttentionResult & WithIntermediates;
+  multiHeadAttention(options: MultiHeadAttentionOptions): MultiHeadAttentionResult;
   /**
    * Checks the weights and copies them into the wasm heap once; `forward` then moves only the inputs.
    * @throws TypeError or RangeError naming the argument; RangeError when the weights do not fit the heap.
@@ -779,12 +809,18 @@ export declare class ParallelLayer {
    * TypeError or RangeError naming the argument, a TypeError once disposed, or an Error once a
    * Worker (or a pthread's Worker) has died: dispose() the layer and create a new one.
    */
-  forward<O extends LayerForwardOptions>(options: O): Promise<MultiHeadAttentionResultFor<O>>;
+  forward(options: LayerForwardOptions & { returnWeights: true; returnIntermediates: true }): Promise<MultiHeadAttentionResult & WithWeights & WithIntermediates>;
+  forward(options: LayerForwardOptions & { returnWeights: true }): Promise<MultiHeadAttentionResult & WithWeights>;
+  forward(options: LayerForwardOptions & { returnIntermediates: true }): Promise<MultiHeadAttentionResult & WithIntermediates>;
+  forward(options: LayerForwardOptions): Promise<MultiHeadAttentionResult>;
   /**
    * Ends every thread and Worker without blocking the calling thread (pthreads are asked to stop,
    * awaited and joined); calls not started reject. Resolves once they are gone. Twice is fine.
    */
   dispose(): Promise<void>;
+  /** `await using layer = await lab.createParallelLayer(…)`: dispose(), awaited when the block ends. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /** `using layer = …`: starts dispose() without waiting for the threads and Workers to end. */
   [Symbol.dispose](): void;
 }
 
@@ -793,7 +829,10 @@ export declare class AttentionLayer {
   private constructor();
   readonly shape: { dModel: number; numHeads: number; dK: number; dV: number };
   /** Same result as multiHeadAttention with this layer's weights. @throws TypeError once disposed. */
-  forward<O extends LayerForwardOptions>(options: O): MultiHeadAttentionResultFor<O>;
+  forward(options: LayerForwardOptions & { returnWeights: true; returnIntermediates: true }): MultiHeadAttentionResult & WithWeights & WithIntermediates;
+  forward(options: LayerForwardOptions & { returnWeights: true }): MultiHeadAttentionResult & WithWeights;
+  forward(options: LayerForwardOptions & { returnIntermediates: true }): MultiHeadAttentionResult & WithIntermediates;
+  forward(options: LayerForwardOptions): MultiHeadAttentionResult;
   /** Frees the weights; dispose() twice is fine. */
   dispose(): void;
   [Symbol.dispose](): void;

@@ -6,6 +6,10 @@ import { isNode, nodeBuiltin } from './load.js';
 
 let liveWorkers = 0;  // Workers started and not yet ended, over every layer
 
+// `await using` calls this key. Engines without Symbol.asyncDispose get the key Babel's helper
+// falls back to, rather than a method named "undefined".
+const ASYNC_DISPOSE = Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose');
+
 /** Workers started by layers that have not ended yet (for lab.liveWorkerCount()). */
 export function workerCount() {
   return liveWorkers;
@@ -352,6 +356,12 @@ export class ParallelLayer {
     return Promise.all(this._workers.map((w) => w.end())).then(() => {});
   }
 
+  /** `await using layer = …`: dispose(), awaited at the end of the block. */
+  [ASYNC_DISPOSE]() {
+    return this.dispose();
+  }
+
+  /** `using layer = …`: starts dispose() (which is asynchronous) without waiting for it. */
   [Symbol.dispose]() {
     this.dispose();
   }
