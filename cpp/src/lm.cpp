@@ -14,10 +14,6 @@ std::size_t round4(std::size_t n) {
   return (n + 3) & ~std::size_t{3};
 }
 
-void fill_normal(Rng& rng, float* x, std::size_t n, float std_dev) {
-  for (std::size_t i = 0; i < n; ++i) x[i] = std_dev * rng.normal();
-}
-
 MhaShape lm_mha_shape(const LmConfig& c) {
   MhaShape s;
   s.t_q = s.t_k = c.seq_len;
@@ -211,21 +207,6 @@ bool LanguageModel::head_enabled(std::size_t layer, std::size_t head) const {
 // with k = d_model = 32 packing does not pay, and the packed kernel's 16-column
 // panels pad a 33-token vocabulary to 48 columns.
 
-MhaWeights LanguageModel::mha_weights(std::size_t layer) const {
-  const float* p = params_.data();
-  const LmLayerLayout& y = layout_.layers[layer];
-  MhaWeights w;
-  w.w_q = p + y.w_q;
-  w.w_k = p + y.w_k;
-  w.w_v = p + y.w_v;
-  w.w_o = p + y.w_o;
-  w.b_q = p + y.b_q;
-  w.b_k = p + y.b_k;
-  w.b_v = p + y.b_v;
-  w.b_o = p + y.b_o;
-  return w;
-}
-
 LmResult LanguageModel::forward(const LmBatch& batch, std::size_t n, bool backward, Path path) {
   return run(batch.tokens.data(), batch.targets.data(), n, backward, path);
 }
@@ -248,7 +229,7 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
                              ln1_stats_[l] + rows_max_, c.ln_eps});
     MhaInputs in;
     in.query = in.key = in.value = ln1_[l];
-    mha_forward_cached(shape_, n, in, mha_weights(l), head_enabled_.data() + l * h, caches_[l],
+    mha_forward_cached(shape_, n, in, mha_weights_at(p, layout_.layers[l]), head_enabled_.data() + l * h, caches_[l],
                        attn_out_.data(), fws_.data(), path);
     add(resid_[l], attn_out_.data(), mid_[l], rows * d);
     if (!c.mlp) continue;
@@ -311,17 +292,9 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
     // M = X + MultiHead(LN1(X)); query, key and value are one buffer: gradients add.
     MhaInputs in;
     in.query = in.key = in.value = ln1_[l];
-    MhaGrads mg;
-    mg.w_q = g + y.w_q;
-    mg.w_k = g + y.w_k;
-    mg.w_v = g + y.w_v;
-    mg.w_o = g + y.w_o;
-    mg.b_q = g + y.b_q;
-    mg.b_k = g + y.b_k;
-    mg.b_v = g + y.b_v;
-    mg.b_o = g + y.b_o;
+    MhaGrads mg = mha_grads_at(g, y);
     mg.query = mg.key = mg.value = dtmp;
-    mha_backward(shape_, n, in, mha_weights(l), head_enabled_.data() + l * h, caches_[l], dresid, mg,
+    mha_backward(shape_, n, in, mha_weights_at(p, y), head_enabled_.data() + l * h, caches_[l], dresid, mg,
                  bws_.data(), path);
     layernorm_backward(path, {rows, d, resid_[l], p + y.ln1_g, ln1_stats_[l], ln1_stats_[l] + rows_max_, dtmp,
                               dresid, g + y.ln1_g, g + y.ln1_b, true});

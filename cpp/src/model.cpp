@@ -4,17 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "file_io.hpp"
 
 namespace headlab {
-
-namespace {
-
-void fill_normal(Rng& rng, float* x, std::size_t n, float std_dev) {
-  for (std::size_t i = 0; i < n; ++i) x[i] = std_dev * rng.normal();
-}
-
-}  // namespace
 
 ParamLayout param_layout(const ModelConfig& c) {
   const std::size_t d = c.d_model, rv = c.num_relations * c.vocab;
@@ -125,20 +116,6 @@ void Model::init(Rng& rng) {
   fill_normal(rng, p + l.b_read, rv, s_lin);
 }
 
-MhaWeights Model::mha_weights() const {
-  const float* p = params_.data();
-  MhaWeights w;
-  w.w_q = p + layout_.w_q;
-  w.w_k = p + layout_.w_k;
-  w.w_v = p + layout_.w_v;
-  w.w_o = p + layout_.w_o;
-  w.b_q = p + layout_.b_q;
-  w.b_k = p + layout_.b_k;
-  w.b_v = p + layout_.b_v;
-  w.b_o = p + layout_.b_o;
-  return w;
-}
-
 void Model::embed(const TaskBatch& batch, std::size_t n) {
   const std::size_t d = config_.d_model, t = config_.seq_len;
   const float* tok = params_.data() + layout_.tok_emb;
@@ -162,7 +139,7 @@ BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward,
   in.key = x_.data();
   in.value = x_.data();
   in.key_mask = config_.causal ? key_mask_.data() : nullptr;
-  const MhaWeights w = mha_weights();
+  const MhaWeights w = mha_weights_at(params_.data(), layout_);
   mha_forward_cached(shape_, n, in, w, head_enabled_.data(), cache_, attn_.data(), fws_.data(), path);
   add_simd(xq_.data(), attn_.data(), h_.data(), n * d);  // residual
 
@@ -210,15 +187,7 @@ BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward,
   transpose(d, rv, w_read, rv, tbuf_.data(), d);
   gemm(path, {n, d, rv, dlogits_.data(), rv, tbuf_.data(), d, dh_.data(), d, nullptr, false});
 
-  MhaGrads mg;
-  mg.w_q = g + l.w_q;
-  mg.w_k = g + l.w_k;
-  mg.w_v = g + l.w_v;
-  mg.w_o = g + l.w_o;
-  mg.b_q = g + l.b_q;
-  mg.b_k = g + l.b_k;
-  mg.b_v = g + l.b_v;
-  mg.b_o = g + l.b_o;
+  MhaGrads mg = mha_grads_at(g, l);
   mg.query = dxq_.data();
   mg.key = dx_.data();
   mg.value = dx_.data();  // keys and values are the same X: gradients add
@@ -260,61 +229,7 @@ void Model::attention_map(const std::int32_t* tokens, float* out) {
   o.weights = out;
   float* ws = map_ws_.data();
   while (reinterpret_cast<std::uintptr_t>(ws) % 16 != 0) ++ws;
-  mha_forward(full, in, mha_weights(), o, ws, Path::simd);
-}
-
-Optimizer::Optimizer(OptimizerKind kind, std::size_t n, float learning_rate)
-    : kind_(kind), n_(n), lr_(learning_rate) {
-  if (kind_ == OptimizerKind::adam) {
-    m_.assign(n, 0.0f);
-    v_.assign(n, 0.0f);
-  }
-}
-
-void Optimizer::reset() {
-  t_ = 0;
-  std::fill(m_.begin(), m_.end(), 0.0f);
-  std::fill(v_.begin(), v_.end(), 0.0f);
-}
-
-std::string divergence_message(Divergence why, std::uint64_t step, float learning_rate, const char* optimizer,
-                               const char* who) {
-  const char* what = why == Divergence::loss
-                         ? "the loss became non-finite"
-                         : "the update would have made a parameter non-finite or larger than 1e4 in magnitude";
-  return "training diverged at step " + std::to_string(step) + " with learningRate " + file_io::format_float(learning_rate) + " (" + optimizer +
-         "): " + what + "; the " + who + " kept its state from step " + std::to_string(step - 1) +
-         " — lower learningRate";
-}
-
-bool Optimizer::step(float* params, const float* grads, Path path) {
-  if (kind_ == OptimizerKind::sgd) {
-    const bool ok = path == Path::simd ? sgd_update_ok_simd(params, grads, n_, lr_, kMaxParam)
-                                       : sgd_update_ok_ref(params, grads, n_, lr_, kMaxParam);
-    if (!ok) return false;
-    ++t_;
-    path == Path::simd ? sgd_update_simd(params, grads, n_, lr_) : sgd_update_ref(params, grads, n_, lr_);
-    return true;
-  }
-  // Bias corrections in double: beta^t is tiny-exponent safe and identical on every path.
-  const double t = double(t_ + 1);
-  AdamArgs a;
-  a.n = n_;
-  a.p = params;
-  a.g = grads;
-  a.m = m_.data();
-  a.v = v_.data();
-  a.lr = lr_;
-  a.beta1 = beta1;
-  a.beta2 = beta2;
-  a.eps = eps;
-  a.c1 = float(1.0 / (1.0 - std::pow(double(beta1), t)));
-  a.c2 = float(1.0 / (1.0 - std::pow(double(beta2), t)));
-  const bool ok = path == Path::simd ? adam_update_ok_simd(a, kMaxParam) : adam_update_ok_ref(a, kMaxParam);
-  if (!ok) return false;
-  ++t_;
-  path == Path::simd ? adam_update_simd(a) : adam_update_ref(a);
-  return true;
+  mha_forward(full, in, mha_weights_at(params_.data(), layout_), o, ws, Path::simd);
 }
 
 }  // namespace headlab

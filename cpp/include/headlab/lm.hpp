@@ -21,7 +21,7 @@
 #include "headlab/lm_tasks.hpp"
 #include "headlab/mha.hpp"
 #include "headlab/mha_backward.hpp"
-#include "headlab/model.hpp"  // Optimizer, Divergence
+#include "headlab/train/optimizer.hpp"
 
 namespace headlab {
 
@@ -133,7 +133,6 @@ class LanguageModel {
 
 
  private:
-  MhaWeights mha_weights(std::size_t layer) const;
 
   LmConfig config_;
   LmLayout layout_;

@@ -61,6 +61,22 @@ struct MhaGrads {
   float* value = nullptr;  // [batch*t_k, d_model]
 };
 
+// The weight gradients of a model that keeps them in one buffer laid out as
+// its parameters (mha_weights_at); the input gradients stay null.
+template <typename Layout>
+MhaGrads mha_grads_at(float* grads, const Layout& layout) {
+  MhaGrads g;
+  g.w_q = grads + layout.w_q;
+  g.w_k = grads + layout.w_k;
+  g.w_v = grads + layout.w_v;
+  g.w_o = grads + layout.w_o;
+  g.b_q = grads + layout.b_q;
+  g.b_k = grads + layout.b_k;
+  g.b_v = grads + layout.b_v;
+  g.b_o = grads + layout.b_o;
+  return g;
+}
+
 // d_output [batch*t_q, d_model]. `in`, `w`, `head_enabled` and `cache` must be
 // those of the forward pass that filled the cache. Masked weights and
 // all-masked rows contribute exactly zero gradient.
