@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "headlab/lm_kernels.hpp"  // embedding_forward
 #include "train/file_io.hpp"
 
 namespace headlab {
@@ -105,11 +106,8 @@ TrainerOrError Trainer::create(const TrainerConfig& config) {
 
 void Trainer::probe_inputs(float* x) const {
   const std::size_t d = config_.d_model, t = spec_->seq_len;
-  const float* tok = model_.params() + model_.layout().tok_emb;
-  const float* pos = model_.params() + model_.layout().pos_emb;
-  for (std::size_t j = 0; j < t; ++j)
-    for (std::size_t c = 0; c < d; ++c)
-      x[j * d + c] = tok[std::size_t(probe_.tokens[j]) * d + c] + pos[j * d + c];
+  embedding_forward(Path::simd, probe_.tokens.data(), 1, t, d, model_.params() + model_.layout().tok_emb,
+                    model_.params() + model_.layout().pos_emb, x);
 }
 
 StepResult Trainer::step(std::size_t n) {

@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "headlab/kernels.hpp"  // Path
+
 namespace headlab {
 
 // All matrices row-major with the given leading dimensions (elements between
@@ -54,5 +56,9 @@ void attention_fused_ref(const AttentionArgs& a, float* workspace);
 // folded into the packed queries so the softmax is 2^x built with integer
 // shifts, then the tile's probabilities times V accumulate into o.
 void attention_fused_simd(const AttentionArgs& a, float* workspace);
+
+// Dispatch (Path: kernels.hpp). workspace holds the larger of the two
+// variants' workspace floats, or the one `path` picks.
+void attention_fused(Path path, const AttentionArgs& a, float* workspace);
 
 }  // namespace headlab

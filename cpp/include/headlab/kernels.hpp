@@ -16,14 +16,26 @@
 
 namespace headlab {
 
-// Which variant a model or pass runs: the references or the SIMD kernels.
+// Which variant of a kernel a call runs. Every kernel family below ends with
+// its dispatch functions, named as the family without a suffix (gemm, add,
+// softmax_rows, ...), whose first argument is a Path: Path::simd calls the
+// `_simd` kernel (xsimd; in the scalar wasm build the same code over one-lane
+// batches, see cpp/src/simd.hpp), Path::ref the `_ref` kernel (scalar, written
+// for reading). Models and passes call kernels only through these, so one
+// Path chosen at the top (the tests run both) reaches every kernel.
 enum class Path { ref, simd };
 
 // ----------------------------------------------------------------------- GEMM
 
-// C[M,N] (+)= A[M,K] * B[K,N] (+ bias[N])
+// C[M,N] (+)= op(A)[M,K] * op(B)[K,N] (+ bias[N])
 // Row-major with leading dimensions lda, ldb, ldc (elements between rows).
 // `accumulate` adds into C instead of overwriting it. bias may be null.
+// op(X) is X, or X^T when trans_x: with trans_a, A is stored [K, M] (op(A)[i,p]
+// = a[p*lda + i]); with trans_b, B is stored [N, K] (op(B)[p,j] = b[j*ldb + p]).
+// The backward passes read X^T and W^T this way instead of transposing into
+// scratch. Every variant, transposed or not, sums each C[i,j] over p = 0..K-1
+// in order (init, then + a*b per p), so the flags change no result bit in a
+// build without FMA contraction (WebAssembly).
 struct GemmArgs {
   std::size_t m, n, k;
   const float* a;
@@ -34,6 +46,8 @@ struct GemmArgs {
   std::size_t ldc;
   const float* bias;  // [n] or nullptr
   bool accumulate;
+  bool trans_a = false;
+  bool trans_b = false;
 };
 void gemm_ref(const GemmArgs& g);
 void gemm_simd(const GemmArgs& g);
@@ -54,6 +68,12 @@ void gemm_packed_simd(const GemmArgs& g, float* workspace);
 // workspace: gemm_shared_a_workspace_floats(g, count) floats, 16-byte aligned.
 std::size_t gemm_shared_a_workspace_floats(const GemmArgs* g, std::size_t count);
 void gemm_shared_a_simd(const GemmArgs* g, std::size_t count, float* workspace);
+
+// Dispatch. gemm: gemm_simd or gemm_ref. gemm_packed and gemm_shared_a:
+// the packed SIMD kernels, or gemm_ref on each product (workspace unused).
+void gemm(Path path, const GemmArgs& g);
+void gemm_packed(Path path, const GemmArgs& g, float* workspace);
+void gemm_shared_a(Path path, const GemmArgs* g, std::size_t count, float* workspace);
 
 // ------------------------------------------------------------------ transpose
 
@@ -79,15 +99,19 @@ void exp_simd(const float* x, float* y, std::size_t n);
 // no Cody-Waite reduction (the caller folded log2(e) into an earlier multiply).
 void exp2_nonpositive_ref(const float* x, float* y, std::size_t n);
 void exp2_nonpositive_simd(const float* x, float* y, std::size_t n);
+// No dispatch: exp_* and exp2_nonpositive_* are building blocks of the softmax,
+// attention and GELU kernels, which pick theirs; no model calls them.
 
 // dst[i] = a[i] + b[i] for n elements (dst may alias a or b): residual
 // connections, embedding sums and their gradients.
 void add_ref(const float* a, const float* b, float* dst, std::size_t n);
 void add_simd(const float* a, const float* b, float* dst, std::size_t n);
+void add(Path path, const float* a, const float* b, float* dst, std::size_t n);
 
 // x[i] *= s for n elements.
 void scale_ref(float* x, std::size_t n, float s);
 void scale_simd(float* x, std::size_t n, float s);
+void scale(Path path, float* x, std::size_t n, float s);
 
 // --------------------------------------------------------------- softmax rows
 
@@ -97,6 +121,7 @@ void scale_simd(float* x, std::size_t n, float s);
 // maximum is subtracted before exponentiation.
 void softmax_rows_ref(float* x, std::size_t rows, std::size_t cols, std::size_t ld);
 void softmax_rows_simd(float* x, std::size_t rows, std::size_t cols, std::size_t ld);
+void softmax_rows(Path path, float* x, std::size_t rows, std::size_t cols, std::size_t ld);
 
 // Softmax backward over rows, given the softmax output p and its upstream
 // gradient dp (all [rows, cols] with leading dimension ld):
@@ -106,6 +131,8 @@ void softmax_backward_rows_ref(const float* p, const float* dp, float* ds, std::
                                std::size_t ld, float scale);
 void softmax_backward_rows_simd(const float* p, const float* dp, float* ds, std::size_t rows,
                                 std::size_t cols, std::size_t ld, float scale);
+void softmax_backward_rows(Path path, const float* p, const float* dp, float* ds, std::size_t rows,
+                           std::size_t cols, std::size_t ld, float scale);
 
 // ---------------------------------------------------------------- column sums
 
@@ -115,6 +142,8 @@ void column_sums_ref(const float* x, std::size_t rows, std::size_t cols, std::si
                      bool accumulate);
 void column_sums_simd(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
                       bool accumulate);
+void column_sums(Path path, const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
+                 bool accumulate);
 
 // ---------------------------------------------------------- optimiser updates
 
@@ -136,6 +165,8 @@ void adam_update_simd(const AdamArgs& a);
 // v finite. Reads only; the same arithmetic as the update, so its answer holds.
 bool adam_update_ok_ref(const AdamArgs& a, float max_abs);
 bool adam_update_ok_simd(const AdamArgs& a, float max_abs);
+void adam_update(Path path, const AdamArgs& a);
+bool adam_update_ok(Path path, const AdamArgs& a, float max_abs);
 
 // SGD: p[i] -= lr * g[i] over n parameters.
 void sgd_update_ref(float* p, const float* g, std::size_t n, float lr);
@@ -143,16 +174,7 @@ void sgd_update_simd(float* p, const float* g, std::size_t n, float lr);
 // Whether sgd_update would leave every p finite with |p| < max_abs. Reads only.
 bool sgd_update_ok_ref(const float* p, const float* g, std::size_t n, float lr, float max_abs);
 bool sgd_update_ok_simd(const float* p, const float* g, std::size_t n, float lr, float max_abs);
-
-// ------------------------------------------------------------------- dispatch
-// The `_simd` or the `_ref` kernel, as `path` says: the one dispatch the
-// models and passes share.
-void gemm(Path path, const GemmArgs& g);
-void scale(Path path, float* x, std::size_t n, float s);
-void softmax_rows(Path path, float* x, std::size_t rows, std::size_t cols, std::size_t ld);
-void softmax_backward_rows(Path path, const float* p, const float* dp, float* ds, std::size_t rows,
-                           std::size_t cols, std::size_t ld, float scale);
-void column_sums(Path path, const float* x, std::size_t rows, std::size_t cols, std::size_t ld, float* out,
-                 bool accumulate);
+void sgd_update(Path path, float* p, const float* g, std::size_t n, float lr);
+bool sgd_update_ok(Path path, const float* p, const float* g, std::size_t n, float lr, float max_abs);
 
 }  // namespace headlab

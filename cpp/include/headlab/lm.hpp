@@ -157,7 +157,7 @@ class LanguageModel {
   std::vector<std::int32_t> argmax_;
   std::vector<std::int32_t> no_targets_;  // [T] of -1, for attention_maps()
   // Scratch.
-  std::vector<float> attn_out_, dresid_, dtmp_, dfc_, dlogits_, tbuf_, wt_, fws_, bws_;
+  std::vector<float> attn_out_, dresid_, dtmp_, dfc_, dlogits_, fws_, bws_;
 };
 
 // ---- Head detectors ----------------------------------------------------------

@@ -2,8 +2,9 @@
 // softmax cross-entropy over vocabulary rows, token + position embeddings.
 // Pure functions over raw pointers, no allocation; every kernel has a scalar
 // reference (`*_ref`, written for reading) and an xsimd version (`*_simd`)
-// that tests compare with it. The residual add (add_*) is in kernels.hpp. All matrices are row-major and dense (leading
-// dimension = number of columns).
+// that tests compare with it, and a dispatch on Path (kernels.hpp) beside
+// them. The residual add (add_*) is in kernels.hpp. All matrices are
+// row-major and dense (leading dimension = number of columns).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +30,7 @@ struct LayerNormArgs {
 };
 void layernorm_forward_ref(const LayerNormArgs& a);
 void layernorm_forward_simd(const LayerNormArgs& a);
+void layernorm_forward(Path path, const LayerNormArgs& a);
 
 // Backward of layernorm_forward given dy [rows, d] and the saved mean, rstd:
 //   xhat = (x - mean) rstd,  g = dy * gamma
@@ -50,15 +52,18 @@ struct LayerNormBackwardArgs {
 };
 void layernorm_backward_ref(const LayerNormBackwardArgs& a);
 void layernorm_backward_simd(const LayerNormBackwardArgs& a);
+void layernorm_backward(Path path, const LayerNormBackwardArgs& a);
 
 // GELU, tanh approximation (torch.nn.GELU(approximate="tanh")):
 //   gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 // y[i] = gelu(x[i]) for n elements (y may alias x).
 void gelu_forward_ref(const float* x, float* y, std::size_t n);
 void gelu_forward_simd(const float* x, float* y, std::size_t n);
+void gelu_forward(Path path, const float* x, float* y, std::size_t n);
 // dx[i] = dy[i] * gelu'(x[i]) (dx may alias dy).
 void gelu_backward_ref(const float* x, const float* dy, float* dx, std::size_t n);
 void gelu_backward_simd(const float* x, const float* dy, float* dx, std::size_t n);
+void gelu_backward(Path path, const float* x, const float* dy, float* dx, std::size_t n);
 
 // Softmax cross-entropy over each row of logits [rows, vocab], in place:
 // logits become probabilities. targets [rows]: the right token, or -1 for a
@@ -77,6 +82,7 @@ struct CrossEntropyArgs {
 };
 double cross_entropy_rows_ref(const CrossEntropyArgs& a);
 double cross_entropy_rows_simd(const CrossEntropyArgs& a);
+double cross_entropy_rows(Path path, const CrossEntropyArgs& a);
 
 // x[b*t_len + t, :] = tok_emb[tokens[b*t_len + t], :] + pos_emb[t, :]
 // tokens [batch, t_len]; tok_emb [vocab, d]; pos_emb [>= t_len, d]; x [batch*t_len, d].
@@ -84,11 +90,15 @@ void embedding_forward_ref(const std::int32_t* tokens, std::size_t batch, std::s
                            const float* tok_emb, const float* pos_emb, float* x);
 void embedding_forward_simd(const std::int32_t* tokens, std::size_t batch, std::size_t t_len, std::size_t d,
                             const float* tok_emb, const float* pos_emb, float* x);
+void embedding_forward(Path path, const std::int32_t* tokens, std::size_t batch, std::size_t t_len, std::size_t d,
+                       const float* tok_emb, const float* pos_emb, float* x);
 // Scatter-add of dx [batch*t_len, d] into g_tok [vocab, d] and g_pos [t_len, d]
 // (both overwritten: rows of tokens that do not occur become 0).
 void embedding_backward_ref(const std::int32_t* tokens, std::size_t batch, std::size_t t_len, std::size_t d,
                             std::size_t vocab, const float* dx, float* g_tok, float* g_pos);
 void embedding_backward_simd(const std::int32_t* tokens, std::size_t batch, std::size_t t_len, std::size_t d,
                              std::size_t vocab, const float* dx, float* g_tok, float* g_pos);
+void embedding_backward(Path path, const std::int32_t* tokens, std::size_t batch, std::size_t t_len, std::size_t d,
+                        std::size_t vocab, const float* dx, float* g_tok, float* g_pos);
 
 }  // namespace headlab

@@ -38,6 +38,8 @@ MhaCache mha_cache_view(const MhaShape& shape, std::size_t batch, float* storage
 
 // Forward pass that fills the cache. output [batch*t_q, d_model].
 // The shape must have passed mha_resolve_shape (causal needs t_q == t_k).
+// The workspace is 0 floats now (K_i^T is read in place through GemmArgs'
+// trans_b); the argument stays so callers need not change.
 std::size_t mha_forward_cached_workspace_floats(const MhaShape& shape);
 void mha_forward_cached(const MhaShape& shape, std::size_t batch, const MhaInputs& in, const MhaWeights& w,
                         const std::uint8_t* head_enabled, const MhaCache& cache, float* output,

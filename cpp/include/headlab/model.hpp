@@ -92,7 +92,7 @@ class Model {
   void attention_map(const std::int32_t* tokens, float* out);
 
  private:
-  void embed(const TaskBatch& batch, std::size_t n);
+  void embed(const TaskBatch& batch, std::size_t n, Path path);
 
   ModelConfig config_;
   ParamLayout layout_;
@@ -113,7 +113,6 @@ class Model {
   std::vector<float> dh_;         // [B, d]
   std::vector<float> dxq_;        // [B, d]
   std::vector<float> dx_;         // [B*T, d]
-  std::vector<float> tbuf_;       // transposes
   std::vector<float> fws_, bws_;  // attention workspaces
   // attention_map().
   std::vector<float> map_x_, map_out_, map_ws_;

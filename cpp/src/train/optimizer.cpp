@@ -33,11 +33,9 @@ std::string divergence_message(Divergence why, std::uint64_t step, float learnin
 
 bool Optimizer::step(float* params, const float* grads, Path path) {
   if (kind_ == OptimizerKind::sgd) {
-    const bool ok = path == Path::simd ? sgd_update_ok_simd(params, grads, n_, lr_, kMaxParam)
-                                       : sgd_update_ok_ref(params, grads, n_, lr_, kMaxParam);
-    if (!ok) return false;
+    if (!sgd_update_ok(path, params, grads, n_, lr_, kMaxParam)) return false;
     ++t_;
-    path == Path::simd ? sgd_update_simd(params, grads, n_, lr_) : sgd_update_ref(params, grads, n_, lr_);
+    sgd_update(path, params, grads, n_, lr_);
     return true;
   }
   // Bias corrections in double: beta^t is tiny-exponent safe and identical on every path.
@@ -54,10 +52,9 @@ bool Optimizer::step(float* params, const float* grads, Path path) {
   a.eps = eps;
   a.c1 = float(1.0 / (1.0 - std::pow(double(beta1), t)));
   a.c2 = float(1.0 / (1.0 - std::pow(double(beta2), t)));
-  const bool ok = path == Path::simd ? adam_update_ok_simd(a, kMaxParam) : adam_update_ok_ref(a, kMaxParam);
-  if (!ok) return false;
+  if (!adam_update_ok(path, a, kMaxParam)) return false;
   ++t_;
-  path == Path::simd ? adam_update_simd(a) : adam_update_ref(a);
+  adam_update(path, a);
   return true;
 }
 
