@@ -24,7 +24,8 @@ configure() {
   "$@" -B "$dir" >/dev/null
 }
 
-configure build/wasm emcmake cmake -S . -DCMAKE_BUILD_TYPE=Release
+# The settings of each build are CMakePresets.json's (native, wasm, sanitize, fuzz).
+configure build/wasm emcmake cmake --preset wasm
 targets=(headlab_modules)
 [ "${1:-}" = test ] && targets+=(headlab_tests)
 cmake --build build/wasm -j"$jobs" --target "${targets[@]}"
@@ -33,15 +34,15 @@ cmake --build build/wasm -j"$jobs" --target "${targets[@]}"
 node scripts/bundle.mjs
 
 if [ "${1:-}" = test ]; then
-  configure build/native cmake -S . -DCMAKE_BUILD_TYPE=Release
+  configure build/native cmake --preset native
   cmake --build build/native -j"$jobs"
 
   # The same doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-  configure build/sanitize cmake -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEADLAB_SANITIZE=ON
+  configure build/sanitize cmake --preset sanitize
   cmake --build build/sanitize -j"$jobs" --target headlab_tests
 
   # libFuzzer targets for the model-file parsers, the trainer's and the language model's
   # (clang++ from Debian's clang package; setup.sh installs it).
-  configure build/fuzz cmake -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHEADLAB_FUZZ=ON
+  configure build/fuzz cmake --preset fuzz
   cmake --build build/fuzz -j"$jobs" --target headlab_fuzz_load headlab_fuzz_load_lm
 fi
