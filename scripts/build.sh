@@ -29,7 +29,8 @@ node scripts/vendor-tokenizers.mjs
 # The types for TypeScript < 5.7 (web/lib/ts5.6/headlab.d.ts; npm pack writes them too).
 node tools/types-compat.mjs >/dev/null
 
-configure build/wasm emcmake cmake -S . -DCMAKE_BUILD_TYPE=Release
+# The settings of each build are CMakePresets.json's (native, wasm, sanitize, fuzz).
+configure build/wasm emcmake cmake --preset wasm
 targets=(headlab_modules)
 [ "${1:-}" = test ] && targets+=(headlab_tests)
 cmake --build build/wasm -j"$jobs" --target "${targets[@]}"
@@ -38,16 +39,16 @@ cmake --build build/wasm -j"$jobs" --target "${targets[@]}"
 node scripts/bundle.mjs
 
 if [ "${1:-}" = test ]; then
-  configure build/native cmake -S . -DCMAKE_BUILD_TYPE=Release
+  configure build/native cmake --preset native
   cmake --build build/native -j"$jobs"
 
   # The same doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-  configure build/sanitize cmake -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEADLAB_SANITIZE=ON
+  configure build/sanitize cmake --preset sanitize
   cmake --build build/sanitize -j"$jobs" --target headlab_tests
 
   # libFuzzer targets for the model-file parsers, the trainer's and the language model's, and
   # the safetensors reader of pretrained checkpoints (clang++ from Debian's clang package;
   # setup.sh installs it).
-  configure build/fuzz cmake -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DHEADLAB_FUZZ=ON
+  configure build/fuzz cmake --preset fuzz
   cmake --build build/fuzz -j"$jobs" --target headlab_fuzz_load headlab_fuzz_load_lm headlab_fuzz_safetensors
 fi

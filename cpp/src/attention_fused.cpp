@@ -306,4 +306,8 @@ void attention_fused_simd(const AttentionArgs& a, float* ws) {
   }
 }
 
+void attention_fused(Path path, const AttentionArgs& a, float* workspace) {
+  path == Path::simd ? attention_fused_simd(a, workspace) : attention_fused_ref(a, workspace);
+}
+
 }  // namespace headlab

@@ -46,15 +46,15 @@ ScalingStats scaling_experiment(std::size_t d_k, std::size_t n_q, std::size_t n_
   Rng rng(seed);
   for (std::size_t i = 0; i < (n_q + n_k) * d_k; ++i) q[i] = rng.normal();
   transpose(n_k, d_k, k, d_k, kt, n_k);
-  gemm_simd({n_q, n_k, d_k, q, d_k, kt, n_k, dot, n_k, nullptr, false});
+  gemm(Path::simd, {n_q, n_k, d_k, q, d_k, kt, n_k, dot, n_k, nullptr, false});
 
   const std::size_t n = n_q * n_k;
   const float inv = 1.0f / std::sqrt(float(d_k));
   std::copy(dot, dot + n, weights_unscaled);
   std::copy(dot, dot + n, weights_scaled);
-  scale_simd(weights_scaled, n, inv);
-  softmax_rows_simd(weights_scaled, n_q, n_k, n_k);
-  softmax_rows_simd(weights_unscaled, n_q, n_k, n_k);
+  scale(Path::simd, weights_scaled, n, inv);
+  softmax_rows(Path::simd, weights_scaled, n_q, n_k, n_k);
+  softmax_rows(Path::simd, weights_unscaled, n_q, n_k, n_k);
 
   ScalingStats s;
   s.variance_raw = variance(dot, n, 1.0);

@@ -30,20 +30,30 @@ inline fbatch init_batch(const GemmArgs& g, std::size_t i, std::size_t j) {
   return v;
 }
 
+// Element (i, p) of op(A) and (p, j) of op(B) (GemmArgs' trans_a, trans_b).
+inline float a_at(const GemmArgs& g, std::size_t i, std::size_t p) {
+  return g.trans_a ? g.a[p * g.lda + i] : g.a[i * g.lda + p];
+}
+inline float b_at(const GemmArgs& g, std::size_t p, std::size_t j) {
+  return g.trans_b ? g.b[j * g.ldb + p] : g.b[p * g.ldb + j];
+}
+
 // Register block of MR rows x NB batches of columns: MR*NB accumulators stay in
 // registers for the whole k loop (at most 8, which V8 can keep in XMM registers).
-template <std::size_t MR, std::size_t NB>
+// B is not transposed here (gemm_simd tiles a transposed B first); with TransA
+// the MR broadcasts of each k step are one contiguous row of the stored A^T.
+template <std::size_t MR, std::size_t NB, bool TransA>
 inline void gemm_block(const GemmArgs& g, std::size_t i0, std::size_t j0) {
   fbatch acc[MR][NB];
   for (std::size_t r = 0; r < MR; ++r)
     for (std::size_t c = 0; c < NB; ++c) acc[r][c] = init_batch(g, i0 + r, j0 + c * W);
-  const float* a = g.a + i0 * g.lda;
+  const float* a = TransA ? g.a + i0 : g.a + i0 * g.lda;
   const float* b = g.b + j0;
   for (std::size_t p = 0; p < g.k; ++p) {
     fbatch bv[NB];
     for (std::size_t c = 0; c < NB; ++c) bv[c] = fbatch::load_unaligned(b + p * g.ldb + c * W);
     for (std::size_t r = 0; r < MR; ++r) {
-      const fbatch av(a[r * g.lda + p]);
+      const fbatch av(TransA ? a[p * g.lda + r] : a[r * g.lda + p]);
       for (std::size_t c = 0; c < NB; ++c) acc[r][c] = simd::fma(av, bv[c], acc[r][c]);
     }
   }
@@ -52,19 +62,60 @@ inline void gemm_block(const GemmArgs& g, std::size_t i0, std::size_t j0) {
       acc[r][c].store_unaligned(g.c + (i0 + r) * g.ldc + j0 + c * W);
 }
 
-template <std::size_t MR>
+template <std::size_t MR, bool TransA>
 inline void gemm_rows(const GemmArgs& g, std::size_t i0) {
   std::size_t j = 0;
-  for (; j + 2 * W <= g.n; j += 2 * W) gemm_block<MR, 2>(g, i0, j);
-  for (; j + W <= g.n; j += W) gemm_block<MR, 1>(g, i0, j);
+  for (; j + 2 * W <= g.n; j += 2 * W) gemm_block<MR, 2, TransA>(g, i0, j);
+  for (; j + W <= g.n; j += W) gemm_block<MR, 1, TransA>(g, i0, j);
   // Leftover columns (n % W): scalar.
   for (; j < g.n; ++j) {
     for (std::size_t r = 0; r < MR; ++r) {
       const std::size_t i = i0 + r;
       float s = init_value(g, i, j);
-      for (std::size_t p = 0; p < g.k; ++p) s += g.a[i * g.lda + p] * g.b[p * g.ldb + j];
+      for (std::size_t p = 0; p < g.k; ++p) s += a_at(g, i, p) * g.b[p * g.ldb + j];
       g.c[i * g.ldc + j] = s;
     }
+  }
+}
+
+template <bool TransA>
+void gemm_simd_plain_b(const GemmArgs& g) {
+  std::size_t i = 0;
+  for (; i + 4 <= g.m; i += 4) gemm_rows<4, TransA>(g, i);
+  for (; i < g.m; ++i) gemm_rows<1, TransA>(g, i);
+}
+
+// B stored transposed ([n, k]): tiles of op(B) [kTileK, kTileN] are copied
+// row-major into a stack buffer (16 KB, L1) and multiplied there. The first k
+// tile starts from C (accumulate) or 0 plus bias, later ones add to C: each
+// C[i,j] still sums over p in order, so the result is that of gemm_ref.
+constexpr std::size_t kTileK = 64, kTileN = 64;
+static_assert(kTileN % (2 * W) == 0, "whole register blocks per tile");
+
+void gemm_simd_trans_b(const GemmArgs& g) {
+  alignas(64) float tile[kTileK * kTileN];
+  for (std::size_t j0 = 0; j0 < g.n; j0 += kTileN) {
+    const std::size_t nc = std::min(kTileN, g.n - j0);
+    std::size_t p0 = 0;
+    do {
+      const std::size_t kc = std::min(kTileK, g.k - p0);
+      for (std::size_t j = 0; j < nc; ++j) {
+        const float* col = g.b + (j0 + j) * g.ldb + p0;
+        for (std::size_t p = 0; p < kc; ++p) tile[p * kTileN + j] = col[p];
+      }
+      GemmArgs t = g;
+      t.n = nc;
+      t.k = kc;
+      t.a = g.trans_a ? g.a + p0 * g.lda : g.a + p0;
+      t.b = tile;
+      t.ldb = kTileN;
+      t.trans_b = false;
+      t.c = g.c + j0;
+      t.bias = p0 == 0 && g.bias ? g.bias + j0 : nullptr;
+      t.accumulate = p0 == 0 ? g.accumulate : true;
+      g.trans_a ? gemm_simd_plain_b<true>(t) : gemm_simd_plain_b<false>(t);
+      p0 += kc;
+    } while (p0 < g.k);
   }
 }
 
@@ -74,15 +125,14 @@ void gemm_ref(const GemmArgs& g) {
   for (std::size_t i = 0; i < g.m; ++i)
     for (std::size_t j = 0; j < g.n; ++j) {
       float s = init_value(g, i, j);
-      for (std::size_t p = 0; p < g.k; ++p) s += g.a[i * g.lda + p] * g.b[p * g.ldb + j];
+      for (std::size_t p = 0; p < g.k; ++p) s += a_at(g, i, p) * b_at(g, p, j);
       g.c[i * g.ldc + j] = s;
     }
 }
 
 void gemm_simd(const GemmArgs& g) {
-  std::size_t i = 0;
-  for (; i + 4 <= g.m; i += 4) gemm_rows<4>(g, i);
-  for (; i < g.m; ++i) gemm_rows<1>(g, i);
+  if (g.trans_b) return gemm_simd_trans_b(g);
+  g.trans_a ? gemm_simd_plain_b<true>(g) : gemm_simd_plain_b<false>(g);
 }
 
 namespace {
@@ -107,7 +157,15 @@ constexpr std::size_t kPackMinRows = 8;
 
 // dst = one panel [kc][kNR] of B[kc, nn] (leading dimension ldb, nn <= kNR),
 // zero-padded past column nn.
-void pack_b(const float* b, std::size_t ldb, std::size_t kc, std::size_t nn, float* dst) {
+// With `trans` the panel is read from B stored [n, k]: b points at (column 0,
+// row 0) of the panel, element (p, j) at b[j * ldb + p].
+void pack_b(const float* b, std::size_t ldb, std::size_t kc, std::size_t nn, float* dst, bool trans) {
+  if (trans) {
+    for (std::size_t p = 0; p < kc; ++p) std::fill(dst + p * kNR + nn, dst + (p + 1) * kNR, 0.0f);
+    for (std::size_t j = 0; j < nn; ++j)
+      for (std::size_t p = 0; p < kc; ++p) dst[p * kNR + j] = b[j * ldb + p];
+    return;
+  }
   if (nn == kNR) {
     for (std::size_t p = 0; p < kc; ++p)
       for (std::size_t c = 0; c < kNB; ++c)
@@ -125,7 +183,17 @@ void pack_b(const float* b, std::size_t ldb, std::size_t kc, std::size_t nn, flo
 // are interleaved a batch at a time with zip, one shuffle each; wider xsimd
 // batches zip within 128-bit halves, so they take the scalar loop.
 static_assert(kMR == 2, "pack_a interleaves pairs of rows");
-void pack_a(const float* a, std::size_t lda, std::size_t mc, std::size_t kc, float* dst) {
+// With `trans` the block is read from A stored [k, m]: a points at (row 0,
+// column 0) of the block, element (i, p) at a[p * lda + i].
+void pack_a(const float* a, std::size_t lda, std::size_t mc, std::size_t kc, float* dst, bool trans) {
+  if (trans) {
+    for (std::size_t i0 = 0; i0 < mc; i0 += kMR, dst += kc * kMR)
+      for (std::size_t p = 0; p < kc; ++p) {
+        dst[2 * p] = a[p * lda + i0];
+        dst[2 * p + 1] = i0 + 1 < mc ? a[p * lda + i0 + 1] : 0.0f;
+      }
+    return;
+  }
   for (std::size_t i0 = 0; i0 < mc; i0 += kMR, dst += kc * kMR) {
     const float* r0 = a + i0 * lda;
     if (i0 + 1 < mc) {
@@ -217,11 +285,13 @@ void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws) {
     const std::size_t kc = std::min(kb, k - pc);
     for (std::size_t ic = 0; ic < m; ic += kMC) {
       const std::size_t mc = std::min(kMC, m - ic);
-      pack_a(g[0].a + ic * g[0].lda + pc, g[0].lda, mc, kc, apack);
+      const GemmArgs& a = g[0];
+      pack_a(a.trans_a ? a.a + pc * a.lda + ic : a.a + ic * a.lda + pc, a.lda, mc, kc, apack, a.trans_a);
       for (std::size_t s = 0; s < count; ++s) {
         for (std::size_t j0 = 0; j0 < g[s].n; j0 += kNR) {
           const std::size_t nn = std::min(kNR, g[s].n - j0);
-          pack_b(g[s].b + pc * g[s].ldb + j0, g[s].ldb, kc, nn, bpanel);
+          const GemmArgs& b = g[s];
+          pack_b(b.trans_b ? b.b + j0 * b.ldb + pc : b.b + pc * b.ldb + j0, b.ldb, kc, nn, bpanel, b.trans_b);
           const float* ap = apack;
           for (std::size_t i0 = 0; i0 < mc; i0 += kMR, ap += kc * kMR)
             tile(g[s], ic + i0, j0, std::min(kMR, mc - i0), nn, kc, ap, bpanel, pc == 0);
@@ -603,6 +673,19 @@ bool sgd_update_ok_simd(const float* p, const float* g, std::size_t n, float lr,
 
 void gemm(Path path, const GemmArgs& g) { path == Path::simd ? gemm_simd(g) : gemm_ref(g); }
 
+void gemm_packed(Path path, const GemmArgs& g, float* workspace) {
+  path == Path::simd ? gemm_packed_simd(g, workspace) : gemm_ref(g);
+}
+
+void gemm_shared_a(Path path, const GemmArgs* g, std::size_t count, float* workspace) {
+  if (path == Path::simd) return gemm_shared_a_simd(g, count, workspace);
+  for (std::size_t s = 0; s < count; ++s) gemm_ref(g[s]);
+}
+
+void add(Path path, const float* a, const float* b, float* dst, std::size_t n) {
+  path == Path::simd ? add_simd(a, b, dst, n) : add_ref(a, b, dst, n);
+}
+
 void scale(Path path, float* x, std::size_t n, float s) {
   path == Path::simd ? scale_simd(x, n, s) : scale_ref(x, n, s);
 }
@@ -621,6 +704,20 @@ void column_sums(Path path, const float* x, std::size_t rows, std::size_t cols, 
                  bool accumulate) {
   path == Path::simd ? column_sums_simd(x, rows, cols, ld, out, accumulate)
                      : column_sums_ref(x, rows, cols, ld, out, accumulate);
+}
+
+void adam_update(Path path, const AdamArgs& a) { path == Path::simd ? adam_update_simd(a) : adam_update_ref(a); }
+
+bool adam_update_ok(Path path, const AdamArgs& a, float max_abs) {
+  return path == Path::simd ? adam_update_ok_simd(a, max_abs) : adam_update_ok_ref(a, max_abs);
+}
+
+void sgd_update(Path path, float* p, const float* g, std::size_t n, float lr) {
+  path == Path::simd ? sgd_update_simd(p, g, n, lr) : sgd_update_ref(p, g, n, lr);
+}
+
+bool sgd_update_ok(Path path, const float* p, const float* g, std::size_t n, float lr, float max_abs) {
+  return path == Path::simd ? sgd_update_ok_simd(p, g, n, lr, max_abs) : sgd_update_ok_ref(p, g, n, lr, max_abs);
 }
 
 }  // namespace headlab

@@ -14,10 +14,6 @@ std::size_t round4(std::size_t n) {
   return (n + 3) & ~std::size_t{3};
 }
 
-void fill_normal(Rng& rng, float* x, std::size_t n, float std_dev) {
-  for (std::size_t i = 0; i < n; ++i) x[i] = std_dev * rng.normal();
-}
-
 MhaShape lm_mha_shape(const LmConfig& c) {
   MhaShape s;
   s.t_q = s.t_k = c.seq_len;
@@ -26,13 +22,6 @@ MhaShape lm_mha_shape(const LmConfig& c) {
   s.causal = true;
   mha_resolve_shape(s);
   return s;
-}
-
-void layernorm_forward(Path path, const LayerNormArgs& a) {
-  path == Path::simd ? layernorm_forward_simd(a) : layernorm_forward_ref(a);
-}
-void layernorm_backward(Path path, const LayerNormBackwardArgs& a) {
-  path == Path::simd ? layernorm_backward_simd(a) : layernorm_backward_ref(a);
 }
 
 // Activation floats per layer and at the end, for max_batch sequences.
@@ -54,7 +43,7 @@ ActSizes act_sizes(const LmConfig& c) {
 }
 
 struct ScratchSizes {
-  std::size_t attn_out, dresid, dtmp, dfc, dlogits, tbuf, wt, fws, bws, probs;
+  std::size_t attn_out, dresid, dtmp, dfc, dlogits, fws, bws, probs;
 };
 
 ScratchSizes scratch_sizes(const LmConfig& c) {
@@ -63,8 +52,6 @@ ScratchSizes scratch_sizes(const LmConfig& c) {
   s.attn_out = s.dresid = s.dtmp = rows * d;
   s.dfc = c.mlp ? rows * f : 0;
   s.dlogits = s.probs = rows * v;
-  s.tbuf = rows * std::max({d, c.mlp ? f : d});
-  s.wt = std::max(d * v, c.mlp ? d * f : d);
   const MhaShape shape = lm_mha_shape(c);
   s.fws = mha_forward_cached_workspace_floats(shape);
   s.bws = mha_backward_workspace_floats(shape, c.max_batch);
@@ -120,7 +107,7 @@ LmLayout lm_layout(const LmConfig& c) {
 std::size_t LanguageModel::buffer_bytes(const LmConfig& c) {
   const ScratchSizes s = scratch_sizes(c);
   const std::size_t floats = 2 * lm_layout(c).total + act_sizes(c).total + s.attn_out + s.dresid + s.dtmp +
-                             s.dfc + s.dlogits + s.tbuf + s.wt + s.fws + s.bws + s.probs;
+                             s.dfc + s.dlogits + s.fws + s.bws + s.probs;
   const std::size_t rows = c.max_batch * c.seq_len;
   return floats * sizeof(float) + rows * sizeof(std::int32_t) * 2 + c.num_layers * c.num_heads;
 }
@@ -166,8 +153,6 @@ LanguageModel::LanguageModel(const LmConfig& c)
   dtmp_.assign(s.dtmp, 0.0f);
   dfc_.assign(s.dfc, 0.0f);
   dlogits_.assign(s.dlogits, 0.0f);
-  tbuf_.assign(s.tbuf, 0.0f);
-  wt_.assign(s.wt, 0.0f);
   fws_.assign(s.fws, 0.0f);
   bws_.assign(s.bws, 0.0f);
 }
@@ -211,21 +196,6 @@ bool LanguageModel::head_enabled(std::size_t layer, std::size_t head) const {
 // with k = d_model = 32 packing does not pay, and the packed kernel's 16-column
 // panels pad a 33-token vocabulary to 48 columns.
 
-MhaWeights LanguageModel::mha_weights(std::size_t layer) const {
-  const float* p = params_.data();
-  const LmLayerLayout& y = layout_.layers[layer];
-  MhaWeights w;
-  w.w_q = p + y.w_q;
-  w.w_k = p + y.w_k;
-  w.w_v = p + y.w_v;
-  w.w_o = p + y.w_o;
-  w.b_q = p + y.b_q;
-  w.b_k = p + y.b_k;
-  w.b_v = p + y.b_v;
-  w.b_o = p + y.b_o;
-  return w;
-}
-
 LmResult LanguageModel::forward(const LmBatch& batch, std::size_t n, bool backward, Path path) {
   return run(batch.tokens.data(), batch.targets.data(), n, backward, path);
 }
@@ -235,29 +205,26 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
   const LmConfig& c = config_;
   const std::size_t d = c.d_model, f = 4 * d, t = c.seq_len, v = c.vocab, h = c.num_heads;
   const std::size_t rows = n * t, big_l = c.num_layers;
-  const bool simd = path == Path::simd;
   const float* p = params_.data();
-  const auto add = simd ? add_simd : add_ref;
 
   // ---- Forward.
-  (simd ? embedding_forward_simd : embedding_forward_ref)(tokens, n, t, d, p + layout_.tok_emb,
-                                                          p + layout_.pos_emb, resid_[0]);
+  embedding_forward(path, tokens, n, t, d, p + layout_.tok_emb, p + layout_.pos_emb, resid_[0]);
   for (std::size_t l = 0; l < big_l; ++l) {
     const LmLayerLayout& y = layout_.layers[l];
     layernorm_forward(path, {rows, d, resid_[l], p + y.ln1_g, p + y.ln1_b, ln1_[l], ln1_stats_[l],
                              ln1_stats_[l] + rows_max_, c.ln_eps});
     MhaInputs in;
     in.query = in.key = in.value = ln1_[l];
-    mha_forward_cached(shape_, n, in, mha_weights(l), head_enabled_.data() + l * h, caches_[l],
+    mha_forward_cached(shape_, n, in, mha_weights_at(p, layout_.layers[l]), head_enabled_.data() + l * h, caches_[l],
                        attn_out_.data(), fws_.data(), path);
-    add(resid_[l], attn_out_.data(), mid_[l], rows * d);
+    add(path, resid_[l], attn_out_.data(), mid_[l], rows * d);
     if (!c.mlp) continue;
     layernorm_forward(path, {rows, d, mid_[l], p + y.ln2_g, p + y.ln2_b, ln2_[l], ln2_stats_[l],
                              ln2_stats_[l] + rows_max_, c.ln_eps});
     gemm(path, {rows, f, d, ln2_[l], d, p + y.w_fc, f, fc_[l], f, p + y.b_fc, false});
-    (simd ? gelu_forward_simd : gelu_forward_ref)(fc_[l], act_fc_[l], rows * f);
+    gelu_forward(path, fc_[l], act_fc_[l], rows * f);
     gemm(path, {rows, d, f, act_fc_[l], f, p + y.w_proj, d, attn_out_.data(), d, p + y.b_proj, false});
-    add(mid_[l], attn_out_.data(), resid_[l + 1], rows * d);
+    add(path, mid_[l], attn_out_.data(), resid_[l + 1], rows * d);
   }
   layernorm_forward(path, {rows, d, resid_[big_l], p + layout_.lnf_g, p + layout_.lnf_b, lnf_, lnf_stats_,
                            lnf_stats_ + rows_max_, c.ln_eps});
@@ -268,24 +235,20 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
   const float scale = res.predictions ? 1.0f / float(res.predictions) : 0.0f;
   const CrossEntropyArgs ce{
       rows, v, probs_.data(), targets, nullptr, backward ? dlogits_.data() : nullptr, argmax_.data(), scale};
-  const double total = simd ? cross_entropy_rows_simd(ce) : cross_entropy_rows_ref(ce);
+  const double total = cross_entropy_rows(path, ce);
   res.loss = res.predictions ? float(total / double(res.predictions)) : 0.0f;
   for (std::size_t r = 0; r < rows; ++r) res.correct += targets[r] >= 0 && argmax_[r] == targets[r] ? 1 : 0;
   if (!backward) return res;
 
   // ---- Backward. dresid carries d loss / d X_l down the residual stream.
   float* g = grads_.data();
-  float* tb = tbuf_.data();
-  float* wt = wt_.data();
   float* dresid = dresid_.data();
   float* dtmp = dtmp_.data();
   const float* dlogits = dlogits_.data();
   // logits = LN_f W_U + b_U
-  transpose(rows, d, lnf_, d, tb, rows);
-  gemm(path, {d, v, rows, tb, rows, dlogits, v, g + layout_.w_unembed, v, nullptr, false});
+  gemm(path, {d, v, rows, lnf_, d, dlogits, v, g + layout_.w_unembed, v, nullptr, false, true, false});
   column_sums(path, dlogits, rows, v, v, g + layout_.b_unembed, false);
-  transpose(d, v, p + layout_.w_unembed, v, wt, d);
-  gemm(path, {rows, d, v, dlogits, v, wt, d, dtmp, d, nullptr, false});
+  gemm(path, {rows, d, v, dlogits, v, p + layout_.w_unembed, v, dtmp, d, nullptr, false, false, true});
   layernorm_backward(path, {rows, d, resid_[big_l], p + layout_.lnf_g, lnf_stats_, lnf_stats_ + rows_max_,
                             dtmp, dresid, g + layout_.lnf_g, g + layout_.lnf_b, false});
 
@@ -294,40 +257,27 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
     if (c.mlp) {
       // X_{l+1} = M + GELU(LN2(M) W_fc + b_fc) W_proj + b_proj
       float* dfc = dfc_.data();
-      transpose(rows, f, act_fc_[l], f, tb, rows);
-      gemm(path, {f, d, rows, tb, rows, dresid, d, g + y.w_proj, d, nullptr, false});
+      gemm(path, {f, d, rows, act_fc_[l], f, dresid, d, g + y.w_proj, d, nullptr, false, true, false});
       column_sums(path, dresid, rows, d, d, g + y.b_proj, false);
-      transpose(f, d, p + y.w_proj, d, wt, f);
-      gemm(path, {rows, f, d, dresid, d, wt, f, dfc, f, nullptr, false});
-      (simd ? gelu_backward_simd : gelu_backward_ref)(fc_[l], dfc, dfc, rows * f);
-      transpose(rows, d, ln2_[l], d, tb, rows);
-      gemm(path, {d, f, rows, tb, rows, dfc, f, g + y.w_fc, f, nullptr, false});
+      gemm(path, {rows, f, d, dresid, d, p + y.w_proj, d, dfc, f, nullptr, false, false, true});
+      gelu_backward(path, fc_[l], dfc, dfc, rows * f);
+      gemm(path, {d, f, rows, ln2_[l], d, dfc, f, g + y.w_fc, f, nullptr, false, true, false});
       column_sums(path, dfc, rows, f, f, g + y.b_fc, false);
-      transpose(d, f, p + y.w_fc, f, wt, d);
-      gemm(path, {rows, d, f, dfc, f, wt, d, dtmp, d, nullptr, false});
+      gemm(path, {rows, d, f, dfc, f, p + y.w_fc, f, dtmp, d, nullptr, false, false, true});
       layernorm_backward(path, {rows, d, mid_[l], p + y.ln2_g, ln2_stats_[l], ln2_stats_[l] + rows_max_, dtmp,
                                 dresid, g + y.ln2_g, g + y.ln2_b, true});
     }
     // M = X + MultiHead(LN1(X)); query, key and value are one buffer: gradients add.
     MhaInputs in;
     in.query = in.key = in.value = ln1_[l];
-    MhaGrads mg;
-    mg.w_q = g + y.w_q;
-    mg.w_k = g + y.w_k;
-    mg.w_v = g + y.w_v;
-    mg.w_o = g + y.w_o;
-    mg.b_q = g + y.b_q;
-    mg.b_k = g + y.b_k;
-    mg.b_v = g + y.b_v;
-    mg.b_o = g + y.b_o;
+    MhaGrads mg = mha_grads_at(g, y);
     mg.query = mg.key = mg.value = dtmp;
-    mha_backward(shape_, n, in, mha_weights(l), head_enabled_.data() + l * h, caches_[l], dresid, mg,
+    mha_backward(shape_, n, in, mha_weights_at(p, y), head_enabled_.data() + l * h, caches_[l], dresid, mg,
                  bws_.data(), path);
     layernorm_backward(path, {rows, d, resid_[l], p + y.ln1_g, ln1_stats_[l], ln1_stats_[l] + rows_max_, dtmp,
                               dresid, g + y.ln1_g, g + y.ln1_b, true});
   }
-  (simd ? embedding_backward_simd : embedding_backward_ref)(tokens, n, t, d, v, dresid, g + layout_.tok_emb,
-                                                            g + layout_.pos_emb);
+  embedding_backward(path, tokens, n, t, d, v, dresid, g + layout_.tok_emb, g + layout_.pos_emb);
   return res;
 }
 

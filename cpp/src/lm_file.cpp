@@ -5,30 +5,27 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "file_io.hpp"
-
-#include "headlab/model.hpp"    // kMaxParam
-#include "headlab/trainer.hpp"  // crc32, kLoadCheckExamples
+#include "train/file_io.hpp"
 
 namespace headlab {
 
 namespace {
 
+using file_io::check_frame_params;
 using file_io::format_float;
+using file_io::frame_intact;
+using file_io::frame_problem;
 using file_io::heap_has_room;
 using file_io::Reader;
-using file_io::read_u32;
 using file_io::Writer;
 
 constexpr std::size_t kMaxName = 32;
-// Two models side by side still fit the 1 GiB wasm heap.
-constexpr std::size_t kMaxLmBytes = std::size_t{384} << 20;
 
-// Everything an LmTrainer allocates: the model's buffers, Adam's two moments and its training batch.
-std::size_t trainer_bytes(const LmTaskSpec& spec, const LmTrainConfig& t) {
+// Everything an LmTrainer allocates (training_bytes), with its training batch.
+std::size_t lm_trainer_bytes(const LmTaskSpec& spec, const LmTrainConfig& t) {
   const std::size_t batch = t.batch_size * (spec.seq_len * (2 * sizeof(std::int32_t) + 1) + 5 * sizeof(std::int32_t));
   const LmConfig c = LmTrainer::model_config(spec, t);
-  return LanguageModel::buffer_bytes(c) + 2 * lm_layout(c).total * sizeof(float) + batch;
+  return training_bytes(LanguageModel::buffer_bytes(c), lm_layout(c).total, batch);
 }
 
 std::string range(const char* name, std::size_t lo, std::size_t hi, std::uint64_t got) {
@@ -51,8 +48,8 @@ std::string config_range_error(const LmTrainConfig& c) {
 }
 
 std::string memory_error(const LmTaskSpec& spec, const LmTrainConfig& c) {
-  const std::size_t bytes = trainer_bytes(spec, c);
-  const char* why = bytes > kMaxLmBytes ? "over the limit of 384 MiB per model"
+  const std::size_t bytes = lm_trainer_bytes(spec, c);
+  const char* why = bytes > kMaxTrainingBytes ? "over the limit of 384 MiB per model"
                                         : heap_has_room(bytes) ? nullptr : "more than the heap has left";
   if (!why) return "";
   return "batchSize × dModel × numLayers too large: this model needs about " + std::to_string((bytes >> 20) + 1) +
@@ -81,11 +78,7 @@ std::vector<std::uint8_t> save_lm(const LmTrainer& trainer, std::uint64_t steps,
   std::vector<std::uint8_t> out;
   out.reserve(80 + c.num_layers * c.num_heads + 4 * m.num_params());
   Writer w{out};
-  for (char ch : {'H', 'L', 'L', 'M'}) w.u8(std::uint8_t(ch));
-  w.u32(kLmFileVersion);
-  const std::size_t len = std::strlen(spec.name);
-  w.u8(std::uint8_t(len));
-  for (std::size_t i = 0; i < len; ++i) w.u8(std::uint8_t(spec.name[i]));
+  file_io::write_frame_start(w, "HLLM", kLmFileVersion, spec.name);
   w.u32(std::uint32_t(spec.vocab));
   w.u32(std::uint32_t(spec.seq_len));
   w.u32(std::uint32_t(c.num_layers));
@@ -99,9 +92,7 @@ std::vector<std::uint8_t> save_lm(const LmTrainer& trainer, std::uint64_t steps,
   w.u64(trainer.data_state());
   for (std::size_t l = 0; l < c.num_layers; ++l)
     for (std::size_t h = 0; h < c.num_heads; ++h) w.u8(m.head_enabled(l, h) ? 1 : 0);
-  w.u32(std::uint32_t(m.num_params()));
-  for (std::size_t i = 0; i < m.num_params(); ++i) w.f32(p[i]);
-  w.u32(crc32(out.data(), out.size()));
+  file_io::write_frame_end(w, p, m.num_params());
   if (error) error->clear();
   return out;
 }
@@ -128,12 +119,8 @@ LmLoaded load_lm(const std::uint8_t* bytes, std::size_t size) {
                 std::to_string(kLmFileVersion) + ")");
   // A CRC mismatch is reported as damage, with what the field checks below
   // find wrong as a hint (e.g. a file cut short); nothing is allocated.
-  const bool intact = size >= 12 && crc32(bytes, size - 4) == read_u32(bytes + size - 4);
-  auto problem = [&](const std::string& why) {
-    if (intact) return fail(why);
-    return fail("the file is damaged (checksum mismatch" + (why.empty() ? std::string() : "; " + why) +
-                ") — save it again or download it again");
-  };
+  const bool intact = frame_intact(bytes, size);
+  auto problem = [&](const std::string& why) { return fail(frame_problem(intact, why)); };
 
   const std::size_t len = in.u8();
   if (len < 1 || len > kMaxName || !in.need(len)) return problem("task: bad or truncated task name");
@@ -180,14 +167,8 @@ LmLoaded load_lm(const std::uint8_t* bytes, std::size_t size) {
   if (rest != need)
     return problem("length: " + std::to_string(rest) + " bytes after the header, where the parameters and the " +
                    "4-byte checksum need " + std::to_string(need) + (rest < need ? " (cut short)" : " (extra bytes)"));
-  const std::size_t params_at = in.at;
-  for (std::size_t i = 0; i < count; ++i) {
-    const float w = in.f32();
-    if (!std::isfinite(w)) return problem("parameter " + std::to_string(i) + " is not finite");
-    if (!(std::fabs(w) <= kMaxParam))
-      return problem("parameter " + std::to_string(i) + " is " + format_float(w) +
-                     ", beyond the ±1e4 no training produces");
-  }
+  const std::string bad_param = check_frame_params(in, count);
+  if (!bad_param.empty()) return problem(bad_param);
   if (!intact) return problem("");
 
   const std::string no_room = memory_error(*spec, c);
@@ -195,7 +176,6 @@ LmLoaded load_lm(const std::uint8_t* bytes, std::size_t size) {
   r.trainer.reset(new LmTrainer(*spec, c));
   LmTrainer& t = *r.trainer;
   LanguageModel& m = t.model();
-  in.at = params_at;
   float* p = m.params();
   for (std::size_t i = 0; i < count; ++i) p[i] = in.f32();
   for (std::size_t l = 0; l < c.num_layers; ++l)

@@ -294,4 +294,32 @@ void embedding_backward_simd(const std::int32_t* tokens, std::size_t batch, std:
   embedding_backward<true>(tokens, batch, t_len, d, vocab, dx, g_tok, g_pos);
 }
 
+// ---- Dispatch ----------------------------------------------
+
+void layernorm_forward(Path path, const LayerNormArgs& a) {
+  path == Path::simd ? layernorm_forward_simd(a) : layernorm_forward_ref(a);
+}
+void layernorm_backward(Path path, const LayerNormBackwardArgs& a) {
+  path == Path::simd ? layernorm_backward_simd(a) : layernorm_backward_ref(a);
+}
+void gelu_forward(Path path, const float* x, float* y, std::size_t n) {
+  path == Path::simd ? gelu_forward_simd(x, y, n) : gelu_forward_ref(x, y, n);
+}
+void gelu_backward(Path path, const float* x, const float* dy, float* dx, std::size_t n) {
+  path == Path::simd ? gelu_backward_simd(x, dy, dx, n) : gelu_backward_ref(x, dy, dx, n);
+}
+double cross_entropy_rows(Path path, const CrossEntropyArgs& a) {
+  return path == Path::simd ? cross_entropy_rows_simd(a) : cross_entropy_rows_ref(a);
+}
+void embedding_forward(Path path, const std::int32_t* tokens, std::size_t batch, std::size_t t_len, std::size_t d,
+                       const float* tok_emb, const float* pos_emb, float* x) {
+  path == Path::simd ? embedding_forward_simd(tokens, batch, t_len, d, tok_emb, pos_emb, x)
+                     : embedding_forward_ref(tokens, batch, t_len, d, tok_emb, pos_emb, x);
+}
+void embedding_backward(Path path, const std::int32_t* tokens, std::size_t batch, std::size_t t_len, std::size_t d,
+                        std::size_t vocab, const float* dx, float* g_tok, float* g_pos) {
+  path == Path::simd ? embedding_backward_simd(tokens, batch, t_len, d, vocab, dx, g_tok, g_pos)
+                     : embedding_backward_ref(tokens, batch, t_len, d, vocab, dx, g_tok, g_pos);
+}
+
 }  // namespace headlab

@@ -46,18 +46,19 @@ LmTrainer::LmTrainer(const LmTaskSpec& spec, const LmTrainConfig& config)
 LmResult LmTrainer::step(std::size_t n) {
   LmResult last;
   for (std::size_t i = 0; i < n && diverged_at_ == 0; ++i) {
-    const std::uint64_t batch_state = data_rng_.state();
-    generate_lm_batch(spec_, data_rng_, config_.batch_size, batch_);
-    const LmResult r = runner_ ? runner_->run(model_, batch_, config_.batch_size)
-                               : model_.forward(batch_, config_.batch_size, true);
     const std::uint64_t t = optimizer_.steps() + 1;
     float lr = config_.learning_rate;
     if (t <= config_.warmup_steps) lr *= float(t) / float(config_.warmup_steps);
     optimizer_.set_learning_rate(lr);
-    if (!std::isfinite(r.loss) || !optimizer_.step(model_.params(), model_.grads())) {
-      data_rng_.set_state(batch_state);  // not taken: the next step draws this batch again
+    LmResult r;
+    const Divergence why = optimizer_.step_or_rollback(data_rng_, model_.params(), model_.grads(), [&] {
+      generate_lm_batch(spec_, data_rng_, config_.batch_size, batch_);
+      r = runner_ ? runner_->run(model_, batch_, config_.batch_size) : model_.forward(batch_, config_.batch_size, true);
+      return r.loss;
+    });
+    if (why != Divergence::none) {
       diverged_at_ = optimizer_.steps() + 1;
-      divergence_ = std::isfinite(r.loss) ? Divergence::update : Divergence::loss;
+      divergence_ = why;
       break;
     }
     last = r;

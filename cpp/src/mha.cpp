@@ -79,11 +79,6 @@ Layout layout(const MhaShape& s, bool fused) {
   return l;
 }
 
-// Large GEMMs (the projections): packed on the SIMD path, pack = scratch.
-void gemm_big(Path path, const GemmArgs& g, float* pack) {
-  path == Path::simd ? gemm_packed_simd(g, pack) : gemm_ref(g);
-}
-
 // Qp = query W^Q + b_q, Kp = key W^K + b_k, Vp = value W^V + b_v. Products that
 // read the same input (self-attention: all three; encoder memory: K and V)
 // share one packing of it on the SIMD path.
@@ -93,19 +88,15 @@ void project_qkv(Path path, const MhaShape& s, const MhaInputs& in, const MhaWei
   const GemmArgs gq{s.t_q, hk, s.d_model, in.query, s.d_model, w.w_q, hk, qp, hk, w.b_q, false};
   const GemmArgs gk{s.t_k, hk, s.d_model, in.key, s.d_model, w.w_k, hk, kp, hk, w.b_k, false};
   const GemmArgs gv{s.t_k, hv, s.d_model, in.value, s.d_model, w.w_v, hv, vp, hv, w.b_v, false};
-  if (path == Path::ref) {
-    for (const GemmArgs& g : {gq, gk, gv}) gemm_ref(g);
-    return;
-  }
   if (in.query == in.key && in.key == in.value && s.t_q == s.t_k) {
     const GemmArgs all[3] = {gq, gk, gv};
-    gemm_shared_a_simd(all, 3, pack);
+    gemm_shared_a(path, all, 3, pack);
   } else if (in.key == in.value) {
-    gemm_packed_simd(gq, pack);
+    gemm_packed(path, gq, pack);
     const GemmArgs kv[2] = {gk, gv};
-    gemm_shared_a_simd(kv, 2, pack);
+    gemm_shared_a(path, kv, 2, pack);
   } else {
-    for (const GemmArgs& g : {gq, gk, gv}) gemm_packed_simd(g, pack);
+    for (const GemmArgs& g : {gq, gk, gv}) gemm_packed(path, g, pack);
   }
 }
 
@@ -201,7 +192,7 @@ void mha_forward(const MhaShape& s, const MhaInputs& in, const MhaWeights& w,
       a.k = kp + i * s.d_k;
       a.v = vp + i * s.d_v;
       a.o = concat + i * s.d_v;
-      path == Path::simd ? attention_fused_simd(a, scratch) : attention_fused_ref(a, scratch);
+      attention_fused(path, a, scratch);
     }
   } else {
     float* kt = ws + l.kt;
@@ -249,7 +240,7 @@ void mha_forward(const MhaShape& s, const MhaInputs& in, const MhaWeights& w,
     }
   }
 
-  gemm_big(path, {s.t_q, s.d_model, hv, concat, hv, w.w_o, s.d_model, out.output, s.d_model, w.b_o, false},
+  gemm_packed(path, {s.t_q, s.d_model, hv, concat, hv, w.w_o, s.d_model, out.output, s.d_model, w.b_o, false},
            scratch);
 }
 

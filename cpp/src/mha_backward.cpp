@@ -38,10 +38,10 @@ CacheLayout cache_layout(const MhaShape& s, std::size_t batch) {
 }
 
 // Backward workspace: dconcat [B*t_q, hv] | dq [B*t_q, hk] | dk [B*t_k, hk] |
-// dv [B*t_k, hv] | tbuf (a transposed activation) | wt (a transposed weight) |
-// per-head vt [d_v, t_k], pt [t_k, t_q], dp [t_q, t_k], dst [t_k, t_q].
+// dv [B*t_k, hv] | per-head dp [t_q, t_k]. Transposed operands are read in
+// place (GemmArgs' trans_a / trans_b), never copied.
 struct BackwardLayout {
-  std::size_t dconcat, dq, dk, dv, tbuf, wt, vt, pt, dp, dst, total;
+  std::size_t dconcat, dq, dk, dv, dp, total;
 };
 
 BackwardLayout backward_layout(const MhaShape& s, std::size_t batch) {
@@ -52,30 +52,18 @@ BackwardLayout backward_layout(const MhaShape& s, std::size_t batch) {
   l.dq = l.dconcat + round4(rq * hv);
   l.dk = l.dq + round4(rq * hk);
   l.dv = l.dk + round4(rk * hk);
-  l.tbuf = l.dv + round4(rk * hv);
-  l.wt = l.tbuf + round4(std::max(hv, s.d_model) * std::max(rq, rk));
-  l.vt = l.wt + round4(s.d_model * std::max(hk, hv));
-  l.pt = l.vt + round4(s.d_v * s.t_k);
-  l.dp = l.pt + round4(s.t_k * s.t_q);
-  l.dst = l.dp + round4(s.t_q * s.t_k);
-  l.total = l.dst + round4(s.t_k * s.t_q);
+  l.dp = l.dv + round4(rk * hv);
+  l.total = l.dp + round4(s.t_q * s.t_k);
   return l;
 }
 
 // Gradients of one input projection Y = X W + b, given dY [rows, cols]:
 // dW = X^T dY, db = column sums of dY, dX (+)= dY W^T.
 void projection_backward(Path path, std::size_t rows, std::size_t d_model, std::size_t cols, const float* x,
-                         const float* w, const float* dy, float* dw, float* db, float* dx, bool accumulate_dx,
-                         float* tbuf, float* wt) {
-  if (dw) {
-    transpose(rows, d_model, x, d_model, tbuf, rows);
-    gemm(path, {d_model, cols, rows, tbuf, rows, dy, cols, dw, cols, nullptr, false});
-  }
+                         const float* w, const float* dy, float* dw, float* db, float* dx, bool accumulate_dx) {
+  if (dw) gemm(path, {d_model, cols, rows, x, d_model, dy, cols, dw, cols, nullptr, false, true, false});
   if (db) column_sums(path, dy, rows, cols, cols, db, false);
-  if (dx) {
-    transpose(d_model, cols, w, cols, wt, d_model);
-    gemm(path, {rows, d_model, cols, dy, cols, wt, d_model, dx, d_model, nullptr, accumulate_dx});
-  }
+  if (dx) gemm(path, {rows, d_model, cols, dy, cols, w, cols, dx, d_model, nullptr, accumulate_dx, false, true});
 }
 
 }  // namespace
@@ -95,16 +83,15 @@ MhaCache mha_cache_view(const MhaShape& s, std::size_t batch, float* storage) {
   return c;
 }
 
-std::size_t mha_forward_cached_workspace_floats(const MhaShape& s) {
-  return round4(s.d_k * s.t_k);
+std::size_t mha_forward_cached_workspace_floats(const MhaShape&) {
+  return 0;
 }
 
 void mha_forward_cached(const MhaShape& s, std::size_t batch, const MhaInputs& in, const MhaWeights& w,
-                        const std::uint8_t* head_enabled, const MhaCache& cache, float* output, float* ws,
+                        const std::uint8_t* head_enabled, const MhaCache& cache, float* output, float*,
                         Path path) {
   const std::size_t h = s.num_heads, hk = h * s.d_k, hv = h * s.d_v;
   const std::size_t rq = batch * s.t_q, rk = batch * s.t_k, tt = s.t_q * s.t_k;
-  float* kt = ws;  // K_i^T [d_k, t_k]
 
   gemm(path, {rq, hk, s.d_model, in.query, s.d_model, w.w_q, hk, cache.q, hk, w.b_q, false});
   gemm(path, {rk, hk, s.d_model, in.key, s.d_model, w.w_k, hk, cache.k, hk, w.b_k, false});
@@ -121,8 +108,7 @@ void mha_forward_cached(const MhaShape& s, std::size_t batch, const MhaInputs& i
       float* p = cache.weights + (b * h + i) * tt;              // [t_q, t_k]
       float* head = cache.concat + b * s.t_q * hv + i * s.d_v;  // [t_q, d_v], ld hv
 
-      transpose(s.t_k, s.d_k, ki, hk, kt, s.t_k);
-      gemm(path, {s.t_q, s.t_k, s.d_k, qi, hk, kt, s.t_k, p, s.t_k, nullptr, false});
+      gemm(path, {s.t_q, s.t_k, s.d_k, qi, hk, ki, hk, p, s.t_k, nullptr, false, false, true});
       scale(path, p, tt, inv_sqrt_dk);
       if (s.causal || mask) {
         for (std::size_t r = 0; r < s.t_q; ++r)
@@ -153,21 +139,12 @@ void mha_backward(const MhaShape& s, std::size_t batch, const MhaInputs& in, con
   float* dq = ws + l.dq;
   float* dk = ws + l.dk;
   float* dv = ws + l.dv;
-  float* tbuf = ws + l.tbuf;
-  float* wt = ws + l.wt;
-  float* vt = ws + l.vt;
-  float* pt = ws + l.pt;
   float* dp = ws + l.dp;
-  float* dst = ws + l.dst;
 
   // Output projection: Y = concat W^O + b^O.
-  if (g.w_o) {
-    transpose(rq, hv, cache.concat, hv, tbuf, rq);
-    gemm(path, {hv, dm, rq, tbuf, rq, d_output, dm, g.w_o, dm, nullptr, false});
-  }
+  if (g.w_o) gemm(path, {hv, dm, rq, cache.concat, hv, d_output, dm, g.w_o, dm, nullptr, false, true, false});
   if (g.b_o) column_sums(path, d_output, rq, dm, dm, g.b_o, false);
-  transpose(hv, dm, w.w_o, dm, wt, hv);
-  gemm(path, {rq, hv, dm, d_output, dm, wt, hv, dconcat, hv, nullptr, false});
+  gemm(path, {rq, hv, dm, d_output, dm, w.w_o, dm, dconcat, hv, nullptr, false, false, true});
 
   const float inv_sqrt_dk = 1.0f / std::sqrt(static_cast<float>(s.d_k));
   for (std::size_t b = 0; b < batch; ++b) {
@@ -187,25 +164,22 @@ void mha_backward(const MhaShape& s, std::size_t batch, const MhaInputs& in, con
         continue;
       }
       // head_i = P V_i:  dV_i = P^T dhead,  dP = dhead V_i^T.
-      transpose(s.t_q, s.t_k, p, s.t_k, pt, s.t_q);
-      gemm(path, {s.t_k, s.d_v, s.t_q, pt, s.t_q, dout, hv, dvi, hv, nullptr, false});
-      transpose(s.t_k, s.d_v, vi, hv, vt, s.t_k);
-      gemm(path, {s.t_q, s.t_k, s.d_v, dout, hv, vt, s.t_k, dp, s.t_k, nullptr, false});
+      gemm(path, {s.t_k, s.d_v, s.t_q, p, s.t_k, dout, hv, dvi, hv, nullptr, false, true, false});
+      gemm(path, {s.t_q, s.t_k, s.d_v, dout, hv, vi, hv, dp, s.t_k, nullptr, false, false, true});
       // P = softmax(Q_i K_i^T / sqrt(d_k)): dS, already divided by sqrt(d_k).
       softmax_backward_rows(path, p, dp, dp, s.t_q, s.t_k, s.t_k, inv_sqrt_dk);
       // dQ_i = dS K_i,  dK_i = dS^T Q_i.
       gemm(path, {s.t_q, s.d_k, s.t_k, dp, s.t_k, ki, hk, dqi, hk, nullptr, false});
-      transpose(s.t_q, s.t_k, dp, s.t_k, dst, s.t_q);
-      gemm(path, {s.t_k, s.d_k, s.t_q, dst, s.t_q, qi, hk, dki, hk, nullptr, false});
+      gemm(path, {s.t_k, s.d_k, s.t_q, dp, s.t_k, qi, hk, dki, hk, nullptr, false, true, false});
     }
   }
 
   // Input projections. Aliased input gradients add up (self-attention).
   const bool key_acc = g.key && g.key == g.query;
   const bool value_acc = g.value && (g.value == g.query || g.value == g.key);
-  projection_backward(path, rq, dm, hk, in.query, w.w_q, dq, g.w_q, g.b_q, g.query, false, tbuf, wt);
-  projection_backward(path, rk, dm, hk, in.key, w.w_k, dk, g.w_k, g.b_k, g.key, key_acc, tbuf, wt);
-  projection_backward(path, rk, dm, hv, in.value, w.w_v, dv, g.w_v, g.b_v, g.value, value_acc, tbuf, wt);
+  projection_backward(path, rq, dm, hk, in.query, w.w_q, dq, g.w_q, g.b_q, g.query, false);
+  projection_backward(path, rk, dm, hk, in.key, w.w_k, dk, g.w_k, g.b_k, g.key, key_acc);
+  projection_backward(path, rk, dm, hv, in.value, w.w_v, dv, g.w_v, g.b_v, g.value, value_acc);
 }
 
 }  // namespace headlab

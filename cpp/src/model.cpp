@@ -4,17 +4,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "file_io.hpp"
+#include "headlab/lm_kernels.hpp"  // embeddings
+
 
 namespace headlab {
-
-namespace {
-
-void fill_normal(Rng& rng, float* x, std::size_t n, float std_dev) {
-  for (std::size_t i = 0; i < n; ++i) x[i] = std_dev * rng.normal();
-}
-
-}  // namespace
 
 ParamLayout param_layout(const ModelConfig& c) {
   const std::size_t d = c.d_model, rv = c.num_relations * c.vocab;
@@ -41,11 +34,11 @@ namespace {
 // buffer_bytes() both read it.
 struct BufferSizes {
   MhaShape shape, full;  // the query-row attention of training; the full map of the probe
-  std::size_t params, x, xq, key_mask, cache, attn, h, probs, dlogits, dh, dxq, dx, tbuf, fws, bws, map_x, map_out,
+  std::size_t params, x, xq, key_mask, cache, attn, h, probs, dlogits, dh, dxq, dx, fws, bws, map_x, map_out,
       map_ws;
 
   std::size_t float_count() const {
-    return 2 * params + x + xq + cache + attn + h + probs + dlogits + dh + dxq + dx + tbuf + fws + bws + map_x +
+    return 2 * params + x + xq + cache + attn + h + probs + dlogits + dh + dxq + dx + fws + bws + map_x +
            map_out + map_ws;
   }
 };
@@ -67,7 +60,6 @@ BufferSizes buffer_sizes(const ModelConfig& c) {
   s.key_mask = b * t;
   s.cache = mha_cache_floats(s.shape, b);
   s.probs = s.dlogits = b * rv;
-  s.tbuf = std::max(d * b, rv * d);
   s.fws = mha_forward_cached_workspace_floats(s.shape);
   s.bws = mha_backward_workspace_floats(s.shape, b);
   s.map_x = s.map_out = t * d;
@@ -100,7 +92,6 @@ Model::Model(const ModelConfig& c) : config_(c), layout_(param_layout(c)) {
   dh_.assign(s.dh, 0.0f);
   dxq_.assign(s.dxq, 0.0f);
   dx_.assign(s.dx, 0.0f);
-  tbuf_.assign(s.tbuf, 0.0f);
   fws_.assign(s.fws, 0.0f);
   bws_.assign(s.bws, 0.0f);
   map_x_.assign(s.map_x, 0.0f);
@@ -125,27 +116,12 @@ void Model::init(Rng& rng) {
   fill_normal(rng, p + l.b_read, rv, s_lin);
 }
 
-MhaWeights Model::mha_weights() const {
-  const float* p = params_.data();
-  MhaWeights w;
-  w.w_q = p + layout_.w_q;
-  w.w_k = p + layout_.w_k;
-  w.w_v = p + layout_.w_v;
-  w.w_o = p + layout_.w_o;
-  w.b_q = p + layout_.b_q;
-  w.b_k = p + layout_.b_k;
-  w.b_v = p + layout_.b_v;
-  w.b_o = p + layout_.b_o;
-  return w;
-}
-
-void Model::embed(const TaskBatch& batch, std::size_t n) {
+void Model::embed(const TaskBatch& batch, std::size_t n, Path path) {
   const std::size_t d = config_.d_model, t = config_.seq_len;
   const float* tok = params_.data() + layout_.tok_emb;
   const float* pos = params_.data() + layout_.pos_emb;
+  embedding_forward(path, batch.tokens.data(), n, t, d, tok, pos, x_.data());
   for (std::size_t b = 0; b < n; ++b) {
-    for (std::size_t j = 0; j < t; ++j)
-      add_simd(tok + std::size_t(batch.tokens[b * t + j]) * d, pos + j * d, x_.data() + (b * t + j) * d, d);
     const std::size_t q = std::size_t(batch.query[b]);
     std::copy(x_.data() + (b * t + q) * d, x_.data() + (b * t + q + 1) * d, xq_.data() + b * d);
     if (config_.causal)
@@ -156,15 +132,15 @@ void Model::embed(const TaskBatch& batch, std::size_t n) {
 BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward, Path path) {
   const std::size_t d = config_.d_model, t = config_.seq_len, r_count = config_.num_relations;
   const std::size_t v = config_.vocab, rv = r_count * v;
-  embed(batch, n);
+  embed(batch, n, path);
   MhaInputs in;
   in.query = xq_.data();
   in.key = x_.data();
   in.value = x_.data();
   in.key_mask = config_.causal ? key_mask_.data() : nullptr;
-  const MhaWeights w = mha_weights();
+  const MhaWeights w = mha_weights_at(params_.data(), layout_);
   mha_forward_cached(shape_, n, in, w, head_enabled_.data(), cache_, attn_.data(), fws_.data(), path);
-  add_simd(xq_.data(), attn_.data(), h_.data(), n * d);  // residual
+  add(path, xq_.data(), attn_.data(), h_.data(), n * d);  // residual
 
   const float* w_read = params_.data() + layout_.w_read;
   const float* b_read = params_.data() + layout_.b_read;
@@ -204,21 +180,11 @@ BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward,
   }
   float* g = grads_.data();
   const ParamLayout& l = layout_;
-  transpose(n, d, h_.data(), d, tbuf_.data(), n);
-  gemm(path, {d, rv, n, tbuf_.data(), n, dlogits_.data(), rv, g + l.w_read, rv, nullptr, false});
+  gemm(path, {d, rv, n, h_.data(), d, dlogits_.data(), rv, g + l.w_read, rv, nullptr, false, true, false});
   column_sums(path, dlogits_.data(), n, rv, rv, g + l.b_read, false);
-  transpose(d, rv, w_read, rv, tbuf_.data(), d);
-  gemm(path, {n, d, rv, dlogits_.data(), rv, tbuf_.data(), d, dh_.data(), d, nullptr, false});
+  gemm(path, {n, d, rv, dlogits_.data(), rv, w_read, rv, dh_.data(), d, nullptr, false, false, true});
 
-  MhaGrads mg;
-  mg.w_q = g + l.w_q;
-  mg.w_k = g + l.w_k;
-  mg.w_v = g + l.w_v;
-  mg.w_o = g + l.w_o;
-  mg.b_q = g + l.b_q;
-  mg.b_k = g + l.b_k;
-  mg.b_v = g + l.b_v;
-  mg.b_o = g + l.b_o;
+  MhaGrads mg = mha_grads_at(g, l);
   mg.query = dxq_.data();
   mg.key = dx_.data();
   mg.value = dx_.data();  // keys and values are the same X: gradients add
@@ -227,29 +193,17 @@ BatchResult Model::forward(const TaskBatch& batch, std::size_t n, bool backward,
   // The query row of X also reaches H directly (residual) and through W^Q.
   for (std::size_t b = 0; b < n; ++b) {
     float* row = dx_.data() + (b * t + std::size_t(batch.query[b])) * d;
-    add_simd(row, dh_.data() + b * d, row, d);
-    add_simd(row, dxq_.data() + b * d, row, d);
+    add(path, row, dh_.data() + b * d, row, d);
+    add(path, row, dxq_.data() + b * d, row, d);
   }
-  float* g_tok = g + l.tok_emb;
-  float* g_pos = g + l.pos_emb;
-  std::fill(g_tok, g_tok + config_.vocab * d, 0.0f);
-  std::fill(g_pos, g_pos + t * d, 0.0f);
-  for (std::size_t b = 0; b < n; ++b)
-    for (std::size_t j = 0; j < t; ++j) {
-      const float* row = dx_.data() + (b * t + j) * d;
-      float* gt = g_tok + std::size_t(batch.tokens[b * t + j]) * d;
-      add_simd(gt, row, gt, d);
-      add_simd(g_pos + j * d, row, g_pos + j * d, d);
-    }
+  embedding_backward(path, batch.tokens.data(), n, t, d, config_.vocab, dx_.data(), g + l.tok_emb, g + l.pos_emb);
   return res;
 }
 
 void Model::attention_map(const std::int32_t* tokens, float* out) {
   const std::size_t d = config_.d_model, t = config_.seq_len;
-  const float* tok = params_.data() + layout_.tok_emb;
-  const float* pos = params_.data() + layout_.pos_emb;
-  for (std::size_t j = 0; j < t; ++j)
-    add_simd(tok + std::size_t(tokens[j]) * d, pos + j * d, map_x_.data() + j * d, d);
+  embedding_forward(Path::simd, tokens, 1, t, d, params_.data() + layout_.tok_emb, params_.data() + layout_.pos_emb,
+                    map_x_.data());
   MhaShape full = shape_;
   full.t_q = t;
   full.causal = config_.causal;
@@ -260,61 +214,7 @@ void Model::attention_map(const std::int32_t* tokens, float* out) {
   o.weights = out;
   float* ws = map_ws_.data();
   while (reinterpret_cast<std::uintptr_t>(ws) % 16 != 0) ++ws;
-  mha_forward(full, in, mha_weights(), o, ws, Path::simd);
-}
-
-Optimizer::Optimizer(OptimizerKind kind, std::size_t n, float learning_rate)
-    : kind_(kind), n_(n), lr_(learning_rate) {
-  if (kind_ == OptimizerKind::adam) {
-    m_.assign(n, 0.0f);
-    v_.assign(n, 0.0f);
-  }
-}
-
-void Optimizer::reset() {
-  t_ = 0;
-  std::fill(m_.begin(), m_.end(), 0.0f);
-  std::fill(v_.begin(), v_.end(), 0.0f);
-}
-
-std::string divergence_message(Divergence why, std::uint64_t step, float learning_rate, const char* optimizer,
-                               const char* who) {
-  const char* what = why == Divergence::loss
-                         ? "the loss became non-finite"
-                         : "the update would have made a parameter non-finite or larger than 1e4 in magnitude";
-  return "training diverged at step " + std::to_string(step) + " with learningRate " + file_io::format_float(learning_rate) + " (" + optimizer +
-         "): " + what + "; the " + who + " kept its state from step " + std::to_string(step - 1) +
-         " — lower learningRate";
-}
-
-bool Optimizer::step(float* params, const float* grads, Path path) {
-  if (kind_ == OptimizerKind::sgd) {
-    const bool ok = path == Path::simd ? sgd_update_ok_simd(params, grads, n_, lr_, kMaxParam)
-                                       : sgd_update_ok_ref(params, grads, n_, lr_, kMaxParam);
-    if (!ok) return false;
-    ++t_;
-    path == Path::simd ? sgd_update_simd(params, grads, n_, lr_) : sgd_update_ref(params, grads, n_, lr_);
-    return true;
-  }
-  // Bias corrections in double: beta^t is tiny-exponent safe and identical on every path.
-  const double t = double(t_ + 1);
-  AdamArgs a;
-  a.n = n_;
-  a.p = params;
-  a.g = grads;
-  a.m = m_.data();
-  a.v = v_.data();
-  a.lr = lr_;
-  a.beta1 = beta1;
-  a.beta2 = beta2;
-  a.eps = eps;
-  a.c1 = float(1.0 / (1.0 - std::pow(double(beta1), t)));
-  a.c2 = float(1.0 / (1.0 - std::pow(double(beta2), t)));
-  const bool ok = path == Path::simd ? adam_update_ok_simd(a, kMaxParam) : adam_update_ok_ref(a, kMaxParam);
-  if (!ok) return false;
-  ++t_;
-  path == Path::simd ? adam_update_simd(a) : adam_update_ref(a);
-  return true;
+  mha_forward(full, in, mha_weights_at(params_.data(), layout_), o, ws, Path::simd);
 }
 
 }  // namespace headlab

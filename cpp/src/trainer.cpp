@@ -5,16 +5,18 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "file_io.hpp"
+#include "headlab/lm_kernels.hpp"  // embedding_forward
+#include "train/file_io.hpp"
 
 namespace headlab {
 
 namespace {
 
-using file_io::format_float;
+using file_io::check_frame_params;
+using file_io::frame_intact;
+using file_io::frame_problem;
 using file_io::heap_has_room;
 using file_io::Reader;
-using file_io::read_u32;
 using file_io::Writer;
 
 // Stream ids mixed with the seed (Rng's second argument).
@@ -22,8 +24,6 @@ constexpr std::uint64_t kInitStream = 1, kTrainStream = 2, kEvalStream = 3, kPro
 
 constexpr std::uint32_t kVersion = 2;  // written by save(); load() reads 1 and 2
 constexpr std::size_t kMaxHeads = 64, kMaxDModel = 1024, kMaxBatch = 4096, kMaxName = 32;
-// A trainer's buffers may take at most this much: two side by side still fit the 1 GiB wasm heap.
-constexpr std::size_t kMaxTrainerBytes = std::size_t{384} << 20;
 
 ModelConfig model_config(const TrainerConfig& c, const TaskSpec& spec) {
   ModelConfig m;
@@ -37,12 +37,11 @@ ModelConfig model_config(const TrainerConfig& c, const TaskSpec& spec) {
   return m;
 }
 
-// Everything a Trainer allocates: the model's buffers, the optimizer's two
-// moment vectors and two batches of examples (with room to spare).
+// Everything a Trainer allocates (training_bytes), with its two batches of examples (and room to spare).
 std::size_t trainer_bytes(const TrainerConfig& c, const TaskSpec& spec) {
   const ModelConfig m = model_config(c, spec);
   const std::size_t batch = c.batch_size * (spec.seq_len + 2 * spec.num_relations + 4) * sizeof(int);
-  return Model::buffer_bytes(m) + 2 * param_layout(m).total * sizeof(float) + 2 * batch;
+  return training_bytes(Model::buffer_bytes(m), param_layout(m).total, 2 * batch);
 }
 
 std::string too_large(std::size_t bytes, const char* why) {
@@ -56,26 +55,7 @@ std::string room_for(const TrainerConfig& c, const TaskSpec& spec) {
   return heap_has_room(bytes) ? "" : too_large(bytes, "more than the heap has left");
 }
 
-// CRC-32 lookup table for the reflected polynomial, one entry per byte value.
-struct CrcTable {
-  std::uint32_t v[256];
-  constexpr CrcTable() : v() {
-    for (std::uint32_t i = 0; i < 256; ++i) {
-      std::uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      v[i] = c;
-    }
-  }
-};
-constexpr CrcTable kCrcTable;
-
 }  // namespace
-
-std::uint32_t crc32(const std::uint8_t* data, std::size_t size) {
-  std::uint32_t c = 0xFFFFFFFFu;
-  for (std::size_t i = 0; i < size; ++i) c = kCrcTable.v[(c ^ data[i]) & 0xFFu] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
-}
 
 std::string validate_config(const TrainerConfig& c) {
   if (!find_task(c.task)) {
@@ -97,7 +77,7 @@ std::string validate_config(const TrainerConfig& c) {
   if (c.optimizer != OptimizerKind::adam && c.optimizer != OptimizerKind::sgd)
     return "optimizer must be 'adam' or 'sgd'";
   const std::size_t bytes = trainer_bytes(c, *find_task(c.task));
-  if (bytes > kMaxTrainerBytes) return too_large(bytes, "over the limit of 384 MiB per trainer");
+  if (bytes > kMaxTrainingBytes) return too_large(bytes, "over the limit of 384 MiB per trainer");
   return "";
 }
 
@@ -126,24 +106,22 @@ TrainerOrError Trainer::create(const TrainerConfig& config) {
 
 void Trainer::probe_inputs(float* x) const {
   const std::size_t d = config_.d_model, t = spec_->seq_len;
-  const float* tok = model_.params() + model_.layout().tok_emb;
-  const float* pos = model_.params() + model_.layout().pos_emb;
-  for (std::size_t j = 0; j < t; ++j)
-    for (std::size_t c = 0; c < d; ++c)
-      x[j * d + c] = tok[std::size_t(probe_.tokens[j]) * d + c] + pos[j * d + c];
+  embedding_forward(Path::simd, probe_.tokens.data(), 1, t, d, model_.params() + model_.layout().tok_emb,
+                    model_.params() + model_.layout().pos_emb, x);
 }
 
 StepResult Trainer::step(std::size_t n) {
   StepResult r;
   for (std::size_t i = 0; i < n && diverged_at_ == 0; ++i) {
-    const std::uint64_t batch_state = train_rng_.state();
-    generate_batch(*spec_, train_rng_, config_.batch_size, train_batch_);
-    const BatchResult b = model_.forward(train_batch_, config_.batch_size, true);
-    if (!std::isfinite(b.loss) || !optimizer_.step(model_.params(), model_.grads())) {
-      // Not taken: the next step would draw this batch again.
-      train_rng_.set_state(batch_state);
+    BatchResult b;
+    const Divergence why = optimizer_.step_or_rollback(train_rng_, model_.params(), model_.grads(), [&] {
+      generate_batch(*spec_, train_rng_, config_.batch_size, train_batch_);
+      b = model_.forward(train_batch_, config_.batch_size, true);
+      return b.loss;
+    });
+    if (why != Divergence::none) {
       diverged_at_ = steps_ + 1;
-      divergence_ = std::isfinite(b.loss) ? Divergence::update : Divergence::loss;
+      divergence_ = why;
       break;
     }
     ++steps_;
@@ -241,11 +219,7 @@ void Trainer::set_head_enabled(std::size_t head, bool on) {
 std::vector<std::uint8_t> Trainer::save() const {
   std::vector<std::uint8_t> out;
   Writer w{out};
-  for (char ch : {'H', 'L', 'A', 'B'}) w.u8(std::uint8_t(ch));
-  w.u32(kVersion);
-  const std::string name = spec_->name;
-  w.u8(std::uint8_t(name.size()));
-  for (char ch : name) w.u8(std::uint8_t(ch));
+  file_io::write_frame_start(w, "HLAB", kVersion, spec_->name);
   w.u32(std::uint32_t(config_.num_heads));
   w.u32(std::uint32_t(config_.d_model));
   w.u64(config_.seed);
@@ -256,10 +230,7 @@ std::vector<std::uint8_t> Trainer::save() const {
   w.u64(steps_);
   w.u64(train_rng_.state());
   for (std::size_t i = 0; i < config_.num_heads; ++i) w.u8(model_.head_enabled(i) ? 1 : 0);
-  w.u32(std::uint32_t(model_.num_params()));
-  const float* p = model_.params();
-  for (std::size_t i = 0; i < model_.num_params(); ++i) w.f32(p[i]);
-  w.u32(crc32(out.data(), out.size()));
+  file_io::write_frame_end(w, model_.params(), model_.num_params());
   return out;
 }
 
@@ -283,12 +254,8 @@ TrainerOrError Trainer::load(const std::uint8_t* bytes, std::size_t size) {
   // as damage, with what the field checks below find wrong as a hint (e.g. a file
   // cut short); nothing is allocated for a damaged file.
   const std::size_t crc_bytes = version == 2 ? 4 : 0;
-  const bool intact = version == 1 || (size >= 12 && crc32(bytes, size - 4) == read_u32(bytes + size - 4));
-  auto problem = [&](const std::string& why) {
-    if (intact) return fail(why);
-    return fail("the file is damaged (checksum mismatch" + (why.empty() ? std::string() : "; " + why) +
-                ") — save it again or download it again");
-  };
+  const bool intact = version == 1 || frame_intact(bytes, size);
+  auto problem = [&](const std::string& why) { return fail(frame_problem(intact, why)); };
 
   const std::size_t len = in.u8();
   if (len < 1 || len > kMaxName || !in.need(len)) return problem("bad or truncated task name");
@@ -328,21 +295,14 @@ TrainerOrError Trainer::load(const std::uint8_t* bytes, std::size_t size) {
                           std::to_string(param_bytes + crc_bytes);
     return problem(why);
   }
-  const std::size_t params_at = in.at;
-  for (std::size_t i = 0; i < count; ++i) {
-    const float w = in.f32();
-    if (!std::isfinite(w)) return problem("parameter " + std::to_string(i) + " is not finite");
-    if (!(std::fabs(w) <= kMaxParam))
-      return problem("parameter " + std::to_string(i) + " is " + format_float(w) +
-                     ", beyond the ±1e4 no training produces");
-  }
+  const std::string bad_param = check_frame_params(in, count);
+  if (!bad_param.empty()) return problem(bad_param);
   if (!intact) return problem("");
 
   const std::string no_room = room_for(c, spec);
   if (!no_room.empty()) return fail(no_room);
   r.trainer.reset(new Trainer(c, spec));
   Trainer& t = *r.trainer;
-  in.at = params_at;
   float* p = t.model_.params();
   for (std::size_t i = 0; i < count; ++i) p[i] = in.f32();
   for (std::size_t i = 0; i < c.num_heads; ++i) t.model_.set_head_enabled(i, heads[i] == 1);

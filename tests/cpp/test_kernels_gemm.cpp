@@ -123,6 +123,78 @@ TEST_CASE("gemm_packed_simd and gemm_shared_a_simd match gemm_ref over odd sizes
     }
 }
 
+// op(A) op(B) with trans_a / trans_b: gemm_ref, gemm_simd and gemm_packed_simd
+// against a double product, and each bit for bit against itself on the
+// operands transposed by hand (what the backward passes did before the flags;
+// the models' training must not change). Sizes around the SIMD width (4 in
+// wasm, 8 with AVX2), gemm_simd's transposed-B tile (64 x 64) and the packing
+// thresholds; leading dimensions wider than the rows.
+TEST_CASE("gemm with trans_a / trans_b matches a double product and the transposed operands exactly") {
+  std::mt19937 rng(31);
+  const std::size_t ms[] = {1, 3, 4, 5, 8, 9, 17, 33};
+  const std::size_t ns[] = {1, 3, 4, 5, 7, 8, 9, 16, 17, 63, 64, 65, 129};
+  const std::size_t ks[] = {0, 1, 3, 4, 5, 9, 33, 63, 64, 65, 130};
+  for (int trans = 1; trans < 4; ++trans)
+    for (std::size_t m : ms)
+      for (std::size_t n : ns)
+        for (std::size_t k : ks) {
+          const bool ta = trans & 1, tb = trans & 2;
+          const int variant = int((m + 2 * n + k) % 3);  // plain, bias, bias + accumulate
+          CAPTURE(ta);
+          CAPTURE(tb);
+          CAPTURE(m);
+          CAPTURE(n);
+          CAPTURE(k);
+          CAPTURE(variant);
+          // Stored operands: A [m, k] or [k, m], B [k, n] or [n, k], with padding.
+          const std::size_t a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
+          const std::size_t lda = a_cols + 2, ldb = b_cols + 3, ldc = n + 1;
+          const auto a = ref::random_vec(rng, a_rows * lda + 1), b = ref::random_vec(rng, b_rows * ldb + 1);
+          const auto bias = ref::random_vec(rng, n), c0 = ref::random_vec(rng, m * ldc + 1);
+          // The same operands transposed by hand: A' [m, k], B' [k, n].
+          std::vector<float> a_plain(m * k + 1), b_plain(k * n + 1);
+          for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t p = 0; p < k; ++p) a_plain[i * k + p] = ta ? a[p * lda + i] : a[i * lda + p];
+          for (std::size_t p = 0; p < k; ++p)
+            for (std::size_t j = 0; j < n; ++j) b_plain[p * n + j] = tb ? b[j * ldb + p] : b[p * ldb + j];
+          const bool with_bias = variant >= 1, accumulate = variant == 2;
+          std::vector<double> want(c0.begin(), c0.end());
+          for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+              double s = accumulate ? c0[i * ldc + j] : 0.0;
+              if (with_bias) s += bias[j];
+              for (std::size_t p = 0; p < k; ++p) s += double(a_plain[i * k + p]) * b_plain[p * n + j];
+              want[i * ldc + j] = s;
+            }
+          GemmArgs g{m, n, k, a.data(), lda, b.data(), ldb, nullptr, ldc, with_bias ? bias.data() : nullptr, accumulate};
+          g.trans_a = ta;
+          g.trans_b = tb;
+          GemmArgs plain{m, n, k, a_plain.data(), k, b_plain.data(), n, nullptr, ldc,
+                         with_bias ? bias.data() : nullptr, accumulate};
+          const double tol = 1e-5 * std::sqrt(double(k) + 1);
+          for (int kernel = 0; kernel < 3; ++kernel) {
+            CAPTURE(kernel);  // 0 gemm_ref, 1 gemm_simd, 2 gemm_packed_simd
+            auto c_t = c0, c_p = c0;
+            g.c = c_t.data();
+            plain.c = c_p.data();
+            if (kernel == 0) {
+              gemm_ref(g);
+              gemm_ref(plain);
+            } else if (kernel == 1) {
+              gemm_simd(g);
+              gemm_simd(plain);
+            } else {
+              Guarded ws(gemm_packed_workspace_floats(g));
+              gemm_packed_simd(g, ws.data());
+              CHECK(ws.intact());
+              gemm_packed_simd(plain, ws.data());
+            }
+            CHECK(ref::allclose(c_t, want, tol, 1e-5, "transposed gemm vs double"));
+            CHECK(c_t == c_p);  // bit for bit, padding included
+          }
+        }
+}
+
 TEST_CASE("kernels: transpose over shapes around the tile and SIMD widths, with leading dimensions") {
   for (std::size_t rows : {1, 3, 4, 5, 8, 15, 16, 17, 33})
     for (std::size_t cols : {1, 3, 4, 5, 7, 16, 17, 40}) {

@@ -21,7 +21,7 @@
 #include "headlab/lm_tasks.hpp"
 #include "headlab/mha.hpp"
 #include "headlab/mha_backward.hpp"
-#include "headlab/model.hpp"  // Optimizer, Divergence
+#include "headlab/train/optimizer.hpp"
 
 namespace headlab {
 
@@ -133,7 +133,6 @@ class LanguageModel {
 
 
  private:
-  MhaWeights mha_weights(std::size_t layer) const;
 
   LmConfig config_;
   LmLayout layout_;
@@ -158,7 +157,7 @@ class LanguageModel {
   std::vector<std::int32_t> argmax_;
   std::vector<std::int32_t> no_targets_;  // [T] of -1, for attention_maps()
   // Scratch.
-  std::vector<float> attn_out_, dresid_, dtmp_, dfc_, dlogits_, tbuf_, wt_, fws_, bws_;
+  std::vector<float> attn_out_, dresid_, dtmp_, dfc_, dlogits_, fws_, bws_;
 };
 
 // ---- Head detectors ----------------------------------------------------------

@@ -22,8 +22,8 @@
 //   62+L        H      u8 per head, layer-major (layer * num_heads + head): 1 on, 0 off
 //   62+L+H      4      u32 P (must equal what the config implies, lm_layout().total)
 //   66+L+H      4P     f32 parameters in the order of lm.hpp's LmLayout, each
-//                      finite with |w| <= kMaxParam (1e4, model.hpp says why)
-//   66+L+H+4P   4      u32 CRC-32 (trainer.hpp's crc32, as zlib's) of every byte before it
+//                      finite with |w| <= kMaxParam (1e4, train/optimizer.hpp says why)
+//   66+L+H+4P   4      u32 CRC-32 (train/model_file.hpp's crc32, as zlib's) of every byte before it
 // Nothing follows. Adam's moments are not saved: a loaded model's optimizer
 // restarts from zero (moments and bias correction), and its steps() counts on
 // from the saved number.
@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "headlab/lm.hpp"
+#include "headlab/train/model_file.hpp"
 
 namespace headlab {
 

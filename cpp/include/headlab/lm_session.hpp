@@ -35,7 +35,7 @@ class LmSession {
 
   LmResult step(std::size_t n) { return trainer_->step(n); }
   // The step (counted like steps()) that diverged and was not taken, or 0; the
-  // message LanguageModel.step throws (divergence_message in model.hpp).
+  // message LanguageModel.step throws (divergence_message in train/optimizer.hpp).
   std::uint64_t diverged_at() const {
     return trainer_->diverged_at() == 0 ? 0 : base_steps_ + trainer_->diverged_at();
   }

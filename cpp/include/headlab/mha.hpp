@@ -37,6 +37,23 @@ struct MhaWeights {
   const float* b_o = nullptr;
 };
 
+// The weights of a model that keeps them in one parameter buffer: `layout`
+// has the offsets (in floats) w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o, as
+// model.hpp's ParamLayout and lm.hpp's LmLayerLayout do.
+template <typename Layout>
+MhaWeights mha_weights_at(const float* params, const Layout& layout) {
+  MhaWeights w;
+  w.w_q = params + layout.w_q;
+  w.w_k = params + layout.w_k;
+  w.w_v = params + layout.w_v;
+  w.w_o = params + layout.w_o;
+  w.b_q = params + layout.b_q;
+  w.b_k = params + layout.b_k;
+  w.b_v = params + layout.b_v;
+  w.b_o = params + layout.b_o;
+  return w;
+}
+
 // query [t_q, d_model]; key, value [t_k, d_model]; key_mask [t_k] (0 = padding,
 // never attended) or nullptr; head_mask [h] (0 = that head's output is switched
 // off before W^O: the output equals that of W^O with the head's d_v rows zeroed,

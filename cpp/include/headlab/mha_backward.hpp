@@ -38,6 +38,8 @@ MhaCache mha_cache_view(const MhaShape& shape, std::size_t batch, float* storage
 
 // Forward pass that fills the cache. output [batch*t_q, d_model].
 // The shape must have passed mha_resolve_shape (causal needs t_q == t_k).
+// The workspace is 0 floats now (K_i^T is read in place through GemmArgs'
+// trans_b); the argument stays so callers need not change.
 std::size_t mha_forward_cached_workspace_floats(const MhaShape& shape);
 void mha_forward_cached(const MhaShape& shape, std::size_t batch, const MhaInputs& in, const MhaWeights& w,
                         const std::uint8_t* head_enabled, const MhaCache& cache, float* output,
@@ -60,6 +62,22 @@ struct MhaGrads {
   float* key = nullptr;    // [batch*t_k, d_model]
   float* value = nullptr;  // [batch*t_k, d_model]
 };
+
+// The weight gradients of a model that keeps them in one buffer laid out as
+// its parameters (mha_weights_at); the input gradients stay null.
+template <typename Layout>
+MhaGrads mha_grads_at(float* grads, const Layout& layout) {
+  MhaGrads g;
+  g.w_q = grads + layout.w_q;
+  g.w_k = grads + layout.w_k;
+  g.w_v = grads + layout.w_v;
+  g.w_o = grads + layout.w_o;
+  g.b_q = grads + layout.b_q;
+  g.b_k = grads + layout.b_k;
+  g.b_v = grads + layout.b_v;
+  g.b_o = grads + layout.b_o;
+  return g;
+}
 
 // d_output [batch*t_q, d_model]. `in`, `w`, `head_enabled` and `cache` must be
 // those of the forward pass that filled the cache. Masked weights and

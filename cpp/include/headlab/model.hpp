@@ -17,6 +17,7 @@
 #include "headlab/mha.hpp"
 #include "headlab/mha_backward.hpp"
 #include "headlab/tasks.hpp"
+#include "headlab/train/optimizer.hpp"
 
 namespace headlab {
 
@@ -91,8 +92,7 @@ class Model {
   void attention_map(const std::int32_t* tokens, float* out);
 
  private:
-  void embed(const TaskBatch& batch, std::size_t n);
-  MhaWeights mha_weights() const;
+  void embed(const TaskBatch& batch, std::size_t n, Path path);
 
   ModelConfig config_;
   ParamLayout layout_;
@@ -113,58 +113,9 @@ class Model {
   std::vector<float> dh_;         // [B, d]
   std::vector<float> dxq_;        // [B, d]
   std::vector<float> dx_;         // [B*T, d]
-  std::vector<float> tbuf_;       // transposes
   std::vector<float> fws_, bws_;  // attention workspaces
   // attention_map().
   std::vector<float> map_x_, map_out_, map_ws_;
-};
-
-enum class OptimizerKind { adam, sgd };
-
-// Largest magnitude a parameter may take, in training and in a model file.
-// Trained models hold |w| < 3 (two-relations, Adam at 0.003-0.03 and SGD up to
-// 1, 5000 steps). Adam moves a weight by at most about 3.2 lr per step
-// (lr (1 - beta1) / sqrt(1 - beta2)) and in practice by about lr: at the largest
-// rate the API accepts (10), runaway training takes ~5000 steps to get here, with
-// the loss near 1e5 all the way. So a weight beyond 1e4 is divergence or a
-// damaged file (one flipped exponent bit turns 0.5 into ~1.7e38).
-constexpr float kMaxParam = 1e4f;
-
-// Why a training step was refused (Trainer, LmTrainer): its loss was not
-// finite, or its update would have made a parameter (or an Adam moment)
-// non-finite, or |p| >= kMaxParam.
-enum class Divergence { none, loss, update };
-
-// What both trainers say when `step` diverged: "training diverged at step 5 with
-// learningRate 10 (sgd): the loss became non-finite; the trainer kept its state
-// from step 4 — lower learningRate". `who` names the holder ("trainer", "model").
-std::string divergence_message(Divergence why, std::uint64_t step, float learning_rate, const char* optimizer,
-                               const char* who);
-
-// Adam (Kingma & Ba) with bias correction, or plain SGD, over a flat array
-// (the update kernels adam_update_* and sgd_update_* are in kernels.hpp).
-// Both trainers (the one-layer Trainer and the language models' LmTrainer)
-// update through it, so both refuse a diverging step the same way.
-class Optimizer {
- public:
-  Optimizer(OptimizerKind kind, std::size_t n, float learning_rate);
-  // One update, checked before it is applied: when it would make a parameter
-  // non-finite or |p| >= kMaxParam, or an Adam moment non-finite, nothing
-  // changes (parameters, moments, step count) and it returns false.
-  bool step(float* params, const float* grads, Path path = Path::simd);
-  void reset();  // zero moments and step count
-  OptimizerKind kind() const { return kind_; }
-  float learning_rate() const { return lr_; }
-  void set_learning_rate(float lr) { lr_ = lr; }  // e.g. a warm-up schedule
-  std::uint64_t steps() const { return t_; }
-  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
-
- private:
-  OptimizerKind kind_;
-  std::size_t n_;
-  float lr_;
-  std::uint64_t t_ = 0;
-  std::vector<float> m_, v_;
 };
 
 }  // namespace headlab

@@ -23,7 +23,7 @@
 //   51+L    h      u8 per head: 1 enabled, 0 disabled (h = num_heads)
 //   51+L+h  4      u32 P = parameter count (must equal what the config implies)
 //   55+L+h  4*P    f32 parameters in the order of model.hpp's ParamLayout, each
-//                  finite with |w| <= kMaxParam (1e4; model.hpp says why)
+//                  finite with |w| <= kMaxParam (1e4; train/optimizer.hpp says why)
 //   55+L+h+4P  4   u32 CRC-32 (IEEE 802.3, as zlib's crc32) of every byte before it
 // Nothing follows. Optimizer moments are not saved: Adam restarts from zero.
 // Version 1 is the same without the CRC-32 (the file ends after the parameters);
@@ -44,6 +44,7 @@
 
 #include "headlab/model.hpp"
 #include "headlab/tasks.hpp"
+#include "headlab/train/model_file.hpp"  // crc32, kLoadCheckExamples
 
 namespace headlab {
 
@@ -154,12 +155,5 @@ class Trainer {
   Divergence divergence_ = Divergence::none;
   TaskBatch train_batch_, eval_batch_, probe_;
 };
-
-// Held-out examples load() evaluates before it accepts a model.
-constexpr std::size_t kLoadCheckExamples = 64;
-
-// CRC-32 (IEEE 802.3: reflected polynomial 0xEDB88320, initial and final value
-// 0xFFFFFFFF), as zlib's crc32(); crc32("123456789") = 0xCBF43926.
-std::uint32_t crc32(const std::uint8_t* data, std::size_t size);
 
 }  // namespace headlab
