@@ -122,8 +122,9 @@ void bench(bool half, const std::vector<std::size_t>& lengths) {
         m.run(ids.data(), t, o, &r);
         best = std::min(best, now_ms() - a);
       }
-      std::printf("  T=%zu%s: best of 4 forward passes %.1f ms; memory held %.1f MB\n", t,
-                  attention ? " with all attention weights" : "", best, m.memory_bytes() / 1e6);
+      std::printf("  T=%zu%s: best of 4 forward passes %.1f ms; memory held %.1f MB (activation formula %.2f MB)\n", t,
+                  attention ? " with all attention weights" : "", best, m.memory_bytes() / 1e6,
+                  m.activation_bytes(t, attention, false, false) / 1e6);
     }
   }
 }

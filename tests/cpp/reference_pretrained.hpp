@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <random>
@@ -256,11 +257,15 @@ inline std::vector<std::uint8_t> write_safetensors(const std::vector<FileTensor>
   }
   h += "}";
   while (pad && h.size() % 8) h += ' ';
-  std::vector<std::uint8_t> file(8);
-  std::uint64_t n = h.size();
-  for (int i = 0; i < 8; ++i) file[i] = std::uint8_t(n >> (8 * i));
-  file.insert(file.end(), h.begin(), h.end());
-  for (const FileTensor& t : tensors) file.insert(file.end(), t.bytes.begin(), t.bytes.end());
+  std::vector<std::uint8_t> file(8 + h.size() + offset);
+  const std::uint64_t n = h.size();
+  for (std::size_t i = 0; i < 8; ++i) file[i] = std::uint8_t(n >> (8 * i));
+  std::copy(h.begin(), h.end(), file.begin() + 8);
+  std::size_t at = 8 + h.size();
+  for (const FileTensor& t : tensors) {
+    std::copy(t.bytes.begin(), t.bytes.end(), file.begin() + std::ptrdiff_t(at));
+    at += t.bytes.size();
+  }
   return file;
 }
 

@@ -234,22 +234,37 @@ TEST_CASE("pretrained: head scores follow their definitions on the reference's a
   CHECK(m->head_scores(seq.data(), t, n + 1, &got) != "");
 }
 
-TEST_CASE("pretrained: generate, greedy against the reference; seeded sampling repeats; stop and context") {
+TEST_CASE("pretrained: greedy generation (one row per token after the prompt) follows the reference's arg-max") {
+  for (bool neo : {false, true})
+    for (Path path : {Path::simd, Path::ref}) {
+      CAPTURE(neo);
+      RefConfig c;
+      c.vocab = 17, c.context = 12, c.neo = neo;
+      if (neo) c.windows = {3, 0};
+      const RefWeights w = random_weights(c, neo ? 17 : 7);
+      auto m = load(c, w);
+      std::vector<std::int32_t> prompt = {1, 2, 3, 4};
+      std::vector<std::int32_t> got;
+      REQUIRE(m->generate(prompt.data(), 4, 7, 0.0f, 1, -1, &got, path) == "");
+      REQUIRE(got.size() == 7);
+      std::vector<std::int32_t> seq = prompt;
+      for (std::int32_t next : got) {
+        const RefOutput r = reference_forward(c, w, seq);
+        const auto last = r.logits.end() - std::ptrdiff_t(c.vocab);
+        const double best = *std::max_element(last, r.logits.end());
+        CHECK(last[next] >= best - 1e-5);  // the arg-max, up to a near tie
+        seq.push_back(next);
+      }
+    }
+}
+
+TEST_CASE("pretrained: generate, seeded sampling repeats; stop and context") {
   RefConfig c;
   c.vocab = 17, c.context = 12;
   const RefWeights w = random_weights(c, 7);
   auto m = load(c, w);
   std::vector<std::int32_t> prompt = {1, 2, 3};
   std::vector<std::int32_t> got;
-  REQUIRE(m->generate(prompt.data(), 3, 5, 0.0f, 1, -1, &got) == "");
-  REQUIRE(got.size() == 5);
-  std::vector<std::int32_t> seq = prompt;
-  for (std::int32_t next : got) {
-    const RefOutput r = reference_forward(c, w, seq);
-    const auto last = r.logits.end() - std::ptrdiff_t(c.vocab);
-    CHECK(next == std::int32_t(std::max_element(last, r.logits.end()) - last));
-    seq.push_back(next);
-  }
   std::vector<std::int32_t> a, b, d;
   REQUIRE(m->generate(prompt.data(), 3, 20, 1.0f, 42, -1, &a) == "");
   REQUIRE(m->generate(prompt.data(), 3, 20, 1.0f, 42, -1, &b) == "");
@@ -261,6 +276,11 @@ TEST_CASE("pretrained: generate, greedy against the reference; seeded sampling r
   REQUIRE(m->generate(prompt.data(), 3, 20, 1.0f, 42, a[2], &stopped) == "");
   CHECK(stopped.size() <= 2);
   CHECK(m->generate(prompt.data(), 3, 2, -1.0f, 1, -1, &got) != "");
+  prompt[1] = 99;
+  CHECK(m->generate(prompt.data(), 3, 2, 1.0f, 1, -1, &got).find("position 1") != std::string::npos);
+  std::vector<std::int32_t> full(c.context, 1);
+  CHECK(m->generate(full.data(), c.context, 2, 1.0f, 1, -1, &got) == "");
+  CHECK(got.empty());
 }
 
 TEST_CASE("pretrained: memory holds the weights as stored (16-bit stays 16-bit; buffers dropped)") {
@@ -311,10 +331,9 @@ std::string load_error(const RefConfig& c, std::vector<std::uint8_t> bytes, cons
 }
 
 std::vector<std::uint8_t> with_header(const std::string& json, std::size_t data_bytes) {
-  std::vector<std::uint8_t> f(8);
-  for (int i = 0; i < 8; ++i) f[i] = std::uint8_t(std::uint64_t(json.size()) >> (8 * i));
-  f.insert(f.end(), json.begin(), json.end());
-  f.resize(f.size() + data_bytes, 0);
+  std::vector<std::uint8_t> f(8 + json.size() + data_bytes, 0);
+  for (int i = 0; i < 8; ++i) f[std::size_t(i)] = std::uint8_t(std::uint64_t(json.size()) >> (8 * i));
+  std::copy(json.begin(), json.end(), f.begin() + 8);
   return f;
 }
 

@@ -98,7 +98,7 @@ TEST_CASE("pretrained kernels: gemm_wide ref and simd against double, all dtypes
   std::normal_distribution<float> nd(0.0f, 1.0f);
   for (DType t : {DType::f32, DType::f16, DType::bf16})
     for (bool trans : {false, true})
-      for (std::size_t m : {1, 3, 8, 9})
+      for (std::size_t m : {1, 3, 4, 5, 8, 9})
         for (std::size_t n : {1, 5, 63, 64, 65, 131})
           for (std::size_t k : {1, 4, 5, 17}) {
             CAPTURE(int(t));

@@ -28,20 +28,20 @@ function coreConfig(c) {
     windows: new Array(c.n_layer).fill(0), activation: c.activation_function };
 }
 
-function addFile(core, name, bytes) {
+function addFile(core, name, bytes, mod = M) {
   const p = core.allocFile(bytes.length);
   assert.ok(p > 0, 'allocFile');
-  M.HEAPU8.set(bytes, p);
+  mod.HEAPU8.set(bytes, p);
   return core.addSafetensors(name, p, bytes.length);
 }
 
-function load(folder) {
+function load(folder, mod = M) {
   const cfg = coreConfig(json(folder, 'config.json'));
-  const core = new M.PretrainedCore();
+  const core = new mod.PretrainedCore();
   assert.equal(core.configure(cfg), '');
   const files = existsSync(new URL(`${folder}/model.safetensors.index.json`, fixtures))
     ? [...new Set(Object.values(json(folder, 'model.safetensors.index.json').weight_map))] : ['model.safetensors'];
-  for (const f of files) assert.equal(addFile(core, f, readFileSync(new URL(`${folder}/${f}`, fixtures))), '');
+  for (const f of files) assert.equal(addFile(core, f, readFileSync(new URL(`${folder}/${f}`, fixtures)), mod), '');
   assert.equal(core.finish(), '');
   return { core, cfg };
 }
@@ -172,4 +172,28 @@ test('repeated runs do not grow the heap; memoryBytes counts weights and activat
   } finally {
     core.delete();
   }
+});
+
+test('the scalar flavour (engines without WebAssembly SIMD) gives the same answers', async () => {
+  const { default: create } = await import(new URL('headlab_pretrained_scalar.mjs', gen));
+  const S = await create({ wasmBinary: readFileSync(new URL('headlab_pretrained_scalar.wasm', gen)) });
+  for (const folder of ['gpt2-f16', 'neo-f32']) {
+    const tol = folder.includes('16') ? 2e-3 : 1e-4;
+    const { core, cfg } = load(folder, S);
+    try {
+      for (const c of json(folder, 'expected.json').cases) {
+        const ablate = new Uint8Array(cfg.numLayers * cfg.numHeads);
+        for (const [l, h] of c.ablate) ablate[l * cfg.numHeads + h] = 1;
+        const r = core.run(withTokens(core, c.ids), { attention: true, allLogits: true, ablate });
+        assert.ok(maxAbs(r.logits, c.logits) <= tol, `${folder} ${c.name}: logits`);
+        assert.ok(maxAbs(r.attention, c.attention) <= tol, `${folder} ${c.name}: attention`);
+      }
+    } finally {
+      core.delete();
+    }
+  }
+});
+
+test('the module reports the heap cap it was linked with (2 GB: room for GPT-2 small and medium)', () => {
+  assert.equal(M.heapMax(), 2 * 2 ** 30);
 });

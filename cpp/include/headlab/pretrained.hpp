@@ -131,7 +131,11 @@ class PretrainedModel {
   void reserve(std::size_t t, bool attention, bool all_logits, bool lens);
   void linear(Path path, const float* a, std::size_t rows, const Tensor& w, std::size_t in, std::size_t out,
               const float* bias, float* c, std::size_t ldc);
-  void attend(Path path, std::size_t l, std::size_t t, const std::uint8_t* ablate, float* attention_out);
+  void attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv, const std::uint8_t* ablate,
+              float* attention_out);
+  std::string check(const std::int32_t* tokens, std::size_t t) const;
+  void forward(const std::int32_t* tokens, std::size_t t0, std::size_t t, const PretrainedRunOptions& options,
+               PretrainedRunResult* result, Path path, bool cache);
   void lens_layer(Path path, std::size_t l, std::size_t t, std::size_t k, PretrainedRunResult* r);
 
   PretrainedConfig config_;
@@ -145,6 +149,9 @@ class PretrainedModel {
 
   // Activations, grown to the largest t asked.
   std::vector<float> x_, ln_, stats_, qkv_, heads_, tmp_, fc_, logits_, scores_, kt_, gws_, aws_;
+  // generate(): q, k, v [layers][kv_rows_][3 d], freed when it returns.
+  std::vector<float> kv_;
+  std::size_t kv_rows_ = 0;
 };
 
 }  // namespace headlab

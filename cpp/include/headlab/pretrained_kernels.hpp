@@ -61,8 +61,11 @@ void gemm_wide_ref(const WideGemmArgs& g);
 // The SIMD version widens (and for b_transposed, transposes) panels of
 // kWidePanel columns of B into float32 [k, kWidePanel] in the workspace, then
 // multiplies each with gemm_packed_simd. float32 B that needs no transpose is
-// multiplied in place. workspace: gemm_wide_workspace_floats(g) floats.
+// multiplied in place. With b_transposed and at most kWideDotRows rows of A it
+// takes one dot product per output instead (each row of B read once, no
+// transpose). workspace: gemm_wide_workspace_floats(g) floats.
 constexpr std::size_t kWidePanel = 64;
+constexpr std::size_t kWideDotRows = 4;
 std::size_t gemm_wide_workspace_floats(const WideGemmArgs& g);
 void gemm_wide_simd(const WideGemmArgs& g, float* workspace);
 

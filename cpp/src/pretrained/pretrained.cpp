@@ -346,7 +346,7 @@ std::size_t PretrainedModel::activation_bytes(std::size_t t, bool attention, boo
 std::size_t PretrainedModel::memory_bytes() const {
   const std::size_t floats = x_.capacity() + ln_.capacity() + stats_.capacity() + qkv_.capacity() +
                              heads_.capacity() + tmp_.capacity() + fc_.capacity() + logits_.capacity() +
-                             scores_.capacity() + kt_.capacity() + gws_.capacity() + aws_.capacity();
+                             scores_.capacity() + kt_.capacity() + gws_.capacity() + aws_.capacity() + kv_.capacity();
   return weight_bytes() + floats * sizeof(float);
 }
 
@@ -376,18 +376,33 @@ void PretrainedModel::linear(Path path, const float* a, std::size_t rows, const 
   gemm_wide(path, g, gws_.data());
 }
 
-void PretrainedModel::attend(Path path, std::size_t l, std::size_t t, const std::uint8_t* ablate,
-                             float* attention_out) {
+void PretrainedModel::attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv,
+                             const std::uint8_t* ablate, float* attention_out) {
   const PretrainedConfig& c = config_;
   const std::size_t d = c.d_model, nh = c.num_heads, dk = d / nh, ld = 3 * d, w = c.windows[l];
   const float scale = c.scale_scores ? 1.0f / std::sqrt(float(dk)) : 1.0f;
-  const float* qkv = qkv_.data();
   const auto fused = path == Path::simd ? attention_fused_simd : attention_fused_ref;
   for (std::size_t h = 0; h < nh; ++h) {
     const float *q = qkv + h * dk, *k = qkv + d + h * dk, *v = qkv + 2 * d + h * dk;
     float* o = heads_.data() + h * dk;
     const bool off = ablate && ablate[l * nh + h];
-    if (attention_out) {
+    if (t0 > 0) {
+      // Rows t0..t-1 after cached keys (generation): each query alone over the
+      // keys it sees, 0..i or, in a local layer, its last w.
+      if (!off)
+        for (std::size_t i = t0; i < t; ++i) {
+          const std::size_t lo = (w && i + 1 > w) ? i + 1 - w : 0;
+          AttentionArgs a;
+          a.d_k = a.d_v = dk;
+          a.ldq = a.ldk = a.ldv = ld;
+          a.ldo = d;
+          a.scale = scale;
+          a.t_q = 1;
+          a.t_k = i + 1 - lo;
+          a.q = q + i * ld, a.k = k + lo * ld, a.v = v + lo * ld, a.o = o + (i - t0) * d;
+          fused(a, aws_.data());
+        }
+    } else if (attention_out) {
       // Scores materialised: S = Q K^T * s, masked, softmax, then O = S V.
       float* s = attention_out + h * t * t;
       transpose(t, dk, k, ld, kt_.data(), t);
@@ -426,7 +441,7 @@ void PretrainedModel::attend(Path path, std::size_t l, std::size_t t, const std:
       }
     }
     if (off)
-      for (std::size_t i = 0; i < t; ++i) std::fill(o + i * d, o + i * d + dk, 0.0f);
+      for (std::size_t i = 0; i < t - t0; ++i) std::fill(o + i * d, o + i * d + dk, 0.0f);
   }
 }
 
@@ -469,8 +484,7 @@ void PretrainedModel::lens_layer(Path path, std::size_t l, std::size_t t, std::s
   }
 }
 
-std::string PretrainedModel::run(const std::int32_t* tokens, std::size_t t, const PretrainedRunOptions& options,
-                                 PretrainedRunResult* result, Path path) {
+std::string PretrainedModel::check(const std::int32_t* tokens, std::size_t t) const {
   const PretrainedConfig& c = config_;
   if (!ready_) return "the model has no weights yet (finish() not called or failed)";
   if (t < 1 || t > c.context)
@@ -479,9 +493,26 @@ std::string PretrainedModel::run(const std::int32_t* tokens, std::size_t t, cons
     if (tokens[i] < 0 || std::size_t(tokens[i]) >= c.vocab)
       return "token " + std::to_string(tokens[i]) + " at position " + std::to_string(i) + " is outside 0.." +
              std::to_string(c.vocab - 1);
+  return "";
+}
+
+std::string PretrainedModel::run(const std::int32_t* tokens, std::size_t t, const PretrainedRunOptions& options,
+                                 PretrainedRunResult* result, Path path) {
+  const std::string error = check(tokens, t);
+  if (!error.empty()) return error;
+  forward(tokens, 0, t, options, result, path, false);
+  return "";
+}
+
+// Rows t0..t-1 of tokens[0..t) (checked). cache: q, k, v of every layer kept in
+// kv_ at their positions, and rows before t0 taken from there (t0 > 0 only with
+// cache; options other than ablate only with t0 = 0).
+void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::size_t t,
+                              const PretrainedRunOptions& options, PretrainedRunResult* result, Path path, bool cache) {
+  const PretrainedConfig& c = config_;
   const std::size_t lens_k = options.lens ? std::min(std::max<std::size_t>(options.lens_top_k, 1), c.vocab) : 0;
   reserve(t, options.attention, options.all_logits, options.lens);
-  const std::size_t d = c.d_model, f = c.d_ff, v = c.vocab, nh = c.num_heads, big_l = c.num_layers;
+  const std::size_t d = c.d_model, f = c.d_ff, v = c.vocab, nh = c.num_heads, big_l = c.num_layers, n = t - t0;
   const bool simd = path == Path::simd, neo = c.architecture == PretrainedArch::gpt_neo;
   const auto add = simd ? add_simd : add_ref;
   PretrainedRunResult& r = *result;
@@ -490,34 +521,36 @@ std::string PretrainedModel::run(const std::int32_t* tokens, std::size_t t, cons
   r.lens_probs.assign(big_l * t * lens_k, 0.0f);
   float *x = x_.data(), *ln = ln_.data(), *mean = stats_.data(), *rstd = stats_.data() + t;
 
-  (simd ? embed_wide_simd : embed_wide_ref)(tokens, t, d, wte_.data, wte_.dtype, wpe_.data, wpe_.dtype, x);
+  const auto* wpe = static_cast<const std::uint8_t*>(wpe_.data) + t0 * d * dtype_bytes(wpe_.dtype);
+  (simd ? embed_wide_simd : embed_wide_ref)(tokens + t0, n, d, wte_.data, wte_.dtype, wpe, wpe_.dtype, x);
   for (std::size_t l = 0; l < big_l; ++l) {
     const Layer& y = layers_[l];
-    layernorm(path, {t, d, x, y.ln1g, y.ln1b, ln, mean, rstd, c.ln_eps});
+    float* qkv = cache ? kv_.data() + l * kv_rows_ * 3 * d : qkv_.data();
+    float* rows_qkv = qkv + t0 * 3 * d;
+    layernorm(path, {n, d, x, y.ln1g, y.ln1b, ln, mean, rstd, c.ln_eps});
     if (!neo) {
-      linear(path, ln, t, y.qkv_w, d, 3 * d, y.qkvb, qkv_.data(), 3 * d);
+      linear(path, ln, n, y.qkv_w, d, 3 * d, y.qkvb, rows_qkv, 3 * d);
     } else {
-      linear(path, ln, t, y.q_w, d, d, nullptr, qkv_.data(), 3 * d);
-      linear(path, ln, t, y.k_w, d, d, nullptr, qkv_.data() + d, 3 * d);
-      linear(path, ln, t, y.v_w, d, d, nullptr, qkv_.data() + 2 * d, 3 * d);
+      linear(path, ln, n, y.q_w, d, d, nullptr, rows_qkv, 3 * d);
+      linear(path, ln, n, y.k_w, d, d, nullptr, rows_qkv + d, 3 * d);
+      linear(path, ln, n, y.v_w, d, d, nullptr, rows_qkv + 2 * d, 3 * d);
     }
-    attend(path, l, t, options.ablate, options.attention ? r.attention.data() + l * nh * t * t : nullptr);
-    linear(path, heads_.data(), t, y.o_w, d, d, y.ob, tmp_.data(), d);
-    add(x, tmp_.data(), x, t * d);
-    layernorm(path, {t, d, x, y.ln2g, y.ln2b, ln, mean, rstd, c.ln_eps});
-    linear(path, ln, t, y.fc_w, d, f, y.fcb, fc_.data(), f);
-    (simd ? gelu_forward_simd : gelu_forward_ref)(fc_.data(), fc_.data(), t * f);
-    linear(path, fc_.data(), t, y.proj_w, f, d, y.projb, tmp_.data(), d);
-    add(x, tmp_.data(), x, t * d);
+    attend(path, l, t0, t, qkv, options.ablate, options.attention ? r.attention.data() + l * nh * t * t : nullptr);
+    linear(path, heads_.data(), n, y.o_w, d, d, y.ob, tmp_.data(), d);
+    add(x, tmp_.data(), x, n * d);
+    layernorm(path, {n, d, x, y.ln2g, y.ln2b, ln, mean, rstd, c.ln_eps});
+    linear(path, ln, n, y.fc_w, d, f, y.fcb, fc_.data(), f);
+    (simd ? gelu_forward_simd : gelu_forward_ref)(fc_.data(), fc_.data(), n * f);
+    linear(path, fc_.data(), n, y.proj_w, f, d, y.projb, tmp_.data(), d);
+    add(x, tmp_.data(), x, n * d);
     if (lens_k) lens_layer(path, l, t, lens_k, &r);
   }
-  const std::size_t rows = options.all_logits ? t : 1;
-  const float* last = x + (t - rows) * d;
+  const std::size_t rows = options.all_logits ? n : 1;
+  const float* last = x + (n - rows) * d;
   layernorm(path, {rows, d, last, lnfg_, lnfb_, ln, mean, rstd, c.ln_eps});
   const WideGemmArgs g{rows, v, d, ln, d, wte_.data, wte_.dtype, d, true, logits_.data(), v, nullptr, false};
   gemm_wide(path, g, gws_.data());
   r.logits.assign(logits_.begin(), logits_.begin() + static_cast<std::ptrdiff_t>(rows * v));
-  return "";
 }
 
 std::string PretrainedModel::head_scores(const std::int32_t* tokens, std::size_t t, std::size_t n,
@@ -554,16 +587,22 @@ std::string PretrainedModel::generate(const std::int32_t* tokens, std::size_t t,
                                       float temperature, std::uint64_t seed, std::int32_t stop_id,
                                       std::vector<std::int32_t>* out, Path path) {
   if (!(temperature >= 0) || !std::isfinite(temperature)) return "temperature must be a finite number >= 0";
-  std::vector<std::int32_t> seq(tokens, tokens + t);
   out->clear();
-  Rng rng(seed);
   PretrainedRunResult r;
   const PretrainedRunOptions o;
+  const std::string error = check(tokens, t);
+  if (!error.empty()) return error;
+  if (max_tokens == 0 || t == config_.context) return "";
+  std::vector<std::int32_t> seq(tokens, tokens + t);
+  // q, k, v of every layer for every position the sequence will reach: each new
+  // token then costs one row through the model.
+  kv_rows_ = std::min(config_.context, t + max_tokens);
+  kv_.assign(config_.num_layers * kv_rows_ * 3 * config_.d_model, 0.0f);
+  Rng rng(seed);
   const std::size_t v = config_.vocab;
   std::vector<double> p(v);
-  while (out->size() < max_tokens && seq.size() < config_.context) {
-    std::string error = run(seq.data(), seq.size(), o, &r, path);
-    if (!error.empty()) return error;
+  forward(seq.data(), 0, t, o, &r, path, true);
+  for (;;) {
     const float* logits = r.logits.data();
     std::size_t next = std::size_t(std::max_element(logits, logits + v) - logits);
     if (temperature > 0) {
@@ -581,7 +620,11 @@ std::string PretrainedModel::generate(const std::int32_t* tokens, std::size_t t,
     if (std::int32_t(next) == stop_id) break;
     out->push_back(std::int32_t(next));
     seq.push_back(std::int32_t(next));
+    if (out->size() >= max_tokens || seq.size() >= config_.context) break;
+    forward(seq.data(), seq.size() - 1, seq.size(), o, &r, path, true);
   }
+  std::vector<float>().swap(kv_);
+  kv_rows_ = 0;
   return "";
 }
 

@@ -129,6 +129,25 @@ std::size_t gemm_wide_workspace_floats(const WideGemmArgs& g) {
   return g.k * kWidePanel + staging + packed;
 }
 
+namespace {
+
+// sum_p a[p] * b[p] over k elements.
+float dot_simd(const float* a, const float* b, std::size_t k) {
+  constexpr std::size_t W = fbatch::size;
+  fbatch acc0(0.0f), acc1(0.0f);
+  std::size_t p = 0;
+  for (; p + 2 * W <= k; p += 2 * W) {
+    acc0 = simd::fma(fbatch::load_unaligned(a + p), fbatch::load_unaligned(b + p), acc0);
+    acc1 = simd::fma(fbatch::load_unaligned(a + p + W), fbatch::load_unaligned(b + p + W), acc1);
+  }
+  for (; p + W <= k; p += W) acc0 = simd::fma(fbatch::load_unaligned(a + p), fbatch::load_unaligned(b + p), acc0);
+  float s = simd::hadd(acc0 + acc1);
+  for (; p < k; ++p) s += a[p] * b[p];
+  return s;
+}
+
+}  // namespace
+
 void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
   if (in_place(g)) {
     gemm_packed_simd(plain(g, static_cast<const float*>(g.b), g.ldb, 0, g.n), workspace);
@@ -136,6 +155,22 @@ void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
   }
   const std::size_t es = dtype_bytes(g.b_dtype);
   const auto* b = static_cast<const std::uint8_t*>(g.b);
+  if (g.b_transposed && g.m <= kWideDotRows) {
+    // Few rows of A against [out, in] weights (the next token's unembedding): one
+    // dot product per output, each weight row read (and widened) once, no transpose.
+    for (std::size_t j = 0; j < g.n; ++j) {
+      const float* row = reinterpret_cast<const float*>(b + j * g.ldb * es);
+      if (g.b_dtype != DType::f32) {
+        widen_simd(b + j * g.ldb * es, g.b_dtype, workspace, g.k);
+        row = workspace;
+      }
+      for (std::size_t i = 0; i < g.m; ++i) {
+        float& c = g.c[i * g.ldc + j];
+        c = (g.accumulate ? c : 0.0f) + (g.bias ? g.bias[j] : 0.0f) + dot_simd(g.a + i * g.lda, row, g.k);
+      }
+    }
+    return;
+  }
   float* panel = workspace;
   float* staging = panel + g.k * kWidePanel;
   float* packed = staging + (g.b_transposed && g.b_dtype != DType::f32 ? g.k * kWidePanel : 0);
