@@ -6,6 +6,9 @@
 //                    [--seqs 64,256,1024,4096,16384] [--attn-shapes 512x8] [--attn-seqs 256,1024,4096]
 //                    [--engines headlab,ort,tfjs,plain,headlab-parallel,headlab-workers,ort-2t] [--reps 5]
 //                    [--budget 20] [--parallel-shapes 512x8] [--parallel-seqs 256,1024] [--out bench/results/latest]
+//   npm run bench -- --part pretrained [--rounds 2] [--reps 3] [--seqs 64,256]   (the real-model part alone)
+// --part attention|pretrained|all: all (the default without --quick) runs the attention grid, then
+// the real-model part (bench/pretrained/run.mjs: a GPT-2-small-shaped model against ORT Web).
 // Environments: node; browser (a Chromium page that is not cross-origin isolated: ORT Web falls
 // back to 1 thread, HeadLab's multi-core layer uses Workers); isolated (a Chromium page served
 // with COOP/COEP: ORT Web's threads and HeadLab's pthreads run; only the multi-core cells, with
@@ -421,7 +424,29 @@ async function main() {
   console.error(`bench: done in ${(res.elapsedS / 60).toFixed(1)} min; wrote ${rel(o.out)}.json and ${rel(o.out)}.md`);
 }
 
-main().catch((e) => {
+/** Splits `--part X` off the arguments: which parts to run. */
+function parts(argv) {
+  const i = argv.findIndex((x) => x === '--part' || x.startsWith('--part='));
+  if (i < 0) return { part: argv.includes('--quick') ? 'attention' : 'all', rest: argv };
+  const inline = argv[i].includes('=');
+  const part = inline ? argv[i].split('=')[1] : argv[i + 1];
+  if (!['attention', 'pretrained', 'all'].includes(part)) throw new Error(`--part must be attention, pretrained or all, got "${part}"`);
+  return { part, rest: argv.filter((_, j) => j !== i && (inline || j !== i + 1)) };
+}
+
+async function runParts() {
+  const { part, rest } = parts(process.argv.slice(2));
+  if (part !== 'pretrained') {
+    process.argv = [...process.argv.slice(0, 2), ...rest];
+    await main();
+  }
+  if (part !== 'attention') {
+    const { runPretrained } = await import('./pretrained/run.mjs');
+    await runPretrained(part === 'pretrained' ? rest : []);
+  }
+}
+
+runParts().catch((e) => {
   console.error(`bench: ${e.message}`);
   process.exit(1);
 });
