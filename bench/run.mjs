@@ -23,6 +23,7 @@ import zlib from 'node:zlib';
 import { flopsOf, makeProblem, cellKey } from './lib/problem.mjs';
 import { forward } from './engines/plain.mjs';
 import { render } from './lib/report.mjs';
+import { rendererPeakRss } from './lib/renderer-rss.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
@@ -182,34 +183,6 @@ function runNode(args, timeoutMs) {
 // ---- Chromium runs: a fresh browser per run ----
 
 let chromiumVersion = null;
-
-/** Peak RSS (VmHWM) of the renderer processes under `pid`. */
-function rendererPeakRss(pid) {
-  const children = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(d));
-    } catch { /* the process ended */ }
-  }
-  let peak = 0;
-  const stack = [pid];
-  while (stack.length) {
-    const p = stack.pop();
-    for (const c of children.get(p) ?? []) {
-      stack.push(c);
-      try {
-        if (!fs.readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('--type=renderer')) continue;
-        const hwm = /VmHWM:\s*(\d+) kB/.exec(fs.readFileSync(`/proc/${c}/status`, 'utf8'));
-        if (hwm) peak = Math.max(peak, Number(hwm[1]) * 1024);
-      } catch { /* ended */ }
-    }
-  }
-  return peak || null;
-}
 
 async function runBrowser(serverUrl, fnName, args, timeoutMs) {
   const { chromium } = await import('playwright-core');
