@@ -137,10 +137,10 @@ function render(res) {
   L.push('## Correctness (before any timing)', '');
   L.push('Each run first computes the logits of check.json\'s 64 ids at every position (64 × 50257) and compares them with ORT Web\'s' +
     ' (1 thread, Node, round 1); a run beyond max |diff| ≤ 1e-3 · max |logit| stops the benchmark. The last position is also compared with PyTorch\'s float32 logits.', '');
-  L.push('| where | run | vs ORT Web: max abs diff | ÷ max abs logit | vs PyTorch (last position): max abs diff |');
-  L.push('| --- | --- | --- | --- | --- |');
+  L.push('| where | run | vs ORT Web: max abs diff | ÷ max abs logit | vs PyTorch (last position): max abs diff | load average (1 min) before |');
+  L.push('| --- | --- | --- | --- | --- | --- |');
   for (const r of res.runs) {
-    L.push(`| ${ENV_LABEL[r.env]} | ${r.label}, round ${r.round} | ${r.checkRef ? r.checkRef.maxAbsDiff.toExponential(2) : 'reference'} | ${r.checkRef ? r.checkRef.relDiff.toExponential(2) : '–'} | ${r.checkPytorch ? r.checkPytorch.maxAbsDiff.toExponential(2) : r.error ?? '–'} |`);
+    L.push(`| ${ENV_LABEL[r.env]} | ${r.label}, round ${r.round} | ${r.checkRef ? r.checkRef.maxAbsDiff.toExponential(2) : 'reference'} | ${r.checkRef ? r.checkRef.relDiff.toExponential(2) : '–'} | ${r.checkPytorch ? r.checkPytorch.maxAbsDiff.toExponential(2) : r.error ?? '–'} | ${r.loadAvgBefore?.toFixed(1) ?? '–'} |`);
   }
   for (const env of res.options.envs) {
     L.push('', `## ${ENV_LABEL[env]}: one forward pass (median of every timed run; best in brackets)`, '');
