@@ -128,7 +128,7 @@ function render(res) {
   L.push('# Real-model benchmark: a GPT-2-small-shaped model, HeadLab vs ONNX Runtime Web', '');
   L.push(`Written by \`node bench/run.mjs --part pretrained\`, ${res.startedAt.slice(0, 16).replace('T', ' ')} UTC to ${res.finishedAt?.slice(11, 16) ?? '–'}` +
     ` (${m.cpuModel}, ${m.cores} cores, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}; ORT Web ${res.versions.ort ?? '?'}; git ${res.gitHead};` +
-    ` ${res.options.rounds} rounds × ${res.options.reps} timed runs per engine and T, after one warm-up run).`);
+    ` ${res.options.rounds} round${res.options.rounds === 1 ? '' : 's'} × ${res.options.reps} timed runs per engine and T, after one warm-up run).`);
   L.push(`Model: random weights, ${res.model.parameters?.toLocaleString('en-US') ?? '?'} parameters, float32 (12 layers, 12 heads, d 768, vocabulary 50257);` +
     ' HeadLab loads `model.safetensors` through `lab.loadPretrained` and times `model.run(ids, …)`;' +
     ' ORT Web runs `model.onnx`, exported by PyTorch from the same weights (wasm execution provider).');
