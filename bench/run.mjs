@@ -68,7 +68,7 @@ function options() {
   const known = ['quick', 'env', 'shapes', 'seqs', 'attn-shapes', 'attn-seqs', 'engines', 'reps', 'budget', 'out', 'f64-max-t', 'quiet-wait', 'parallel-shapes', 'parallel-seqs', 'help'];
   for (const k of Object.keys(a)) if (!known.includes(k)) throw new Error(`unknown option --${k}; known: ${known.map((x) => '--' + x).join(' ')}`);
   if (a.help) {
-    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 8).join('\n'));
+    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 11).join('\n'));
     process.exit(0);
   }
   const quick = Boolean(a.quick);
