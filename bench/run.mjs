@@ -6,6 +6,9 @@
 //                    [--seqs 64,256,1024,4096,16384] [--attn-shapes 512x8] [--attn-seqs 256,1024,4096]
 //                    [--engines headlab,ort,tfjs,plain,headlab-parallel,headlab-workers,ort-2t] [--reps 5]
 //                    [--budget 20] [--parallel-shapes 512x8] [--parallel-seqs 256,1024] [--out bench/results/latest]
+//   npm run bench -- --part pretrained [--rounds 2] [--reps 3] [--seqs 64,256]   (the real-model part alone)
+// --part attention|pretrained|all: all (the default without --quick) runs the attention grid, then
+// the real-model part (bench/pretrained/run.mjs: a GPT-2-small-shaped model against ORT Web).
 // Environments: node; browser (a Chromium page that is not cross-origin isolated: ORT Web falls
 // back to 1 thread, HeadLab's multi-core layer uses Workers); isolated (a Chromium page served
 // with COOP/COEP: ORT Web's threads and HeadLab's pthreads run; only the multi-core cells, with
@@ -20,6 +23,7 @@ import zlib from 'node:zlib';
 import { flopsOf, makeProblem, cellKey } from './lib/problem.mjs';
 import { forward } from './engines/plain.mjs';
 import { render } from './lib/report.mjs';
+import { rendererPeakRss } from './lib/renderer-rss.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
@@ -64,7 +68,7 @@ function options() {
   const known = ['quick', 'env', 'shapes', 'seqs', 'attn-shapes', 'attn-seqs', 'engines', 'reps', 'budget', 'out', 'f64-max-t', 'quiet-wait', 'parallel-shapes', 'parallel-seqs', 'help'];
   for (const k of Object.keys(a)) if (!known.includes(k)) throw new Error(`unknown option --${k}; known: ${known.map((x) => '--' + x).join(' ')}`);
   if (a.help) {
-    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 8).join('\n'));
+    console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 11).join('\n'));
     process.exit(0);
   }
   const quick = Boolean(a.quick);
@@ -179,34 +183,6 @@ function runNode(args, timeoutMs) {
 // ---- Chromium runs: a fresh browser per run ----
 
 let chromiumVersion = null;
-
-/** Peak RSS (VmHWM) of the renderer processes under `pid`. */
-function rendererPeakRss(pid) {
-  const children = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(d));
-    } catch { /* the process ended */ }
-  }
-  let peak = 0;
-  const stack = [pid];
-  while (stack.length) {
-    const p = stack.pop();
-    for (const c of children.get(p) ?? []) {
-      stack.push(c);
-      try {
-        if (!fs.readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('--type=renderer')) continue;
-        const hwm = /VmHWM:\s*(\d+) kB/.exec(fs.readFileSync(`/proc/${c}/status`, 'utf8'));
-        if (hwm) peak = Math.max(peak, Number(hwm[1]) * 1024);
-      } catch { /* ended */ }
-    }
-  }
-  return peak || null;
-}
 
 async function runBrowser(serverUrl, fnName, args, timeoutMs) {
   const { chromium } = await import('playwright-core');
@@ -421,7 +397,29 @@ async function main() {
   console.error(`bench: done in ${(res.elapsedS / 60).toFixed(1)} min; wrote ${rel(o.out)}.json and ${rel(o.out)}.md`);
 }
 
-main().catch((e) => {
+/** Splits `--part X` off the arguments: which parts to run. */
+function parts(argv) {
+  const i = argv.findIndex((x) => x === '--part' || x.startsWith('--part='));
+  if (i < 0) return { part: argv.includes('--quick') ? 'attention' : 'all', rest: argv };
+  const inline = argv[i].includes('=');
+  const part = inline ? argv[i].split('=')[1] : argv[i + 1];
+  if (!['attention', 'pretrained', 'all'].includes(part)) throw new Error(`--part must be attention, pretrained or all, got "${part}"`);
+  return { part, rest: argv.filter((_, j) => j !== i && (inline || j !== i + 1)) };
+}
+
+async function runParts() {
+  const { part, rest } = parts(process.argv.slice(2));
+  if (part !== 'pretrained') {
+    process.argv = [...process.argv.slice(0, 2), ...rest];
+    await main();
+  }
+  if (part !== 'attention') {
+    const { runPretrained } = await import('./pretrained/run.mjs');
+    await runPretrained(part === 'pretrained' ? rest : []);
+  }
+}
+
+runParts().catch((e) => {
   console.error(`bench: ${e.message}`);
   process.exit(1);
 });

@@ -11,15 +11,20 @@
 // The checkpoint is written straight into the engine's file buffer (a safetensors
 // image), so the weights are held once. Prints load and forward times in ms
 // (best of the runs) and the memory the engine holds.
+// With --ops T...: where one float32 forward pass of T tokens spends its time, by
+// timing the engine's run (last position; every position) and each GEMM it makes
+// alone on the same shapes (the rest is attention, LayerNorm, GELU, embedding).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "headlab/pretrained.hpp"
+#include "headlab/pretrained_kernels.hpp"
 
 using namespace headlab;
 
@@ -125,9 +130,11 @@ void bench(bool half, const std::vector<std::size_t>& lengths) {
   for (std::size_t t : lengths) {
     std::vector<std::int32_t> ids(t);
     for (std::size_t i = 0; i < t; ++i) ids[i] = std::int32_t((i * 7919) % V);
-    for (bool attention : {false, true}) {
+    for (int mode = 0; mode < 3; ++mode) {
+      const bool attention = mode == 2, all_logits = mode == 1;
       PretrainedRunOptions o;
       o.attention = attention;
+      o.all_logits = all_logits;
       PretrainedRunResult r;
       double best = 1e30;
       for (int rep = 0; rep < 4; ++rep) {
@@ -135,10 +142,9 @@ void bench(bool half, const std::vector<std::size_t>& lengths) {
         m.run(ids.data(), t, o, &r);
         best = std::min(best, now_ms() - a);
       }
-      std::printf(
-          "  T=%zu%s: best of 4 forward passes %.1f ms; memory held %.1f MB (activation formula %.2f MB)\n",
-          t, attention ? " with all attention weights" : "", best, m.memory_bytes() / 1e6,
-          m.activation_bytes(t, attention, false, false) / 1e6);
+      std::printf("  T=%zu%s: best of 4 forward passes %.1f ms; memory held %.1f MB (activation formula %.2f MB)\n", t,
+                  attention ? " with all attention weights" : all_logits ? " with logits at every position" : "", best,
+                  m.memory_bytes() / 1e6, m.activation_bytes(t, attention, all_logits, false) / 1e6);
     }
     std::vector<std::int32_t> out;
     const double a = now_ms();
@@ -148,9 +154,60 @@ void bench(bool half, const std::vector<std::size_t>& lengths) {
   }
 }
 
+double best_ms(int reps, const std::function<void()>& f) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const double a = now_ms();
+    f();
+    best = std::min(best, now_ms() - a);
+  }
+  return best;
+}
+
+// Each GEMM of one forward pass, alone, with float32 weights in GPT-2's layouts.
+void ops(const std::vector<std::size_t>& lengths) {
+  const std::size_t L = 12, d = 768, f = 3072, V = 50257;
+  std::vector<float> w(V * d), a(std::max<std::size_t>(1024, 1) * f), c(1024 * V / 4 + V), bias(f, 0.01f);
+  std::uint32_t state = 1;
+  for (auto& x : w) x = float((state = state * 1664525u + 1013904223u) >> 8) / float(1u << 24) - 0.5f;
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = w[i % w.size()];
+  struct Op { const char* name; std::size_t n, k; bool transposed; std::size_t per_pass; };
+  const Op list[] = {{"c_attn [d, 3d]", 3 * d, d, false, L}, {"attn.c_proj [d, d]", d, d, false, L},
+                     {"mlp.c_fc [d, 4d]", f, d, false, L},  {"mlp.c_proj [4d, d]", d, f, false, L},
+                     {"unembedding wte^T [d, V]", V, d, true, 1}};
+  for (std::size_t t : lengths) {
+    std::printf("T=%zu: one GEMM alone, best of 3 (ms), x times per forward pass = ms per pass\n", t);
+    double sum_layers = 0, unembed_all = 0, unembed_last = 0;
+    for (const Op& op : list) {
+      for (std::size_t rows : {t, std::size_t(1)}) {
+        if (!op.transposed && rows == 1) continue;
+        if (c.size() < rows * op.n) c.resize(rows * op.n);
+        const WideGemmArgs g{rows, op.n, op.k, a.data(), op.k, w.data(), DType::f32, op.transposed ? op.k : op.n,
+                             op.transposed, c.data(), op.n, op.transposed ? nullptr : bias.data(), false};
+        std::vector<float> ws(gemm_wide_workspace_floats(g));
+        const double ms = best_ms(3, [&] { gemm_wide(Path::simd, g, ws.data()); });
+        const double flops = 2.0 * double(rows) * double(op.n) * double(op.k);
+        std::printf("  %-26s rows %4zu: %8.2f ms x %2zu = %8.1f ms  (%.1f GFLOP/s)\n", op.name, rows, ms, op.per_pass,
+                    ms * double(op.per_pass), flops / ms / 1e6);
+        if (!op.transposed) sum_layers += ms * double(op.per_pass);
+        else if (rows == 1) unembed_last = ms;
+        else unembed_all = ms;
+      }
+    }
+    std::printf("  layer GEMMs %.1f ms; unembedding every position %.1f ms, last position %.1f ms\n", sum_layers,
+                unembed_all, unembed_last);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--ops") {
+    std::vector<std::size_t> lengths;
+    for (int i = 2; i < argc; ++i) lengths.push_back(std::size_t(std::atoi(argv[i])));
+    ops(lengths);
+    return 0;
+  }
   std::vector<std::size_t> lengths = {64};
   for (int i = 1; i < argc; ++i) lengths.push_back(std::size_t(std::atoi(argv[i])));
   bench(false, lengths);

@@ -1,0 +1,23 @@
+// The browser side of one real-model run: the page, served from the repository root, exposes
+// benchPretrained(args) for bench/pretrained/run.mjs to call (a fresh Chromium per run).
+import { measurePretrained } from './measure.mjs';
+
+const root = new URL('/', location.href).href;
+const ctx = {
+  readBytes: async (rel) => {
+    const res = await fetch(root + rel);
+    if (!res.ok) throw new Error(`GET ${rel}: ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer());
+  },
+  importHeadlab: () => import(root + 'web/lib/headlab.js'),
+  importOrt: () => import(root + 'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs'),
+};
+
+window.benchPretrained = async ({ engine, threads, folder, seqs, reps, refPath }) => {
+  const ref = refPath ? new Float32Array((await ctx.readBytes(refPath)).buffer) : null;
+  const { result } = await measurePretrained({ ctx, engine, threads, folder, seqs, reps, ref });
+  if (performance.memory) result.memory.jsHeapBytes = performance.memory.usedJSHeapSize;
+  result.isolated = globalThis.crossOriginIsolated === true;
+  return result;
+};
+window.benchReady = true;
