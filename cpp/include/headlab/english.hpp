@@ -42,6 +42,14 @@
 //                  repeated first name, target = the token after the earlier
 //                  copy of it (the last name); answer = the last name.
 //   previous_token every position t >= 1 before the padding: query t, target t-1.
+//
+// Rates over 10,000 sequences (tests/cpp/test_english.cpp checks them): 3.5
+// sentences per sequence; per sentence 0.67 agreement arcs (60 % of them with
+// an attractor of 2-8 tokens), 0.42 selection, 0.46 coreference, 0.19
+// induction (47 % of sequences hold one). The most common subject-verb
+// distance covers 22 % of agreement arcs; for agreement, selection,
+// coreference and induction neither the best fixed offset nor "the last noun"
+// finds more than 26 % of the targets (previous_token: a fixed offset, 100 %).
 #pragma once
 
 #include <cstddef>
