@@ -145,6 +145,24 @@ def evaluate(model, meta, tokens, arcs, gates=None, batch=500):
             s[i] = atts[i][a[:, 0], :, a[:, 2], a[:, 3]].mean(0)
         scores[name] = s
 
+    # Coreference by the antecedent's kind: a name's head is its last word, and a
+    # head may split its weight between the two words of a name.
+    cats = np.array([w["cat"] for w in vocab])
+    a = rel_arcs["coreference"]
+    named = cats[tokens[a[:, 0], a[:, 3]]] == "last_name"
+    split = {}
+    for key, sel in (("noun", ~named), ("name", named)):
+        s = np.zeros((L, H))
+        span = np.zeros((L, H))
+        for i in range(L):
+            w = atts[i][a[sel, 0], :, a[sel, 2], a[sel, 3]]
+            s[i] = w.mean(0)
+            prev = atts[i][a[sel, 0], :, a[sel, 2], a[sel, 3] - 1]
+            span[i] = (w + (prev if key == "name" else 0)).mean(0)
+        split[key] = {"share": float(sel.mean()), "best": float(s.max()), "bestSpan": float(span.max()),
+                      "head": [int(x) for x in np.unravel_index(s.argmax(), s.shape)]}
+    scores["_coreferenceSplit"] = split
+
     # Baselines on the same arcs.
     is_noun = np.array([w["noun"] for w in vocab])
     noun_tok = is_noun[tokens]  # [n, T]
@@ -155,7 +173,7 @@ def evaluate(model, meta, tokens, arcs, gates=None, batch=500):
         last_noun[:, t] = cur
     baselines = {}
     for name, a in rel_arcs.items():
-        off = a[:, 2] - a[:, 3]
+        off = a[:, 2] - a[:, 3]  # noqa
         _, counts = np.unique(off, return_counts=True)
         baselines[name] = {"fixedOffset": float(counts.max() / len(a)),
                            "lastNoun": float((last_noun[a[:, 0], a[:, 2]] == a[:, 3]).mean())}
@@ -203,6 +221,7 @@ def main():
     ap.add_argument("--md", help="append the run's tables to this markdown file")
     ap.add_argument("--note", default="", help="a line for the markdown")
     ap.add_argument("--json", help="write the numbers here")
+    ap.add_argument("--save", help="save the trained model's state_dict here")
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
@@ -230,6 +249,8 @@ def main():
             print(f"step {step + 1} loss {np.mean(losses[-100:]):.3f} ({time.time() - t0:.0f} s)", file=sys.stderr)
     seconds = time.time() - t0
     model.eval()
+    if args.save:
+        torch.save(model.state_dict(), args.save)
     # The model sees T-1 inputs (position T-1 predicts nothing); every query is < T-1.
     eval_in = eval_tok[:, :T - 1]
     scores, baselines, acc, counts = evaluate(model, meta, eval_in, eval_arcs)
@@ -249,7 +270,8 @@ def main():
     ablation = {"heads": strong, "acc": ablate(strong) if strong else acc,
                 "controlHeads": weak, "controlAcc": ablate(weak) if weak else acc}
     result = {"settings": vars(args), "seconds": seconds, "finalLoss": float(np.mean(losses[-100:])),
-              "scores": {k: v.round(3).tolist() for k, v in scores.items()}, "baselines": baselines,
+              "scores": {k: v.round(3).tolist() for k, v in scores.items() if not k.startswith("_")},
+              "coreferenceSplit": scores["_coreferenceSplit"], "baselines": baselines,
               "accuracy": acc, "ablation": ablation, "arcs": counts}
     md = report(result, L, H)
     print(md)
@@ -282,6 +304,10 @@ def report(r, L, H):
               f"agreementAccuracy {a['agreementAccuracy']:.3f} (attractor {a['agreementAccuracyAttractor']:.3f}, "
               f"none {a['agreementAccuracyNoAttractor']:.3f}); selectionAccuracy {a['selectionAccuracy']:.3f}; "
               f"coreferenceAccuracy {a['coreferenceAccuracy']:.3f}",
+              "",
+              "coreference by antecedent (best head's mean weight on the head word; on a name's two words): "
+              + "; ".join(f"{k} ({v['share']:.0%} of arcs) {v['best']:.2f} at L{v['head'][0]}H{v['head'][1]}"
+                          f" (span {v['bestSpan']:.2f})" for k, v in r["coreferenceSplit"].items()),
               "",
               f"ablation: agreement heads >= 0.3 off ({names(ab['heads'])}): agreementAccuracy "
               f"{ab['acc']['agreementAccuracy']:.3f}, attractor {ab['acc']['agreementAccuracyAttractor']:.3f}; "
