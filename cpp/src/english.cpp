@@ -165,10 +165,13 @@ int pronoun_class(int number, int gender) {
   return gender < 0 ? 2 : gender;
 }
 
-// A noun phrase's head: position, pronoun class, semantic class.
+// A noun phrase's head: position, pronoun class, semantic class, number, and the
+// word carrying its gender (a common noun itself; a name's first name), the
+// target of coreference.
 struct Head {
   std::int32_t pos;
   int pron, cls, number;
+  std::int32_t feature;
 };
 
 bool noun_of_number(std::int32_t t, int number) {
@@ -242,7 +245,7 @@ struct Gen {
       const std::int32_t p = emit(n.last);
       n.last_pos = p;
       sentence_names.push_back(n.first);
-      return {p, pronoun_class(0, W(n.first).gender), kName, 0};
+      return {p, pronoun_class(0, W(n.first).gender), kName, 0, q};
     }
     const int gender = int(below(2));
     std::vector<std::int32_t> free;
@@ -252,7 +255,8 @@ struct Gen {
     const std::int32_t f = pick(free);
     used_first.push_back(f);
     sentence_names.push_back(f);
-    std::int32_t pos = emit(f);
+    const std::int32_t first_pos = emit(f);
+    std::int32_t pos = first_pos;
     std::vector<std::int32_t> free_last;
     for (std::int32_t l : lex().last_names)
       if (!contains(used_last, l)) free_last.push_back(l);
@@ -262,7 +266,7 @@ struct Gen {
       pos = emit(l);
       names.push_back({f, l, pos});
     }
-    return {pos, pronoun_class(0, gender), kName, 0};
+    return {pos, pronoun_class(0, gender), kName, 0, first_pos};
   }
 
   // [DET] {very ADJ | ADJ} NOUN of class cls and number, at most max_len tokens (>= 2).
@@ -303,7 +307,7 @@ struct Gen {
       emit(a0 = a);
     }
     const std::int32_t pos = emit(n);
-    return {pos, pronoun_class(number, W(n).gender), cls, number};
+    return {pos, pronoun_class(number, W(n).gender), cls, number, pos};
   }
 
   // An NP of one of the given classes (kName: a name, singular only).
@@ -437,7 +441,7 @@ struct Gen {
         const std::int32_t be = emit(L.was[ref.pron == 3 ? 1 : 0]);
         const std::int32_t pred = pick(L.preds[ref.cls]);
         emit(pred);
-        EnArc a{EnRelation::coreference, be, ref.pos, pred};
+        EnArc a{EnRelation::coreference, be, ref.feature, pred};
         a.cls = ref.cls;
         arcs.push_back(a);
         const std::string& p = W(pred).text;
@@ -483,6 +487,7 @@ struct Parser {
     if (at(Cat::first_name)) {
       const std::int32_t first = tok[i];
       const int gender = cur().gender;
+      const std::int32_t first_pos = std::int32_t(i);
       std::int32_t pos = std::int32_t(i++);
       if (at(Cat::last_name)) {
         auto it = std::find_if(names.begin(), names.end(), [&](const auto& p) { return p.first == first; });
@@ -494,7 +499,7 @@ struct Parser {
         else
           names.push_back({first, pos});
       }
-      h = {pos, pronoun_class(0, gender), kName, 0};
+      h = {pos, pronoun_class(0, gender), kName, 0, first_pos};
       heads.push_back(h);
       return true;
     }
@@ -513,7 +518,7 @@ struct Parser {
     if (det_number >= 0 && det_number != n.number)
       return fail(std::string("the determiner does not agree in number with '") + n.text + "'");
     if (det_number == -2 && n.number == 0) return fail("a singular noun needs a determiner");
-    h = {std::int32_t(i), pronoun_class(n.number, n.gender), n.cls, n.number};
+    h = {std::int32_t(i), pronoun_class(n.number, n.gender), n.cls, n.number, std::int32_t(i)};
     heads.push_back(h);
     ++i;
     return true;
@@ -624,7 +629,7 @@ struct Parser {
       if (cur().cls != ref.cls)
         return fail("'" + cur().text + "' does not describe '" + (*words)[std::size_t(ref.pos)] + "' (" +
                     english_class_name(ref.cls) + ")");
-      EnArc a{EnRelation::coreference, be, ref.pos, tok[i]};
+      EnArc a{EnRelation::coreference, be, ref.feature, tok[i]};
       a.cls = ref.cls;
       arcs.push_back(a);
       ++i;

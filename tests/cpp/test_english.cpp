@@ -132,6 +132,14 @@ TEST_CASE("english: hand-written sentences give the arcs written by hand") {
     CHECK(pairs(p.arcs, R::selection) == V{{3, 2}});
     CHECK(only(p.arcs, R::selection, 3).cls == kAnimal);
   }
+  SUBCASE("coreference to a name lands on its first name, which carries the gender") {
+    // 0 the 1 kings 2 met 3 anna 4 berg 5 because 6 she 7 was 8 happy 9 .
+    const EnParse p = english_relations("the kings met anna berg because she was happy .");
+    REQUIRE_MESSAGE(p.ok, p.error);
+    CHECK(pairs(p.arcs, R::coreference) == V{{7, 3}});
+    CHECK(only(p.arcs, R::coreference, 7).cls == kName);
+    CHECK(only(p.arcs, R::coreference, 7).answer == tok("happy"));
+  }
   SUBCASE("repeated two-word names") {
     // 0 anna 1 berg 2 met 3 tom 4 lind 5 . 6 later 7 anna 8 berg 9 smiled 10 . 11 tom 12 lind 13 laughed 14 .
     const EnParse p = english_relations("anna berg met tom lind . later anna berg smiled . tom lind laughed .");

@@ -34,10 +34,12 @@
 //                  verb; answer = the object noun, cls = the selected class.
 //   coreference    he/she/it/they: query = the "was"/"were" after the pronoun
 //                  (the token before the referent-dependent predicate), target
-//                  = the antecedent's head noun, the one noun phrase of the
-//                  sentence whose gender and number fit the pronoun (the others
-//                  fit other pronouns); answer = the predicate adjective, which
-//                  belongs to the antecedent's class (cls).
+//                  = the antecedent, the one noun phrase of the sentence whose
+//                  gender and number fit the pronoun (the others fit other
+//                  pronouns): its head noun, or for a name its first name (the
+//                  word that carries the gender; trained heads attend there,
+//                  bench/english/calibration.md); answer = the predicate
+//                  adjective, which belongs to the antecedent's class (cls).
 //   induction      a two-word name seen before in the sequence: query = the
 //                  repeated first name, target = the token after the earlier
 //                  copy of it (the last name); answer = the last name.
