@@ -26,10 +26,10 @@ using namespace headlab;
 namespace {
 
 const char* category_name(EnCategory c) {
-  static const char* const names[] = {"special", "det",      "adj",       "very",   "noun",    "first_name",
-                                      "last_name", "pronoun", "be_past",  "pred",   "verb_pres", "verb_past",
-                                      "prep",    "that",     "conj",      "opener", "adverb",  "tail",
-                                      "outside", "off"};
+  static const char* const names[] = {"special",    "det",       "adj",     "very",    "noun",
+                                      "first_name", "last_name", "pronoun", "be_past", "pred",
+                                      "verb_pres",  "verb_past", "prep",    "that",    "conj",
+                                      "opener",     "adverb",    "tail",    "outside", "off"};
   return names[int(c)];
 }
 
@@ -75,8 +75,9 @@ int main(int argc, char** argv) {
     tokens.insert(tokens.end(), s.tokens.begin(), s.tokens.end());
     for (const EnArc& a : s.arcs) {
       if (a.relation == EnRelation::previous_token) continue;
-      const std::int32_t row[8] = {std::int32_t(n), std::int32_t(a.relation), a.query, a.target,
-                                   a.answer,        a.foil,                  a.cls,   a.attractor ? 1 : 0};
+      const std::int32_t row[8] = {
+          std::int32_t(n), std::int32_t(a.relation), a.query, a.target, a.answer, a.foil,
+          a.cls,           a.attractor ? 1 : 0};
       arcs.insert(arcs.end(), row, row + 8);
     }
   }
@@ -91,11 +92,11 @@ int main(int argc, char** argv) {
   write(out + ".tokens.bin", tokens);
   write(out + ".arcs.bin", arcs);
 
-  std::string j = "{\"seq_len\": " + std::to_string(kEnglishSeqLen) + ", \"start\": " +
-                  std::to_string(kEnglishStart) + ", \"pad\": " + std::to_string(kEnglishPad) +
-                  ", \"stop\": " + std::to_string(kEnglishStop) + ", \"seed\": " + std::to_string(seed) +
-                  ", \"count\": " + std::to_string(count) + ", \"arcs\": " + std::to_string(arcs.size() / 8) +
-                  ",\n \"relations\": [";
+  std::string j =
+      "{\"seq_len\": " + std::to_string(kEnglishSeqLen) + ", \"start\": " + std::to_string(kEnglishStart) +
+      ", \"pad\": " + std::to_string(kEnglishPad) + ", \"stop\": " + std::to_string(kEnglishStop) +
+      ", \"seed\": " + std::to_string(seed) + ", \"count\": " + std::to_string(count) +
+      ", \"arcs\": " + std::to_string(arcs.size() / 8) + ",\n \"relations\": [";
   for (std::size_t r = 0; r < kEnRelationCount; ++r)
     j += (r ? ", " : "") + json_string(english_relation_name(EnRelation(r)));
   j += "],\n \"classes\": [";
@@ -116,6 +117,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fclose(f);
-  std::printf("%ld sequences, %zu arcs -> %s.{json,tokens.bin,arcs.bin}\n", count, arcs.size() / 8, out.c_str());
+  std::printf("%ld sequences, %zu arcs -> %s.{json,tokens.bin,arcs.bin}\n", count, arcs.size() / 8,
+              out.c_str());
   return 0;
 }

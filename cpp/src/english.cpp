@@ -50,10 +50,19 @@ struct Lexicon {
       int gender;
     };
     const std::vector<std::pair<int, std::vector<N>>> noun_table = {
-        {kRoyal, {{"king", "kings", 0}, {"prince", "princes", 0}, {"queen", "queens", 1}, {"princess", "princesses", 1}}},
-        {kChild, {{"boy", "boys", 0}, {"son", "sons", 0}, {"girl", "girls", 1}, {"daughter", "daughters", 1}}},
+        {kRoyal,
+         {{"king", "kings", 0},
+          {"prince", "princes", 0},
+          {"queen", "queens", 1},
+          {"princess", "princesses", 1}}},
+        {kChild,
+         {{"boy", "boys", 0}, {"son", "sons", 0}, {"girl", "girls", 1}, {"daughter", "daughters", 1}}},
         {kAnimal,
-         {{"dog", "dogs", 2}, {"cat", "cats", 2}, {"horse", "horses", 2}, {"bird", "birds", 2}, {"cow", "cows", 2}}},
+         {{"dog", "dogs", 2},
+          {"cat", "cats", 2},
+          {"horse", "horses", 2},
+          {"bird", "birds", 2},
+          {"cow", "cows", 2}}},
         {kFood,
          {{"apple", "apples", 2},
           {"cake", "cakes", 2},
@@ -62,7 +71,11 @@ struct Lexicon {
           {"orange", "oranges", 2},
           {"carrot", "carrots", 2}}},
         {kVehicle,
-         {{"car", "cars", 2}, {"truck", "trucks", 2}, {"bus", "buses", 2}, {"van", "vans", 2}, {"tractor", "tractors", 2}}},
+         {{"car", "cars", 2},
+          {"truck", "trucks", 2},
+          {"bus", "buses", 2},
+          {"van", "vans", 2},
+          {"tractor", "tractors", 2}}},
         {kText,
          {{"book", "books", 2},
           {"letter", "letters", 2},
@@ -70,7 +83,8 @@ struct Lexicon {
           {"note", "notes", 2},
           {"story", "stories", 2},
           {"report", "reports", 2}}},
-        {kCricket, {{"ball", "balls", 2}, {"bat", "bats", 2}, {"pitch", "pitches", 2}, {"glove", "gloves", 2}}},
+        {kCricket,
+         {{"ball", "balls", 2}, {"bat", "bats", 2}, {"pitch", "pitches", 2}, {"glove", "gloves", 2}}},
         {kThing,
          {{"table", "tables", 2},
           {"cabinet", "cabinets", 2},
@@ -96,7 +110,8 @@ struct Lexicon {
       first_names[0].push_back(add(w, Cat::first_name, 0, 0, kName));
     for (const char* w : {"anna", "maria", "lucy", "emma", "sara", "mia"})
       first_names[1].push_back(add(w, Cat::first_name, 0, 1, kName));
-    for (const char* w : {"berg", "lind", "smith", "root", "kohli", "sharma", "stone", "wood", "hill", "frost"})
+    for (const char* w :
+         {"berg", "lind", "smith", "root", "kohli", "sharma", "stone", "wood", "hill", "frost"})
       last_names.push_back(add(w, Cat::last_name, 0, -1, kName));
     pron[0] = add("he", Cat::pronoun, 0, 0);
     pron[1] = add("she", Cat::pronoun, 0, 1);
@@ -105,9 +120,9 @@ struct Lexicon {
     was[0] = add("was", Cat::be_past, 0);
     was[1] = add("were", Cat::be_past, 1);
     const std::vector<std::pair<int, std::vector<const char*>>> pred_table = {
-        {kRoyal, {"proud", "rich"}},      {kChild, {"shy", "young"}},      {kAnimal, {"hungry", "loud"}},
-        {kFood, {"sweet", "fresh", "ripe"}}, {kVehicle, {"fast", "noisy"}}, {kText, {"long", "funny"}},
-        {kCricket, {"full", "wide", "heavy"}}, {kThing, {"empty", "clean"}}, {kName, {"happy", "tired"}},
+        {kRoyal, {"proud", "rich"}},           {kChild, {"shy", "young"}},    {kAnimal, {"hungry", "loud"}},
+        {kFood, {"sweet", "fresh", "ripe"}},   {kVehicle, {"fast", "noisy"}}, {kText, {"long", "funny"}},
+        {kCricket, {"full", "wide", "heavy"}}, {kThing, {"empty", "clean"}},  {kName, {"happy", "tired"}},
     };
     for (const auto& [cls, list] : pred_table)
       for (const char* w : list) preds[cls].push_back(add(w, Cat::pred, -1, -1, cls));
@@ -120,25 +135,32 @@ struct Lexicon {
     const auto isp = add_pair("is", "are", Cat::verb_pres, -1, -1, Kind::copula);
     is[0] = isp.first;
     is[1] = isp.second;
-    for (auto [sg, pl] : {std::pair{"runs", "run"}, {"sleeps", "sleep"}, {"smiles", "smile"}, {"waits", "wait"},
-                          {"sings", "sing"}, {"laughs", "laugh"}})
+    for (auto [sg, pl] : {std::pair{"runs", "run"},
+                          {"sleeps", "sleep"},
+                          {"smiles", "smile"},
+                          {"waits", "wait"},
+                          {"sings", "sing"},
+                          {"laughs", "laugh"}})
       pres(sg, pl, Kind::intransitive, -1, pres_intr);
-    for (auto [sg, pl] : {std::pair{"sees", "see"}, {"likes", "like"}, {"chases", "chase"}, {"helps", "help"}})
+    for (auto [sg, pl] :
+         {std::pair{"sees", "see"}, {"likes", "like"}, {"chases", "chase"}, {"helps", "help"}})
       pres(sg, pl, Kind::any_object, -1, pres_any);
     const std::vector<std::tuple<const char*, const char*, int>> sel = {
-        {"eats", "eat", kFood},        {"cooks", "cook", kFood},  {"drives", "drive", kVehicle},
-        {"washes", "wash", kVehicle},  {"reads", "read", kText},  {"writes", "write", kText},
-        {"feeds", "feed", kAnimal},    {"kicks", "kick", kCricket}, {"catches", "catch", kCricket}};
+        {"eats", "eat", kFood},       {"cooks", "cook", kFood},    {"drives", "drive", kVehicle},
+        {"washes", "wash", kVehicle}, {"reads", "read", kText},    {"writes", "write", kText},
+        {"feeds", "feed", kAnimal},   {"kicks", "kick", kCricket}, {"catches", "catch", kCricket}};
     for (const auto& [sg, pl, cls] : sel) pres(sg, pl, Kind::select, cls, pres_sel);
     for (const char* w : {"smiled", "laughed", "waited", "slept", "ran"})
       past_intr.push_back(add(w, Cat::verb_past, -1, -1, -1, Kind::intransitive));
     for (const char* w : {"met", "saw", "found", "liked", "watched"})
       past_any.push_back(add(w, Cat::verb_past, -1, -1, -1, Kind::any_object));
     const std::vector<std::pair<const char*, int>> sel_past = {
-        {"ate", kFood},  {"cooked", kFood},   {"drove", kVehicle}, {"washed", kVehicle}, {"wrote", kText},
-        {"printed", kText}, {"fed", kAnimal}, {"hit", kCricket},   {"bowled", kCricket}};
-    for (const auto& [w, cls] : sel_past) past_sel.push_back(add(w, Cat::verb_past, -1, -1, cls, Kind::select));
-    for (const char* w : {"to", "near", "on", "under", "with", "behind", "by"}) preps.push_back(add(w, Cat::prep));
+        {"ate", kFood},     {"cooked", kFood}, {"drove", kVehicle}, {"washed", kVehicle}, {"wrote", kText},
+        {"printed", kText}, {"fed", kAnimal},  {"hit", kCricket},   {"bowled", kCricket}};
+    for (const auto& [w, cls] : sel_past)
+      past_sel.push_back(add(w, Cat::verb_past, -1, -1, cls, Kind::select));
+    for (const char* w : {"to", "near", "on", "under", "with", "behind", "by"})
+      preps.push_back(add(w, Cat::prep));
     that = add("that", Cat::that);
     and_ = add("and", Cat::conj);
     conj = {add("because", Cat::conj), and_, add("so", Cat::conj)};
@@ -326,7 +348,9 @@ struct Gen {
     return np(classes, number, max_len - 1);
   }
 
-  static std::vector<int> all_classes() { return {kRoyal, kChild, kAnimal, kFood, kVehicle, kText, kCricket, kThing}; }
+  static std::vector<int> all_classes() {
+    return {kRoyal, kChild, kAnimal, kFood, kVehicle, kText, kCricket, kThing};
+  }
   static std::vector<int> persons() { return {kRoyal, kChild, kName}; }
 
   // VERB OBJ for a verb taking an object; records selection.
@@ -538,7 +562,8 @@ struct Parser {
     if (v.kind == Kind::select) {
       if (h.cls != v.cls) {
         i = std::size_t(h.pos);
-        return fail("'" + v.text + "' takes " + english_class_name(v.cls) + ", not " + english_class_name(h.cls));
+        return fail("'" + v.text + "' takes " + english_class_name(v.cls) + ", not " +
+                    english_class_name(h.cls));
       }
       EnArc a{EnRelation::selection, h.pos - 1, verb_pos, tok[std::size_t(h.pos)]};
       a.cls = v.cls;
@@ -576,7 +601,9 @@ struct Parser {
         Head inner;
         if (!np(inner)) return false;
         if (!(at(Cat::verb_pres) || at(Cat::verb_past)) || cur().kind != Kind::any_object)
-          return fail("expected a verb that takes any object (see, like, chase, help, met, saw, found, liked, watched)");
+          return fail(
+              "expected a verb that takes any object (see, like, chase, help, met, saw, found, liked, "
+              "watched)");
         if (at(Cat::verb_pres) && !agree(inner)) return false;
         ++i;
       }
@@ -666,7 +693,7 @@ std::int32_t english_token(const std::string& word) {
   return -1;
 }
 const char* english_class_name(int cls) {
-  static const char* const names[] = {"royals", "children", "animals", "food",  "vehicles",
+  static const char* const names[] = {"royals", "children", "animals", "food", "vehicles",
                                       "texts",  "cricket",  "things",  "names"};
   return cls >= 0 && cls < kEnClassCount ? names[cls] : "none";
 }

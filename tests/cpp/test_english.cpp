@@ -64,7 +64,8 @@ TEST_CASE("english: the vocabulary has a few hundred words, each once") {
   const std::size_t n = english_vocab_size();
   CHECK(n >= 200);
   CHECK(n <= 400);
-  for (std::size_t t = 0; t < n; ++t) CHECK(english_token(english_word(std::int32_t(t)).text) == std::int32_t(t));
+  for (std::size_t t = 0; t < n; ++t)
+    CHECK(english_token(english_word(std::int32_t(t)).text) == std::int32_t(t));
   CHECK(english_token("<s>") == kEnglishStart);
   CHECK(english_token("<pad>") == kEnglishPad);
   CHECK(english_token(".") == kEnglishStop);
@@ -142,7 +143,8 @@ TEST_CASE("english: hand-written sentences give the arcs written by hand") {
   }
   SUBCASE("repeated two-word names") {
     // 0 anna 1 berg 2 met 3 tom 4 lind 5 . 6 later 7 anna 8 berg 9 smiled 10 . 11 tom 12 lind 13 laughed 14 .
-    const EnParse p = english_relations("anna berg met tom lind . later anna berg smiled . tom lind laughed .");
+    const EnParse p =
+        english_relations("anna berg met tom lind . later anna berg smiled . tom lind laughed .");
     REQUIRE_MESSAGE(p.ok, p.error);
     CHECK(pairs(p.arcs, R::induction) == V{{7, 1}, {11, 4}});
     CHECK(only(p.arcs, R::induction, 7).answer == tok("berg"));
@@ -295,15 +297,16 @@ TEST_CASE("english: rates over 10,000 sequences, truth always holds, position al
   for (const auto& [d, c] : distance) top = std::max(top, c);
   const double top_distance = double(top) / double(agreement);
   MESSAGE("sentences per sequence " << double(sentences) / n << "; per sentence: agreement "
-                                    << per_sentence(R::agreement) << " (attractor " << share << "), selection "
-                                    << per_sentence(R::selection) << ", coreference "
+                                    << per_sentence(R::agreement) << " (attractor " << share
+                                    << "), selection " << per_sentence(R::selection) << ", coreference "
                                     << per_sentence(R::coreference) << ", induction "
                                     << per_sentence(R::induction) << "; sequences with induction "
-                                    << double(seqs_with_induction) / n << "; most common subject-verb distance "
-                                    << top_distance);
+                                    << double(seqs_with_induction) / n
+                                    << "; most common subject-verb distance " << top_distance);
   for (R r : {R::agreement, R::selection, R::coreference, R::induction, R::previous_token})
-    MESSAGE(std::string(english_relation_name(r)) << ": best fixed offset " << best_offset(r) << ", last noun "
-                                     << double(last_noun_right[r]) / double(count[r]));
+    MESSAGE(std::string(english_relation_name(r))
+            << ": best fixed offset " << best_offset(r) << ", last noun "
+            << double(last_noun_right[r]) / double(count[r]));
   // The rates english.hpp states.
   CHECK(double(sentences) / n == doctest::Approx(3.5).epsilon(0.05));
   CHECK(per_sentence(R::agreement) == doctest::Approx(0.67).epsilon(0.05));

@@ -67,24 +67,24 @@ constexpr std::size_t kEnglishSeqLen = 48;
 constexpr std::int32_t kEnglishStart = 0, kEnglishPad = 1, kEnglishStop = 2;
 
 enum class EnCategory : std::uint8_t {
-  special,     // <s>, <pad>, "."
-  det,         // the a this two these some
-  adj,         // attributive, any noun: old new big ...
+  special,  // <s>, <pad>, "."
+  det,      // the a this two these some
+  adj,      // attributive, any noun: old new big ...
   very,
   noun,        // common noun; number, gender, cls
   first_name,  // gender; singular
   last_name,
-  pronoun,     // he she it they
-  be_past,     // was were
-  pred,        // predicate adjective of one class: sweet (food), fast (vehicle) ...
-  verb_pres,   // number; kind; cls (selected class for kind select)
-  verb_past,   // kind; cls
+  pronoun,    // he she it they
+  be_past,    // was were
+  pred,       // predicate adjective of one class: sweet (food), fast (vehicle) ...
+  verb_pres,  // number; kind; cls (selected class for kind select)
+  verb_past,  // kind; cls
   prep,
   that,
-  conj,        // because and so
-  opener,      // later now then
-  adverb,      // often always never also
-  tail,        // home today again
+  conj,    // because and so
+  opener,  // later now then
+  adverb,  // often always never also
+  tail,    // home today again
   outside,
   off,
 };
@@ -112,13 +112,13 @@ struct EnWord {
   std::int8_t gender;  // 0 male, 1 female, 2 neuter, -1 not a noun/name
   std::int8_t cls;     // EnClass of a noun or predicate; a selecting verb's object class; else -1
   EnVerbKind kind;
-  std::int32_t pair;   // a noun's or present verb's other-number form, else -1
+  std::int32_t pair;  // a noun's or present verb's other-number form, else -1
 };
 
 std::size_t english_vocab_size();
-const EnWord& english_word(std::int32_t token);  // token < english_vocab_size()
+const EnWord& english_word(std::int32_t token);       // token < english_vocab_size()
 std::int32_t english_token(const std::string& word);  // -1 when not a word of the language
-const char* english_class_name(int cls);             // "food", ...
+const char* english_class_name(int cls);              // "food", ...
 // True for tokens that head a noun phrase: common nouns, first and last names.
 bool english_is_noun(std::int32_t token);
 
@@ -140,7 +140,7 @@ struct EnSequence {
   std::vector<std::int32_t> tokens;  // [kEnglishSeqLen]
   std::size_t length = 0;            // tokens before the padding (start token included)
   std::size_t sentences = 0;
-  std::vector<EnArc> arcs;           // sorted by (relation, query, target)
+  std::vector<EnArc> arcs;  // sorted by (relation, query, target)
 };
 
 // One sequence from rng alone (deterministic per rng state).
