@@ -59,7 +59,7 @@
 #include <string>
 #include <vector>
 
-#include "headlab/tasks.hpp"  // Rng
+#include "headlab/train/rng.hpp"
 
 namespace headlab {
 
