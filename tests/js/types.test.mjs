@@ -51,7 +51,9 @@ function compile(files, lib, { moduleResolution = 'bundler', pkg } = {}) {
     }));
     const r = spawnSync(process.execPath, [tsc, '-p', dir, '--listFiles'], { encoding: 'utf8' });
     const lines = (r.stdout + r.stderr).replaceAll(dir, '.').split('\n');
-    const read = lines.filter((l) => /^\/.*\.d\.ts$/.test(l) && l.startsWith(repo)).map((l) => path.relative(repo, l));
+    // HeadLab's own declaration files: under the repository, not TypeScript's lib files in node_modules.
+    const read = lines.filter((l) => /^\/.*\.d\.ts$/.test(l) && l.startsWith(repo))
+      .map((l) => path.relative(repo, l)).filter((l) => !l.startsWith('node_modules/'));
     return { status: r.status, out: lines.filter((l) => !l.startsWith('/')).join('\n'), read };
   } finally {
     rmSync(dir, { recursive: true, force: true });
