@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'headlab-test-'));
+const failures = [];
 
 function run(cmd, args, options = {}) {
   const r = spawnSync(cmd, args, { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, ...options });
@@ -44,7 +45,22 @@ function nodeTestStage(dir) {
   const count = (key) => Number((new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text) ?? [0, 0])[1]);
   const passed = count('pass'), failed = count('fail') + count('cancelled');
   const status = r.status ?? 1;
+  failures.push(...failedBlocks(text).map((block) => `[${path.basename(dir)}] ${block}`));
   return { passed, failed: failed + (status !== 0 && failed === 0 ? 1 : 0), status };
+}
+
+// The "not ok" entries of a TAP report, each with its YAML block (error, location), trimmed:
+// printed again after the summary so the tail of a long log says what failed and why.
+function failedBlocks(text) {
+  const lines = text.split('\n');
+  const blocks = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^\s*not ok \d+/.test(lines[i])) continue;
+    const block = [lines[i].trim()];
+    for (let j = i + 1; j < lines.length && !/^\s*(ok|not ok) \d+/.test(lines[j]) && block.length < 25; j++) block.push(lines[j]);
+    blocks.push(block.join('\n'));
+  }
+  return blocks;
 }
 
 // ESLint over the repository, one count per file: passed when clean, failed when it has a problem.
@@ -114,6 +130,7 @@ for (const name of wanted) {
   lines.push(`  ${name.padEnd(8)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 }
 rmSync(tmp, { recursive: true, force: true });
+if (failures.length) console.log(`\n=== failed tests ===\n${failures.join('\n')}`);
 console.log('\n' + lines.join('\n'));
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
