@@ -80,29 +80,24 @@ std::size_t LmSession::generate(std::int32_t* tokens, std::size_t t, std::size_t
                                 std::uint64_t seed) {
   const LmTaskSpec& s = trainer_->spec();
   const std::int32_t stop = lm_stop_token(s);
+  const std::int32_t start = s.start_token;
   Rng rng(seed, 7);
+  // The arg-max without the start token (the lowest id on ties).
+  const auto greedy = [&](const float* p) {
+    std::int32_t best = -1;
+    for (std::size_t i = 0; i < s.vocab; ++i)
+      if (std::int32_t(i) != start && (best < 0 || p[i] > p[best])) best = std::int32_t(i);
+    return best;
+  };
   for (std::size_t made = 0; made < max_new && t < s.seq_len; ++made) {
     const float* p = predict(tokens, t);
-    std::int32_t next = 0;
-    if (temperature <= 0.0f) {
-      next = std::int32_t(std::max_element(p, p + s.vocab) - p);
-    } else {
-      double total = 0;
+    std::int32_t next = -1;
+    if (temperature > 0.0f) {
       for (std::size_t i = 0; i < s.vocab; ++i)
-        total += weights_[i] = p[i] > 0.0f ? std::exp(std::log(double(p[i])) / double(temperature)) : 0.0;
-      if (!(total > 0.0) || !std::isfinite(total)) {  // every weight underflowed: the arg-max
-        next = std::int32_t(std::max_element(p, p + s.vocab) - p);
-      } else {
-        double u = rng.uniform() * total;
-        next = -1;
-        for (std::size_t i = 0; i < s.vocab; ++i) {
-          if (weights_[i] <= 0.0) continue;
-          next = std::int32_t(i);
-          if (u < weights_[i]) break;
-          u -= weights_[i];
-        }
-      }
+        weights_[i] = p[i] > 0.0f && std::int32_t(i) != start ? std::exp(std::log(double(p[i])) / double(temperature)) : 0.0;
+      next = std::int32_t(draw_index(weights_.data(), s.vocab, rng));
     }
+    if (next < 0) next = greedy(p);  // temperature 0, or every weight underflowed
     if (next == s.pad_token) break;
     tokens[t++] = next;
     if (next == stop) break;

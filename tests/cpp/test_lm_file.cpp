@@ -242,6 +242,7 @@ TEST_CASE("lm session: predict sums to 1; generate is deterministic by seed, sta
       CHECK(a[i] >= 0);
       CHECK(a[i] < std::int32_t(s->spec().vocab));
       CHECK(a[i] != s->spec().pad_token);
+      CHECK(a[i] != s->spec().start_token);
       if (a[i] == lm_stop_token(s->spec())) CHECK(i == na - 1);
     }
   }

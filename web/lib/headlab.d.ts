@@ -491,7 +491,7 @@ export interface GenerateOptions {
   maxTokens?: number;
   /** 0 = greedy; otherwise p^(1/temperature), renormalised; in [0, 100]. Default 1. */
   temperature?: number;
-  /** Seed of the sampling generator (SplitMix64, the draws of the C++ `Rng(seed, 7)`). Default 1. */
+  /** Seed of the sampling generator (SplitMix64: the C++ `Rng(seed, 7)`). Default 1. */
   seed?: number;
 }
 

@@ -58,9 +58,11 @@ class LmSession {
 
   // Appends up to max_new tokens to tokens [t] (room for seq_len), never past
   // seq_len; returns the new length. Each token is drawn from predict()'s
-  // distribution sharpened by temperature (p^(1/temperature), renormalised)
-  // with Rng(seed, 7), or the arg-max (lowest id on ties) when temperature is 0.
-  // Stops after lm_stop_token, and before the pad token (never appended).
+  // distribution without the start token, sharpened by temperature
+  // (p^(1/temperature), renormalised) with Rng(seed, 7), or the arg-max without
+  // the start token (lowest id on ties) when temperature is 0. The start token
+  // is never generated. Stops after lm_stop_token, and before the pad token
+  // (never appended).
   std::size_t generate(std::int32_t* tokens, std::size_t t, std::size_t max_new, float temperature,
                        std::uint64_t seed);
 

@@ -57,4 +57,19 @@ void fill_normal(Rng& rng, float* x, std::size_t n, float std_dev) {
   for (std::size_t i = 0; i < n; ++i) x[i] = std_dev * rng.normal();
 }
 
+std::int64_t draw_index(const double* w, std::size_t n, Rng& rng) {
+  double total = 0.0;
+  for (std::size_t i = 0; i < n; ++i) total += w[i];
+  if (!(total > 0.0) || !std::isfinite(total)) return -1;
+  double u = rng.uniform() * total;
+  std::int64_t last = -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (w[i] <= 0.0) continue;
+    last = std::int64_t(i);
+    if (u < w[i]) break;
+    u -= w[i];
+  }
+  return last;  // rounding can leave u past the last weight: that one
+}
+
 }  // namespace headlab

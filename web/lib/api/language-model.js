@@ -168,69 +168,6 @@ export async function loadLanguageModel(lab, bytes, options = {}) {
   return options.threads === 'auto' ? orOneThread(lab, threads, make) : make(threads);
 }
 
-const MASK64 = (1n << 64n) - 1n;
-
-/** One SplitMix64 step from `state`: [the next state, the output] (cpp/src/tasks.cpp's splitmix64). */
-function splitmix64(state) {
-  const s = (state + 0x9e3779b97f4a7c15n) & MASK64;
-  let z = s;
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK64;
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK64;
-  return [s, z ^ (z >> 31n)];
-}
-
-/** HeadLab's C++ generator `Rng(seed, stream)` (cpp/src/tasks.cpp): the same uniform() draws. */
-export class SplitMix64 {
-  constructor(seed, stream) {
-    this._state = splitmix64(BigInt(seed))[1] ^ splitmix64(BigInt(stream) ^ 0x6a09e667f3bcc909n)[1];
-  }
-
-  /** Uniform in [0, 1) from the top 53 bits. */
-  uniform() {
-    const [state, out] = splitmix64(this._state);
-    this._state = state;
-    return Number(out >> 11n) / 9007199254740992;
-  }
-}
-
-/**
- * A token id drawn from next-token probabilities `p` (Float32Array [vocab]), never `masked`: the
- * arg-max without it (the first, as std::max_element) for temperature 0; else weights
- * exp(log p / temperature) in double, summed in id order, and a uniform draw walked along them —
- * the C++ sampler's arithmetic (cpp/src/lm_session.cpp) — drawn again while it lands on `masked`
- * (rejection: exactly the distribution renormalised without it; after 16 rejections a draw from
- * that one directly). So wherever the C++ sampler did not draw `masked`, this draws what it drew.
- */
-export function sampleToken(p, masked, temperature, rng) {
-  const argmax = () => {
-    let best = -1;
-    for (let i = 0; i < p.length; i++) if (i !== masked && (best < 0 || p[i] > p[best])) best = i;
-    return best;
-  };
-  if (temperature <= 0) return argmax();
-  const weights = new Float64Array(p.length);
-  let total = 0;
-  for (let i = 0; i < p.length; i++) total += weights[i] = p[i] > 0 ? Math.exp(Math.log(p[i]) / temperature) : 0;
-  const walk = (u) => {
-    let next = -1;
-    for (let i = 0; i < p.length; i++) {
-      if (weights[i] <= 0) continue;
-      next = i;
-      if (u < weights[i]) break;
-      u -= weights[i];
-    }
-    return next;
-  };
-  if (!(total > 0) || !Number.isFinite(total)) return argmax();  // every weight underflowed
-  for (let tries = 0; tries < 16; tries++) {
-    const next = walk(rng.uniform() * total);
-    if (next !== masked) return next;
-  }
-  if (masked >= 0) weights[masked] = 0;
-  total = weights.reduce((a, b) => a + b, 0);
-  return total > 0 ? walk(rng.uniform() * total) : argmax();
-}
-
 /**
  * A causal transformer language model, made by {@link Headlab#createLanguageModel}
  * or {@link Headlab#loadLanguageModel}. Every method is synchronous; run it in a
@@ -563,9 +500,9 @@ export class LanguageModel extends TrainingSession {
    * Continues a prompt token by token. Each token is drawn from the model's
    * next-token distribution sharpened by `temperature` (p^(1/temperature),
    * renormalised; 0 takes the most probable token), with HeadLab's seeded SplitMix64
-   * generator (the draws of the C++ `Rng(seed, 7)`): the same model, prompt and
-   * options give the same tokens. The start token belongs at position 0 only: a draw
-   * that lands on it is drawn again (so the others keep their relative odds).
+   * generator (the C++ `Rng(seed, 7)`): the same model, prompt and options give the
+   * same tokens. The start token belongs at position 0 only: it is left out of every
+   * draw (the others keep their relative odds).
    * Stops after `maxTokens` new tokens, at the sequence length, after the task's
    * stop token (cricket's ".") or before its pad token (never emitted).
    * @param {import('../headlab').GenerateOptions} [options] prompt (a sequence, as every method takes one)
@@ -581,7 +518,7 @@ export class LanguageModel extends TrainingSession {
     const core = this._live('generate');
     requireObject(fn, options, OPTION_KEYS[fn]);
     const ids = this._sequence('generate', options.prompt ?? '', 'prompt');
-    const { seqLen, vocabulary, startToken, padToken, stopToken } = this._spec;
+    const { seqLen, vocabulary } = this._spec;
     const maxTokens = this._count('generate', 'maxTokens', options.maxTokens, seqLen, 1e6);
     const temperature = options.temperature ?? 1;
     if (typeof temperature !== 'number') throw new TypeError(`${fn}: temperature must be a number ≥ 0, got ${describe(temperature)}`);
@@ -590,20 +527,11 @@ export class LanguageModel extends TrainingSession {
     }
     const seed = options.seed ?? 1;
     requireSeed(fn, 'seed', seed);
-    // The C++ sampler (core.generate) cannot be told to leave a token out, so the loop runs here,
-    // on core.predict, with the same generator and the same arithmetic.
-    const id = (token) => (token === null ? -1 : this._ids.get(token));
-    const [start, pad, stop] = [id(startToken), id(padToken), id(stopToken)];
-    const rng = new SplitMix64(seed, 7);
-    const t = Math.fround(temperature);  // C++ took it as a float
-    const out = Array.from(ids);
-    for (let made = 0; made < Math.min(maxTokens, seqLen) && out.length < seqLen; made++) {
-      this._put(core, out);
-      const next = sampleToken(core.predict(out.length), start, t, rng);
-      if (next === pad) break;
-      out.push(next);
-      if (next === stop) break;
-    }
+    // The C++ sampler (Rng(seed, 7)) never draws the start token, stops after the stop token and
+    // before the pad token (cpp/include/headlab/lm_session.hpp).
+    this._put(core, ids);
+    const n = core.generate(ids.length, Math.min(maxTokens, seqLen), temperature, seed);
+    const out = Array.from(core.tokenBuffer().subarray(0, n));
     const tokens = out.map((i) => vocabulary[i]);
     return { tokens, text: tokens.slice(1).join(' '), newTokens: tokens.slice(ids.length) };
   }

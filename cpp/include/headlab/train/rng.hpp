@@ -32,4 +32,9 @@ class Rng {
 // x[i] = std_dev * rng.normal() for i in [0, n), in order.
 void fill_normal(Rng& rng, float* x, std::size_t n, float std_dev);
 
+// An index drawn with probability w[i] / sum(w) from non-negative weights w [n] (they
+// need not sum to 1; a zero weight is never drawn): one rng.uniform() scaled by the sum,
+// walked along the weights in index order. -1 (and no draw) when the sum is 0 or not finite.
+std::int64_t draw_index(const double* w, std::size_t n, Rng& rng);
+
 }  // namespace headlab
