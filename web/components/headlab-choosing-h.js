@@ -32,7 +32,7 @@ import { fmt, fmtInt } from '../lib/teach/format.js';
 import { tex } from './shared/render/typeset.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu, matrixCSV } from './shared/render/export.js';
-import { compute, computeNote } from './shared/worker/compute.js';
+import { compute, computeNote, computeRunsIn } from './shared/worker/compute.js';
 import { histogramsFigure, lineChartFigure, SERIES } from './shared/render/charts.js';
 import { CHOOSING_H_TABLE } from '../lib/teach/choosing-h-table.js';
 import { SETUP, measure } from '../lib/teach/choosing-h-measure.js';
@@ -75,6 +75,9 @@ export class HeadlabChoosingH extends HeadlabElement {
     heads: { type: 'int', default: 8, min: 1, max: 65536, state: true },
     hideControls: { attr: 'hide-controls', type: 'bool', default: false },
   };
+
+  /** Where its calculations run: 'worker' or 'main-thread', null before the first. Read-only. */
+  get runsIn() { return computeRunsIn(); }
 
   build() {
     this._job = 0;

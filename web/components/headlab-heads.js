@@ -44,7 +44,7 @@ import { validateModel, parseModel, LIMITS } from '../lib/teach/model.js';
 import { rows } from '../lib/teach/values.js';
 import { headsDivide } from '../lib/teach/heads.js';
 import { workedModel, crossModel, randomModel } from '../lib/teach/examples.js';
-import { compute, computeNote } from './shared/worker/compute.js';
+import { compute, computeNote, computeRunsIn } from './shared/worker/compute.js';
 
 /** Tokens the random layer shows at most (its heatmaps are T × T). */
 const MAX_TOKENS = 64;
@@ -84,6 +84,9 @@ export class HeadlabHeads extends HeadlabElement {
     src: { type: 'string', default: '' },
     hideControls: { attr: 'hide-controls', type: 'bool', default: false },
   };
+
+  /** Where its calculations run: 'worker' or 'main-thread', null before the first. Read-only. */
+  get runsIn() { return computeRunsIn(); }
 
   /** A model object in the JSON format (see web/lib/teach/model.js). Setting it shows it. */
   get model() { return this._userModelInput ?? null; }
