@@ -88,7 +88,7 @@ export function startOutcome({ type, data, elapsedMs = 0, timeoutMs = START_TIME
  */
 export function refusalReason({ violation, message, outcome, scriptUrl, timeoutMs = START_TIMEOUT_MS }) {
   if (violation) return CSP_REASON.replace('(worker-src)', `(${violation.directive || 'worker-src'})`);
-  if (outcome === 'timeout') return `the Worker for ${scriptUrl} did not start within ${Math.round(timeoutMs / 1000)} s`;
+  if (outcome === 'timeout') return `the Worker for ${scriptUrl} did not start within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`;
   if (outcome === 'threw' && /secur|insecure|policy/i.test(message ?? '')) return CSP_REASON;
   if (!message) return `the Worker for ${scriptUrl} could not start (blocked by this page's Content-Security-Policy, or the script is not served with CORS)`;
   return `the Worker for ${scriptUrl} could not start (${message})`;
