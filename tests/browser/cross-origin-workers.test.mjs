@@ -152,6 +152,22 @@ test('with worker-src \'self\' (no blob: Workers) it trains on the main thread, 
   assertNoProblems([REFUSED]);
 });
 
+test('under the strict CSP docs/embedding.md gives for this mode (blob: Workers allowed), it trains in a Worker with no violation', { timeout: TIMEOUT }, async () => {
+  const cdnOrigin = new URL(base).origin;
+  const csp = `default-src 'self'; script-src 'self' 'wasm-unsafe-eval' ${cdnOrigin}; worker-src 'self' blob:; ` +
+    `connect-src 'self' ${cdnOrigin}; font-src ${cdnOrigin}; style-src 'self' 'unsafe-inline'; img-src 'self' data:`;
+  // The page's own long-task recorder is an inline script, which this policy forbids: none here.
+  const body = lessonPage().replace(LONG_TASKS, '');
+  const page = await open('lm cross-origin strict csp', '/csp.html', body, csp);
+  await page.waitForFunction((tag) => document.querySelector(tag)?.runsIn === 'worker', TAG, { timeout: 40_000 });
+  await page.evaluate((tag) => document.querySelector(tag).start(), TAG);
+  await page.waitForFunction((tag) => (document.querySelector(tag).snapshot?.runs[0].step ?? 0) >= 40, TAG, { timeout: 40_000 });
+  await page.evaluate((tag) => document.querySelector(tag).pause(), TAG);
+  await expectText(page.locator(`${TAG} [data-testid="lm-mode"]`), /runs in a Web Worker/);
+  await page.close();
+  assertNoProblems();
+});
+
 // In the page: a layer of 8 heads on 2 Workers (or what runs), against createLayer on one thread.
 async function parallelCheck(base) {
   const { createHeadlab } = await import(`${base}lib/headlab.js`);

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  planWorker, bootstrapSource, startOutcome, refusalReason, STARTED, START_TIMEOUT_MS, CSP_REASON,
+  planWorker, bootstrapSource, startOutcome, refusalReason, STARTED, FAILED, START_TIMEOUT_MS, CSP_REASON,
 } from '../../web/lib/api/worker-start.js';
 
 const PAGE = 'https://course.example';
@@ -42,16 +42,18 @@ test('planWorker: where no Worker can start, the reason in words', () => {
   assert.match(none('not a url', { pageOrigin: PAGE }), /not a URL/);
 });
 
-test('bootstrapSource: imports the absolute URL, then says it started; the URL cannot break out of its string', () => {
+test('bootstrapSource: imports the absolute URL, then says it started (or why not); the URL cannot break out of its string', () => {
   const url = `${CDN}headlab-lm-worker.js`;
-  assert.equal(bootstrapSource(url, 'module'), `import "${url}";\nself.postMessage("${STARTED}");\n`);
+  // import(): checked against script-src, where a static import would be checked against worker-src.
+  assert.equal(bootstrapSource(url, 'module'),
+    `import("${url}").then(() => { self.postMessage("${STARTED}"); }, (e) => { self.postMessage({ ${FAILED}: String((e && e.message) || e) }); });\n`);
   assert.equal(bootstrapSource(url, 'classic'),
     `self.HEADLAB_WORKER_URL = "${url}";\nimportScripts("${url}");\nself.postMessage("${STARTED}");\n`);
   assert.equal(bootstrapSource(url), bootstrapSource(url, 'module'));
   // Quotes and line breaks are escaped by the URL parser (and JSON.stringify), never closing the string.
   const odd = bootstrapSource('https://cdn.example/a"b\\c\nd.js');
-  assert.equal(odd.split('\n').length, 3);
-  const quoted = /^import ("(?:[^"\\]|\\.)*");/.exec(odd)[1];
+  assert.equal(odd.split('\n').length, 2);
+  const quoted = /^import\(("(?:[^"\\]|\\.)*")\)/.exec(odd)[1];
   assert.equal(new URL(JSON.parse(quoted)).host, 'cdn.example');
   assert.throws(() => bootstrapSource(url, 'shared'), /type must be 'module' or 'classic'/);
   assert.throws(() => bootstrapSource('./relative.js'), TypeError);
@@ -61,6 +63,8 @@ test('startOutcome: the STARTED message, an error before it, or the timeout', ()
   assert.equal(startOutcome({ type: 'message', data: STARTED }), 'started');
   assert.equal(startOutcome({ type: 'message', data: { ready: true } }), null, 'a message of the script is not the bootstrap\'s');
   assert.equal(startOutcome({ type: 'error' }), 'failed');
+  assert.equal(startOutcome({ type: 'message', data: { [FAILED]: 'Failed to fetch dynamically imported module' } }), 'failed');
+  assert.equal(startOutcome({ type: 'message', data: { [FAILED]: 42 } }), null);
   assert.equal(startOutcome({ type: 'tick', elapsedMs: START_TIMEOUT_MS - 1 }), null);
   assert.equal(startOutcome({ type: 'tick', elapsedMs: START_TIMEOUT_MS }), 'timeout');
   assert.equal(startOutcome({ type: 'tick', elapsedMs: 60, timeoutMs: 50 }), 'timeout');
@@ -74,6 +78,8 @@ test('refusalReason: the policy named when a violation was seen, else what faile
   assert.match(refusalReason({ outcome: 'timeout', scriptUrl, timeoutMs: 20_000 }), /did not start within 20 s/);
   assert.match(refusalReason({ outcome: 'failed', scriptUrl }), /Content-Security-Policy, or the script is not served with CORS/);
   assert.match(refusalReason({ outcome: 'failed', message: 'Uncaught SyntaxError', scriptUrl }), /could not start \(Uncaught SyntaxError\)/);
+  // Once the page was seen to allow blob: Workers, a silent failure is the script's load (CORS).
+  assert.match(refusalReason({ outcome: 'failed', scriptUrl, probed: true }), /could not be loaded from another origin \(it must be served with Access-Control-Allow-Origin\)/);
 });
 
 // ---------------------------------------------------------------- startWorker against a fake Worker
@@ -81,7 +87,8 @@ test('refusalReason: the policy named when a violation was seen, else what faile
 /**
  * A page at PAGE whose Worker constructor behaves as `policy` says for blob: URLs:
  * 'allow' (runs the bootstrap: posts STARTED after the import, then the script's { ready }),
- * 'error' (Chromium: an error event, and a securitypolicyviolation), 'throw' (Firefox), 'silent'.
+ * 'error' (Chromium: an error event, and a securitypolicyviolation), 'throw' (Firefox), 'silent',
+ * 'cors' (the probe runs, the bootstrap's import fails).
  * Returns what was started; each case imports a fresh copy of the module.
  */
 async function fakePage(policy, t) {
@@ -97,6 +104,9 @@ async function fakePage(policy, t) {
         if (blob && policy === 'error') {
           globalThis.document.dispatchEvent(Object.assign(new Event('securitypolicyviolation'), { blockedURI: 'blob', effectiveDirective: 'worker-src' }));
           this.dispatchEvent(new Event('error', { cancelable: true }));
+        } else if (blob && policy === 'cors' && started.length > 1) {
+          // The probe ran; the bootstrap's import() of a script served without CORS failed.
+          this.dispatchEvent(new MessageEvent('message', { data: { [FAILED]: 'Failed to fetch dynamically imported module' } }));
         } else if (policy !== 'silent') {
           // Each message is a task of its own, as in browsers.
           if (blob) this.dispatchEvent(new MessageEvent('message', { data: STARTED }));
@@ -168,4 +178,13 @@ test('startWorker: a bootstrap that never says it started is ended after the tim
   assert.equal(r.reason, `the Worker for ${CDN}headlab-lm-worker.js did not start within 30 ms`);
   assert.equal(started.at(-1).terminated, true);
   assert.equal(mod.blobWorkersRefused(), '', 'a timeout is not remembered as a refusal');
+});
+
+test('startWorker: the bootstrap’s failed import is reported with its message, hidden from the owner, and not remembered as a refusal', async (t) => {
+  const { mod, started } = await fakePage('cors', t);
+  const r = await mod.startWorker(`${CDN}headlab-lm-worker.js`);
+  assert.deepEqual(r, { how: 'none', reason: `the Worker for ${CDN}headlab-lm-worker.js could not start (Failed to fetch dynamically imported module)` });
+  assert.equal(started.length, 2);
+  assert.equal(started[1].terminated, true);
+  assert.equal(mod.blobWorkersRefused(), '');
 });

@@ -1,7 +1,12 @@
 // Starting a Worker for a script URL from any origin. Browsers refuse `new Worker(url)` when `url`
 // is on another origin than the page (a course page that loads HeadLab from a CDN), but a Worker
-// made from a same-origin `blob:` URL may import that script (module Workers: `import "<url>"`;
-// classic: `importScripts("<url>")`) when the script is served with CORS. A page whose
+// made from a same-origin `blob:` URL may import that script (module Workers: `import("<url>")`;
+// classic: `importScripts("<url>")`) when the script is served with CORS. A dynamic import, not a
+// static `import "<url>"`: a module Worker's static imports are fetched as Worker scripts, which a
+// CSP checks against worker-src (the CDN would have to be listed there), while import() is checked
+// against script-src like the page's own <script type="module" src>; and its failure comes back
+// with a message. The owner posts nothing before the bootstrap says it started, so no message
+// reaches the Worker before the script has set its listeners. A page whose
 // Content-Security-Policy does not allow `blob:` Workers (worker-src, else child-src, script-src,
 // default-src) refuses that too: the constructor throws (Firefox) or the Worker fails before it
 // runs a line (Chromium, an `error` event). Both are caught here, with a timeout for a Worker that
@@ -18,6 +23,9 @@
 
 /** The message the bootstrap posts once the imported script has run (never seen by the Worker's owner). */
 export const STARTED = 'headlab-worker-started';
+
+/** The key of the message the bootstrap posts when the import failed: { [FAILED]: message }. */
+export const FAILED = 'headlabWorkerFailed';
 
 /** How long a bootstrap Worker may take to import its script before it counts as not started. */
 export const START_TIMEOUT_MS = 20_000;
@@ -64,32 +72,42 @@ export function bootstrapSource(scriptUrl, type = 'module') {
   const url = new URL(String(scriptUrl)).href;
   const quoted = JSON.stringify(url);
   const started = `self.postMessage(${JSON.stringify(STARTED)});`;
-  if (type === 'module') return `import ${quoted};\n${started}\n`;
+  if (type === 'module') {
+    return `import(${quoted}).then(() => { ${started} }, (e) => { self.postMessage({ ${FAILED}: String((e && e.message) || e) }); });\n`;
+  }
   if (type === 'classic') return `self.HEADLAB_WORKER_URL = ${quoted};\nimportScripts(${quoted});\n${started}\n`;
   throw new TypeError(`bootstrapSource: type must be 'module' or 'classic', got ${JSON.stringify(type)}`);
 }
 
 /**
  * What a Worker's first events say about its start (pure): 'started' for the bootstrap's STARTED
- * message, 'failed' for an error before it, 'timeout' when `elapsedMs` passed the limit, else null.
+ * message, 'failed' for its FAILED message or an error before it, 'timeout' when `elapsedMs` passed the limit, else null.
  * @param {{ type: 'message' | 'error' | 'tick', data?: unknown, elapsedMs?: number, timeoutMs?: number }} e
  */
 export function startOutcome({ type, data, elapsedMs = 0, timeoutMs = START_TIMEOUT_MS }) {
   if (type === 'message' && data === STARTED) return 'started';
+  if (type === 'message' && isFailure(data)) return 'failed';
   if (type === 'error') return 'failed';
   if (elapsedMs >= timeoutMs) return 'timeout';
   return null;
 }
 
+/** Whether a message is the bootstrap's report of a failed import. */
+function isFailure(data) {
+  return data !== null && typeof data === 'object' && typeof data[FAILED] === 'string';
+}
+
 /**
  * Why a bootstrap Worker did not start, in words (pure): a CSP violation seen on blob: (or an
  * error with no message, which is how Chromium reports one), else the error's message.
- * @param {{ violation?: { directive?: string } | null, message?: string, timeoutMs?: number, outcome: 'failed' | 'timeout' | 'threw', scriptUrl: string }} o
+ * @param {{ violation?: { directive?: string } | null, message?: string, timeoutMs?: number, outcome: 'failed' | 'timeout' | 'threw', scriptUrl: string, probed?: boolean }} o
+ *   probed: the page was found to allow blob: Workers, so a failure without a message is the script's load
  */
-export function refusalReason({ violation, message, outcome, scriptUrl, timeoutMs = START_TIMEOUT_MS }) {
+export function refusalReason({ violation, message, outcome, scriptUrl, timeoutMs = START_TIMEOUT_MS, probed = false }) {
   if (violation) return CSP_REASON.replace('(worker-src)', `(${violation.directive || 'worker-src'})`);
   if (outcome === 'timeout') return `the Worker for ${scriptUrl} did not start within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`;
   if (outcome === 'threw' && /secur|insecure|policy/i.test(message ?? '')) return CSP_REASON;
+  if (!message && probed) return `the Worker script ${scriptUrl} could not be loaded from another origin (it must be served with Access-Control-Allow-Origin)`;
   if (!message) return `the Worker for ${scriptUrl} could not start (blocked by this page's Content-Security-Policy, or the script is not served with CORS)`;
   return `the Worker for ${scriptUrl} could not start (${message})`;
 }
@@ -128,7 +146,7 @@ export function workerPlanHere(scriptUrl) {
  * Starts `source` as a blob: Worker and waits for `expected` (its first message) or a refusal.
  * Resolves { worker } or { reason, policy } (policy: the refusal came from the page's policy).
  */
-function startBlob(source, { type, name, scriptUrl, timeoutMs, expected }) {
+function startBlob(source, { type, name, scriptUrl, timeoutMs, expected, probed = false }) {
   return new Promise((resolve) => {
     const blobUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
     let violation = null;
@@ -149,7 +167,7 @@ function startBlob(source, { type, name, scriptUrl, timeoutMs, expected }) {
       }
       worker?.terminate();
       const policy = Boolean(violation) || (outcome === 'threw' && /secur|insecure|policy/i.test(message ?? ''));
-      resolve({ reason: refusalReason({ violation, message, outcome, scriptUrl, timeoutMs }), policy, outcome });
+      resolve({ reason: refusalReason({ violation, message, outcome, scriptUrl, timeoutMs, probed }), policy, outcome });
     };
     const onError = (e) => {
       e.preventDefault?.();
@@ -164,9 +182,11 @@ function startBlob(source, { type, name, scriptUrl, timeoutMs, expected }) {
     }
     // Registered first, so the owner's own listeners never see the bootstrap's message.
     worker.addEventListener('message', (e) => {
-      if (e.data !== expected) return;
+      const outcome = startOutcome({ type: 'message', data: e.data });
+      if (!outcome || (outcome === 'started' && e.data !== expected)) return;
       e.stopImmediatePropagation();
-      done('started');
+      if (outcome === 'started') done('started');
+      else done('failed', e.data[FAILED]);
     });
     worker.addEventListener('error', onError);
     timer = setTimeout(() => done('timeout'), timeoutMs);
@@ -218,7 +238,8 @@ export async function startWorker(scriptUrl, { type = 'module', name, timeoutMs 
   }
   if (plan.how !== 'blob') return { how: 'none', reason: plan.reason };
   const href = new URL(String(scriptUrl)).href;
-  const r = await startBlob(bootstrapSource(href, type), { type, name, scriptUrl: href, timeoutMs, expected: STARTED });
+  const probed = probe !== null && !blobRefused;
+  const r = await startBlob(bootstrapSource(href, type), { type, name, scriptUrl: href, timeoutMs, expected: STARTED, probed });
   if (r.worker) return { worker: r.worker, how: 'blob' };
   if (r.policy) blobRefused = r.reason;
   return { how: 'none', reason: r.reason };
