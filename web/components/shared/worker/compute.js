@@ -7,6 +7,7 @@
 
 import { getLab } from '../lab/lab.js';
 import { openWorker, Pending, runsIn } from './worker-rpc.js';
+import { headsTrialInSlices } from '../../../lib/teach/heads-trial-slices.js';
 
 let worker = null;
 let mode = null;          // 'worker' | 'main', once known
@@ -48,6 +49,8 @@ async function runOnMain(method, args) {
   await new Promise((r) => setTimeout(r, 0));  // let the page paint "computing…" first
   const lab = await getLab();
   if (typeof lab[method] !== 'function') throw new TypeError(`this HeadLab build has no ${method}()`);
+  // A trial trains for seconds: in slices, so the page keeps answering. The other calls take milliseconds.
+  if (method === 'headsTrial') return headsTrialInSlices(lab, args);
   return lab[method](args);
 }
 
