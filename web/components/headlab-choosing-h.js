@@ -32,7 +32,7 @@ import { fmt, fmtInt } from '../lib/teach/format.js';
 import { tex } from './shared/render/typeset.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu, matrixCSV } from './shared/render/export.js';
-import { compute, computeNote, computeRunsIn } from './shared/worker/compute.js';
+import { compute, computeNote, computeRunsIn, computeStarted } from './shared/worker/compute.js';
 import { histogramsFigure, lineChartFigure, SERIES } from './shared/render/charts.js';
 import { CHOOSING_H_TABLE } from '../lib/teach/choosing-h-table.js';
 import { SETUP, measure } from '../lib/teach/choosing-h-measure.js';
@@ -210,6 +210,7 @@ export class HeadlabChoosingH extends HeadlabElement {
     this.remeasure.disabled = true;
     this.setAttribute('data-measuring', '');
     const say = (text) => { this.remeasureStatus.textContent = text; };
+    await computeStarted();  // so the line below can say where the models train
     say(`Training ${SETUP.heads.length * SETUP.seeds.length} small models, one after another. ${computeNote()}`);
     try {
       const rows = await measure((options) => compute('headsTrial', options), (done, total, t) => {

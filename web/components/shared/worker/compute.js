@@ -59,6 +59,11 @@ function started() {
   return starting;
 }
 
+/** Resolves once it is known where calls run (starts the Worker if need be). */
+export function computeStarted() {
+  return started();
+}
+
 /** 'worker' or 'main' once the first call has decided, else null. */
 export function computeMode() {
   return mode;
