@@ -168,6 +168,32 @@ test('under the strict CSP docs/embedding.md gives for this mode (blob: Workers 
   assertNoProblems();
 });
 
+// The other computing elements on one page: the trainer, the real-models explorer (HeadLab's own
+// model) and choosing h (its compute Worker), each saying where it runs.
+const ELEMENTS = ['headlab-trainer', 'headlab-model-explorer', 'headlab-choosing-h'];
+const elementsPage = () => '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lesson 8</title>' +
+  `<link rel="icon" href="data:,"><script type="module" src="${base}headlab-components.js"></script></head><body>` +
+  '<headlab-trainer compact></headlab-trainer><headlab-model-explorer model="induction"></headlab-model-explorer><headlab-choosing-h></headlab-choosing-h></body></html>';
+const whereEach = (page) => page.waitForFunction((tags) => {
+  const r = tags.map((t) => document.querySelector(t)?.runsIn ?? null);
+  return r.every((x) => x !== null) && r;
+}, ELEMENTS, { timeout: 45_000, polling: 200 }).then((h) => h.jsonValue());
+
+test('the trainer, the real-models explorer and choosing h run in Workers from another origin, and on the main thread (saying why) under worker-src \'self\'', { timeout: TIMEOUT }, async () => {
+  let page = await open('elements cross-origin', '/elements.html', elementsPage());
+  assert.deepEqual(await whereEach(page), ['worker', 'worker', 'worker']);
+  await page.close();
+  assertNoProblems();
+  page = await open('elements cross-origin csp', '/elements-strict.html', elementsPage(), NO_BLOB_WORKERS);
+  assert.deepEqual(await whereEach(page), ['main-thread', 'main-thread', 'main-thread']);
+  const why = /Content-Security-Policy does not allow blob: Workers/;
+  assert.match(await expectText(page.locator('headlab-trainer [data-testid="trainer-mode"]'), why), /runs on the page itself \(its main thread\)/);
+  assert.match(await expectText(page.locator('headlab-model-explorer [data-testid="explorer-mode"]'), why), /The model runs on the page itself/);
+  assert.ok(await page.locator('headlab-model-explorer [data-testid="explorer-mode"]').isVisible());
+  await page.close();
+  assertNoProblems([REFUSED]);
+});
+
 // In the page: a layer of 8 heads on 2 Workers (or what runs), against createLayer on one thread.
 async function parallelCheck(base) {
   const { createHeadlab } = await import(`${base}lib/headlab.js`);
