@@ -6,7 +6,10 @@
 // CSP checks against worker-src (the CDN would have to be listed there), while import() is checked
 // against script-src like the page's own <script type="module" src>; and its failure comes back
 // with a message. The owner posts nothing before the bootstrap says it started, so no message
-// reaches the Worker before the script has set its listeners. A page whose
+// reaches the Worker before the script has set its listeners. The other way, a message the script
+// posts while its import() is still settling (before STARTED) does not reach the owner: HeadLab's
+// Worker scripts post nothing unasked but `ready` once their wasm has loaded (the compute Worker's
+// early `ready` is not read). A page whose
 // Content-Security-Policy does not allow `blob:` Workers (worker-src, else child-src, script-src,
 // default-src) refuses that too: the constructor throws (Firefox) or the Worker fails before it
 // runs a line (Chromium, an `error` event). Both are caught here, with a timeout for a Worker that
