@@ -20,6 +20,8 @@
  * @attr {string} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  * @prop {object} model          a model object in the JSON format; setting it shows that model
  *
+ * Properties: runsIn ('worker' | 'main-thread', read-only: where its calculations run; null before the first).
+ *
  * @fires headlab-ready
  * @fires headlab-change  detail: { tokens, queryTokens, numHeads, weights: Float32Array [h, Tq, Tk] }
  * @fires headlab-error   detail: { message, errors: string[] } when a model is rejected

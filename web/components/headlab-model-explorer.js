@@ -23,7 +23,8 @@
  * (the logit lens of a long text on a large model waits for this, or its button).
  * source: { kind: 'shipped', name } | { kind: 'hub', id, revision? } | { kind: 'files', files: File[] }.
  * Properties: state (empty | loading | ready | running | error | cancelled), info (the model's info),
- * scores, results (the last run: tokens, attention, next, baseline, lens), progress, controller.
+ * scores, results (the last run: tokens, attention, next, baseline, lens), progress, controller,
+ * runsIn ('worker' | 'main-thread', read-only: where the model runs; null before one is loaded).
  *
  * @fires headlab-ready
  * @fires headlab-state     detail: { from, to, reason }

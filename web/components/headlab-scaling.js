@@ -13,6 +13,8 @@
  * @attr {boolean} hide-controls hides the toolbar
  * @attr {string} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
+ * Properties: runsIn ('worker' | 'main-thread', read-only: where its calculations run; null before the first).
+ *
  * @fires headlab-ready
  * @fires headlab-change detail: { dK, varianceRaw, varianceScaled, entropyScaled, entropyUnscaled, maxWeightScaled, maxWeightUnscaled }
  * @fires headlab-link   detail: { url }
