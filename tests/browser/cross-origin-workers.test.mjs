@@ -6,6 +6,8 @@
 //                                       no main-thread task over 100 ms while it trains
 //   module build, worker-src 'self'   → it trains on the main thread (runsIn 'main-thread'), says why
 //                                       in the element, and no task over 200 ms while it trains
+//   module build, the strict CSP of docs/embedding.md for this mode → it trains in a Worker
+//   trainer, explorer, choosing h     → in Workers; under worker-src 'self' on the main thread, saying why
 //   lib/headlab.js, no CSP            → createParallelLayer({ threads: 2 }) runs in 2 Workers, same
 //                                       outputs as one thread; info().parallel says 'workers'
 //   lib/headlab.js, worker-src 'self' → one thread (the calling one), and info().parallel says why
