@@ -80,7 +80,7 @@ const q: Float32Array = layer.forward({ query: new Float32Array(8), returnInterm
 layer[Symbol.dispose]();
 const parallel = await lab.createParallelLayer({ dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I, threads: 2 });
 const pw: Float32Array = (await parallel.forward({ query: new Float32Array(8), returnWeights: true })).weights;
-const mechanism: 'pthreads' | 'workers' = parallel.mechanism;
+const mechanism: 'pthreads' | 'workers' | 'calling-thread' = parallel.mechanism;
 const n: number = parallel.threads + lab.liveWorkerCount() + lab.info().parallel.defaultThreads;
 await parallel.dispose();
 export { w, q, pw, mechanism, n };

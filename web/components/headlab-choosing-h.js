@@ -16,6 +16,8 @@
  * @attr {boolean} hide-controls hides the toolbar
  * @attr {string} theme     light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
+ * Properties: runsIn ('worker' | 'main-thread', read-only: where its calculations run; null before the first).
+ *
  * @fires headlab-ready
  * @fires headlab-change  detail: { dModel, heads, dK, impostorRate }
  * @fires headlab-measured detail: { rows } after "Measure again" finishes
@@ -32,7 +34,7 @@ import { fmt, fmtInt } from '../lib/teach/format.js';
 import { tex } from './shared/render/typeset.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu, matrixCSV } from './shared/render/export.js';
-import { compute, computeNote } from './shared/worker/compute.js';
+import { compute, computeNote, computeRunsIn, computeStarted } from './shared/worker/compute.js';
 import { histogramsFigure, lineChartFigure, SERIES } from './shared/render/charts.js';
 import { CHOOSING_H_TABLE } from '../lib/teach/choosing-h-table.js';
 import { SETUP, measure } from '../lib/teach/choosing-h-measure.js';
@@ -75,6 +77,9 @@ export class HeadlabChoosingH extends HeadlabElement {
     heads: { type: 'int', default: 8, min: 1, max: 65536, state: true },
     hideControls: { attr: 'hide-controls', type: 'bool', default: false },
   };
+
+  /** Where its calculations run: 'worker' or 'main-thread', null before the first. Read-only. */
+  get runsIn() { return computeRunsIn(); }
 
   build() {
     this._job = 0;
@@ -207,6 +212,7 @@ export class HeadlabChoosingH extends HeadlabElement {
     this.remeasure.disabled = true;
     this.setAttribute('data-measuring', '');
     const say = (text) => { this.remeasureStatus.textContent = text; };
+    await computeStarted();  // so the line below can say where the models train
     say(`Training ${SETUP.heads.length * SETUP.seeds.length} small models, one after another. ${computeNote()}`);
     try {
       const rows = await measure((options) => compute('headsTrial', options), (done, total, t) => {

@@ -20,6 +20,8 @@
  * @attr {string} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  * @prop {object} model          a model object in the JSON format; setting it shows that model
  *
+ * Properties: runsIn ('worker' | 'main-thread', read-only: where its calculations run; null before the first).
+ *
  * @fires headlab-ready
  * @fires headlab-change  detail: { tokens, queryTokens, numHeads, weights: Float32Array [h, Tq, Tk] }
  * @fires headlab-error   detail: { message, errors: string[] } when a model is rejected
@@ -44,7 +46,7 @@ import { validateModel, parseModel, LIMITS } from '../lib/teach/model.js';
 import { rows } from '../lib/teach/values.js';
 import { headsDivide } from '../lib/teach/heads.js';
 import { workedModel, crossModel, randomModel } from '../lib/teach/examples.js';
-import { compute, computeNote } from './shared/worker/compute.js';
+import { compute, computeNote, computeRunsIn } from './shared/worker/compute.js';
 
 /** Tokens the random layer shows at most (its heatmaps are T × T). */
 const MAX_TOKENS = 64;
@@ -84,6 +86,9 @@ export class HeadlabHeads extends HeadlabElement {
     src: { type: 'string', default: '' },
     hideControls: { attr: 'hide-controls', type: 'bool', default: false },
   };
+
+  /** Where its calculations run: 'worker' or 'main-thread', null before the first. Read-only. */
+  get runsIn() { return computeRunsIn(); }
 
   /** A model object in the JSON format (see web/lib/teach/model.js). Setting it shows it. */
   get model() { return this._userModelInput ?? null; }

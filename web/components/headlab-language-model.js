@@ -26,6 +26,7 @@
  * openHead(layer, head), showText(text) → Promise, generate({ prompt, maxTokens, temperature }) → Promise,
  * saveModel(run?) → Promise<Uint8Array>. Layers, heads and runs count from 0.
  * Properties: running, snapshot, history, phaseChange ({ step, seconds } or null), computeMode,
+ * runsIn ('worker' | 'main-thread', read-only: where training runs; null until known),
  * threads (how many threads a training step uses: 2 or more only in the Worker of a cross-origin isolated page).
  *
  * @fires headlab-ready

@@ -23,7 +23,8 @@
  * (the logit lens of a long text on a large model waits for this, or its button).
  * source: { kind: 'shipped', name } | { kind: 'hub', id, revision? } | { kind: 'files', files: File[] }.
  * Properties: state (empty | loading | ready | running | error | cancelled), info (the model's info),
- * scores, results (the last run: tokens, attention, next, baseline, lens), progress, controller.
+ * scores, results (the last run: tokens, attention, next, baseline, lens), progress, controller,
+ * runsIn ('worker' | 'main-thread', read-only: where the model runs; null before one is loaded).
  *
  * @fires headlab-ready
  * @fires headlab-state     detail: { from, to, reason }
@@ -205,6 +206,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
   get scores() { return this._c?.scores ?? null; }
   get results() { return this._c?.results ?? null; }
   get progress() { return this._c?.progress ?? null; }
+  /** Where the model runs: 'worker' or 'main-thread', null before a model is loaded. Read-only. */
+  get runsIn() { return this._c?.client?.runsIn ?? null; }
 
   load(source) { return this._c.load(source, { text: this.textFor(source) }); }
   cancel() { return this._c.cancel(); }
@@ -220,7 +223,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.setAttribute('data-busy', '');
     this._c = new ExplorerController({
       createClient: (onEvent) => new TrainerClient(onEvent, {
-        workerFile: 'headlab-explorer-worker.js', workerName: 'headlab-explorer',
+        workerFile: 'headlab-explorer-worker.js', workerName: 'headlab-explorer', activity: 'The model',
         openSession: (lab, emit) => ExplorerSession.open(lab, emit),
       }),
       readShipped: shippedBytes,
@@ -277,6 +280,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.cancelButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'cancel' }, on: { click: () => this.cancel() } }, 'Cancel');
     this.progressBox = el('div', { class: 'progress-box', part: 'progress', hidden: true }, this.progressText, this.progressBar, this.cancelButton);
     this.errorBox = el('div', { class: 'alert', role: 'alert', dataset: { testid: 'explorer-error' } });
+    // Shown only where the model runs on the page itself (no Worker could start): says why.
+    this.modeNote = el('p', { class: 'small muted', hidden: true, dataset: { testid: 'explorer-mode' } });
     this.infoLine = el('p', { class: 'info muted', dataset: { testid: 'explorer-info' } });
 
     // Text
@@ -335,7 +340,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('div', { class: 'field' }, el('label', { for: this.lensSelect.id }, 'After token'), this.lensSelect), this.lensStrip, this.lensNote, this.lensButton);
 
     this.resultsBox = el('div', { dataset: { testid: 'explorer-results' } }, this.gridPart, this.detailPart, this.nextPart, this.lensPart);
-    this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox,
+    this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox, this.modeNote,
       this.infoLine, this.textPart, this.resultsBox, el('div', { class: 'toolbar' }, this.copyLink()));
     this.renderLegend();
     this.renderAll();
@@ -515,6 +520,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
     } else if (type === 'loaded') {
       this.emit('load', { info: detail.info, source: { ...detail.source, files: undefined } });
       const i = detail.info;
+      this.modeNote.hidden = c.client?.mode !== 'main';
+      this.modeNote.textContent = this.modeNote.hidden ? '' : c.client.note();
       this.say(`Loaded ${this.modelTitle()}: ${i.numLayers} layers × ${i.numHeads} heads.`);
       // State from a link: the head it opened and the heads it switched off.
       const head = this._pendingHead, off = this._pendingOff ?? [];

@@ -13,6 +13,8 @@
  * @attr {boolean} hide-controls hides the toolbar
  * @attr {string} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
+ * Properties: runsIn ('worker' | 'main-thread', read-only: where its calculations run; null before the first).
+ *
  * @fires headlab-ready
  * @fires headlab-change detail: { dK, varianceRaw, varianceScaled, entropyScaled, entropyUnscaled, maxWeightScaled, maxWeightUnscaled }
  * @fires headlab-link   detail: { url }
@@ -28,7 +30,7 @@ import { fmt } from '../lib/teach/format.js';
 import { tex } from './shared/render/typeset.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu, matrixCSV } from './shared/render/export.js';
-import { compute, computeNote } from './shared/worker/compute.js';
+import { compute, computeNote, computeRunsIn } from './shared/worker/compute.js';
 import { histogramsFigure, barsFigure, lineChartFigure, SERIES } from './shared/render/charts.js';
 
 const NUM_QUERIES = 256;
@@ -58,6 +60,9 @@ export class HeadlabScaling extends HeadlabElement {
     seed: { type: 'int', default: 1, min: 0, max: 2 ** 31 - 1, state: true },
     hideControls: { attr: 'hide-controls', type: 'bool', default: false },
   };
+
+  /** Where its calculations run: 'worker' or 'main-thread', null before the first. Read-only. */
+  get runsIn() { return computeRunsIn(); }
 
   build() {
     this._job = 0;

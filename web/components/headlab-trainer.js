@@ -38,7 +38,8 @@
  * stops at the last good step and the element says so, with "Lower the rate and train again"
  * (lowerRate(): a tenth of the rate, at most the default, then a new model from step 0) and
  * "Reset"; Start and Step stay off until then, while saving and the views work on the kept model.
- * Properties: running, snapshot (the latest numbers), history (the curves), computeMode ('worker' | 'main').
+ * Properties: running, snapshot (the latest numbers), history (the curves), computeMode ('worker' | 'main'),
+ * runsIn ('worker' | 'main-thread', read-only: where training runs; null until known).
  *
  * @fires headlab-ready
  * @fires headlab-step         detail: { step, seconds, runs: [{ heads, step, loss, accuracy, evalLoss, evalAccuracy }] } on every update

@@ -84,7 +84,8 @@ export interface ParallelLayerOptions extends AttentionLayerOptions {
   /**
    * 'auto' (default): 'pthreads' where SharedArrayBuffer and cross-origin isolation allow it (Node,
    * isolated pages and their Workers) and the threads build can be next to headlab_core.wasm
-   * (where that file kept its name: not in Vite/webpack/esbuild bundles), else 'workers'. 'pthreads' rejects where it cannot run; 'workers' always works.
+   * (where that file kept its name: not in Vite/webpack/esbuild bundles), else 'workers', else (no Worker can start: a page on another origin whose CSP refuses blob: Workers) one thread, the
+   * calling one. 'pthreads' and 'workers' reject where they cannot run.
    */
   mechanism?: 'auto' | 'pthreads' | 'workers';
 }
@@ -716,8 +717,15 @@ export interface HeadlabInfo {
   trainingHeapInUseBytes: number;
   /** What {@link Headlab.createParallelLayer} uses: its mechanism, and its default thread count (before the cap at numHeads). */
   parallel: {
-    mechanism: 'pthreads' | 'workers';
+    /**
+     * 'calling-thread' where no Worker can start: a page on another origin than HeadLab whose
+     * Content-Security-Policy refuses the blob: Workers that start them (then `reason` says why).
+     */
+    mechanism: 'pthreads' | 'workers' | 'calling-thread';
+    /** 1 on the calling thread */
     defaultThreads: number;
+    /** why the layer runs on the calling thread (only with mechanism 'calling-thread') */
+    reason?: string;
     /** navigator.hardwareConcurrency, or os.availableParallelism() in Node */
     cores: number;
   };
@@ -774,8 +782,10 @@ export declare class Headlab {
    * The forward pass on several cores. 'pthreads': threads of one wasm module (headlab_core_threads,
    * shared memory), where SharedArrayBuffer and cross-origin isolation allow; 'workers' elsewhere:
    * Workers that each hold a slice of the heads, needing no isolation (headlab-parallel-worker.js
-   * served next to headlab.js). Rejects with a TypeError or RangeError naming the bad option (nothing
-   * started), or an Error when a Worker cannot start.
+   * served next to headlab.js; from another origin than the page through a same-origin blob: Worker).
+   * Where no Worker can start (a Content-Security-Policy that refuses blob: Workers), 'auto' resolves to a
+   * layer on the calling thread (mechanism 'calling-thread', threads 1, `reason`). Rejects with a TypeError
+   * or RangeError naming the bad option (nothing started), or an Error when a Worker cannot start.
    */
   createParallelLayer(options: ParallelLayerOptions): Promise<ParallelLayer>;
   /**
@@ -798,9 +808,12 @@ export declare class ParallelLayer {
   private constructor();
   /**
    * How the work is split: 'pthreads' (threads of one wasm module sharing its memory, each running a
-   * slice of the heads) or 'workers' (module Workers / worker_threads, each holding a slice of the heads).
+   * slice of the heads) or 'workers' (module Workers / worker_threads, each holding a slice of the heads);
+   * 'calling-thread' (one thread, the caller's) where no Worker can start and `mechanism` was 'auto'.
    */
-  readonly mechanism: 'pthreads' | 'workers';
+  readonly mechanism: 'pthreads' | 'workers' | 'calling-thread';
+  /** With mechanism 'calling-thread': why no Worker could start (e.g. the page's Content-Security-Policy). */
+  readonly reason?: string;
   /** Threads or Workers running the forward pass; 0 once disposed. */
   readonly threads: number;
   readonly shape: { dModel: number; numHeads: number; dK: number; dV: number };

@@ -7,7 +7,7 @@ import { createLanguageModel, languageTaskTable, loadLanguageModel } from './lan
 import { instantiate, simdSupported } from './load.js';
 import { heapLimits } from './memory.js';
 import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
-import { createParallelLayer, defaultMechanism, liveWorkerCount } from './parallel.js';
+import { checkWorkers, createParallelLayer, defaultMechanism, liveWorkerCount, workersUnavailable } from './parallel.js';
 import { loadPretrained } from './pretrained.js';
 import { createTrainer, loadTrainer } from './trainer.js';
 
@@ -310,8 +310,9 @@ export class Headlab {
    * module's wasm heap, `heapInUseBytes` what malloc has handed out there; the
    * `training*` fields are the same for the training module (0 until it loads).
    * `parallel` says what {@link Headlab#createParallelLayer} would use: `mechanism`
-   * ('pthreads' where isolation allows, else 'workers') and `defaultThreads` (the cores available, at most 8; a layer also
-   * uses at most numHeads), with `cores`.
+   * ('pthreads' where isolation allows, else 'workers'; 'calling-thread' where no Worker can start, e.g. a page on
+   * another origin than HeadLab whose Content-Security-Policy refuses blob: Workers, with `reason` saying why) and
+   * `defaultThreads` (the cores available, at most 8, or 1 on the calling thread; a layer also uses at most numHeads), with `cores`.
    * @returns {import('../headlab').HeadlabInfo}
    * @example
    * lab.info().simd;  // true on the SIMD build
@@ -324,8 +325,15 @@ export class Headlab {
       trainingLoaded: this._train !== null,
       trainingMemoryBytes: this._train ? this._train.HEAPU8.length : 0,
       trainingHeapInUseBytes: this._train ? this._train.heapInUse() : 0,
-      parallel: { mechanism: defaultMechanism(this), defaultThreads: Math.min(availableCores(), DEFAULT_MAX_THREADS), cores: availableCores() },
+      parallel: this._parallelInfo(),
     };
+  }
+
+  /** @private info().parallel: the mechanism createParallelLayer would use, its default threads, and why it runs on one thread when it does. */
+  _parallelInfo() {
+    const mechanism = defaultMechanism(this);
+    if (mechanism === 'calling-thread') return { mechanism, defaultThreads: 1, cores: availableCores(), reason: workersUnavailable(this) };
+    return { mechanism, defaultThreads: Math.min(availableCores(), DEFAULT_MAX_THREADS), cores: availableCores() };
   }
 
   /** Live Embind handles in the modules loaded; 0 when nothing leaked (for tests). */
@@ -359,7 +367,10 @@ export class Headlab {
    * os.availableParallelism() in Node), at most 8 and at most numHeads; a larger
    * value is lowered to numHeads (`layer.threads` says what runs). `threads: 1`
    * still runs in one Worker, so the calling thread stays free. No
-   * cross-origin isolation is needed. The Worker script is
+   * cross-origin isolation is needed. When headlab.js is on another origin than the page (a CDN),
+   * each Worker is a same-origin blob: Worker that imports the script; where the page's
+   * Content-Security-Policy refuses those, 'auto' falls back to one thread, the calling one
+   * (`layer.mechanism` 'calling-thread', `layer.reason`, and info().parallel says the same). The Worker script is
    * headlab-parallel-worker.js, loaded from next to headlab.js (same origin, so a
    * strict Content-Security-Policy allows it). Call `dispose()` when done: it ends
    * the Workers (they are not ended by garbage collection; in Node they do not keep
@@ -411,7 +422,9 @@ export function createHeadlab(options = {}) {
     return Promise.reject(new Error("createHeadlab: this engine does not run WebAssembly SIMD; use flavour 'auto' or 'scalar'"));
   }
   if (!cached.has(flavour)) {
-    const pending = withAwaitHint(instantiate('core', flavour, options).then((core) => new Headlab(core, flavour, options)));
+    // Beside the load: whether this page lets createParallelLayer's Workers start (info().parallel).
+    const pending = withAwaitHint(Promise.all([instantiate('core', flavour, options), checkWorkers()])
+      .then(([core]) => new Headlab(core, flavour, options)));
     pending.catch(() => { cached.delete(flavour); });  // a failed load can be retried
     cached.set(flavour, pending);
   }

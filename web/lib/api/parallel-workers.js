@@ -3,6 +3,7 @@
 import { parallelWorkerUrl, startParallelWorker, MODULES } from '../headlab-files.js';
 import { checkCall } from './forward.js';
 import { isNode, nodeBuiltin } from './load.js';
+import { startWorker, workerPlanHere } from './worker-start.js';
 
 let liveWorkers = 0;  // Workers started and not yet ended, over every layer
 
@@ -13,6 +14,14 @@ const ASYNC_DISPOSE = Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose');
 /** Workers started by layers that have not ended yet (for lab.liveWorkerCount()). */
 export function workerCount() {
   return liveWorkers;
+}
+
+/** No Worker can start here (the reason is the message): createParallelLayer falls back to the calling thread. */
+export class WorkersRefused extends Error {
+  constructor(reason) {
+    super(reason);
+    this.name = 'WorkersRefused';
+  }
 }
 
 /** Rebuilds an error a Worker reported, keeping its type (TypeError, RangeError) and message. */
@@ -64,7 +73,11 @@ class HeadWorker {
       if (!threads) throw new Error('createParallelLayer under Node needs worker_threads through process.getBuiltinModule: use Node 20.16 or later');
       return new HeadWorker(new threads.Worker(url));
     }
-    return new HeadWorker(startParallelWorker());
+    // From another origin than the page (a CDN), through a same-origin blob: bootstrap.
+    if (workerPlanHere(url).how === 'direct') return new HeadWorker(startParallelWorker());
+    const started = await startWorker(url.href, { type: 'module', name: 'headlab-parallel' });
+    if (!started.worker) throw new WorkersRefused(started.reason);
+    return new HeadWorker(started.worker);
   }
 
   post(message, transfer = []) {
@@ -183,6 +196,8 @@ export class ParallelLayer {
       const { file, url } = MODULES.core[lab._flavour];
       // The prefix as instantiate() gives it (no new URL('./gen/', …), which bundlers warn about).
       load.wasmUrl = String(given.locateFile(`${file}.wasm`, new URL('.', url()).href));
+      // Absolute: a Worker from a blob: bootstrap would resolve a relative one against blob:.
+      if (globalThis.location?.href && !isNode) load.wasmUrl = new URL(load.wasmUrl, globalThis.location.href).href;
     }
     const workers = [];
     try {

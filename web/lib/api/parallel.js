@@ -1,10 +1,16 @@
 // The multi-core forward pass, createParallelLayer: pthreads of one threaded module where they can
-// run (parallel-pthreads.js), else Workers that each hold a slice of the heads (parallel-workers.js).
+// run (parallel-pthreads.js), else Workers that each hold a slice of the heads (parallel-workers.js),
+// started from any origin (worker-start.js). Where no Worker can start (a page on another origin
+// than HeadLab whose Content-Security-Policy refuses blob: Workers), 'auto' falls back to one
+// thread, the calling one (CallingThreadLayer), and info().parallel says so and why.
 import { OPTION_KEYS, describe, requireDim, requireObject } from './checks.js';
 import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { checkLayer } from './forward.js';
 import { startThreadedLayer } from './parallel-pthreads.js';
-import { ParallelLayer, workerCount } from './parallel-workers.js';
+import { ParallelLayer, WorkersRefused, workerCount } from './parallel-workers.js';
+import { isNode } from './load.js';
+import { probeBlobWorkers, workerPlanHere } from './worker-start.js';
+import { parallelWorkerUrl } from '../headlab-files.js';
 import { doWithoutThreads, threadWorkerCount, threadsUnavailable } from './threaded-module.js';
 
 const MAX_PARALLEL_THREADS = 64;  // `threads` cannot ask for more
@@ -43,12 +49,99 @@ export async function createParallelLayer(lab, options) {
       doWithoutThreads(lab, e);  // Workers from now on
     }
   }
-  return ParallelLayer._start(lab, fn, shape, weights, threads);
+  const refused = workersUnavailable(lab);
+  if (!refused) {
+    try {
+      return await ParallelLayer._start(lab, fn, shape, weights, threads);
+    } catch (e) {
+      if (!(e instanceof WorkersRefused)) throw e;
+      workerFailures.set(lab, e.message);
+    }
+  }
+  const reason = workersUnavailable(lab);
+  if (mechanism === 'workers') throw new Error(`${fn}: the workers mechanism cannot run here: ${reason}`);
+  return new CallingThreadLayer(lab.createLayer(weightOptions), reason);
 }
 
-/** Headlab#info().parallel.mechanism: what createParallelLayer would try first. */
+// Why each lab's Workers could not start, once they failed (a policy, a missing script).
+const workerFailures = new WeakMap();
+
+/**
+ * Why createParallelLayer's Workers cannot start here, or '' when they can be tried: a failure
+ * seen before, or (in a browser) the worker script on another origin while this page refuses
+ * blob: Workers (worker-start.js's probe, which createHeadlab runs on such pages).
+ */
+export function workersUnavailable(lab) {
+  const failure = workerFailures.get(lab);
+  if (failure) return failure;
+  if (isNode) return '';
+  let url;
+  try { url = parallelWorkerUrl(); } catch { return ''; }  // reported when a layer is created
+  const plan = workerPlanHere(url);
+  return plan.how === 'none' ? plan.reason : '';
+}
+
+/**
+ * Where createParallelLayer's Worker script is on another origin than this page (HeadLab from a
+ * CDN), finds out once whether the page allows the blob: Workers that start it, so that
+ * info().parallel tells the truth from the start. createHeadlab awaits it beside the wasm load.
+ */
+export function checkWorkers() {
+  if (isNode || typeof Worker !== 'function') return Promise.resolve();
+  let url;
+  try { url = parallelWorkerUrl(); } catch { return Promise.resolve(); }
+  return workerPlanHere(url).how === 'blob' ? probeBlobWorkers() : Promise.resolve();
+}
+
+/** Headlab#info().parallel.mechanism: what createParallelLayer would use. */
 export function defaultMechanism(lab) {
-  return threadsUnavailable(lab) ? 'workers' : 'pthreads';
+  if (!threadsUnavailable(lab)) return 'pthreads';
+  return workersUnavailable(lab) ? 'calling-thread' : 'workers';
+}
+
+// `await using` calls this key (as in parallel-workers.js).
+const ASYNC_DISPOSE = Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose');
+
+/**
+ * What createParallelLayer returns where no Worker can start: the forward pass of one
+ * AttentionLayer on the calling thread, with ParallelLayer's interface (forward resolves to
+ * what AttentionLayer.forward returns); `mechanism` is 'calling-thread', `threads` 1, and
+ * `reason` says why no Worker could start.
+ */
+class CallingThreadLayer {
+  constructor(layer, reason) {
+    this._layer = layer;
+    this._disposed = false;
+    /** Why the forward pass runs on the calling thread. */
+    this.reason = reason;
+  }
+
+  get mechanism() { return 'calling-thread'; }
+
+  get threads() { return this._disposed ? 0 : 1; }
+
+  get shape() { return this._layer.shape; }
+
+  forward(options) {
+    try {
+      if (this._disposed) throw new TypeError('ParallelLayer.forward: this layer has been disposed');
+      return Promise.resolve(this._layer.forward(options));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  dispose() {
+    if (!this._disposed) {
+      this._disposed = true;
+      this._layer.dispose();
+    }
+    return Promise.resolve();
+  }
+
+  [ASYNC_DISPOSE]() { return this.dispose(); }
+
+  [Symbol.dispose]() { this.dispose(); }
 }
 
 /** Headlab#liveWorkerCount: Workers (and the threads' Workers) started and not yet ended. */

@@ -51,7 +51,12 @@ export function threadsUnavailable(lab, kind = 'core') {
   if (typeof SharedArrayBuffer !== 'function' || typeof Atomics !== 'object') return 'no SharedArrayBuffer here';
   if (lab._flavour !== 'simd') return 'the threads build is SIMD only';
   const { beside } = THREADED[kind];
-  if (!new URL(twinHref(lab, kind)).pathname.endsWith(`/${beside}`)) {
+  const twin = new URL(twinHref(lab, kind));
+  // Its thread Workers are started by Emscripten's glue with new Worker(url): same origin only.
+  if (!isNode && globalThis.location && twin.origin !== globalThis.location.origin) {
+    return `the threads build is on another origin (${twin.origin}) than this page, and its thread Workers must be same-origin`;
+  }
+  if (!twin.pathname.endsWith(`/${beside}`)) {
     return `bundled: ${beside} was renamed (by a bundler), so the threads build is not next to it`;
   }
   return '';

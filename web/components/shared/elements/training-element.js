@@ -76,6 +76,8 @@ export class TrainingElement extends HeadlabElement {
   get running() { return this.ctl.running; }
   get snapshot() { return this.ctl.snapshot; }
   get computeMode() { return this.ctl.client?.mode ?? null; }
+  /** Where training runs: 'worker' or 'main-thread' (the page's, in short slices), null until known. Read-only. */
+  get runsIn() { return this.ctl.client?.runsIn ?? null; }
 
   start() { this.ctl.start(); }
 

@@ -1,64 +1,89 @@
 // Runs HeadLab calls in a Web Worker so that long ones never freeze the page.
-// Falls back to the main thread (yielding to the event loop first) where a
-// Worker cannot start: pages opened from file://, or a bundle loaded from
-// another origin than the page (Workers must be same-origin). Messages go
-// through worker-rpc.js, like the trainer's.
+// When the bundle is on another origin than the page, the Worker starts through a
+// same-origin blob: bootstrap (lib/api/worker-start.js). Falls back to the main
+// thread (yielding to the event loop first) where no Worker can start: pages
+// opened from file://, or a page whose Content-Security-Policy refuses the
+// bootstrap. Messages go through worker-rpc.js, like the trainer's.
 
 import { getLab } from '../lab/lab.js';
-import { FROM_FILE } from '../lab/assets.js';
-import { openWorker, Pending } from './worker-rpc.js';
+import { openWorker, Pending, runsIn } from './worker-rpc.js';
+import { headsTrialInSlices } from '../../../lib/teach/heads-trial-slices.js';
 
 let worker = null;
-let mode = null;          // 'worker' | 'main'
+let mode = null;          // 'worker' | 'main', once known
+let reason = '';          // why 'main'
+let starting = null;      // Promise of the first start
 const pending = new Pending();
 
 /** The Worker is gone or its module aborted: finish what it holds, and every later call, on the main thread. */
-function fallBack() {
+function fallBack(why) {
   worker?.terminate();
   worker = null;
   mode = 'main';
+  reason = why;
   for (const job of pending.drain()) runOnMain(job.type, job.payload).then(job.resolve, job.reject);
 }
 
-function startWorker() {
-  ({ worker } = openWorker('headlab-worker.js', 'headlab-compute'));
-  if (!worker) return false;
+async function startWorker() {
+  const opened = await openWorker('headlab-worker.js', 'headlab-compute');
+  if (!opened.worker) {
+    mode = 'main';
+    reason = opened.reason;
+    return;
+  }
+  worker = opened.worker;
+  mode = 'worker';
   worker.addEventListener('message', (event) => {
     const data = event.data ?? {};
     if (data.id === undefined) return;
     pending.settle(data);
-    if (data.fatal) fallBack();
+    if (data.fatal) fallBack('the WebAssembly module in the Worker stopped');
   });
   worker.addEventListener('error', (event) => {
     event.preventDefault();
-    fallBack();  // the Worker could not load
+    fallBack('the Worker stopped with an error');
   });
-  return true;
 }
 
 async function runOnMain(method, args) {
   await new Promise((r) => setTimeout(r, 0));  // let the page paint "computing…" first
   const lab = await getLab();
   if (typeof lab[method] !== 'function') throw new TypeError(`this HeadLab build has no ${method}()`);
+  // A trial trains for seconds: in slices, so the page keeps answering. The other calls take milliseconds.
+  if (method === 'headsTrial') return headsTrialInSlices(lab, args);
   return lab[method](args);
 }
 
-/** 'worker' or 'main': where calls run (decided on the first call). */
+function started() {
+  starting ??= startWorker();
+  return starting;
+}
+
+/** Resolves once it is known where calls run (starts the Worker if need be). */
+export function computeStarted() {
+  return started();
+}
+
+/** 'worker' or 'main' once the first call has decided, else null. */
 export function computeMode() {
-  if (mode === null) mode = startWorker() ? 'worker' : 'main';
   return mode;
 }
 
+/** The elements' runsIn: 'worker', 'main-thread', or null before the first call. */
+export function computeRunsIn() {
+  return runsIn(mode);
+}
+
 /** Runs `lab[method](args)` off the main thread when possible. */
-export function compute(method, args) {
-  if (computeMode() === 'main' || !worker) return runOnMain(method, args);
+export async function compute(method, args) {
+  await started();
+  if (mode === 'main' || !worker) return runOnMain(method, args);
   return new Promise((resolve, reject) => pending.post(worker, pending.job(method, args, [], resolve, reject)));
 }
 
 /** Explains where computation runs, for a status line. */
 export function computeNote() {
-  if (computeMode() === 'worker') return 'Long calculations run in the background (a Web Worker), so the page stays responsive.';
-  return FROM_FILE
-    ? 'Opened from a file, so calculations run on the page itself (the main thread): browsers start no background workers for files.'
-    : 'Everything runs on this page’s main thread (HeadLab comes from another site, and browsers only start helper threads from the page’s own site).';
+  if (mode === 'worker') return 'Long calculations run in the background (a Web Worker), so the page stays responsive.';
+  if (mode === null) return '';
+  return `Calculations run on the page itself (its main thread): ${reason}.`;
 }

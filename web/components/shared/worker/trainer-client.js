@@ -11,17 +11,18 @@
 
 import { getLab } from '../lab/lab.js';
 import { TrainerSession } from '../../../lib/teach/trainer-session.js';
-import { openWorker, Pending } from './worker-rpc.js';
+import { openWorker, Pending, runsIn } from './worker-rpc.js';
 
 const WORKER_FILE = 'headlab-trainer-worker.js';
 
 export class TrainerClient {
   /**
    * @param {(message: object) => void} onEvent receives { event: 'snapshot' | 'paused', ... }
-   * @param {{ workerFile?: string, workerName?: string, openSession?: (lab: object, emit: Function, options: object) => Promise<object> }} [options]
-   *   the Worker script (next to the bundle) and how the main-thread fallback opens the same session
+   * @param {{ workerFile?: string, workerName?: string, activity?: string, openSession?: (lab: object, emit: Function, options: object) => Promise<object> }} [options]
+   *   the Worker script (next to the bundle), what note() says runs ('Training'), and how the main-thread fallback opens the same session
    */
-  constructor(onEvent, { workerFile = WORKER_FILE, workerName = 'headlab-trainer', openSession = (lab, emit, o) => TrainerSession.open(lab, emit, o) } = {}) {
+  constructor(onEvent, { workerFile = WORKER_FILE, workerName = 'headlab-trainer', activity = 'Training', openSession = (lab, emit, o) => TrainerSession.open(lab, emit, o) } = {}) {
+    this.activity = activity;
     this.onEvent = onEvent;
     this.workerFile = workerFile;
     this.workerName = workerName;
@@ -36,12 +37,20 @@ export class TrainerClient {
     /** While training in a Worker, this long without a message from it means it has stopped. */
     this.watchdogMs = 10_000;
     this._watchdog = null;
+    this._disposed = false;
     this._start();
   }
 
-  _start() {
-    const { worker, reason } = openWorker(this.workerFile, this.workerName);
-    if (!worker) return this._useMain(reason);
+  async _start() {
+    const { worker, reason } = await openWorker(this.workerFile, this.workerName);
+    if (this._disposed) {
+      worker?.terminate();
+      return;
+    }
+    if (!worker) {
+      this._useMain(reason);
+      return;
+    }
     this._worker = worker;
     this._worker.addEventListener('message', (event) => this._onMessage(event.data ?? {}));
     this._worker.addEventListener('error', (event) => {
@@ -156,14 +165,20 @@ export class TrainerClient {
     });
   }
 
+  /** 'worker' or 'main-thread' once known (the elements' runsIn), else null. */
+  get runsIn() {
+    return runsIn(this.mode);
+  }
+
   /** Where training runs, for a status line. */
   note() {
-    if (this.mode === 'worker') return 'Training runs in a Web Worker, so the page stays responsive.';
-    if (this.mode === 'main') return `Training runs on the main thread in short bursts between frames: ${this.fallbackReason}. The page may feel slower while it trains.`;
+    if (this.mode === 'worker') return `${this.activity} runs in a Web Worker, so the page stays responsive.`;
+    if (this.mode === 'main') return `${this.activity} runs on the page itself (its main thread), in short bursts between frames: ${this.fallbackReason}. The page may feel slower while it works.`;
     return '';
   }
 
   dispose() {
+    this._disposed = true;
     this._stopWatchdog();
     if (this._worker) {
       this._worker.terminate();

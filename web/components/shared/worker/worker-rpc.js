@@ -8,6 +8,7 @@
 // which leaves that Worker's module unusable. session-host.js is the Worker side.
 
 import { BASE_URL, FROM_FILE } from '../lab/assets.js';
+import { startWorker } from '../../../lib/api/worker-start.js';
 
 /** An error sent across as { name, message }, rebuilt with the same type. */
 export function rebuildError(e) {
@@ -21,19 +22,26 @@ export function errorReply(e) {
 }
 
 /**
- * Starts the module Worker `file` (next to the bundle): { worker } or, where none can start,
- * { reason } in words for a status line.
+ * Starts the module Worker `file` (next to the bundle): resolves { worker, how } (how: 'direct',
+ * or 'blob' when the bundle is on another origin than the page and a same-origin blob: bootstrap
+ * imports the Worker script) or, where none can start, { reason } in words for a status line
+ * (e.g. the page's Content-Security-Policy refuses blob: Workers). See lib/api/worker-start.js.
  */
-export function openWorker(file, name) {
+export async function openWorker(file, name) {
   if (FROM_FILE) return { reason: 'opened from a file, and browsers do not start Workers from file://' };
-  if (typeof Worker === 'undefined') return { reason: 'this browser has no Web Workers' };
+  let url;
   try {
-    const url = new URL(file, BASE_URL);
-    if (url.origin !== location.origin) return { reason: 'the HeadLab script comes from another origin than the page, and Workers must be same-origin' };
-    return { worker: new Worker(url, { type: 'module', name }) };
+    url = new URL(file, BASE_URL);
   } catch (e) {
     return { reason: `the Worker did not start (${e?.message ?? e})` };
   }
+  const r = await startWorker(url.href, { type: 'module', name });
+  return r.worker ? { worker: r.worker, how: r.how } : { reason: r.reason };
+}
+
+/** A client's mode ('worker' | 'main' | null) as the elements' read-only `runsIn` says it: 'worker', 'main-thread' or null (not known yet). */
+export function runsIn(mode) {
+  return mode === 'worker' ? 'worker' : mode === 'main' ? 'main-thread' : null;
 }
 
 /** Requests sent and not yet answered: ids out, replies matched back to their promises. */
