@@ -400,8 +400,8 @@ test('the wasm file missing (404) or cut short: every element says so in words, 
     const text = await expectLoadFailure(page, `module build, wasm ${fault}`);
     ensureScreenshotDir();
     await page.screenshot({ path: path.join(SCREENSHOTS, `reliability-wasm-${fault}.png`) });
-    // The details name what the server answered (asked again once the load failed), then the browser's reason.
-    assert.match(text, fault === '404' ? /Details: HTTP 404 Not Found; both async and sync fetching of the wasm failed$/ : /Details: HTTP 200, application\/wasm; CompileError: /);
+    // The details name what the server answered (the library's one request), then the browser's reason.
+    assert.match(text, fault === '404' ? /Details: HTTP 404 Not Found$/ : /Details: HTTP 200, application\/wasm; CompileError: /);
     assert.doesNotMatch(text, /ASSERTIONS/, 'no build advice meant for developers');
     await page.close();
   };
