@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCompatTypes } from '../tools/types-compat.mjs';
+import { buildComponents } from './package-components.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const gen = path.join(repo, 'web/lib/gen');
@@ -17,3 +18,6 @@ if (missing.length > 0) {
 }
 // The types for TypeScript < 5.7 (package.json `typesVersions`), generated from web/lib/headlab.d.ts.
 writeCompatTypes();
+// The elements for 'headlab/components' (components/, built from web/components/ against the
+// package's own web/lib/headlab.js).
+await buildComponents();

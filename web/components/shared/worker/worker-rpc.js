@@ -8,17 +8,11 @@
 // which leaves that Worker's module unusable. session-host.js is the Worker side.
 
 import { BASE_URL, FROM_FILE } from '../lab/assets.js';
+import { WORKER_FILES } from './worker-files.js';
 
-/** An error sent across as { name, message }, rebuilt with the same type. */
-export function rebuildError(e) {
-  const Ctor = { TypeError, RangeError }[e?.name] ?? Error;
-  return new Ctor(e?.message ?? String(e));
-}
+import { rebuildError, errorReply } from './worker-errors.js';
 
-/** The { error, fatal } part of a reply for an exception thrown in the Worker. */
-export function errorReply(e) {
-  return { error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) }, fatal: e instanceof WebAssembly.RuntimeError };
-}
+export { rebuildError, errorReply };
 
 /**
  * Starts the module Worker `file` (next to the bundle): { worker } or, where none can start,
@@ -28,9 +22,10 @@ export function openWorker(file, name) {
   if (FROM_FILE) return { reason: 'opened from a file, and browsers do not start Workers from file://' };
   if (typeof Worker === 'undefined') return { reason: 'this browser has no Web Workers' };
   try {
-    const url = new URL(file, BASE_URL);
+    const known = WORKER_FILES[file];
+    const url = known ? known.url() : new URL(file, BASE_URL);
     if (url.origin !== location.origin) return { reason: 'the HeadLab script comes from another origin than the page, and Workers must be same-origin' };
-    return { worker: new Worker(url, { type: 'module', name }) };
+    return { worker: known ? known.start() : new Worker(url, { type: 'module', name }) };
   } catch (e) {
     return { reason: `the Worker did not start (${e?.message ?? e})` };
   }
