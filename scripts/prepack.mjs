@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCompatTypes } from '../tools/types-compat.mjs';
+import { swapIn } from '../tools/package-readme.mjs';
 import { buildComponents } from './package-components.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,3 +22,5 @@ writeCompatTypes();
 // The elements for 'headlab/components' (components/, built from web/components/ against the
 // package's own web/lib/headlab.js).
 await buildComponents();
+// The package's README.md (docs/package-readme.md) in place of the repository's, until postpack.
+swapIn();
