@@ -17,6 +17,7 @@ import { serve } from '../../tools/serve.mjs';
 import { REPO, launch, watch } from './helpers.mjs';
 import { installTarball, limit, npm, pack } from './package-apps.mjs';
 import { expected } from '../fixtures/course.mjs';
+import { packageReadme } from '../../tools/package-readme.mjs';
 
 const RECIPES = path.join(REPO, 'examples/recipes');
 const CDN_PLACEHOLDER = 'https://cdn.example.org/npm/';
@@ -24,14 +25,15 @@ const HEADLAB_PLACEHOLDER = 'https://headlab.example.org';
 const TIMEOUT = 300_000;  // installs and builds wait for each other on a busy machine
 
 // How each recipe is served once built: the folder its page is in.
+// `element`: the page shows <headlab-worked-example> too.
 const PAGES = {
   vite: { root: 'dist' },
-  react: { root: 'dist' },
+  react: { root: 'dist', element: true },
   esbuild: { root: '.' },
   // Another classic script after the bundle's tag: a classic webpack bundle loaded as a module would
   // take that script's folder for its own (ChunkLoadError); the recipe's ES module bundle does not.
   webpack: { root: '.', scriptAfter: true },
-  mdx: { root: '.' },
+  mdx: { root: '.', element: true },
 };
 
 let dir, tgz, browser;
@@ -81,6 +83,21 @@ test('every recipe under examples/recipes/ is run by this test', () => {
   assert.deepEqual(readdirSync(RECIPES).sort(), [...Object.keys(PAGES), 'cdn', 'lms'].sort());
 });
 
+test('the tarball\'s README.md is the package\'s (docs/package-readme.md); the repository\'s is back in place', () => {
+  const readme = execFileSync('tar', ['xzfO', tgz, 'package/README.md'], { encoding: 'utf8' });
+  assert.equal(readme, packageReadme());
+  assert.notEqual(readFileSync(path.join(REPO, 'README.md'), 'utf8'), readme, 'postpack put the repository\'s README.md back');
+  assert.deepEqual(readdirSync(path.join(REPO, 'build/readme-swap')), [], 'no swap left behind');
+  // Written for someone who installed the package: no building from source, no root.
+  assert.doesNotMatch(readme, /apt-get|sudo|Debian|as root|npm start|npm test|\bdist\//);
+  for (const section of ['## Install', 'import { createHeadlab } from \'headlab\'', 'headlab/components', 'Vite', 'webpack', 'esbuild', 'Worker']) {
+    assert.ok(readme.includes(section), `the README speaks of ${section}`);
+  }
+  // A relative link points into the tarball.
+  const files = new Set(execFileSync('tar', ['tzf', tgz], { encoding: 'utf8' }).split('\n').map((f) => f.replace(/^package\//, '')));
+  for (const [, target] of readme.matchAll(/\]\((?!https?:|#)([^)#\s]+)/g)) assert.ok(files.has(target), `the README links to ${target}, which the tarball lacks`);
+});
+
 /** A server on `root` that records what it answered into `log` ("200 /path"). */
 function recordingServer(root, log, options = {}) {
   return serve({ port: 0, root, ...options, onResponse: ({ url, status }) => log.push({ status, path: new URL(url, 'http://x').pathname, root }) });
@@ -91,7 +108,7 @@ function recordingServer(root, log, options = {}) {
  * `frameOf(page)` (the page itself unless given) and checks its numbers, that nothing went wrong,
  * and that each .wasm the servers answered was fetched once, headlab_core.wasm among them.
  */
-async function checkPage(label, url, log, { frameOf = (page) => page.mainFrame(), route } = {}) {
+async function checkPage(label, url, log, { frameOf = (page) => page.mainFrame(), route, element = false } = {}) {
   const problems = [];
   const context = await browser.newContext();
   const page = watch(await context.newPage(), label, problems);
@@ -113,6 +130,13 @@ async function checkPage(label, url, log, { frameOf = (page) => page.mainFrame()
     };
     near(shown.output, expected.output, 'output of "it"');
     near(shown.weights, expected.weightsHead1, 'head 1 weights of "it"');
+    if (element) {
+      // The element's own table of head 1's weights (its shadow DOM), from the same instance.
+      await frame.waitForSelector('headlab-worked-example[data-drawn]', { timeout: 60_000 });
+      near((await frame.locator('[data-testid="weights-head-1"] td.num').allTextContents()).join(' '), expected.weightsHead1, 'the element\'s head 1 weights');
+      const state = await frame.evaluate(() => document.querySelector('#element-state')?.textContent);
+      if (state !== undefined) assert.equal(state, 'ready', `${label}: the headlab-ready event reached the app`);
+    }
     assert.deepEqual(problems, [], `${label}: problems`);
 
     const wasm = log.filter((r) => r.path.endsWith('.wasm'));
@@ -127,7 +151,7 @@ async function checkPage(label, url, log, { frameOf = (page) => page.mainFrame()
   }
 }
 
-for (const [name, { root, scriptAfter }] of Object.entries(PAGES)) {
+for (const [name, { root, scriptAfter, element }] of Object.entries(PAGES)) {
   test(`${name}: the recipe, installed from the tarball and built, runs the worked example`, { timeout: TIMEOUT }, async () => {
     const app = await prepared[name];
     if (scriptAfter) {
@@ -141,7 +165,7 @@ for (const [name, { root, scriptAfter }] of Object.entries(PAGES)) {
         const response = await r.fetch();
         await r.fulfill({ response, body: (await response.text()).replace('</body>', '<script src="./other.js"></script>\n</body>') });
       }];
-      await checkPage(name, `${server.url}index.html`, log, { route });
+      await checkPage(name, `${server.url}index.html`, log, { route, element });
     } finally {
       await server.close();
     }
@@ -163,7 +187,7 @@ test('cdn: the plain HTML page imports the package from a CDN that mirrors npm',
     const html = readFileSync(path.join(app, 'index.html'), 'utf8');
     assert.ok(html.includes(`${CDN_PLACEHOLDER}headlab@${version}/web/lib/headlab.js`), 'the page names this version');
     writeFileSync(path.join(app, 'index.html'), html.replaceAll(CDN_PLACEHOLDER, `${cdn.url}npm/`));
-    await checkPage('cdn', `${site.url}index.html`, log);
+    await checkPage('cdn', `${site.url}index.html`, log, { element: true });
     assert.ok(log.every((r) => r.status === 200), `every request answered: ${log.map((r) => `${r.status} ${r.path}`).join(', ')}`);
   } finally {
     await cdn.close();
@@ -192,7 +216,7 @@ test('lms: a page whose policy allows only frames shows the lesson served from H
       const iframe = await page.waitForSelector('iframe');
       return iframe.contentFrame();
     };
-    await checkPage('lms', `http://localhost:${host.address().port}/host.html`, log, { frameOf });
+    await checkPage('lms', `http://localhost:${host.address().port}/host.html`, log, { frameOf, element: true });
   } finally {
     host.closeAllConnections();
     await new Promise((resolve) => host.close(resolve));

@@ -1,4 +1,5 @@
 // node build.mjs: compiles the MDX page (with @mdx-js/esbuild) and bundles it into dist/ for index.html.
+import { cpSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 import mdx from '@mdx-js/esbuild';
 
@@ -13,3 +14,6 @@ await esbuild.build({
   minify: true,
   logLevel: 'warning',
 });
+// The elements' KaTeX fonts, which their styles name next to the code (esbuild does not follow
+// new URL(…, import.meta.url), so it does not copy them).
+cpSync('node_modules/headlab/components/katex', 'dist/katex', { recursive: true });

@@ -1,15 +1,14 @@
 import { useEffect, useState } from 'react';
 import { createHeadlab } from 'headlab';
-import { locateFile } from './wasm-files.js';
 import { workedExample } from './worked-example.js';
 
-// createHeadlab() is cached: every component that calls it shares one instance and one .wasm fetch.
+// createHeadlab() is cached: this gets the instance main.jsx made (with the .wasm files' URLs).
 export function WorkedExample() {
   const [result, setResult] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
     let live = true;
-    createHeadlab({ locateFile }).then((lab) => live && setResult(workedExample(lab)), (e) => live && setError(String(e.message ?? e)));
+    createHeadlab().then((lab) => live && setResult(workedExample(lab)), (e) => live && setError(String(e.message ?? e)));
     return () => { live = false; };
   }, []);
   if (error) return <p role="alert">{error}</p>;

@@ -1,5 +1,5 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { WorkedExample } from './WorkedExample.jsx';
+import { Lesson } from './Lesson.jsx';
 
-createRoot(document.getElementById('root')).render(<StrictMode><WorkedExample /></StrictMode>);
+createRoot(document.getElementById('root')).render(<StrictMode><Lesson /></StrictMode>);
