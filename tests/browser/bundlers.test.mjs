@@ -238,3 +238,60 @@ window.result = await run(location.hash === '#locate' ? { locateFile: () => new 
     await server.close();
   }
 });
+
+// Threads in a bundle (docs/api.md, the package README): the bundler renamed the .wasm files it
+// emitted and left out the threads builds, so the app serves the package's web/lib/gen/ as it is
+// and points locateFile there. On a cross-origin isolated page the parallel layer then runs on
+// pthreads, and a language model in a Worker on 2 threads (headlab_train_threads).
+test('vite, isolated, with web/lib/gen/ served beside the bundle: pthreads for the layer and for a language model in a Worker', { timeout: 180_000 }, async () => {
+  const app = path.join(dir, 'vite-threads');
+  mkdirSync(path.join(app, 'src'), { recursive: true });
+  writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app-vite-threads', version: '1.0.0', type: 'module', private: true }));
+  await installTarball(app, tgz);
+  const common = `import { createHeadlab } from 'headlab';
+const locateFile = (file) => new URL('/headlab-gen/' + file, location.href).href;
+`;
+  writeFileSync(path.join(app, 'src/main.js'), `${common}
+const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+const inWorker = new Promise((resolve, reject) => { worker.onmessage = (e) => resolve(e.data); worker.onerror = (e) => reject(new Error(e.message)); });
+try {
+  const lab = await createHeadlab({ locateFile });
+  const { query, ...weights } = ${courseInputsSource()};
+  const layer = await lab.createParallelLayer({ ...weights, threads: 2 });
+  const { output } = await layer.forward({ query });
+  const page = { mechanism: layer.mechanism, output: Array.from(output.slice(8, 12)) };
+  await layer.dispose();
+  window.result = { page, worker: await inWorker };
+} catch (e) {
+  window.result = { error: String(e) };
+}
+`);
+  writeFileSync(path.join(app, 'src/worker.js'), `${common}
+const lab = await createHeadlab({ locateFile });
+const lm = await lab.createLanguageModel({ task: 'induction', threads: 2 });
+const threads = lm.threads;
+lm.step(2);
+lm.dispose();
+postMessage({ threads });
+`);
+  writeFileSync(path.join(app, 'index.html'), APP['index.html']);
+  const warnings = (await RECIPES.vite(app)).filter((w) => !/PLUGIN_TIMINGS/.test(w));
+  assert.deepEqual(warnings, []);
+  cpSync(path.join(app, 'node_modules/headlab/web/lib/gen'), path.join(app, 'out/headlab-gen'), { recursive: true });
+  const server = await serve({ port: 0, root: path.join(app, 'out'), isolate: true });
+  const problems = [];
+  const page = watch(await browser.newPage(), 'vite threads', problems);
+  try {
+    await page.goto(`${server.url}index.html`);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 90_000 });
+    const result = await page.evaluate(() => window.result);
+    assert.equal(result.error, undefined, result.error);
+    assert.equal(result.page.mechanism, 'pthreads');
+    expected.output.forEach((w, i) => assert.ok(Math.abs(result.page.output[i] - w) < 5e-5, `output[${i}] = ${result.page.output[i]}, want ${w}`));
+    assert.equal(result.worker.threads, 2, 'the language model in the Worker runs on 2 threads');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+    await server.close();
+  }
+});

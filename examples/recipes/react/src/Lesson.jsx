@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import 'headlab/components/worked-example';   // registers <headlab-worked-example>
+import 'headlab/components';   // defines every element; each one's code loads when the page first uses it
 import { WorkedExample } from './WorkedExample.jsx';
 
 // React 19 passes attributes to custom elements as they are and listens to their events
