@@ -71,12 +71,20 @@ export async function instantiate(module, flavour, options) {
     }
   }
   // In browsers the .wasm is fetched and compiled here, once: a 404 or a refused request is then
-  // one clear Error, where Emscripten's loader would ask twice more and print its own warnings.
+  // one clear Error, where Emscripten's loader would ask twice more and print its own warnings
+  // (bytes given as wasmBinary are compiled here too, for the same reason).
   const glue = load();
   glue.catch(() => {});  // awaited below, unless the .wasm failed first
+  const loadError = (why, cause) => new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${why}. ${advice}`, { cause });
   let compiled = null;
-  if (!isNode && !moduleArgs.wasmBinary && typeof fetch === 'function' && !/^file:/i.test(where)) {
-    compiled = await compileFrom(where, (why, cause) => new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${why}. ${advice}`, { cause }));
+  if (!isNode && moduleArgs.wasmBinary) {
+    try {
+      compiled = { module: await WebAssembly.compile(moduleArgs.wasmBinary), status: '' };
+    } catch (e) {
+      throw loadError(`${e?.name ?? 'Error'}: ${e?.message ?? e}`, e);
+    }
+  } else if (!isNode && typeof fetch === 'function' && !/^file:/i.test(where)) {
+    compiled = await compileFrom(where, loadError);
   }
   let failed = null;
   if (compiled) {
@@ -84,7 +92,7 @@ export async function instantiate(module, flavour, options) {
     failed = new Promise((_, reject) => { fail = reject; });
     moduleArgs.instantiateWasm = (imports, receive) => {
       WebAssembly.instantiate(compiled.module, imports).then((instance) => receive(instance, compiled.module), (e) => fail(
-        new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${compiled.status}; ${e?.name ?? 'Error'}: ${e?.message ?? e}. ${advice}`, { cause: e })));
+        loadError(`${compiled.status ? `${compiled.status}; ` : ''}${e?.name ?? 'Error'}: ${e?.message ?? e}`, e)));
       return {};
     };
   }
