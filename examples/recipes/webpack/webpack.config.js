@@ -13,5 +13,4 @@ export default {
   // ChunkLoadError. Set output.publicPath if you keep a classic bundle.)
   experiments: { outputModule: true },
   output: { module: true, path: path.join(here, 'dist'), filename: 'main.js', clean: true },
-  performance: { hints: false },            // the .wasm files are larger than webpack's 244 KiB hint
 };
