@@ -38,6 +38,8 @@ const PAGES = {
 
 let dir, tgz, browser;
 const prepared = {};
+// npm install mostly waits (all at once); builds use the cores (two at a time).
+const building = limit(2);
 
 /**
  * Copies recipe `name` into the temporary folder, installs the tarball (and its other dependencies)
@@ -56,7 +58,7 @@ async function prepare(name) {
     symlinkSync(path.join(REPO, 'node_modules', tool), path.join(app, 'node_modules', tool), 'dir');
   }
   if (pkg.scripts?.build) {
-    const out = await npm(['run', 'build'], app, { PATH: `${path.join(REPO, 'node_modules/.bin')}${path.delimiter}${process.env.PATH}` });
+    const out = await building(() => npm(['run', 'build'], app, { PATH: `${path.join(REPO, 'node_modules/.bin')}${path.delimiter}${process.env.PATH}` }));
     // Not one warning from the build (the bundlers print theirs as "warning" or "WARNING").
     assert.doesNotMatch(out, /\bwarn(ing)?\b/i, `${name}: npm run build printed a warning:\n${out}`);
   }
@@ -67,9 +69,8 @@ before(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-recipes-'));
   tgz = await pack(dir);
   browser = await launch();
-  const oneAtATime = limit(2);
   for (const name of readdirSync(RECIPES)) {
-    prepared[name] = oneAtATime(() => prepare(name));
+    prepared[name] = prepare(name);
     prepared[name].catch(() => {});  // reported by the recipe's test
   }
 });
