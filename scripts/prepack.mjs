@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCompatTypes } from '../tools/types-compat.mjs';
-import { buildComponents } from './package-components.mjs';
+import { buildComponents } from '../tools/package-components.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const gen = path.join(repo, 'web/lib/gen');
