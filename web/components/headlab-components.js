@@ -12,7 +12,7 @@
 // loadElement(tag) for those, or import the element's own module (entries/<name>.js).
 
 import { BASE_URL } from './shared/lab/assets.js';
-import { reserveRoom } from './shared/elements/reserve.js';
+import { reserveRoom, releaseRoom } from './shared/elements/reserve.js';
 
 const LOADERS = {
   'headlab-worked-example': () => import('./entries/worked-example.js'),
@@ -113,26 +113,33 @@ function explainFailure(tag, error) {
     }
     root.append(box);
     node.setAttribute('data-headlab-failed', '');
-    node.style.removeProperty('min-height');
+    releaseRoom(node);
   }
 }
 
-/** Reserves room for, and starts loading, every HeadLab element in or under `root`. */
+const SELECTOR = tags.join(',');
+
+/** Reserves room for, and starts loading, every HeadLab element in or under `root` not yet defined. */
 function visit(root) {
-  for (const tag of tags) {
-    const found = root.localName === tag ? [root] : Array.from(root.querySelectorAll?.(tag) ?? []);
-    if (found.length === 0 || customElements.get(tag)) continue;
-    for (const node of found) reserveRoom(node);
-    loadElement(tag).catch(() => {});
+  const found = root.matches?.(SELECTOR) ? [root] : [];
+  if (root.firstElementChild) found.push(...root.querySelectorAll(SELECTOR));
+  for (const node of found) {
+    if (customElements.get(node.localName)) continue;
+    reserveRoom(node);
+    loadElement(node.localName).catch(() => {});
   }
 }
 
 if (typeof document !== 'undefined' && typeof customElements !== 'undefined') {
   installSkeleton();
   visit(document.documentElement);
-  new MutationObserver((records) => {
+  // Elements added later (a page that builds its content with script); the watcher stops once
+  // every element's code is in.
+  const watcher = new MutationObserver((records) => {
     for (const record of records) {
       for (const node of record.addedNodes) if (node.nodeType === 1) visit(node);
     }
-  }).observe(document.documentElement, { childList: true, subtree: true });
+    if (tags.every((t) => customElements.get(t))) watcher.disconnect();
+  });
+  watcher.observe(document.documentElement, { childList: true, subtree: true });
 }
