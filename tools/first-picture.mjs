@@ -20,7 +20,6 @@ export async function measure(browser, siteUrl, scenario) {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
   await cdp.send('Network.emulateNetworkConditions', THROTTLE);
   let bytes = 0, requests = 0;
   cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; requests += 1; });
