@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCompatTypes } from '../tools/types-compat.mjs';
 import { swapIn } from '../tools/package-readme.mjs';
-import { buildComponents } from './package-components.mjs';
+import { buildComponents } from '../tools/package-components.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const gen = path.join(repo, 'web/lib/gen');

@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, readdirSync, rmSync, cpSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serve } from '../../tools/serve.mjs';
@@ -119,6 +119,22 @@ const BUILDS = {
     });
     return warnings;
   },
+  // esbuild follows no new URL(…, import.meta.url): the recipe of docs/install.md adds the Workers as
+  // entries and copies the files the package names that way next to the output.
+  async esbuild(app) {
+    const { build } = await import('esbuild');
+    const pkg = path.join(app, 'node_modules/headlab');
+    const workers = ['headlab-worker', 'headlab-trainer-worker', 'headlab-lm-worker', 'headlab-explorer-worker'];
+    const r = await build({
+      entryPoints: ['src/main.js', ...workers.map((w) => ({ in: `node_modules/headlab/components/${w}.js`, out: w }))], absWorkingDir: app,
+      bundle: true, format: 'esm', splitting: true, platform: 'browser', outdir: 'out/src', logLevel: 'silent',
+    });
+    for (const dir of ['katex', 'models']) cpSync(path.join(pkg, 'components', dir), path.join(app, 'out/src', dir), { recursive: true });
+    mkdirSync(path.join(app, 'out/src/gen'));
+    for (const f of readdirSync(path.join(pkg, 'web/lib/gen')).filter((f) => f.endsWith('.wasm'))) cpSync(path.join(pkg, 'web/lib/gen', f), path.join(app, 'out/src/gen', f));
+    writeFileSync(path.join(app, 'out/index.html'), page('', '<script type="module" src="./src/main.js"></script>'));
+    return r.warnings.map((w) => w.text);
+  },
   async webpack(app) {
     const { default: webpack } = await import('webpack');
     const stats = await new Promise((resolve, reject) => webpack({
@@ -142,8 +158,9 @@ for (const [name, build] of Object.entries(BUILDS)) {
     assert.deepEqual(warnings, [], `${name} warned:\n${warnings.join('\n')}`);
     const out = path.join(app, 'out');
     const emitted = readdirSync(out, { recursive: true }).map(String);
-    // The elements' Workers and KaTeX's fonts were emitted by the bundler, as the package names them.
-    assert.ok(emitted.some((f) => f.endsWith('.woff2')), `${name} emitted KaTeX's fonts: ${emitted.join(', ')}`);
+    // KaTeX's fonts and the elements' Workers are there (emitted by Vite and webpack, as the package names them).
+    assert.ok(emitted.some((f) => f.endsWith('.woff2')), `${name}: KaTeX's fonts: ${emitted.join(', ')}`);
+    assert.ok(emitted.filter((f) => f.endsWith('.js')).length >= 5, `${name}: the page's code and the elements' Workers: ${emitted.join(', ')}`);
     const server = await serve({ port: 0, root: out });
     try {
       await check(name, `${server.url}index.html`);

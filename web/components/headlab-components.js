@@ -12,7 +12,8 @@
 // loadElement(tag) for those, or import the element's own module (entries/<name>.js).
 
 import { BASE_URL } from './shared/lab/assets.js';
-import { reserveRoom } from './shared/elements/reserve.js';
+import { reserveRoom, releaseRoom } from './shared/elements/reserve.js';
+import { wasmNextToBundle } from 'headlab:layout';
 
 const LOADERS = {
   'headlab-worked-example': () => import('./entries/worked-example.js'),
@@ -32,10 +33,33 @@ export const tags = Object.keys(LOADERS);
 
 const loads = new Map();  // tag → Promise of the element's module
 
+let warmed = false;
+
+/**
+ * What every computing element waits for besides its own code, started at once instead of after
+ * it: the API and its WebAssembly module (the page's one instance, which the element's getLab()
+ * then returns: one fetch), and in the site's build the two KaTeX fonts the elements wait for.
+ * A failure here is the element's to report.
+ */
+function warmUp() {
+  if (warmed) return;
+  warmed = true;
+  import('./shared/lab/lab.js').then((m) => m.getLab()).catch(() => {});
+  if (!wasmNextToBundle || !document.fonts?.load) return;
+  const faces = [['KaTeX_Main', 'KaTeX_Main-Regular', 'normal'], ['KaTeX_Math', 'KaTeX_Math-Italic', 'italic']];
+  const style = document.createElement('style');
+  style.dataset.headlabFontsEarly = faces.map(([, file]) => file).join(' ');  // typeset.js does not declare these again
+  style.textContent = faces.map(([family, file, fontStyle]) =>
+    `@font-face{font-display:block;font-family:${family};src:url(${BASE_URL}katex/fonts/${file}.woff2) format("woff2");font-weight:400;font-style:${fontStyle}}`).join('\n');
+  (document.head ?? document.documentElement).append(style);
+  for (const face of ['16px KaTeX_Main', 'italic 16px KaTeX_Math']) document.fonts.load(face).catch(() => {});
+}
+
 /** Loads and registers the element `tag` (once); resolves to its module ({ Headlab… class }). */
 export function loadElement(tag) {
   const load = LOADERS[tag];
   if (!load) return Promise.reject(new Error(`loadElement: "${tag}" is not a HeadLab element; expected one of ${tags.join(', ')}`));
+  if (tag !== 'headlab-theme-toggle') warmUp();
   if (!loads.has(tag)) {
     const pending = load();
     pending.catch((e) => { loads.delete(tag); explainFailure(tag, e); });
@@ -113,26 +137,33 @@ function explainFailure(tag, error) {
     }
     root.append(box);
     node.setAttribute('data-headlab-failed', '');
-    node.style.removeProperty('min-height');
+    releaseRoom(node);
   }
 }
 
-/** Reserves room for, and starts loading, every HeadLab element in or under `root`. */
+const SELECTOR = tags.join(',');
+
+/** Reserves room for, and starts loading, every HeadLab element in or under `root` not yet defined. */
 function visit(root) {
-  for (const tag of tags) {
-    const found = root.localName === tag ? [root] : Array.from(root.querySelectorAll?.(tag) ?? []);
-    if (found.length === 0 || customElements.get(tag)) continue;
-    for (const node of found) reserveRoom(node);
-    loadElement(tag).catch(() => {});
+  const found = root.matches?.(SELECTOR) ? [root] : [];
+  if (root.firstElementChild) found.push(...root.querySelectorAll(SELECTOR));
+  for (const node of found) {
+    if (customElements.get(node.localName)) continue;
+    reserveRoom(node);
+    loadElement(node.localName).catch(() => {});
   }
 }
 
 if (typeof document !== 'undefined' && typeof customElements !== 'undefined') {
   installSkeleton();
   visit(document.documentElement);
-  new MutationObserver((records) => {
+  // Elements added later (a page that builds its content with script); the watcher stops once
+  // every element's code is in.
+  const watcher = new MutationObserver((records) => {
     for (const record of records) {
       for (const node of record.addedNodes) if (node.nodeType === 1) visit(node);
     }
-  }).observe(document.documentElement, { childList: true, subtree: true });
+    if (tags.every((t) => customElements.get(t))) watcher.disconnect();
+  });
+  watcher.observe(document.documentElement, { childList: true, subtree: true });
 }

@@ -1,9 +1,10 @@
 // Room reserved for an element until its first draw, so the course text below it does not move
 // when it fills in (no layout shift): the height it will have, from a table measured from the
 // built elements at several widths (reserved-heights.js, written by scripts/element-heights.mjs),
-// interpolated for the element's width. Set as the element's inline min-height, and taken back
-// once it has drawn (data-drawn), when its own content holds that height. A page that styles the
-// element's min-height itself keeps its own.
+// interpolated for the element's width. Set as the element's inline height (its content, hidden
+// while it loads, may be taller or shorter until the first draw: clipped), and taken back once it
+// has drawn (data-drawn), when its own content holds that height. A page that sets the element's
+// height or min-height inline keeps its own.
 
 import { RESERVED_HEIGHTS } from './reserved-heights.js';
 
@@ -22,19 +23,23 @@ export function reservedHeight(tag, width, { compact = false } = {}) {
   return table[table.length - 1][1];
 }
 
-/** Reserves the element's drawn height (once, until releaseRoom), unless the page set a min-height. */
+/** Reserves the element's drawn height (once, until releaseRoom), unless the page set a height or min-height. */
 export function reserveRoom(element) {
-  if (element.hasAttribute('data-drawn') || element.hasAttribute('data-headlab-reserved') || element.style.minHeight) return;
+  if (element.hasAttribute('data-drawn') || element.hasAttribute('data-headlab-reserved') || element.style.minHeight || element.style.height) return;
   const width = element.getBoundingClientRect().width;
   const height = reservedHeight(element.localName, width, { compact: element.hasAttribute('compact') });
   if (height <= 0) return;
-  element.style.minHeight = `${height}px`;
+  element.style.height = `${height}px`;
+  if (!element.style.overflow) element.style.overflow = 'clip';
   element.setAttribute('data-headlab-reserved', String(height));
 }
 
 /** Gives the reserved room back (the element has drawn and holds its own height). */
 export function releaseRoom(element) {
   if (!element.hasAttribute('data-headlab-reserved')) return;
-  if (element.style.minHeight === `${element.getAttribute('data-headlab-reserved')}px`) element.style.removeProperty('min-height');
+  if (element.style.height === `${element.getAttribute('data-headlab-reserved')}px`) {
+    element.style.removeProperty('height');
+    if (element.style.overflow === 'clip') element.style.removeProperty('overflow');
+  }
   element.removeAttribute('data-headlab-reserved');
 }
