@@ -3,8 +3,10 @@
 // webpack 5 (the pinned devDependencies), served, and the worked example checked in headless
 // Chromium in the page and in a module Worker. No file is copied by hand: each bundler finds
 // the .wasm files itself (Vite, webpack through new URL(…, import.meta.url) in headlab.js;
-// esbuild through `import url from 'headlab/wasm/….wasm'` and locateFile), and no bundler
-// prints a warning.
+// esbuild through `import url from 'headlab/wasm/….wasm'` and locateFile), no bundler prints a
+// warning, and none emits an unbundled copy of a package file. Then the edges: esbuild without
+// the recipe (one request and one Error naming the URL), and threads in a bundle (web/lib/gen/
+// served beside it, an isolated page). The recipes of examples/recipes/ are recipes.test.mjs's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, rmSync, cpSync } from 'node:fs';
