@@ -1,5 +1,8 @@
 // Builds the self-contained site in dist/ from web/ and the wasm in web/lib/gen/:
-//   dist/headlab-components.js          ES module: every element, KaTeX and the API (createHeadlab)
+//   dist/headlab-components.js          ES module: registers every element, each loaded on first use (a
+//                                       sized "Loading …" skeleton until then), and exports createHeadlab
+//   dist/headlab-<name>.js              one element alone (e.g. headlab-worked-example.js), from
+//                                       web/components/entries/<name>.js: what the registrar imports
 //   dist/headlab-worker.js              the compute Worker (module), used when served over http(s)
 //   dist/headlab-<name>-worker.js       other Workers, from web/components/shared/worker/<name>-worker.js
 //   dist/headlab-parallel-worker.js     createParallelLayer's Worker, for the bundled API
@@ -85,6 +88,11 @@ function virtualModules({ embedWasm }) {
         if (args.path === 'headlab:embedded-models') {
           return { contents: `export default ${embedWasm ? JSON.stringify(shippedModels) : 'null'};`, loader: 'js' };
         }
+        if (args.path === 'headlab:layout') {
+          // The site's bundles find the .wasm files and models next to themselves (the npm package's
+          // components differ: scripts/package-components.mjs).
+          return { contents: 'export const wasmNextToBundle = true;\nexport const modelUrls = null;', loader: 'js' };
+        }
         if (args.path === 'headlab:katex-css') {
           return {
             contents: `export const css = ${JSON.stringify(katexRules)};\nexport const fontFaces = ${JSON.stringify(fontFaces.join('\n'))};`,
@@ -111,6 +119,9 @@ await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
 
 const entry = path.join(web, 'components/headlab-components.js');
+// One entry per element (dist/headlab-<name>.js), which headlab-components.js imports on first use.
+const elementEntries = (await readdir(path.join(web, 'components/entries'))).filter((f) => f.endsWith('.js')).sort()
+  .map((f) => ({ in: path.join(web, 'components/entries', f), out: `headlab-${f.slice(0, -3)}` }));
 // Workers (module scripts next to the bundle): shared/worker/compute-worker.js → headlab-worker.js,
 // and every other shared/worker/<name>-worker.js → headlab-<name>-worker.js (e.g. the trainer's).
 const workers = [['compute-worker.js', 'headlab-worker.js']];
@@ -124,6 +135,7 @@ await build({
   ...common, format: 'esm', splitting: true, outdir: out, entryNames: '[name]', chunkNames: 'headlab-chunk-[hash]',
   entryPoints: [
     { in: entry, out: 'headlab-components' },
+    ...elementEntries,
     ...workers.map(([source, target]) => ({ in: path.join(web, 'components/shared/worker', source), out: target.replace(/\.js$/, '') })),
     // createParallelLayer's Worker, found next to whichever file holds headlab.js's code.
     { in: path.join(web, 'lib/headlab-parallel-worker.js'), out: 'headlab-parallel-worker' },
@@ -131,7 +143,7 @@ await build({
   plugins: [virtualModules({ embedWasm: false })],
 });
 await build({
-  ...common, entryPoints: [entry], format: 'iife', globalName: 'HeadLab',
+  ...common, entryPoints: [path.join(web, 'components/headlab-components-all.js')], format: 'iife', globalName: 'HeadLab',
   outfile: path.join(out, 'headlab-components.classic.js'),
   plugins: [virtualModules({ embedWasm: true })],
   define: { 'import.meta.url': '__headlabScriptUrl' },
@@ -143,7 +155,7 @@ await build({
 
 // Neither eval nor new Function may appear: the strict CSP has no 'unsafe-eval'.
 const chunks = (await readdir(out)).filter((f) => f.startsWith('headlab-chunk-'));
-for (const file of ['headlab-components.js', 'headlab-components.classic.js', 'headlab-parallel-worker.js', ...workers.map(([, target]) => target), ...chunks]) {
+for (const file of ['headlab-components.js', 'headlab-components.classic.js', 'headlab-parallel-worker.js', ...elementEntries.map((e) => `${e.out}.js`), ...workers.map(([, target]) => target), ...chunks]) {
   const text = await readFile(path.join(out, file), 'utf8');
   const bad = /\bnew Function\s*\(|[^.\w$]eval\s*\(/.exec(text);
   if (bad) {

@@ -100,7 +100,7 @@ function distLibTable() {
     row('`dist/lib/gen/headlab_core.wasm`: all else a page that only runs attention fetches', 'dist/lib/gen/headlab_core.wasm'),
     `| \`dist/lib/gen/*.wasm\`, every module | ${fmt(wasm)} | |`,
     `| \`dist/lib/gen/\`, everything (with the threads builds' glue and Worker scripts) | ${fmt(all)} | |`,
-    row('`dist/headlab-components.js`, for comparison: every element, KaTeX and the API', 'dist/headlab-components.js'),
+    row('`dist/headlab-components.js`, for comparison: registers every element, each loaded (with KaTeX and the API) on first use', 'dist/headlab-components.js'),
   ].join('\n');
 }
 

@@ -4,6 +4,8 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCompatTypes } from '../tools/types-compat.mjs';
+import { swapIn } from '../tools/package-readme.mjs';
+import { buildComponents } from '../tools/package-components.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const gen = path.join(repo, 'web/lib/gen');
@@ -17,3 +19,8 @@ if (missing.length > 0) {
 }
 // The types for TypeScript < 5.7 (package.json `typesVersions`), generated from web/lib/headlab.d.ts.
 writeCompatTypes();
+// The elements for 'headlab/components' (components/, built from web/components/ against the
+// package's own web/lib/headlab.js).
+await buildComponents();
+// The package's README.md (docs/package-readme.md) in place of the repository's, until postpack.
+swapIn();

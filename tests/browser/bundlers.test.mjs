@@ -3,19 +3,19 @@
 // webpack 5 (the pinned devDependencies), served, and the worked example checked in headless
 // Chromium in the page and in a module Worker. No file is copied by hand: each bundler finds
 // the .wasm files itself (Vite, webpack through new URL(…, import.meta.url) in headlab.js;
-// esbuild through `import url from 'headlab/wasm/….wasm'` and locateFile), and no bundler
-// prints a warning.
+// esbuild through `import url from 'headlab/wasm/….wasm'` and locateFile), no bundler prints a
+// warning, and none emits an unbundled copy of a package file. Then the edges: esbuild without
+// the recipe (one request and one Error naming the URL), and threads in a bundle (web/lib/gen/
+// served beside it, an isolated page). The recipes of examples/recipes/ are recipes.test.mjs's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, rmSync, cpSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serve } from '../../tools/serve.mjs';
-import { REPO, launch, watch } from './helpers.mjs';
+import { launch, watch } from './helpers.mjs';
+import { installTarball, pack } from './package-apps.mjs';
 import { courseInputsSource, expected } from '../fixtures/course.mjs';
-
-const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' } });
 
 // The app: the worked example and the task list (which loads the second module, headlab_train),
 // in the page and in a module Worker.
@@ -116,8 +116,7 @@ let dir, tgz, browser;
 
 before(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-bundlers-'));
-  npm(['pack', '--pack-destination', dir], REPO);
-  tgz = path.join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')));
+  tgz = await pack(dir);
   browser = await launch();
 });
 
@@ -127,16 +126,17 @@ after(async () => {
 });
 
 for (const [name, recipe] of Object.entries(RECIPES)) {
-  test(`${name}: an app that imports the installed package runs the worked example in a page and in a Worker`, { timeout: 60_000 }, async () => {
+  test(`${name}: an app that imports the installed package runs the worked example in a page and in a Worker`, { timeout: 180_000 }, async () => {
     const app = path.join(dir, name);
     for (const [file, text] of Object.entries(APP)) {
       mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
       writeFileSync(path.join(app, file), text);
     }
     writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: `app-${name}`, version: '1.0.0', type: 'module', private: true }));
-    npm(['install', '--offline', '--no-package-lock', tgz], app);
+    await installTarball(app, tgz);
 
-    const warnings = await recipe(app);
+    // Vite 8 reports slow plugins ("[PLUGIN_TIMINGS]") when the machine is busy: a timing, not a problem.
+    const warnings = (await recipe(app)).filter((w) => !/PLUGIN_TIMINGS/.test(w));
     // Not one warning (Vite's 'Module "fs" has been externalized', esbuild's 'Could not resolve "node:fs/promises"', …).
     assert.deepEqual(warnings, [], `${name} warned:\n${warnings.join('\n')}`);
     const out = path.join(app, 'out');
@@ -148,7 +148,10 @@ for (const [name, recipe] of Object.entries(RECIPES)) {
       assert.ok(wasmOut.has(bytes(path.join(app, 'node_modules/headlab/web/lib/gen', `${m}.wasm`))), `${name} emitted ${m}.wasm: ${emitted.join(', ')}`);
     }
     for (const f of emitted.filter((f) => f.endsWith('.js'))) {
-      assert.doesNotMatch(readFileSync(path.join(out, f), 'utf8'), /require\(\s*["'](node:)?(fs|path)["']\)|from\s*["']node:/, `${name}: ${f} names a Node built-in`);
+      const code = readFileSync(path.join(out, f), 'utf8');
+      assert.doesNotMatch(code, /require\(\s*["'](node:)?(fs|path)["']\)|from\s*["']node:/, `${name}: ${f} names a Node built-in`);
+      // No stray unbundled copy of a package file (headlab-parallel-worker.js imports './headlab.js').
+      assert.doesNotMatch(code, /from\s*["']\.\/headlab\.js["']/, `${name}: ${f} is an unbundled copy of a package file`);
     }
 
     // Served plain, then cross-origin isolated: there too the bundle falls back to its Workers
@@ -179,3 +182,118 @@ for (const [name, recipe] of Object.entries(RECIPES)) {
     }
   });
 }
+
+// esbuild without the recipe: the .wasm files and the Worker script are not emitted. Each load then
+// fails with one request and one Error that names the URL it asked for (Emscripten's loader, left
+// alone, asks three times and prints its "Aborted(…)" warnings).
+test('esbuild without the recipe: one request and one clear Error naming the URL, for the .wasm and for the Worker', { timeout: 180_000 }, async () => {
+  const app = path.join(dir, 'esbuild-bare');
+  mkdirSync(path.join(app, 'src'), { recursive: true });
+  writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app-esbuild-bare', version: '1.0.0', type: 'module', private: true }));
+  await installTarball(app, tgz);
+  writeFileSync(path.join(app, 'src/main.js'), `import { createHeadlab } from 'headlab';
+import core from 'headlab/wasm/headlab_core.wasm';
+
+const run = async (options) => {
+  try {
+    const lab = await createHeadlab(options);
+    const { query, ...weights } = ${courseInputsSource()};
+    const layer = await lab.createParallelLayer({ ...weights, threads: 2 });
+    await layer.dispose();
+    return 'no error';
+  } catch (e) {
+    return e.message;
+  }
+};
+// Without locateFile: the .wasm is asked for next to the chunk, where esbuild did not put it.
+// With it (the recipe's wasm-files.js) but without the Worker entry: the Worker script is missing.
+window.result = await run(location.hash === '#locate' ? { locateFile: () => new URL(core, import.meta.url).href } : {});
+`);
+  const { build } = await import('esbuild');
+  await build({ entryPoints: ['src/main.js'], absWorkingDir: app, bundle: true, format: 'esm', splitting: true, platform: 'browser', outdir: 'out/src', loader: { '.wasm': 'file' }, logLevel: 'silent' });
+  writeFileSync(path.join(app, 'out/index.html'), APP['index.html']);
+  const answered = [];
+  const server = await serve({ port: 0, root: path.join(app, 'out'), onResponse: ({ url, status }) => answered.push(`${status} ${url}`) });
+  try {
+    for (const [hash, missing, error] of [
+      ['', 'src/gen/headlab_core.wasm', (url) => `HeadLab could not load its WebAssembly module headlab_core.wasm from ${url}: HTTP 404 Not Found. Serve headlab_core.wasm next to `],
+      // Whichever of the two Workers fails first.
+      ['#locate', 'src/headlab-parallel-worker.js', (url) => `could not start: its script failed to load or threw (${url}). `],
+    ]) {
+      answered.length = 0;
+      const messages = [];
+      const page = await (await browser.newContext()).newPage();
+      page.on('console', (m) => messages.push(`${m.type()}: ${m.text()}`));
+      await page.goto(`${server.url}index.html${hash}`);
+      await page.waitForFunction(() => window.result !== undefined, null, { timeout: 60_000 });
+      const message = await page.evaluate(() => window.result);
+      const url = `${server.url}${missing}`;
+      assert.ok(message.startsWith(error(url)) || message.replace(/^createParallelLayer: Worker [12] of 2 /, '').startsWith(error(url)), `esbuild, no recipe${hash}: ${message}`);
+      // The browser's own line for each 404, and nothing from Emscripten.
+      const notFound = answered.filter((r) => r.startsWith('404 '));
+      assert.ok(notFound.length >= 1 && notFound.every((r) => r === `404 /${missing}`), `esbuild, no recipe${hash}: ${answered.join(', ')}`);
+      if (!hash) assert.equal(notFound.length, 1, 'the missing .wasm is asked for once');
+      assert.deepEqual(messages.filter((m) => !/Failed to load resource: .* 404/.test(m)), [], `esbuild, no recipe${hash}: console`);
+      await page.context().close();
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+// Threads in a bundle (docs/api.md, the package README): the bundler renamed the .wasm files it
+// emitted and left out the threads builds, so the app serves the package's web/lib/gen/ as it is
+// and points locateFile there. On a cross-origin isolated page the parallel layer then runs on
+// pthreads, and a language model in a Worker on 2 threads (headlab_train_threads).
+test('vite, isolated, with web/lib/gen/ served beside the bundle: pthreads for the layer and for a language model in a Worker', { timeout: 180_000 }, async () => {
+  const app = path.join(dir, 'vite-threads');
+  mkdirSync(path.join(app, 'src'), { recursive: true });
+  writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app-vite-threads', version: '1.0.0', type: 'module', private: true }));
+  await installTarball(app, tgz);
+  const common = `import { createHeadlab } from 'headlab';
+const locateFile = (file) => new URL('/headlab-gen/' + file, location.href).href;
+`;
+  writeFileSync(path.join(app, 'src/main.js'), `${common}
+const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+const inWorker = new Promise((resolve, reject) => { worker.onmessage = (e) => resolve(e.data); worker.onerror = (e) => reject(new Error(e.message)); });
+try {
+  const lab = await createHeadlab({ locateFile });
+  const { query, ...weights } = ${courseInputsSource()};
+  const layer = await lab.createParallelLayer({ ...weights, threads: 2 });
+  const { output } = await layer.forward({ query });
+  const page = { mechanism: layer.mechanism, output: Array.from(output.slice(8, 12)) };
+  await layer.dispose();
+  window.result = { page, worker: await inWorker };
+} catch (e) {
+  window.result = { error: String(e) };
+}
+`);
+  writeFileSync(path.join(app, 'src/worker.js'), `${common}
+const lab = await createHeadlab({ locateFile });
+const lm = await lab.createLanguageModel({ task: 'induction', threads: 2 });
+const threads = lm.threads;
+lm.step(2);
+lm.dispose();
+postMessage({ threads });
+`);
+  writeFileSync(path.join(app, 'index.html'), APP['index.html']);
+  const warnings = (await RECIPES.vite(app)).filter((w) => !/PLUGIN_TIMINGS/.test(w));
+  assert.deepEqual(warnings, []);
+  cpSync(path.join(app, 'node_modules/headlab/web/lib/gen'), path.join(app, 'out/headlab-gen'), { recursive: true });
+  const server = await serve({ port: 0, root: path.join(app, 'out'), isolate: true });
+  const problems = [];
+  const page = watch(await browser.newPage(), 'vite threads', problems);
+  try {
+    await page.goto(`${server.url}index.html`);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 90_000 });
+    const result = await page.evaluate(() => window.result);
+    assert.equal(result.error, undefined, result.error);
+    assert.equal(result.page.mechanism, 'pthreads');
+    expected.output.forEach((w, i) => assert.ok(Math.abs(result.page.output[i] - w) < 5e-5, `output[${i}] = ${result.page.output[i]}, want ${w}`));
+    assert.equal(result.worker.threads, 2, 'the language model in the Worker runs on 2 threads');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+    await server.close();
+  }
+});

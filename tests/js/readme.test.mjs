@@ -31,6 +31,24 @@ test('README example prints the worked example', () => {
   }
 });
 
+test('the package README (docs/package-readme.md) example prints the worked example', () => {
+  const block = jsBlocks(doc('docs/package-readme.md'))[0];
+  assert.ok(block.includes("from 'headlab'"), 'the example imports the package by its name');
+  const lib = new URL('../../web/lib/headlab.js', import.meta.url).href;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-readme-'));
+  try {
+    const file = path.join(dir, 'example.mjs');
+    writeFileSync(file, block.replace("from 'headlab'", `from '${lib}'`));
+    const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
+    const numbers = (out.match(/-?\d+\.\d+/g) ?? []).map(Number);
+    const want = [...expected.output, ...expected.weightsHead1];
+    assert.equal(numbers.length, want.length, out);
+    want.forEach((w, i) => assert.ok(Math.abs(numbers[i] - w) < 5e-5, `printed ${numbers[i]}, the course says ${w}\n${out}`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('docs/training.md example runs as printed after the README one', () => {
   const blocks = [jsBlocks(doc('README.md'))[0], ...jsBlocks(doc('docs/training.md'))];
   assert.ok(blocks.length >= 2, 'docs/training.md has a training ```js block');

@@ -1,47 +1,169 @@
-// HeadLab components: the one entry that registers every element.
+// HeadLab components: the one entry that registers every element, each loaded on first use.
 //   <script type="module" src=".../headlab-components.js"></script>
 //   <headlab-worked-example></headlab-worked-example>
-// The module also exports the JavaScript API (createHeadlab) and the element classes.
+// A page with one element downloads that element's code only (entries/<name>.js and the chunks it
+// imports): this module watches the document for HeadLab tags and imports an element's code the
+// first time its tag appears. Until then each element is a sized skeleton saying "Loading …", at
+// the height it will have once drawn (shared/elements/reserve.js), so nothing below it moves.
+// If its code does not load (a missing or refused headlab-chunk-*.js), the skeleton says so in words.
+// The whole set at once, for classic scripts: headlab-components-all.js.
 //
-// Beside the elements (one file each): language-model/ holds the parts of
-// <headlab-language-model> (head grid, generation panel, task texts), and shared/ what
-// several elements use, by job (each folder imports only the ones after it):
-//   shared/elements/  base classes (HeadlabElement, TrainingElement), shared styles, copy link
-//   shared/worker/    Workers and their clients: message layer, compute, trainer and LM sessions
-//   shared/render/    DOM helpers, figures, charts, heatmaps, lines, matrices, KaTeX, exports
-//   shared/lab/       the page's one HeadLab instance and where the bundle's files are
+// Elements inside another component's shadow root are not seen by the watcher: call
+// loadElement(tag) for those, or import the element's own module (entries/<name>.js).
 
-import { HeadlabWorkedExample } from './headlab-worked-example.js';
-import { HeadlabHeads } from './headlab-heads.js';
-import { HeadlabParams } from './headlab-params.js';
-import { HeadlabScaling } from './headlab-scaling.js';
-import { HeadlabMisconceptions } from './headlab-misconceptions.js';
-import { HeadlabChoosingH } from './headlab-choosing-h.js';
-import { HeadlabTrainer } from './headlab-trainer.js';
-import { HeadlabLanguageModel } from './headlab-language-model.js';
-import { HeadlabModelExplorer } from './headlab-model-explorer.js';
-import { HeadlabThemeToggle } from './headlab-theme-toggle.js';
+import { BASE_URL } from './shared/lab/assets.js';
+import { reserveRoom, releaseRoom } from './shared/elements/reserve.js';
+import { wasmNextToBundle } from 'headlab:layout';
 
-import { createHeadlab as createHeadlabWith } from '../lib/headlab.js';
-import { getLab } from './shared/lab/lab.js';
-
-/**
- * createHeadlab() of web/lib/headlab.js, except that without options it resolves
- * to the instance the elements use: in the classic build, the one made from the
- * wasm the bundle carries (so it works from file:// too). Either way one page has
- * one instance.
- * @param {Parameters<typeof createHeadlabWith>[0]} [options]
- */
-export function createHeadlab(options) {
-  return options === undefined ? getLab() : createHeadlabWith(options);
-}
-export {
-  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabLanguageModel, HeadlabModelExplorer, HeadlabThemeToggle,
+const LOADERS = {
+  'headlab-worked-example': () => import('./entries/worked-example.js'),
+  'headlab-heads': () => import('./entries/heads.js'),
+  'headlab-params': () => import('./entries/params.js'),
+  'headlab-scaling': () => import('./entries/scaling.js'),
+  'headlab-misconceptions': () => import('./entries/misconceptions.js'),
+  'headlab-choosing-h': () => import('./entries/choosing-h.js'),
+  'headlab-trainer': () => import('./entries/trainer.js'),
+  'headlab-language-model': () => import('./entries/language-model.js'),
+  'headlab-model-explorer': () => import('./entries/model-explorer.js'),
+  'headlab-theme-toggle': () => import('./entries/theme-toggle.js'),
 };
 
-/** Every element class, in the order of the site. */
-export const elements = [
-  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabLanguageModel, HeadlabModelExplorer, HeadlabThemeToggle,
-];
+/** Every HeadLab tag, in the order of the site. */
+export const tags = Object.keys(LOADERS);
 
-for (const element of elements) element.define();
+const loads = new Map();  // tag → Promise of the element's module
+
+let warmed = false;
+
+/**
+ * What every computing element waits for besides its own code, started at once instead of after
+ * it: the API and its WebAssembly module (the page's one instance, which the element's getLab()
+ * then returns: one fetch), and in the site's build the two KaTeX fonts the elements wait for.
+ * A failure here is the element's to report.
+ */
+function warmUp() {
+  if (warmed) return;
+  warmed = true;
+  import('./shared/lab/lab.js').then((m) => m.getLab()).catch(() => {});
+  if (!wasmNextToBundle || !document.fonts?.load) return;
+  const faces = [['KaTeX_Main', 'KaTeX_Main-Regular', 'normal'], ['KaTeX_Math', 'KaTeX_Math-Italic', 'italic']];
+  const style = document.createElement('style');
+  style.dataset.headlabFontsEarly = faces.map(([, file]) => file).join(' ');  // typeset.js does not declare these again
+  style.textContent = faces.map(([family, file, fontStyle]) =>
+    `@font-face{font-display:block;font-family:${family};src:url(${BASE_URL}katex/fonts/${file}.woff2) format("woff2");font-weight:400;font-style:${fontStyle}}`).join('\n');
+  (document.head ?? document.documentElement).append(style);
+  for (const face of ['16px KaTeX_Main', 'italic 16px KaTeX_Math']) document.fonts.load(face).catch(() => {});
+}
+
+/** Loads and registers the element `tag` (once); resolves to its module ({ Headlab… class }). */
+export function loadElement(tag) {
+  const load = LOADERS[tag];
+  if (!load) return Promise.reject(new Error(`loadElement: "${tag}" is not a HeadLab element; expected one of ${tags.join(', ')}`));
+  if (tag !== 'headlab-theme-toggle') warmUp();
+  if (!loads.has(tag)) {
+    const pending = load();
+    pending.catch((e) => { loads.delete(tag); explainFailure(tag, e); });
+    loads.set(tag, pending);
+  }
+  return loads.get(tag);
+}
+
+/**
+ * createHeadlab() of web/lib/headlab.js, except that without options it resolves to the
+ * instance the elements use (one per page). The API's code is loaded on the first call.
+ * @param {object} [options] as for createHeadlab of web/lib/headlab.js
+ */
+export async function createHeadlab(options) {
+  if (options === undefined) return (await import('./shared/lab/lab.js')).getLab();
+  return (await import('../lib/headlab.js')).createHeadlab(options);
+}
+
+// The skeleton of an element whose code has not arrived (a document rule: it has no shadow root yet).
+// The box is the element's own (shared/elements/styles.js :host): same margin, border and box sizing.
+const SKELETON_CSS = `${tags.filter((t) => t !== 'headlab-theme-toggle').map((t) => `${t}:not(:defined)`).join(',\n')} {
+  display: block; box-sizing: border-box; max-width: 100%; min-height: 24rem; margin: 1rem 0; padding: 1rem;
+  border: 1px solid color-mix(in srgb, currentColor 22%, transparent); border-radius: 10px;
+}
+${tags.filter((t) => t !== 'headlab-theme-toggle').map((t) => `${t}:not(:defined)::before`).join(',\n')} {
+  content: "Loading …"; display: block; opacity: 0.75; font: 15px/1.5 system-ui, sans-serif;
+}
+headlab-theme-toggle:not(:defined) { display: inline-block; min-width: 9.5rem; min-height: 2.3rem; }
+[data-headlab-failed]::before { content: none !important; }`;
+
+function installSkeleton() {
+  if (document.querySelector('style[data-headlab-skeleton]')) return;
+  const style = document.createElement('style');
+  style.dataset.headlabSkeleton = '';
+  style.textContent = SKELETON_CSS;
+  (document.head ?? document.documentElement).prepend(style);
+}
+
+/** The part of the code that did not load, from the page's resource timing (HTTP status), if it says. */
+function refusedFile() {
+  const entries = typeof performance !== 'undefined' ? performance.getEntriesByType('resource') : [];
+  const failed = entries.filter((r) => r.name.startsWith(BASE_URL) && /\.m?js$/.test(new URL(r.name).pathname) && r.responseStatus >= 400);
+  const last = failed[failed.length - 1];
+  return last ? `${new URL(last.name).pathname.split('/').pop()}, HTTP ${last.responseStatus}` : '';
+}
+
+/** Replaces the skeleton of every `tag` on the page with why its code did not load (plain text). */
+function explainFailure(tag, error) {
+  const file = refusedFile();
+  const from = new URL(BASE_URL);
+  const crossOrigin = location.protocol !== 'file:' && from.origin !== location.origin;
+  const lines = [
+    `This demo could not start: part of its code${file ? ` (${file})` : ''} did not load.`,
+    crossOrigin
+      ? `For the course author: HeadLab is served from ${from.origin}, another origin than this page, and that server did not allow ` +
+        'this page to load it. Serve every HeadLab file with the header Access-Control-Allow-Origin, or load ' +
+        'headlab-components.classic.js instead, which works from any origin (HeadLab docs/embedding.md, “Embedding from another origin”).'
+      : 'A file may be missing, or the page’s Content-Security-Policy (script-src) may refuse it. Reloading the page may help; if you run ' +
+        'the site, check that every headlab-chunk-*.js file sits next to headlab-components.js and is served in full.',
+    `Details: ${String(error?.message ?? error) || 'no reason given'}`,
+  ];
+  for (const node of document.querySelectorAll(`${tag}:not(:defined)`)) {
+    if (node.shadowRoot) continue;
+    const root = node.attachShadow({ mode: 'open' });
+    const box = document.createElement('div');
+    box.setAttribute('role', 'alert');
+    box.dataset.testid = 'fatal';
+    const strong = document.createElement('strong');
+    strong.textContent = lines[0];
+    box.append(strong);
+    for (const line of lines.slice(1)) {
+      const p = document.createElement('p');
+      p.textContent = line;
+      box.append(p);
+    }
+    root.append(box);
+    node.setAttribute('data-headlab-failed', '');
+    releaseRoom(node);
+  }
+}
+
+const SELECTOR = tags.join(',');
+
+/** Reserves room for, and starts loading, every HeadLab element in or under `root` not yet defined. */
+function visit(root) {
+  const found = root.matches?.(SELECTOR) ? [root] : [];
+  if (root.firstElementChild) found.push(...root.querySelectorAll(SELECTOR));
+  for (const node of found) {
+    if (customElements.get(node.localName)) continue;
+    reserveRoom(node);
+    loadElement(node.localName).catch(() => {});
+  }
+}
+
+if (typeof document !== 'undefined' && typeof customElements !== 'undefined') {
+  installSkeleton();
+  visit(document.documentElement);
+  // Elements added later (a page that builds its content with script); the watcher stops once
+  // every element's code is in.
+  const watcher = new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) if (node.nodeType === 1) visit(node);
+    }
+    if (tags.every((t) => customElements.get(t))) watcher.disconnect();
+  });
+  watcher.observe(document.documentElement, { childList: true, subtree: true });
+}

@@ -204,6 +204,8 @@ export class HeadlabTrainer extends TrainingElement {
   // ---------------------------------------------------------------- build
 
   build() {
+    // Drawn (data-drawn) once the first model's layout is in: the page reserves room until then.
+    this.setAttribute('data-busy', '');
     this._views = [];  // per run: its heatmaps, switches, table cells and lines
     this._reduced = typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
     this._reduced?.addEventListener?.('change', () => {
@@ -437,6 +439,7 @@ export class HeadlabTrainer extends TrainingElement {
         this._divergedShown = false;
         if (ctl.state !== 'loading') this.modeNote.textContent = detail.note;
         this.layout(detail.runs);
+        this.removeAttribute('data-busy');
         break;
       case 'snapshot': {
         const snap = detail.snapshot;
@@ -458,8 +461,8 @@ export class HeadlabTrainer extends TrainingElement {
         break;
       }
       case 'diverged': this.offerLowerRate(detail.divergence); break;
-      case 'dead': this.offerRestart(detail.message); break;
-      case 'error': this.fail(detail.error, detail.title); break;
+      case 'dead': this.removeAttribute('data-busy'); this.offerRestart(detail.message); break;
+      case 'error': this.removeAttribute('data-busy'); this.fail(detail.error, detail.title); break;
       default: break;
     }
   }

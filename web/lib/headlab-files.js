@@ -33,9 +33,20 @@ export function loadTokenizers() {
   return import('./gen/tokenizers.mjs');
 }
 
+// Not written `new URL('./…', import.meta.url)`: Vite and webpack emit every such literal as an
+// asset, and this one would be a stray unbundled copy of the Worker script (which cannot run
+// alone: it imports ./headlab.js) beside the bundled Worker of startParallelWorker(); webpack
+// also reads `new URL(<variable>, import.meta.url)` as a request for every file of the folder.
+// Node (worker_threads) starts its Worker from this URL; browsers use it to see where it is.
+const PARALLEL_WORKER = './headlab-parallel-worker.js';
+const HERE = import.meta.url;
+
 /** The URL of createParallelLayer's Worker script, next to headlab.js. */
 export function parallelWorkerUrl() {
-  return new URL('./headlab-parallel-worker.js', import.meta.url);
+  // webpack's classic (not output.module) bundles replace import.meta.url by the file: URL the
+  // module had at build time; their Worker is the one they bundled, on the page's origin.
+  if (/^file:/.test(HERE) && typeof location === 'object' && !/^file:/.test(String(location.href))) return new URL(PARALLEL_WORKER, location.href);
+  return new URL(PARALLEL_WORKER, HERE);
 }
 
 /**

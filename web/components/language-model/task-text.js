@@ -5,6 +5,7 @@
 import { el } from '../shared/render/dom.js';
 import { BASE_URL } from '../shared/lab/assets.js';
 import embeddedModels from 'headlab:embedded-models';
+import { modelUrls } from 'headlab:layout';
 
 /** What each task's example, prompt and hint look like (token text only; the model tokenizes). */
 export const TASK_TEXT = {
@@ -59,10 +60,11 @@ function decodeBase64(text) {
   return bytes;
 }
 
-/** A shipped model's bytes: carried inside the classic bundle (file://), else fetched next to the bundle. */
+/** A shipped model's bytes: carried inside the classic bundle (file://), else fetched next to the bundle (models/). */
 export async function shippedModel(file) {
   if (embeddedModels?.[file]) return decodeBase64(embeddedModels[file]);
-  const url = new URL(`models/${file}`, BASE_URL).href;
+  // The npm package names each model with a literal new URL(…, import.meta.url), which bundlers emit.
+  const url = (modelUrls?.[file]?.() ?? new URL(`models/${file}`, BASE_URL)).href;
   let response;
   try {
     response = await fetch(url);

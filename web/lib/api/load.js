@@ -70,19 +70,73 @@ export async function instantiate(module, flavour, options) {
       throw new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${e.code ?? e.message}. ${advice}`, { cause: e });
     }
   }
-  const factory = (await load()).default;
+  // In browsers the .wasm is fetched and compiled here, once: a 404 or a refused request is then
+  // one clear Error, where Emscripten's loader would ask twice more and print its own warnings
+  // (bytes given as wasmBinary are compiled here too, for the same reason).
+  const glue = load();
+  glue.catch(() => {});  // awaited below, unless the .wasm failed first
+  const loadError = (why, cause) => new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${why}. ${advice}`, { cause });
+  let compiled = null;
+  if (!isNode && moduleArgs.wasmBinary) {
+    try {
+      compiled = { module: await WebAssembly.compile(moduleArgs.wasmBinary), status: '' };
+    } catch (e) {
+      throw loadError(`${e?.name ?? 'Error'}: ${e?.message ?? e}`, e);
+    }
+  } else if (!isNode && typeof fetch === 'function' && !/^file:/i.test(where)) {
+    compiled = await compileFrom(where, loadError);
+  }
+  let failed = null;
+  if (compiled) {
+    let fail;
+    failed = new Promise((_, reject) => { fail = reject; });
+    moduleArgs.instantiateWasm = (imports, receive) => {
+      WebAssembly.instantiate(compiled.module, imports).then((instance) => receive(instance, compiled.module), (e) => fail(
+        loadError(`${compiled.status ? `${compiled.status}; ` : ''}${e?.name ?? 'Error'}: ${e?.message ?? e}`, e)));
+      return {};
+    };
+  }
+  const factory = (await glue).default;
   try {
-    return await factory(moduleArgs);
+    const made = factory(moduleArgs);
+    return await (failed ? Promise.race([made, failed]) : made);
   } catch (e) {
+    if (String(e?.message).startsWith('HeadLab could not load')) throw e;  // the instantiation above failed
     // Emscripten wraps the cause as "Aborted(…). Build with -s ASSERTIONS=1 for more info.", twice over at times.
     let reason = String(e?.message ?? e).replace(/\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
     for (let i = 0; i < 3; i++) reason = reason.replace(/^(RuntimeError: )?Aborted\((.*)\)\.?$/s, '$2');
     // Emscripten's message does not say which URL failed or why: ask the server once more, for the status.
-    let status = '';
-    if (!isNode && !moduleArgs.wasmBinary && typeof fetch === 'function') {
+    let status = compiled?.status ?? '';
+    if (!compiled && !isNode && !moduleArgs.wasmBinary && typeof fetch === 'function') {
       status = await fetch(where).then((r) => (r.ok ? `HTTP ${r.status}, ${r.headers.get('content-type') ?? 'no content type'}` : `HTTP ${r.status} ${r.statusText}`.trim()),
         (f) => `the request failed (${f?.message ?? f}; blocked by CORS or the network?)`);
     }
     throw new Error(`HeadLab could not load its WebAssembly module ${file}.wasm from ${where}: ${status ? `${status}; ` : ''}${reason}. ${advice}`, { cause: e });
+  }
+}
+
+/**
+ * Fetches and compiles a .wasm (streaming where the server sends application/wasm, from the bytes
+ * otherwise) with one request, as Emscripten's loader would (same-origin credentials). Returns
+ * { module, status }; throws `error(reason, cause)` when the request fails, answers an HTTP error
+ * or the bytes do not compile.
+ */
+async function compileFrom(url, error) {
+  let response;
+  try {
+    response = await fetch(url, { credentials: 'same-origin' });
+  } catch (f) {
+    throw error(`the request failed (${f?.message ?? f}; blocked by CORS or the network?)`, f);
+  }
+  if (!response.ok) throw error(`HTTP ${response.status} ${response.statusText}`.trim());
+  const type = response.headers.get('content-type');
+  const status = `HTTP ${response.status}, ${type ?? 'no content type'}`;
+  try {
+    const module = typeof WebAssembly.compileStreaming === 'function' && /^application\/wasm\b/i.test(type ?? '')
+      ? await WebAssembly.compileStreaming(response)
+      : await WebAssembly.compile(await response.arrayBuffer());
+    return { module, status };
+  } catch (e) {
+    throw error(`${status}; ${e?.name ?? 'Error'}: ${e?.message ?? e}`, e);
   }
 }

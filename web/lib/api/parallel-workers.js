@@ -24,6 +24,18 @@ export class WorkersRefused extends Error {
   }
 }
 
+/**
+ * The URL a browser's Worker script is asked for when headlab.js is not bundled or is bundled
+ * by esbuild (Vite and webpack rename it): for the Error when it did not start.
+ */
+function workerScriptUrl() {
+  try {
+    return parallelWorkerUrl().href;
+  } catch {
+    return 'headlab-parallel-worker.js next to headlab.js';
+  }
+}
+
 /** Rebuilds an error a Worker reported, keeping its type (TypeError, RangeError) and message. */
 function workerError(data) {
   const Type = { TypeError, RangeError }[data.name] ?? Error;
@@ -204,8 +216,10 @@ export class ParallelLayer {
       for (let i = 0; i < runs.length; i++) workers.push(await HeadWorker.spawn());
       await Promise.all(workers.map((w, i) => new Promise((resolve, reject) => {
         w.onMessage = (m) => (m.type === 'ready' ? resolve() : reject(workerError(m.error)));
-        w.onFail = (reason) => reject(new Error(`${fn}: Worker ${i + 1} of ${runs.length} could not start: ${reason}. ` +
-          'headlab-parallel-worker.js must be served next to headlab.js, from the same origin'));
+        w.onFail = (reason) => reject(new Error(`${fn}: Worker ${i + 1} of ${runs.length} could not start: ${reason}` +
+          `${isNode ? '' : ` (${workerScriptUrl()})`}. headlab-parallel-worker.js must be served next to headlab.js, ` +
+          'from the same origin; a bundler that does not bundle new Worker(new URL(…, import.meta.url)) (esbuild) must ' +
+          'build it as an entry of its own, named headlab-parallel-worker.js, beside the code of headlab.js'));
         const slice = headSlice(shape, weights, runs[i], i === 0);
         w.post({ type: 'init', load, layer: slice }, [slice.wQ.buffer, slice.wK.buffer, slice.wV.buffer, slice.wO.buffer]);
         w.busy(true);

@@ -9,6 +9,7 @@ import { getLab } from '../lab/lab.js';
 import { BASE_URL } from '../lab/assets.js';
 import { readState, urlWithState } from '../../../lib/teach/url-state.js';
 import { copyLinkControl } from './copy-link.js';
+import { reserveRoom, releaseRoom } from './reserve.js';
 
 function camelToKebab(name) {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -146,6 +147,7 @@ export class HeadlabElement extends HTMLElement {
     style.textContent = sharedCss + this.constructor.css;
     this.root.append(style);
     this.dataset.state = 'loading';
+    reserveRoom(this);
     this.build();
     this._placeNotes();
     this._applyUrlState(false);
@@ -180,15 +182,21 @@ export class HeadlabElement extends HTMLElement {
    */
   _noteDrawn() {
     if (this.hasAttribute('data-drawn') || this.dataset.state !== 'ready') return;
-    if (!this.hasAttribute('data-busy')) { this.setAttribute('data-drawn', ''); return; }
+    if (!this.hasAttribute('data-busy')) { this._drawn(); return; }
     if (this._drawnWatch) return;
     this._drawnWatch = new MutationObserver(() => {
       if (this.hasAttribute('data-busy')) return;
       this._drawnWatch.disconnect();
       this._drawnWatch = null;
-      this.setAttribute('data-drawn', '');
+      this._drawn();
     });
     this._drawnWatch.observe(this, { attributes: true, attributeFilter: ['data-busy'] });
+  }
+
+  /** Marks the first draw done and gives back the room reserved until then (reserve.js). */
+  _drawn() {
+    this.setAttribute('data-drawn', '');
+    releaseRoom(this);
   }
 
   /** Batches attribute/property changes into one update() per microtask. */
@@ -312,6 +320,7 @@ export class HeadlabElement extends HTMLElement {
       el('strong', {}, lines[0]), ...lines.slice(1).map((line) => el('p', {}, line)));
     const style = this.root.querySelector('style');
     this.root.replaceChildren(style, box);
+    releaseRoom(this);
   }
 
   /** Records the width that figures were just drawn for (see onResize). */

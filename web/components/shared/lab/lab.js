@@ -1,11 +1,15 @@
-// The one HeadLab instance of the page. The module build finds the wasm files
+// The one HeadLab instance of the page. The site's module build finds the wasm files
 // next to the bundle; the classic build carries the SIMD modules inside itself
 // (base64), which is what makes it work from file://, where fetch is not
 // allowed. Engines without WebAssembly SIMD get the scalar build, fetched next
-// to the bundle in both builds.
+// to the bundle in both builds. The npm package's components (headlab/components)
+// leave the files to web/lib/headlab.js, the package's own API module, so a page that
+// also imports 'headlab' shares one instance and fetches each .wasm once
+// (headlab:layout, set by the build, says which build this is).
 
 import { createHeadlab, simdSupported } from '../../../lib/headlab.js';
 import embeddedWasm from 'headlab:embedded-wasm';
+import { wasmNextToBundle } from 'headlab:layout';
 import { BASE_URL } from './assets.js';
 
 function decodeBase64(text) {
@@ -20,7 +24,7 @@ let pending = null;
 /** Resolves to the shared Headlab instance (see web/lib/headlab.js). */
 export function getLab() {
   if (!pending) {
-    const options = { locateFile: (file) => new URL(file, BASE_URL).href };
+    const options = wasmNextToBundle ? { locateFile: (file) => new URL(file, BASE_URL).href } : {};
     if (embeddedWasm && simdSupported()) {
       options.wasmBinary = decodeBase64(embeddedWasm.core);
       options.trainWasmBinary = decodeBase64(embeddedWasm.train);

@@ -3,7 +3,7 @@
 // { event }. Every *-worker.js (the compute Worker, the trainer's, the language
 // model's) opens its session through this.
 
-import { errorReply } from './worker-rpc.js';
+import { errorReply } from './worker-errors.js';
 
 // Chunks are queued through a MessageChannel: setTimeout(0) is clamped to 4 ms
 // once nested, which would idle the Worker for a sixth of every chunk.

@@ -8,18 +8,12 @@
 // which leaves that Worker's module unusable. session-host.js is the Worker side.
 
 import { BASE_URL, FROM_FILE } from '../lab/assets.js';
-import { startWorker } from '../../../lib/api/worker-start.js';
+import { startWorker, workerPlanHere } from '../../../lib/api/worker-start.js';
+import { WORKER_FILES } from './worker-files.js';
 
-/** An error sent across as { name, message }, rebuilt with the same type. */
-export function rebuildError(e) {
-  const Ctor = { TypeError, RangeError }[e?.name] ?? Error;
-  return new Ctor(e?.message ?? String(e));
-}
+import { rebuildError, errorReply } from './worker-errors.js';
 
-/** The { error, fatal } part of a reply for an exception thrown in the Worker. */
-export function errorReply(e) {
-  return { error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) }, fatal: e instanceof WebAssembly.RuntimeError };
-}
+export { rebuildError, errorReply };
 
 /**
  * Starts the module Worker `file` (next to the bundle): resolves { worker, how } (how: 'direct',
@@ -29,9 +23,12 @@ export function errorReply(e) {
  */
 export async function openWorker(file, name) {
   if (FROM_FILE) return { reason: 'opened from a file, and browsers do not start Workers from file://' };
+  const known = WORKER_FILES[file];
   let url;
   try {
-    url = new URL(file, BASE_URL);
+    url = known ? known.url() : new URL(file, BASE_URL);
+    // Same origin: the literal `new Worker(new URL(…))` of worker-files.js, which bundlers see.
+    if (known && typeof Worker !== 'undefined' && workerPlanHere(url.href).how === 'direct') return { worker: known.start(), how: 'direct' };
   } catch (e) {
     return { reason: `the Worker did not start (${e?.message ?? e})` };
   }

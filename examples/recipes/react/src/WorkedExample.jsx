@@ -1,0 +1,22 @@
+import { useEffect, useState } from 'react';
+import { createHeadlab } from 'headlab';
+import { workedExample } from './worked-example.js';
+
+// createHeadlab() is cached: every component that calls it shares one instance and one .wasm fetch.
+export function WorkedExample() {
+  const [result, setResult] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    let live = true;
+    createHeadlab().then((lab) => live && setResult(workedExample(lab)), (e) => live && setError(String(e.message ?? e)));
+    return () => { live = false; };
+  }, []);
+  if (error) return <p role="alert">{error}</p>;
+  return (
+    <section>
+      <h1>The worked example</h1>
+      <p>Output for “it”: <output id="output">{result ? result.output : '…'}</output></p>
+      <p>Head 1, “it” over (ball, full, it): <output id="weights">{result ? result.weights : '…'}</output></p>
+    </section>
+  );
+}

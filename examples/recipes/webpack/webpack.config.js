@@ -1,0 +1,16 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export default {
+  mode: 'production',
+  context: here,
+  entry: './src/main.js',
+  // An ES module bundle, loaded with <script type="module">: webpack finds its chunks and the .wasm
+  // files from import.meta.url. (A classic bundle guesses its folder from the last <script> of the
+  // page when it is loaded as a module, and then asks for its chunks in the wrong folder:
+  // ChunkLoadError. Set output.publicPath if you keep a classic bundle.)
+  experiments: { outputModule: true },
+  output: { module: true, path: path.join(here, 'dist'), filename: 'main.js', clean: true },
+};

@@ -1,0 +1,161 @@
+// A fast first picture (issue 23): the module build loads each element's code on first use, shows a
+// sized "Loading …" skeleton until then, and nothing below an element moves when it fills in.
+//  - A page with only <headlab-worked-example> requests its code and none of another element's
+//    (the chunks only other elements import, from the import graph of dist/).
+//  - Every element is a skeleton saying "Loading …" at the first frame after headlab-components.js
+//    runs, as tall as the element will be (reserved-heights.js); the time is printed.
+//  - Layout shift: the paragraph under the element stays where it was while the element loads and
+//    draws, and the page's cumulative layout shift (PerformanceObserver 'layout-shift') is ~0.
+//  - A refused headlab-chunk-*.js (404) replaces the skeleton with the reason, in words.
+//  - On a throttled link (1.6 Mbit/s, 150 ms RTT), the time until the worked example is interactive
+//    and the language model's controls appear, printed (bench/first-picture.mjs asserts nothing
+//    either: it writes the times and whether the goals, 2 s and 4 s, are met).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DIST, useSite, watch, ensureScreenshotDir, SCREENSHOTS } from './helpers.mjs';
+import { SCENARIOS, measure } from '../../tools/first-picture.mjs';
+
+const site = useSite();
+const ELEMENTS = ['worked-example', 'heads', 'params', 'scaling', 'misconceptions', 'choosing-h', 'trainer', 'language-model', 'model-explorer'];
+
+/** The files a module in dist/ imports statically, itself included, transitively. */
+function staticClosure(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(path.join(DIST, file), 'utf8');
+  for (const m of text.matchAll(/(?:from|import)\s*"\.\/([\w.-]+\.js)"/g)) staticClosure(m[1], seen);
+  return seen;
+}
+
+/** A page at `name` on the site with `body`, loading `script` (the registrar by default). */
+async function openPage(label, { name, body, script = '/headlab-components.js', blocking = false, viewport = { width: 1280, height: 2400 }, setup, problems = [] }) {
+  const page = watch(await site.browser.newPage({ viewport }), label, problems);
+  await page.addInitScript(() => {
+    // Layout shifts, and the first frame after the registrar added its skeleton style.
+    window.__shifts = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shifts.push({ value: e.value, at: e.startTime });
+    }).observe({ type: 'layout-shift', buffered: true });
+    new MutationObserver((records, observer) => {
+      if (!records.some((r) => [...r.addedNodes].some((n) => n.dataset?.headlabSkeleton !== undefined))) return;
+      observer.disconnect();
+      const defined = performance.now();
+      requestAnimationFrame(() => {
+        window.__skeleton = {
+          defined,
+          ms: performance.now() - defined,
+          elements: [...document.body.children].filter((e) => e.localName.startsWith('headlab-')).map((e) => ({
+            tag: e.localName, defined: Boolean(customElements.get(e.localName)), text: getComputedStyle(e, '::before').content,
+            height: e.getBoundingClientRect().height, reserved: Number(e.getAttribute('data-headlab-reserved') ?? 0),
+          })),
+          below: document.getElementById('below')?.getBoundingClientRect().top,
+        };
+      });
+    }).observe(document, { childList: true, subtree: true });
+  });
+  await setup?.(page);
+  await page.route(`**/${name}`, (route) => route.fulfill({
+    contentType: 'text/html; charset=utf-8',
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${label}</title>` +
+      `<script type="module"${blocking ? ' blocking="render"' : ''} src="${script}"></script></head><body>${body}<p id="below">The course text below the demo.</p></body></html>`,
+  }));
+  const requests = [];
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname.slice(1)));
+  await page.goto(site.url(name));
+  return { page, requests, problems };
+}
+
+test('a page with only the worked example loads its code and no other element\'s', { timeout: 120_000 }, async () => {
+  const own = new Set([...staticClosure('headlab-components.js'), ...staticClosure('headlab-worked-example.js')]);
+  const othersOnly = new Set();
+  for (const name of ELEMENTS.filter((n) => n !== 'worked-example')) {
+    for (const f of staticClosure(`headlab-${name}.js`)) if (!own.has(f)) othersOnly.add(f);
+  }
+  assert.ok(othersOnly.size >= 9, `the other elements have code of their own: ${[...othersOnly].join(', ')}`);
+  const { page, requests, problems } = await openPage('worked example alone', { name: 'only-worked-example.html', body: '<headlab-worked-example></headlab-worked-example>' });
+  await page.waitForSelector('headlab-worked-example[data-drawn]', { timeout: 30_000 });
+  const js = requests.filter((f) => f.endsWith('.js'));
+  assert.ok(js.includes('headlab-worked-example.js'), `the element's entry was loaded: ${js.join(', ')}`);
+  const stray = js.filter((f) => othersOnly.has(f));
+  assert.deepEqual(stray, [], `no other element's code was requested (requested: ${js.join(', ')})`);
+  const bytes = (files) => files.reduce((n, f) => n + readFileSync(path.join(DIST, f)).length, 0);
+  console.log(`# worked example alone: ${js.length} scripts, ${(bytes(js.filter((f) => !f.includes('/'))) / 1024).toFixed(0)} KiB ` +
+    `(every element: ${(bytes([...new Set(ELEMENTS.flatMap((n) => [...staticClosure(`headlab-${n}.js`)]))]) / 1024).toFixed(0)} KiB), minified, before compression`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+for (const viewport of [{ width: 1280, height: 2400 }, { width: 360, height: 2400 }]) {
+  test(`every element is a sized "Loading …" skeleton at the first frame, and fills in without a layout shift (${viewport.width} px)`, { timeout: 240_000 }, async () => {
+    // Each element's code is held back 1.5 s, so the skeleton is what the page shows meanwhile.
+    const body = ELEMENTS.map((n) => `<headlab-${n}></headlab-${n}>`).join('\n');
+    const { page, problems } = await openPage(`skeletons ${viewport.width}`, {
+      // blocking="render": the first paint waits for the registrar (4 KiB), so it already shows the skeletons;
+      // without it a first paint may show the page without the elements' room, and the text below moves once.
+      name: `skeletons-${viewport.width}.html`, body, viewport, blocking: true,
+      setup: (p) => p.route(new RegExp(`/headlab-(${ELEMENTS.join('|')})\\.js$`), async (route) => {
+        await new Promise((r) => setTimeout(r, 1500));
+        await route.continue();
+      }),
+    });
+    await page.waitForFunction(() => window.__skeleton !== undefined, null, { timeout: 20_000 });
+    const skeleton = await page.evaluate(() => window.__skeleton);
+    console.log(`# ${viewport.width} px: skeletons drawn ${skeleton.ms.toFixed(1)} ms after headlab-components.js defined the elements`);
+    assert.equal(skeleton.elements.length, ELEMENTS.length);
+    for (const e of skeleton.elements) {
+      assert.equal(e.defined, false, `${e.tag}: its code is still loading`);
+      assert.match(e.text, /Loading …/, `${e.tag} says "Loading …"`);
+      assert.ok(e.reserved > 300 && Math.abs(e.height - e.reserved) <= 1, `${e.tag}: ${e.height} px tall, the ${e.reserved} px it will take`);
+    }
+    ensureScreenshotDir();
+    await page.screenshot({ path: path.join(SCREENSHOTS, `first-picture-skeletons-${viewport.width}.png`) });
+    await page.waitForFunction(() => [...document.body.children].filter((e) => e.localName.startsWith('headlab-')).every((e) => e.hasAttribute('data-drawn')), null, { timeout: 120_000 });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const after = await page.evaluate(() => ({
+      below: document.getElementById('below').getBoundingClientRect().top,
+      heights: [...document.body.children].filter((e) => e.localName.startsWith('headlab-')).map((e) => [e.localName, e.getBoundingClientRect().height]),
+      cls: window.__shifts.reduce((s, e) => s + e.value, 0),
+      shifts: window.__shifts,
+    }));
+    console.log(`# ${viewport.width} px: cumulative layout shift ${after.cls.toFixed(4)}; text below at ${skeleton.below.toFixed(0)} px, then ${after.below.toFixed(0)} px`);
+    const moved = after.heights.map(([tag, h], i) => `${tag} ${skeleton.elements[i].height.toFixed(0)} → ${h.toFixed(0)} px`).join(', ');
+    assert.ok(Math.abs(after.below - skeleton.below) <= 2, `the text below stayed put (${skeleton.below} → ${after.below}): ${moved}`);
+    // ≈ 0 ("good" is < 0.1): what remains are a few lines inside elements at 360 px after their first draw.
+    assert.ok(after.cls < 0.01, `cumulative layout shift ${after.cls} (${JSON.stringify(after.shifts)}): ${moved}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test('a refused headlab-chunk-*.js: the skeleton says in words that part of the code did not load', { timeout: 120_000 }, async () => {
+  const chunk = [...staticClosure('headlab-worked-example.js')].find((f) => f.startsWith('headlab-chunk-') && !staticClosure('headlab-components.js').has(f));
+  assert.ok(chunk, 'the worked example has a chunk of its own');
+  const problems = [];
+  const { page } = await openPage('refused chunk', {
+    name: 'refused-chunk.html', body: '<headlab-worked-example></headlab-worked-example>', problems,
+    setup: (p) => p.route(`**/${chunk}`, (route) => route.fulfill({ status: 404, contentType: 'text/plain', body: 'Not found' })),
+  });
+  const alert = page.locator('headlab-worked-example [role="alert"]');
+  await alert.waitFor({ timeout: 20_000 });
+  const text = await alert.textContent();
+  assert.match(text, new RegExp(`This demo could not start: part of its code \\(${chunk.replace('.', '\\.')}, HTTP 404\\) did not load\\.`));
+  assert.match(text, /headlab-chunk-\*\.js/);
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('headlab-worked-example'), '::before').content), 'none', 'no "Loading …" left');
+  ensureScreenshotDir();
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'first-picture-refused-chunk.png') });
+  // The browser reports the 404 itself; nothing else.
+  assert.deepEqual(problems.filter((p) => !new RegExp(`(HTTP 404 for|Failed to load resource).*|${chunk}`).test(p)), []);
+  await page.close();
+});
+
+test('on a throttled link: the time until the worked example is interactive and the language model\'s controls appear (printed)', { timeout: 300_000 }, async () => {
+  for (const scenario of SCENARIOS.filter((sc) => sc.page)) {
+    const r = await measure(site.browser, site.server.url, scenario);
+    console.log(`# ${scenario.name}: skeleton at ${r.skeleton?.toFixed(0)} ms, drawn at ${r.drawn.toFixed(0)} ms ` +
+      `(goal ${scenario.goal} ms), ${(r.bytes / 1024).toFixed(0)} KiB in ${r.requests} requests`);
+    assert.ok(r.skeleton <= r.drawn, `${scenario.name}: the skeleton came first`);
+    assert.ok(r.bytes > 0 && r.requests > 2);
+  }
+});
