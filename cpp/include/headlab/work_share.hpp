@@ -9,7 +9,8 @@
 // sleeps on a condition variable. The waker makes its change with a seq_cst
 // store or read-modify-write, then calls wake_sleepers(): a sleeper counts
 // itself in (seq_cst) under the mutex before it re-checks and sleeps, so one of
-// the two always sees the other's write and no wake-up is lost.
+// the two always sees the other's write and no wake-up is lost (the predicate's
+// loads are seq_cst too).
 #pragma once
 
 #include <atomic>
@@ -51,7 +52,8 @@ class WorkCounter {
     return g;
   }
 
-  std::uint32_t generation() const { return static_cast<std::uint32_t>(word_.value.load(std::memory_order_acquire) >> 40); }
+  // seq_cst: waiters read it in spin_then_wait's predicate (see above).
+  std::uint32_t generation() const { return static_cast<std::uint32_t>(word_.value.load() >> 40); }
 
   // Takes the next item of pass `generation`; false when none is left (or another pass began).
   bool claim(std::uint32_t generation, std::size_t& item) {

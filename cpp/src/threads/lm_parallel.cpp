@@ -64,10 +64,9 @@ void ParallelLmRunner::loop(std::size_t i) {
   std::uint32_t seen = 0;
   for (;;) {
     threads::spin_then_wait(idle_, [&] {
-      return stop_.value.load(std::memory_order_acquire) != 0 ||
-             work_.generation() != seen;
+      return stop_.value.load() != 0 || work_.generation() != seen;
     });
-    if (stop_.value.load(std::memory_order_acquire) != 0) return;
+    if (stop_.value.load() != 0) return;
     seen = work_.generation();
     run_chunks(seen, i + 1, *replicas_[i]);
   }
@@ -87,11 +86,13 @@ __attribute__((noinline)) void ParallelLmRunner::run_chunks(std::uint32_t genera
         for (std::size_t h = 0; h < config_.num_heads; ++h) model.set_head_enabled(l, h, master_->head_enabled(l, h));
       copied = true;
     }
+    // Read while this chunk is unfinished: the step cannot end, so run() cannot be rewriting them.
     const LmSlice s = chunks_[c];
+    const std::size_t total = chunks_.size();
     const std::size_t off = s.begin * config_.seq_len;
     chunk_results_[c] = model.run(tokens_ + off, targets_ + off, s.end - s.begin, true, path_);
     std::copy(model.grads(), model.grads() + model.num_params(), chunk_grads_[c].begin());
-    if (chunks_done_.value.fetch_add(1) + 1 == chunks_.size()) threads::wake_sleepers(caller_);
+    if (chunks_done_.value.fetch_add(1) + 1 == total) threads::wake_sleepers(caller_);
   }
 }
 
@@ -106,7 +107,7 @@ LmResult ParallelLmRunner::run(LanguageModel& model, const LmBatch& batch, std::
   const std::uint32_t generation = work_.begin(chunks_.size());
   threads::wake_sleepers(idle_);
   run_chunks(generation, 0, model);
-  threads::spin_then_wait(caller_, [&] { return chunks_done_.value.load(std::memory_order_acquire) == chunks_.size(); });
+  threads::spin_then_wait(caller_, [&] { return chunks_done_.value.load() == chunks_.size(); });
 
   // Weight each chunk by its share of the batch's target positions, summed in chunk order.
   std::size_t total = 0;

@@ -179,24 +179,24 @@ void ParallelMha::loop(std::size_t t) {
   std::uint32_t seen = 0;
   for (;;) {
     threads::spin_then_wait(idle_, [&] {
-      return stop_.value.load(std::memory_order_acquire) != 0 ||
-             work_.generation() != seen;
+      return stop_.value.load() != 0 || work_.generation() != seen;
     });
-    if (stop_.value.load(std::memory_order_acquire) != 0) break;
+    if (stop_.value.load() != 0) break;
     seen = work_.generation();
 
     std::size_t item;
     while (work_.claim(seen, item)) {
-      if (item < items_.heads) {
+      // Read while this item is unfinished: the pass cannot end, so start() cannot be rewriting it.
+      const ParallelMhaItems items = items_;
+      if (item < items.heads) {
         run_head(t, item);
-        if (heads_done_.value.fetch_add(1) + 1 == items_.heads) threads::wake_sleepers(idle_);
+        if (heads_done_.value.fetch_add(1) + 1 == items.heads) threads::wake_sleepers(idle_);
       } else {
         // Phase 2 reads every head's columns of the concatenation.
-        threads::spin_then_wait(idle_, [&] { return heads_done_.value.load(std::memory_order_acquire) == items_.heads; });
-        run_rows(t, item - items_.heads);
+        threads::spin_then_wait(idle_, [&] { return heads_done_.value.load() == items.heads; });
+        run_rows(t, item - items.heads);
       }
-      if (items_done_.value.fetch_add(1, std::memory_order_acq_rel) + 1 == items_.heads + items_.row_blocks)
-        finish();
+      if (items_done_.value.fetch_add(1) + 1 == items.heads + items.row_blocks) finish();
     }
   }
   if (exited_.fetch_add(1, std::memory_order_acq_rel) + 1 == threads_count_ && on_exited) on_exited(&exited_);
