@@ -1,5 +1,5 @@
 // Two builds of the multi-core layer (pthreads) against each other in one Node process, taking
-// turns, so load from other processes falls on both alike; with --busy under the benchmark's
+// turns call by call, so load from other processes falls on both alike; with --busy under the benchmark's
 // standard background load (bench/lib/busy-load.mjs). Each build is a copy of web/lib (with its
 // gen/): e.g. cp -r web/lib /tmp/lib-a, rebuild, cp -r web/lib /tmp/lib-b.
 //   node bench/parallel-ab.mjs --a /tmp/lib-a --b /tmp/lib-b [--T 256,1024] [--reps 7] [--rounds 5] [--busy]
@@ -47,13 +47,12 @@ for (const T of seqs) {
     if (!(worst <= 1e-5)) throw new Error(`${name} differs from one thread by ${worst} at T = ${T}`);
   }
   const times = { one: [], a: [], b: [] };
-  for (let round = 0; round < rounds; round++) {
+  // Call by call in turn (one, a, b, one, a, b, ...): a change in the machine's load falls on all three.
+  for (let i = 0; i < rounds * reps; i++) {
     for (const [name, run] of Object.entries(variants)) {
-      for (let r = 0; r < reps; r++) {
-        const t0 = performance.now();
-        await run();
-        times[name].push(performance.now() - t0);
-      }
+      const t0 = performance.now();
+      await run();
+      times[name].push(performance.now() - t0);
     }
   }
   const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
@@ -64,5 +63,5 @@ const loadStats = load ? await load.stop() : null;
 await layers.a.dispose();
 await layers.b.dispose();
 one.dispose();
-console.log(`${reps} × ${rounds} runs each, taking turns; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}` +
+console.log(`${reps * rounds} runs each, taking turns call by call; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}` +
   (loadStats ? `; background load used ${loadStats.cores?.toFixed(2) ?? '?'} of a core` : ''));
