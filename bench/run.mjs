@@ -7,12 +7,18 @@
 //                    [--engines headlab,ort,tfjs,plain,headlab-parallel,headlab-workers,ort-2t] [--reps 5]
 //                    [--budget 20] [--parallel-shapes 512x8] [--parallel-seqs 256,1024] [--out bench/results/latest]
 //   npm run bench -- --part pretrained [--rounds 2] [--reps 3] [--seqs 64,256]   (the real-model part alone)
-// --part attention|pretrained|all: all (the default without --quick) runs the attention grid, then
+//   npm run bench -- --busy [--env node|isolated|…] [--reps 9]   (the 2-thread table under a standard background load)
+// --part attention|pretrained|all: all (the default without --quick or --busy) runs the attention grid, then
 // the real-model part (bench/pretrained/run.mjs: a GPT-2-small-shaped model against ORT Web).
 // Environments: node; browser (a Chromium page that is not cross-origin isolated: ORT Web falls
 // back to 1 thread, HeadLab's multi-core layer uses Workers); isolated (a Chromium page served
 // with COOP/COEP: ORT Web's threads and HeadLab's pthreads run; only the multi-core cells, with
 // the 1-thread HeadLab and ORT Web beside them). both = node + browser; all (default) = all three.
+// --busy: a busy machine, measured every time rather than hoped away: bench/lib/busy-load.mjs (one
+// process hashing and fsync'ing on one core) runs from the first engine run to the last, the runs
+// do not wait for the machine to be quiet, and the defaults become the 2-thread table only (Node,
+// 512x8, T = 256 and 1024, HeadLab and ORT Web on 1 and 2 threads, 9 runs each) written to
+// bench/results/parallel-busy.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -24,6 +30,7 @@ import { flopsOf, makeProblem, cellKey } from './lib/problem.mjs';
 import { forward } from './engines/plain.mjs';
 import { render } from './lib/report.mjs';
 import { rendererPeakRss } from './lib/renderer-rss.mjs';
+import { startBusyLoad } from './lib/busy-load.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
@@ -65,13 +72,24 @@ function positiveInt(name, v) {
 
 function options() {
   const a = parseArgs(process.argv.slice(2));
-  const known = ['quick', 'env', 'shapes', 'seqs', 'attn-shapes', 'attn-seqs', 'engines', 'reps', 'budget', 'out', 'f64-max-t', 'quiet-wait', 'parallel-shapes', 'parallel-seqs', 'help'];
+  const known = ['quick', 'env', 'shapes', 'seqs', 'attn-shapes', 'attn-seqs', 'engines', 'reps', 'budget', 'out', 'f64-max-t', 'quiet-wait', 'parallel-shapes', 'parallel-seqs', 'busy', 'help'];
   for (const k of Object.keys(a)) if (!known.includes(k)) throw new Error(`unknown option --${k}; known: ${known.map((x) => '--' + x).join(' ')}`);
   if (a.help) {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 11).join('\n'));
     process.exit(0);
   }
   const quick = Boolean(a.quick);
+  const busy = Boolean(a.busy);
+  if (busy) {
+    // The multi-core table alone: both engines on 1 and 2 threads, on the cells that have 2 threads.
+    a.env ??= 'node';
+    a.engines ??= 'headlab,ort,headlab-parallel,ort-2t';
+    a.shapes ??= a['parallel-shapes'] ?? '512x8';
+    a.seqs ??= a['parallel-seqs'] ?? '256,1024';
+    a['attn-seqs'] ??= 'none';
+    a.reps ??= 9;
+    a.out ??= 'bench/results/parallel-busy';
+  }
   const env = a.env ?? 'all';
   const ENVS = { node: ['node'], browser: ['browser'], isolated: ['isolated'], both: ['node', 'browser'], all: ['node', 'browser', 'isolated'] };
   if (!ENVS[env]) throw new Error(`--env must be node, browser, isolated, both or all, got "${env}"`);
@@ -82,6 +100,7 @@ function options() {
   if (!engines.includes('headlab')) engines.unshift('headlab');
   const o = {
     quick,
+    busy,
     envs: ENVS[env],
     shapes: list(a.shapes ?? (quick ? '256x4,512x8' : '256x4,512x8,768x12'), shape),
     seqs: list(a.seqs ?? (quick ? '64,256' : '64,256,1024,4096,16384'), (x) => positiveInt('seqs', x)),
@@ -295,6 +314,9 @@ async function main() {
   }
   if (chromiumVersion) res.machine.chromium = chromiumVersion;
 
+  // Busy mode: the background load runs from here to the last engine run.
+  const load = o.busy ? startBusyLoad() : null;
+  if (load) console.error(`bench: busy mode: background load started (pid ${load.pid}; bench/lib/busy-load.mjs)`);
   const last = new Map();          // env|engine|mode|d|h -> { T, ms } of the last timed run, for predictions
   const unavailable = new Map();   // env|engine -> why (engine cannot load at all)
   const total = cells.length * o.engines.length * o.envs.length;
@@ -342,7 +364,8 @@ async function main() {
           ? 'too slow at a smaller T' : `predicted ${(predictedMs / 1000).toFixed(0)} s per run from T=${prev.T} (budget ${o.budgetS} s)` };
       } else {
         const multi = MULTI_CORE.includes(engine);
-        const busy = await waitForQuiet(o.quietWaitS * 1000 * (multi ? 5 : 1), multi ? MULTI_CORE_QUIET : 0.9);
+        // Busy mode: the machine is busy on purpose; note how busy, wait for nothing.
+        const busy = o.busy ? await busyCores() : await waitForQuiet(o.quietWaitS * 1000 * (multi ? 5 : 1), multi ? MULTI_CORE_QUIET : 0.9);
         const saveRef = !ref && env === 'node';
         const reps = untimed ? 0 : o.reps;
         const timeoutMs = untimed ? 60000 + budgetMs * 3 : hardTimeoutMs;
@@ -359,7 +382,7 @@ async function main() {
           if (env === 'isolated' && result.isolated === false) result = { ...result, status: 'fails', error: 'the page was not cross-origin isolated' };
         }
         result.busyCoresBefore = Number(busy.toFixed(2));
-        result.busyLimit = multi ? MULTI_CORE_QUIET : 0.9;
+        result.busyLimit = o.busy ? null : multi ? MULTI_CORE_QUIET : 0.9;
         result.loadAvg = os.loadavg()[0];
         if (result.savedOutput) ref = { path: result.savedOutput, source: `${engine} (${env})` };
         if (result.status === 'skipped') unavailable.set(`${env}|${engine}`, result.error);
@@ -378,12 +401,16 @@ async function main() {
       done += untimed ? 0 : 1;
       const check = result.check?.reference ? ` diff ${result.check.relDiff.toExponential(1)}` : '';
       const what = result.status === 'ok' ? `${fmtS(result.medianMs)} (${result.gflops.toFixed(2)} GFLOP/s)${check}` : `${result.status}: ${result.error ?? ''}`;
-      const busyNote = result.busyCoresBefore > (result.busyLimit ?? 0.9) ? ` [other load: ${result.busyCoresBefore} cores busy]` : '';
+      const busyNote = result.busyLimit !== null && result.busyCoresBefore > (result.busyLimit ?? 0.9) ? ` [other load: ${result.busyCoresBefore} cores busy]` : '';
       console.error(`[${done}/${total}] ${env.padEnd(7)} ${engine.padEnd(14)} ${cell.mode} ${cell.d}x${cell.h} T=${cell.T}: ${what}${untimed ? ' (reference run)' : ''}${busyNote}`);
     }
     save();
   }
 
+  if (load) {
+    res.busyLoad = await load.stop();
+    console.error(`bench: busy mode: background load stopped; it used ${res.busyLoad.cores?.toFixed(2) ?? '?'} of a core over ${res.busyLoad.seconds.toFixed(0)} s`);
+  }
   fs.rmSync(cacheDir, { recursive: true, force: true });
   for (const s of Object.values(servers)) await s.close();
   res.complete = true;
@@ -400,7 +427,7 @@ async function main() {
 /** Splits `--part X` off the arguments: which parts to run. */
 function parts(argv) {
   const i = argv.findIndex((x) => x === '--part' || x.startsWith('--part='));
-  if (i < 0) return { part: argv.includes('--quick') ? 'attention' : 'all', rest: argv };
+  if (i < 0) return { part: argv.includes('--quick') || argv.includes('--busy') ? 'attention' : 'all', rest: argv };
   const inline = argv[i].includes('=');
   const part = inline ? argv[i].split('=')[1] : argv[i + 1];
   if (!['attention', 'pretrained', 'all'].includes(part)) throw new Error(`--part must be attention, pretrained or all, got "${part}"`);

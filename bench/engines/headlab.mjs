@@ -48,7 +48,7 @@ export async function createEngine(ctx, { flavour = 'simd', threads = 0, mechani
         }
         const layer = await lab.createParallelLayer({ dModel: d, numHeads: h, wQ: p.Wq, wK: p.Wk, wV: p.Wv, wO: p.Wo, threads, mechanism });
         notes.push(`lab.createParallelLayer({ threads: ${threads}${mechanism === 'auto' ? '' : `, mechanism: '${mechanism}'`} }): ` +
-          `${layer.mechanism === 'pthreads' ? `${layer.threads} pthreads of one wasm module` : `${layer.threads} Workers`}, ${h / layer.threads} heads each; each run awaits layer.forward({ query })`);
+          `${layer.mechanism === 'pthreads' ? `${layer.threads} pthreads of one wasm module taking the ${h} heads, then blocks of 64 query rows, one at a time` : `${layer.threads} Workers, ${h / layer.threads} heads each`}; each run awaits layer.forward({ query })`);
         this.mechanism = layer.mechanism;
         return { run: async () => (await layer.forward({ query: p.X })).output, dispose: () => layer.dispose() };
       }

@@ -25,13 +25,21 @@ const MiB = (b) => (b == null ? '?' : `${(b / 2 ** 20).toFixed(b < 10 * 2 ** 20 
 const fmtMs = (ms) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`);
 const fmtExp = (x) => (x == null || Number.isNaN(x) ? '?' : x === 0 ? '0' : x.toExponential(1));
 
+// ⚠ on a run that other load may have slowed (busy mode sets no limit: the load is the point).
+const flagged = (r) => r.busyLimit !== null && r.busyCoresBefore > (r.busyLimit ?? 0.9);
+
 export function render(res) {
   const lines = [];
   const m = res.machine;
   const engines = res.options.engines;
   const peers = engines.filter((e) => e !== 'headlab');
-  lines.push(`# HeadLab benchmark: multi-head attention forward, single thread${engines.includes('headlab-parallel') ? ' (and 2 threads)' : ''}`);
+  lines.push(`# HeadLab benchmark: multi-head attention forward, single thread${engines.includes('headlab-parallel') ? ' (and 2 threads)' : ''}${res.options.busy ? ', on a busy machine' : ''}`);
   lines.push('');
+  if (res.options.busy) {
+    const busy = res.runs.filter((r) => r.busyCoresBefore != null).map((r) => r.busyCoresBefore).sort((a, b) => a - b);
+    const median = busy.length ? busy[busy.length >> 1].toFixed(2) : '?';
+    lines.push(`- Busy mode: a background load (bench/lib/busy-load.mjs: one process hashing and writing + fsync'ing a file, one thread) ran from the first engine run to the last${res.busyLoad?.cores != null ? `, using ${res.busyLoad.cores.toFixed(2)} of a core on average` : ''}; other processes (the load included) kept ${median} cores busy just before a run (median; ${busy[0]?.toFixed(2) ?? '?'}–${busy.at(-1)?.toFixed(2) ?? '?'}). The runs did not wait for a quiet machine.`);
+  }
   lines.push(`- Date: ${res.startedAt}${res.complete ? '' : ' (INCOMPLETE: run still going or interrupted)'}; took ${res.elapsedS != null ? (res.elapsedS / 60).toFixed(1) + ' min' : '?'}`);
   lines.push(`- Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memGiB} GiB; Node ${m.node}; Chromium ${m.chromium ?? 'not run'}; load average at start ${m.loadAvgStart?.map((x) => x.toFixed(2)).join(' ')}, at end ${m.loadAvgEnd?.map((x) => x.toFixed(2)).join(' ') ?? '?'}`);
   const peak = res.peak ?? {};
@@ -57,7 +65,7 @@ export function render(res) {
   const cellText = (r) => {
     if (!r) return '—';
     switch (r.status) {
-      case 'ok': return `${fmtMs(r.medianMs)} (best ${fmtMs(r.minMs)}) · ${r.gflops.toFixed(2)}${r.busyCoresBefore > (r.busyLimit ?? 0.9) ? ' ⚠' : ''}${variantNote(r)}`;
+      case 'ok': return `${fmtMs(r.medianMs)} (best ${fmtMs(r.minMs)}) · ${r.gflops.toFixed(2)}${flagged(r) ? ' ⚠' : ''}${variantNote(r)}`;
       case 'too-slow': return `skipped (${r.predicted ? 'predicted ' : ''}too slow)${r.error ? ' ' + foot(r.error) : ''}`;
       case 'skipped': return `skipped ${foot(r.error)}`;
       case 'mismatch': return `wrong output ${foot(r.error)}`;
@@ -103,7 +111,7 @@ export function render(res) {
   // 1-thread median ÷ its 2-thread median ÷ 2).
   if (engines.some((e) => MULTI_CORE.includes(e))) {
     const ok = (r) => (r?.status === 'ok' ? r : null);
-    const ms = (r) => (r ? `${fmtMs(r.medianMs)}${r.mechanism ? ` (${r.mechanism})` : ''}${r.busyCoresBefore > (r.busyLimit ?? 0.9) ? ' ⚠' : ''}` : '—');
+    const ms = (r) => (r ? `${fmtMs(r.medianMs)}${r.mechanism ? ` (${r.mechanism})` : ''}${flagged(r) ? ' ⚠' : ''}` : '—');
     const ratio = (a, b) => (a && b ? `${(b.medianMs / a.medianMs).toFixed(2)}× (best ${(b.minMs / a.minMs).toFixed(2)}×)` : '—');
     const eff = (one, two) => (one && two ? (one.medianMs / two.medianMs / 2).toFixed(2) : '—');
     for (const env of envs) {

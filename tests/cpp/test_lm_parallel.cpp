@@ -136,6 +136,29 @@ TEST_CASE("lm parallel: the runner with fewer sequences than threads leaves the 
   CHECK_THROWS_AS(runner.run(many, batch, 0), std::invalid_argument);
 }
 
+// The threads take chunks in whatever order the system lets them; each chunk's gradients are
+// summed in chunk order, so which thread ran which chunk changes no bit.
+TEST_CASE("lm parallel: the same step twice gives the same bits, whichever thread ran which chunk") {
+  const LmTaskSpec& spec = *find_lm_task("induction");
+  LmConfig mc = LmTrainer::model_config(spec, induction_config(64, false));
+  LanguageModel model(mc);
+  Rng init(4, 1);
+  model.init(init);
+  LmBatch batch(spec.seq_len, 64);
+  Rng data(4, 2);
+  generate_lm_batch(spec, data, 64, batch);
+  ParallelLmRunner runner(mc, 2);
+  const LmResult first = runner.run(model, batch, 64);
+  const std::vector<float> want(model.grads(), model.grads() + model.num_params());
+  for (int i = 0; i < 20; ++i) {
+    const LmResult again = runner.run(model, batch, 64);
+    INFO("run " << i);
+    CHECK(again.loss == first.loss);
+    CHECK(again.correct == first.correct);
+    CHECK(std::equal(want.begin(), want.end(), model.grads()));
+  }
+}
+
 TEST_CASE("lm parallel: 300 induction steps with 2 threads follow the one-thread loss curve") {
   const LmTaskSpec& spec = *find_lm_task("induction");
   const LmTrainConfig c = lm_train_defaults(spec, 4);

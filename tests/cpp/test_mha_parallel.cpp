@@ -1,4 +1,4 @@
-// ParallelMha (headlab/mha_parallel.hpp): the heads split across threads give
+// ParallelMha (headlab/mha_parallel.hpp): the work items the threads share give
 // what mha_forward gives, and the two-step shutdown (request_stop, then the
 // exited() word) that lets a caller which must not block wait for every thread
 // before the destructor joins. Native builds only (the wasm test build has no
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "checks.hpp"
@@ -96,13 +97,73 @@ void record_exit(const std::atomic<std::uint32_t>* word) {
 
 }  // namespace
 
-TEST_CASE("split_heads: contiguous runs whose sizes differ by at most one") {
-  const auto runs = split_heads(8, 3);
-  REQUIRE(runs.size() == 3);
-  CHECK(runs[0].begin == 0);
-  CHECK(runs[0].end == 3);
-  CHECK(runs[1].end == 6);
-  CHECK(runs[2].end == 8);
+TEST_CASE("parallel_mha_items: one item per head, one per block of 64 query rows") {
+  MhaShape s;
+  s.num_heads = 8;
+  for (auto [t, blocks] : {std::pair<std::size_t, std::size_t>{1, 1}, {63, 1}, {64, 1}, {65, 2}, {256, 4}, {1024, 16}}) {
+    s.t_q = t;
+    const ParallelMhaItems items = parallel_mha_items(s);
+    INFO("t_q " << t);
+    CHECK(items.heads == 8);
+    CHECK(items.row_blocks == blocks);
+  }
+}
+
+// Masks, causal attention, cross-attention, row blocks with a tail: mha_forward's answer for each,
+// with every output the caller can ask for (intermediates switch to mha_forward per head).
+TEST_CASE("ParallelMha: masks, causal, cross-attention and intermediates as mha_forward gives them") {
+  const std::size_t d = 24, heads = 3;
+  for (std::size_t t : {1u, 13u, 130u}) {
+    for (int variant = 0; variant < 4; ++variant) {  // plain, causal + head mask, key mask, cross-attention
+      for (bool intermediates : {false, true}) {
+        Problem p = problem(t, d, heads, 40u + static_cast<std::uint32_t>(t) + static_cast<std::uint32_t>(variant));
+        std::uint32_t seed = 99u + static_cast<std::uint32_t>(t);
+        MhaShape s = p.shape;
+        std::vector<float> memory;  // cross-attention: keys and values from another sequence
+        std::vector<std::uint8_t> key_mask, head_mask;
+        MhaInputs in;
+        in.query = in.key = in.value = p.query.data();
+        if (variant == 1) {
+          s.causal = true;
+          head_mask = {1, 0, 1};
+          in.head_mask = head_mask.data();
+        } else if (variant == 2) {
+          key_mask.assign(t, 1);
+          for (std::size_t j = 0; j < t; j += 3) key_mask[j] = 0;
+          in.key_mask = key_mask.data();
+        } else if (variant == 3) {
+          s.t_k = t + 5;
+          memory = filled(s.t_k * d, seed);
+          in.key = in.value = memory.data();
+        }
+        auto outputs = [&](std::vector<float>& out, std::vector<float>& weights, std::vector<float>& concat) {
+          out.assign(s.t_q * d, 0.0f);
+          weights.assign(intermediates ? heads * s.t_q * s.t_k : 0, 0.0f);
+          concat.assign(intermediates ? s.t_q * heads * s.d_v : 0, 0.0f);
+          MhaOutputs o;
+          o.output = out.data();
+          if (intermediates) {
+            o.weights = weights.data();
+            o.intermediates.concat = concat.data();
+          }
+          return o;
+        };
+        std::vector<float> want, want_w, want_c, got, got_w, got_c;
+        std::vector<float> ws(mha_workspace_floats(s) + 4);
+        auto at = reinterpret_cast<std::uintptr_t>(ws.data());
+        mha_forward(s, in, p.weights(), outputs(want, want_w, want_c), reinterpret_cast<float*>((at + 15) & ~std::uintptr_t{15}));
+
+        ParallelMha mha(p.shape, p.weights(), 2);
+        REQUIRE(mha.reserve(s, !intermediates, intermediates));
+        mha.start(s, in, outputs(got, got_w, got_c));
+        mha.wait();
+        INFO("t " << t << ", variant " << variant << ", intermediates " << intermediates);
+        CHECK(test::worst(got, want, 1e-5, 1e-5) <= 1);
+        CHECK(test::worst(got_w, want_w, 1e-5, 1e-5) <= 1);
+        CHECK(test::worst(got_c, want_c, 1e-5, 1e-5) <= 1);
+      }
+    }
+  }
 }
 
 TEST_CASE("ParallelMha: the output equals mha_forward's for 1, 2 and 3 threads") {
@@ -119,6 +180,18 @@ TEST_CASE("ParallelMha: the output equals mha_forward's for 1, 2 and 3 threads")
     }
     CHECK(mha.finished().load() == 3);
     CHECK(mha.exited().load() == 0);
+  }
+}
+
+// Each output element is computed once, by whichever thread takes its item, in a fixed order:
+// the threads' timing changes no bit.
+TEST_CASE("ParallelMha: calls give the same bits every time, whichever thread ran which item") {
+  const Problem p = problem(150, 32, 4, 21u);
+  ParallelMha mha(p.shape, p.weights(), 3);
+  const std::vector<float> first = parallel_output(mha, p);
+  for (int call = 0; call < 20; ++call) {
+    INFO("call " << call);
+    CHECK(parallel_output(mha, p) == first);
   }
 }
 

@@ -1,25 +1,32 @@
-// Multi-head attention with its heads split across threads of one process
-// (POSIX threads; in WebAssembly, Emscripten's pthreads over shared memory).
+// Multi-head attention with its work shared by threads of one process (POSIX
+// threads; in WebAssembly, Emscripten's pthreads over shared memory).
 //
-// Thread t holds a contiguous run of heads [h0, h1): its columns of W^Q, W^K,
-// W^V (and b^Q, b^K, b^V), its rows of W^O, b^O only in run 0. Each thread runs
-// mha_forward on its run, writing its heads' weights and head-major
-// intermediates straight into their place in the caller's arrays, and a
-// partial output [t_q, d_model]; the last thread to finish sums the partials.
+// A pass is two phases of small work items that the threads take one at a
+// time from a shared counter, so a thread that the system preempts (a busy
+// machine) holds back only the item it has, not a fixed half of the pass:
+//   1. one item per head: its Q, K, V projections (its columns of W^Q, W^K,
+//      W^V, copied per head at construction) and its attention, into its
+//      columns of a shared concatenation [t_q, h*d_v];
+//   2. one item per block of query rows: those rows of concat W^O + b^O.
+// A thread that takes a phase-2 item before every head is done waits for them
+// (a short spin, then it sleeps). Each output element is computed once, in
+// mha_forward's order: no partial outputs to sum, and the output is that of
+// mha_forward bit for bit wherever the GEMMs are not contracted to FMA
+// (WebAssembly). Threads write disjoint column bands or row blocks; the shared
+// counters sit on cache lines of their own.
 //
-// Why heads and not query rows: split by heads, each thread does 1/threads of
-// every step (projections, attention, its slice of W^O) and the reduction is
-// t_q·d_model additions per extra thread. Split by rows, every thread would
-// project all of K and V (2·t_k·d_model² each, repeated per thread).
+// Why heads first and not query rows: K and V of a head serve every query row,
+// so a row split would project them again in every item.
 //
-// The threads are started once and wait between calls, so a call costs two
-// wake-ups, not thread creations. A caller that must not block (a browser's
-// main thread, where Emscripten warns at every pthread_join) ends them in
-// steps: request_stop(), wait on exited() (on_exited wakes it), then
-// try_join() until it says all are joined; the destructor then joins nothing.
-// Every buffer is allocated by reserve() on the calling thread: the threads
-// never allocate (in WebAssembly, a heap that grows on another thread leaves
-// the calling thread's views of it stale).
+// The threads are started once and wait between calls: after a pass a thread
+// spins briefly for the next one (back-to-back calls then cost no wake-up),
+// then sleeps. A caller that must not block (a browser's main thread, where
+// Emscripten warns at every pthread_join) ends them in steps: request_stop(),
+// wait on exited() (on_exited wakes it), then try_join() until it says all
+// are joined; the destructor then joins nothing. Every buffer is allocated by
+// reserve() on the calling thread: the threads never allocate (in WebAssembly,
+// a heap that grows on another thread leaves the calling thread's views of it
+// stale).
 #pragma once
 
 #include <pthread.h>
@@ -33,16 +40,20 @@
 #include <vector>
 
 #include "headlab/mha.hpp"
+#include "headlab/work_share.hpp"
 
 namespace headlab {
 
-struct HeadRun {
-  std::size_t begin = 0, end = 0;  // heads [begin, end)
-};
+// Query rows per phase-2 item: a multiple of the GEMM's 2-row register tile, so
+// each element is summed in the same order as by one GEMM over all rows; 64
+// rows keep W^O's repacking per item small against the item's work.
+constexpr std::size_t kParallelMhaRows = 64;
 
-// num_heads split into `threads` contiguous runs whose sizes differ by at most 1
-// (threads <= num_heads).
-std::vector<HeadRun> split_heads(std::size_t num_heads, std::size_t threads);
+// Work items of one pass: num_heads in phase 1, ceil(t_q / kParallelMhaRows) in phase 2.
+struct ParallelMhaItems {
+  std::size_t heads = 0, row_blocks = 0;
+};
+ParallelMhaItems parallel_mha_items(const MhaShape& call);
 
 class ParallelMha {
  public:
@@ -55,8 +66,7 @@ class ParallelMha {
   ParallelMha(const ParallelMha&) = delete;
   ParallelMha& operator=(const ParallelMha&) = delete;
 
-  std::size_t threads() const { return runs_.size(); }
-  const std::vector<HeadRun>& runs() const { return runs_; }
+  std::size_t threads() const { return threads_count_; }
 
   // Allocates what a call with this shape needs (shape already resolved, same
   // dims as the layer); wants_concat: the concat intermediate is asked for.
@@ -99,9 +109,10 @@ class ParallelMha {
   bool try_join();
 
  private:
-  struct Slice {
-    std::vector<float> w_q, w_k, w_v, w_o, b_q, b_k, b_v, b_o;
-    std::vector<float> workspace, partial, concat;
+  // One thread's buffers (each its own allocation, so no two threads write one cache line).
+  struct Scratch {
+    std::vector<float> workspace;  // phase 1: projections, attention, GEMM packing; phase 2: packing
+    std::vector<float> output;     // intermediates path: mha_forward's single-head output, unused
   };
 
   struct Start {
@@ -110,12 +121,18 @@ class ParallelMha {
   };
   static void* thread_main(void* start);
   void loop(std::size_t t);
-  void run_slice(std::size_t t);
+  void run_head(std::size_t t, std::size_t head);
+  void run_rows(std::size_t t, std::size_t block);
   void finish();
 
   MhaShape dims_;
-  std::vector<HeadRun> runs_;
-  std::vector<Slice> slices_;
+  std::size_t threads_count_;
+  // Per head, contiguous: W^Q, W^K columns [d_model, d_k], W^V columns [d_model, d_v], biases.
+  std::vector<float> w_q_, w_k_, w_v_, b_q_, b_k_, b_v_;
+  std::vector<float> w_o_, b_o_;  // as given: [h*d_v, d_model], [d_model]
+  std::vector<Scratch> scratch_;
+  std::vector<float> concat_;  // [t_q, h*d_v], heads masked off zeroed
+  bool output_only_ = true;    // the pass reserved for: fused attention, no intermediates
   // pthread_t, not std::thread: try_join() reaps them with pthread_tryjoin_np,
   // after which a std::thread would still count as joinable.
   std::vector<Start> starts_;
@@ -126,12 +143,16 @@ class ParallelMha {
   MhaShape call_;
   MhaInputs in_;
   MhaOutputs out_;
+  ParallelMhaItems items_;
 
-  std::mutex mutex_;
-  std::condition_variable go_, done_;
-  std::uint32_t generation_ = 0;  // guarded by mutex_
-  bool stop_ = false;             // guarded by mutex_
-  std::atomic<std::size_t> remaining_{0};
+  threads::WorkCounter work_;
+  std::uint32_t passes_ = 0;                 // started (calling thread only)
+  threads::Line<std::uint32_t> heads_done_;  // phase-1 items finished in this pass
+  threads::Line<std::uint32_t> items_done_;  // items finished in this pass
+  threads::Line<std::uint32_t> stop_;
+  threads::Sleepers idle_;                   // threads waiting for a pass, or for the heads
+  std::mutex mutex_;                         // wait()'s
+  std::condition_variable done_;
   std::atomic<std::uint32_t> finished_{0};
   std::atomic<std::uint32_t> exited_{0};
 };

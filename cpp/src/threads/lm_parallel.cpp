@@ -23,110 +23,111 @@ std::string lm_threads_error(std::size_t threads, std::size_t batch_size) {
          "sequence), got " + std::to_string(threads);
 }
 
+namespace {
+
+std::size_t chunk_count(std::size_t n, std::size_t threads) { return std::min(n, kLmChunksPerThread * threads); }
+
+}  // namespace
+
 ParallelLmRunner::ParallelLmRunner(const LmConfig& config, std::size_t threads, Path path)
     : config_(config), path_(path) {
   const std::string error = lm_threads_error(threads, config.max_batch);
   if (!error.empty()) throw std::invalid_argument(error);
+  // The largest chunk of any batch up to max_batch: batches below the chunk count have chunks of
+  // one sequence; above it, ceil(n / chunks) grows with n.
+  const std::size_t chunks = chunk_count(config.max_batch, threads);
   LmConfig replica = config;
-  replica.max_batch = (config.max_batch + threads - 1) / threads;
+  replica.max_batch = (config.max_batch + chunks - 1) / chunks;
   for (std::size_t i = 1; i < threads; ++i) replicas_.push_back(std::make_unique<LanguageModel>(replica));
-  results_.resize(replicas_.size());
-  slices_.reserve(threads);
+  chunk_grads_.resize(chunks);
+  for (auto& g : chunk_grads_) g.resize(lm_layout(config).total);
+  chunk_results_.resize(chunks);
+  chunks_.reserve(chunks);
   threads_.reserve(replicas_.size());
   try {
     for (std::size_t i = 0; i < replicas_.size(); ++i) threads_.emplace_back(&ParallelLmRunner::loop, this, i);
   } catch (...) {  // end the threads already started, then report
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    go_.notify_all();
+    stop_.value.store(1);
+    threads::wake_sleepers(idle_);
     for (std::thread& t : threads_) t.join();
     throw;
   }
 }
 
 ParallelLmRunner::~ParallelLmRunner() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  go_.notify_all();
+  stop_.value.store(1);
+  threads::wake_sleepers(idle_);
   for (std::thread& t : threads_) t.join();
 }
 
 void ParallelLmRunner::loop(std::size_t i) {
-  std::uint64_t seen = 0;
+  std::uint32_t seen = 0;
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      go_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-    }
-    run_replica(i);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--pending_ == 0) done_.notify_one();
+    threads::spin_then_wait(idle_, [&] {
+      return stop_.value.load() != 0 || work_.generation() != seen;
+    });
+    if (stop_.value.load() != 0) return;
+    seen = work_.generation();
+    run_chunks(seen, i + 1, *replicas_[i]);
   }
 }
 
 // noinline: in WebAssembly a kernel inlined into a thread's endless loop was
 // measured staying in V8's unoptimised tier (3-4x slower; mha_parallel.cpp).
-__attribute__((noinline)) void ParallelLmRunner::run_replica(std::size_t i) {
-  const LmSlice s = slices_[i + 1];
-  LanguageModel& m = *replicas_[i];
-  if (s.end == s.begin) {
-    results_[i] = LmResult{};
-    return;
+__attribute__((noinline)) void ParallelLmRunner::run_chunks(std::uint32_t generation, std::size_t w,
+                                                            LanguageModel& model) {
+  bool copied = w == 0;  // the caller runs the master itself
+  std::size_t c;
+  while (work_.claim(generation, c)) {
+    // A chunk taken means the step is running: the master's parameters are only read until it ends.
+    if (!copied) {
+      std::copy(master_->params(), master_->params() + master_->num_params(), model.params());
+      for (std::size_t l = 0; l < config_.num_layers; ++l)
+        for (std::size_t h = 0; h < config_.num_heads; ++h) model.set_head_enabled(l, h, master_->head_enabled(l, h));
+      copied = true;
+    }
+    // Read while this chunk is unfinished: the step cannot end, so run() cannot be rewriting them.
+    const LmSlice s = chunks_[c];
+    const std::size_t total = chunks_.size();
+    const std::size_t off = s.begin * config_.seq_len;
+    chunk_results_[c] = model.run(tokens_ + off, targets_ + off, s.end - s.begin, true, path_);
+    std::copy(model.grads(), model.grads() + model.num_params(), chunk_grads_[c].begin());
+    if (chunks_done_.value.fetch_add(1) + 1 == total) threads::wake_sleepers(caller_);
   }
-  // The master's parameters are only read while a step runs (by every thread).
-  std::copy(master_->params(), master_->params() + master_->num_params(), m.params());
-  for (std::size_t l = 0; l < config_.num_layers; ++l)
-    for (std::size_t h = 0; h < config_.num_heads; ++h) m.set_head_enabled(l, h, master_->head_enabled(l, h));
-  const std::size_t off = s.begin * config_.seq_len;
-  results_[i] = m.run(tokens_ + off, targets_ + off, s.end - s.begin, true, path_);
 }
 
 LmResult ParallelLmRunner::run(LanguageModel& model, const LmBatch& batch, std::size_t n) {
   if (model.num_params() != lm_layout(config_).total || n > config_.max_batch || n < 1)
     throw std::invalid_argument("ParallelLmRunner::run: model or n does not match the runner's config");
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    master_ = &model;
-    tokens_ = batch.tokens.data();
-    targets_ = batch.targets.data();
-    slices_ = split_batch(n, threads());  // allocates on the calling thread only
-    pending_ = replicas_.size();
-    ++generation_;
-  }
-  go_.notify_all();
-  const LmSlice s0 = slices_[0];  // n >= 1: never empty
-  const LmResult r0 = model.run(tokens_, targets_, s0.end - s0.begin, true, path_);
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-  }
+  master_ = &model;
+  tokens_ = batch.tokens.data();
+  targets_ = batch.targets.data();
+  chunks_ = split_batch(n, chunk_count(n, threads()));  // on the calling thread, which may allocate
+  chunks_done_.value.store(0, std::memory_order_relaxed);
+  const std::uint32_t generation = work_.begin(chunks_.size());
+  threads::wake_sleepers(idle_);
+  run_chunks(generation, 0, model);
+  threads::spin_then_wait(caller_, [&] { return chunks_done_.value.load() == chunks_.size(); });
 
-  // Weight each slice by its share of the batch's target positions.
-  std::size_t total = r0.predictions;
-  for (const LmResult& r : results_) total += r.predictions;
+  // Weight each chunk by its share of the batch's target positions, summed in chunk order.
+  std::size_t total = 0;
+  for (std::size_t c = 0; c < chunks_.size(); ++c) total += chunk_results_[c].predictions;
   LmResult out;
   out.predictions = total;
-  out.correct = r0.correct;
   const double inv = total ? 1.0 / double(total) : 0.0;
-  double loss = double(r0.loss) * double(r0.predictions) * inv;
+  double loss = 0;
   float* g = model.grads();
   const std::size_t count = model.num_params();
-  const float w0 = float(double(r0.predictions) * inv);
-  for (std::size_t j = 0; j < count; ++j) g[j] *= w0;
-  for (std::size_t i = 0; i < replicas_.size(); ++i) {
-    const LmResult& r = results_[i];
-    if (slices_[i + 1].end == slices_[i + 1].begin) continue;
+  for (std::size_t c = 0; c < chunks_.size(); ++c) {
+    const LmResult& r = chunk_results_[c];
     out.correct += r.correct;
     loss += double(r.loss) * double(r.predictions) * inv;
-    const float w = float(double(r.predictions) * inv);
-    const float* gi = replicas_[i]->grads();
-    for (std::size_t j = 0; j < count; ++j) g[j] += w * gi[j];
+    const float wc = float(double(r.predictions) * inv);
+    const float* gc = chunk_grads_[c].data();
+    if (c == 0)
+      for (std::size_t j = 0; j < count; ++j) g[j] = wc * gc[j];
+    else
+      for (std::size_t j = 0; j < count; ++j) g[j] += wc * gc[j];
   }
   out.loss = float(loss);
   return out;

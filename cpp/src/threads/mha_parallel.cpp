@@ -3,31 +3,35 @@
 #include "headlab/mha_parallel.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <system_error>
+
+#include "headlab/kernels.hpp"
 
 namespace headlab {
 
 namespace {
 
-// Columns [from, from + count) of a row-major [rows, width] matrix, as [rows, count].
-std::vector<float> columns(const float* m, std::size_t rows, std::size_t width, std::size_t from,
-                           std::size_t count) {
-  std::vector<float> out(rows * count);
-  for (std::size_t r = 0; r < rows; ++r)
-    std::copy(m + r * width + from, m + r * width + from + count, out.begin() + r * count);
-  return out;
+// Columns [from, from + count) of a row-major [rows, width] matrix, appended as [rows, count].
+void append_columns(std::vector<float>& out, const float* m, std::size_t rows, std::size_t width,
+                    std::size_t from, std::size_t count) {
+  for (std::size_t r = 0; r < rows; ++r) out.insert(out.end(), m + r * width + from, m + r * width + from + count);
 }
 
-std::vector<float> range(const float* p, std::size_t from, std::size_t count) {
-  return p ? std::vector<float>(p + from, p + from + count) : std::vector<float>();
+std::vector<float> copy_of(const float* p, std::size_t count) {
+  return p ? std::vector<float>(p, p + count) : std::vector<float>();
 }
 
 const float* data_or_null(const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
 
-// A float buffer on a 16-byte (SIMD) boundary, as mha_forward's workspace must be.
+// Floats rounded up to a whole cache line (16 floats), so parts laid out one
+// after another start on 64-byte boundaries (16 bytes is what the kernels need).
+std::size_t line(std::size_t floats) { return (floats + 15) & ~std::size_t{15}; }
+
+// A float buffer whose first 64-byte boundary has `floats` floats after it.
 bool grow(std::vector<float>& v, std::size_t floats) {
   try {
-    if (v.size() < floats + 4) v.resize(floats + 4);
+    if (v.size() < floats + 16) v.resize(floats + 16);
   } catch (const std::bad_alloc&) {
     return false;
   }
@@ -36,40 +40,73 @@ bool grow(std::vector<float>& v, std::size_t floats) {
 
 float* aligned(std::vector<float>& v) {
   auto p = reinterpret_cast<std::uintptr_t>(v.data());
-  return reinterpret_cast<float*>((p + 15) & ~std::uintptr_t{15});
+  return reinterpret_cast<float*>((p + 63) & ~std::uintptr_t{63});
+}
+
+// One head's shape: what mha_forward sees for a single head.
+MhaShape one_head(const MhaShape& s) {
+  MhaShape h = s;
+  h.num_heads = 1;
+  return h;
+}
+
+AttentionArgs head_args(const MhaShape& s) {
+  AttentionArgs a;
+  a.t_q = s.t_q;
+  a.t_k = s.t_k;
+  a.d_k = s.d_k;
+  a.d_v = s.d_v;
+  a.causal = s.causal;
+  a.scale = 1.0f / std::sqrt(static_cast<float>(s.d_k));
+  return a;
+}
+
+GemmArgs gemm_dims(std::size_t m, std::size_t n, std::size_t k) {
+  return {m, n, k, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, false};
+}
+
+// Output-only workspace of one thread: q [t_q, d_k] | k [t_k, d_k] | v [t_k, d_v] | scratch,
+// the scratch shared by the GEMM packing and the attention (never live together).
+struct FusedLayout {
+  std::size_t q, k, v, scratch, total;
+};
+FusedLayout fused_layout(const MhaShape& s) {
+  FusedLayout l;
+  l.q = 0;
+  l.k = l.q + line(s.t_q * s.d_k);
+  l.v = l.k + line(s.t_k * s.d_k);
+  l.scratch = l.v + line(s.t_k * s.d_v);
+  const GemmArgs qkv[3] = {gemm_dims(s.t_q, s.d_k, s.d_model), gemm_dims(s.t_q, s.d_k, s.d_model),
+                           gemm_dims(s.t_q, s.d_v, s.d_model)};
+  const GemmArgs out = gemm_dims(kParallelMhaRows, s.d_model, s.num_heads * s.d_v);
+  const AttentionArgs a = head_args(s);
+  l.total = l.scratch + std::max({gemm_shared_a_workspace_floats(qkv, 3), gemm_packed_workspace_floats(out),
+                                  attention_fused_simd_workspace_floats(a), attention_fused_ref_workspace_floats(a)});
+  return l;
 }
 
 }  // namespace
 
-std::vector<HeadRun> split_heads(std::size_t num_heads, std::size_t threads) {
-  std::vector<HeadRun> runs;
-  for (std::size_t i = 0, start = 0; i < threads; ++i) {
-    const std::size_t n = num_heads / threads + (i < num_heads % threads ? 1 : 0);
-    runs.push_back({start, start + n});
-    start += n;
-  }
-  return runs;
+ParallelMhaItems parallel_mha_items(const MhaShape& call) {
+  return {call.num_heads, (call.t_q + kParallelMhaRows - 1) / kParallelMhaRows};
 }
 
 ParallelMha::ParallelMha(const MhaShape& dims, const MhaWeights& w, std::size_t threads)
-    : dims_(dims), runs_(split_heads(dims.num_heads, threads)), slices_(runs_.size()) {
-  const std::size_t d = dims.d_model, hk = dims.num_heads * dims.d_k, hv = dims.num_heads * dims.d_v;
-  for (std::size_t t = 0; t < runs_.size(); ++t) {
-    const HeadRun r = runs_[t];
-    const std::size_t n = r.end - r.begin;
-    Slice& s = slices_[t];
-    s.w_q = columns(w.w_q, d, hk, r.begin * dims.d_k, n * dims.d_k);
-    s.w_k = columns(w.w_k, d, hk, r.begin * dims.d_k, n * dims.d_k);
-    s.w_v = columns(w.w_v, d, hv, r.begin * dims.d_v, n * dims.d_v);
-    s.w_o = range(w.w_o, r.begin * dims.d_v * d, n * dims.d_v * d);
-    s.b_q = range(w.b_q, r.begin * dims.d_k, n * dims.d_k);
-    s.b_k = range(w.b_k, r.begin * dims.d_k, n * dims.d_k);
-    s.b_v = range(w.b_v, r.begin * dims.d_v, n * dims.d_v);
-    if (t == 0) s.b_o = range(w.b_o, 0, d);
+    : dims_(dims), threads_count_(threads), scratch_(threads) {
+  const std::size_t d = dims.d_model, h = dims.num_heads, dk = dims.d_k, dv = dims.d_v;
+  for (std::size_t i = 0; i < h; ++i) {
+    append_columns(w_q_, w.w_q, d, h * dk, i * dk, dk);
+    append_columns(w_k_, w.w_k, d, h * dk, i * dk, dk);
+    append_columns(w_v_, w.w_v, d, h * dv, i * dv, dv);
   }
-  starts_.reserve(runs_.size());
-  threads_.reserve(runs_.size());
-  for (std::size_t t = 0; t < runs_.size(); ++t) {
+  b_q_ = copy_of(w.b_q, h * dk);
+  b_k_ = copy_of(w.b_k, h * dk);
+  b_v_ = copy_of(w.b_v, h * dv);
+  w_o_ = copy_of(w.w_o, h * dv * d);
+  b_o_ = copy_of(w.b_o, d);
+  starts_.reserve(threads);
+  threads_.reserve(threads);
+  for (std::size_t t = 0; t < threads; ++t) {
     starts_.push_back({this, t});
     pthread_t thread;
     if (const int err = pthread_create(&thread, nullptr, &ParallelMha::thread_main, &starts_[t])) {
@@ -99,113 +136,172 @@ bool ParallelMha::try_join() {
 }
 
 void ParallelMha::request_stop() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  go_.notify_all();
+  stop_.value.store(1);
+  threads::wake_sleepers(idle_);
 }
 
 bool ParallelMha::reserve(const MhaShape& call, bool output_only, bool wants_concat) {
-  const MhaWorkspaceFor use = output_only ? MhaWorkspaceFor::output_only : MhaWorkspaceFor::any;
-  for (std::size_t t = 0; t < runs_.size(); ++t) {
-    MhaShape s = call;
-    s.num_heads = runs_[t].end - runs_[t].begin;
-    Slice& slice = slices_[t];
-    if (!grow(slice.workspace, mha_workspace_floats(s, use))) return false;
-    if (t > 0 && !grow(slice.partial, s.t_q * s.d_model)) return false;
-    if (wants_concat && !grow(slice.concat, s.t_q * s.num_heads * s.d_v)) return false;
+  (void)wants_concat;  // the concatenation is always made (shared, for phase 2)
+  // Intermediates path: mha_forward on one head, then the phase-2 GEMM (its packing scratch
+  // depends on k = h*d_v, more than one head's out-projection needs).
+  const std::size_t floats = output_only ? fused_layout(call).total
+      : std::max(mha_workspace_floats(one_head(call)),
+                 gemm_packed_workspace_floats(gemm_dims(kParallelMhaRows, call.d_model, call.num_heads * call.d_v)));
+  for (Scratch& s : scratch_) {
+    if (!grow(s.workspace, floats)) return false;
+    // Intermediates path: mha_forward's own output (one head, discarded) and its concat.
+    if (!output_only && !grow(s.output, line(call.t_q * call.d_model) + call.t_q * call.d_v)) return false;
   }
-  return true;
+  return grow(concat_, call.t_q * call.num_heads * call.d_v);
 }
 
 void ParallelMha::start(const MhaShape& call, const MhaInputs& in, const MhaOutputs& out) {
   call_ = call;
   in_ = in;
   out_ = out;
-  remaining_.store(runs_.size(), std::memory_order_relaxed);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++generation_;
-  }
-  go_.notify_all();
+  const MhaIntermediates& im = out.intermediates;
+  output_only_ = !(out.weights || im.q || im.k || im.v || im.scores || im.scaled_scores || im.head_outputs ||
+                   im.concat);
+  items_ = parallel_mha_items(call);
+  heads_done_.value.store(0, std::memory_order_relaxed);
+  items_done_.value.store(0, std::memory_order_relaxed);
+  ++passes_;
+  work_.begin(items_.heads + items_.row_blocks);
+  threads::wake_sleepers(idle_);
 }
 
 void ParallelMha::wait() {
   std::unique_lock<std::mutex> lock(mutex_);
-  const std::uint32_t target = generation_;
-  done_.wait(lock, [&] { return finished_.load(std::memory_order_acquire) == target; });
+  done_.wait(lock, [&] { return finished_.load(std::memory_order_acquire) == passes_; });
 }
 
 void ParallelMha::loop(std::size_t t) {
   std::uint32_t seen = 0;
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      go_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) break;
-      seen = generation_;
+    threads::spin_then_wait(idle_, [&] {
+      return stop_.value.load() != 0 || work_.generation() != seen;
+    });
+    if (stop_.value.load() != 0) break;
+    seen = work_.generation();
+
+    std::size_t item;
+    while (work_.claim(seen, item)) {
+      // Read while this item is unfinished: the pass cannot end, so start() cannot be rewriting it.
+      const ParallelMhaItems items = items_;
+      if (item < items.heads) {
+        run_head(t, item);
+        if (heads_done_.value.fetch_add(1) + 1 == items.heads) threads::wake_sleepers(idle_);
+      } else {
+        // Phase 2 reads every head's columns of the concatenation.
+        threads::spin_then_wait(idle_, [&] { return heads_done_.value.load() == items.heads; });
+        run_rows(t, item - items.heads);
+      }
+      if (items_done_.value.fetch_add(1) + 1 == items.heads + items.row_blocks) finish();
     }
-    run_slice(t);
-    if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) finish();
   }
-  if (exited_.fetch_add(1, std::memory_order_acq_rel) + 1 == runs_.size() && on_exited) on_exited(&exited_);
+  if (exited_.fetch_add(1, std::memory_order_acq_rel) + 1 == threads_count_ && on_exited) on_exited(&exited_);
 }
 
 // noinline: in WebAssembly a kernel inlined into this thread's endless loop was
 // measured staying in V8's unoptimised tier (3-4x slower).
-__attribute__((noinline)) void ParallelMha::run_slice(std::size_t t) {
-  const HeadRun r = runs_[t];
-  Slice& slice = slices_[t];
-  MhaShape s = call_;
-  s.num_heads = r.end - r.begin;
-  const std::size_t tq = s.t_q, tk = s.t_k, dk = s.d_k, dv = s.d_v;
+__attribute__((noinline)) void ParallelMha::run_head(std::size_t t, std::size_t i) {
+  const MhaShape& s = call_;
+  const std::size_t d = s.d_model, dk = s.d_k, dv = s.d_v, tq = s.t_q, tk = s.t_k, hv = s.num_heads * dv;
+  float* concat = aligned(concat_) + i * dv;  // [t_q, d_v], leading dimension hv
+  const bool masked = in_.head_mask && in_.head_mask[i] == 0;
+  float* ws = aligned(scratch_[t].workspace);
+  const float* wq = w_q_.data() + i * d * dk;
+  const float* wk = w_k_.data() + i * d * dk;
+  const float* wv = w_v_.data() + i * d * dv;
+  const float* bq = b_q_.empty() ? nullptr : b_q_.data() + i * dk;
+  const float* bk = b_k_.empty() ? nullptr : b_k_.data() + i * dk;
+  const float* bv = b_v_.empty() ? nullptr : b_v_.data() + i * dv;
 
+  if (output_only_) {
+    // A head switched off adds nothing to the output: its columns are zero, its work skipped.
+    if (masked) {
+      for (std::size_t r = 0; r < tq; ++r) std::fill_n(concat + r * hv, dv, 0.0f);
+      return;
+    }
+    const FusedLayout l = fused_layout(s);
+    float *q = ws + l.q, *k = ws + l.k, *v = ws + l.v, *scratch = ws + l.scratch;
+    // mha_forward's projections, restricted to this head's columns (same sums, same order).
+    const GemmArgs gq{tq, dk, d, in_.query, d, wq, dk, q, dk, bq, false};
+    const GemmArgs gk{tk, dk, d, in_.key, d, wk, dk, k, dk, bk, false};
+    const GemmArgs gv{tk, dv, d, in_.value, d, wv, dv, v, dv, bv, false};
+    if (in_.query == in_.key && in_.key == in_.value && tq == tk) {
+      const GemmArgs all[3] = {gq, gk, gv};
+      gemm_shared_a(Path::simd, all, 3, scratch);
+    } else if (in_.key == in_.value) {
+      gemm_packed(Path::simd, gq, scratch);
+      const GemmArgs kv[2] = {gk, gv};
+      gemm_shared_a(Path::simd, kv, 2, scratch);
+    } else {
+      for (const GemmArgs& g : {gq, gk, gv}) gemm_packed(Path::simd, g, scratch);
+    }
+    AttentionArgs a = head_args(s);
+    a.q = q;
+    a.ldq = dk;
+    a.k = k;
+    a.ldk = dk;
+    a.v = v;
+    a.ldv = dv;
+    a.o = concat;
+    a.ldo = hv;
+    a.key_mask = in_.key_mask;
+    attention_fused(Path::simd, a, scratch);
+    return;
+  }
+
+  // Intermediates asked for: mha_forward on this head alone writes them (head-major arrays:
+  // this head's block), and its concatenation [t_q, d_v] before masking; its output is unused.
+  const MhaShape h = one_head(s);
   MhaWeights w;
-  w.w_q = slice.w_q.data();
-  w.w_k = slice.w_k.data();
-  w.w_v = slice.w_v.data();
-  w.w_o = slice.w_o.data();
-  w.b_q = data_or_null(slice.b_q);
-  w.b_k = data_or_null(slice.b_k);
-  w.b_v = data_or_null(slice.b_v);
-  w.b_o = data_or_null(slice.b_o);
-
+  w.w_q = wq;
+  w.w_k = wk;
+  w.w_v = wv;
+  w.w_o = w_o_.data() + i * dv * d;
+  w.b_q = bq;
+  w.b_k = bk;
+  w.b_v = bv;
   MhaInputs in = in_;
-  if (in.head_mask) in.head_mask += r.begin;
-
-  // Head-major arrays ([num_heads, ...]): this run's heads are one contiguous block.
-  auto heads = [&](float* p, std::size_t per_head) { return p ? p + r.begin * per_head : nullptr; };
+  in.head_mask = nullptr;
+  auto at = [&](float* p, std::size_t per_head) { return p ? p + i * per_head : nullptr; };
   const MhaIntermediates& all = out_.intermediates;
+  float* own = aligned(scratch_[t].output);
+  float* head_concat = own + line(tq * d);
   MhaOutputs o;
-  o.output = t == 0 ? out_.output : aligned(slice.partial);
-  o.weights = heads(out_.weights, tq * tk);
-  o.intermediates.q = heads(all.q, tq * dk);
-  o.intermediates.k = heads(all.k, tk * dk);
-  o.intermediates.v = heads(all.v, tk * dv);
-  o.intermediates.scores = heads(all.scores, tq * tk);
-  o.intermediates.scaled_scores = heads(all.scaled_scores, tq * tk);
-  o.intermediates.head_outputs = heads(all.head_outputs, tq * dv);
-  o.intermediates.concat = all.concat ? aligned(slice.concat) : nullptr;
-
-  mha_forward(s, in, w, o, aligned(slice.workspace));
-
-  // concat is [t_q, num_heads*d_v]: this run's heads are a band of columns.
-  if (all.concat) {
-    const std::size_t width = s.num_heads * dv, hv = dims_.num_heads * dv;
-    const float* src = o.intermediates.concat;
-    for (std::size_t row = 0; row < tq; ++row)
-      std::copy(src + row * width, src + (row + 1) * width, all.concat + row * hv + r.begin * dv);
+  o.output = own;
+  o.weights = at(out_.weights, tq * tk);
+  o.intermediates.q = at(all.q, tq * dk);
+  o.intermediates.k = at(all.k, tk * dk);
+  o.intermediates.v = at(all.v, tk * dv);
+  o.intermediates.scores = at(all.scores, tq * tk);
+  o.intermediates.scaled_scores = at(all.scaled_scores, tq * tk);
+  o.intermediates.head_outputs = at(all.head_outputs, tq * dv);
+  o.intermediates.concat = head_concat;
+  mha_forward(h, in, w, o, ws);
+  for (std::size_t r = 0; r < tq; ++r) {
+    const float* src = head_concat + r * dv;
+    if (all.concat) std::copy(src, src + dv, all.concat + r * hv + i * dv);
+    if (masked)
+      std::fill_n(concat + r * hv, dv, 0.0f);
+    else
+      std::copy(src, src + dv, concat + r * hv);
   }
 }
 
+// Rows [64 b, 64 b + 64) of output = concat W^O + b^O.
+__attribute__((noinline)) void ParallelMha::run_rows(std::size_t t, std::size_t b) {
+  const MhaShape& s = call_;
+  const std::size_t hv = s.num_heads * s.d_v, r0 = b * kParallelMhaRows;
+  const std::size_t rows = std::min(kParallelMhaRows, s.t_q - r0);
+  const GemmArgs g{rows, s.d_model, hv, aligned(concat_) + r0 * hv, hv, w_o_.data(), s.d_model,
+                   out_.output + r0 * s.d_model, s.d_model, data_or_null(b_o_), false};
+  gemm_packed(Path::simd, g, aligned(scratch_[t].workspace));
+}
+
 void ParallelMha::finish() {
-  const std::size_t n = call_.t_q * call_.d_model;
-  float* out = out_.output;
-  for (std::size_t t = 1; t < slices_.size(); ++t) {
-    const float* p = aligned(slices_[t].partial);
-    for (std::size_t i = 0; i < n; ++i) out[i] += p[i];
-  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_.fetch_add(1, std::memory_order_release);

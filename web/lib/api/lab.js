@@ -349,8 +349,10 @@ export class Headlab {
    *
    * 'pthreads', where SharedArrayBuffer and cross-origin isolation allow (Node,
    * isolated pages and their Workers): the threads build (gen/headlab_core_threads.*,
-   * looked for next to headlab_core.wasm) splits the heads across `threads` threads
-   * of one wasm module; inputs and outputs stay in its shared memory, and the
+   * looked for next to headlab_core.wasm) shares the pass among `threads` threads
+   * of one wasm module, which take its heads, then blocks of query rows, one at a
+   * time (a thread the system holds up delays one item, not a share fixed in
+   * advance); inputs and outputs stay in its shared memory, and the
    * calling thread waits for the threads as createLayer's forward waits for its one.
    * Its thread Workers load from a same-origin URL, so a strict CSP allows them.
    *

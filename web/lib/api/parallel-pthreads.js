@@ -1,5 +1,6 @@
-// createParallelLayer's pthreads mechanism: headlab_core_threads (the forward pass with its heads
-// split across pthreads inside one wasm module, cpp/src/threads/) driven from the calling thread.
+// createParallelLayer's pthreads mechanism: headlab_core_threads (the forward pass shared by pthreads
+// inside one wasm module, which take its heads, then blocks of query rows, one at a time;
+// cpp/src/threads/) driven from the calling thread.
 // Used only where threaded-module.js says the threaded module can run; elsewhere the Workers of
 // parallel-workers.js split the heads instead.
 import { checkCall, prepareForward } from './forward.js';
