@@ -231,3 +231,26 @@ test('an element follows its own lang attribute, live, and English stays as it w
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('switching the worked example to Spanish keeps an edited cell and its results, written with decimal commas', { timeout: TIMEOUT }, async () => {
+  const problems = [];
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  watch(page, 'worked example', problems);
+  await page.addInitScript(() => { globalThis.HEADLAB_I18N_STRICT = true; });
+  await page.goto(site.url('demos/worked-example/#worked.step=all'));
+  await waitForElements(page, 120_000);
+  await page.fill('#x-2-0', '2');  // "it" more of an entity: every later number changes
+  const output = () => page.locator('[data-testid="output"] td').allTextContents();
+  await page.waitForFunction(() => document.querySelector('headlab-worked-example').shadowRoot.querySelector('#x-2-0').value === '2');
+  const english = await output();
+  const { es } = catalogues['worked-example'];
+  await page.locator('headlab-worked-example').evaluate((e) => e.setAttribute('lang', 'es'));
+  await page.locator('headlab-worked-example h2', { hasText: es['we.title'] }).waitFor();
+  assert.equal(await page.inputValue('#x-2-0'), '2', 'the edited cell survives the rebuild');
+  assert.equal(await page.getAttribute('headlab-worked-example', 'step'), 'all');
+  const spanish = await output();
+  assert.ok(spanish.every((text) => /^-?\d+,\d{4}$/.test(text.trim())), `Spanish output: ${spanish.join(' ')}`);
+  assert.deepEqual(spanish.map((text) => text.replace(',', '.')), english, 'the same numbers, with a decimal comma');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
