@@ -84,7 +84,7 @@ export class TrainingElement extends HeadlabElement {
   pause() { this.ctl.pause(); }
 
   /** What "Training started" says (the trainer names both runs). */
-  startedText() { return 'Training started.'; }
+  startedText() { return this.t('training.started'); }
 
   /** The controller changed state: the running attribute, what is announced, headlab-run, the buttons. */
   onRunState({ from, to, reason }) {
@@ -95,9 +95,9 @@ export class TrainingElement extends HeadlabElement {
       this.emit('run', { running: true, reason: 'start' });
     } else if (PAUSE_REASONS.has(reason) && !ctl.running) {
       const { currentStep: step, settings: { maxSteps } } = ctl;
-      if (to === 'held') this.say(`Paused at step ${step}: the settings above cannot train. Training goes on once they can.`);
-      else if (reason === 'limit') this.say(`Stopped at step ${step}, the end of a round of ${maxSteps} steps. Continue trains ${maxSteps} more.`);
-      else if ((to === 'paused' || to === 'hidden') && TRAINED.has(from)) this.say(`Paused at step ${step}.`);
+      if (to === 'held') this.say(this.t('training.held', { step }));
+      else if (reason === 'limit') this.say(this.t('training.limit', { step, maxSteps }));
+      else if ((to === 'paused' || to === 'hidden') && TRAINED.has(from)) this.say(this.t('training.paused', { step }));
       this.emit('run', { running: false, reason });
     }
     this.renderButtons();
@@ -109,7 +109,8 @@ export class TrainingElement extends HeadlabElement {
     holder.section = el('div', { class: 'chart', part: 'chart', dataset: { testid: `${this.constructor.chartPrefix}-chart-${name}` } },
       el('h3', {}, title), holder.note, holder.box,
       exportMenu({
-        what: `${title.toLowerCase()} curves`,
+        t: this.t,
+        what: this.t('training.curves', { title: title.toLowerCase() }),
         name: () => this.curvesFileName(name),
         figure: () => holder.fig && forExport(holder.fig),
         csv: () => this.curvesCSV(),
@@ -148,7 +149,7 @@ export class TrainingElement extends HeadlabElement {
     announce(this.status, text);
   }
 
-  fail(e, title = 'HeadLab could not do that.') {
+  fail(e, title = this.t('training.failed')) {
     const message = String(e?.message ?? e);
     this.errorBox.replaceChildren(el('strong', {}, title), ` ${message}`);
     this.emit('error', { message });

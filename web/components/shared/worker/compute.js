@@ -6,8 +6,12 @@
 // bootstrap. Messages go through worker-rpc.js, like the trainer's.
 
 import { getLab } from '../lab/lab.js';
+import { FROM_FILE } from '../lab/assets.js';
 import { openWorker, Pending, runsIn } from './worker-rpc.js';
 import { headsTrialInSlices } from '../../../lib/teach/heads-trial-slices.js';
+import { CSP_REASON } from '../../../lib/api/worker-start.js';
+import { translator } from '../../../lib/i18n/index.js';
+import shared from '../../../lib/i18n/catalogues/shared.js';
 
 let worker = null;
 let mode = null;          // 'worker' | 'main', once known
@@ -81,9 +85,15 @@ export async function compute(method, args) {
   return new Promise((resolve, reject) => pending.post(worker, pending.job(method, args, [], resolve, reject)));
 }
 
-/** Explains where computation runs, for a status line. */
-export function computeNote() {
-  if (mode === 'worker') return 'Long calculations run in the background (a Web Worker), so the page stays responsive.';
+/**
+ * Explains where computation runs, for a status line, in the words of `t` (the element's message
+ * function); '' before it is known. The reasons HeadLab knows are said in the element's language;
+ * any other (a Worker that stopped) is quoted.
+ */
+export function computeNote(t = translator(shared, 'en')) {
+  if (mode === 'worker') return t('compute.worker');
   if (mode === null) return '';
-  return `Calculations run on the page itself (its main thread): ${reason}.`;
+  if (FROM_FILE) return t('compute.file');
+  if (reason === CSP_REASON) return t('compute.csp');
+  return t('compute.main', { reason });
 }
