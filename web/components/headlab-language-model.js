@@ -51,15 +51,17 @@ import { TrainingElement, option, selectValue, trainingCss } from './shared/elem
 import { el, uid, onWidthChange, setText } from './shared/render/dom.js';
 import { fmt } from '../lib/teach/format.js';
 import { exportMenu, download } from './shared/render/export.js';
-import { SERIES } from './shared/render/charts.js';
 import { TREND_WINDOW } from '../lib/teach/head-trend.js';
-import { curvesFigure } from './shared/render/trainer-curves.js';
 import { TrainerClient } from './shared/worker/trainer-client.js';
-import { LmSession, LM_PACES, LM_EVAL_EXAMPLES, LM_SCORE_EXAMPLES } from '../lib/teach/lm-session.js';
-import { LmController, PHASE_ACCURACY, PLATEAU_ACCURACY, DROP_ACCURACY, phaseSpans } from '../lib/teach/lm-controller.js';
-import { HeadGrid, HeadDetail, HeadSwitches, GRID_CSS, scoresCSV } from './language-model/head-grid.js';
-import { GenerationPanel, GENERATION_CSS, wordProblem, showProblem, field } from './language-model/generation-panel.js';
+import { LmSession, LM_PACES, LM_SCORE_EXAMPLES } from '../lib/teach/lm-session.js';
+import { LmController, PHASE_ACCURACY } from '../lib/teach/lm-controller.js';
+import { HeadGrid, HeadDetail, GRID_CSS, scoresCSV } from './language-model/head-grid.js';
+import { GenerationPanel, GENERATION_CSS, field } from './language-model/generation-panel.js';
 import { TASK_TEXT, introParagraphs, shippedModel } from './language-model/task-text.js';
+import { ComparePanel } from './language-model/compare-panel.js';
+import { AblationPanel } from './language-model/ablation-panel.js';
+import { TextPanel } from './language-model/text-panel.js';
+import { lmCurves, phaseNote } from './language-model/curves.js';
 
 export { PHASE_ACCURACY };
 const HEADS = [1, 2, 4, 8];
@@ -152,11 +154,7 @@ export class HeadlabLanguageModel extends TrainingElement {
   openOneLayerHead(layer, head) {
     const r = this.ctl.runs[1];
     if (!r || layer < 0 || layer >= r.layers || head < 0 || head >= r.heads) return;
-    this._openOne = { layer, head };
-    this.oneGrid.select(this._openOne);
-    this.oneDetail.element.hidden = false;
-    this.oneDetail.shown = null;
-    if (this.snapshot?.runs[1]) this.oneDetail.draw(this.snapshot.runs[1], this._openOne, { full: true, running: this.running });
+    this.comparePanel.openHead(layer, head, this.snapshot?.runs[1], this.running);
     this.say(`One-layer model: layer ${layer + 1}, head ${head + 1} opened below its grid.`);
   }
 
@@ -164,16 +162,14 @@ export class HeadlabLanguageModel extends TrainingElement {
   async showText(text) {
     this.whyNotReady('showText');
     const value = String(text ?? '').trim();
-    this.textInput.value = value;
+    this.textPanel.input.value = value;
     try {
       await this.ctl.showText(value);
       this._example = value;
-      setText(this.textError, '');
-      this.textInput.removeAttribute('aria-invalid');
+      this.textPanel.accepted();
       this.renderDetail(true);
     } catch (e) {
-      showProblem(this.textError, wordProblem(String(e?.message ?? e), this._task.vocabulary));
-      this.textInput.setAttribute('aria-invalid', 'true');
+      this.textPanel.refused(String(e?.message ?? e), this._task.vocabulary);
       throw e;
     }
   }
@@ -250,44 +246,20 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.detail = new HeadDetail({ fileName: (layer, head) => `${this.task}-layer-${layer + 1}-head-${head + 1}`,
       onExport: (format, filename) => this.emit('export', { format, filename }) });
 
-    // Your own text
-    this.textInput = el('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', class: 'mono', dataset: { testid: 'lm-text' } });
-    this.textInput.id = uid('txt');
-    this.textLabel = el('label', { for: this.textInput.id }, 'Your sequence');
-    this.textError = el('p', { class: 'text-error', 'aria-live': 'polite', dataset: { testid: 'lm-text-error' } });
-    this.textHint = el('p', { class: 'small muted', id: uid('hint') });
-    this.textInput.setAttribute('aria-describedby', this.textHint.id);
-    this.textInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.showText(this.textInput.value).catch(() => {}); } });
-    const showButton = button('show-text', 'Show every head on it', () => this.showText(this.textInput.value).catch(() => {}));
-    this.textPart = el('section', { class: 'part' }, el('h3', {}, 'Every head on your own text'),
-      el('div', { class: 'textbox' }, this.textLabel, this.textInput, showButton), this.textError, this.textHint);
-
-    // Switching heads off
-    this.switches = new HeadSwitches({ setHead: (l, h, on) => this.setHeadEnabled(l, h, on).catch((e) => this.fail(e)),
+    this.textPanel = new TextPanel({ button, onShow: (text) => this.showText(text).catch(() => {}) });
+    this.ablation = new AblationPanel({ setHead: (l, h, on) => this.setHeadEnabled(l, h, on).catch((e) => this.fail(e)),
       settled: () => { if (this.snapshot) this.renderAblation(); } });
-    this.ablation = el('p', { class: 'note note--warn', hidden: true, dataset: { testid: 'lm-ablation' } });
-    this.ablationPart = el('section', { class: 'part' }, el('h3', {}, 'Switch heads off'),
-      el('p', { class: 'small muted explain' }, `A switched-off head adds nothing to its layer’s output. The held-out loss and accuracy (${LM_EVAL_EXAMPLES} fixed sequences) show what it carried.`),
-      el('fieldset', {}, el('legend', {}, 'Heads on'), this.switches.element), this.ablation);
-
     // One layer against two: a new pair trains at once.
-    this.compareBody = el('div', { dataset: { testid: 'lm-compare-table' } });
-    this.compareButton = button('compare', 'Train 1 layer and 2 layers side by side', () => {
-      this.ctl.reset();
-      this.ctl.start();
-      this.pretrained = false;
-      this.compare = true;
+    this.comparePanel = new ComparePanel({
+      button, onOpen: (layer, head) => this.openOneLayerHead(layer, head), fileName: (head) => `${this.task}-1-layer-model-head-${head + 1}`,
+      onExport: (format, filename) => this.emit('export', { format, filename }),
+      onCompare: () => {
+        this.ctl.reset();
+        this.ctl.start();
+        this.pretrained = false;
+        this.compare = true;
+      },
     });
-    // The one-layer model's heads, drawn and opened as the main model's are.
-    this.oneGrid = new HeadGrid({ prefix: 'lm-one', onOpen: (layer, head) => this.openOneLayerHead(layer, head) });
-    this.oneDetail = new HeadDetail({ prefix: 'lm-one', name: 'One-layer model', fileName: (layer, head) => `${this.task}-1-layer-model-head-${head + 1}`,
-      onExport: (format, filename) => this.emit('export', { format, filename }) });
-    this.oneDetail.element.hidden = true;
-    this.oneHeads = el('div', { hidden: true, dataset: { testid: 'lm-one-heads' } },
-      el('p', { class: 'small muted' }, 'The one-layer model’s heads on the same text. Click one, or use the arrow keys and Enter, to open it.'),
-      this.oneGrid.element, this.oneDetail.element);
-    this.comparePart = el('section', { class: 'part compare' }, el('h3', {}, 'One layer against two'), this.compareText = el('p', { class: 'small explain' }),
-      this.compareBody, this.oneHeads, this.compareButton);
 
     // Continue this text
     this.gen = new GenerationPanel({ generate: (o) => this.generate(o), vocabulary: () => this._task.vocabulary });
@@ -300,7 +272,7 @@ export class HeadlabLanguageModel extends TrainingElement {
       el('div', { class: 'charts' }, this.lossChart.section, this.accChart.section),
       this.phaseNote,
       el('section', { class: 'part', dataset: { testid: 'lm-heads-part' } }, el('h3', {}, 'Every head, live'), this.gridNote, this.grid.element, this.gridExport),
-      this.detail.element, this.textPart, this.ablationPart, this.comparePart, this.gen.element, this.fileBar);
+      this.detail.element, this.textPanel.element, this.ablation.element, this.comparePanel.element, this.gen.element, this.fileBar);
 
     const chartBox = this.lossChart.box;
     this._resizeObserver = onWidthChange(chartBox, () => this._chartWidth ?? 0, () => {
@@ -403,11 +375,8 @@ export class HeadlabLanguageModel extends TrainingElement {
     this._pendingText = undefined;
     this._example = d.example;
     this._exampleTask = d.task.name;
-    this.textInput.value = d.example;
-    setText(this.textError, '');
+    this.textPanel.reset(d.example, text);
     this.gen.reset(d.task.name, text.prompt);
-    setText(this.textLabel, text.boxLabel);
-    setText(this.textHint, text.hint);
     this.layout(runs);
     const threads = this.threads ?? 1;
     this.modeNote.textContent = threads > 1
@@ -435,12 +404,8 @@ export class HeadlabLanguageModel extends TrainingElement {
     const r = runs[0];
     if (!this._open || this._open.layer >= r.layers || this._open.head >= r.heads) this._open = { layer: r.layers - 1, head: Math.min(1, r.heads - 1) };
     this.grid.build(r, this._open);
-    this.switches.build(r);
-    this.oneHeads.hidden = !runs[1];
-    this._openOne = null;
-    this.oneDetail.element.hidden = true;
-    this.oneDetail.shown = null;
-    if (runs[1]) this.oneGrid.build(runs[1], { layer: 0, head: 0 });
+    this.ablation.switches.build(r);
+    this.comparePanel.layout(runs);
     this._chartWidth = this.lossChart.box.clientWidth;
     this.detail.shown = null;
   }
@@ -473,7 +438,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     const [L, H] = s.shape;
     if (L !== r.layers || H !== r.heads) return;
     this.grid.draw(s, (l, h) => r.scores.trend(l, h));
-    if (document.activeElement !== this) this.switches.show(s.enabled, true);
+    if (document.activeElement !== this) this.ablation.switches.show(s.enabled, true);
     // Until the learner opens a head, the one that carries the task (induction, coreference) is shown once it has its label.
     if (!this._userOpened) {
       const want = this.task === 'cricket' ? 'coreference' : 'induction';
@@ -497,52 +462,12 @@ export class HeadlabLanguageModel extends TrainingElement {
   }
 
   renderCharts() {
-    const compare = this.ctl.runs.length > 1;
-    const series = (field, trainField) => this.ctl.runs.flatMap((r, k) => {
-      const { color, dash } = SERIES[k % SERIES.length];
-      const prefix = compare ? `${r.name}: ` : '';
-      const out = [];
-      if (trainField) {
-        out.push({ label: `${prefix}training batch`, color, dash, width: 1.4, opacity: 0.45,
-          points: r.history.filter((p) => p[trainField] !== null).map((p) => [p.step, p[trainField]]) });
-      }
-      out.push({ label: `${prefix}held-out`, color, dash, width: 2.6, points: r.history.map((p) => [p.step, p[field]]) });
-      return out;
-    });
-    const step = this.ctl.currentStep;
-    const xMax = Math.min(Math.max(this.ctl.until, step), Math.max(200, step * 1.25));
-    const marks = this.ctl.runs.filter((r) => r.phase).map((r) => ({ x: r.phase.step, label: `${compare ? `${r.name}: ` : ''}phase change` }));
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));
-    const now = (field, digits) => this.ctl.runs.map((r) => {
-      const p = r.history[r.history.length - 1];
-      return p ? `${compare ? `${r.name}: ` : ''}${fmt(p[field], digits)} at step ${p.step}` : '';
-    }).join('; ');
-    // The loss from the uniform guess (ln V) down to a little below the lowest loss yet, so the drop fills the chart.
-    const uniform = Math.log(this._task.vocabulary.length);
-    const losses = this.ctl.runs.flatMap((r) => r.history.flatMap((p) => [p.evalLoss, p.trainLoss])).filter(Number.isFinite);
-    const yMax = Math.ceil(uniform * 10) / 10 + 0.1;
-    const yMin = Math.max(0, Math.min(yMax - 0.5, Math.floor((Math.min(...losses, yMax) - 0.1) * 5) / 5));
-    const first = this.ctl.runs[0];
-    const spanPair = first.below ? phaseSpans(first.history) : { plateau: null, drop: null };
-    const spans = [spanPair.plateau && { x1: spanPair.plateau[0], x2: spanPair.plateau[1], label: 'plateau' },
-      spanPair.drop && { x1: spanPair.drop[0], x2: spanPair.drop[1], label: 'drop' }].filter(Boolean);
-    const spanText = spans.map((sp) => `${sp.label} from step ${sp.x1} to ${sp.x2}`).join(', ');
-    this.drawChart(this.lossChart, curvesFigure({ series: series('evalLoss', 'trainLoss'), yMin, yMax, xMax, marks, spans, width, yLabel: 'loss',
-      yRef: { y: uniform, label: `uniform guess, ln ${this._task.vocabulary.length} = ${fmt(uniform, 2)}` } }),
-    `Loss curves from the uniform-guess loss ${fmt(uniform, 2)} down to ${fmt(yMin, 1)}. Held-out loss now ${now('evalLoss', 3)}.${spanText ? ` Shaded: ${spanText}.` : ''}`);
-    this.drawChart(this.accChart, curvesFigure({ series: series('accuracy'), yMin: 0, yMax: 1, xMax, marks, spans, width, yLabel: 'accuracy',
-      yRef: { y: PHASE_ACCURACY, label: String(PHASE_ACCURACY) } }), `Task accuracy curves. Held-out accuracy now ${now('accuracy', 3)}.`);
+    const { loss, accuracy } = lmCurves(this.ctl.runs, { step: this.ctl.currentStep, until: this.ctl.until, width, vocabularySize: this._task.vocabulary.length });
+    this.drawChart(this.lossChart, loss.fig, loss.label);
+    this.drawChart(this.accChart, accuracy.fig, accuracy.label);
     setText(this.accChart.note, `Held-out: ${this._task.metric}.`);
-    const r = this.ctl.runs[0];
-    const defined = `The phase change is marked at the first evaluation where the held-out task accuracy reaches ${PHASE_ACCURACY}; ` +
-      `shaded: the plateau (accuracy under ${PLATEAU_ACCURACY}) and the drop (until it reaches ${DROP_ACCURACY}). The loss chart starts at the loss of a uniform guess.`;
-    if (r.phase) {
-      this.phaseNote.replaceChildren(el('strong', {}, `Phase change at step ${r.phase.step}`), ` (after ${fmt(r.phase.seconds, 1)} s of training). ${defined}`);
-    } else if (!r.below && r.history.length) {
-      this.phaseNote.replaceChildren(`This model was trained ahead of time, for ${r.history[0].step} steps: its phase change happened then, so it is not on these charts. Reset trains a new model from step 0, to watch it happen. ${defined}`);
-    } else {
-      this.phaseNote.replaceChildren(`No phase change yet. ${defined}`);
-    }
+    this.phaseNote.replaceChildren(...phaseNote(this.ctl.runs[0]));
   }
 
   renderProgress() {
@@ -553,52 +478,11 @@ export class HeadlabLanguageModel extends TrainingElement {
   }
 
   renderAblation() {
-    const s = this.snapshot.runs[0];
-    const off = s.scores.filter((_, i) => !s.enabled[i]);
-    this.ablation.hidden = off.length === 0;
-    if (!off.length || !s.allOn) return;
-    const names = off.map((q) => `layer ${q.layer + 1} head ${q.head + 1}`).join(', ');
-    setText(this.ablation, `With ${names} off: held-out accuracy ${fmt(s.eval.accuracy, 3)} (${fmt(s.allOn.accuracy, 3)} with every head on), ` +
-      `loss ${fmt(s.eval.loss, 3)} (${fmt(s.allOn.loss, 3)}).${this.running ? ' Training goes on without it, so the other heads may take over.' : ''}`);
-    this.switches.show(s.enabled);
+    this.ablation.render(this.snapshot.runs[0], this.running);
   }
 
   renderCompare() {
-    const runs = this.ctl.runs;
-    const snap = this.snapshot;
-    const best = (s, key) => s.scores.reduce((b, q) => (Number.isFinite(q[key]) && (!b || q[key] > b[key]) ? q : b), null);
-    const key = this.task === 'cricket' ? 'coreference' : 'induction';
-    this.compareButton.hidden = runs.length > 1 || runs[0].layers === 1;
-    setText(this.compareText, this.task === 'cricket'
-      ? 'Does the coreference head need a layer below it? A model with one layer, trained on the same sentences, answers that.'
-      : 'The induction trick needs a previous-token head below the induction head. With one layer there is none, so the one-layer model never has a phase change: accuracy on the repeat stays low, and no head earns the induction label.');
-    if (runs.length < 2 && runs[0].layers !== 1) {
-      this.compareBody.replaceChildren(el('p', { class: 'small muted' }, this.pretrained && this.compare
-        ? 'No one-layer model ships for this task. Train both from step 0 to compare them.'
-        : 'Train a model with one layer on the same sequences, next to this one, to compare them.'));
-      return;
-    }
-    const rows = runs.map((r, k) => {
-      const s = snap.runs[k];
-      const b = best(s, key);
-      return el('tr', { dataset: { layers: String(r.layers) } }, el('th', { scope: 'row' }, r.name),
-        el('td', { class: 'num' }, b ? fmt(b[key], 2) : '—'),
-        el('td', {}, b ? `L${b.layer + 1} H${b.head + 1}` : '—'),
-        el('td', { class: 'num' }, fmt(s.eval.accuracy, 3)), el('td', { class: 'num' }, fmt(s.eval.loss, 3)),
-        el('td', {}, r.phase ? `step ${r.phase.step}`
-          : !r.below && r.history.length && s.eval.accuracy >= PHASE_ACCURACY ? 'before it was saved'
-            : this.task === 'induction' && r.layers === 1 ? 'never: no layer below' : 'not yet'));
-    });
-    const one = runs[1] && snap.runs[1];
-    if (one && one.shape[0] === runs[1].layers && one.shape[1] === runs[1].heads) {
-      this.oneGrid.draw(one, (l, h) => runs[1].scores.trend(l, h));
-      this.oneGrid.select(this._openOne);
-      if (this._openOne) this.oneDetail.draw(one, this._openOne, { full: false, running: this.running });
-    }
-    this.compareBody.replaceChildren(el('div', { class: 'table-scroll' }, el('table', { class: 'matrix', dataset: { testid: 'lm-compare-rows' } },
-      el('caption', {}, `Step ${this.ctl.currentStep}: best ${key} score and held-out results`),
-      el('thead', {}, el('tr', {}, ['Model', `Best ${key} score`, 'Head', 'Accuracy', 'Loss', 'Phase change'].map((c) => el('th', { scope: 'col' }, c)))),
-      el('tbody', {}, rows))));
+    this.comparePanel.render(this.ctl.runs, this.snapshot, { task: this.task, pretrained: this.pretrained, compare: this.compare, running: this.running, step: this.ctl.currentStep });
   }
 
   renderButtons() {
