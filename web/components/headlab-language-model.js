@@ -24,7 +24,8 @@
  *
  * Methods: start(), pause(), step(n), reset(), setHeadEnabled(layer, head, on, run?),
  * openHead(layer, head), showText(text) → Promise, generate({ prompt, maxTokens, temperature }) → Promise,
- * saveModel(run?) → Promise<Uint8Array>. Layers, heads and runs count from 0.
+ * saveModel(run?) → Promise<Uint8Array>, loadModel(bytes) → Promise<{ task, layers, heads, seed, step }> (a file saveModel
+ * wrote; rejects with the API's RangeError for a file it cannot read). Layers, heads and runs count from 0.
  * Properties: running, snapshot, history, phaseChange ({ step, seconds } or null), computeMode,
  * threads (how many threads a training step uses: 2 or more only in the Worker of a cross-origin isolated page).
  *
@@ -62,6 +63,7 @@ import { ComparePanel } from './language-model/compare-panel.js';
 import { AblationPanel } from './language-model/ablation-panel.js';
 import { TextPanel } from './language-model/text-panel.js';
 import { lmCurves, phaseNote } from './language-model/curves.js';
+import { loadModelButton, fileProblem, MAX_MODEL_BYTES } from './language-model/model-file.js';
 
 export { PHASE_ACCURACY };
 const HEADS = [1, 2, 4, 8];
@@ -182,6 +184,16 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   async saveModel(run = 0) { return this.ctl.saveModel(run); }
 
+  /** Loads a model saveModel() wrote, paused; the settings (task, layers, heads, seed) follow the file. */
+  async loadModel(bytes, name = 'the model') {
+    const examples = Object.fromEntries(Object.entries(TASK_TEXT).map(([task, t]) => [task, task === this.task && this._example ? this._example : t.example]));
+    const m = await this.ctl.loadModel(bytes, examples);
+    Object.assign(this, { pretrained: false, compare: false, task: m.task, layers: m.layers, heads: m.heads, seed: m.seed });
+    this.say(`Loaded ${name}: ${m.layers} layers of ${m.heads} heads, trained for ${m.step} steps.`);
+    this.emit('load', { files: [name] });
+    return m;
+  }
+
   // ---------------------------------------------------------------- build
 
   build() {
@@ -265,7 +277,9 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.gen = new GenerationPanel({ generate: (o) => this.generate(o), vocabulary: () => this._task.vocabulary });
 
     this.saveButton = button('save-model', 'Save model', () => this.downloadModel());
-    this.fileBar = el('div', { class: 'toolbar files' }, this.saveButton, this.copyLink());
+    const load = loadModelButton({ button, onFile: (file) => this.loadFile(file) });
+    this.loadButton = load.button;
+    this.fileBar = el('div', { class: 'toolbar files' }, this.saveButton, this.loadButton, load.input, this.copyLink());
 
     this.root.append(
       this.heading, this.status, this.intro, this.settings, this.runBar, this.errorBox, this.modeNote,
@@ -491,6 +505,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.startButton.disabled = !c.canStart;
     this.stepButton.disabled = !c.canStep;
     this.saveButton.disabled = !c.canSave;
+    this.loadButton.disabled = !c.canReset || this.ctl.state === 'loading';
     this.pretrainedButton.textContent = this.pretrained ? 'Reload the trained model' : 'Load the trained model';
   }
 
@@ -506,6 +521,19 @@ export class HeadlabLanguageModel extends TrainingElement {
       for (const p of r.history) lines.push([r.layers, p.step, v(p.trainLoss), v(p.evalLoss), v(p.accuracy), v(p.nextToken), p.headsOn, p.seconds].join(','));
     }
     return `${lines.join('\r\n')}\r\n`;
+  }
+
+  /** A file the learner chose: loaded, or why not in the error box (the model in use stays). */
+  async loadFile(file) {
+    this.errorBox.replaceChildren();
+    try {
+      if (file.size > MAX_MODEL_BYTES) throw new RangeError(`the file is ${fmt(file.size / 2 ** 20, 1)} MiB; a saved language model is at most 64 MiB`);
+      await this.loadModel(new Uint8Array(await file.arrayBuffer()), `“${file.name}”`);
+    } catch (e) {
+      const text = fileProblem(e);
+      this.errorBox.replaceChildren(el('strong', {}, `“${file.name}” was not loaded.`), ` ${text}`);
+      this.emit('error', { message: `${file.name}: ${text}` });
+    }
   }
 
   async downloadModel() {
