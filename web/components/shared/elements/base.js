@@ -9,6 +9,8 @@ import { getLab } from '../lab/lab.js';
 import { BASE_URL } from '../lab/assets.js';
 import { readState, urlWithState } from '../../../lib/teach/url-state.js';
 import { copyLinkControl } from './copy-link.js';
+import { languageOf, translator, fixed, integer, formatNumber } from '../../../lib/i18n/index.js';
+import shared from '../../../lib/i18n/catalogues/shared.js';
 
 function camelToKebab(name) {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -27,25 +29,26 @@ function quote(raw) {
  * fall back to the default; numbers out of range are clamped to it; enum values
  * not in the list fall back to the default.
  */
-function parse(spec, raw) {
+function parse(spec, raw, t = null) {
   if (spec.type === 'bool') return { value: raw !== null && raw !== 'false', problem: null };
   if (raw === null || raw === undefined) return { value: spec.default, problem: null };
+  if (!t) return parse(spec, raw, translator(shared, 'en'));
   const attr = `${spec.attr}=${quote(raw)}`;
   if (spec.type === 'int' || spec.type === 'number') {
     const text = raw.trim();
     const n = text === '' ? NaN : Number(text);
-    const range = `${spec.min ?? '−∞'} to ${spec.max ?? '∞'}`;
+    const range = t('attr.range', { min: spec.min ?? '−∞', max: spec.max ?? '∞' });
     if (!Number.isFinite(n) || (spec.type === 'int' && !Number.isInteger(n))) {
-      const what = spec.type === 'int' ? 'a whole number' : 'a number';
-      return { value: spec.default, problem: `${attr} is not ${what} (${range}); using the default${spec.default === null ? '' : `, ${spec.default}`}.` };
+      const key = `attr.${spec.type === 'int' ? 'notWhole' : 'notNumber'}${spec.default === null ? '' : 'Default'}`;
+      return { value: spec.default, problem: t(key, { attr, range, default: spec.default }) };
     }
-    if (n < (spec.min ?? -Infinity)) return { value: spec.min, problem: `${attr} is below ${spec.min}; using ${spec.min}.` };
-    if (n > (spec.max ?? Infinity)) return { value: spec.max, problem: `${attr} is above ${spec.max}; using ${spec.max}.` };
+    if (n < (spec.min ?? -Infinity)) return { value: spec.min, problem: t('attr.below', { attr, limit: spec.min }) };
+    if (n > (spec.max ?? Infinity)) return { value: spec.max, problem: t('attr.above', { attr, limit: spec.max }) };
     return { value: n, problem: null };
   }
   if (spec.type === 'enum') {
     if (spec.values.includes(raw)) return { value: raw, problem: null };
-    return { value: spec.default, problem: `${attr} is not one of ${spec.values.join(', ')}; using the default, ${spec.default}.` };
+    return { value: spec.default, problem: t('attr.notOneOf', { attr, values: spec.values.join(', '), default: spec.default }) };
   }
   return { value: raw, problem: null };
 }
@@ -57,7 +60,7 @@ function parse(spec, raw) {
  * the likely cause is a server without CORS headers, and the author is told how
  * to fix it.
  */
-function loadFailure(e) {
+function loadFailure(e, t) {
   // headlab.js names the module that failed (headlab_core, headlab_train or their _scalar builds),
   // where it looked, and the cause with Emscripten's "Aborted(…)" wrapping already removed.
   const message = String(e?.message ?? e);
@@ -67,16 +70,13 @@ function loadFailure(e) {
   const chunkName = /headlab-chunk-\w+\.js/.exec(message)?.[0];
   const file = named?.[1] ?? 'headlab_core.wasm';
   const detail = (named?.[2] ?? message).trim();
-  const what = chunk ? `part of its code${chunkName ? ` (${chunkName})` : ''}` : `its WebAssembly module (${file})`;
+  const what = chunk ? (chunkName ? t('load.whatChunkNamed', { chunk: chunkName }) : t('load.whatChunk')) : t('load.whatModule', { file });
   const from = new URL(BASE_URL);
   const crossOrigin = typeof location !== 'undefined' && location.protocol !== 'file:' && from.origin !== location.origin;
   const advice = crossOrigin
-    ? `For the course author: HeadLab is served from ${from.origin}, another origin than this page, and that server did not allow ` +
-      'this page to load it. Serve every HeadLab file with the header Access-Control-Allow-Origin, or load ' +
-      'headlab-components.classic.js instead, which works from any origin (HeadLab docs/embedding.md, “Embedding from another origin”).'
-    : 'The file may be missing, cut short or blocked. Reloading the page may help; if you run the site, check that ' +
-      `${chunk ? chunkName ?? 'every headlab-chunk-*.js file' : file} sits next to headlab-components.js and is served in full.`;
-  return [`This demo could not start: ${what} did not load.`, advice, `Details: ${detail || 'no reason given'}`];
+    ? t('load.adviceCrossOrigin', { origin: from.origin })
+    : t('load.adviceSameOrigin', { file: chunk ? chunkName ?? t('load.everyChunk') : file });
+  return [t('load.failed', { what }), advice, t('load.details', { detail: detail || t('load.noReason') })];
 }
 
 /**
@@ -99,8 +99,11 @@ export class HeadlabElement extends HTMLElement {
   static props = {};
   /** Extra CSS for this element's shadow root. */ static css = '';
 
+  /** This element's message catalogue (web/lib/i18n/catalogues/); the shared one is looked up after it. */
+  static messages = null;
+
   static get observedAttributes() {
-    return Object.entries(this.props).map(([name, spec]) => spec.attr ?? camelToKebab(name));
+    return [...Object.entries(this.props).map(([name, spec]) => spec.attr ?? camelToKebab(name)), 'lang'];
   }
 
   /** Defines property accessors from the props table and registers the tag once. */
@@ -157,7 +160,8 @@ export class HeadlabElement extends HTMLElement {
       this.emit('ready', { element: this.localName });
     }, (e) => {
       this.dataset.state = 'failed';
-      this.showFatal(loadFailure(e));
+      this._loadError = e;
+      this.showFatal(loadFailure(e, this.t));
       this.emit('error', { message: String(e?.message ?? e) });
     });
   }
@@ -170,8 +174,50 @@ export class HeadlabElement extends HTMLElement {
     systemDark?.removeEventListener?.('change', this._onScheme);
   }
 
-  attributeChangedCallback(_name, oldValue, newValue) {
-    if (oldValue !== newValue && this._built) this.requestUpdate();
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue === newValue || !this._built) return;
+    if (name === 'lang') this.relocalise();
+    else this.requestUpdate();
+  }
+
+  /** The language this element speaks: its `lang`, else the nearest ancestor's, else the page's ('en' | 'es'). */
+  get language() {
+    return languageOf(this);
+  }
+
+  /**
+   * The message function for this element's language (web/lib/i18n/index.js translator):
+   * `this.t('key', { name })`, `this.t.plural('key', n)`.
+   */
+  get t() {
+    const lang = this.language;
+    if (this._t?.lang !== lang) this._t = translator([this.constructor.messages, shared], lang);
+    return this._t;
+  }
+
+  /** `value` with `digits` decimals in this element's language (0.25 → "0,25" in Spanish). */
+  fmt(value, digits = 4) { return fixed(this.language, value, digits); }
+  /** A whole number grouped the way this element's language groups it. */
+  fmtInt(n) { return integer(this.language, n); }
+  /** Any number through Intl.NumberFormat in this element's language. */
+  formatNumber(x, options) { return formatNumber(this.language, x, options); }
+
+  /**
+   * Redraws the element in its (new) language: the shadow DOM is built again
+   * and updated, keeping the state a copied link would keep. Elements that
+   * hold more (a running session) override this.
+   */
+  relocalise() {
+    const extra = this.getExtraState();
+    this._widthObserver?.disconnect?.();
+    const style = this.root.querySelector('style');
+    this.root.replaceChildren(style);
+    if (this.dataset.state === 'failed') { this.showFatal(loadFailure(this._loadError, this.t)); return; }
+    this.build();
+    this._placeNotes();
+    this.setExtraState(new Map(Object.entries(extra)));
+    if (this.dataset.state === 'ready') this._render();
+    this.emit('relocalised', { lang: this.language });
   }
 
   /**
@@ -217,12 +263,12 @@ export class HeadlabElement extends HTMLElement {
       console.error(e);  // a bug: shown to the reader as text below, and to developers here
     }
     this._noteDrawn();
-    for (const box of this.root.querySelectorAll('.table-scroll')) hintScroll(box);
+    for (const box of this.root.querySelectorAll('.table-scroll')) hintScroll(box, this.t);
     if (!this._notes) return;
     const problems = this.attributeProblems();
     setText(this._notes.attributes, problems.join('\n'));
     this._notes.attributes.hidden = problems.length === 0;
-    const message = failure ? `Something went wrong while drawing this demo: ${failure?.message ?? failure}` : '';
+    const message = failure ? this.t('element.drawFailed', { message: failure?.message ?? failure }) : '';
     if (message !== this._notes.error.textContent) {
       setText(this._notes.error, message);
       this._notes.error.hidden = !message;
@@ -237,7 +283,7 @@ export class HeadlabElement extends HTMLElement {
   attributeProblems() {
     const out = [];
     for (const spec of Object.values(this.constructor.props)) {
-      const { problem } = parse(spec, this.getAttribute(spec.attr));
+      const { problem } = parse(spec, this.getAttribute(spec.attr), this.t);
       if (problem) out.push(problem);
     }
     return out;
@@ -302,7 +348,7 @@ export class HeadlabElement extends HTMLElement {
 
   /** The "Copy link" control. */
   copyLink() {
-    return copyLinkControl(() => this.shareUrl(), (url) => this.emit('link', { url }));
+    return copyLinkControl(() => this.shareUrl(), (url) => this.emit('link', { url }), this.t);
   }
 
   /** Replaces the element's content with a failure message (plain text). */

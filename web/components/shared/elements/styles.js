@@ -178,6 +178,7 @@ legend { font-weight: 600; padding: 0 0.3rem; }
   content: "Scroll sideways for more →"; display: block; position: sticky; left: 0; width: max-content;
   font-size: 0.78rem; color: var(--hl-muted);
 }
+.table-scroll[data-overflow][data-scroll-hint]::before { content: attr(data-scroll-hint); }
 
 /* Matrices */
 table.matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 0.88rem; }

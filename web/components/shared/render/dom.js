@@ -95,8 +95,10 @@ const hinted = new WeakSet();
  * Marks a horizontal scroll box (`.table-scroll`) while its content is wider
  * than it is: `data-overflow` (the CSS shows "scroll sideways" and edge shadows),
  * and a Tab stop with a name, so keyboard users can scroll it too. Once per box.
+ * `t` (the element's message function) words the name and the hint; English when omitted.
  */
-export function hintScroll(box) {
+export function hintScroll(box, t = null) {
+  if (t) box._scrollWords = t;
   if (hinted.has(box) || typeof ResizeObserver === 'undefined') return;
   hinted.add(box);
   const check = () => {
@@ -107,7 +109,9 @@ export function hintScroll(box) {
       box.tabIndex = 0;
       box.setAttribute('role', 'region');
       const caption = box.querySelector('caption')?.textContent?.trim();
-      box.setAttribute('aria-label', `${caption || 'Table'} (scrolls sideways)`);
+      const words = box._scrollWords;
+      box.setAttribute('aria-label', words ? words('scroll.label', { caption: caption || words('scroll.table') }) : `${caption || 'Table'} (scrolls sideways)`);
+      if (words) box.setAttribute('data-scroll-hint', words('scroll.hint'));
     } else {
       box.removeAttribute('tabindex');
       box.removeAttribute('role');

@@ -4,6 +4,8 @@
 
 import { el } from './dom.js';
 import { figureToPNG, figureToSVGText } from './figure.js';
+import { translator } from '../../../lib/i18n/index.js';
+import shared from '../../../lib/i18n/catalogues/shared.js';
 
 /** Starts a download of `blob` named `filename`. */
 export function download(blob, filename) {
@@ -48,12 +50,13 @@ export function matrixCSV({ corner = '', rowLabels, colLabels, values }) {
  * @param {() => object|null} [o.json]   current numbers as a JSON-able object
  * @param {() => string|null} [o.csv]    current numbers as CSV text
  * @param {(format: string, filename: string) => void} [o.onExport]
+ * @param {Function} [o.t] the element's message function (English when omitted)
  */
-export function exportMenu({ what, name, figure, json, csv, onExport }) {
+export function exportMenu({ what, name, figure, json, csv, onExport, t = translator(shared, 'en') }) {
   const buttons = [];
   const add = (format, label, make) => {
     const button = el('button', {
-      type: 'button', class: 'btn btn--small', 'aria-label': `Download ${what} as ${label}`,
+      type: 'button', class: 'btn btn--small', 'aria-label': t('export.as', { what, format: label }),
       dataset: { export: format },
       on: {
         click: async () => {
@@ -84,6 +87,6 @@ export function exportMenu({ what, name, figure, json, csv, onExport }) {
     add('csv', 'CSV', () => { const c = csv(); return c ? new Blob([c], { type: 'text/csv' }) : null; });
   }
   return el('details', { class: 'export', part: 'export' },
-    el('summary', {}, 'Download'),
-    el('div', { class: 'export__buttons', role: 'group', 'aria-label': `Download ${what}` }, buttons));
+    el('summary', {}, t('export.summary')),
+    el('div', { class: 'export__buttons', role: 'group', 'aria-label': t('export.group', { what }) }, buttons));
 }

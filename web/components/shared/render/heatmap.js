@@ -3,10 +3,12 @@
 // for screen readers), hover/focus row highlighting and PNG/SVG/JSON/CSV export.
 
 import { el, svgEl, uid, onWidthChange } from './dom.js';
-import { fmt, clip } from '../../../lib/teach/format.js';
+import { clip } from '../../../lib/teach/format.js';
 import { viridis, textOn } from './colormap.js';
 import { figureToSVG, textWidth } from './figure.js';
 import { exportMenu, matrixCSV, slug } from './export.js';
+import { translator, fixed } from '../../../lib/i18n/index.js';
+import shared from '../../../lib/i18n/catalogues/shared.js';
 
 const LABEL_SIZE = 12;
 const GAP = 6;
@@ -16,7 +18,8 @@ const GAP = 6;
  * `values` is rows × cols (array of arrays); null draws empty cells.
  */
 export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, digits = 4, title = '',
-  rowAxis = 'query', colAxis = 'key', highlightRow = -1, markRow = -1, maxGrid = 420, fitWidth = 0, legend = 'attention weight' }) {
+  rowAxis = 'query', colAxis = 'key', highlightRow = -1, markRow = -1, maxGrid = 420, fitWidth = 0, legend = 'attention weight', lang = 'en' }) {
+  const fmt = (v, d) => fixed(lang, v, d);
   const rows = rowLabels.length, cols = colLabels.length;
   const rowText = rowLabels.map((l) => clip(l));
   let cs = Math.max(6, Math.min(60, Math.floor(maxGrid / Math.max(rows, cols, 1))));
@@ -104,10 +107,12 @@ export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, 
  * @param {number} [o.min] @param {number} [o.max] @param {number} [o.digits]
  */
 export function createHeatmap(o) {
+  const t = o.t ?? translator(shared, 'en');
+  const num = (v, d) => fixed(t.lang, v, d);
   let rowLabels = o.rowLabels.slice();
   let colLabels = o.colLabels.slice();
   const min = o.min ?? 0, max = o.max ?? 1, digits = o.digits ?? 4;
-  const rowAxis = o.rowAxis ?? 'query', colAxis = o.colAxis ?? 'key';
+  const rowAxis = o.rowAxis ?? t('heatmap.query'), colAxis = o.colAxis ?? t('heatmap.key');
   let values = null;
   let highlightRow = -1;
   const figureBox = el('div', { class: 'heatmap__figure', 'aria-hidden': 'true' });
@@ -120,21 +125,22 @@ export function createHeatmap(o) {
       click: () => {
         const open = toggle.getAttribute('aria-expanded') !== 'true';
         toggle.setAttribute('aria-expanded', String(open));
-        toggle.textContent = open ? 'Hide numbers' : 'Show numbers';
+        toggle.textContent = open ? t('heatmap.hide') : t('heatmap.show');
         tableBox.classList.toggle('sr-only', !open);
       },
     },
-  }, 'Show numbers');
+  }, t('heatmap.show'));
   const title = el('h4', { class: 'heatmap__title' }, o.title);
   const menu = exportMenu({
     what: o.title,
     name: () => o.fileName ?? slug(o.title),
-    figure: () => values && heatmapFigure({ rowLabels, colLabels, values, min, max, digits, title: o.title, rowAxis, colAxis }),
+    figure: () => values && heatmapFigure({ rowLabels, colLabels, values, min, max, digits, title: o.title, rowAxis, colAxis, legend: o.legend ?? t('heatmap.legend'), lang: t.lang }),
     json: () => values && {
       title: o.title, rows: rowAxis, columns: colAxis, rowLabels, colLabels, values: values.map((r) => Array.from(r)),
     },
     csv: () => values && matrixCSV({ corner: `${rowAxis} \\ ${colAxis}`, rowLabels, colLabels, values: values.map((r) => Array.from(r)) }),
     onExport: o.onExport,
+    t,
   });
   const tools = el('div', { class: 'heatmap__tools' }, toggle, menu);
   const element = el('figure', { class: 'heatmap', part: 'heatmap' }, title, figureBox, readout, tools, tableBox);
@@ -143,11 +149,11 @@ export function createHeatmap(o) {
   function buildTable() {
     if (rowLabels.length * colLabels.length > 4096) {
       cells = [];
-      tableBox.replaceChildren(el('p', { class: 'small' }, `${rowLabels.length} × ${colLabels.length} numbers are too many for a table here; use Download → CSV.`));
+      tableBox.replaceChildren(el('p', { class: 'small' }, t('heatmap.tooMany', { rows: rowLabels.length, cols: colLabels.length })));
       return;
     }
     const table = el('table', { class: 'matrix matrix--heat', dataset: o.testid ? { testid: o.testid } : {} },
-      el('caption', {}, `${o.title} (rows: ${rowAxis}, columns: ${colAxis})`),
+      el('caption', {}, t('heatmap.caption', { title: o.title, rows: rowAxis, cols: colAxis })),
       el('thead', {}, el('tr', {}, el('td', {}), colLabels.map((l) => el('th', { scope: 'col' }, l)))));
     const body = el('tbody');
     cells = rowLabels.map((label, r) => {
@@ -172,7 +178,7 @@ export function createHeatmap(o) {
   function draw() {
     lastWidth = figureBox.clientWidth;
     const fig = heatmapFigure({ rowLabels, colLabels, values, min, max, digits, rowAxis, colAxis, markRow: o.markRow ?? -1, maxGrid: o.maxGrid ?? 420, fitWidth: lastWidth,
-      legend: o.legend ?? 'attention weight' });
+      legend: o.legend ?? t('heatmap.legend'), lang: t.lang });
     const svg = figureToSVG(fig);
     svg.setAttribute('class', 'fig');
     svg.style.maxWidth = `${fig.width}px`;
@@ -196,7 +202,7 @@ export function createHeatmap(o) {
       const hit = cellAt(event);
       if (!hit) return;
       const [r, c] = hit;
-      readout.textContent = values ? `${rowAxis} “${rowLabels[r]}” → ${colAxis} “${colLabels[c]}”: ${fmt(values[r][c], digits)}` : '\u00a0';
+      readout.textContent = values ? t('heatmap.readout', { rows: rowAxis, row: rowLabels[r], cols: colAxis, col: colLabels[c], value: num(values[r][c], digits) }) : '\u00a0';
       if (r !== lastRow) { lastRow = r; o.onHoverRow?.(r); }
     });
     svg.addEventListener('pointerleave', () => { lastRow = null; readout.textContent = '\u00a0'; o.onHoverRow?.(null); });
@@ -219,10 +225,10 @@ export function createHeatmap(o) {
         return;
       }
       const v = values[r][c];
-      const t = (v - min) / (max - min || 1);
-      td.textContent = fmt(v, digits);
-      td.style.backgroundColor = viridis(t);
-      td.style.color = textOn(t);
+      const share = (v - min) / (max - min || 1);
+      td.textContent = num(v, digits);
+      td.style.backgroundColor = viridis(share);
+      td.style.color = textOn(share);
     }));
   }
 

@@ -7,6 +7,8 @@
 import { getLab } from '../lab/lab.js';
 import { FROM_FILE } from '../lab/assets.js';
 import { openWorker, Pending } from './worker-rpc.js';
+import { translator } from '../../../lib/i18n/index.js';
+import shared from '../../../lib/i18n/catalogues/shared.js';
 
 let worker = null;
 let mode = null;          // 'worker' | 'main'
@@ -55,10 +57,8 @@ export function compute(method, args) {
   return new Promise((resolve, reject) => pending.post(worker, pending.job(method, args, [], resolve, reject)));
 }
 
-/** Explains where computation runs, for a status line. */
-export function computeNote() {
-  if (computeMode() === 'worker') return 'Long calculations run in the background (a Web Worker), so the page stays responsive.';
-  return FROM_FILE
-    ? 'Opened from a file, so calculations run on the page itself (the main thread): browsers start no background workers for files.'
-    : 'Everything runs on this page’s main thread (HeadLab comes from another site, and browsers only start helper threads from the page’s own site).';
+/** Explains where computation runs, for a status line, in the words of `t` (the element's message function). */
+export function computeNote(t = translator(shared, 'en')) {
+  if (computeMode() === 'worker') return t('compute.worker');
+  return FROM_FILE ? t('compute.file') : t('compute.main');
 }
