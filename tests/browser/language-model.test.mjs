@@ -466,7 +466,7 @@ test('Load model: a saved file loads back with the same step, labels, held-out r
   assert.equal(await loss(), savedLoss, 'the same held-out loss');
   assert.equal(await greedy(), savedText, 'the same greedy continuation');
   assert.equal(await lm(page).locator('[data-testid="lm-heads"]').inputValue(), String(saved.shape[1]), 'the settings follow the file');
-  await expectText(lm(page).locator('[role="status"]'), new RegExp(`Loaded “[^”]+”: 2 layers of 4 heads, trained for ${saved.step} steps`));
+  await expectText(lm(page).locator('[data-testid="lm-status"]'), new RegExp(`Loaded “[^”]+”: 2 layers of 4 heads, trained for ${saved.step} steps`));
   // A file that is not a model: the API's reason in the error box; the loaded model stays and works.
   await button.focus();
   const [again] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);

@@ -48,9 +48,8 @@
  */
 
 
-import { TrainingElement, option, selectValue, trainingCss } from './shared/elements/training-element.js';
+import { TrainingElement, option, selectValue, trainingCss, withTraining, modeText } from './shared/elements/training-element.js';
 import { el, uid, onWidthChange, setText } from './shared/render/dom.js';
-import { fmt } from '../lib/teach/format.js';
 import { exportMenu, download } from './shared/render/export.js';
 import { TREND_WINDOW } from '../lib/teach/head-trend.js';
 import { TrainerClient } from './shared/worker/trainer-client.js';
@@ -64,11 +63,11 @@ import { AblationPanel } from './language-model/ablation-panel.js';
 import { TextPanel } from './language-model/text-panel.js';
 import { lmCurves, phaseNote } from './language-model/curves.js';
 import { loadModelButton, fileProblem, MAX_MODEL_BYTES } from './language-model/model-file.js';
+import messages from '../lib/i18n/catalogues/language-model.js';
 
 export { PHASE_ACCURACY };
 const HEADS = [1, 2, 4, 8];
 const LAYERS = [1, 2, 3, 4];
-const SPEEDS = { slow: `Slow: ${LM_PACES.slow} steps/s`, normal: `Normal: ${LM_PACES.normal} steps/s`, fast: 'Fast: no limit' };
 
 const CSS = `
 .settings { grid-template-columns: repeat(auto-fill, minmax(min(100%, 8.5rem), 1fr)); }
@@ -91,6 +90,7 @@ export class HeadlabLanguageModel extends TrainingElement {
   static chartPrefix = 'lm';
   static stateKey = 'lm';
   static css = trainingCss + CSS + GRID_CSS + GENERATION_CSS;
+  static messages = withTraining(messages);
   static props = {
     task: { type: 'enum', values: ['induction', 'cricket'], default: 'induction', state: true },
     layers: { type: 'int', default: 2, min: 1, max: 4, state: true },
@@ -137,7 +137,7 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   async setHeadEnabled(layer, head, enabled, run = 0) {
     const s = await this.ctl.setHeadEnabled(layer, head, enabled, run);
-    this.say(`Layer ${layer + 1}, head ${head + 1} switched ${enabled ? 'on' : 'off'}: held-out accuracy ${fmt(s.eval.accuracy, 3)}, loss ${fmt(s.eval.loss, 3)}.`);
+    this.say(this.t(`lm.said.ablate.${enabled ? 'on' : 'off'}`, { layer: layer + 1, head: head + 1, accuracy: this.fmt(s.eval.accuracy, 3), loss: this.fmt(s.eval.loss, 3) }));
     this.emit('ablate', { run, layer, head, enabled: Boolean(enabled) });
   }
 
@@ -149,7 +149,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     this._open = { layer, head };
     this.grid.select(this._open);
     this.renderDetail(true);
-    this.say(`Layer ${layer + 1}, head ${head + 1} opened below the grid.`);
+    this.say(this.t('lm.said.open', { layer: layer + 1, head: head + 1 }));
   }
 
   /** Shows one head of the one-layer model (side by side) below its grid. */
@@ -157,7 +157,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     const r = this.ctl.runs[1];
     if (!r || layer < 0 || layer >= r.layers || head < 0 || head >= r.heads) return;
     this.comparePanel.openHead(layer, head, this.snapshot?.runs[1], this.running);
-    this.say(`One-layer model: layer ${layer + 1}, head ${head + 1} opened below its grid.`);
+    this.say(this.t('lm.said.openOne', { layer: layer + 1, head: head + 1 }));
   }
 
   /** Draws every head on `text`; rejects with the API's RangeError when a word is unknown (the element says so too). */
@@ -185,21 +185,24 @@ export class HeadlabLanguageModel extends TrainingElement {
   async saveModel(run = 0) { return this.ctl.saveModel(run); }
 
   /** Loads a model saveModel() wrote, paused; the settings (task, layers, heads, seed) follow the file. */
-  async loadModel(bytes, name = 'the model') {
+  async loadModel(bytes, name = null) {
     const examples = Object.fromEntries(Object.entries(TASK_TEXT).map(([task, t]) => [task, task === this.task && this._example ? this._example : t.example]));
     const m = await this.ctl.loadModel(bytes, examples);
     Object.assign(this, { pretrained: false, compare: false, task: m.task, layers: m.layers, heads: m.heads, seed: m.seed });
-    this.say(`Loaded ${name}: ${m.layers} layers of ${m.heads} heads, trained for ${m.step} steps.`);
-    this.emit('load', { files: [name] });
+    const t = this.t;
+    this.say(t(name ? 'lm.said.loaded' : 'lm.said.loadedBytes', { name, layers: t.plural('lm.layers', m.layers), heads: t.plural('lm.heads', m.heads), steps: m.step }));
+    this.emit('load', { files: name ? [name] : [] });
     return m;
   }
 
   // ---------------------------------------------------------------- build
 
   build() {
+    const t = this.t;
     this.setAttribute('data-busy', '');
     this._reduced = typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
-    this.heading = el('h2', {}, TASK_TEXT.induction.title);
+    this.heading = el('h2', {}, t('lm.title.induction'));
+    this._introTask = null;
     this.status = el('p', { class: 'status', role: 'status', dataset: { testid: 'lm-status' } });
     this.intro = el('div', { class: 'explain' });
 
@@ -208,12 +211,12 @@ export class HeadlabLanguageModel extends TrainingElement {
       s.addEventListener('change', () => change(s.value));
       return s;
     };
-    this.taskSelect = select('lm-task', [option('induction', 'Induction: copy a repeated stretch'), option('cricket', 'Cricket: what “it” refers to')],
+    this.taskSelect = select('lm-task', [option('induction', t('lm.task.induction')), option('cricket', t('lm.task.cricket'))],
       (v) => { this.pretrained = false; this.task = v; });
     this.layersSelect = select('lm-layers', LAYERS.map((n) => option(n)), (v) => { this.pretrained = false; this.layers = Number(v); });
     this.headsSelect = select('lm-heads', HEADS.map((n) => option(n)), (v) => { this.pretrained = false; this.heads = Number(v); });
     // While training, the controller sends the new pace (see configure).
-    this.speedSelect = select('lm-speed', Object.entries(SPEEDS).map(([v, l]) => option(v, l)), (v) => { this.speed = v; });
+    this.speedSelect = select('lm-speed', Object.entries(LM_PACES).map(([v, n]) => option(v, t(`lm.speed.${v}`, { n }))), (v) => { this.speed = v; });
     this.seedInput = el('input', { type: 'number', min: 0, step: 1, inputmode: 'numeric', dataset: { testid: 'lm-seed' } });
     this.seedInput.addEventListener('change', () => {
       const v = this.seedInput.valueAsNumber;
@@ -222,48 +225,47 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.compareBox = el('input', { type: 'checkbox', id: uid('cmp'), dataset: { testid: 'lm-compare' } });
     this.compareBox.addEventListener('change', () => { this.compare = this.compareBox.checked; });
     this.settings = el('fieldset', {},
-      el('legend', {}, 'Task and model'),
+      el('legend', {}, t('lm.settings')),
       el('div', { class: 'settings' },
-        el('div', { class: 'wide' }, field('Task', this.taskSelect)),
-        field('Layers', this.layersSelect), field('Heads per layer', this.headsSelect),
-        field('Speed', this.speedSelect), field('Seed', this.seedInput),
-        el('div', { class: 'wide' }, el('label', { class: 'check', for: this.compareBox.id }, this.compareBox,
-          'Side by side: also a model with 1 layer, same task'))));
+        el('div', { class: 'wide' }, field(t('lm.field.task'), this.taskSelect)),
+        field(t('lm.field.layers'), this.layersSelect), field(t('lm.field.heads'), this.headsSelect),
+        field(t('lm.field.speed'), this.speedSelect), field(t('lm.field.seed'), this.seedInput),
+        el('div', { class: 'wide' }, el('label', { class: 'check', for: this.compareBox.id }, this.compareBox, t('lm.field.compare')))));
 
     const button = (action, label, click, primary = '') => el('button', { type: 'button', class: `btn${primary}`, dataset: { action }, on: { click } }, label);
-    this.startButton = button('start', 'Start', () => (this.running ? this.pause() : this.start()), ' btn--primary btn--start');
-    this.stepButton = button('step', '10 steps', () => this.step(10).catch((e) => this.fail(e)));
-    this.resetButton = button('reset', 'Reset', () => { this.pretrained = false; this.reset(); });
-    this.pretrainedButton = button('pretrained', 'Load the trained model', () => { if (this.pretrained) this.reset(); else this.pretrained = true; });
+    this.startButton = button('start', t('training.start'), () => (this.running ? this.pause() : this.start()), ' btn--primary btn--start');
+    this.stepButton = button('step', t('lm.tenSteps'), () => this.step(10).catch((e) => this.fail(e)));
+    this.resetButton = button('reset', t('lm.reset'), () => { this.pretrained = false; this.reset(); });
+    this.pretrainedButton = button('pretrained', t('lm.loadTrained'), () => { if (this.pretrained) this.reset(); else this.pretrained = true; });
     this.progress = el('span', { class: 'progress', dataset: { testid: 'lm-progress' } });
     this.runBar = el('div', { class: 'toolbar runbar' }, this.startButton, this.stepButton, this.resetButton, this.pretrainedButton, this.progress);
     this.errorBox = el('div', { class: 'alert', role: 'alert', dataset: { testid: 'lm-errors' } });
     this.modeNote = el('p', { class: 'small muted', dataset: { testid: 'lm-mode' } });
 
     // Curves
-    this.lossChart = this.chartSection('Loss', 'Cross-entropy of the next token, held-out sequences', 'loss');
-    this.accChart = this.chartSection('Task accuracy', '', 'accuracy');
+    this.lossChart = this.chartSection(t('lm.chart.loss'), t('lm.chart.lossNote'), 'loss');
+    this.accChart = this.chartSection(t('lm.chart.accuracy'), '', 'accuracy');
     this.phaseNote = el('p', { class: 'small phase-note', dataset: { testid: 'lm-phase' } });
 
     // Heads grid
-    this.grid = new HeadGrid({ onOpen: (layer, head) => this.openHead(layer, head) });
+    this.grid = new HeadGrid({ onOpen: (layer, head) => this.openHead(layer, head), t });
     this.gridExport = exportMenu({
-      what: 'head scores', name: () => `head-scores-${this.task}-${this.ctl.runs[0]?.layers ?? 0}-layers-step-${this.ctl.currentStep}`,
+      what: t('lm.headScores'), t, name: () => `head-scores-${this.task}-${this.ctl.runs[0]?.layers ?? 0}-layers-step-${this.ctl.currentStep}`,
       csv: () => this.snapshot && scoresCSV(this.snapshot.runs[0]), json: () => this.snapshot && { task: this.task, step: this.ctl.currentStep, heads: this.snapshot.runs[0].scores },
       onExport: (format, filename) => this.emit('export', { format, filename }),
     });
     this.gridNote = el('p', { class: 'small muted' });
 
     // The opened head
-    this.detail = new HeadDetail({ fileName: (layer, head) => `${this.task}-layer-${layer + 1}-head-${head + 1}`,
+    this.detail = new HeadDetail({ t, fileName: (layer, head) => `${this.task}-layer-${layer + 1}-head-${head + 1}`,
       onExport: (format, filename) => this.emit('export', { format, filename }) });
 
-    this.textPanel = new TextPanel({ button, onShow: (text) => this.showText(text).catch(() => {}) });
-    this.ablation = new AblationPanel({ setHead: (l, h, on) => this.setHeadEnabled(l, h, on).catch((e) => this.fail(e)),
+    this.textPanel = new TextPanel({ button, t, onShow: (text) => this.showText(text).catch(() => {}) });
+    this.ablation = new AblationPanel({ t, setHead: (l, h, on) => this.setHeadEnabled(l, h, on).catch((e) => this.fail(e)),
       settled: () => { if (this.snapshot) this.renderAblation(); } });
     // One layer against two: a new pair trains at once.
     this.comparePanel = new ComparePanel({
-      button, onOpen: (layer, head) => this.openOneLayerHead(layer, head), fileName: (head) => `${this.task}-1-layer-model-head-${head + 1}`,
+      button, t, onOpen: (layer, head) => this.openOneLayerHead(layer, head), fileName: (head) => `${this.task}-1-layer-model-head-${head + 1}`,
       onExport: (format, filename) => this.emit('export', { format, filename }),
       onCompare: () => {
         this.ctl.reset();
@@ -274,10 +276,10 @@ export class HeadlabLanguageModel extends TrainingElement {
     });
 
     // Continue this text
-    this.gen = new GenerationPanel({ generate: (o) => this.generate(o), vocabulary: () => this._task.vocabulary });
+    this.gen = new GenerationPanel({ generate: (o) => this.generate(o), vocabulary: () => this._task.vocabulary, t });
 
-    this.saveButton = button('save-model', 'Save model', () => this.downloadModel());
-    const load = loadModelButton({ button, onFile: (file) => this.loadFile(file) });
+    this.saveButton = button('save-model', t('lm.saveModel'), () => this.downloadModel());
+    const load = loadModelButton({ button, t, onFile: (file) => this.loadFile(file) });
     this.loadButton = load.button;
     this.fileBar = el('div', { class: 'toolbar files' }, this.saveButton, this.loadButton, load.input, this.copyLink());
 
@@ -285,7 +287,7 @@ export class HeadlabLanguageModel extends TrainingElement {
       this.heading, this.status, this.intro, this.settings, this.runBar, this.errorBox, this.modeNote,
       el('div', { class: 'charts' }, this.lossChart.section, this.accChart.section),
       this.phaseNote,
-      el('section', { class: 'part', dataset: { testid: 'lm-heads-part' } }, el('h3', {}, 'Every head, live'), this.gridNote, this.grid.element, this.gridExport),
+      el('section', { class: 'part', dataset: { testid: 'lm-heads-part' } }, el('h3', {}, t('lm.headsTitle')), this.gridNote, this.grid.element, this.gridExport),
       this.detail.element, this.textPanel.element, this.ablation.element, this.comparePanel.element, this.gen.element, this.fileBar);
 
     const chartBox = this.lossChart.box;
@@ -325,10 +327,10 @@ export class HeadlabLanguageModel extends TrainingElement {
     const tasks = this.ctl.tasks;
     this._task = tasks.find((t) => t.name === this.task) ?? tasks[0];
     this.seedInput.value = String(this.runSeed);  // now with the task's suggested seed, the one the run uses
-    setText(this.heading, TASK_TEXT[this._task.name].title);
+    setText(this.heading, this.t(`lm.title.${this._task.name}`));
     if (this._introTask !== this.task) {
       this._introTask = this.task;
-      this.intro.replaceChildren(...introParagraphs(this.task));
+      this.intro.replaceChildren(...introParagraphs(this.task, this.t));
     }
     // The controller makes, pauses or resumes the model; a removed element gets no Worker.
     const example = this._pendingText ?? (this._example && this._exampleTask === this._task.name ? this._example : TASK_TEXT[this._task.name].example);
@@ -366,7 +368,7 @@ export class HeadlabLanguageModel extends TrainingElement {
         const { run, step, seconds, accuracy } = detail;
         if (run.k === 0) {
           this.setAttribute('data-phase-step', String(step));
-          this.say(`Phase change at step ${step}, after ${fmt(seconds, 1)} s of training: held-out accuracy ${fmt(accuracy, 2)}.`);
+          this.say(this.t('lm.said.phase', { step, seconds: this.fmt(seconds, 1), accuracy: this.fmt(accuracy, 2) }));
         }
         this.emit('phase-change', { layers: run.layers, step, seconds, accuracy });
         break;
@@ -383,21 +385,35 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   /** A new model: the example, prompt and hints of its task, and the grid, switches and curves laid out for it. */
   onCreated({ runs, info, settings: d }) {
-    const text = TASK_TEXT[d.task.name];
+    const t = this.t;
     this.errorBox.replaceChildren();
-    if (info.note) this.errorBox.replaceChildren(el('strong', {}, 'No trained model.'), ` ${info.note}`);
+    if (info.note) this.errorBox.replaceChildren(el('strong', {}, t('lm.noTrained')), ` ${t('lm.noTrainedNote', { detail: info.loadError })}`);
     this._pendingText = undefined;
     this._example = d.example;
     this._exampleTask = d.task.name;
-    this.textPanel.reset(d.example, text);
-    this.gen.reset(d.task.name, text.prompt);
+    this.showModel(runs);
+    if (d.pretrained) this.say(t('lm.said.loadedTrained', { layers: t.plural('lm.layers', runs[0].layers), steps: info.snapshot.runs[0].step }));
+  }
+
+  /** The panels laid out for the model (new, or the same one drawn again in another language). */
+  showModel(runs) {
+    this.textPanel.reset(this._example, this._exampleTask);
+    this.gen.reset(this._exampleTask, TASK_TEXT[this._exampleTask].prompt);
     this.layout(runs);
-    const threads = this.threads ?? 1;
-    this.modeNote.textContent = threads > 1
-      ? `Training runs in a Web Worker, each step's batch split over ${threads} threads (this page is cross-origin isolated), so the page stays responsive.`
-      : this.ctl.client.note();
+    setText(this.modeNote, modeText(this.t, this.ctl.client, this.threads ?? 1));
     this.removeAttribute('data-busy');
-    if (d.pretrained) this.say(`Loaded the trained model: ${runs[0].layers} layers, trained for ${info.snapshot.runs[0].step} steps.`);
+  }
+
+  /** Drawn again in a new language: the model and its state stay. */
+  relocalise() {
+    this._resizeObserver?.disconnect();
+    const prompt = this.gen?.promptInput.value;
+    super.relocalise();
+    if (!this.ctl.runs.length || !this._exampleTask) return;
+    this.showModel(this.ctl.runs);
+    if (prompt) this.gen.promptInput.value = prompt;
+    this.renderButtons();
+    if (this.snapshot) this.scheduleRender(true);
   }
 
   /** The Worker stopped: say so, and offer a new one (which trains at once only with autoplay, as at first). */
@@ -406,8 +422,9 @@ export class HeadlabLanguageModel extends TrainingElement {
       this.ctl.restart();
       if (!this.autoplay) this.ctl.pause();
       this.requestUpdate();
-    } } }, 'Start again');
-    this.errorBox.replaceChildren(el('strong', {}, 'Training stopped.'), ` ${message.charAt(0).toUpperCase()}${message.slice(1)}. The model is lost; Start again trains a new one in a new Worker. `, button);
+    } } }, this.t('lm.startAgain'));
+    const said = this.t.lang === 'en' ? message : this.t('lm.workerStopped', { detail: message });
+    this.errorBox.replaceChildren(el('strong', {}, this.t('training.stopped')), ` ${this.t('lm.workerLost', { message: `${said.charAt(0).toUpperCase()}${said.slice(1)}` })} `, button);
     this.emit('error', { message });
   }
 
@@ -462,10 +479,8 @@ export class HeadlabLanguageModel extends TrainingElement {
         this.renderDetail(true);
       }
     }
-    setText(this.gridNote, `Each picture is one head’s attention on “${clipText(s.tokens)}”: rows are queries, columns keys, brighter is more weight. ` +
-      `Labels and scores average over ${this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES} held-out sequences; a label needs a score of at least 0.5. ` +
-      `Under each label: ${this.task === 'cricket' ? 'the head’s coreference score' : r.layers > 1 ? 'the previous-token score in layer 1 and the induction score in layer 2' : 'the head’s induction score'}, ` +
-      `with an arrow for where it went over the last ${TREND_WINDOW} steps and a line for the whole run (a label needs half its height).`);
+    setText(this.gridNote, this.t('lm.gridNote', { text: clipText(s.tokens), n: this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES, window: TREND_WINDOW,
+      what: this.t(this.task === 'cricket' ? 'lm.gridNote.coref' : r.layers > 1 ? 'lm.gridNote.twoLayers' : 'lm.gridNote.induction') }));
     this.grid.select(this._open);
   }
 
@@ -477,18 +492,19 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   renderCharts() {
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));
-    const { loss, accuracy } = lmCurves(this.ctl.runs, { step: this.ctl.currentStep, until: this.ctl.until, width, vocabularySize: this._task.vocabulary.length });
+    const { loss, accuracy } = lmCurves(this.ctl.runs, { step: this.ctl.currentStep, until: this.ctl.until, width, vocabularySize: this._task.vocabulary.length }, this.t);
     this.drawChart(this.lossChart, loss.fig, loss.label);
     this.drawChart(this.accChart, accuracy.fig, accuracy.label);
-    setText(this.accChart.note, `Held-out: ${this._task.metric}.`);
-    this.phaseNote.replaceChildren(...phaseNote(this.ctl.runs[0]));
+    const metric = `lm.metric.${this._task.name}`;
+    setText(this.accChart.note, this.t('lm.chart.heldOutMetric', { metric: this.t.has(metric) ? this.t(metric) : this._task.metric }));
+    this.phaseNote.replaceChildren(...phaseNote(this.ctl.runs[0], this.t));
   }
 
   renderProgress() {
     const s = this.snapshot.runs[0];
-    const threads = this.threads ?? 1;
-    const on = threads > 1 ? ` on ${threads} threads` : '';
-    setText(this.progress, `Step ${s.step} · ${fmt(this.ctl.seconds(), 1)} s${on} · held-out accuracy ${fmt(s.eval.accuracy, 2)} · pauses at ${Math.max(this.ctl.until, s.step)}`);
+    const n = this.threads ?? 1;
+    setText(this.progress, this.t(n > 1 ? 'lm.progressThreads' : 'lm.progress', { step: s.step, seconds: this.fmt(this.ctl.seconds(), 1), n,
+      accuracy: this.fmt(s.eval.accuracy, 2), until: Math.max(this.ctl.until, s.step) }));
   }
 
   renderAblation() {
@@ -501,12 +517,12 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   renderButtons() {
     const c = this.ctl.controls();
-    this.startButton.textContent = c.start;
+    this.startButton.textContent = this.startText(c);
     this.startButton.disabled = !c.canStart;
     this.stepButton.disabled = !c.canStep;
     this.saveButton.disabled = !c.canSave;
     this.loadButton.disabled = !c.canReset || this.ctl.state === 'loading';
-    this.pretrainedButton.textContent = this.pretrained ? 'Reload the trained model' : 'Load the trained model';
+    this.pretrainedButton.textContent = this.t(this.pretrained ? 'lm.reloadTrained' : 'lm.loadTrained');
   }
 
   curvesFileName(name) {
@@ -527,11 +543,11 @@ export class HeadlabLanguageModel extends TrainingElement {
   async loadFile(file) {
     this.errorBox.replaceChildren();
     try {
-      if (file.size > MAX_MODEL_BYTES) throw new RangeError(`the file is ${fmt(file.size / 2 ** 20, 1)} MiB; a saved language model is at most 64 MiB`);
-      await this.loadModel(new Uint8Array(await file.arrayBuffer()), `“${file.name}”`);
+      if (file.size > MAX_MODEL_BYTES) throw Object.assign(new RangeError('file too large'), { said: this.t('lm.file.tooLarge', { size: this.fmt(file.size / 2 ** 20, 1) }) });
+      await this.loadModel(new Uint8Array(await file.arrayBuffer()), file.name);
     } catch (e) {
-      const text = fileProblem(e);
-      this.errorBox.replaceChildren(el('strong', {}, `“${file.name}” was not loaded.`), ` ${text}`);
+      const text = fileProblem(e, this.t);
+      this.errorBox.replaceChildren(el('strong', {}, this.t('lm.file.notLoaded', { name: file.name })), ` ${text}`);
       this.emit('error', { message: `${file.name}: ${text}` });
     }
   }
@@ -541,7 +557,7 @@ export class HeadlabLanguageModel extends TrainingElement {
       const bytes = await this.saveModel(0);
       const filename = `headlab-${this.task}-${this.ctl.runs[0].layers}-layers-step-${this.ctl.currentStep}.hlm`;
       download(new Blob([bytes], { type: 'application/octet-stream' }), filename);
-      this.say(`Saved the model after ${this.ctl.currentStep} steps as ${filename}.`);
+      this.say(this.t('lm.said.saved', { steps: this.ctl.currentStep, filename }));
       this.emit('export', { format: 'hlm', filename });
     } catch (e) {
       this.fail(e);

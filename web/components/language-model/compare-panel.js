@@ -5,7 +5,7 @@
 // and the session's snapshots.
 
 import { el, setText } from '../shared/render/dom.js';
-import { fmt } from '../../lib/teach/format.js';
+import { fixed } from '../../lib/i18n/index.js';
 import { PHASE_ACCURACY } from '../../lib/teach/lm-controller.js';
 import { HeadGrid, HeadDetail } from './head-grid.js';
 
@@ -17,20 +17,21 @@ export class ComparePanel {
    * @param {(head: number) => string} o.fileName  the file name of the opened head's exports
    * @param {(format: string, filename: string) => void} o.onExport
    * @param {(action: string, label: string, click: () => void) => HTMLButtonElement} o.button  the element's button maker
+   * @param {Function} o.t  the element's message function
    */
-  constructor({ onCompare, onOpen, fileName, onExport, button }) {
+  constructor({ onCompare, onOpen, fileName, onExport, button, t }) {
+    this.t = t;
     this.body = el('div', { dataset: { testid: 'lm-compare-table' } });
-    this.button = button('compare', 'Train 1 layer and 2 layers side by side', onCompare);
+    this.button = button('compare', t('lm.compare.button'), onCompare);
     // The one-layer model's heads, drawn and opened as the main model's are.
-    this.grid = new HeadGrid({ prefix: 'lm-one', onOpen });
-    this.detail = new HeadDetail({ prefix: 'lm-one', name: 'One-layer model', fileName: (layer, head) => fileName(head), onExport });
+    this.grid = new HeadGrid({ prefix: 'lm-one', onOpen, t });
+    this.detail = new HeadDetail({ prefix: 'lm-one', name: t('lm.compare.oneModel'), fileName: (layer, head) => fileName(head), onExport, t });
     this.detail.element.hidden = true;
     this.heads = el('div', { hidden: true, dataset: { testid: 'lm-one-heads' } },
-      el('p', { class: 'small muted' }, 'The one-layer model’s heads on the same text. Click one, or use the arrow keys and Enter, to open it.'),
-      this.grid.element, this.detail.element);
+      el('p', { class: 'small muted' }, t('lm.compare.oneHeads')), this.grid.element, this.detail.element);
     this.text = el('p', { class: 'small explain' });
     this.open = null;
-    this.element = el('section', { class: 'part compare' }, el('h3', {}, 'One layer against two'), this.text, this.body, this.heads, this.button);
+    this.element = el('section', { class: 'part compare' }, el('h3', {}, t('lm.compare.title')), this.text, this.body, this.heads, this.button);
   }
 
   /** New runs: the one-layer grid laid out for the second run, if there is one; no head of it open. */
@@ -56,28 +57,26 @@ export class ComparePanel {
    * @param {{task: string, pretrained: boolean, compare: boolean, running: boolean, step: number}} o
    */
   render(runs, snap, { task, pretrained, compare, running, step }) {
+    const t = this.t;
+    const num = (v, d) => fixed(t.lang, v, d);
     const best = (s, key) => s.scores.reduce((b, q) => (Number.isFinite(q[key]) && (!b || q[key] > b[key]) ? q : b), null);
     const key = task === 'cricket' ? 'coreference' : 'induction';
     this.button.hidden = runs.length > 1 || runs[0].layers === 1;
-    setText(this.text, task === 'cricket'
-      ? 'Does the coreference head need a layer below it? A model with one layer, trained on the same sentences, answers that.'
-      : 'The induction trick needs a previous-token head below the induction head. With one layer there is none, so the one-layer model never has a phase change: accuracy on the repeat stays low, and no head earns the induction label.');
+    setText(this.text, t(task === 'cricket' ? 'lm.compare.cricket' : 'lm.compare.induction'));
     if (runs.length < 2 && runs[0].layers !== 1) {
-      this.body.replaceChildren(el('p', { class: 'small muted' }, pretrained && compare
-        ? 'No one-layer model ships for this task. Train both from step 0 to compare them.'
-        : 'Train a model with one layer on the same sequences, next to this one, to compare them.'));
+      this.body.replaceChildren(el('p', { class: 'small muted' }, t(pretrained && compare ? 'lm.compare.noShipped' : 'lm.compare.train')));
       return;
     }
     const rows = runs.map((r, k) => {
       const s = snap.runs[k];
       const b = best(s, key);
-      return el('tr', { dataset: { layers: String(r.layers) } }, el('th', { scope: 'row' }, r.name),
-        el('td', { class: 'num' }, b ? fmt(b[key], 2) : '—'),
-        el('td', {}, b ? `L${b.layer + 1} H${b.head + 1}` : '—'),
-        el('td', { class: 'num' }, fmt(s.eval.accuracy, 3)), el('td', { class: 'num' }, fmt(s.eval.loss, 3)),
-        el('td', {}, r.phase ? `step ${r.phase.step}`
-          : !r.below && r.history.length && s.eval.accuracy >= PHASE_ACCURACY ? 'before it was saved'
-            : task === 'induction' && r.layers === 1 ? 'never: no layer below' : 'not yet'));
+      return el('tr', { dataset: { layers: String(r.layers) } }, el('th', { scope: 'row' }, t.plural('lm.layers', r.layers)),
+        el('td', { class: 'num' }, b ? num(b[key], 2) : '—'),
+        el('td', {}, b ? t('lm.compare.head', { layer: b.layer + 1, head: b.head + 1 }) : '—'),
+        el('td', { class: 'num' }, num(s.eval.accuracy, 3)), el('td', { class: 'num' }, num(s.eval.loss, 3)),
+        el('td', {}, r.phase ? t('lm.compare.atStep', { step: r.phase.step })
+          : t(!r.below && r.history.length && s.eval.accuracy >= PHASE_ACCURACY ? 'lm.compare.beforeSaved'
+            : task === 'induction' && r.layers === 1 ? 'lm.compare.never' : 'lm.compare.notYet')));
     });
     const one = runs[1] && snap.runs[1];
     if (one && one.shape[0] === runs[1].layers && one.shape[1] === runs[1].heads) {
@@ -86,8 +85,9 @@ export class ComparePanel {
       if (this.open) this.detail.draw(one, this.open, { full: false, running });
     }
     this.body.replaceChildren(el('div', { class: 'table-scroll' }, el('table', { class: 'matrix', dataset: { testid: 'lm-compare-rows' } },
-      el('caption', {}, `Step ${step}: best ${key} score and held-out results`),
-      el('thead', {}, el('tr', {}, ['Model', `Best ${key} score`, 'Head', 'Accuracy', 'Loss', 'Phase change'].map((c) => el('th', { scope: 'col' }, c)))),
+      el('caption', {}, t(`lm.compare.caption.${key}`, { step })),
+      el('thead', {}, el('tr', {}, [t('lm.compare.model'), t(`lm.compare.best.${key}`), t('lm.compare.headCol'), t('lm.compare.accuracy'), t('lm.compare.loss'),
+        t('lm.compare.phase')].map((c) => el('th', { scope: 'col' }, c)))),
       el('tbody', {}, rows))));
   }
 }

@@ -11,20 +11,28 @@ export const MAX_MODEL_BYTES = 64 * 2 ** 20;
  * @param {object} o
  * @param {(action: string, label: string, click: () => void) => HTMLButtonElement} o.button  the element's button maker
  * @param {(file: File) => void} o.onFile  the file the learner chose
+ * @param {Function} o.t  the element's message function
  * @returns {{button: HTMLButtonElement, input: HTMLInputElement}}
  */
-export function loadModelButton({ button, onFile }) {
+export function loadModelButton({ button, onFile, t }) {
   const input = el('input', { type: 'file', accept: '.hlm,application/octet-stream', hidden: true, tabindex: '-1', dataset: { testid: 'lm-model-file' } });
   input.addEventListener('change', () => {
     const file = input.files?.[0];
     input.value = '';  // the same file can be chosen again
     if (file) onFile(file);
   });
-  return { button: button('load-model', 'Load model', () => input.click()), input };
+  return { button: button('load-model', t('lm.loadModel'), () => input.click()), input };
 }
 
-/** Why a file was not loaded: the API's message without its call prefix, with what a model file is. */
-export function fileProblem(e) {
+/**
+ * Why a file was not loaded: the API's message without its call prefix (in English; in another
+ * language led by what it means), then what a model file is. `e.said` is a message already in words.
+ */
+export function fileProblem(e, t) {
+  if (e?.said) return `${e.said} ${t('lm.file.what')}`;
   const detail = String(e?.message ?? e).replace(/^loadLanguageModel: bytes: (load: )?/, '');
-  return `${detail.charAt(0).toUpperCase()}${detail.slice(1)}. Model files are the .hlm files that “Save model” writes.`;
+  const what = t('lm.file.what');
+  if (t.lang === 'en') return `${detail.charAt(0).toUpperCase()}${detail.slice(1)}. ${what}`;
+  const kind = /^magic:/.test(detail) ? 'lm.file.notModel' : /damaged/.test(detail) ? 'lm.file.damaged' : /no data/.test(detail) ? 'lm.file.empty' : '';
+  return `${kind ? `${t(kind)} ` : ''}${t('lm.file.details', { detail })} ${what}`;
 }

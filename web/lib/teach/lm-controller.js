@@ -89,9 +89,9 @@ export class LmController extends TrainingController {
     return info.snapshot.runs[0].step;
   }
 
-  /** The shipped model(s) for `pretrained` (a new model, with a note saying why, when they cannot be loaded), else new ones. */
+  /** The shipped model(s) for `pretrained` (a new model, with a note saying why and the loadError, when they cannot be loaded), else new ones. */
   async makeModel(d, current) {
-    let note = '';
+    let note = '', loadError = '';
     if (d.pretrained) {
       try {
         const bytes = await Promise.all(d.files.map((f) => this.fetchModel(f)));
@@ -101,11 +101,12 @@ export class LmController extends TrainingController {
         return info;
       } catch (e) {
         if (!current()) return null;
-        note = `The trained model could not be loaded (${e?.message ?? e}), so a new one trains here instead.`;
+        loadError = String(e?.message ?? e);
+        note = `The trained model could not be loaded (${loadError}), so a new one trains here instead.`;
       }
     }
     const info = await this.client.request('create', { config: d.config, compareLayers: d.compareLayers, example: d.example });
-    return note ? { ...info, note } : info;
+    return note ? { ...info, note, loadError } : info;
   }
 
   runOf(info, k) {

@@ -12,6 +12,25 @@ import { el, announce } from '../render/dom.js';
 import { exportMenu } from '../render/export.js';
 import { curvesToSVG, forExport } from '../render/trainer-curves.js';
 import { asImage } from '../render/figure.js';
+import { LANGUAGES } from '../../../lib/i18n/index.js';
+import training from '../../../lib/i18n/catalogues/training.js';
+
+/** An element's catalogue with the messages both training elements use (catalogues/training.js) before it. */
+export function withTraining(catalogue) {
+  return Object.fromEntries(LANGUAGES.map((lang) => [lang, { ...training[lang], ...catalogue[lang] }]));
+}
+
+/** Where training runs, in words, for the client `client` (trainer-client.js) and a model on `threads` threads. */
+export function modeText(t, client, threads = 1) {
+  if (!client?.mode) return '';
+  if (client.mode === 'worker') return threads > 1 ? t('training.modeThreads', { n: threads }) : t('training.modeWorker');
+  const why = String(client.fallbackReason ?? '');
+  const wasm = /could not load WebAssembly \((.*)\)$/.exec(why);
+  const reason = /from a file/.test(why) ? t('training.reasonFile') : /no Web Workers/.test(why) ? t('training.reasonNoWorkers')
+    : /another origin/.test(why) ? t('training.reasonOrigin') : /script could not be loaded/.test(why) ? t('training.reasonScript')
+      : wasm ? t('training.reasonWasm', { detail: wasm[1] }) : t('training.reasonOther', { detail: why });
+  return t('training.modeMain', { reason });
+}
 
 /** An <option>. */
 export function option(value, label) {
@@ -82,7 +101,10 @@ export class TrainingElement extends HeadlabElement {
   pause() { this.ctl.pause(); }
 
   /** What "Training started" says (the trainer names both runs). */
-  startedText() { return 'Training started.'; }
+  startedText() { return this.t('training.started'); }
+
+  /** The Start button's label for the controller's controls() ('Start' | 'Pause' | 'Continue'). */
+  startText(c) { return this.t(`training.${c.start.toLowerCase()}`); }
 
   /** The controller changed state: the running attribute, what is announced, headlab-run, the buttons. */
   onRunState({ from, to, reason }) {
@@ -93,9 +115,10 @@ export class TrainingElement extends HeadlabElement {
       this.emit('run', { running: true, reason: 'start' });
     } else if (PAUSE_REASONS.has(reason) && !ctl.running) {
       const { currentStep: step, settings: { maxSteps } } = ctl;
-      if (to === 'held') this.say(`Paused at step ${step}: the settings above cannot train. Training goes on once they can.`);
-      else if (reason === 'limit') this.say(`Stopped at step ${step}, the end of a round of ${maxSteps} steps. Continue trains ${maxSteps} more.`);
-      else if ((to === 'paused' || to === 'hidden') && TRAINED.has(from)) this.say(`Paused at step ${step}.`);
+      const t = this.t;
+      if (to === 'held') this.say(t('training.held', { step }));
+      else if (reason === 'limit') this.say(t('training.limit', { step, maxSteps }));
+      else if ((to === 'paused' || to === 'hidden') && TRAINED.has(from)) this.say(t('training.paused', { step }));
       this.emit('run', { running: false, reason });
     }
     this.renderButtons();
@@ -107,12 +130,13 @@ export class TrainingElement extends HeadlabElement {
     holder.section = el('div', { class: 'chart', part: 'chart', dataset: { testid: `${this.constructor.chartPrefix}-chart-${name}` } },
       el('h3', {}, title), holder.note, holder.box,
       exportMenu({
-        what: `${title.toLowerCase()} curves`,
+        what: this.t('training.curves', { title: title.toLowerCase() }),
         name: () => this.curvesFileName(name),
         figure: () => holder.fig && forExport(holder.fig),
         csv: () => this.curvesCSV(),
         json: () => this.history.length && { task: this.task, runs: this.history },
         onExport: (format, filename) => this.emit('export', { format, filename }),
+        t: this.t,
       }));
     return holder;
   }
@@ -146,7 +170,7 @@ export class TrainingElement extends HeadlabElement {
     announce(this.status, text);
   }
 
-  fail(e, title = 'HeadLab could not do that.') {
+  fail(e, title = this.t('training.failed')) {
     const message = String(e?.message ?? e);
     this.errorBox.replaceChildren(el('strong', {}, title), ` ${message}`);
     this.emit('error', { message });
