@@ -26,7 +26,7 @@ function newestMtime(p) {
 function distIsStale() {
   const built = newestMtime(path.join(DIST, 'headlab-components.classic.js'));
   if (!built) return true;
-  const sources = ['web/components', 'web/demos', 'web/examples', 'web/styles', 'web/index.html', 'web/lib/headlab.js', 'web/lib/headlab-files.js', 'web/lib/api', 'web/lib/teach', 'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-embed.js', 'tools/precompress.mjs',
+  const sources = ['web/components', 'web/demos', 'web/examples', 'web/styles', 'web/index.html', 'web/lib/headlab.js', 'web/lib/headlab-files.js', 'web/lib/api', 'web/lib/teach', 'web/lib/i18n', 'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-embed.js', 'tools/precompress.mjs',
     'web/lib/gen/headlab_core.wasm', 'web/models', 'web/site', 'scripts/bundle.mjs'].map((p) => newestMtime(path.join(REPO, p)));
   return Math.max(...sources) > built;
 }

@@ -28,7 +28,6 @@
 
 import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
-import { fmt, fmtInt } from '../lib/teach/format.js';
 import { tex } from './shared/render/typeset.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu, matrixCSV } from './shared/render/export.js';
@@ -36,11 +35,12 @@ import { compute, computeNote } from './shared/worker/compute.js';
 import { histogramsFigure, lineChartFigure, SERIES } from './shared/render/charts.js';
 import { CHOOSING_H_TABLE } from '../lib/teach/choosing-h-table.js';
 import { SETUP, measure } from '../lib/teach/choosing-h-measure.js';
+import messages from '../lib/i18n/catalogues/choosing-h.js';
 
 const D_MODELS = [64, 128, 256, 512, 768, 1024, 2048, 4096, 12288];
 const EXAMPLES = [
-  { label: 'Original transformer', dModel: 512, heads: 8 },
-  { label: 'GPT-3 scale', dModel: 12288, heads: 96 },
+  { label: 'original', dModel: 512, heads: 8 },
+  { label: 'gpt3', dModel: 12288, heads: 96 },
 ];
 const QUERIES = 64, KEYS = 256;
 
@@ -57,7 +57,6 @@ table.tradeoff-table td.num { min-width: 3.5em; }
 .conclusion { margin-top: 1.25rem; padding: 0.75rem 1rem; border-left: 4px solid var(--hl-accent, #2f6fd0); }
 .conclusion strong { display: block; font-size: 1.1rem; margin-bottom: 0.25rem; }
 `;
-const pct = (x) => `${fmt(100 * x, 1)}%`;
 const LOOKUP_COLOR = SERIES[1].color, OWN_COLOR = SERIES[0].color, ALL_COLOR = '#009e73';
 
 function divisors(n) {
@@ -70,15 +69,22 @@ export class HeadlabChoosingH extends HeadlabElement {
   static tag = 'headlab-choosing-h';
   static stateKey = 'choose';
   static css = CSS;
+  static messages = messages;
   static props = {
     dModel: { attr: 'd-model', type: 'int', default: 512, min: 1, max: 65536, state: true },
     heads: { type: 'int', default: 8, min: 1, max: 65536, state: true },
     hideControls: { attr: 'hide-controls', type: 'bool', default: false },
   };
 
+  /** A share as a percentage with one decimal, written the element's way ("12.5%", "12,5 %"). */
+  pct(x, digits = 1) {
+    return this.t('percent', { n: this.fmt(100 * x, digits) });
+  }
+
   build() {
+    const t = this.t;
     this._job = 0;
-    this.dModelSelect = el('select', { id: 'dmodel' }, D_MODELS.map((d) => el('option', { value: String(d) }, fmtInt(d))));
+    this.dModelSelect = el('select', { id: 'dmodel' }, D_MODELS.map((d) => el('option', { value: String(d) }, this.fmtInt(d))));
     this.dModelSelect.addEventListener('change', () => {
       const d = Number(this.dModelSelect.value);
       const ds = divisors(d);
@@ -98,22 +104,22 @@ export class HeadlabChoosingH extends HeadlabElement {
     const chart = (title, note, name, json, csv) => {
       const holder = { box: el('div') };
       holder.section = el('div', { class: 'chart', part: 'chart' }, el('h3', {}, title), el('p', { class: 'small muted explain' }, note), holder.box,
-        exportMenu({ what: title, name: () => `${name}-dmodel-${this.dModel}-h-${this.heads}`, figure: () => holder.fig, json, csv }));
+        exportMenu({ t, what: title, name: () => `${name}-dmodel-${this.dModel}-h-${this.heads}`, figure: () => holder.fig, json, csv }));
       return holder;
     };
-    this.histChart = chart('Scores of unrelated query–key pairs', `Scaled scores q·k/√d_k of ${QUERIES} random queries against ${KEYS} random keys; the line marks what a key identical to the query would score.`, 'unrelated-scores',
+    this.histChart = chart(t('choose.hist.title'), t('choose.hist.note', { queries: QUERIES, keys: KEYS }), 'unrelated-scores',
       () => this._data && { dModel: this.dModel, heads: this.heads, dK: this._data.dK, scaledScores: Array.from(this._data.scaled) }, null);
-    this.sweepChart = chart('Across h, for this d_model', 'How many unrelated keys score at least as high as a perfect match would (log scale of d_k).', 'impostors',
+    this.sweepChart = chart(t('choose.sweep.title'), t('choose.sweep.note'), 'impostors',
       () => this._sweep && { dModel: this.dModel, sweep: this._sweep },
       () => this._sweep && matrixCSV({ corner: 'h', rowLabels: this._sweep.map((s) => String(s.heads)), colLabels: ['dK', 'sqrtDK', 'impostorRate'], values: this._sweep.map((s) => [s.dK, Math.sqrt(s.dK), s.rate]) }));
     this.buildTradeoff(chart);
     this.root.append(
-      el('h2', {}, 'Choosing the number of heads'),
+      el('h2', {}, t('choose.title')),
       this.status,
-      el('div', { class: 'field' }, el('label', { for: 'dmodel' }, tex('d_{\\text{model}}'), ' (fixed)'), this.dModelSelect),
-      el('div', { class: 'field' }, el('label', { for: 'h' }, 'Heads ', tex('h')), this.hSlider, this.hOut),
+      el('div', { class: 'field' }, el('label', { for: 'dmodel' }, tex('d_{\\text{model}}'), t('choose.fixed')), this.dModelSelect),
+      el('div', { class: 'field' }, el('label', { for: 'h' }, t('choose.heads'), tex('h')), this.hSlider, this.hOut),
       this.toolbar, this.dkLine, this.bar,
-      el('h3', {}, 'Examples from the course'), this.examples,
+      el('h3', {}, t('choose.examples')), this.examples,
       this.verdict,
       el('div', { class: 'charts' }, this.histChart.section, this.sweepChart.section),
       this.tradeoff, this.conclusion);
@@ -122,12 +128,12 @@ export class HeadlabChoosingH extends HeadlabElement {
 
   /** The measured side: what more heads buy and what a tiny d_k costs, at d_model 16. */
   buildTradeoff(chart) {
+    const t = this.t;
     this._rows = CHOOSING_H_TABLE.rows;
     this._measuredLive = false;
     this._measureJob = 0;
     const T = CHOOSING_H_TABLE;
-    this.tradeChart = chart('Both sides across h, at d_model = 16',
-      'Solid blue: relations that got a head of their own. Dashed orange: the asked colour found by content. Green: all four answers right.',
+    this.tradeChart = chart(t('choose.trade.title'), t('choose.trade.note'),
       'choosing-h-tradeoff', () => ({ ...T, rows: this._rows, measuredInThisBrowser: this._measuredLive }),
       () => matrixCSV({ corner: 'h', rowLabels: this._rows.map((r) => String(r.numHeads)),
         colLabels: ['dK', 'relationsWithOwnHead', 'lookupAccuracy', 'positionAccuracy', 'accuracy', 'loss'],
@@ -135,39 +141,38 @@ export class HeadlabChoosingH extends HeadlabElement {
     this.tradeTable = el('div', { class: 'table-scroll' });
     this.tradeVerdict = el('p', { class: 'note', 'aria-live': 'polite', dataset: { testid: 'choose-tradeoff-verdict' } });
     this.remeasure = el('button', { type: 'button', class: 'btn btn--small', dataset: { testid: 'choose-remeasure' }, on: { click: () => this.measureAgain() } },
-      'Measure again', el('span', { class: 'sr-only' }, ' in this browser (trains 15 small models)'));
+      t('choose.remeasure'), el('span', { class: 'sr-only' }, t('choose.remeasureSr')));
     this.remeasureStatus = el('p', { class: 'small muted', role: 'status', dataset: { testid: 'choose-remeasure-status' } });
     this.tradeoff = el('section', { class: 'tradeoff', dataset: { testid: 'choose-tradeoff' } },
-      el('h3', {}, 'What more heads buy, and what they cost'),
-      el('p', { class: 'explain' }, 'The impostor count above shows only the cost of narrow heads. The benefit needs a task with several things to look for at once. ',
-        `HeadLab’s trainer has one: seven coloured items, then a question such as “red?”. Answer 1 is the object of the asked colour: the question must match that item by content, query against key. `,
-        'Answers 2 to 4 are the items at positions 0, 3 and 6: found by position. ',
-        `For every h that divides d_model = ${T.dModel}, HeadLab trained its one-layer model for ${fmtInt(T.steps)} steps on ${T.seeds.length} seeds and tested it on ${fmtInt(T.evalExamples)} new examples. These are real measurements, made with this same WebAssembly module when the site was built and averaged over the seeds; “Measure again” repeats them here.`),
+      el('h3', {}, t('choose.buyTitle')),
+      el('p', { class: 'explain' }, t('choose.buyExplain', { dModel: T.dModel, steps: this.fmtInt(T.steps), seeds: T.seeds.length, examples: this.fmtInt(T.evalExamples) })),
       this.tradeChart.section, this.tradeTable, this.tradeVerdict,
       el('div', { class: 'toolbar' }, this.remeasure), this.remeasureStatus);
     this.conclusion = el('div', { class: 'conclusion', dataset: { testid: 'choose-conclusion' } });
   }
 
   drawTradeoff(h) {
+    const t = this.t;
+    const pct = (x) => this.pct(x);
     const rows = this._rows, T = CHOOSING_H_TABLE, R = T.numRelations;
     const here = rows.find((r) => r.numHeads === h);
     const width = Math.max(300, Math.min(560, this.tradeChart.box.clientWidth || 520));
     this.tradeChart.fig = lineChartFigure({
       series: [
-        { label: `relations with their own head (of ${R}, %)`, points: rows.map((r) => [r.numHeads, (100 * r.relationsWithOwnHead) / R]), color: OWN_COLOR },
-        { label: 'asked colour found (%)', points: rows.map((r) => [r.numHeads, 100 * r.lookupAccuracy]), color: LOOKUP_COLOR, dash: true },
-        { label: 'all four right (%)', points: rows.map((r) => [r.numHeads, 100 * r.accuracy]), color: ALL_COLOR },
+        { label: t('choose.series.own', { R }), points: rows.map((r) => [r.numHeads, (100 * r.relationsWithOwnHead) / R]), color: OWN_COLOR },
+        { label: t('choose.series.lookup'), points: rows.map((r) => [r.numHeads, 100 * r.lookupAccuracy]), color: LOOKUP_COLOR, dash: true },
+        { label: t('choose.series.all'), points: rows.map((r) => [r.numHeads, 100 * r.accuracy]), color: ALL_COLOR },
       ],
-      xLabel: `h at d_model = ${T.dModel} (d_k = ${T.dModel} / h)`, yLabel: '%', yMax: 100, width, mark: here ? h : null,
-      yRef: { y: 25, label: 'guessing the object: 25%' },
+      xLabel: t('choose.trade.x', { dModel: T.dModel }), yLabel: '%', yMax: 100, width, mark: here ? h : null,
+      yRef: { y: 25, label: t('choose.trade.guess') }, lang: t.lang,
     });
-    this.show(this.tradeChart, rows.map((r) => `h = ${r.numHeads}: ${fmt(r.relationsWithOwnHead, 2)} of ${R} relations with their own head, asked colour found ${pct(r.lookupAccuracy)}, all four right ${pct(r.accuracy)}`).join('; '));
+    this.show(this.tradeChart, rows.map((r) => t('choose.trade.label', { h: r.numHeads, own: this.fmt(r.relationsWithOwnHead, 2), R, lookup: pct(r.lookupAccuracy), all: pct(r.accuracy) })).join('; '));
     this.tradeTable.replaceChildren(el('table', { class: 'matrix tradeoff-table', dataset: { testid: 'choose-tradeoff-table' } },
-      el('caption', {}, `d_model = ${T.dModel}, ${T.seeds.length} seeds${this._measuredLive ? ', measured in this browser' : ''}`),
-      el('thead', {}, el('tr', {}, ['h', 'd_k', `Own heads (of ${R})`, 'Colour found', 'Positions', 'All four'].map((c) => el('th', { scope: 'col' }, c)))),
+      el('caption', {}, t('choose.trade.caption', { dModel: T.dModel, seeds: T.seeds.length, live: this._measuredLive ? t('choose.trade.live') : '' })),
+      el('thead', {}, el('tr', {}, ['h', 'd_k', t('choose.col.own', { R }), t('choose.col.colour'), t('choose.col.positions'), t('choose.col.all')].map((c) => el('th', { scope: 'col' }, c)))),
       el('tbody', {}, rows.map((r) => el('tr', { class: r.numHeads === h ? 'is-query' : undefined },
         el('th', { scope: 'row' }, String(r.numHeads)), el('td', { class: 'num' }, String(r.dK)),
-        el('td', { class: 'num' }, fmt(r.relationsWithOwnHead, 2)), el('td', { class: 'num' }, pct(r.lookupAccuracy)),
+        el('td', { class: 'num' }, this.fmt(r.relationsWithOwnHead, 2)), el('td', { class: 'num' }, pct(r.lookupAccuracy)),
         el('td', { class: 'num' }, pct(r.positionAccuracy)), el('td', { class: 'num' }, pct(r.accuracy)))))));
     this.tradeVerdict.replaceChildren(...this.tradeoffVerdict(here, h));
     this.conclusion.replaceChildren(...this.conclusionText());
@@ -176,30 +181,23 @@ export class HeadlabChoosingH extends HeadlabElement {
   /** One sentence on the measured row for the current h, or how to reach one. */
   tradeoffVerdict(r, h) {
     const T = CHOOSING_H_TABLE, R = T.numRelations;
-    if (!r) return [`h = ${h} is not one of the measured settings (${T.heads.join(', ')}); pick one of them to see its row.`];
-    const own = fmt(r.relationsWithOwnHead, 2);
+    const t = this.t;
+    if (!r) return [t('choose.notMeasured', { h, list: T.heads.join(', ') })];
+    const own = this.fmt(r.relationsWithOwnHead, 2);
     const lead = el('strong', {}, `h = ${r.numHeads}, d_k = ${r.dK}: `);
-    if (r.numHeads === 1) {
-      return [lead, `one softmax has to serve all ${R} answers, so it blends them: ${own} relations get a head of their own and only ${pct(r.accuracy)} of examples get all four right. Plenty of room per head, too few heads.`];
-    }
-    if (r.dK === 1) {
-      return [lead, `${own} of ${R} relations get their own head: the positions are easy, but the asked colour is found only ${pct(r.lookupAccuracy)} of the time (guessing gives 25%). `,
-        'With d_k = 1 a query and a key are one number each; their product can only prefer the biggest or smallest key, not “the key that matches me”. Plenty of heads, too little room in each.'];
-    }
-    if (r.relationsWithOwnHead < R - 0.5) {
-      return [lead, `${own} of ${R} relations get a head of their own; the rest share, and all four are right in only ${pct(r.accuracy)} of examples.`];
-    }
-    return [lead, `every relation gets a head of its own (${own} of ${R} on average) and each head still has ${r.dK} dimensions to match the asked colour: all four right in ${pct(r.accuracy)} of examples.`];
+    if (r.numHeads === 1) return [lead, t('choose.v.one', { R, own, all: this.pct(r.accuracy) })];
+    if (r.dK === 1) return [lead, t('choose.v.dk1', { own, R, lookup: this.pct(r.lookupAccuracy) })];
+    if (r.relationsWithOwnHead < R - 0.5) return [lead, t('choose.v.share', { own, R, all: this.pct(r.accuracy) })];
+    return [lead, t('choose.v.every', { own, R, dK: r.dK, all: this.pct(r.accuracy) })];
   }
 
   conclusionText() {
     const rows = this._rows, T = CHOOSING_H_TABLE;
     const first = rows[0], last = rows[rows.length - 1];
     const best = rows.reduce((a, b) => (b.accuracy > a.accuracy ? b : a));
-    return [el('strong', {}, 'Partition a fixed budget; neither extreme is free.'),
-      `Every h here costs the same 4 · ${T.dModel}² parameters: h only decides how d_model = ${T.dModel} is cut. `,
-      `One wide head (h = ${first.numHeads}) gets all four right in ${pct(first.accuracy)} of examples, ${last.numHeads} one-dimensional heads in ${pct(last.accuracy)}, `,
-      `and the middle (h = ${best.numHeads}, d_k = ${best.dK}) in ${pct(best.accuracy)}. Real models make the same choice at scale: 512 / 8 = 64 and 12288 / 96 = 128 dimensions per head.`];
+    return [el('strong', {}, this.t('choose.c.title')),
+      this.t('choose.c.text', { dModel: T.dModel, firstH: first.numHeads, firstAll: this.pct(first.accuracy), lastH: last.numHeads, lastAll: this.pct(last.accuracy),
+        bestH: best.numHeads, bestDK: best.dK, bestAll: this.pct(best.accuracy) })];
   }
 
   async measureAgain() {
@@ -207,21 +205,21 @@ export class HeadlabChoosingH extends HeadlabElement {
     this.remeasure.disabled = true;
     this.setAttribute('data-measuring', '');
     const say = (text) => { this.remeasureStatus.textContent = text; };
-    say(`Training ${SETUP.heads.length * SETUP.seeds.length} small models, one after another. ${computeNote()}`);
+    const t = this.t;
+    say(t('choose.m.training', { n: SETUP.heads.length * SETUP.seeds.length, note: computeNote(t) }));
     try {
-      const rows = await measure((options) => compute('headsTrial', options), (done, total, t) => {
-        if (job === this._measureJob) say(`Trained ${done} of ${total} (h = ${t.numHeads}, seed ${t.seed}: all four right ${pct(t.accuracy)}).`);
+      const rows = await measure((options) => compute('headsTrial', options), (done, total, trial) => {
+        if (job === this._measureJob) say(t('choose.m.progress', { done, total, h: trial.numHeads, seed: trial.seed, all: this.pct(trial.accuracy) }));
       });
       if (job !== this._measureJob) return;
-      const same = rows.every((r, i) => r.trials.every((t, k) => t.accuracy === CHOOSING_H_TABLE.rows[i].trials[k].accuracy));
+      const same = rows.every((r, i) => r.trials.every((trial, k) => trial.accuracy === CHOOSING_H_TABLE.rows[i].trials[k].accuracy));
       this._rows = rows;
       this._measuredLive = true;
-      say(same ? 'Measured again in this browser: the same numbers as the table the page shipped with.'
-        : 'Measured again in this browser. This browser’s arithmetic differs slightly from the build that made the shipped table, so some numbers moved a little; the shape is what matters.');
+      say(same ? t('choose.m.same') : t('choose.m.differs'));
       this.requestUpdate();
       this.emit('measured', { rows });
     } catch (e) {
-      if (job === this._measureJob) say(`HeadLab could not train the models: ${e.message}`);
+      if (job === this._measureJob) say(t('choose.m.failed', { message: e.message }));
     } finally {
       if (job === this._measureJob) {
         this.remeasure.disabled = false;
@@ -235,7 +233,7 @@ export class HeadlabChoosingH extends HeadlabElement {
     const ds = divisors(dModel);
     this._divs = ds;
     let h = ds.includes(this.heads) ? this.heads : ds.reduce((a, b) => (Math.abs(b - this.heads) < Math.abs(a - this.heads) ? b : a));
-    if (!D_MODELS.includes(dModel)) this.dModelSelect.append(el('option', { value: String(dModel) }, fmtInt(dModel)));
+    if (!D_MODELS.includes(dModel)) this.dModelSelect.append(el('option', { value: String(dModel) }, this.fmtInt(dModel)));
     this.dModelSelect.value = String(dModel);
     this.hSlider.max = String(ds.length - 1);
     this.hSlider.value = String(ds.indexOf(h));
@@ -244,7 +242,7 @@ export class HeadlabChoosingH extends HeadlabElement {
     this.hOut.textContent = `${h}`;
     this.toolbar.hidden = this.hideControls;
     this.dkLine.replaceChildren(tex(`d_k = \\frac{d_{\\text{model}}}{h} = \\frac{${dModel}}{${h}} = ${dK}`, { display: true }),
-      el('p', { class: 'small muted explain' }, `Each head compares queries and keys in ${fmtInt(dK)} dimension${dK > 1 ? 's' : ''}; the ${h} heads together still use all ${fmtInt(dModel)}, and the parameter count stays 4 · ${fmtInt(dModel)}² = ${fmtInt(4 * dModel * dModel)}.`));
+      el('p', { class: 'small muted explain' }, this.t.plural('choose.dims', dK, { h, dModel: this.fmtInt(dModel), params: this.fmtInt(4 * dModel * dModel) })));
     this.drawBar(dModel, h);
     this.fillExamples(dModel, h);
     this.drawTradeoff(h);
@@ -263,20 +261,22 @@ export class HeadlabChoosingH extends HeadlabElement {
     }
     shapes.push({ type: 'rect', x: 0, y: 1, w: width, h: 28, fill: 'none', stroke: { role: 'text' }, strokeWidth: 1 });
     const fig = { width, height, shapes };
-    const svg = asImage(figureToSVG(fig), fig, `A bar of ${dModel} dimensions cut into ${h} equal slices of ${dModel / h}.`);
-    this.bar.replaceChildren(el('p', { class: 'small' }, `d_model = ${fmtInt(dModel)}, cut into ${h} head${h > 1 ? 's' : ''} of d_k = ${fmtInt(dModel / h)}:`), svg);
+    const svg = asImage(figureToSVG(fig), fig, this.t('choose.bar.label', { dModel, h, dK: dModel / h }));
+    this.bar.replaceChildren(el('p', { class: 'small' }, this.t.plural('choose.bar', h, { dModel: this.fmtInt(dModel), dK: this.fmtInt(dModel / h) })), svg);
   }
 
   fillExamples(dModel, h) {
-    const rows = [...EXAMPLES, { label: 'Now', dModel, heads: h }];
+    const t = this.t;
+    const fmtInt = (n) => this.fmtInt(n);
+    const rows = [...EXAMPLES, { label: 'now', dModel, heads: h }];
     this.examples.replaceChildren(el('table', { class: 'matrix examples', dataset: { testid: 'choose-examples' } },
       el('caption', {}, 'd_k = d_model / h'),
-      el('thead', {}, el('tr', {}, ['Model', 'd_model', 'h', 'd_k', 'Try it'].map((c) => el('th', { scope: 'col' }, c)))),
-      el('tbody', {}, rows.map((r) => el('tr', { class: r.label === 'Now' ? 'is-query' : undefined },
-        el('th', { scope: 'row' }, r.label), el('td', { class: 'num' }, fmtInt(r.dModel)), el('td', { class: 'num' }, String(r.heads)),
+      el('thead', {}, el('tr', {}, [t('choose.col.model'), 'd_model', 'h', 'd_k', t('choose.col.try')].map((c) => el('th', { scope: 'col' }, c)))),
+      el('tbody', {}, rows.map((r) => el('tr', { class: r.label === 'now' ? 'is-query' : undefined },
+        el('th', { scope: 'row' }, t(`choose.example.${r.label}`)), el('td', { class: 'num' }, fmtInt(r.dModel)), el('td', { class: 'num' }, String(r.heads)),
         el('td', { class: 'num' }, fmtInt(r.dModel / r.heads)),
-        el('td', {}, r.label === 'Now' ? '' : el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.dModel = r.dModel; this.heads = r.heads; } } },
-          'Show', el('span', { class: 'sr-only' }, ` ${r.label}: d_model ${fmtInt(r.dModel)}, h = ${r.heads}`))))))));
+        el('td', {}, r.label === 'now' ? '' : el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.dModel = r.dModel; this.heads = r.heads; } } },
+          t('choose.show'), el('span', { class: 'sr-only' }, t('choose.showSr', { label: t(`choose.example.${r.label}`), dModel: fmtInt(r.dModel), h: r.heads })))))))));
   }
 
   /** Fraction of unrelated pairs whose scaled score reaches √d_k, the score of an exact match. */
@@ -290,7 +290,9 @@ export class HeadlabChoosingH extends HeadlabElement {
   async run(dModel, h, dK) {
     const job = ++this._job;
     this.setAttribute('data-busy', '');
-    this.status.textContent = 'Computing…';
+    const t = this.t;
+    const fmt = (v, d) => this.fmt(v, d);
+    this.status.textContent = t('choose.computing');
     try {
       const r = await compute('scalingExperiment', { dK, numQueries: QUERIES, numKeys: KEYS, seed: 7 });
       let sweep = this._sweepFor === dModel ? this._sweep : null;
@@ -315,30 +317,30 @@ export class HeadlabChoosingH extends HeadlabElement {
       this.noteWidth();
       const width = Math.max(300, Math.min(560, this.histChart.box.clientWidth || 520));
       this.histChart.fig = histogramsFigure({
-        series: [{ label: `unrelated pairs, d_k = ${dK}`, values: scaled, color: SERIES[0].color }],
-        lo: -lim, hi: lim, bins: width < 400 ? 34 : 50, log: true, xLabel: 'scaled score q·k / √d_k', rowHeight: 110, width,
-        marks: [{ x: sqrt, label: `exact match ≈ √d_k = ${fmt(sqrt, 2)}` }],
+        series: [{ label: t('choose.hist.series', { dK }), values: scaled, color: SERIES[0].color }],
+        lo: -lim, hi: lim, bins: width < 400 ? 34 : 50, log: true, xLabel: t('choose.hist.x'), rowHeight: 110, width,
+        marks: [{ x: sqrt, label: t('choose.hist.mark', { value: fmt(sqrt, 2) }) }], lang: t.lang, logLabel: t('chart.logCount'),
       });
-      this.show(this.histChart, `Histogram of unrelated scores at d_k = ${dK}; an exact match would score about ${fmt(sqrt, 2)}.`);
+      this.show(this.histChart, t('choose.hist.label', { dK, value: fmt(sqrt, 2) }));
       const pts = sweep.map((s) => [s.dK, s.rate * 100]);
       this.sweepChart.fig = lineChartFigure({
-        series: [{ label: 'unrelated keys scoring like a match (%)', points: pts, color: SERIES[1].color }],
-        xLabel: 'd_k (more heads → left)', yLabel: '% of pairs', yMax: Math.max(1, ...pts.map((p) => p[1])) * 1.1, mark: dK, width,
+        series: [{ label: t('choose.sweep.series'), points: pts, color: SERIES[1].color }],
+        xLabel: t('choose.sweep.x'), yLabel: t('choose.sweep.y'), yMax: Math.max(1, ...pts.map((p) => p[1])) * 1.1, mark: dK, width, lang: t.lang,
       });
-      this.show(this.sweepChart, sweep.map((s) => `h = ${s.heads}, d_k = ${s.dK}: ${fmt(s.rate * 100, 2)}%`).join('; '));
+      this.show(this.sweepChart, sweep.map((s) => t('choose.sweep.label', { h: s.heads, dK: s.dK, rate: this.pct(s.rate, 2) })).join('; '));
       const perQuery = rate * KEYS;
       this.verdict.replaceChildren(
         el('strong', {}, `d_k = ${dK}: `),
         rate > 0
-          ? `${fmt(rate * 100, 2)}% of unrelated query–key pairs score as high as an exact match would, about ${fmt(perQuery, 1)} impostors among ${KEYS} keys for every query. `
-          : `none of the ${fmtInt(r.dotProducts.length)} unrelated pairs came close to an exact match’s score of ${fmt(sqrt, 2)}. `,
-        dK <= 8 ? 'In so few dimensions a head has little room to tell a real match from noise.' : dK >= 64 ? 'There is plenty of room: matches stand far out from the noise.' : 'Matches mostly stand out, with some overlap.',
-        ' That is only the cost side; below, what the extra heads buy.');
-      this.status.textContent = `Random queries and keys drawn in WebAssembly. ${computeNote()}`;
+          ? t('choose.verdict.some', { rate: this.pct(rate, 2), perQuery: fmt(perQuery, 1), keys: KEYS })
+          : t('choose.verdict.none', { n: this.fmtInt(r.dotProducts.length), value: fmt(sqrt, 2) }),
+        dK <= 8 ? t('choose.verdict.small') : dK >= 64 ? t('choose.verdict.large') : t('choose.verdict.middle'),
+        t('choose.verdict.cost'));
+      this.status.textContent = t('choose.status', { note: computeNote(t) });
       this.emit('change', { dModel, heads: h, dK, impostorRate: rate });
     } catch (e) {
       if (job !== this._job) return;
-      this.verdict.replaceChildren(el('span', { role: 'alert' }, `HeadLab could not run the experiment: ${e.message}`));
+      this.verdict.replaceChildren(el('span', { role: 'alert' }, t('element.experimentFailed', { message: e.message })));
     } finally {
       if (job === this._job) this.removeAttribute('data-busy');
     }

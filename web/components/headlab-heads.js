@@ -35,7 +35,7 @@
 
 import { HeadlabElement } from './shared/elements/base.js';
 import { el, uid } from './shared/render/dom.js';
-import { fmt, parseTokens } from '../lib/teach/format.js';
+import { parseTokens } from '../lib/teach/format.js';
 import { createHeatmap } from './shared/render/heatmap.js';
 import { linesFigure, MAX_LINE_TOKENS } from './shared/render/lines.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
@@ -45,6 +45,7 @@ import { rows } from '../lib/teach/values.js';
 import { headsDivide } from '../lib/teach/heads.js';
 import { workedModel, crossModel, randomModel } from '../lib/teach/examples.js';
 import { compute, computeNote } from './shared/worker/compute.js';
+import messages from '../lib/i18n/catalogues/heads.js';
 
 /** Tokens the random layer shows at most (its heatmaps are T × T). */
 const MAX_TOKENS = 64;
@@ -73,6 +74,7 @@ export class HeadlabHeads extends HeadlabElement {
   static tag = 'headlab-heads';
   static stateKey = 'heads';
   static css = CSS;
+  static messages = messages;
   static props = {
     example: { type: 'enum', values: ['worked', 'cross', 'random'], default: 'worked', state: true },
     tokens: { type: 'string', default: 'Virat hit the ball because it was full', state: true },
@@ -95,16 +97,17 @@ export class HeadlabHeads extends HeadlabElement {
   }
 
   build() {
+    const t = this.t;
     this._source = null;        // null (use `example`), 'property', 'file', 'src'
     this._pinned = null;
     this._hover = null;
     this._job = 0;
     const id = uid('src');
     this.sourceSelect = el('select', { id },
-      el('option', { value: 'worked' }, 'The course’s worked example (self-attention)'),
-      el('option', { value: 'cross' }, 'Translation toy (cross-attention)'),
-      el('option', { value: 'random' }, 'Random untrained layer (your tokens)'),
-      el('option', { value: 'custom', hidden: true }, 'Your model'));
+      el('option', { value: 'worked' }, t('heads.source.worked')),
+      el('option', { value: 'cross' }, t('heads.source.cross')),
+      el('option', { value: 'random' }, t('heads.source.random')),
+      el('option', { value: 'custom', hidden: true }, t('heads.source.custom')));
     this.sourceSelect.addEventListener('change', () => {
       if (this.sourceSelect.value === 'custom') return;
       this._source = null;
@@ -120,45 +123,45 @@ export class HeadlabHeads extends HeadlabElement {
     this.headsInput.addEventListener('change', () => { if (this.headsInput.valueAsNumber >= 1) this.heads = this.headsInput.valueAsNumber; });
     this.dModelSelect = el('select', { id: uid('d') }, [4, 8, 16, 32, 64, 128].map((d) => el('option', { value: String(d) }, String(d))));
     this.dModelSelect.addEventListener('change', () => { this.dModel = Number(this.dModelSelect.value); });
-    this.reroll = el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.seed = (this.seed % 100000) + 1; } } }, 'New random weights');
+    this.reroll = el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.seed = (this.seed % 100000) + 1; } } }, t('heads.reroll'));
     this.causalBox = el('input', { type: 'checkbox', id: uid('c') });
     this.causalBox.addEventListener('change', () => { this.causal = this.causalBox.checked; });
 
     this.randomOpts = el('div', { class: 'random-opts' },
-      el('label', { for: this.tokensInput.id }, 'Tokens'), this.tokensInput,
-      el('label', { for: this.headsInput.id }, 'Heads'), this.headsInput,
+      el('label', { for: this.tokensInput.id }, t('heads.tokens')), this.tokensInput,
+      el('label', { for: this.headsInput.id }, t('heads.heads')), this.headsInput,
       el('label', { for: this.dModelSelect.id }, 'd', el('sub', {}, 'model')), this.dModelSelect,
       this.reroll);
     this.controls = el('div', {},
-      el('div', { class: 'sources' }, el('label', { for: id }, 'Show'), this.sourceSelect),
+      el('div', { class: 'sources' }, el('label', { for: id }, t('heads.show')), this.sourceSelect),
       this.randomOpts,
       el('div', { class: 'sources' },
-        el('label', { for: this.fileInput.id }, 'Or load a model (JSON)'), this.fileInput),
-      el('label', { class: 'check', for: this.causalBox.id }, this.causalBox, 'Causal mask (a token sees only itself and earlier tokens)'));
+        el('label', { for: this.fileInput.id }, t('heads.loadFile')), this.fileInput),
+      el('label', { class: 'check', for: this.causalBox.id }, this.causalBox, t('heads.causal')));
     this.toolbar = el('div', { class: 'toolbar' }, this.copyLink(),
-      el('button', { type: 'button', class: 'btn', on: { click: () => this.downloadModel() } }, 'Save this model as JSON'));
+      el('button', { type: 'button', class: 'btn', on: { click: () => this.downloadModel() } }, t('heads.save')));
 
     this.status = el('p', { class: 'status', role: 'status' });
     this.errorBox = el('div', { class: 'alert errors', role: 'alert', dataset: { testid: 'model-errors' } });
     this.info = el('p', { class: 'info', dataset: { testid: 'model-info' } });
-    this.tokenStrip = el('div', { class: 'tokens', part: 'tokens', role: 'group', 'aria-label': 'Query tokens: focus or point at one to highlight its row in every head' });
+    this.tokenStrip = el('div', { class: 'tokens', part: 'tokens', role: 'group', 'aria-label': t('heads.stripLabel') });
     this.maps = el('div', { class: 'maps' });
-    this.headPick = el('div', { class: 'head-pick', role: 'radiogroup', 'aria-label': 'Head shown as lines' });
+    this.headPick = el('div', { class: 'head-pick', role: 'radiogroup', 'aria-label': t('heads.pickLabel') });
     this.linesBox = el('div', { class: 'lines', part: 'lines' });
     this.linesNote = el('p', { class: 'small muted', 'aria-live': 'polite', dataset: { testid: 'lines-note' } });
 
     this.root.append(
-      el('h2', {}, 'Every head at once'),
+      el('h2', {}, t('heads.title')),
       this.status, this.controls, this.toolbar, this.errorBox, this.info,
-      el('h3', {}, 'Query tokens'),
-      el('p', { class: 'small muted explain' }, 'Point at or tab to a token to outline its row in every head; click to keep it outlined.'),
+      el('h3', {}, t('heads.queryTokens')),
+      el('p', { class: 'small muted explain' }, t('heads.queryExplain')),
       this.tokenStrip,
-      el('h3', {}, 'Attention weights of each head'),
-      el('p', { class: 'small muted explain' }, 'Row = query token, column = key token; every row sums to 1. Same colour scale for all heads.'),
+      el('h3', {}, t('heads.weightsTitle')),
+      el('p', { class: 'small muted explain' }, t('heads.weightsExplain')),
       this.maps,
-      el('h3', {}, 'Lines view'),
+      el('h3', {}, t('heads.linesTitle')),
       this.headPick, this.linesNote, this.linesBox,
-      exportMenu({ what: 'the lines view', name: () => `lines-head-${this.selectedHead}`, figure: () => this._linesFig, json: () => this.selectedHeadJSON() }));
+      exportMenu({ t, what: t('heads.linesWhat'), name: () => `lines-head-${this.selectedHead}`, figure: () => this._linesFig, json: () => this.selectedHeadJSON() }));
     this._renderedKey = null;
   }
 
@@ -170,7 +173,7 @@ export class HeadlabHeads extends HeadlabElement {
     const text = await file.text();
     const { model, errors } = parseModel(text);
     if (!model) {
-      this.showErrors(`“${file.name}” was not loaded:`, errors);
+      this.showErrors(this.t('heads.fileNotLoaded', { name: file.name }), errors);
       return;
     }
     this._fileModel = model;
@@ -185,20 +188,20 @@ export class HeadlabHeads extends HeadlabElement {
       const response = await fetch(new URL(src, document.baseURI));
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const { model, errors } = parseModel(await response.text());
-      if (!model) { this.showErrors(`The model at ${src} was not loaded:`, errors); return; }
+      if (!model) { this.showErrors(this.t('heads.srcNotLoaded', { src }), errors); return; }
       this._srcModel = model;
       this._source = 'src';
       this.requestUpdate();
     } catch (e) {
-      this.showErrors(`The model at ${src} could not be fetched (${e.message}).`, location.protocol === 'file:'
-        ? ['Pages opened from a file cannot fetch other files; load the JSON with the file input instead.'] : []);
+      this.showErrors(this.t('heads.srcNotFetched', { src, message: e.message }), location.protocol === 'file:'
+        ? [this.t('heads.srcFromFile')] : []);
     }
   }
 
   showErrors(title, errors) {
     const list = errors.slice(0, 12);
     this.errorBox.replaceChildren(el('strong', {}, title), el('ul', {}, list.map((e) => el('li', {}, e))),
-      errors.length > list.length ? el('p', {}, `…and ${errors.length - list.length} more.`) : '');
+      errors.length > list.length ? el('p', {}, this.t('heads.more', { n: errors.length - list.length })) : '');
     this.emit('error', { message: title, errors });
   }
 
@@ -211,7 +214,7 @@ export class HeadlabHeads extends HeadlabElement {
         this._validatedInput = this._userModelInput;
         const { model, errors } = validateModel(this._userModelInput);
         this._propertyModel = model;
-        if (!model) this.showErrors('The model set on the element was not shown:', errors);
+        if (!model) this.showErrors(this.t('heads.propertyRejected'), errors);
       }
       return this._propertyModel;
     }
@@ -219,25 +222,34 @@ export class HeadlabHeads extends HeadlabElement {
     let raw;
     if (example === 'cross') raw = crossModel();
     else if (example === 'random') {
-      let tokens = parseTokens(this.tokens).slice(0, MAX_TOKENS).map((t) => Array.from(t).slice(0, LIMITS.tokenLength).join(''));
+      let tokens = parseTokens(this.tokens).slice(0, MAX_TOKENS).map((token) => Array.from(token).slice(0, LIMITS.tokenLength).join(''));
       if (tokens.length === 0) tokens = parseTokens(HeadlabHeads.props.tokens.default);
       raw = randomModel({ tokens, dModel: this.dModel, numHeads: this.randomHeads(), seed: this.seed });
     } else raw = workedModel();
     const { model, errors } = validateModel(raw);
-    if (!model) this.showErrors('Internal example rejected:', errors);
+    if (!model) this.showErrors(this.t('heads.internalRejected'), errors);
+    else this.nameExample(model, example);
     return model;
+  }
+
+  /** Names a built-in example (and its heads) in the element's language. */
+  nameExample(model, example) {
+    const t = this.t;
+    model.name = t(`heads.example.${example}`, { seed: this.seed });
+    if (model.headNames && example !== 'random') model.headNames = model.headNames.map((_, h) => t(`heads.example.${example}.head${h + 1}`));
   }
 
   attributeProblems() {
     const out = super.attributeProblems();
+    const t = this.t;
     if (this._source !== null || this.example !== 'random') return out;
     const n = parseTokens(this.tokens).length;
-    if (n > MAX_TOKENS) out.push(`tokens has ${n} tokens; the random layer shows the first ${MAX_TOKENS}.`);
-    const long = parseTokens(this.tokens).slice(0, MAX_TOKENS).findIndex((t) => Array.from(t).length > LIMITS.tokenLength);
-    if (long >= 0) out.push(`tokens: token ${long + 1} is longer than ${LIMITS.tokenLength} characters; it is shown cut to ${LIMITS.tokenLength}.`);
-    if (n === 0 && this.hasAttribute('tokens')) out.push('tokens has no tokens; showing the default sentence.');
+    if (n > MAX_TOKENS) out.push(t('heads.problem.tooMany', { n, max: MAX_TOKENS }));
+    const long = parseTokens(this.tokens).slice(0, MAX_TOKENS).findIndex((token) => Array.from(token).length > LIMITS.tokenLength);
+    if (long >= 0) out.push(t('heads.problem.tooLong', { i: long + 1, limit: LIMITS.tokenLength }));
+    if (n === 0 && this.hasAttribute('tokens')) out.push(t('heads.problem.none'));
     const h = this.randomHeads();
-    if (h !== this.heads) out.push(`heads=${this.heads} does not divide d-model=${this.dModel}; showing h = ${h}.`);
+    if (h !== this.heads) out.push(t('heads.problem.divide', { heads: this.heads, dModel: this.dModel, h }));
     return out;
   }
 
@@ -272,8 +284,8 @@ export class HeadlabHeads extends HeadlabElement {
     const custom = this._source !== null;
     this.sourceSelect.value = custom ? 'custom' : this.example;
     this.sourceSelect.querySelector('option[value="custom"]').hidden = !custom;
-    this.sourceSelect.querySelector('option[value="custom"]').textContent = this._source === 'file' ? `Your file: ${this._fileName}`
-      : this._source === 'src' ? 'The model given by the page (src)' : 'The model set by the page';
+    this.sourceSelect.querySelector('option[value="custom"]').textContent = this._source === 'file' ? this.t('heads.source.file', { name: this._fileName })
+      : this._source === 'src' ? this.t('heads.source.src') : this.t('heads.source.property');
     this.randomOpts.hidden = custom || this.example !== 'random';
     this.tokensInput.value = this.tokens;
     this.headsInput.value = String(this.heads);
@@ -304,7 +316,7 @@ export class HeadlabHeads extends HeadlabElement {
   async run(model, causal, key) {
     const job = ++this._job;
     this.setAttribute('data-busy', '');
-    this.status.textContent = 'Computing…';
+    this.status.textContent = this.t('heads.computing');
     const args = {
       query: model.query, key: model.cross ? model.key : undefined, dModel: model.dModel, numHeads: model.numHeads,
       dK: model.dK, dV: model.dV, wQ: model.wQ, wK: model.wK, wV: model.wV, wO: model.wO,
@@ -319,7 +331,7 @@ export class HeadlabHeads extends HeadlabElement {
       if (job !== this._job) return;
       this.removeAttribute('data-busy');
       this.status.textContent = '';
-      this.showErrors('HeadLab could not compute this model:', [e.message]);
+      this.showErrors(this.t('heads.cannotCompute'), [e.message]);
       return;
     }
     if (job !== this._job) return;
@@ -329,7 +341,7 @@ export class HeadlabHeads extends HeadlabElement {
     this._renderedKey = key;
     this._causal = causal;
     this.renderModel(model, result);
-    this.status.textContent = `Computed in ${fmt(performance.now() - t0, 0)} ms. ${computeNote()}`;
+    this.status.textContent = this.t('heads.computedIn', { ms: this.fmt(performance.now() - t0, 0), note: computeNote(this.t) });
     this.removeAttribute('data-busy');
     this.emit('change', { tokens: model.tokens, queryTokens: model.queryTokens, numHeads: model.numHeads, weights: result.weights });
   }
@@ -337,15 +349,17 @@ export class HeadlabHeads extends HeadlabElement {
   renderModel(model, result) {
     const { queryTokens, tokens: keyTokens, numHeads } = model;
     const tQ = queryTokens.length, tK = keyTokens.length;
-    this.info.textContent = `${model.name}: ${model.cross ? `cross-attention, ${tQ} query tokens over ${tK} key tokens`
-      : `self-attention over ${tK} tokens`}; d_model = ${model.dModel}, h = ${numHeads}, d_k = ${model.dK}, d_v = ${model.dV}` +
-      `${this._causal ? '; causal mask on' : ''}. Each head’s matrix is ${tQ} × ${tK}.`;
+    const t = this.t;
+    this.info.textContent = t('heads.info', {
+      name: model.name, kind: model.cross ? t('heads.info.cross', { tQ, tK }) : t('heads.info.self', { tK }),
+      dModel: model.dModel, h: numHeads, dK: model.dK, dV: model.dV, causal: this._causal ? t('heads.info.causal') : '', tQ, tK,
+    });
     if (this._pinned !== null && this._pinned >= tQ) this._pinned = null;
     this._hover = null;
 
-    this.tokenButtons = queryTokens.map((t, i) => {
+    this.tokenButtons = queryTokens.map((token, i) => {
       const b = el('button', { type: 'button', class: 'token', 'aria-pressed': String(this._pinned === i), dataset: { index: String(i) },
-        title: t, 'aria-label': `Query token ${i + 1}: ${t}` }, t);
+        title: token, 'aria-label': t('heads.tokenLabel', { i: i + 1, token }) }, token);
       b.addEventListener('mouseenter', () => this.setHover(i));
       b.addEventListener('mouseleave', () => this.setHover(null));
       b.addEventListener('focus', () => this.setHover(i));
@@ -363,8 +377,8 @@ export class HeadlabHeads extends HeadlabElement {
     for (let h = 0; h < numHeads; h++) {
       const name = model.headNames?.[h];
       const hm = createHeatmap({
-        title: `Head ${h + 1}${name ? ` · ${name}` : ''}`, rowLabels: queryTokens, colLabels: keyTokens,
-        testid: `heads-weights-${h + 1}`, fileName: `head-${h + 1}-weights`,
+        title: name ? t('heads.headNamed', { h: h + 1, name }) : t('heads.head', { h: h + 1 }), rowLabels: queryTokens, colLabels: keyTokens,
+        testid: `heads-weights-${h + 1}`, fileName: `head-${h + 1}-weights`, t,
         onHoverRow: (r) => this.setHover(r),
       });
       hm.update(result.weights, h * tQ * tK);
@@ -379,9 +393,9 @@ export class HeadlabHeads extends HeadlabElement {
     this.headRadios = Array.from({ length: numHeads }, (_, h) => {
       const radio = el('input', { type: 'radio', name: group, id: `${group}-${h}`, value: String(h + 1) });
       radio.addEventListener('change', () => { if (radio.checked) this.selectedHead = h + 1; });
-      return el('label', { class: 'check', for: radio.id }, radio, `Head ${h + 1}`);
+      return el('label', { class: 'check', for: radio.id }, radio, t('heads.head', { h: h + 1 }));
     });
-    this.headPick.replaceChildren(el('span', {}, 'Lines for'), ...this.headRadios);
+    this.headPick.replaceChildren(el('span', {}, t('heads.linesFor')), ...this.headRadios);
     this.renderSelection();
   }
 
@@ -419,22 +433,21 @@ export class HeadlabHeads extends HeadlabElement {
     if (Math.max(tQ, tK) > MAX_LINE_TOKENS) {
       this._linesFig = null;
       this.linesBox.replaceChildren();
-      this.linesNote.textContent = `The lines view draws up to ${MAX_LINE_TOKENS} tokens; this model has ${Math.max(tQ, tK)}. Use the heatmaps.`;
+      this.linesNote.textContent = this.t('heads.linesTooMany', { max: MAX_LINE_TOKENS, n: Math.max(tQ, tK) });
       return;
     }
     const weights = this._weights.subarray(head * tQ * tK, (head + 1) * tQ * tK);
     const name = model.headNames?.[head];
     const fig = linesFigure({ queryTokens: model.queryTokens, keyTokens: model.tokens, weights, highlight: active ?? -1,
-      title: `Head ${head + 1}${name ? ` · ${name}` : ''}`, width: Math.min(640, Math.max(300, (this.linesBox.clientWidth || 520))) });
+      title: name ? this.t('heads.headNamed', { h: head + 1, name }) : this.t('heads.head', { h: head + 1 }), width: Math.min(640, Math.max(300, (this.linesBox.clientWidth || 520))) });
     this._linesFig = fig;
     let focusNote = '';
     if (active !== null && active !== undefined) {
       const row = Array.from(weights.subarray(active * tK, (active + 1) * tK));
       const best = row.indexOf(Math.max(...row));
-      focusNote = `In head ${head + 1}, “${model.queryTokens[active]}” puts its largest weight, ${fmt(row[best])}, on “${model.tokens[best]}”.`;
+      focusNote = this.t('heads.focus', { h: head + 1, query: model.queryTokens[active], weight: this.fmt(row[best]), key: model.tokens[best] });
     }
-    const svg = asImage(figureToSVG(fig), fig,
-      `Lines view of head ${head + 1}: each query token on the left is joined to every key token on the right by a line as thick as its weight. ${focusNote}`);
+    const svg = asImage(figureToSVG(fig), fig, this.t('heads.linesLabel', { h: head + 1, focus: focusNote }));
     svg.addEventListener('pointermove', (event) => {
       const box = svg.getBoundingClientRect();
       const y = ((event.clientY - box.top) * fig.height) / box.height;

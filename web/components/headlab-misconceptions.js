@@ -26,7 +26,8 @@
 
 import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
-import { fmt, parseTokens, clip } from '../lib/teach/format.js';
+import { fixed } from '../lib/i18n/index.js';
+import { parseTokens, clip } from '../lib/teach/format.js';
 import { tex } from './shared/render/typeset.js';
 import { createHeatmap } from './shared/render/heatmap.js';
 import { resultMatrix } from './shared/render/matrix.js';
@@ -34,6 +35,7 @@ import { asImage, figureToSVG } from './shared/render/figure.js';
 import { validateModel } from '../lib/teach/model.js';
 import { rows } from '../lib/teach/values.js';
 import { workedModel, randomModel } from '../lib/teach/examples.js';
+import messages from '../lib/i18n/catalogues/misconceptions.js';
 
 const SENTENCE = 'Virat hit the ball because it was full';
 const D_MODEL_A = 16;
@@ -61,6 +63,7 @@ export class HeadlabMisconceptions extends HeadlabElement {
   static tag = 'headlab-misconceptions';
   static stateKey = 'misc';
   static css = CSS;
+  static messages = messages;
   static props = {
     part: { type: 'enum', values: ['all', 'a', 'b', 'c'], default: 'all', state: true },
     heads: { type: 'int', default: 4, min: 1, max: 16, state: true },
@@ -73,7 +76,7 @@ export class HeadlabMisconceptions extends HeadlabElement {
     this.partA = this.buildA();
     this.partB = this.buildB();
     this.partC = this.buildC();
-    this.root.append(el('h2', {}, 'Three misconceptions, tested'), this.status,
+    this.root.append(el('h2', {}, this.t('misc.title')), this.status,
       el('div', { class: 'toolbar' }, this.copyLink()), this.partA, this.partB, this.partC);
     this.onResize(() => this.requestUpdate());
   }
@@ -81,6 +84,7 @@ export class HeadlabMisconceptions extends HeadlabElement {
   // ------------------------------------------------------------------ (a)
 
   buildA() {
+    const t = this.t;
     this.headsSlider = el('input', { type: 'range', id: 'a-heads', min: 0, max: HEAD_CHOICES.length - 1, step: 1 });
     this.headsSlider.addEventListener('input', () => { this.heads = HEAD_CHOICES[this.headsSlider.valueAsNumber]; });
     this.headsOut = el('output', { for: 'a-heads', class: 'value' });
@@ -88,12 +92,12 @@ export class HeadlabMisconceptions extends HeadlabElement {
     this.aVerdict = el('p', { class: 'note note--ok verdict', 'aria-live': 'polite', dataset: { testid: 'misc-a-verdict' } });
     this.aMaps = el('div', { class: 'maps' });
     return el('section', { class: 'part', 'aria-labelledby': 'a-title' },
-      el('h3', { id: 'a-title' }, '(a) “With more heads, each head looks at fewer tokens”'),
-      el('p', { class: 'explain' }, 'It sounds like sharing out work: 8 heads, so each takes an eighth of the sentence. In fact every head computes a full row of weights over every token. What the heads share out is the ',
-        el('em', {}, 'width'), ' of the representation: d', el('sub', {}, 'model'), ' = 16 numbers per token become h slices of d', el('sub', {}, 'k'), ' = 16 / h.'),
-      el('div', { class: 'field' }, el('label', { for: 'a-heads' }, 'Heads ', tex('h')), this.headsSlider, this.headsOut),
+      el('h3', { id: 'a-title' }, t('misc.a.title')),
+      el('p', { class: 'explain' }, t.parts('misc.a.explain', {
+        width: () => el('em', {}, t('misc.a.width')), dmodel: () => ['d', el('sub', {}, 'model')], dk: () => ['d', el('sub', {}, 'k')] })),
+      el('div', { class: 'field' }, el('label', { for: 'a-heads' }, t('misc.a.heads'), tex('h')), this.headsSlider, this.headsOut),
       this.splitBox, this.aVerdict,
-      el('p', { class: 'small muted explain' }, `An untrained layer with random weights over “${SENTENCE}”; same colour scale for every head.`),
+      el('p', { class: 'small muted explain' }, t('misc.a.random', { sentence: SENTENCE })),
       this.aMaps);
   }
 
@@ -109,16 +113,18 @@ export class HeadlabMisconceptions extends HeadlabElement {
       const fig = { width: n * (cell + 3) + 2, height: cell + 2, shapes };
       return asImage(figureToSVG(fig), fig, label, 'fig strip');
     };
+    const t = this.t;
     this.splitBox.replaceChildren(
-      el('p', { class: 'small' }, el('strong', {}, 'Tokens each head sees: '), `all ${tokens.length}, in every head.`),
-      strip(tokens.length, () => ({ role: 'muted' }), `${tokens.length} tokens, none divided among heads`),
-      el('p', { class: 'small' }, el('strong', {}, 'Numbers per token: '), `${dims}, cut into ${h} slice${h > 1 ? 's' : ''} of d_k = ${dims / h}, one colour per head.`),
-      strip(dims, (d) => palette[Math.floor(d / (dims / h)) % palette.length], `${dims} dimensions split into ${h} slices of ${dims / h}`));
+      el('p', { class: 'small' }, el('strong', {}, t('misc.a.sees')), t('misc.a.all', { n: tokens.length })),
+      strip(tokens.length, () => ({ role: 'muted' }), t('misc.a.stripTokens', { n: tokens.length })),
+      el('p', { class: 'small' }, el('strong', {}, t('misc.a.numbers')), t.plural('misc.a.slices', h, { dims, dk: dims / h })),
+      strip(dims, (d) => palette[Math.floor(d / (dims / h)) % palette.length], t('misc.a.stripDims', { dims, h, dk: dims / h })));
   }
 
-  static small(v) {
-    if (v >= 0.001) return fmt(v, 4);
-    const [mant, exp] = v.toExponential(1).split('e');
+  static small(v, lang = 'en') {
+    if (v >= 0.001) return fixed(lang, v, 4);
+    const [digits, exp] = v.toExponential(1).split('e');
+    const mant = fixed(lang, Number(digits), 1);
     const sup = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
     return `${mant} × 10${[...String(Number(exp))].map((c) => sup[c]).join('')}`;
   }
@@ -126,7 +132,8 @@ export class HeadlabMisconceptions extends HeadlabElement {
   updateA() {
     const h = HEAD_CHOICES.includes(this.heads) ? this.heads : 4;
     this.headsSlider.value = String(HEAD_CHOICES.indexOf(h));
-    this.headsSlider.setAttribute('aria-valuetext', `${h} heads, d_k = ${D_MODEL_A / h}`);
+    const t = this.t;
+    this.headsSlider.setAttribute('aria-valuetext', t.plural('misc.a.valuetext', h, { dk: D_MODEL_A / h }));
     this.headsOut.textContent = `${h} (d_k = ${D_MODEL_A / h})`;
     const tokens = parseTokens(SENTENCE);
     this.drawSplit(h, tokens);
@@ -135,11 +142,10 @@ export class HeadlabMisconceptions extends HeadlabElement {
     const T = tokens.length;
     let min = Infinity;
     for (const w of r.weights) min = Math.min(min, w);
-    this.aVerdict.replaceChildren(`${h} head${h > 1 ? 's' : ''}, each with a full ${T} × ${T} matrix: ${h * T * T} weights, and the smallest of them is ${HeadlabMisconceptions.small(min)}, `,
-      'which is more than zero. Every head looks at every token.');
+    this.aVerdict.replaceChildren(t.plural('misc.a.verdict', h, { T, weights: h * T * T, min: HeadlabMisconceptions.small(min, t.lang) }));
     const maps = [];
     for (let k = 0; k < h; k++) {
-      const hm = createHeatmap({ title: `Head ${k + 1} (${T} × ${T})`, rowLabels: tokens, colLabels: tokens, testid: `misc-a-head-${k + 1}`, fileName: `misconception-a-head-${k + 1}`, maxGrid: 200 });
+      const hm = createHeatmap({ t, title: t('misc.a.map', { h: k + 1, T }), rowLabels: tokens, colLabels: tokens, testid: `misc-a-head-${k + 1}`, fileName: `misconception-a-head-${k + 1}`, maxGrid: 200 });
       hm.update(r.weights, k * T * T);
       maps.push(hm.element);
     }
@@ -150,18 +156,17 @@ export class HeadlabMisconceptions extends HeadlabElement {
   // ------------------------------------------------------------------ (b)
 
   buildB() {
+    const t = this.t;
     this.swapBox = el('input', { type: 'checkbox', id: 'b-swap' });
     this.swapBox.addEventListener('change', () => { this.swap = this.swapBox.checked; });
     this.bTable = el('div', { class: 'table-scroll' });
     this.bVerdict = el('div', { class: 'note', 'aria-live': 'polite', dataset: { testid: 'misc-b-verdict' } });
     return el('section', { class: 'part', 'aria-labelledby': 'b-title' },
-      el('h3', { id: 'b-title' }, '(b) “The heads’ answers are averaged” (or summed)'),
-      el('p', { class: 'explain' }, 'Averaging is itself an output projection, just a fixed one: ', tex('W^{O} = \\tfrac12\\begin{bmatrix} I \\\\ I \\end{bmatrix}'),
-        ', the same for every head and every input. Summing is ', tex('\\begin{bmatrix} I \\\\ I \\end{bmatrix}'),
-        '. Both squeeze h·d', el('sub', {}, 'v'), ' numbers into d', el('sub', {}, 'v'),
-        '. A learned W', el('sup', {}, 'O'), ' reads the concatenation, where each head keeps its own columns. All four rows below come from the same two heads of the worked example, for the token ',
-        el('q', {}, 'it'), '.'),
-      el('label', { class: 'check', for: 'b-swap' }, this.swapBox, 'Swap what the heads do (head 1 reads adjectives, head 2 entities)'),
+      el('h3', { id: 'b-title' }, t('misc.b.title')),
+      el('p', { class: 'explain' }, t.parts('misc.b.explain', {
+        avg: () => tex('W^{O} = \\tfrac12\\begin{bmatrix} I \\\\ I \\end{bmatrix}'), sum: () => tex('\\begin{bmatrix} I \\\\ I \\end{bmatrix}'),
+        hdv: () => ['h·d', el('sub', {}, 'v')], dv: () => ['d', el('sub', {}, 'v')], WO: () => ['W', el('sup', {}, 'O')], it: () => el('q', {}, 'it') })),
+      el('label', { class: 'check', for: 'b-swap' }, this.swapBox, t('misc.b.swap')),
       this.bTable, this.bVerdict);
   }
 
@@ -181,16 +186,18 @@ export class HeadlabMisconceptions extends HeadlabElement {
     const avg = [[0.5, 0, 0, 0], [0, 0.5, 0, 0], [0.5, 0, 0, 0], [0, 0.5, 0, 0]];
     const sum = [[1, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]];
     const ident = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]];
+    const t = this.t;
+    // `name` is the row's id (data-row and the change event's keys, in English); `id` names its messages.
     const rows = [
-      { name: 'Concat, then W^O = identity', wO: ident, width: 4, keeps: 'both heads, each in its own columns' },
-      { name: 'Concat, then a learned W^O', wO: MIX, width: 4, keeps: 'both heads, blended, still separable (this Wᴼ is invertible)' },
-      { name: 'Average of the heads', wO: avg, width: 2, keeps: 'only the mean; which head said what is lost' },
-      { name: 'Sum of the heads', wO: sum, width: 2, keeps: 'only the total; which head said what is lost' },
+      { name: 'Concat, then W^O = identity', id: 'identity', wO: ident, width: 4 },
+      { name: 'Concat, then a learned W^O', id: 'learned', wO: MIX, width: 4 },
+      { name: 'Average of the heads', id: 'average', wO: avg, width: 2 },
+      { name: 'Sum of the heads', id: 'sum', wO: sum, width: 2 },
     ];
     const swapped = this.swap;
     const table = el('table', { class: 'matrix compare', dataset: { testid: 'misc-b-table' } },
-      el('caption', {}, 'Output for “it”', el('span', { class: 'shape' }, swapped ? ' (heads swapped; marked: same as before the swap)' : ' (tick the box to swap the heads)')),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'combination'), ['1', '2', '3', '4'].map((c) => el('th', { scope: 'col' }, c)))));
+      el('caption', {}, t('misc.b.caption'), el('span', { class: 'shape' }, swapped ? t('misc.b.swapped') : t('misc.b.tick'))),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t('misc.b.combination')), ['1', '2', '3', '4'].map((c) => el('th', { scope: 'col' }, c)))));
     const body = el('tbody');
     const changed = {};
     for (const row of rows) {
@@ -200,23 +207,24 @@ export class HeadlabMisconceptions extends HeadlabElement {
       for (let i = 0; i < row.width; i++) if (Math.abs(now[i] - normal[i]) > 5e-5) same = false;
       changed[row.name] = !same;
       const cells = Array.from({ length: 4 }, (_, i) => (i < row.width
-        ? el('td', { class: `num${swapped ? (same ? ' same' : ' diff') : ''}` }, fmt(now[i]))
+        ? el('td', { class: `num${swapped ? (same ? ' same' : ' diff') : ''}` }, this.fmt(now[i]))
         : el('td', { class: 'muted' }, '—')));
-      body.append(el('tr', { dataset: { row: row.name } }, el('th', { scope: 'row' }, row.name.replace('W^O', 'Wᴼ')), cells));
+      body.append(el('tr', { dataset: { row: row.name } }, el('th', { scope: 'row' }, t(`misc.b.row.${row.id}`)), cells));
     }
     table.append(body);
     this.bTable.replaceChildren(table, el('ul', { class: 'keeps small' },
-      rows.map((row) => el('li', {}, el('strong', {}, `${row.name.replace('W^O', 'Wᴼ')}: `), `${row.width} numbers; keeps ${row.keeps}.`))));
+      rows.map((row) => el('li', {}, el('strong', {}, `${t(`misc.b.row.${row.id}`)}: `), t('misc.b.keepsLine', { width: row.width, keeps: t(`misc.b.keeps.${row.id}`) })))));
     this.bVerdict.replaceChildren(swapped
-      ? el('p', {}, el('strong', {}, 'The average and the sum did not change'), ' although the heads now do opposite jobs: they cannot tell which head found ',
-        el('q', {}, 'ball'), ' and which found ', el('q', {}, 'full'), '. The concatenation (and any W', el('sup', {}, 'O'), ' reading it) did change.')
-      : el('p', {}, 'Average and sum give 2 numbers where the concatenation keeps 4. Now swap the heads and see which rows notice.'));
+      ? el('p', {}, t.parts('misc.b.verdictSwapped', {
+        strong: () => el('strong', {}, t('misc.b.noChange')), ball: () => el('q', {}, 'ball'), full: () => el('q', {}, 'full'), WO: () => ['W', el('sup', {}, 'O')] }))
+      : el('p', {}, t('misc.b.verdict')));
     return { swapped, changed };
   }
 
   // ------------------------------------------------------------------ (c)
 
   buildC() {
+    const t = this.t;
     this.cSwitches = [0, 1].map((h) => {
       const box = el('input', { type: 'checkbox', id: `c-head-${h + 1}`, checked: true });
       box.addEventListener('change', () => {
@@ -224,14 +232,14 @@ export class HeadlabMisconceptions extends HeadlabElement {
       });
       return box;
     });
-    this.cResult = resultMatrix({ caption: el('span', {}, 'Output', el('span', { class: 'shape' }, ' (3 tokens × 4; outlined: changed by the switches)')),
-      rowLabels: ['ball', 'full', 'it'], colLabels: ['1', '2', '3', '4'], testid: 'misc-c-output', markRow: 2 });
+    this.cResult = resultMatrix({ caption: el('span', {}, t('misc.c.caption'), el('span', { class: 'shape' }, t('misc.c.shape'))),
+      rowLabels: ['ball', 'full', 'it'], colLabels: ['1', '2', '3', '4'], testid: 'misc-c-output', markRow: 2, lang: t.lang });
     this.cVerdict = el('p', { class: 'note', 'aria-live': 'polite', dataset: { testid: 'misc-c-verdict' } });
     return el('section', { class: 'part', 'aria-labelledby': 'c-title' },
-      el('h3', { id: 'c-title' }, '(c) Switch a head off'),
-      el('p', { class: 'explain' }, 'Ablation is how one finds out what a head carries: replace its output by zeros and compare. In the worked example, head 1 carries “it is linked to ball” and head 2 “it is linked to full”.'),
-      el('fieldset', {}, el('legend', {}, 'Heads switched on'),
-        el('div', { class: 'switches' }, this.cSwitches.map((b, h) => el('label', { class: 'check', for: b.id }, b, `Head ${h + 1}`)))),
+      el('h3', { id: 'c-title' }, t('misc.c.title')),
+      el('p', { class: 'explain' }, t('misc.c.explain')),
+      el('fieldset', {}, el('legend', {}, t('misc.c.switches')),
+        el('div', { class: 'switches' }, this.cSwitches.map((b, h) => el('label', { class: 'check', for: b.id }, b, t('misc.c.head', { h: h + 1 }))))),
       this.cResult.element, this.cVerdict);
   }
 
@@ -248,16 +256,17 @@ export class HeadlabMisconceptions extends HeadlabElement {
     this.cResult.markChanged(now, full);
     let delta = 0;
     for (let i = 0; i < now.length; i++) delta = Math.max(delta, Math.abs(now[i] - full[i]));
+    const t = this.t;
     this.cVerdict.textContent = off.size === 0
-      ? 'Both heads on: this is the layer’s normal output. Switch one off.'
-      : `With head${off.size > 1 ? 's' : ''} ${[...off].join(' and ')} off the output moves by up to ${fmt(delta)}: the columns that head fed are now zero, and what it knew about “it” is gone.`;
+      ? t('misc.c.bothOn')
+      : t.plural('misc.c.off', off.size, { heads: [...off].join(t('misc.c.and')), delta: this.fmt(delta) });
     return { off: [...off], output: rows(now, 3, 4), maxChange: delta };
   }
 
   attributeProblems() {
     const out = super.attributeProblems();
     const unknown = this.ablate.split(',').map((x) => x.trim()).filter((x) => x && x !== '1' && x !== '2');
-    if (unknown.length) out.push(`ablate lists heads that do not exist (${unknown.slice(0, 3).map((x) => JSON.stringify(clip(x, 20))).join(', ')}); part (c) has heads 1 and 2.`);
+    if (unknown.length) out.push(this.t('misc.problem.ablate', { list: unknown.slice(0, 3).map((x) => JSON.stringify(clip(x, 20))).join(', ') }));
     return out;
   }
 
@@ -272,7 +281,7 @@ export class HeadlabMisconceptions extends HeadlabElement {
     if (!this.partA.hidden) detail.a = this.updateA();
     if (!this.partB.hidden) detail.b = this.updateB();
     if (!this.partC.hidden) detail.c = this.updateC();
-    this.status.textContent = `Computed by HeadLab ${this.lab.info().version} (WebAssembly).`;
+    this.status.textContent = this.t('misc.status', { version: this.lab.info().version });
     this.emit('change', detail);
   }
 }

@@ -28,16 +28,16 @@
 
 import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
-import { fmt, fmtInt } from '../lib/teach/format.js';
 import { tex } from './shared/render/typeset.js';
 import { headsDivide } from '../lib/teach/heads.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu, matrixCSV } from './shared/render/export.js';
+import messages from '../lib/i18n/catalogues/params.js';
 
 const PRESETS = [
-  { label: 'Original transformer', dModel: 512, heads: 8 },
-  { label: 'BERT-base', dModel: 768, heads: 12 },
-  { label: 'GPT-3 scale', dModel: 12288, heads: 96 },
+  { label: 'original', dModel: 512, heads: 8 },
+  { label: 'bert', dModel: 768, heads: 12 },
+  { label: 'gpt3', dModel: 12288, heads: 96 },
 ];
 
 const CSS = `
@@ -65,6 +65,7 @@ export class HeadlabParams extends HeadlabElement {
   static tag = 'headlab-params';
   static stateKey = 'params';
   static css = CSS;
+  static messages = messages;
   static props = {
     dModel: { attr: 'd-model', type: 'int', default: 512, min: 1, max: 65536, state: true },
     heads: { type: 'int', default: 8, min: 1, max: 4096, state: true },
@@ -76,17 +77,18 @@ export class HeadlabParams extends HeadlabElement {
   };
 
   build() {
+    const t = this.t;
     const range = (id, min, max, step, label) => el('input', { type: 'range', id, min, max, step, 'aria-label': label });
     const number = (id, min, max, label) => el('input', { type: 'number', id, min, max, step: 1, class: 'num-input', inputmode: 'numeric', 'aria-label': label });
-    this.dModelRange = range('d-model-range', 8, 2048, 8, 'd_model (slider)');
+    this.dModelRange = range('d-model-range', 8, 2048, 8, t('params.dModelSlider'));
     this.dModelInput = number('d-model', 1, 65536, 'd_model');
     // The h slider moves through the divisors of d_model (its value is an index into them), so
     // dragging it always shows a count; the number box next to it takes any h and explains a misfit.
-    this.headsRange = range('heads-range', 0, 0, 1, 'number of heads h (slider over the divisors of d_model)');
-    this.headsInput = number('heads', 1, 4096, 'number of heads h');
-    this.dKRange = range('d-k-range', 1, 1024, 1, 'd_k (slider)');
+    this.headsRange = range('heads-range', 0, 0, 1, t('params.headsSlider'));
+    this.headsInput = number('heads', 1, 4096, t('params.headsBox'));
+    this.dKRange = range('d-k-range', 1, 1024, 1, t('params.dKSlider'));
     this.dKInput = number('d-k', 1, 65536, 'd_k');
-    this.dVRange = range('d-v-range', 1, 1024, 1, 'd_v (slider)');
+    this.dVRange = range('d-v-range', 1, 1024, 1, t('params.dVSlider'));
     this.dVInput = number('d-v', 1, 65536, 'd_v');
     this.splitBox = el('input', { type: 'checkbox', id: 'split' });
     this.biasBox = el('input', { type: 'checkbox', id: 'bias' });
@@ -115,11 +117,11 @@ export class HeadlabParams extends HeadlabElement {
     this.splitFields = el('div', {},
       labelled(tex('d_k'), this.dKRange, this.dKInput),
       labelled(tex('d_v'), this.dVRange, this.dVInput));
-    this.presets = el('div', { class: 'presets', role: 'group', 'aria-label': 'Known models' },
+    this.presets = el('div', { class: 'presets', role: 'group', 'aria-label': t('params.presets') },
       PRESETS.map((p) => el('button', {
         type: 'button', class: 'btn btn--small',
         on: { click: () => { this.splitDkDv = false; this.dModel = p.dModel; this.heads = p.heads; } },
-      }, `${p.label}: ${p.dModel} / ${p.heads}`)));
+      }, `${t(`params.preset.${p.label}`)}: ${p.dModel} / ${p.heads}`)));
     this.toolbar = el('div', { class: 'toolbar' }, this.copyLink());
 
     this.status = el('p', { class: 'status', role: 'status' });
@@ -132,26 +134,26 @@ export class HeadlabParams extends HeadlabElement {
     this.invariance = el('div', { class: 'table-scroll' });
     this.results = el('div', {},
       this.totalLine, this.formulaBox,
-      el('h3', {}, 'Every matrix, drawn to scale'),
-      el('p', { class: 'small muted explain' }, 'Rows × columns, same scale for all four. Each stripe is one head’s share: a column block of W',
-        el('sup', {}, 'Q'), ', W', el('sup', {}, 'K'), ', W', el('sup', {}, 'V'), ' and a row block of W', el('sup', {}, 'O'), '.'),
+      el('h3', {}, t('params.drawnTitle')),
+      el('p', { class: 'small muted explain' }, t.parts('params.drawnExplain', {
+        WQ: () => ['W', el('sup', {}, 'Q')], WK: () => ['W', el('sup', {}, 'K')], WV: () => ['W', el('sup', {}, 'V')], WO: () => ['W', el('sup', {}, 'O')] })),
       this.drawing,
-      exportMenu({ what: 'the matrices drawn to scale and their counts', name: () => `params-dmodel-${this.dModel}-h-${this.heads}`, figure: () => this._figure,
+      exportMenu({ t, what: t('params.exportWhat'), name: () => `params-dmodel-${this.dModel}-h-${this.heads}`, figure: () => this._figure,
         json: () => this._counts, csv: () => this._counts && matrixCSV({ corner: 'matrix', rowLabels: ['wQ', 'wK', 'wV', 'wO', 'bias', 'total'], colLabels: ['parameters'],
           values: ['wQ', 'wK', 'wV', 'wO', 'bias', 'total'].map((k) => [this._counts[k]]) }) }),
-      el('h3', {}, 'The count'), this.countsBox,
+      el('h3', {}, t('params.countTitle')), this.countsBox,
       // Closed at first: it answers the page's "check yourself" question.
       el('details', { class: 'invariance-box', dataset: { testid: 'params-invariance-box' } },
-        el('summary', {}, el('strong', {}, 'Same budget, other numbers of heads'), ' (open to check your answer)'), this.invariance));
+        el('summary', {}, el('strong', {}, t('params.invarianceSummary')), t('params.invarianceOpen')), this.invariance));
 
     this.root.append(
-      el('h2', {}, 'Parameter budget'),
+      el('h2', {}, t('params.title')),
       this.status,
       el('div', { class: 'controls' },
         labelled(tex('d_{\\text{model}}'), this.dModelRange, this.dModelInput),
-        labelled(el('span', {}, 'heads ', tex('h')), this.headsRange, this.headsInput),
-        el('label', { class: 'check', for: 'bias' }, this.biasBox, 'Count the bias vectors too'),
-        el('label', { class: 'check', for: 'split' }, this.splitBox, 'Let ', tex('d_k'), ' and ', tex('d_v'), ' differ from ', tex('d_{\\text{model}}/h')),
+        labelled(el('span', {}, t('params.heads'), tex('h')), this.headsRange, this.headsInput),
+        el('label', { class: 'check', for: 'bias' }, this.biasBox, t('params.bias')),
+        el('label', { class: 'check', for: 'split' }, this.splitBox, t.parts('params.split', { dk: () => tex('d_k'), dv: () => tex('d_v'), ratio: () => tex('d_{\\text{model}}/h') })),
         this.splitFields),
       this.presets, this.toolbar, this.dkLine, this.explanation, this.results);
 
@@ -159,6 +161,8 @@ export class HeadlabParams extends HeadlabElement {
   }
 
   update() {
+    const t = this.t;
+    const fmtInt = (n) => this.fmtInt(n);
     const dModel = this.dModel, heads = this.heads, split = this.splitDkDv;
     const setPair = (r, i, v) => { r.value = String(v); if (i.valueAsNumber !== v) i.value = String(v); };
     setPair(this.dModelRange, this.dModelInput, dModel);
@@ -196,11 +200,11 @@ export class HeadlabParams extends HeadlabElement {
     this.dkLine.replaceChildren(split
       ? tex(`d_k = ${dK},\\quad d_v = ${dV},\\quad h\\,d_k = ${fmtInt(heads * dK)},\\quad h\\,d_v = ${fmtInt(heads * dV)}`, { display: true })
       : tex(`d_k = d_v = \\frac{d_{\\text{model}}}{h} = \\frac{${dModel}}{${heads}} = ${dK}`, { display: true }));
-    this.status.textContent = `Counts from HeadLab ${this.lab.info().version} (WebAssembly).`;
+    this.status.textContent = t('params.status', { version: this.lab.info().version });
 
-    this.totalLine.replaceChildren('Total: ', el('span', { class: 'big-total', dataset: { testid: 'params-total' } }, fmtInt(counts.total)),
-      ' parameters', this.bias ? ` (${fmtInt(counts.weights)} weights + ${fmtInt(counts.bias)} biases)` : '',
-      !split ? el('span', { class: 'muted' }, ` = 4 × ${fmtInt(dModel)}²${this.bias ? ` + 4 × ${fmtInt(dModel)}` : ''}, whatever h is.`) : '');
+    this.totalLine.replaceChildren(t('params.total'), el('span', { class: 'big-total', dataset: { testid: 'params-total' } }, fmtInt(counts.total)),
+      t('params.parameters'), this.bias ? t('params.withBias', { weights: fmtInt(counts.weights), bias: fmtInt(counts.bias) }) : '',
+      !split ? el('span', { class: 'muted' }, t('params.whatever', { dModel: fmtInt(dModel), bias: this.bias ? ` + 4 × ${fmtInt(dModel)}` : '' })) : '');
     this.formulaBox.replaceChildren(...[].concat(split
       ? tex(`\\underbrace{2\\,h\\,d_k\\,d_{\\text{model}}}_{W^Q,\\,W^K} + \\underbrace{2\\,h\\,d_v\\,d_{\\text{model}}}_{W^V,\\,W^O} = ${fmtInt(counts.weights).replace(/,/g, '{,}')}`, { display: true })
       : [tex('\\underbrace{3\\,d_{\\text{model}}^2}_{W^Q,\\,W^K,\\,W^V} + \\underbrace{d_{\\text{model}}^2}_{W^O} = 4\\,d_{\\text{model}}^2', { display: true }),
@@ -229,19 +233,19 @@ export class HeadlabParams extends HeadlabElement {
   }
 
   showNotDivisible(dModel, heads, apiMessage) {
+    const t = this.t;
     this.results.hidden = true;
-    this.dkLine.replaceChildren(tex(`\\frac{d_{\\text{model}}}{h} = \\frac{${dModel}}{${heads}} = ${fmt(dModel / heads, 2)}\\ \\text{— not a whole number}`, { display: true }));
+    // Inside TeX a decimal comma needs braces, or it is spaced as punctuation.
+    this.dkLine.replaceChildren(tex(`\\frac{d_{\\text{model}}}{h} = \\frac{${dModel}}{${heads}} = ${this.fmt(dModel / heads, 2).replace(',', '{,}')}\\ \\text{— ${t('params.notWhole')}}`, { display: true }));
     const ds = divisors(dModel);
     const below = ds.filter((d) => d < heads).pop();
     const above = ds.find((d) => d > heads);
-    const jump = (h) => el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.heads = h; } } }, `h = ${h} (d_k = ${dModel / h})`);
+    const jump = (h) => el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.heads = h; } } }, t('params.jump', { h, dK: dModel / h }));
     this.explanation.replaceChildren(
-      el('p', {}, el('strong', {}, `No count: h = ${heads} does not divide d_model = ${dModel}.`)),
-      el('p', {}, `The standard layout gives every head the same whole number of dimensions, d_k = d_v = d_model / h, and here ${dModel} / ${heads} = ${fmt(dModel / heads, 2)}. `,
-        `A head cannot have a fraction of a dimension, and the ${heads} heads’ outputs must concatenate back to exactly ${dModel} numbers so that W`, el('sup', {}, 'O'), ' is square. ',
-        'Pick an h that divides d_model, or tick “let d_k and d_v differ” to choose the head sizes yourself.'),
-      apiMessage ? el('p', { class: 'small muted' }, `HeadLab says: ${apiMessage}`) : '',
-      el('div', { class: 'toolbar' }, el('span', {}, 'Nearest that work:'), below ? jump(below) : null, above ? jump(above) : null));
+      el('p', {}, el('strong', {}, t('params.noCount', { heads, dModel }))),
+      el('p', {}, t.parts('params.whyNot', { dModel, heads, ratio: this.fmt(dModel / heads, 2), WO: () => ['W', el('sup', {}, 'O')] })),
+      apiMessage ? el('p', { class: 'small muted' }, t('params.apiSays', { message: apiMessage })) : '',
+      el('div', { class: 'toolbar' }, el('span', {}, t('params.nearest')), below ? jump(below) : null, above ? jump(above) : null));
     this.explanation.hidden = false;
     this.status.textContent = '';
   }
@@ -250,10 +254,11 @@ export class HeadlabParams extends HeadlabElement {
   showRefused(dModel, heads, dK, dV, apiMessage) {
     this.results.hidden = true;
     this.dkLine.replaceChildren();
+    const t = this.t;
     this.explanation.replaceChildren(
-      el('p', {}, el('strong', {}, `No count for d_model = ${fmtInt(dModel)}, h = ${heads}, d_k = ${fmtInt(dK)}, d_v = ${fmtInt(dV)}.`)),
-      el('p', {}, 'HeadLab would not count these sizes. Try a smaller d_model or smaller heads.'),
-      el('p', { class: 'small muted' }, `HeadLab says: ${apiMessage}`));
+      el('p', {}, el('strong', {}, t('params.refused', { dModel: this.fmtInt(dModel), heads, dK: this.fmtInt(dK), dV: this.fmtInt(dV) }))),
+      el('p', {}, t('params.refusedWhy')),
+      el('p', { class: 'small muted' }, t('params.apiSays', { message: apiMessage })));
     this.explanation.hidden = false;
     this.status.textContent = '';
   }
@@ -282,7 +287,7 @@ export class HeadlabParams extends HeadlabElement {
       const w = m.cols * u, h = m.rows * u;
       shapes.push({ type: 'text', x: x0, y: y0 - 26, text: m.name, size: 15, weight: 700, fill: { role: 'text' } });
       shapes.push({ type: 'text', x: x0 + 15, y: y0 - 32, text: m.sup, size: 10, weight: 700, fill: { role: 'text' } });
-      shapes.push({ type: 'text', x: x0, y: y0 - 10, text: `${fmtInt(m.rows)} × ${fmtInt(m.cols)}`, size: 11, fill: { role: 'muted' } });
+      shapes.push({ type: 'text', x: x0, y: y0 - 10, text: `${this.fmtInt(m.rows)} × ${this.fmtInt(m.cols)}`, size: 11, fill: { role: 'muted' } });
       // One opaque rect in the first colour, then every second stripe on top: adjacent
       // translucent stripes at fractional edges let the page show through as hairlines (WebKit).
       const stripes = Math.min(heads, 256);
@@ -302,31 +307,32 @@ export class HeadlabParams extends HeadlabElement {
       height: top + rowsUsed * (box + top + 26) - top + 24,
       shapes,
     };
-    shapes.push({ type: 'text', x: 10, y: fig.height - 10, text: `${heads} head${heads === 1 ? '' : 's'}: alternating stripes, one per head`, size: 11, fill: { role: 'muted' } });
+    shapes.push({ type: 'text', x: 10, y: fig.height - 10, text: this.t.plural('params.stripes', heads), size: 11, fill: { role: 'muted' } });
     this._figure = fig;
     this.drawing.replaceChildren(asImage(figureToSVG(fig), fig,
-      `W^Q, W^K and W^V are ${dModel} by ${heads * dK} (${heads * dV} for W^V), split into ${heads} column blocks; W^O is ${heads * dV} by ${dModel}, split into ${heads} row blocks.`));
+      this.t('params.figureLabel', { dModel, hdK: heads * dK, hdV: heads * dV, heads })));
   }
 
   fillCounts(counts, dModel, heads, dK, dV) {
-    const row = (name, shape, n, cls) => el('tr', { class: cls }, el('th', { scope: 'row' }, name), el('td', {}, shape), el('td', { class: 'num' }, fmtInt(n)));
+    const t = this.t;
+    const row = (name, shape, n, cls) => el('tr', { class: cls }, el('th', { scope: 'row' }, name), el('td', {}, shape), el('td', { class: 'num' }, this.fmtInt(n)));
     const w = (sup, note) => el('span', {}, 'W', el('sup', {}, sup), note ? el('span', { class: 'muted' }, note) : null);
     const table = el('table', { class: 'matrix counts', dataset: { testid: 'params-counts' } },
-      el('caption', {}, 'Parameters per matrix'),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'matrix'), el('th', { scope: 'col' }, 'shape'), el('th', { scope: 'col' }, 'parameters'))),
+      el('caption', {}, t('params.countsCaption')),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t('params.col.matrix')), el('th', { scope: 'col' }, t('params.col.shape')), el('th', { scope: 'col' }, t('params.col.parameters')))),
       el('tbody', {},
-        row(w('Q', ' all heads'), `${dModel} × ${heads}·${dK}`, counts.wQ),
-        row(w('K', ' all heads'), `${dModel} × ${heads}·${dK}`, counts.wK),
-        row(w('V', ' all heads'), `${dModel} × ${heads}·${dV}`, counts.wV),
+        row(w('Q', t('params.allHeads')), `${dModel} × ${heads}·${dK}`, counts.wQ),
+        row(w('K', t('params.allHeads')), `${dModel} × ${heads}·${dK}`, counts.wK),
+        row(w('V', t('params.allHeads')), `${dModel} × ${heads}·${dV}`, counts.wV),
         row(w('O'), `${heads}·${dV} × ${dModel}`, counts.wO),
-        this.bias ? row('biases', `2·${heads}·${dK} + ${heads}·${dV} + ${dModel}`, counts.bias) : null,
-        row('total', this.splitDkDv ? '' : `4 × ${dModel}²`, counts.total, 'total')));
+        this.bias ? row(t('params.biases'), `2·${heads}·${dK} + ${heads}·${dV} + ${dModel}`, counts.bias) : null,
+        row(t('params.totalRow'), this.splitDkDv ? '' : `4 × ${dModel}²`, counts.total, 'total')));
     this.countsBox.replaceChildren(table);
   }
 
   fillInvariance(dModel, heads, split) {
     if (split) {
-      this.invariance.replaceChildren(el('p', { class: 'muted' }, 'With d_k and d_v chosen freely the total grows with h·d_k and h·d_v; untick the option to see the fixed budget.'));
+      this.invariance.replaceChildren(el('p', { class: 'muted' }, this.t('params.splitNote')));
       return;
     }
     const ds = divisors(dModel);
@@ -341,11 +347,11 @@ export class HeadlabParams extends HeadlabElement {
     const rows = pick.map((h) => {
       const c = this.lab.parameterCount({ dModel, numHeads: h, bias: this.bias });
       return el('tr', { class: h === heads ? 'is-current' : undefined },
-        el('th', { scope: 'row' }, String(h)), el('td', { class: 'num' }, String(dModel / h)), el('td', { class: 'num' }, fmtInt(c.total)));
+        el('th', { scope: 'row' }, String(h)), el('td', { class: 'num' }, String(dModel / h)), el('td', { class: 'num' }, this.fmtInt(c.total)));
     });
     this.invariance.replaceChildren(el('table', { class: 'matrix invariance', dataset: { testid: 'params-invariance' } },
-      el('caption', {}, `d_model = ${dModel}: every h that divides it`),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'h'), el('th', { scope: 'col' }, 'd_k'), el('th', { scope: 'col' }, 'total'))),
+      el('caption', {}, this.t('params.invarianceCaption', { dModel })),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'h'), el('th', { scope: 'col' }, 'd_k'), el('th', { scope: 'col' }, this.t('params.col.total')))),
       el('tbody', {}, rows)));
   }
 }

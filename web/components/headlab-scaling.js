@@ -24,12 +24,12 @@
 
 import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
-import { fmt } from '../lib/teach/format.js';
 import { tex } from './shared/render/typeset.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu, matrixCSV } from './shared/render/export.js';
 import { compute, computeNote } from './shared/worker/compute.js';
 import { histogramsFigure, barsFigure, lineChartFigure, SERIES } from './shared/render/charts.js';
+import messages from '../lib/i18n/catalogues/scaling.js';
 
 const NUM_QUERIES = 256;
 const SWEEP = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
@@ -52,6 +52,7 @@ export class HeadlabScaling extends HeadlabElement {
   static tag = 'headlab-scaling';
   static stateKey = 'scaling';
   static css = CSS;
+  static messages = messages;
   static props = {
     dK: { attr: 'd-k', type: 'int', default: 64, min: 1, max: 4096, state: true },
     keys: { type: 'int', default: 64, min: 2, max: 1024, state: true },
@@ -60,14 +61,15 @@ export class HeadlabScaling extends HeadlabElement {
   };
 
   build() {
+    const t = this.t;
     this._job = 0;
     // Its visible label is typeset maths (KaTeX), which gives no accessible name: name it here.
-    this.slider = el('input', { type: 'range', id: 'dk', min: 0, max: SWEEP.length - 1, step: 1, 'aria-label': 'd_k, the width of each query and key' });
+    this.slider = el('input', { type: 'range', id: 'dk', min: 0, max: SWEEP.length - 1, step: 1, 'aria-label': t('scaling.sliderLabel') });
     this.slider.addEventListener('input', () => { this.dK = SWEEP[this.slider.valueAsNumber]; });
     this.dkOut = el('output', { for: 'dk', class: 'value', dataset: { testid: 'scaling-dk' } });
     this.keysSelect = el('select', { id: 'keys' }, [8, 16, 64, 256].map((n) => el('option', { value: String(n) }, String(n))));
     this.keysSelect.addEventListener('change', () => { this.keys = Number(this.keysSelect.value); });
-    this.reroll = el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.seed = (this.seed % 100000) + 1; } } }, 'Draw new numbers');
+    this.reroll = el('button', { type: 'button', class: 'btn btn--small', on: { click: () => { this.seed = (this.seed % 100000) + 1; } } }, t('scaling.reroll'));
     this.toolbar = el('div', { class: 'toolbar' }, this.reroll, this.copyLink());
     this.status = el('p', { class: 'status', role: 'status' });
     this.stats = el('div', { class: 'stats', 'aria-live': 'polite', dataset: { testid: 'scaling-stats' } });
@@ -75,20 +77,20 @@ export class HeadlabScaling extends HeadlabElement {
       const box = el('div', { class: 'chart__figure' });
       const holder = { box, fig: null };
       const section = el('div', { class: 'chart', part: 'chart' }, el('h3', {}, title), note ? el('p', { class: 'small muted explain' }, note) : null, box,
-        exportMenu({ what: title, name: () => `${name}-dk-${this.dK}`, figure: () => holder.fig, json: () => this._data && this.jsonOf(name), csv: () => this._data && this.csvOf(name) }));
+        exportMenu({ t, what: title, name: () => `${name}-dk-${this.dK}`, figure: () => holder.fig, json: () => this._data && this.jsonOf(name), csv: () => this._data && this.csvOf(name) }));
       holder.section = section;
       return holder;
     };
-    this.dotChart = chart('Scores fed to the softmax', 'Every query against every key, before and after dividing by √d_k.', 'scores');
-    this.weightChart = chart('All softmax weights', 'Counts on a log scale: most weights are small either way; what differs is how many reach the top.', 'weights');
-    this.rowChart = chart('One query’s weights, largest first', 'Without scaling, one key takes nearly everything once d_k is large.', 'one-query');
-    this.sweepChart = chart('As d_k grows', 'Mean entropy of a row of weights; ln(keys) would be perfectly even, 0 is one-hot.', 'sweep');
+    this.dotChart = chart(t('scaling.dots.title'), t('scaling.dots.note'), 'scores');
+    this.weightChart = chart(t('scaling.weights.title'), t('scaling.weights.note'), 'weights');
+    this.rowChart = chart(t('scaling.row.title'), t('scaling.row.note'), 'one-query');
+    this.sweepChart = chart(t('scaling.sweep.title'), t('scaling.sweep.note'), 'sweep');
     this.sweepTable = el('div', { class: 'table-scroll' });
     this.root.append(
-      el('h2', {}, 'Why divide by √d', el('sub', {}, 'k')),
+      el('h2', {}, t('scaling.title'), el('sub', {}, 'k')),
       this.status,
       el('div', { class: 'field' }, el('label', { for: 'dk' }, tex('d_k')), this.slider, this.dkOut),
-      el('div', { class: 'field' }, el('label', { for: 'keys' }, 'Keys per query'), this.keysSelect),
+      el('div', { class: 'field' }, el('label', { for: 'keys' }, t('scaling.keys')), this.keysSelect),
       this.toolbar,
       // Two halves that sit side by side where there is room and one above the other on a phone.
       el('div', { class: 'formula formula--wrap' },
@@ -96,7 +98,7 @@ export class HeadlabScaling extends HeadlabElement {
         tex('\\Longrightarrow\\quad \\operatorname{Var}\\!\\left(\\frac{q\\cdot k}{\\sqrt{d_k}}\\right) = 1', { display: true })),
       this.stats,
       el('div', { class: 'charts' }, this.dotChart.section, this.weightChart.section, this.rowChart.section, this.sweepChart.section),
-      el('details', {}, el('summary', {}, 'The sweep as a table'), this.sweepTable));
+      el('details', {}, el('summary', {}, t('scaling.sweepTable')), this.sweepTable));
     this.onResize(() => { if (this._data) this.render(this._data.r, this._data.dK, this._data.keys, this._sweep); });
   }
 
@@ -119,7 +121,8 @@ export class HeadlabScaling extends HeadlabElement {
     const job = ++this._job;
     const keys = this.keys, seed = this.seed;
     this.setAttribute('data-busy', '');
-    this.status.textContent = 'Computing…';
+    const t = this.t;
+    this.status.textContent = t('scaling.computing');
     try {
       const sweepKey = `${keys}|${seed}`;
       const [r, sweep] = await Promise.all([
@@ -131,7 +134,7 @@ export class HeadlabScaling extends HeadlabElement {
       this._sweep = sweep;
       this._data = { r, dK, keys };
       this.render(r, dK, keys, sweep);
-      this.status.textContent = `${NUM_QUERIES} queries × ${keys} keys drawn in WebAssembly. ${computeNote()}`;
+      this.status.textContent = t('scaling.status', { queries: NUM_QUERIES, keys, note: computeNote(t) });
       this.emit('change', {
         dK, varianceRaw: r.varianceRaw, varianceScaled: r.varianceScaled, entropyScaled: r.entropyScaled,
         entropyUnscaled: r.entropyUnscaled, maxWeightScaled: r.maxWeightScaled, maxWeightUnscaled: r.maxWeightUnscaled,
@@ -139,7 +142,7 @@ export class HeadlabScaling extends HeadlabElement {
     } catch (e) {
       if (job !== this._job) return;
       this.status.textContent = '';
-      this.stats.replaceChildren(el('div', { class: 'alert', role: 'alert' }, `HeadLab could not run the experiment: ${e.message}`));
+      this.stats.replaceChildren(el('div', { class: 'alert', role: 'alert' }, t('element.experimentFailed', { message: e.message })));
     } finally {
       if (job === this._job) this.removeAttribute('data-busy');
     }
@@ -160,20 +163,22 @@ export class HeadlabScaling extends HeadlabElement {
   }
 
   render(r, dK, keys, sweep) {
+    const t = this.t, lang = t.lang;
+    const fmt = (v, d) => this.fmt(v, d);
     const sqrt = Math.sqrt(dK);
     this.noteWidth();
     const width = Math.max(300, Math.min(560, this.dotChart.box.clientWidth || 520));
     const stat = (label, scaled, unscaled, testid, note) => el('div', { class: 'stat', dataset: { testid } },
       el('div', { class: 'label' }, label),
       el('div', { class: 'pair' },
-        el('span', {}, 'scaled ', el('span', { class: 'v scaled' }, scaled)),
-        unscaled !== null ? el('span', {}, 'unscaled ', el('span', { class: 'v unscaled' }, unscaled)) : null),
+        el('span', {}, t('scaling.scaled'), el('span', { class: 'v scaled' }, scaled)),
+        unscaled !== null ? el('span', {}, t('scaling.unscaled'), el('span', { class: 'v unscaled' }, unscaled)) : null),
       note ? el('div', { class: 'small muted' }, note) : null);
     const lnK = Math.log(keys);
     this.stats.replaceChildren(
-      stat('Variance of the scores', fmt(r.varianceScaled, 2), fmt(r.varianceRaw, 2), 'stat-variance', `unscaled ≈ d_k = ${dK}, scaled ≈ 1`),
-      stat('Mean entropy of a row (nats)', fmt(r.entropyScaled, 3), fmt(r.entropyUnscaled, 3), 'stat-entropy', `even spread: ln ${keys} = ${fmt(lnK, 3)}; one-hot: 0`),
-      stat('Mean largest weight in a row', fmt(r.maxWeightScaled, 3), fmt(r.maxWeightUnscaled, 3), 'stat-max', 'near 1 means the softmax has saturated'));
+      stat(t('scaling.stat.variance'), fmt(r.varianceScaled, 2), fmt(r.varianceRaw, 2), 'stat-variance', t('scaling.stat.varianceNote', { dK })),
+      stat(t('scaling.stat.entropy'), fmt(r.entropyScaled, 3), fmt(r.entropyUnscaled, 3), 'stat-entropy', t('scaling.stat.entropyNote', { keys, lnK: fmt(lnK, 3) })),
+      stat(t('scaling.stat.max'), fmt(r.maxWeightScaled, 3), fmt(r.maxWeightUnscaled, 3), 'stat-max', t('scaling.stat.maxNote')));
 
     const dots = r.dotProducts;
     const scaled = dots.map((v) => v / sqrt);
@@ -182,42 +187,43 @@ export class HeadlabScaling extends HeadlabElement {
     const lim = Math.max(4, spread);
     this.draw(this.dotChart, histogramsFigure({
       series: [
-        { label: 'with scaling: q·k / √d_k', values: scaled, color: SERIES[0].color },
-        { label: 'without scaling: q·k', values: dots, color: SERIES[1].color },
+        { label: t('scaling.withFormula'), values: scaled, color: SERIES[0].color },
+        { label: t('scaling.withoutFormula'), values: dots, color: SERIES[1].color },
       ],
-      lo: -lim, hi: lim, bins: width < 400 ? 32 : 48, xLabel: 'score', width,
-    }), `Histogram of scores at d_k = ${dK}: scaled scores have variance ${fmt(r.varianceScaled, 2)}, unscaled ${fmt(r.varianceRaw, 2)}.`);
+      lo: -lim, hi: lim, bins: width < 400 ? 32 : 48, xLabel: t('scaling.score'), width, lang,
+    }), t('scaling.dots.label', { dK, scaled: fmt(r.varianceScaled, 2), raw: fmt(r.varianceRaw, 2) }));
 
     this.draw(this.weightChart, histogramsFigure({
       series: [
-        { label: 'with scaling', values: r.weightsScaled, color: SERIES[0].color },
-        { label: 'without scaling', values: r.weightsUnscaled, color: SERIES[1].color },
+        { label: t('scaling.with'), values: r.weightsScaled, color: SERIES[0].color },
+        { label: t('scaling.without'), values: r.weightsUnscaled, color: SERIES[1].color },
       ],
-      lo: 0, hi: 1, bins: width < 400 ? 25 : 40, log: true, xLabel: 'softmax weight', width,
-    }), `Histogram of all softmax weights at d_k = ${dK}.`);
+      lo: 0, hi: 1, bins: width < 400 ? 25 : 40, log: true, xLabel: t('scaling.softmaxWeight'), width, lang, logLabel: t('chart.logCount'),
+    }), t('scaling.weights.label', { dK }));
 
     const shown = Math.min(keys, 16);
     const row = (w) => Array.from(w.subarray(0, keys)).sort((a, b) => b - a).slice(0, shown);
     this.draw(this.rowChart, barsFigure({
       series: [
-        { label: 'with scaling', values: row(r.weightsScaled), color: SERIES[0].color },
-        { label: 'without scaling', values: row(r.weightsUnscaled), color: SERIES[1].color },
+        { label: t('scaling.with'), values: row(r.weightsScaled), color: SERIES[0].color },
+        { label: t('scaling.without'), values: row(r.weightsUnscaled), color: SERIES[1].color },
       ],
-      max: 1, xLabel: `the ${shown} largest of query 1’s ${keys} weights, sorted`, yLabel: 'weight', width,
-    }), `Query 1's largest weight: ${fmt(row(r.weightsScaled)[0], 3)} with scaling, ${fmt(row(r.weightsUnscaled)[0], 3)} without.`);
+      max: 1, xLabel: t('scaling.row.x', { shown, keys }), yLabel: t('scaling.weight'), width, lang,
+    }), t('scaling.row.label', { scaled: fmt(row(r.weightsScaled)[0], 3), unscaled: fmt(row(r.weightsUnscaled)[0], 3) }));
 
     this.draw(this.sweepChart, lineChartFigure({
       series: [
-        { label: 'with scaling', points: sweep.map((s) => [s.dK, s.entropyScaled]), color: SERIES[0].color },
-        { label: 'without scaling', points: sweep.map((s) => [s.dK, s.entropyUnscaled]), color: SERIES[1].color, dash: true },
+        { label: t('scaling.with'), points: sweep.map((s) => [s.dK, s.entropyScaled]), color: SERIES[0].color },
+        { label: t('scaling.without'), points: sweep.map((s) => [s.dK, s.entropyUnscaled]), color: SERIES[1].color, dash: true },
       ],
-      yMax: Math.log(keys) * 1.05, xLabel: 'd_k (log scale)', yLabel: 'entropy (nats)', mark: dK, width,
-      yRef: { y: Math.log(keys), label: `ln ${keys}: perfectly even` },
-    }), `Entropy against d_k: with scaling it stays near ${fmt(sweep[sweep.length - 1].entropyScaled, 2)}; without, it falls to ${fmt(sweep[sweep.length - 1].entropyUnscaled, 2)} at d_k = ${SWEEP[SWEEP.length - 1]}.`);
+      yMax: Math.log(keys) * 1.05, xLabel: t('scaling.sweep.x'), yLabel: t('scaling.sweep.y'), mark: dK, width, lang,
+      yRef: { y: Math.log(keys), label: t('scaling.sweep.ref', { keys }) },
+    }), t('scaling.sweep.label', { scaled: fmt(sweep[sweep.length - 1].entropyScaled, 2), unscaled: fmt(sweep[sweep.length - 1].entropyUnscaled, 2), dK: SWEEP[SWEEP.length - 1] }));
 
     this.sweepTable.replaceChildren(el('table', { class: 'matrix sweep', dataset: { testid: 'scaling-sweep' } },
-      el('caption', {}, `Mean row entropy and largest weight, ${keys} keys per query`),
-      el('thead', {}, el('tr', {}, ['d_k', 'entropy, scaled', 'entropy, unscaled', 'largest, scaled', 'largest, unscaled'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('caption', {}, t('scaling.table.caption', { keys })),
+      el('thead', {}, el('tr', {}, ['d_k', t('scaling.col.entropyScaled'), t('scaling.col.entropyUnscaled'), t('scaling.col.largestScaled'), t('scaling.col.largestUnscaled')]
+        .map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, sweep.map((s) => el('tr', { class: s.dK === dK ? 'is-query' : undefined },
         el('th', { scope: 'row' }, String(s.dK)),
         [s.entropyScaled, s.entropyUnscaled, s.maxWeightScaled, s.maxWeightUnscaled].map((v) => el('td', { class: 'num' }, fmt(v, 3))))))));

@@ -4,13 +4,16 @@
  * headlab-* element on the page, and remembers the choice (localStorage) when allowed.
  *
  * @attr {string} theme  light | dark | auto; default: the remembered choice, else auto
+ * @attr {string} lang   the language of its label (else the page's); en | es
  * @fires headlab-theme  detail: { theme }
  * @csspart button
  */
 
+import { languageOf, translator } from '../lib/i18n/index.js';
+import messages from '../lib/i18n/catalogues/theme-toggle.js';
+
 const KEY = 'headlab-theme';
 const NEXT = { auto: 'light', light: 'dark', dark: 'auto' };
-const LABEL = { auto: 'Theme: automatic', light: 'Theme: light', dark: 'Theme: dark' };
 
 function remembered() {
   try { return localStorage.getItem(KEY); } catch { return null; }
@@ -19,7 +22,7 @@ function remembered() {
 export class HeadlabThemeToggle extends HTMLElement {
   static tag = 'headlab-theme-toggle';
 
-  static get observedAttributes() { return ['theme']; }
+  static get observedAttributes() { return ['theme', 'lang']; }
 
   static define() {
     if (!customElements.get(this.tag)) customElements.define(this.tag, this);
@@ -60,12 +63,22 @@ export class HeadlabThemeToggle extends HTMLElement {
     this.apply();
   }
 
-  attributeChangedCallback() { this.apply(); }
+  attributeChangedCallback(name) {
+    if (name === 'lang') this.label();
+    else this.apply();
+  }
+
+  /** Words the button in the element's language. */
+  label() {
+    const t = translator(messages, languageOf(this));
+    const label = t(`theme.${this.theme}`);
+    this.button.textContent = label;
+    this.button.setAttribute('aria-label', t('theme.action', { label }));
+  }
 
   apply() {
     const theme = this.theme;
-    this.button.textContent = LABEL[theme];
-    this.button.setAttribute('aria-label', `${LABEL[theme]} (activate to change)`);
+    this.label();
     document.documentElement.dataset.theme = theme;
     for (const node of document.querySelectorAll('*')) {
       if (node.localName.startsWith('headlab-') && node !== this) {

@@ -28,21 +28,16 @@
 
 import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
-import { fmt, parseTokens, clip } from '../lib/teach/format.js';
+import { parseTokens, clip } from '../lib/teach/format.js';
 import { tex } from './shared/render/typeset.js';
 import { inputMatrix, resultMatrix } from './shared/render/matrix.js';
 import { createHeatmap } from './shared/render/heatmap.js';
 import { COURSE_EXAMPLE } from '../lib/teach/examples.js';
 import { rows } from '../lib/teach/values.js';
+import messages from '../lib/i18n/catalogues/worked-example.js';
 
-const FEATURES = ['entity-ness', 'adjective-ness', 'number/verb-ness', 'bias'];
-const FEATURES_SHORT = ['entity', 'adjective', 'number/verb', 'bias'];
 const D_MODEL = 4, H = 2, D_K = 2, D_V = 2, T = 3;
-const PROJ = [
-  { key: 'q', letter: 'Q', what: 'query', plural: 'queries' },
-  { key: 'k', letter: 'K', what: 'key', plural: 'keys' },
-  { key: 'v', letter: 'V', what: 'value', plural: 'values' },
-];
+const PROJ = [{ key: 'q', letter: 'Q' }, { key: 'k', letter: 'K' }, { key: 'v', letter: 'V' }];
 
 const WO_PRESETS = {
   identity: COURSE_EXAMPLE.wO,
@@ -51,36 +46,19 @@ const WO_PRESETS = {
   'drop-1': [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
   'drop-2': [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]],
 };
-const WO_LABELS = {
-  identity: 'the identity (the course’s choice)',
-  mix: 'a real mixing matrix (invertible)',
-  'drop-1': 'zero where it reads head 1',
-  'drop-2': 'zero where it reads head 2',
-  custom: 'your own numbers',
-};
+const WO_CHOICES = ['identity', 'mix', 'drop-1', 'drop-2', 'custom'];
 
-const STEPS = [
-  { short: 'X', title: 'Token embeddings' },
-  { short: 'Q', title: 'Queries' },
-  { short: 'K', title: 'Keys' },
-  { short: 'V', title: 'Values' },
-  { short: 'QKᵀ', title: 'Raw scores' },
-  { short: '÷√dₖ', title: 'Scaling' },
-  { short: 'softmax', title: 'Attention weights' },
-  { short: '·V', title: 'Weighted sum of values' },
-  { short: 'concat', title: 'Concatenation' },
-  { short: 'Wᴼ', title: 'Output projection' },
-];
+// Step titles are messages we.step.1 … we.step.10; the short names are notation, the same in every language.
+const STEPS = ['X', 'Q', 'K', 'V', 'QKᵀ', '÷√dₖ', 'softmax', '·V', 'concat', 'Wᴼ'].map((short, i) => ({ short, n: i + 1 }));
 
 const concatLabels = [];
-const concatNames = [];
+const concatHeads = [];
 for (let h = 0; h < H; h++) {
   for (let c = 0; c < D_V; c++) {
     concatLabels.push(`h${h + 1} · ${c + 1}`);
-    concatNames.push(`head ${h + 1} dimension ${c + 1}`);
+    concatHeads.push({ h: h + 1, c: c + 1 });
   }
 }
-const OUT_LABELS = ['out 1', 'out 2', 'out 3', 'out 4'];
 
 const CSS = `
 .top { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0.4rem 1rem; align-items: baseline; }
@@ -117,6 +95,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
   static tag = 'headlab-worked-example';
   static stateKey = 'worked';
   static css = CSS;
+  static messages = messages;
   static props = {
     step: { type: 'enum', values: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'all'], default: '1', state: true },
     hideControls: { attr: 'hide-controls', type: 'bool', default: false },
@@ -127,6 +106,12 @@ export class HeadlabWorkedExample extends HeadlabElement {
   };
 
   build() {
+    const t = this.t;
+    this.stepTitle = (n) => t(`we.step.${n}`);
+    this.features = [0, 1, 2, 3].map((i) => t(`we.feature.${i}`));
+    this.featuresShort = [0, 1, 2, 3].map((i) => t(`we.featureShort.${i}`));
+    this.outLabels = [1, 2, 3, 4].map((n) => t('we.out', { n }));
+    this.concatNames = concatHeads.map(({ h, c }) => t('we.concatName', { h, c }));
     this.cells = new Map();      // id → { input, label, fallback }
     this.views = [];             // { update(result) }
     this.labelTargets = [];      // objects with setRowLabels / setLabels, refreshed when tokens change
@@ -135,27 +120,27 @@ export class HeadlabWorkedExample extends HeadlabElement {
     const tokens = this._tokens;
     const q = this.query - 1;
 
-    this.statusLine = el('p', { class: 'status', role: 'status' }, 'Loading the WebAssembly module…');
-    this.resetButton = el('button', { type: 'button', class: 'btn', id: 'reset', dataset: { testid: 'reset' } }, 'Reset to the course’s example');
+    this.statusLine = el('p', { class: 'status', role: 'status' }, t('we.loading'));
+    this.resetButton = el('button', { type: 'button', class: 'btn', id: 'reset', dataset: { testid: 'reset' } }, t('we.reset'));
     this.allToggle = el('input', { type: 'checkbox', id: 'show-all' });
     this.toolbar = el('div', { class: 'toolbar' },
       this.resetButton,
-      el('label', { class: 'check', for: 'show-all' }, this.allToggle, 'Show all steps at once'),
+      el('label', { class: 'check', for: 'show-all' }, this.allToggle, t('we.showAll')),
       this.copyLink());
 
     // Named by their own text (visible "1 X", read "Step 1 X: Token embeddings"), so the name holds what is seen.
     this.navButtons = STEPS.map((s, i) => el('button', { type: 'button', class: 'btn', dataset: { step: String(i + 1) } },
-      el('span', { class: 'sr-only' }, 'Step '), el('span', { class: 'n' }, String(i + 1)), ' ', s.short,
-      el('span', { class: 'sr-only' }, `: ${s.title}`)));
+      el('span', { class: 'sr-only' }, t('we.stepWord')), el('span', { class: 'n' }, String(i + 1)), ' ', s.short,
+      el('span', { class: 'sr-only' }, `: ${this.stepTitle(s.n)}`)));
     // The whole pipeline as one figure: X, then what every head does on its own (steps 2-8, once per
     // head, in parallel), then concatenation and W^O. Each stage is the button that opens its step.
     // Q, K and V are three projections of the same X, made side by side: no arrows between them.
     const stage = (i) => el('li', { class: i === 2 || i === 3 ? 'stage stage--parallel' : 'stage' }, this.navButtons[i]);
-    this.nav = el('nav', { class: 'stepnav pipeline', 'aria-label': 'The pipeline: each stage opens its step', part: 'steps' },
+    this.nav = el('nav', { class: 'stepnav pipeline', 'aria-label': t('we.navLabel'), part: 'steps' },
       el('ol', {},
         stage(0),
         el('li', { class: 'per-head' },
-          el('span', { class: 'per-head__label' }, 'in each head, side by side (×2)'),
+          el('span', { class: 'per-head__label' }, t('we.perHead')),
           el('ol', {}, [1, 2, 3, 4, 5, 6, 7].map(stage))),
         stage(8), stage(9)));
 
@@ -166,13 +151,13 @@ export class HeadlabWorkedExample extends HeadlabElement {
     this.sections = STEPS.map((s, i) => this.buildStep(i, tokens, q));
     this.form.append(...this.sections);
 
-    this.prevButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'prev' } }, '← Previous');
-    this.nextButton = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'next' } }, 'Next →');
+    this.prevButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'prev' } }, t('we.prev'));
+    this.nextButton = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'next' } }, t('we.next'));
     this.where = el('span', { class: 'where', 'aria-live': 'polite' });
     this.pager = el('div', { class: 'pager' }, this.prevButton, this.where, this.nextButton);
 
     this.root.append(
-      el('div', { class: 'top' }, el('h2', {}, 'The pipeline, step by step'), this.statusLine),
+      el('div', { class: 'top' }, el('h2', {}, t('we.title')), this.statusLine),
       this.toolbar, this.nav, this.errorBox, this.resultsNote, this.form, this.pager, this.buildSummary(tokens, q));
 
     this.form.addEventListener('input', (event) => {
@@ -202,8 +187,8 @@ export class HeadlabWorkedExample extends HeadlabElement {
   }
 
   tokenLabels() {
-    const t = parseTokens(this.tokens);
-    return t.length === T ? t : parseTokens('ball full it');
+    const list = parseTokens(this.tokens);
+    return list.length === T ? list : parseTokens('ball full it');
   }
 
   go(delta) {
@@ -215,26 +200,26 @@ export class HeadlabWorkedExample extends HeadlabElement {
   // ------------------------------------------------------------- building
 
   buildStep(i, tokens, q) {
+    const t = this.t;
     const n = i + 1;
-    const s = STEPS[i];
-    const heading = el('h3', { id: `step-${n}-title` }, el('span', { class: 'n' }, `Step ${n} of ${STEPS.length} · `), s.title);
+    const FEATURES = this.features, FEATURES_SHORT = this.featuresShort, OUT_LABELS = this.outLabels, concatNames = this.concatNames;
+    const heading = el('h3', { id: `step-${n}-title` }, el('span', { class: 'n' }, t('we.stepOf', { n, total: STEPS.length })), this.stepTitle(n));
     const section = el('section', { class: 'step', dataset: { step: String(n) }, 'aria-labelledby': `step-${n}-title` }, heading);
     const formula = (src, shape) => el('div', { class: 'formula' }, tex(src, { display: true }), shape ? tex(shape, { display: true }) : null);
-    const perHead = (make, titled = true) => el('div', { class: 'heads' }, [0, 1].map((h) => el('div', { class: 'card' }, titled ? el('h4', {}, `Head ${h + 1}`) : null, make(h))));
+    const perHead = (make, titled = true) => el('div', { class: 'heads' }, [0, 1].map((h) => el('div', { class: 'card' }, titled ? el('h4', {}, t('we.head', { h: h + 1 })) : null, make(h))));
     const tokenSpan = (k) => el('q', {}, tokens[k]);
-    const tokenText = (k) => { const span = tokenSpan(k); this.labelTargets.push({ setToken: (t) => { span.textContent = t[k]; } }); return span; };
+    const tokenText = (k) => { const span = tokenSpan(k); this.labelTargets.push({ setToken: (list) => { span.textContent = list[k]; } }); return span; };
 
     switch (n) {
       case 1: {
         section.append(formula('X \\in \\mathbb{R}^{T \\times d_{\\text{model}}}', 'T = 3,\\quad d_{\\text{model}} = 4'),
-          el('p', { class: 'explain' }, 'Each token enters as one row of numbers, its embedding. These four toy features stand for ',
-            'entity, adjective and number/verb, plus a constant 1 that acts as a bias. Change any of them: every later step recomputes.'));
+          el('p', { class: 'explain' }, t('we.s1.explain')));
         const m = inputMatrix({
-          caption: el('span', {}, 'Embeddings ', el('span', { class: 'shape' }, '(3 tokens × 4 features)')),
+          caption: el('span', {}, t('we.s1.caption'), el('span', { class: 'shape' }, t('we.s1.shape'))),
           idPrefix: 'x', rowLabels: tokens, colLabels: FEATURES_SHORT.map((f) => f.replace('/', '/\u200b')),
-          describe: (r, c) => `Embedding of "${tokens[r]}", ${FEATURES[c]}`, highlightRow: q,
+          describe: (r, c) => t('we.s1.describe', { token: tokens[r], feature: FEATURES[c] }), highlightRow: q,
         });
-        this.registerInputs(m, 'x', (r, c) => `Embedding of "${tokens[r]}", ${FEATURES[c]}`);
+        this.registerInputs(m, 'x', (r, c) => t('we.s1.describe', { token: tokens[r], feature: FEATURES[c] }));
         this.labelTargets.push(m);
         section.append(m.element);
         break;
@@ -244,22 +229,18 @@ export class HeadlabWorkedExample extends HeadlabElement {
         const d = p.key === 'v' ? 'd_v' : 'd_k';
         section.append(formula(`${p.letter}_i = X\\,W_i^{${p.letter}}`,
           `\\underset{3\\times 4}{X}\\;\\underset{4\\times 2}{W_i^{${p.letter}}} \\;\\to\\; \\underset{3\\times 2}{${p.letter}_i},\\qquad ${d} = d_{\\text{model}}/h = 2`));
-        const texts = {
-          q: ['Each head multiplies the same X by its own query matrix. Head 1’s matrix keeps the entity and bias features, head 2’s keeps adjective and bias, so the two heads ask different questions of the same tokens.'],
-          k: ['Keys are made the same way, with each head’s own key matrix. In the next step every query is compared with every key.'],
-          v: ['Values are what a head hands back once it has decided where to look. The course lets both heads share one value matrix to keep the arithmetic short; in a trained model each head has its own.'],
-        };
-        section.append(el('p', { class: 'explain' }, texts[p.key]));
+        const what = t(`we.proj.${p.key}`);
+        section.append(el('p', { class: 'explain' }, t(`we.s${n}.explain`)));
         section.append(perHead((h) => {
           const m = inputMatrix({
-            caption: el('span', {}, tex(`W_${h + 1}^{${p.letter}}`), el('span', { class: 'shape' }, ` ${p.what} projection (4 × 2)`)),
+            caption: el('span', {}, tex(`W_${h + 1}^{${p.letter}}`), el('span', { class: 'shape' }, t('we.proj.caption', { what }))),
             idPrefix: `w${p.key}-${h + 1}`, rowLabels: FEATURES_SHORT, colLabels: ['1', '2'],
-            describe: (r, c) => `Head ${h + 1} W${p.letter} (${p.what} projection), row ${FEATURES_SHORT[r]}, column ${c + 1}`,
+            describe: (r, c) => t('we.proj.describe', { h: h + 1, letter: p.letter, what, row: FEATURES_SHORT[r], c: c + 1 }),
           });
-          this.registerInputs(m, `w${p.key}-${h + 1}`, (r, c) => `Head ${h + 1} W${p.letter} (${p.what} projection), row ${FEATURES_SHORT[r]}, column ${c + 1}`);
+          this.registerInputs(m, `w${p.key}-${h + 1}`, (r, c) => t('we.proj.describe', { h: h + 1, letter: p.letter, what, row: FEATURES_SHORT[r], c: c + 1 }));
           const result = resultMatrix({
-            caption: el('span', {}, tex(`${p.letter}_${h + 1}`), el('span', { class: 'shape' }, ` ${p.plural} (3 × 2)`)),
-            rowLabels: tokens, colLabels: ['1', '2'], testid: `${p.key}-head-${h + 1}`, markRow: q,
+            caption: el('span', {}, tex(`${p.letter}_${h + 1}`), el('span', { class: 'shape' }, t('we.proj.result', { plural: t(`we.projPlural.${p.key}`) }))),
+            rowLabels: tokens, colLabels: ['1', '2'], testid: `${p.key}-head-${h + 1}`, markRow: q, lang: t.lang,
           });
           this.labelTargets.push(result);
           this.views.push({ update: (r) => result.update(r && r.intermediates[p.key], h * T * 2) });
@@ -273,13 +254,12 @@ export class HeadlabWorkedExample extends HeadlabElement {
           ? formula('\\frac{S_i}{\\sqrt{d_k}} = \\frac{S_i}{\\sqrt{2}} \\approx \\frac{S_i}{1.4142}', '3\\times 3 \\;\\to\\; 3 \\times 3')
           : formula('S_i = Q_i\\,K_i^{\\top}', '\\underset{3\\times 2}{Q_i}\\;\\underset{2\\times 3}{K_i^{\\top}} \\;\\to\\; \\underset{3\\times 3}{S_i}'));
         section.append(el('p', { class: 'explain' }, scaled
-          ? 'Each head divides its own scores by the square root of its own d_k. Dot products of longer vectors grow larger, and without this step the softmax would turn almost one-hot as d_k grows (the √d_k demo shows it).'
-          : ['Every query is dotted with every key: row = query token, column = key token. For ', tokenText(q),
-            ' in head 1 the score against ', tokenText(0), ' is 1·3 + 1·1 = 4 with the course’s numbers.']));
+          ? t('we.s6.explain')
+          : t.parts('we.s5.explain', { query: () => tokenText(q), first: () => tokenText(0) })));
         section.append(perHead((h) => {
           const result = resultMatrix({
-            caption: el('span', {}, scaled ? tex(`S_${h + 1}/\\sqrt{2}`) : tex(`S_${h + 1}`), el('span', { class: 'shape' }, ' rows: query, columns: key')),
-            rowLabels: tokens, colLabels: tokens, testid: `${scaled ? 'scaled-scores' : 'scores'}-head-${h + 1}`, markRow: q,
+            caption: el('span', {}, scaled ? tex(`S_${h + 1}/\\sqrt{2}`) : tex(`S_${h + 1}`), el('span', { class: 'shape' }, t('we.scores.shape'))),
+            rowLabels: tokens, colLabels: tokens, testid: `${scaled ? 'scaled-scores' : 'scores'}-head-${h + 1}`, markRow: q, lang: t.lang,
           });
           this.labelTargets.push(result);
           this.views.push({ update: (r) => result.update(r && r.intermediates[scaled ? 'scaledScores' : 'scores'], h * T * T) });
@@ -288,17 +268,15 @@ export class HeadlabWorkedExample extends HeadlabElement {
         break;
       }
       case 7: {
-        section.append(formula('A_i = \\operatorname{softmax}\\!\\left(\\frac{Q_i K_i^{\\top}}{\\sqrt{d_k}}\\right)', '\\textstyle\\sum_{j} (A_i)_{tj} = 1 \\text{ for every row } t'));
-        section.append(el('p', { class: 'explain' }, 'The softmax turns each row of scaled scores into positive weights that add up to 1. ',
-          'With the course’s numbers head 1 gives ', tokenText(q), ' most of its weight on ', tokenText(0),
-          ' and head 2 on ', tokenText(1), '. No weight is ever exactly zero: every head looks at every token.'));
+        section.append(formula('A_i = \\operatorname{softmax}\\!\\left(\\frac{Q_i K_i^{\\top}}{\\sqrt{d_k}}\\right)', `\\textstyle\\sum_{j} (A_i)_{tj} = 1 \\text{ ${t('we.s7.rowSum')} } t`));
+        section.append(el('p', { class: 'explain' }, t.parts('we.s7.explain', { query: () => tokenText(q), first: () => tokenText(0), second: () => tokenText(1) })));
         section.append(perHead((h) => {
           const hm = createHeatmap({
-            title: `Head ${h + 1} attention weights`, rowLabels: tokens, colLabels: tokens,
+            title: t('we.s7.heatmap', { h: h + 1 }), rowLabels: tokens, colLabels: tokens, t,
             testid: `weights-table-head-${h + 1}`, markRow: q, markRowTestid: `weights-head-${h + 1}`,
             fileName: `worked-example-head-${h + 1}-weights`,
           });
-          this.labelTargets.push({ setLabels: (t) => hm.setLabels(t, t) });
+          this.labelTargets.push({ setLabels: (list) => hm.setLabels(list, list) });
           this.views.push({ update: (r) => hm.update(r && r.weights, h * T * T) });
           return hm.element;
         }, false));
@@ -310,11 +288,11 @@ export class HeadlabWorkedExample extends HeadlabElement {
       }
       case 8: {
         section.append(formula('\\text{head}_i = A_i\\,V_i', '\\underset{3\\times 3}{A_i}\\;\\underset{3\\times 2}{V_i} \\;\\to\\; \\underset{3\\times 2}{\\text{head}_i}'));
-        section.append(el('p', { class: 'explain' }, 'Each token’s head output is the average of the value rows, weighted by that token’s row of attention weights.'));
+        section.append(el('p', { class: 'explain' }, t('we.s8.explain')));
         section.append(perHead((h) => {
           const result = resultMatrix({
-            caption: el('span', {}, tex(`\\text{head}_${h + 1}`), el('span', { class: 'shape' }, ' output (3 × 2)')),
-            rowLabels: tokens, colLabels: ['1', '2'], testid: `head-output-table-${h + 1}`, markRow: q, markRowTestid: `head-output-${h + 1}`,
+            caption: el('span', {}, tex(`\\text{head}_${h + 1}`), el('span', { class: 'shape' }, t('we.s8.shape'))),
+            rowLabels: tokens, colLabels: ['1', '2'], testid: `head-output-table-${h + 1}`, markRow: q, markRowTestid: `head-output-${h + 1}`, lang: t.lang,
           });
           this.labelTargets.push(result);
           this.views.push({ update: (r) => result.update(r && r.intermediates.headOutputs, h * T * D_V) });
@@ -324,10 +302,10 @@ export class HeadlabWorkedExample extends HeadlabElement {
       }
       case 9: {
         section.append(formula('H = \\operatorname{Concat}(\\text{head}_1, \\text{head}_2)', 'H \\in \\mathbb{R}^{T \\times h d_v} = \\mathbb{R}^{3 \\times 4}'));
-        section.append(el('p', { class: 'explain' }, 'The two head outputs are placed side by side: 2 heads × 2 numbers = 4 numbers per token. Nothing is mixed yet; the first two columns are head 1’s, the last two head 2’s.'));
+        section.append(el('p', { class: 'explain' }, t('we.s9.explain')));
         const result = resultMatrix({
           caption: el('span', {}, 'Concat(head', el('sub', {}, '1'), ', head', el('sub', {}, '2'), ')', el('span', { class: 'shape' }, ' (3 × 4)')),
-          rowLabels: tokens, colLabels: concatLabels, testid: 'concat-table', markRow: q, markRowTestid: 'concat',
+          rowLabels: tokens, colLabels: concatLabels, testid: 'concat-table', markRow: q, markRowTestid: 'concat', lang: t.lang,
         });
         this.labelTargets.push(result);
         this.views.push({ update: (r) => result.update(r && r.intermediates.concat, 0) });
@@ -336,11 +314,10 @@ export class HeadlabWorkedExample extends HeadlabElement {
       }
       case 10: {
         section.append(formula('\\operatorname{MultiHead}(X) = H\\,W^{O}', '\\underset{3\\times 4}{H}\\;\\underset{4\\times 4}{W^{O}} \\;\\to\\; \\underset{3\\times 4}{\\text{output}}'));
-        section.append(el('p', { class: 'explain' }, 'W', el('sup', {}, 'O'), ' is learned: it mixes the concatenated head outputs back into d', el('sub', {}, 'model'),
-          ' numbers per token. The course takes the identity, so the output equals the concatenation. Try a real mixing matrix: both heads still reach the output, only blended. ',
-          'Zero the part of W', el('sup', {}, 'O'), ' that reads one head (its rows here, because the output is H times W', el('sup', {}, 'O'), ') and that head’s information is gone.'));
+        const W = () => ['W', el('sup', {}, 'O')];
+        section.append(el('p', { class: 'explain' }, t.parts('we.s10.explain', { W, dmodel: () => ['d', el('sub', {}, 'model')] })));
         this.woSelect = el('select', { id: 'wo-preset' },
-          Object.entries(WO_LABELS).map(([value, label]) => el('option', { value }, label)));
+          WO_CHOICES.map((value) => el('option', { value }, t(`we.wo.${value}`))));
         this.woSelect.addEventListener('change', () => {
           this.wo = this.woSelect.value;
         });
@@ -353,18 +330,18 @@ export class HeadlabWorkedExample extends HeadlabElement {
           return box;
         });
         section.append(el('div', { class: 'toolbar' },
-          el('label', { for: 'wo-preset' }, 'W', el('sup', {}, 'O'), ' is '), this.woSelect));
-        section.append(el('fieldset', {}, el('legend', {}, 'Heads switched on (a switched-off head’s output is replaced by zeros)'),
-          el('div', { class: 'switches' }, this.headSwitches.map((box, h) => el('label', { class: 'check', for: box.id }, box, `Head ${h + 1}`)))));
+          el('label', { for: 'wo-preset' }, t.parts('we.s10.woIs', { W })), this.woSelect));
+        section.append(el('fieldset', {}, el('legend', {}, t('we.s10.switches')),
+          el('div', { class: 'switches' }, this.headSwitches.map((box, h) => el('label', { class: 'check', for: box.id }, box, t('we.head', { h: h + 1 }))))));
         const m = inputMatrix({
-          caption: el('span', {}, tex('W^{O}'), el('span', { class: 'shape' }, ' output projection (4 × 4)')),
+          caption: el('span', {}, tex('W^{O}'), el('span', { class: 'shape' }, t('we.s10.woShape'))),
           idPrefix: 'wo', rowLabels: concatLabels, colLabels: OUT_LABELS,
-          describe: (r, c) => `WO (output projection), row ${concatNames[r]}, column out ${c + 1}`,
+          describe: (r, c) => t('we.s10.describe', { row: concatNames[r], c: c + 1 }),
         });
-        this.registerInputs(m, 'wo', (r, c) => `WO (output projection), row ${concatNames[r]}, column out ${c + 1}`);
+        this.registerInputs(m, 'wo', (r, c) => t('we.s10.describe', { row: concatNames[r], c: c + 1 }));
         const result = resultMatrix({
-          caption: el('span', {}, 'Output = H ', tex('W^{O}'), el('span', { class: 'shape' }, ' (3 × 4)')),
-          rowLabels: tokens, colLabels: OUT_LABELS, testid: 'output-table', markRow: q, markRowTestid: 'output',
+          caption: el('span', {}, t('we.s10.output'), tex('W^{O}'), el('span', { class: 'shape' }, ' (3 × 4)')),
+          rowLabels: tokens, colLabels: OUT_LABELS, testid: 'output-table', markRow: q, markRowTestid: 'output', lang: t.lang,
         });
         this.labelTargets.push(result);
         this.views.push({ update: (r) => result.update(r && r.output, 0) });
@@ -378,26 +355,27 @@ export class HeadlabWorkedExample extends HeadlabElement {
   }
 
   buildSummary(tokens, q) {
+    const t = this.t;
     const out = resultMatrix({
-      caption: el('span', {}, 'Output of the layer', el('span', { class: 'shape' }, ' (3 × 4)')),
-      rowLabels: tokens, colLabels: OUT_LABELS, testid: 'summary-output', markRow: q,
+      caption: el('span', {}, t('we.summary.output'), el('span', { class: 'shape' }, ' (3 × 4)')),
+      rowLabels: tokens, colLabels: this.outLabels, testid: 'summary-output', markRow: q, lang: t.lang,
     });
     this.labelTargets.push(out);
     this.views.push({ update: (r) => out.update(r && r.output, 0) });
     const maps = [0, 1].map((h) => {
       const hm = createHeatmap({
-        title: `Head ${h + 1} weights`, rowLabels: tokens, colLabels: tokens, testid: `summary-weights-head-${h + 1}`, markRow: q,
+        title: t('we.summary.heatmap', { h: h + 1 }), rowLabels: tokens, colLabels: tokens, testid: `summary-weights-head-${h + 1}`, markRow: q, t,
         fileName: `worked-example-head-${h + 1}-weights`,
       });
-      this.labelTargets.push({ setLabels: (t) => hm.setLabels(t, t) });
+      this.labelTargets.push({ setLabels: (list) => hm.setLabels(list, list) });
       this.views.push({ update: (r) => hm.update(r && r.weights, h * T * T) });
       return hm.element;
     });
     // The weight maps are what step 7 shows in full: while step 7 (or every step) is open they are not repeated here.
     this.summaryMaps = maps;
     return el('section', { class: 'summary', 'aria-labelledby': 'summary-title' },
-      el('h3', { id: 'summary-title' }, 'At a glance, live'),
-      el('p', { class: 'small muted explain' }, 'Whatever step you are on, these update as you edit.'),
+      el('h3', { id: 'summary-title' }, t('we.summary.title')),
+      el('p', { class: 'small muted explain' }, t('we.summary.explain')),
       el('div', { class: 'heads' }, maps, el('div', {}, out.element)));
   }
 
@@ -455,9 +433,9 @@ export class HeadlabWorkedExample extends HeadlabElement {
   attributeProblems() {
     const out = super.attributeProblems();
     const n = parseTokens(this.tokens).length;
-    if (n !== T) out.push(`tokens has ${n} token${n === 1 ? '' : 's'}; the worked example needs ${T}, one per row of X. Showing ball, full, it.`);
+    if (n !== T) out.push(this.t.plural('we.problem.tokens', n, { needed: T }));
     const unknown = this.ablate.split(',').map((x) => x.trim()).filter((x) => x && x !== '1' && x !== '2');
-    if (unknown.length) out.push(`ablate lists heads that do not exist (${unknown.slice(0, 3).map((x) => JSON.stringify(clip(x, 20))).join(', ')}); the heads are 1 and 2.`);
+    if (unknown.length) out.push(this.t('we.problem.ablate', { list: unknown.slice(0, 3).map((x) => JSON.stringify(clip(x, 20))).join(', ') }));
     return out;
   }
 
@@ -472,10 +450,10 @@ export class HeadlabWorkedExample extends HeadlabElement {
     const tokens = this.tokenLabels();
     if (tokens.join('\u0000') !== this._tokens.join('\u0000')) {
       this._tokens = tokens;
-      for (const t of this.labelTargets) {
-        if (t.setRowLabels) t.setRowLabels(tokens);
-        if (t.setLabels) t.setLabels(tokens);
-        if (t.setToken) t.setToken(tokens);
+      for (const target of this.labelTargets) {
+        if (target.setRowLabels) target.setRowLabels(tokens);
+        if (target.setLabels) target.setLabels(tokens);
+        if (target.setToken) target.setToken(tokens);
       }
     }
     const hide = this.hideControls;
@@ -495,7 +473,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
     const n = step === 'all' ? 0 : Number(step);
     this.prevButton.disabled = n <= 1;
     this.nextButton.disabled = n >= STEPS.length;
-    this.where.textContent = n ? `Step ${n} of ${STEPS.length}: ${STEPS[n - 1].title}` : '';
+    this.where.textContent = n ? this.t('we.where', { n, total: STEPS.length, title: this.stepTitle(n) }) : '';
 
     const wo = this.wo;
     this.woSelect.value = wo;
@@ -520,13 +498,12 @@ export class HeadlabWorkedExample extends HeadlabElement {
       // The reader is told which cells to fix, in words; the API's own message goes to the console
       // (and to the headlab-error event) for developers.
       const detail = e instanceof Error ? e.message : String(e);
-      const cells = bad.slice(0, 3).map((b) => b.label).join('; ') + (bad.length > 3 ? `; and ${bad.length - 3} more` : '');
-      const message = bad.length === 0 ? `These numbers cannot be computed (${detail}).`
-        : `${bad.length === 1 ? 'A cell is' : `${bad.length} cells are`} empty or not a number: ${cells}. Type a number to see the results again.`;
+      const t = this.t;
+      const cells = bad.slice(0, 3).map((b) => b.label).join('; ') + (bad.length > 3 ? t('we.error.more', { n: bad.length - 3 }) : '');
+      const message = bad.length === 0 ? t('we.error.cannot', { detail }) : t.plural('we.error.cells', bad.length, { cells });
       console.info(`headlab-worked-example: ${detail}`);
       this.errorBox.textContent = message;
-      this.resultsNote.textContent = bad.length > 0 ? 'No results until every input cell holds a number (cells marked in red).'
-        : 'No results: see the error message above.';
+      this.resultsNote.textContent = bad.length > 0 ? t('we.note.cells') : t('we.note.error');
       this.form.classList.add('stale');
       for (const v of this.views) v.update(null);
       this.survive.replaceChildren();
@@ -536,7 +513,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
     if (this.errorBox.textContent) this.errorBox.textContent = '';
     if (this.resultsNote.textContent) this.resultsNote.textContent = '';
     this.form.classList.remove('stale');
-    this.statusLine.textContent = `Computed by HeadLab ${this.lab.info().version} (${this.lab.info().simd ? 'WebAssembly SIMD' : 'WebAssembly'}).`;
+    this.statusLine.textContent = this.t('we.status', { version: this.lab.info().version, kind: this.lab.info().simd ? 'WebAssembly SIMD' : 'WebAssembly' });
     for (const v of this.views) v.update(result);
     this.explainSurvival(options, off, result);
     this.emit('change', { output: rows(result.output, T, D_MODEL), weights: [0, 1].map((h) => rows(result.weights.slice(h * T * T), T, T)) });
@@ -553,7 +530,9 @@ export class HeadlabWorkedExample extends HeadlabElement {
     if (!result) { box.replaceChildren(); return; }
     const q = this.query - 1;
     const tokens = this._tokens;
-    const name = (k) => `“${tokens[k]}”`;
+    const t = this.t;
+    const fmt = (v, d) => this.fmt(v, d);
+    const name = (k) => (t.lang === 'es' ? `«${tokens[k]}»` : `“${tokens[k]}”`);
     const items = [0, 1].map((h) => {
       const scores = Array.from(result.intermediates.scaledScores.slice(h * T * T + q * T, h * T * T + (q + 1) * T));
       const weights = Array.from(result.weights.slice(h * T * T + q * T, h * T * T + (q + 1) * T));
@@ -564,31 +543,30 @@ export class HeadlabWorkedExample extends HeadlabElement {
       const big = (v) => (v >= 1e6 ? v.toExponential(3) : fmt(v));
       const top = weights.indexOf(Math.max(...weights));
       const arithmetic = Number.isFinite(sum)
-        ? `${scores.map((v) => `exp(${fmt(v)})`).join(' + ')} = ${exps.map(big).join(' + ')} = ${big(sum)}; weights ${exps.map((v) => `${big(v)} / ${big(sum)}`).join(', ')} = ${weights.map((v) => fmt(v)).join(', ')}`
-        : `weights ${weights.map((v) => fmt(v)).join(', ')}`;
+        ? `${scores.map((v) => `exp(${fmt(v)})`).join(' + ')} = ${exps.map(big).join(' + ')} = ${big(sum)}; ${t('we.why.weights')} ${exps.map((v) => `${big(v)} / ${big(sum)}`).join(t('list.sep'))} = ${weights.map((v) => fmt(v)).join(t('list.sep'))}`
+        : `${t('we.why.weights')} ${weights.map((v) => fmt(v)).join(t('list.sep'))}`;
       let reason;
       if (top !== q && Math.abs(weights[top] - weights[q]) < 1e-3) {
-        reason = `Head ${h + 1}: ${name(q)} splits its weight between ${name(top)} and itself (${fmt(weights[top])} each): its embedding is in its key ` +
-          `as well as in its query, and at this value its score with itself (${fmt(scores[q])}) has caught up with its score with ${name(top)}.`;
+        reason = t('we.why.split', { h: h + 1, query: name(q), top: name(top), weight: fmt(weights[top]), self: fmt(scores[q]) });
       } else if (top === q) {
         const rival = scores.map((v, k) => (k === q ? -Infinity : v)).reduce((b, v, k, a) => (v > a[b] ? k : b), q === 0 ? 1 : 0);
-        reason = `Head ${h + 1}: ${name(q)} now puts most weight on itself (${fmt(weights[q])}). Its embedding is in its key as well as in its query, ` +
-          `so the edit raised its score with itself (${fmt(scores[q])}) past its score with ${name(rival)} (${fmt(scores[rival])}).`;
+        reason = t('we.why.self', { h: h + 1, query: name(q), weight: fmt(weights[q]), self: fmt(scores[q]), rival: name(rival), rivalScore: fmt(scores[rival]) });
       } else {
-        reason = `Head ${h + 1}: ${name(q)} scores highest with ${name(top)} (${fmt(scores[top])} after ÷√2), so ${name(top)} gets the largest weight, ${fmt(weights[top])}.`;
+        reason = t('we.why.top', { h: h + 1, query: name(q), top: name(top), score: fmt(scores[top]), weight: fmt(weights[top]) });
       }
       return el('li', { dataset: { head: String(h + 1), top: String(top) } }, el('span', {}, reason), el('br'), el('span', { class: 'small muted' }, arithmetic));
     });
-    box.replaceChildren(el('p', {}, el('strong', {}, 'Softmax of the row for ', el('q', {}, tokens[q]))), el('ul', {}, items));
+    box.replaceChildren(el('p', {}, el('strong', {}, t('we.why.title'), el('q', {}, tokens[q]))), el('ul', {}, items));
   }
 
   /** For each head, how far the output moves when that head alone is switched off. */
   explainSurvival(options, off, result) {
     const q = this.query - 1;
     const tokens = this._tokens;
+    const t = this.t;
     const items = [0, 1].map((h) => {
       if (off.has(h + 1)) {
-        return el('li', {}, `Head ${h + 1} is switched off: its output is replaced by zeros, so nothing it computed reaches the output.`);
+        return el('li', {}, t('we.survive.off', { h: h + 1 }));
       }
       const without = new Set([...off, h + 1]);
       const r = this.lab.multiHeadAttention({ ...options, headMask: HeadlabWorkedExample.headMask(without) });
@@ -596,13 +574,13 @@ export class HeadlabWorkedExample extends HeadlabElement {
       for (let i = 0; i < r.output.length; i++) delta = Math.max(delta, Math.abs(r.output[i] - result.output[i]));
       const kept = delta > 5e-5;
       return el('li', { dataset: { head: String(h + 1), reaches: String(kept) } },
-        `Switching head ${h + 1} off would move the output by up to ${fmt(delta)}: `,
-        el('span', { class: kept ? 'kept' : 'lost' }, kept ? 'its information reaches the output.' : `W\u1D3C discards it; head ${h + 1} might as well not exist.`));
+        t('we.survive.move', { h: h + 1, delta: this.fmt(delta) }),
+        el('span', { class: kept ? 'kept' : 'lost' }, kept ? t('we.survive.kept') : t('we.survive.lost', { W: 'W\u1D3C', h: h + 1 })));
     });
-    const outIt = Array.from(result.output.slice(q * D_MODEL, (q + 1) * D_MODEL), (v) => fmt(v)).join(', ');
+    const outIt = Array.from(result.output.slice(q * D_MODEL, (q + 1) * D_MODEL), (v) => this.fmt(v)).join(t('list.sep'));
     this.survive.replaceChildren(
-      el('strong', {}, 'What reaches the output'),
-      el('p', { class: 'small' }, 'Output for ', el('q', {}, tokens[q]), `: [${outIt}]`),
+      el('strong', {}, t('we.survive.title')),
+      el('p', { class: 'small' }, t('we.survive.output'), el('q', {}, tokens[q]), `: [${outIt}]`),
       el('ul', {}, items));
   }
 

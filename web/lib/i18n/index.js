@@ -72,19 +72,39 @@ export function translator(catalogue, lang) {
     }
     return undefined;
   };
-  const t = (key, params) => {
-    let template = lookup(language, key);
-    if (template === undefined) {
+  const template = (key) => {
+    let found = lookup(language, key);
+    if (found === undefined) {
       const message = `i18n: no "${language}" message for "${key}"`;
       if (strict()) throw new Error(message);
-      template = lookup(FALLBACK, key);
+      found = lookup(FALLBACK, key);
       if (!warned.has(`${language}:${key}`)) {
         warned.add(`${language}:${key}`);
-        console.warn(template === undefined ? `${message}, nor an English one` : `${message}; using English`);
+        console.warn(found === undefined ? `${message}, nor an English one` : `${message}; using English`);
       }
-      if (template === undefined) return key;
     }
-    return fill(template, params, key);
+    return found;
+  };
+  const t = (key, params) => {
+    const found = template(key);
+    return found === undefined ? key : fill(found, params, key);
+  };
+  // The message as a list of its text pieces and the values of its placeholders, unchanged:
+  // for messages that hold elements (a token in <q>, a subscript), put in the page as nodes.
+  t.parts = (key, params = {}) => {
+    const found = template(key);
+    if (found === undefined) return [key];
+    const out = [];
+    let last = 0;
+    for (const m of found.matchAll(/\{(\w+)\}/g)) {
+      if (!Object.hasOwn(params, m[1])) throw new Error(`i18n: message "${key}" needs the parameter {${m[1]}}`);
+      if (m.index > last) out.push(found.slice(last, m.index));
+      const value = params[m[1]];
+      out.push(typeof value === 'function' ? value() : value);  // a function makes a fresh node per use
+      last = m.index + m[0].length;
+    }
+    if (last < found.length) out.push(found.slice(last));
+    return out;
   };
   t.lang = language;
   t.has = (key) => lookup(language, key) !== undefined;

@@ -115,10 +115,9 @@ export class TrainingElement extends HeadlabElement {
       this.emit('run', { running: true, reason: 'start' });
     } else if (PAUSE_REASONS.has(reason) && !ctl.running) {
       const { currentStep: step, settings: { maxSteps } } = ctl;
-      const t = this.t;
-      if (to === 'held') this.say(t('training.held', { step }));
-      else if (reason === 'limit') this.say(t('training.limit', { step, maxSteps }));
-      else if ((to === 'paused' || to === 'hidden') && TRAINED.has(from)) this.say(t('training.paused', { step }));
+      if (to === 'held') this.say(this.t('training.held', { step }));
+      else if (reason === 'limit') this.say(this.t('training.limit', { step, maxSteps }));
+      else if ((to === 'paused' || to === 'hidden') && TRAINED.has(from)) this.say(this.t('training.paused', { step }));
       this.emit('run', { running: false, reason });
     }
     this.renderButtons();
@@ -130,13 +129,13 @@ export class TrainingElement extends HeadlabElement {
     holder.section = el('div', { class: 'chart', part: 'chart', dataset: { testid: `${this.constructor.chartPrefix}-chart-${name}` } },
       el('h3', {}, title), holder.note, holder.box,
       exportMenu({
+        t: this.t,
         what: this.t('training.curves', { title: title.toLowerCase() }),
         name: () => this.curvesFileName(name),
         figure: () => holder.fig && forExport(holder.fig),
         csv: () => this.curvesCSV(),
         json: () => this.history.length && { task: this.task, runs: this.history },
         onExport: (format, filename) => this.emit('export', { format, filename }),
-        t: this.t,
       }));
     return holder;
   }

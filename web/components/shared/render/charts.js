@@ -9,6 +9,7 @@ export const SERIES = [
 ];
 
 import { textWidth } from './figure.js';
+import { fixed } from '../../../lib/i18n/index.js';
 
 const LEGEND_ROW = 15;
 
@@ -43,9 +44,10 @@ function niceTicks(lo, hi, count = 5) {
   return ticks;
 }
 
-function tickText(t) {
+/** A tick value; `lang` gives the decimal sign (every chart takes `lang`, default 'en'). */
+function tickText(t, lang = 'en') {
   if (Number.isInteger(t)) return String(t);
-  return Math.abs(t) >= 10 ? t.toFixed(0) : Math.abs(t) >= 1 ? t.toFixed(1) : t.toFixed(2);
+  return fixed(lang, t, Math.abs(t) >= 10 ? 0 : Math.abs(t) >= 1 ? 1 : 2);
 }
 
 /** Counts of `values` in `bins` equal bins over [lo, hi]; values outside go to the end bins. */
@@ -63,7 +65,7 @@ export function histogram(values, lo, hi, bins) {
  * Histograms stacked in rows that share one x axis.
  * series: [{ label, values, color }]; marks: [{ x, label }] vertical lines on every row.
  */
-export function histogramsFigure({ series, lo, hi, bins = 40, log = false, xLabel = '', width = 520, rowHeight = 92, marks = [] }) {
+export function histogramsFigure({ series, lo, hi, bins = 40, log = false, xLabel = '', width = 520, rowHeight = 92, marks = [], lang = 'en', logLabel = ' (log of count)' }) {
   const left = 46, right = 14, gap = 26;
   const top = marks.some((m) => m.label) ? 24 : 8;
   const plotW = width - left - right;
@@ -95,14 +97,14 @@ export function histogramsFigure({ series, lo, hi, bins = 40, log = false, xLabe
   const axisY = top + series.length * (rowHeight + gap) - gap + 16;
   for (const t of niceTicks(lo, hi)) {
     shapes.push({ type: 'line', x1: x(t), y1: axisY, x2: x(t), y2: axisY + 4, stroke: { role: 'muted' }, strokeWidth: 1 });
-    shapes.push({ type: 'text', x: x(t), y: axisY + 12, text: tickText(t), anchor: 'middle', size: 10, fill: { role: 'muted' } });
+    shapes.push({ type: 'text', x: x(t), y: axisY + 12, text: tickText(t, lang), anchor: 'middle', size: 10, fill: { role: 'muted' } });
   }
-  shapes.push({ type: 'text', x: left + plotW / 2, y: axisY + 27, text: xLabel + (log ? ' (log of count)' : ''), anchor: 'middle', size: 11, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: left + plotW / 2, y: axisY + 27, text: xLabel + (log ? logLabel : ''), anchor: 'middle', size: 11, fill: { role: 'muted' } });
   return { width, height: axisY + 36, shapes };
 }
 
 /** Bars for several series side by side per category (values in [0, max]). */
-export function barsFigure({ series, max = 1, xLabel = '', yLabel = '', width = 520, height = 150 }) {
+export function barsFigure({ series, max = 1, xLabel = '', yLabel = '', width = 520, height = 150, lang = 'en' }) {
   const left = 50, right = 10, bottom = 30;
   const key = legend(series, left, width - right, 'rect');
   const top = 24 + (key.rows - 1) * LEGEND_ROW;
@@ -121,7 +123,7 @@ export function barsFigure({ series, max = 1, xLabel = '', yLabel = '', width = 
   shapes.push({ type: 'line', x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH, stroke: { role: 'muted' }, strokeWidth: 1 });
   for (const t of [0, max / 2, max]) {
     const y = top + plotH - (t / max) * plotH;
-    shapes.push({ type: 'text', x: left - 5, y, text: tickText(t), anchor: 'end', size: 10, fill: { role: 'muted' } });
+    shapes.push({ type: 'text', x: left - 5, y, text: tickText(t, lang), anchor: 'end', size: 10, fill: { role: 'muted' } });
   }
   shapes.push({ type: 'text', x: left + plotW / 2, y: height - 8, text: xLabel, anchor: 'middle', size: 11, fill: { role: 'muted' } });
   if (yLabel) shapes.push({ type: 'text', x: 10, y: top + plotH / 2, text: yLabel, anchor: 'middle', size: 10, rotate: -90, fill: { role: 'muted' } });
@@ -131,7 +133,7 @@ export function barsFigure({ series, max = 1, xLabel = '', yLabel = '', width = 
 /**
  * Lines over a log2 x axis. series: [{ label, points: [[x, y]], color, dash }]; mark: x to outline.
  */
-export function lineChartFigure({ series, xLabel = '', yLabel = '', yMax, width = 520, height = 210, mark = null, yRef = null }) {
+export function lineChartFigure({ series, xLabel = '', yLabel = '', yMax, width = 520, height = 210, mark = null, yRef = null, lang = 'en' }) {
   const left = 46, right = 14, bottom = 40;
   const key = legend(series, left, width - right, 'line');
   const top = 26 + (key.rows - 1) * LEGEND_ROW;
@@ -175,7 +177,7 @@ export function lineChartFigure({ series, xLabel = '', yLabel = '', yMax, width 
     shapes.push({ type: 'text', x: X(v), y: top + plotH + 12, text: String(v), anchor: 'middle', size: 10, fill: { role: 'muted' } });
   });
   for (const t of niceTicks(0, ymax, 4)) {
-    shapes.push({ type: 'text', x: left - 5, y: Y(t), text: tickText(t), anchor: 'end', size: 10, fill: { role: 'muted' } });
+    shapes.push({ type: 'text', x: left - 5, y: Y(t), text: tickText(t, lang), anchor: 'end', size: 10, fill: { role: 'muted' } });
   }
   shapes.push({ type: 'text', x: left + plotW / 2, y: height - 8, text: xLabel, anchor: 'middle', size: 11, fill: { role: 'muted' } });
   if (yLabel) shapes.push({ type: 'text', x: 11, y: top + plotH / 2, text: yLabel, anchor: 'middle', size: 10, rotate: -90, fill: { role: 'muted' } });

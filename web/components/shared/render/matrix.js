@@ -2,7 +2,7 @@
 // column headers. Labels are inserted as text.
 
 import { el } from './dom.js';
-import { fmt } from '../../../lib/teach/format.js';
+import { fixed } from '../../../lib/i18n/index.js';
 
 function rowHeader(label, isQuery) {
   const th = el('th', { scope: 'row' }, label);
@@ -50,7 +50,7 @@ export function inputMatrix({ caption, idPrefix, rowLabels, colLabels, describe,
 /**
  * A read-only results table; `update(flat, offset)` fills it, `update(null)` shows dashes.
  */
-export function resultMatrix({ caption, rowLabels, colLabels, testid, markRow = -1, markRowTestid, digits = 4 }) {
+export function resultMatrix({ caption, rowLabels, colLabels, testid, markRow = -1, markRowTestid, digits = 4, lang = 'en' }) {
   const table = el('table', { class: 'matrix', dataset: testid ? { testid } : {} },
     el('caption', {}, caption),
     el('thead', {}, el('tr', {}, el('td', {}), colLabels.map((label) => el('th', { scope: 'col' }, label)))));
@@ -72,7 +72,7 @@ export function resultMatrix({ caption, rowLabels, colLabels, testid, markRow = 
     element: el('div', { class: 'table-scroll' }, table),
     update(flat, offset = 0) {
       tds.forEach((row, r) => row.forEach((td, c) => {
-        td.textContent = flat ? fmt(flat[offset + r * cols + c], digits) : '—';
+        td.textContent = flat ? fixed(lang, flat[offset + r * cols + c], digits) : '—';
       }));
     },
     /** Marks cells whose value differs from `other` by more than tol. */

@@ -24,6 +24,17 @@ export default {
     'element.drawFailed': 'Something went wrong while drawing this demo: {message}',
     'element.experimentFailed': 'HeadLab could not run the experiment: {message}',
 
+    'list.sep': ', ',
+    'percent': '{n}%',
+    'chart.logCount': ' (log of count)',
+
+    'training.started': 'Training started.',
+    'training.held': 'Paused at step {step}: the settings above cannot train. Training goes on once they can.',
+    'training.limit': 'Stopped at step {step}, the end of a round of {maxSteps} steps. Continue trains {maxSteps} more.',
+    'training.paused': 'Paused at step {step}.',
+    'training.curves': '{title} curves',
+    'training.failed': 'HeadLab could not do that.',
+
     'copyLink.button': 'Copy link',
     'copyLink.field': 'Link to this state of the demo',
     'copyLink.copied': 'Link copied.',
@@ -71,6 +82,18 @@ export default {
     'load.noReason': 'no se indicó ningún motivo',
     'element.drawFailed': 'Algo falló al dibujar esta demostración: {message}',
     'element.experimentFailed': 'HeadLab no pudo realizar el experimento: {message}',
+
+    // Numbers are written with a decimal comma, so a list of them is separated by semicolons.
+    'list.sep': '; ',
+    'percent': '{n}\u00a0%',
+    'chart.logCount': ' (recuento en escala logarítmica)',
+
+    'training.started': 'Entrenamiento iniciado.',
+    'training.held': 'En pausa en el paso {step}: con los ajustes de arriba no se puede entrenar. El entrenamiento seguirá en cuanto se pueda.',
+    'training.limit': 'Detenido en el paso {step}, al final de una tanda de {maxSteps} pasos. «Continuar» entrena {maxSteps} más.',
+    'training.paused': 'En pausa en el paso {step}.',
+    'training.curves': 'curvas de {title}',
+    'training.failed': 'HeadLab no pudo hacerlo.',
 
     'copyLink.button': 'Copiar enlace',
     'copyLink.field': 'Enlace a este estado de la demostración',
