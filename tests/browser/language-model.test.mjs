@@ -433,6 +433,8 @@ test('exports: curves and head scores as CSV, the loss chart and the opened head
 test('Load model: a saved file loads back with the same step, labels, held-out results and continuation; a bad file is refused in words', { timeout: TIMEOUT }, async () => {
   needModels();
   const page = await open('lm load', { hash: '#lm.pretrained=1' });
+  // Playwright takes file choosers only while a listener is on; one from the start keeps every chooser below its own.
+  page.on('filechooser', () => {});
   const saved = await eventually(async () => {
     const x = await state(page);
     assert.ok(x.step > 0 && x.labels.includes('induction'), `the shipped model: step ${x.step}, labels ${x.labels}`);

@@ -107,7 +107,7 @@ export class HeadGrid {
     const rows = Array.from({ length: layers }, (_, l) => {
       const cells = Array.from({ length: heads }, (_, h) => {
         const canvas = el('canvas', { width: 1, height: 1, 'aria-hidden': 'true' });
-        const tag = el('span', { class: 'tag' }, '…');
+        const tag = el('span', { class: 'tag', dataset: { off: t('lm.grid.off') } }, '…');
         const scoreName = el('span', { class: 'score-name' });
         const scoreValue = el('span', { class: 'score-value' });
         const score = el('span', { class: 'score' }, scoreName, scoreValue);
@@ -184,8 +184,7 @@ export class HeadGrid {
       setText(x.scoreName, d.score === undefined ? '' : `${d.scoreName} `);
       setText(x.scoreValue, d.score === undefined ? '\u00a0' : fixed(t.lang, d.score, 2));
       x.cell.dataset.kind = d.kind;
-      if (on) x.cell.removeAttribute('data-off');
-      else x.cell.setAttribute('data-off', t('lm.grid.off'));
+      x.cell.toggleAttribute('data-off', !on);  // the tag's data-off holds the word CSS shows
       x.cell.dataset.label = score.label || '';
       setText(x.off, on ? '' : t('lm.grid.switchedOff'));
     }

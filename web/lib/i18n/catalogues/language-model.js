@@ -201,7 +201,7 @@ export default {
 
     'lm.speed.slow': 'Lenta: {n} pasos/s',
     'lm.speed.normal': 'Normal: {n} pasos/s',
-    'lm.speed.fast': 'Rápida: sin límite',
+    'lm.speed.fast': 'Sin límite',
     'lm.task.induction': 'Inducción: copiar un tramo repetido',
     'lm.task.cricket': 'Críquet: a qué se refiere «it»',
     'lm.settings': 'Tarea y modelo',
