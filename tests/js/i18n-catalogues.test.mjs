@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { LANGUAGES, translator, formatNumber, fixed, integer, baseLanguage } from '../../web/lib/i18n/index.js';
+import { LANGUAGES, translator, formatNumber, fixed, integer, baseLanguage, languageOf } from '../../web/lib/i18n/index.js';
 
 const folder = new URL('../../web/lib/i18n/catalogues/', import.meta.url);
 const files = readdirSync(folder).filter((f) => f.endsWith('.js')).sort();
@@ -92,4 +92,21 @@ test('numbers through Intl.NumberFormat: English keeps toFixed\'s digits, Spanis
   assert.equal(baseLanguage('ES-ar'), 'es');
   assert.equal(baseLanguage('fr'), 'en');
   assert.equal(baseLanguage(''), 'en');
+});
+
+test('languageOf: the element\'s lang, else the nearest ancestor\'s, else the page\'s', () => {
+  const node = (lang, parentElement = null) => ({ nodeType: 1, parentElement, getAttribute: (name) => (name === 'lang' ? lang : null) });
+  const page = node('es-ES');
+  const section = node(null, page);
+  globalThis.document = { documentElement: node('es') };
+  try {
+    assert.equal(languageOf(node('en-GB', section)), 'en', 'own lang first');
+    assert.equal(languageOf(node(null, section)), 'es', 'then an ancestor\'s');
+    assert.equal(languageOf(node('', node('en'))), 'en', 'lang="" (unknown) is skipped');
+    assert.equal(languageOf(node(null)), 'es', 'then <html lang>');
+    globalThis.document = { documentElement: node('de') };
+    assert.equal(languageOf(node(null)), 'en', 'an unsupported language falls back to English');
+  } finally {
+    delete globalThis.document;
+  }
 });

@@ -46,6 +46,8 @@ import { headsDivide } from '../lib/teach/heads.js';
 import { workedModel, crossModel, randomModel } from '../lib/teach/examples.js';
 import { compute, computeNote } from './shared/worker/compute.js';
 import messages from '../lib/i18n/catalogues/heads.js';
+import modelMessages from '../lib/i18n/catalogues/model-file.js';
+import { translator } from '../lib/i18n/index.js';
 
 /** Tokens the random layer shows at most (its heatmaps are T × T). */
 const MAX_TOKENS = 64;
@@ -171,7 +173,7 @@ export class HeadlabHeads extends HeadlabElement {
     const file = this.fileInput.files?.[0];
     if (!file) return;
     const text = await file.text();
-    const { model, errors } = parseModel(text);
+    const { model, errors } = parseModel(text, this.modelWords());
     if (!model) {
       this.showErrors(this.t('heads.fileNotLoaded', { name: file.name }), errors);
       return;
@@ -187,7 +189,7 @@ export class HeadlabHeads extends HeadlabElement {
     try {
       const response = await fetch(new URL(src, document.baseURI));
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const { model, errors } = parseModel(await response.text());
+      const { model, errors } = parseModel(await response.text(), this.modelWords());
       if (!model) { this.showErrors(this.t('heads.srcNotLoaded', { src }), errors); return; }
       this._srcModel = model;
       this._source = 'src';
@@ -212,7 +214,7 @@ export class HeadlabHeads extends HeadlabElement {
     if (this._source === 'property' && this._userModelInput) {
       if (this._userModelInput !== this._validatedInput) {
         this._validatedInput = this._userModelInput;
-        const { model, errors } = validateModel(this._userModelInput);
+        const { model, errors } = validateModel(this._userModelInput, this.modelWords());
         this._propertyModel = model;
         if (!model) this.showErrors(this.t('heads.propertyRejected'), errors);
       }
@@ -230,6 +232,11 @@ export class HeadlabHeads extends HeadlabElement {
     if (!model) this.showErrors(this.t('heads.internalRejected'), errors);
     else this.nameExample(model, example);
     return model;
+  }
+
+  /** The model format's messages (web/lib/teach/model.js) in this element's language. */
+  modelWords() {
+    return translator(modelMessages, this.language);
   }
 
   /** Names a built-in example (and its heads) in the element's language. */
@@ -439,6 +446,7 @@ export class HeadlabHeads extends HeadlabElement {
     const weights = this._weights.subarray(head * tQ * tK, (head + 1) * tQ * tK);
     const name = model.headNames?.[head];
     const fig = linesFigure({ queryTokens: model.queryTokens, keyTokens: model.tokens, weights, highlight: active ?? -1,
+      queryLabel: this.t('heatmap.query'), keyLabel: this.t('heatmap.key'),
       title: name ? this.t('heads.headNamed', { h: head + 1, name }) : this.t('heads.head', { h: head + 1 }), width: Math.min(640, Math.max(300, (this.linesBox.clientWidth || 520))) });
     this._linesFig = fig;
     let focusNote = '';

@@ -233,7 +233,7 @@ export class HeadlabMisconceptions extends HeadlabElement {
       return box;
     });
     this.cResult = resultMatrix({ caption: el('span', {}, t('misc.c.caption'), el('span', { class: 'shape' }, t('misc.c.shape'))),
-      rowLabels: ['ball', 'full', 'it'], colLabels: ['1', '2', '3', '4'], testid: 'misc-c-output', markRow: 2, lang: t.lang });
+      rowLabels: ['ball', 'full', 'it'], colLabels: ['1', '2', '3', '4'], testid: 'misc-c-output', markRow: 2, t });
     this.cVerdict = el('p', { class: 'note', 'aria-live': 'polite', dataset: { testid: 'misc-c-verdict' } });
     return el('section', { class: 'part', 'aria-labelledby': 'c-title' },
       el('h3', { id: 'c-title' }, t('misc.c.title')),

@@ -216,7 +216,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
           el('p', { class: 'explain' }, t('we.s1.explain')));
         const m = inputMatrix({
           caption: el('span', {}, t('we.s1.caption'), el('span', { class: 'shape' }, t('we.s1.shape'))),
-          idPrefix: 'x', rowLabels: tokens, colLabels: FEATURES_SHORT.map((f) => f.replace('/', '/\u200b')),
+          t, idPrefix: 'x', rowLabels: tokens, colLabels: FEATURES_SHORT.map((f) => f.replace('/', '/\u200b')),
           describe: (r, c) => t('we.s1.describe', { token: tokens[r], feature: FEATURES[c] }), highlightRow: q,
         });
         this.registerInputs(m, 'x', (r, c) => t('we.s1.describe', { token: tokens[r], feature: FEATURES[c] }));
@@ -234,13 +234,13 @@ export class HeadlabWorkedExample extends HeadlabElement {
         section.append(perHead((h) => {
           const m = inputMatrix({
             caption: el('span', {}, tex(`W_${h + 1}^{${p.letter}}`), el('span', { class: 'shape' }, t('we.proj.caption', { what }))),
-            idPrefix: `w${p.key}-${h + 1}`, rowLabels: FEATURES_SHORT, colLabels: ['1', '2'],
+            t, idPrefix: `w${p.key}-${h + 1}`, rowLabels: FEATURES_SHORT, colLabels: ['1', '2'],
             describe: (r, c) => t('we.proj.describe', { h: h + 1, letter: p.letter, what, row: FEATURES_SHORT[r], c: c + 1 }),
           });
           this.registerInputs(m, `w${p.key}-${h + 1}`, (r, c) => t('we.proj.describe', { h: h + 1, letter: p.letter, what, row: FEATURES_SHORT[r], c: c + 1 }));
           const result = resultMatrix({
             caption: el('span', {}, tex(`${p.letter}_${h + 1}`), el('span', { class: 'shape' }, t('we.proj.result', { plural: t(`we.projPlural.${p.key}`) }))),
-            rowLabels: tokens, colLabels: ['1', '2'], testid: `${p.key}-head-${h + 1}`, markRow: q, lang: t.lang,
+            rowLabels: tokens, colLabels: ['1', '2'], testid: `${p.key}-head-${h + 1}`, markRow: q, t,
           });
           this.labelTargets.push(result);
           this.views.push({ update: (r) => result.update(r && r.intermediates[p.key], h * T * 2) });
@@ -259,7 +259,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
         section.append(perHead((h) => {
           const result = resultMatrix({
             caption: el('span', {}, scaled ? tex(`S_${h + 1}/\\sqrt{2}`) : tex(`S_${h + 1}`), el('span', { class: 'shape' }, t('we.scores.shape'))),
-            rowLabels: tokens, colLabels: tokens, testid: `${scaled ? 'scaled-scores' : 'scores'}-head-${h + 1}`, markRow: q, lang: t.lang,
+            rowLabels: tokens, colLabels: tokens, testid: `${scaled ? 'scaled-scores' : 'scores'}-head-${h + 1}`, markRow: q, t,
           });
           this.labelTargets.push(result);
           this.views.push({ update: (r) => result.update(r && r.intermediates[scaled ? 'scaledScores' : 'scores'], h * T * T) });
@@ -292,7 +292,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
         section.append(perHead((h) => {
           const result = resultMatrix({
             caption: el('span', {}, tex(`\\text{head}_${h + 1}`), el('span', { class: 'shape' }, t('we.s8.shape'))),
-            rowLabels: tokens, colLabels: ['1', '2'], testid: `head-output-table-${h + 1}`, markRow: q, markRowTestid: `head-output-${h + 1}`, lang: t.lang,
+            rowLabels: tokens, colLabels: ['1', '2'], testid: `head-output-table-${h + 1}`, markRow: q, markRowTestid: `head-output-${h + 1}`, t,
           });
           this.labelTargets.push(result);
           this.views.push({ update: (r) => result.update(r && r.intermediates.headOutputs, h * T * D_V) });
@@ -305,7 +305,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
         section.append(el('p', { class: 'explain' }, t('we.s9.explain')));
         const result = resultMatrix({
           caption: el('span', {}, 'Concat(head', el('sub', {}, '1'), ', head', el('sub', {}, '2'), ')', el('span', { class: 'shape' }, ' (3 × 4)')),
-          rowLabels: tokens, colLabels: concatLabels, testid: 'concat-table', markRow: q, markRowTestid: 'concat', lang: t.lang,
+          rowLabels: tokens, colLabels: concatLabels, testid: 'concat-table', markRow: q, markRowTestid: 'concat', t,
         });
         this.labelTargets.push(result);
         this.views.push({ update: (r) => result.update(r && r.intermediates.concat, 0) });
@@ -313,7 +313,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
         break;
       }
       case 10: {
-        section.append(formula('\\operatorname{MultiHead}(X) = H\\,W^{O}', '\\underset{3\\times 4}{H}\\;\\underset{4\\times 4}{W^{O}} \\;\\to\\; \\underset{3\\times 4}{\\text{output}}'));
+        section.append(formula('\\operatorname{MultiHead}(X) = H\\,W^{O}', `\\underset{3\\times 4}{H}\\;\\underset{4\\times 4}{W^{O}} \\;\\to\\; \\underset{3\\times 4}{\\text{${t('we.s10.outputWord')}}}`));
         const W = () => ['W', el('sup', {}, 'O')];
         section.append(el('p', { class: 'explain' }, t.parts('we.s10.explain', { W, dmodel: () => ['d', el('sub', {}, 'model')] })));
         this.woSelect = el('select', { id: 'wo-preset' },
@@ -335,13 +335,13 @@ export class HeadlabWorkedExample extends HeadlabElement {
           el('div', { class: 'switches' }, this.headSwitches.map((box, h) => el('label', { class: 'check', for: box.id }, box, t('we.head', { h: h + 1 }))))));
         const m = inputMatrix({
           caption: el('span', {}, tex('W^{O}'), el('span', { class: 'shape' }, t('we.s10.woShape'))),
-          idPrefix: 'wo', rowLabels: concatLabels, colLabels: OUT_LABELS,
+          t, idPrefix: 'wo', rowLabels: concatLabels, colLabels: OUT_LABELS,
           describe: (r, c) => t('we.s10.describe', { row: concatNames[r], c: c + 1 }),
         });
         this.registerInputs(m, 'wo', (r, c) => t('we.s10.describe', { row: concatNames[r], c: c + 1 }));
         const result = resultMatrix({
           caption: el('span', {}, t('we.s10.output'), tex('W^{O}'), el('span', { class: 'shape' }, ' (3 × 4)')),
-          rowLabels: tokens, colLabels: OUT_LABELS, testid: 'output-table', markRow: q, markRowTestid: 'output', lang: t.lang,
+          rowLabels: tokens, colLabels: OUT_LABELS, testid: 'output-table', markRow: q, markRowTestid: 'output', t,
         });
         this.labelTargets.push(result);
         this.views.push({ update: (r) => result.update(r && r.output, 0) });
@@ -358,7 +358,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
     const t = this.t;
     const out = resultMatrix({
       caption: el('span', {}, t('we.summary.output'), el('span', { class: 'shape' }, ' (3 × 4)')),
-      rowLabels: tokens, colLabels: this.outLabels, testid: 'summary-output', markRow: q, lang: t.lang,
+      rowLabels: tokens, colLabels: this.outLabels, testid: 'summary-output', markRow: q, t,
     });
     this.labelTargets.push(out);
     this.views.push({ update: (r) => out.update(r && r.output, 0) });

@@ -8,8 +8,12 @@
 // most once an animation frame. The parent's origin is unknown here, so the message carries
 // nothing but that height and goes to any origin ('*'); a { type: 'headlab:measure' } message
 // from the parent asks for it again.
+// `?lang=es` (with or without `embed`): the page, and so every element on it, speaks that language
+// (<html lang>; the elements fall back to English for a language they do not have).
 {
   const params = new URLSearchParams(location.search);
+  const lang = params.get('lang');
+  if (lang && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(lang)) document.documentElement.lang = lang;
   if (params.has('embed')) {
     const root = document.documentElement;
     root.classList.add('embed');

@@ -16,65 +16,73 @@
 //   causal      boolean (optional)       self-attention only
 //   name        string (optional), headNames string[numHeads] (optional)
 
+import { translator } from '../i18n/index.js';
+import messages from '../i18n/catalogues/model-file.js';
+
+const english = translator(messages, 'en');
+
 export const LIMITS = { tokens: 1024, dModel: 4096, numHeads: 256, tokenLength: 200, elements: 32e6, fileBytes: 64 * 2 ** 20 };
 
-function kind(v) {
+function kind(v, t) {
   if (v === null) return 'null';
-  if (Array.isArray(v)) return `an array of length ${v.length}`;
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 30 ? `${v.slice(0, 30)}…` : v)}`;
-  return `${typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`}`;
+  if (Array.isArray(v)) return t('model.kind.array', { n: v.length });
+  if (typeof v === 'string') return t('model.kind.string', { value: JSON.stringify(v.length > 30 ? `${v.slice(0, 30)}…` : v) });
+  return typeof v === 'object' ? t('model.kind.object') : `${typeof v} ${String(v)}`;
 }
 
 /**
+ * @param {object} input the model
+ * @param {Function} [t] message function (web/lib/i18n) for the errors' language; English by default
  * @returns {{ model: object|null, errors: string[] }} model has flat Float32Arrays
  *   query, key, wQ, wK, wV, wO (and biases), plus tokens, queryTokens, dims and names.
  */
-export function validateModel(input) {
+export function validateModel(input, t = english) {
   const errors = [];
   const fail = (msg) => { errors.push(msg); };
+  const kindOf = (v) => kind(v, t);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    return { model: null, errors: [`The model must be a JSON object with tokens, X, numHeads, wQ, wK, wV; got ${kind(input)}.`] };
+    return { model: null, errors: [t('model.notObject', { kind: kindOf(input) })] };
   }
   const allowed = new Set(['tokens', 'X', 'queryTokens', 'queryX', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO',
     'bQ', 'bK', 'bV', 'bO', 'causal', 'name', 'headNames', 'dModel', 'description']);
   const unknown = Object.keys(input).filter((k) => !allowed.has(k));
-  if (unknown.length) fail(`Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; the fields are ${[...allowed].join(', ')}.`);
+  if (unknown.length) fail(t.plural('model.unknown', unknown.length, { list: unknown.map((k) => JSON.stringify(k)).join(', '), fields: [...allowed].join(', ') }));
 
   const tokenList = (name, required) => {
-    const t = input[name];
-    if (t === undefined) { if (required) fail(`${name} is missing: a list of token strings.`); return null; }
-    if (!Array.isArray(t)) { fail(`${name} must be an array of strings, got ${kind(t)}.`); return null; }
-    if (t.length === 0) { fail(`${name} is empty: give at least one token.`); return null; }
-    if (t.length > LIMITS.tokens) { fail(`${name} has ${t.length} tokens; the limit is ${LIMITS.tokens}.`); return null; }
+    const list = input[name];
+    if (list === undefined) { if (required) fail(t('model.tokens.missing', { name })); return null; }
+    if (!Array.isArray(list)) { fail(t('model.tokens.notArray', { name, kind: kindOf(list) })); return null; }
+    if (list.length === 0) { fail(t('model.tokens.empty', { name })); return null; }
+    if (list.length > LIMITS.tokens) { fail(t('model.tokens.tooMany', { name, n: list.length, limit: LIMITS.tokens })); return null; }
     let ok = true;
-    t.forEach((s, i) => {
-      if (typeof s !== 'string') { if (ok) fail(`${name}[${i}] must be a string, got ${kind(s)}.`); ok = false; } else if (s.length > LIMITS.tokenLength) { if (ok) fail(`${name}[${i}] is ${s.length} characters long; the limit is ${LIMITS.tokenLength}.`); ok = false; }
+    list.forEach((s, i) => {
+      if (typeof s !== 'string') { if (ok) fail(t('model.tokens.notString', { name, i, kind: kindOf(s) })); ok = false; } else if (s.length > LIMITS.tokenLength) { if (ok) fail(t('model.tokens.tooLong', { name, i, n: s.length, limit: LIMITS.tokenLength })); ok = false; }
     });
-    return ok ? t.slice() : null;
+    return ok ? list.slice() : null;
   };
   const intField = (name, required) => {
     const v = input[name];
-    if (v === undefined) { if (required) fail(`${name} is missing: a positive integer.`); return undefined; }
-    if (!Number.isInteger(v) || v < 1) { fail(`${name} must be a positive integer, got ${kind(v)}.`); return null; }
+    if (v === undefined) { if (required) fail(t('model.int.missing', { name })); return undefined; }
+    if (!Number.isInteger(v) || v < 1) { fail(t('model.int.bad', { name, kind: kindOf(v) })); return null; }
     return v;
   };
   /** A rows×cols matrix of finite numbers; cols null = take from the first row. */
   const matrix = (name, rows, cols, meaning) => {
     const m = input[name];
     if (m === undefined) return undefined;
-    if (!Array.isArray(m)) { fail(`${name} must be an array of rows (${meaning}), got ${kind(m)}.`); return null; }
-    if (rows !== null && m.length !== rows) { fail(`${name} must have ${rows} rows (${meaning}), got ${m.length}.`); return null; }
-    if (m.length === 0) { fail(`${name} has no rows.`); return null; }
+    if (!Array.isArray(m)) { fail(t('model.matrix.notArray', { name, meaning, kind: kindOf(m) })); return null; }
+    if (rows !== null && m.length !== rows) { fail(t('model.matrix.rows', { name, rows, meaning, n: m.length })); return null; }
+    if (m.length === 0) { fail(t('model.matrix.noRows', { name })); return null; }
     const width = cols ?? (Array.isArray(m[0]) ? m[0].length : -1);
-    if (width < 1) { fail(`${name}[0] must be a non-empty array of numbers, got ${kind(m[0])}.`); return null; }
+    if (width < 1) { fail(t('model.matrix.firstRow', { name, kind: kindOf(m[0]) })); return null; }
     const flat = new Float32Array(m.length * width);
     for (let r = 0; r < m.length; r++) {
       const row = m[r];
-      if (!Array.isArray(row)) { fail(`${name}[${r}] must be an array of ${width} numbers, got ${kind(row)}.`); return null; }
-      if (row.length !== width) { fail(`${name}[${r}] has ${row.length} numbers; every row of ${name} needs ${width} (${meaning}).`); return null; }
+      if (!Array.isArray(row)) { fail(t('model.matrix.rowNotArray', { name, r, width, kind: kindOf(row) })); return null; }
+      if (row.length !== width) { fail(t('model.matrix.rowLength', { name, r, n: row.length, width, meaning })); return null; }
       for (let c = 0; c < width; c++) {
         const v = row[c];
-        if (typeof v !== 'number' || !Number.isFinite(v)) { fail(`${name}[${r}][${c}] must be a finite number, got ${kind(v)}.`); return null; }
+        if (typeof v !== 'number' || !Number.isFinite(v)) { fail(t('model.number', { name, r, c, kind: kindOf(v) })); return null; }
         flat[r * width + c] = v;
       }
     }
@@ -83,39 +91,39 @@ export function validateModel(input) {
   const vector = (name, length, meaning) => {
     const v = input[name];
     if (v === undefined) return undefined;
-    if (!Array.isArray(v) || v.length !== length) { fail(`${name} must be an array of ${length} numbers (${meaning}), got ${kind(v)}.`); return null; }
+    if (!Array.isArray(v) || v.length !== length) { fail(t('model.vector.bad', { name, length, meaning, kind: kindOf(v) })); return null; }
     const bad = v.findIndex((x) => typeof x !== 'number' || !Number.isFinite(x));
-    if (bad >= 0) { fail(`${name}[${bad}] must be a finite number, got ${kind(v[bad])}.`); return null; }
+    if (bad >= 0) { fail(t('model.vector.number', { name, i: bad, kind: kindOf(v[bad]) })); return null; }
     return Float32Array.from(v);
   };
 
   const tokens = tokenList('tokens', true);
   const queryTokens = tokenList('queryTokens', false);
   const numHeads = intField('numHeads', true);
-  if (numHeads > LIMITS.numHeads) fail(`numHeads is ${numHeads}; the limit is ${LIMITS.numHeads}.`);
-  if (input.X === undefined) fail('X is missing: one row of numbers (the embedding) per token.');
-  const X = matrix('X', tokens ? tokens.length : null, null, 'one row per token, d_model numbers each');
-  if (X && tokens && X.rows !== tokens.length) fail(`X has ${X.rows} rows but tokens has ${tokens.length}: one embedding per token.`);
+  if (numHeads > LIMITS.numHeads) fail(t('model.numHeads.limit', { n: numHeads, limit: LIMITS.numHeads }));
+  if (input.X === undefined) fail(t('model.X.missing'));
+  const X = matrix('X', tokens ? tokens.length : null, null, t('model.X.meaning'));
+  if (X && tokens && X.rows !== tokens.length) fail(t('model.X.rows', { rows: X.rows, n: tokens.length }));
   const dModel = X ? X.cols : null;
-  if (dModel && dModel > LIMITS.dModel) fail(`d_model (the width of X) is ${dModel}; the limit is ${LIMITS.dModel}.`);
-  if (input.dModel !== undefined && dModel && input.dModel !== dModel) fail(`dModel is ${kind(input.dModel)} but the rows of X have ${dModel} numbers.`);
+  if (dModel && dModel > LIMITS.dModel) fail(t('model.dModel.limit', { n: dModel, limit: LIMITS.dModel }));
+  if (input.dModel !== undefined && dModel && input.dModel !== dModel) fail(t('model.dModel.mismatch', { kind: kindOf(input.dModel), n: dModel }));
   let queryX = null;
   if (queryTokens) {
-    if (input.queryX === undefined) fail('queryX is missing: with queryTokens, give one embedding row per query token.');
-    else queryX = matrix('queryX', queryTokens.length, dModel, `one row per query token, d_model = ${dModel} numbers each`);
+    if (input.queryX === undefined) fail(t('model.queryX.missing'));
+    else queryX = matrix('queryX', queryTokens.length, dModel, t('model.queryX.meaning', { dModel }));
   } else if (input.queryX !== undefined) {
-    fail('queryX is given without queryTokens: add the query tokens, one per row of queryX.');
+    fail(t('model.queryX.alone'));
   }
   const causal = input.causal;
-  if (causal !== undefined && typeof causal !== 'boolean') fail(`causal must be true or false, got ${kind(causal)}.`);
-  if (causal && queryTokens) fail('causal masking needs self-attention: remove causal or remove queryTokens/queryX.');
+  if (causal !== undefined && typeof causal !== 'boolean') fail(t('model.causal.bad', { kind: kindOf(causal) }));
+  if (causal && queryTokens) fail(t('model.causal.cross'));
 
   let dK = intField('dK', false);
   let dV = intField('dV', false);
   if (errors.length === 0 && dModel && numHeads) {
     if (dK === undefined || dV === undefined) {
       if (dModel % numHeads !== 0) {
-        fail(`numHeads = ${numHeads} does not divide d_model = ${dModel} (the width of X): give dK and dV, or pick a numHeads that divides ${dModel}.`);
+        fail(t('model.divide', { numHeads, dModel }));
       } else {
         dK = dK ?? dModel / numHeads;
         dV = dV ?? dModel / numHeads;
@@ -125,14 +133,14 @@ export function validateModel(input) {
   if (errors.length) return { model: null, errors };
 
   const hk = numHeads * dK, hv = numHeads * dV;
-  const need = (name) => { if (input[name] === undefined) fail(`${name} is missing.`); };
+  const need = (name) => { if (input[name] === undefined) fail(t('model.missing', { name })); };
   ['wQ', 'wK', 'wV'].forEach(need);
-  const wQ = matrix('wQ', dModel, hk, `d_model = ${dModel} rows, numHeads·dK = ${numHeads}·${dK} = ${hk} columns`);
-  const wK = matrix('wK', dModel, hk, `d_model = ${dModel} rows, numHeads·dK = ${hk} columns`);
-  const wV = matrix('wV', dModel, hv, `d_model = ${dModel} rows, numHeads·dV = ${numHeads}·${dV} = ${hv} columns`);
-  let wO = matrix('wO', hv, dModel, `numHeads·dV = ${hv} rows, d_model = ${dModel} columns`);
+  const wQ = matrix('wQ', dModel, hk, t('model.wQ.meaning', { dModel, numHeads, dK, hk }));
+  const wK = matrix('wK', dModel, hk, t('model.wK.meaning', { dModel, hk }));
+  const wV = matrix('wV', dModel, hv, t('model.wV.meaning', { dModel, numHeads, dV, hv }));
+  let wO = matrix('wO', hv, dModel, t('model.wO.meaning', { hv, dModel }));
   if (wO === undefined) {
-    if (hv !== dModel) fail(`wO is missing, and it can only default to the identity when numHeads·dV = d_model (here ${hv} ≠ ${dModel}).`);
+    if (hv !== dModel) fail(t('model.wO.missing', { hv, dModel }));
     else {
       const flat = new Float32Array(dModel * dModel);
       for (let i = 0; i < dModel; i++) flat[i * dModel + i] = 1;
@@ -144,19 +152,19 @@ export function validateModel(input) {
   let headNames = null;
   if (input.headNames !== undefined) {
     if (!Array.isArray(input.headNames) || input.headNames.length !== numHeads || input.headNames.some((n) => typeof n !== 'string')) {
-      fail(`headNames must be an array of ${numHeads} strings (one per head), got ${kind(input.headNames)}.`);
+      fail(t('model.headNames', { n: numHeads, kind: kindOf(input.headNames) }));
     } else headNames = input.headNames.map((n) => n.slice(0, 60));
   }
-  if (input.name !== undefined && typeof input.name !== 'string') fail(`name must be a string, got ${kind(input.name)}.`);
+  if (input.name !== undefined && typeof input.name !== 'string') fail(t('model.name', { kind: kindOf(input.name) }));
   const tQ = queryTokens ? queryTokens.length : tokens.length;
   if (numHeads * tQ * tokens.length + (tQ + tokens.length) * dModel > LIMITS.elements) {
-    fail(`The model is too large to show: ${numHeads} heads × ${tQ} × ${tokens.length} weights; keep it under ${LIMITS.elements / 1e6} million numbers.`);
+    fail(t('model.tooLarge', { heads: numHeads, tQ, tK: tokens.length, millions: LIMITS.elements / 1e6 }));
   }
   if (errors.length) return { model: null, errors };
   return {
     errors,
     model: {
-      name: typeof input.name === 'string' ? input.name.slice(0, 120) : 'Your model',
+      name: typeof input.name === 'string' ? input.name.slice(0, 120) : t('model.yours'),
       tokens, queryTokens: queryTokens ?? tokens, cross: Boolean(queryTokens),
       dModel, numHeads, dK, dV, causal: Boolean(causal), headNames,
       query: queryX ? queryX.flat : X.flat, key: X.flat,
@@ -165,14 +173,14 @@ export function validateModel(input) {
   };
 }
 
-/** Parses JSON text and validates it; syntax errors are reported like the rest. */
-export function parseModel(text) {
-  if (text.length > LIMITS.fileBytes) return { model: null, errors: [`The file is ${(text.length / 2 ** 20).toFixed(1)} MB; the limit is ${LIMITS.fileBytes / 2 ** 20} MB.`] };
+/** Parses JSON text and validates it; syntax errors are reported like the rest (in the words of `t`, English by default). */
+export function parseModel(text, t = english) {
+  if (text.length > LIMITS.fileBytes) return { model: null, errors: [t('model.file.tooLarge', { size: (text.length / 2 ** 20).toFixed(1), limit: LIMITS.fileBytes / 2 ** 20 })] };
   let json;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    return { model: null, errors: [`The file is not valid JSON: ${e.message}`] };
+    return { model: null, errors: [t('model.file.json', { message: e.message })] };
   }
-  return validateModel(json);
+  return validateModel(json, t);
 }

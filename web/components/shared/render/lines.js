@@ -7,7 +7,7 @@ import { textWidth } from './figure.js';
 export const MAX_LINE_TOKENS = 64;
 
 /** weights: Float32Array [tQ*tK] (row-major, one head). */
-export function linesFigure({ queryTokens, keyTokens, weights, highlight = -1, title = '', width = 520 }) {
+export function linesFigure({ queryTokens, keyTokens, weights, highlight = -1, title = '', width = 520, queryLabel = 'query', keyLabel = 'key' }) {
   const tQ = queryTokens.length, tK = keyTokens.length;
   const row = Math.max(26, Math.min(40, 200 / Math.max(tQ, tK, 1)));
   const size = 13;
@@ -24,8 +24,8 @@ export function linesFigure({ queryTokens, keyTokens, weights, highlight = -1, t
   const yk = (j) => top + j * row + row / 2 + ((Math.max(tQ, tK) - tK) * row) / 2;
   const shapes = [];
   if (title) shapes.push({ type: 'text', x: 0, y: 12, text: title, size: 14, weight: 600, fill: { role: 'text' } });
-  shapes.push({ type: 'text', x: x1 - 4, y: titleH + 10, text: 'query', anchor: 'end', size: 11, fill: { role: 'muted' } });
-  shapes.push({ type: 'text', x: x2 + 4, y: titleH + 10, text: 'key', size: 11, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: x1 - 4, y: titleH + 10, text: queryLabel, anchor: 'end', size: 11, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: x2 + 4, y: titleH + 10, text: keyLabel, size: 11, fill: { role: 'muted' } });
   const order = [];
   for (let i = 0; i < tQ; i++) if (i !== highlight) order.push(i);
   if (highlight >= 0 && highlight < tQ) order.push(highlight);  // highlighted query drawn last, on top

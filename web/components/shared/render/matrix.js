@@ -2,11 +2,15 @@
 // column headers. Labels are inserted as text.
 
 import { el } from './dom.js';
-import { fixed } from '../../../lib/i18n/index.js';
+import { fixed, translator } from '../../../lib/i18n/index.js';
+import shared from '../../../lib/i18n/catalogues/shared.js';
 
-function rowHeader(label, isQuery) {
+const english = translator(shared, 'en');
+
+/** A row header; the marked row (the query) says so, in the words of `t`. */
+function rowHeader(label, isQuery, t) {
   const th = el('th', { scope: 'row' }, label);
-  if (isQuery) th.append(el('span', { class: 'query-tag' }, '(query)'));
+  if (isQuery) th.append(el('span', { class: 'query-tag' }, t('matrix.queryTag')));
   return th;
 }
 
@@ -14,14 +18,14 @@ function rowHeader(label, isQuery) {
  * A table of number inputs; returns { element, inputs: HTMLInputElement[][], setLabels(rows) }.
  * Input ids are `${idPrefix}-${row}-${col}`.
  */
-export function inputMatrix({ caption, idPrefix, rowLabels, colLabels, describe, highlightRow = -1, testid }) {
+export function inputMatrix({ caption, idPrefix, rowLabels, colLabels, describe, highlightRow = -1, testid, t = english }) {
   const table = el('table', { class: 'matrix', dataset: { testid: testid ?? `${idPrefix}-table` } },
     el('caption', {}, caption),
     el('thead', {}, el('tr', {}, el('td', {}), colLabels.map((label) => el('th', { scope: 'col' }, label)))));
   const body = el('tbody');
   const headers = [];
   const inputs = rowLabels.map((rowLabel, r) => {
-    const th = rowHeader(rowLabel, r === highlightRow);
+    const th = rowHeader(rowLabel, r === highlightRow, t);
     headers.push(th);
     const tr = el('tr', { class: r === highlightRow ? 'is-query' : undefined }, th);
     const row = colLabels.map((_, c) => {
@@ -50,7 +54,8 @@ export function inputMatrix({ caption, idPrefix, rowLabels, colLabels, describe,
 /**
  * A read-only results table; `update(flat, offset)` fills it, `update(null)` shows dashes.
  */
-export function resultMatrix({ caption, rowLabels, colLabels, testid, markRow = -1, markRowTestid, digits = 4, lang = 'en' }) {
+export function resultMatrix({ caption, rowLabels, colLabels, testid, markRow = -1, markRowTestid, digits = 4, t = english }) {
+  const lang = t.lang;
   const table = el('table', { class: 'matrix', dataset: testid ? { testid } : {} },
     el('caption', {}, caption),
     el('thead', {}, el('tr', {}, el('td', {}), colLabels.map((label) => el('th', { scope: 'col' }, label)))));
@@ -58,7 +63,7 @@ export function resultMatrix({ caption, rowLabels, colLabels, testid, markRow = 
   const headers = [];
   const tds = rowLabels.map((rowLabel, r) => {
     const marked = r === markRow;
-    const th = rowHeader(rowLabel, marked);
+    const th = rowHeader(rowLabel, marked, t);
     headers.push(th);
     const tr = el('tr', { class: marked ? 'is-query' : undefined, dataset: marked && markRowTestid ? { testid: markRowTestid } : {} }, th);
     const row = colLabels.map(() => el('td', { class: 'num' }, '—'));

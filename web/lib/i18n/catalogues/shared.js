@@ -48,6 +48,7 @@ export default {
     'scroll.table': 'Table',
     'scroll.hint': 'Scroll sideways for more →',
 
+    'matrix.queryTag': '(query)',
     'heatmap.show': 'Show numbers',
     'heatmap.hide': 'Hide numbers',
     'heatmap.query': 'query',
@@ -108,6 +109,7 @@ export default {
     'scroll.table': 'Tabla',
     'scroll.hint': 'Desplácese en horizontal para ver más →',
 
+    'matrix.queryTag': '(consulta)',
     'heatmap.show': 'Mostrar números',
     'heatmap.hide': 'Ocultar números',
     'heatmap.query': 'consulta',

@@ -1,0 +1,205 @@
+// Languages in the browser: every demo page opened with ?lang=es (web/site/page.js sets <html lang>)
+// shows its elements with no English message left — in their text, their aria-label / title /
+// placeholder / aria-valuetext attributes and their accessibility tree — and at 360 px wide the
+// Spanish elements do not overflow sideways. An element's own `lang` attribute re-renders it live.
+//
+// "English left" is judged against the catalogues themselves (web/lib/i18n/catalogues/): every
+// English message that differs from its Spanish one becomes a pattern (placeholders match anything);
+// proper names, numbers and formulas are the same in both languages and so are never looked for.
+// Other helpers add their pages to PAGES below.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { readdirSync } from 'node:fs';
+import { useSite, watch, waitForElements, ensureScreenshotDir, SCREENSHOTS } from './helpers.mjs';
+
+const TIMEOUT = 240_000;
+
+/**
+ * The pages checked: `page` under dist/, the catalogues whose messages its elements show
+ * (shared.js is always added), and `prepare(page)`, run once the elements are ready, to bring
+ * more of them on screen (every step, every part).
+ */
+export const PAGES = [
+  {
+    page: 'demos/worked-example/', catalogues: ['worked-example', 'theme-toggle'],
+    prepare: (page) => page.evaluate(() => { document.querySelector('headlab-worked-example').setAttribute('step', 'all'); }),
+  },
+  { page: 'demos/heads/', catalogues: ['heads', 'theme-toggle'] },
+  { page: 'demos/params/', catalogues: ['params', 'theme-toggle'] },
+  { page: 'demos/scaling/', catalogues: ['scaling', 'theme-toggle'] },
+  { page: 'demos/misconceptions/', catalogues: ['misconceptions', 'theme-toggle'] },
+  { page: 'demos/choosing-h/', catalogues: ['choosing-h', 'theme-toggle'] },
+];
+
+const folder = new URL('../../web/lib/i18n/catalogues/', import.meta.url);
+const catalogueNames = readdirSync(folder).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, ''));
+const catalogues = Object.fromEntries(await Promise.all(catalogueNames.map(async (name) => [name, (await import(new URL(`${name}.js`, folder))).default])));
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Patterns of the English messages of `names` that a Spanish page must not show: each message's
+ * literal text (at least 3 letters of it) with its {placeholders} matching anything, bounded by
+ * non-letters so that "Model" does not match inside "Modelo".
+ */
+function englishPatterns(names) {
+  const out = [];
+  for (const name of ['shared', ...names]) {
+    const { en, es } = catalogues[name];
+    for (const [key, english] of Object.entries(en)) {
+      if (english === es[key]) continue;
+      const literal = english.replace(/\{\w+\}/g, ' ');
+      if ((literal.match(/\p{L}/gu) ?? []).length < 3) continue;
+      // Whitespace as in the message (so "Head {h}" does not match "HeadLab"), none needed at the ends.
+      const parts = english.split(/\{\w+\}/).map((part) => escape(part).replace(/\s+/g, '\\s+'));
+      parts[0] = parts[0].replace(/^(\\s\+)+/, '');
+      parts[parts.length - 1] = parts[parts.length - 1].replace(/(\\s\+)+$/, '');
+      const body = parts.join('[\\s\\S]+?');
+      out.push({ key: `${name}: ${key}`, english, re: new RegExp(`(?<!\\p{L})${body}(?!\\p{L})`, 'u') });
+    }
+  }
+  return out;
+}
+
+/**
+ * The text of every element (and text node) in the page's HeadLab elements, shadow roots included,
+ * and their labelling attributes. KaTeX's output (formulas, and the LaTeX source it keeps) is left out.
+ */
+function collectTexts() {
+  const ATTRS = ['aria-label', 'title', 'placeholder', 'aria-valuetext', 'alt', 'aria-description', 'aria-roledescription'];
+  const out = [];
+  const seen = new Set();
+  const add = (where, text) => {
+    const t = text.replace(/\s+/g, ' ').trim();
+    if (t && !seen.has(t)) { seen.add(t); out.push({ where, text: t }); }
+  };
+  const skip = (node) => node.nodeType === 1 && (node.localName === 'style' || node.localName === 'script' || node.classList?.contains('katex'));
+  const textOf = (node) => (node.nodeType === 3 ? node.textContent : skip(node) ? ' ' : [...node.childNodes].map(textOf).join(''));
+  const visit = (node, where) => {
+    for (const child of node.childNodes) {
+      if (child.nodeType === 3) add(where, child.textContent);
+      if (child.nodeType !== 1 || skip(child)) continue;
+      for (const a of ATTRS) if (child.hasAttribute(a)) add(`${where} [${a}]`, child.getAttribute(a));
+      // A whole element's text catches messages split over several nodes (a token in <q>, a subscript).
+      if (/^(p|li|h[1-6]|label|button|caption|th|td|legend|summary|option|output|strong|span|div|figcaption|title|text)$/.test(child.localName)) add(where, textOf(child));
+      if (child.shadowRoot) visit(child.shadowRoot, child.localName);
+      visit(child, where);
+    }
+  };
+  for (const host of document.querySelectorAll('*')) {
+    if (!host.localName.startsWith('headlab-')) continue;
+    for (const a of ['aria-label', 'title']) if (host.hasAttribute(a)) add(host.localName, host.getAttribute(a));
+    if (host.shadowRoot) visit(host.shadowRoot, host.localName);
+  }
+  return out;
+}
+
+async function englishLeft(page, patterns) {
+  const texts = await page.evaluate(collectTexts);
+  const hosts = await page.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-')).map((e) => e.localName));
+  for (const tag of new Set(hosts)) {
+    for (const [i, snapshot] of (await Promise.all((await page.locator(tag).all()).map((l) => l.ariaSnapshot()))).entries()) {
+      for (const line of snapshot.split('\n')) texts.push({ where: `${tag}#${i + 1} accessibility tree`, text: line.trim() });
+    }
+  }
+  // One line per English message found (its shortest text), so a message repeated in many places reads once.
+  const byKey = new Map();
+  for (const { where, text } of texts) {
+    for (const p of patterns) {
+      if (!p.re.test(text)) continue;
+      const seen = byKey.get(p.key);
+      if (!seen || text.length < seen.text.length) byKey.set(p.key, { where, text, p, n: (seen?.n ?? 0) + 1 });
+      else seen.n += 1;
+    }
+  }
+  const found = [...byKey.values()].map(({ where, text, p, n }) => `${where}: "${text.slice(0, 160)}" matches English ${p.key} ("${p.english.slice(0, 80)}")${n > 1 ? ` and ${n - 1} more texts` : ''}`);
+  return { found, count: texts.length };
+}
+
+const site = useSite();
+
+for (const { page: pagePath, catalogues: names, prepare } of PAGES) {
+  test(`${pagePath}?lang=es shows no English message; at 360 px nothing overflows sideways`, { timeout: TIMEOUT }, async () => {
+    const problems = [];
+    const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    watch(page, pagePath, problems);
+    // A missing Spanish message throws instead of falling back to English.
+    await page.addInitScript(() => { globalThis.HEADLAB_I18N_STRICT = true; });
+    await page.goto(site.url(`${pagePath}?lang=es`));
+    await waitForElements(page, 120_000);
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'es');
+    await prepare?.(page);
+    await waitForElements(page, 120_000);
+    const patterns = englishPatterns(names);
+    const { found, count } = await englishLeft(page, patterns);
+    assert.ok(count > 20, `${pagePath}: only ${count} texts collected`);
+    assert.deepEqual(found, [], `${pagePath}: English left in Spanish:\n${found.join('\n')}`);
+
+    await page.setViewportSize({ width: 360, height: 800 });
+    // Elements redraw their figures for the new width on a ResizeObserver: wait for the idle state again.
+    await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))));
+    await waitForElements(page, 120_000);
+    const overflow = await page.evaluate(() => {
+      const out = [];
+      const root = document.documentElement;
+      if (root.scrollWidth > root.clientWidth) out.push(`the page is ${root.scrollWidth} px wide in a ${root.clientWidth} px window`);
+      for (const e of document.querySelectorAll('*')) {
+        if (!e.localName.startsWith('headlab-') || e.localName === 'headlab-theme-toggle') continue;
+        if (e.scrollWidth > e.clientWidth) out.push(`${e.localName}: scrollWidth ${e.scrollWidth} > clientWidth ${e.clientWidth}`);
+        const box = e.getBoundingClientRect();
+        if (box.right > root.clientWidth + 0.5) out.push(`${e.localName} reaches x = ${box.right} in a ${root.clientWidth} px window`);
+        // What sticks out of the element's own box, inside its shadow root (scroll boxes clip what they hold).
+        const right = box.right;
+        const walk = (node, clipped) => {
+          for (const child of node.children) {
+            const style = getComputedStyle(child);
+            if (style.display === 'none' || child.closest('[hidden]')) continue;
+            const r = child.getBoundingClientRect();
+            if (!clipped && r.width > 0 && r.right > right + 1) out.push(`${e.localName} › ${child.localName}${child.className ? `.${String(child.className).split(' ')[0]}` : ''} "${(child.textContent ?? '').trim().slice(0, 50)}" ends at ${Math.round(r.right)} > ${Math.round(right)}`);
+            const clips = clipped || /(auto|scroll|hidden|clip)/.test(style.overflowX);
+            walk(child, clips);
+          }
+        };
+        if (e.shadowRoot) walk(e.shadowRoot, false);
+      }
+      return [...new Set(out)].slice(0, 20);
+    });
+    if (pagePath === PAGES[0].page || process.env.HEADLAB_I18N_SCREENSHOTS) {
+      ensureScreenshotDir();
+      await page.screenshot({ path: path.join(SCREENSHOTS, `i18n-es-360-${pagePath.split('/').filter(Boolean).pop()}.png`), fullPage: true });
+    }
+    assert.deepEqual(overflow, [], `${pagePath} in Spanish at 360 px:\n${overflow.join('\n')}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test('an element follows its own lang attribute, live, and English stays as it was', { timeout: TIMEOUT }, async () => {
+  const problems = [];
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  watch(page, 'scaling', problems);
+  await page.addInitScript(() => { globalThis.HEADLAB_I18N_STRICT = true; });
+  await page.goto(site.url('demos/scaling/'));
+  await waitForElements(page, 120_000);
+  const { en, es } = catalogues.scaling;
+  const heading = page.locator('headlab-scaling h2');
+  const reroll = page.locator('headlab-scaling button', { hasText: es['scaling.reroll'] });
+  assert.equal((await heading.textContent()).trim(), `${en['scaling.title']}k`);
+  await page.locator('headlab-scaling').evaluate((e) => e.setAttribute('lang', 'es-ES'));
+  await waitForElements(page, 120_000);
+  assert.equal((await heading.textContent()).trim(), `${es['scaling.title']}k`);
+  assert.equal(await reroll.count(), 1);
+  // Numbers follow: the variance stat is written with a decimal comma.
+  const variance = await page.locator('[data-testid="stat-variance"] .v.scaled').textContent();
+  assert.match(variance, /^\d+,\d{2}$/, `Spanish variance "${variance}"`);
+  const { found } = await englishLeft(page, englishPatterns(['scaling']).filter((p) => !p.key.startsWith('theme-toggle')));
+  assert.deepEqual(found.filter((f) => f.startsWith('headlab-scaling')), []);
+  // Without its own lang the element speaks the page's language (en) again.
+  await page.locator('headlab-scaling').evaluate((e) => { e.removeAttribute('lang'); });
+  await waitForElements(page, 120_000);
+  assert.equal((await heading.textContent()).trim(), `${en['scaling.title']}k`);
+  assert.match(await page.locator('[data-testid="stat-variance"] .v.scaled').textContent(), /^\d+\.\d{2}$/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
