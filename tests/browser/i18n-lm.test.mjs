@@ -15,6 +15,8 @@ import { eventually, expectText } from './expect.mjs';
 import shared from '../../web/lib/i18n/catalogues/shared.js';
 import training from '../../web/lib/i18n/catalogues/training.js';
 import languageModel from '../../web/lib/i18n/catalogues/language-model.js';
+import trainer from '../../web/lib/i18n/catalogues/trainer.js';
+import modelExplorer from '../../web/lib/i18n/catalogues/model-explorer.js';
 
 const TIMEOUT = 180_000;
 const problems = [];
@@ -159,5 +161,63 @@ test('lang set on the language model after it was drawn: redrawn in Spanish with
   await page.locator(`${LM} [data-action="step"]`).click();
   await eventually(async () => assert.equal(await page.evaluate((t) => document.querySelector(t).snapshot.runs[0].step, LM), step + 10));
   await page.close();
+  assertNoProblems();
+});
+
+const TRAINER = 'headlab-trainer';
+
+test('trainer in Spanish: no English message left, decimal commas, 360 px without overflow; screenshots', { timeout: TIMEOUT }, async () => {
+  const pieces = englishPieces([shared, training, trainer]);
+  for (const width of [1280, 360]) {
+    const page = await openSpanish('demos/trainer/', { width });
+    const tr = page.locator(TRAINER);
+    await page.waitForSelector(`${TRAINER}[data-drawn]`, { timeout: 60_000 });
+    await tr.locator('[data-testid="trainer-compare"]').check();
+    await page.waitForFunction((t) => document.querySelector(t).shadowRoot.querySelectorAll('section.run').length === 2, TRAINER);
+    for (let i = 0; i < 3; i++) await tr.locator('[data-action="step"]').click();
+    await eventually(async () => assert.ok(await page.evaluate((t) => document.querySelector(t).snapshot?.runs[0].step >= 3, TRAINER)));
+    await tr.locator('[data-testid="trainer-switch-2-1"]').uncheck();
+    await expectText(tr.locator('[data-testid="trainer-ablation-2"]'), /desactivada/);
+    await tr.locator('[data-testid="trainer-model-file"]').setInputFiles({ name: 'apuntes.hlab', mimeType: 'application/octet-stream', buffer: Buffer.from('no es un modelo') });
+    await expectText(tr.locator('[data-testid="trainer-errors"]'), /No se cargó «apuntes\.hlab»/);
+    await expectText(tr.locator('[data-testid="trainer-progress"]'), /^Paso \d+ · \d+,\d s de entrenamiento · pausa en \d+$/);
+    const said = await whatItSays(page, TRAINER);
+    assert.deepEqual(englishLeft(said, pieces), [], `English left at ${width} px`);
+    // An h that does not divide d_model is explained in Spanish.
+    await tr.locator('[data-testid="trainer-heads"]').selectOption('3');
+    await expectText(tr.locator('[data-testid="trainer-dk"]'), /^h = 3 no divide a d_model = 16: .*d_k sería 5,33/);
+    const o = await overflow(page, TRAINER);
+    assert.ok(o.page <= 0 && o.element <= 1, `${width} px: the page is ${o.page} px and the element ${o.element} px wider than they should be`);
+    await tr.screenshot({ path: `${SCREENSHOTS}/trainer-es-${width}.png` });
+    await page.close();
+  }
+  assertNoProblems();
+});
+
+const EXPLORER = 'headlab-model-explorer';
+
+test('model explorer in Spanish: no English message left, decimal commas, 360 px without overflow; screenshots', { timeout: TIMEOUT }, async () => {
+  const pieces = englishPieces([shared, modelExplorer]);
+  for (const width of [1280, 360]) {
+    const page = await openSpanish('demos/real-models/', { width });
+    const x = page.locator(EXPLORER);
+    await page.waitForSelector(`${EXPLORER}[data-drawn]`, { timeout: 60_000 });
+    await eventually(async () => assert.equal(await x.locator('[role="gridcell"]').count(), 8));
+    await x.locator('[data-testid="explorer-cell-2-1"]').click();
+    await x.locator('[data-action="toggle-head"]').click();
+    await expectText(x.locator('[data-testid="explorer-off"]'), /^Desactivadas: C2 · cab\. 1\./);
+    await expectText(x.locator('[data-testid="explorer-detail-title"]'), /^Capa 2, cabeza 1: una cabeza de inducción \(desactivada\)$/);
+    await expectText(x.locator('[data-testid="explorer-next"] caption'), /^Tras «.+», con 1 cabeza desactivada$/);
+    await expectText(x.locator('[data-testid="explorer-next"] td.num').first(), /^\d,\d{3}$|e/);
+    await x.locator('[data-testid="explorer-text"]').fill('a b zz');
+    await x.locator('[data-testid="explorer-text"]').press('Enter');
+    await expectText(x.locator('[data-testid="explorer-text-error"]'), /no conoce «zz»/);
+    const said = await whatItSays(page, EXPLORER);
+    assert.deepEqual(englishLeft(said, pieces), [], `English left at ${width} px`);
+    const o = await overflow(page, EXPLORER);
+    assert.ok(o.page <= 0 && o.element <= 1, `${width} px: the page is ${o.page} px and the element ${o.element} px wider than they should be`);
+    await x.screenshot({ path: `${SCREENSHOTS}/model-explorer-es-${width}.png` });
+    await page.close();
+  }
   assertNoProblems();
 });

@@ -788,6 +788,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     }
     const tokens = r.tokens.map(showToken);
     const fig = linesFigure({ queryTokens: tokens, keyTokens: tokens, weights: r.attention.subarray(offset, offset + T * T), title: t('explorer.linesTitle', { title }),
+      queryLabel: t('heatmap.query'), keyLabel: t('heatmap.key'),
       width: Math.min(560, Math.max(280, this.linesBox.clientWidth || 420)) });
     this.linesBox.replaceChildren(asImage(figureToSVG(fig), fig, t('explorer.linesLabel', { head: this.headName(layer, head) })));
   }
