@@ -232,7 +232,7 @@ export class HeadlabTrainer extends TrainingElement {
     this.dModelSelect = el('select', { dataset: { testid: 'trainer-dmodel' } }, D_MODELS.map((d) => option(d)));
     this.dModelSelect.addEventListener('change', () => { this.dModel = Number(this.dModelSelect.value); });
     this.dkOut = el('p', { class: 'dk small', 'aria-live': 'polite', dataset: { testid: 'trainer-dk' } });
-    this.lrSelect = el('select', { dataset: { testid: 'trainer-lr' } }, RATES.map((r) => option(r)));
+    this.lrSelect = el('select', { dataset: { testid: 'trainer-lr' } }, RATES.map((r) => option(r, this.formatNumber(r, { maximumSignificantDigits: 6 }))));
     this.lrSelect.addEventListener('change', () => { this.learningRate = Number(this.lrSelect.value); });
     this.batchSelect = el('select', { dataset: { testid: 'trainer-batch' } }, BATCHES.map((b) => option(b)));
     this.batchSelect.addEventListener('change', () => { this.batchSize = Number(this.batchSelect.value); });
@@ -274,12 +274,15 @@ export class HeadlabTrainer extends TrainingElement {
 
     this.saveButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'save-model' },
       on: { click: () => this.downloadModel() } }, t('trainer.save'));
-    this.fileInput = el('input', { type: 'file', accept: '.hlab,application/octet-stream', id: uid('file'), dataset: { testid: 'trainer-model-file' } });
+    // The file input sits behind a button: the button takes focus and keys and speaks the element's language
+    // (a file input's own text is the browser's).
+    this.fileInput = el('input', { type: 'file', accept: '.hlab,application/octet-stream', hidden: true, tabindex: '-1', dataset: { testid: 'trainer-model-file' } });
     this.fileInput.addEventListener('change', () => this.loadFile());
+    this.loadButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'load-model' }, on: { click: () => this.fileInput.click() } }, t('trainer.load'));
     this.headsViewButton = el('button', { type: 'button', class: 'btn', hidden: true, dataset: { action: 'heads-view' },
       on: { click: () => this.showInHeadsView() } }, t('trainer.headsView'));
     this.fileBar = el('div', { class: 'toolbar files' }, this.saveButton,
-      el('span', { class: 'files' }, el('label', { for: this.fileInput.id }, t('trainer.load')), this.fileInput),
+      this.loadButton, this.fileInput,
       this.headsViewButton, this.copyLink());
 
     this.status = el('p', { class: 'status', role: 'status', dataset: { testid: 'trainer-status' } });
