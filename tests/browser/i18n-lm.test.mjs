@@ -221,3 +221,37 @@ test('model explorer in Spanish: no English message left, decimal commas, 360 px
   }
   assertNoProblems();
 });
+
+test('lang set on the trainer and the explorer after they were drawn: redrawn in Spanish with their models', { timeout: TIMEOUT }, async () => {
+  for (const { relative, tag, heading, ready, check } of [
+    { relative: 'demos/trainer/', tag: TRAINER, heading: /^Entrene cabezas y vea cómo se especializan$/,
+      ready: async (page) => {
+        await page.locator(`${TRAINER} [data-action="step"]`).click();
+        await page.waitForFunction((t) => document.querySelector(t).snapshot?.runs[0].step === 1, TRAINER);
+      },
+      check: async (page) => {
+        await expectText(page.locator(`${TRAINER} [data-testid="trainer-progress"]`), /^Paso 1 · /);
+        await eventually(async () => assert.equal(await page.locator(`${TRAINER} [data-testid="trainer-verdict-1-1"]`).count(), 1));
+      } },
+    { relative: 'demos/real-models/', tag: EXPLORER, heading: /^Encuentre las cabezas de un modelo real$/,
+      ready: async (page) => {
+        await eventually(async () => assert.equal(await page.locator(`${EXPLORER} [role="gridcell"]`).count(), 8));
+        await page.locator(`${EXPLORER} [data-testid="explorer-cell-1-3"]`).click();
+      },
+      check: async (page) => {
+        await eventually(async () => assert.equal(await page.locator(`${EXPLORER} [role="gridcell"]`).count(), 8));
+        await expectText(page.locator(`${EXPLORER} [data-testid="explorer-detail-title"]`), /^Capa 1, cabeza 3/);
+        await page.waitForFunction((t) => !document.querySelector(t).hasAttribute('data-busy'), EXPLORER);
+      } },
+  ]) {
+    const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 } }), `relocalise ${tag}`, problems);
+    await page.goto(new URL(`${relative}index.html`, site.server.url).href);
+    await page.waitForSelector(`${tag}[data-drawn]`, { timeout: 60_000 });
+    await ready(page);
+    await page.evaluate((t) => document.querySelector(t).setAttribute('lang', 'es'), tag);
+    await expectText(page.locator(`${tag} h2`), heading);
+    await check(page);
+    await page.close();
+  }
+  assertNoProblems();
+});

@@ -224,7 +224,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
 
   build() {
     const t = this.t;
-    this.setAttribute('data-busy', '');
+    if (!this._c?.hasModel) this.setAttribute('data-busy', '');
     // Built again in a new language (relocalise): the controller and its model stay; the grid and heatmap are made anew.
     this._gridKey = null;
     this._heat = null;
