@@ -1,7 +1,7 @@
 // Languages in the browser: every demo page opened with ?lang=es (web/site/page.js sets <html lang>)
 // shows its elements with no English message left — in their text, their aria-label / title /
-// placeholder / aria-valuetext attributes and their accessibility tree — and at 360 px wide the
-// Spanish elements do not overflow sideways. An element's own `lang` attribute re-renders it live.
+// placeholder / aria-valuetext attributes and their accessibility tree — axe-core finds nothing, and at
+// 360 px wide the Spanish elements do not overflow sideways. An element's own `lang` re-renders it live.
 //
 // "English left" is judged against the catalogues themselves (web/lib/i18n/catalogues/): every
 // English message that differs from its Spanish one becomes a pattern (placeholders match anything);
@@ -10,10 +10,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { useSite, watch, waitForElements, ensureScreenshotDir, SCREENSHOTS } from './helpers.mjs';
 
 const TIMEOUT = 240_000;
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * The pages checked: `page` under dist/, the catalogues whose messages its elements show
@@ -175,6 +177,11 @@ for (const { page: pagePath, catalogues: names, prepare } of PAGES) {
     const { found, count } = await englishLeft(page, patterns);
     assert.ok(count > 20, `${pagePath}: only ${count} texts collected`);
     assert.deepEqual(found, [], `${pagePath}: English left in Spanish:\n${found.join('\n')}`);
+    // The Spanish labels still name what they label (axe-core, as tests/browser/a11y.test.mjs runs it in English).
+    await page.evaluate(AXE);
+    const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+      .map((v) => `${v.id} (${v.impact}, ${v.nodes.length}×): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' > ')).join(' | ')}`));
+    assert.deepEqual(violations, [], `${pagePath} in Spanish: axe violations`);
 
     await page.setViewportSize({ width: 360, height: 800 });
     // Elements redraw their figures for the new width on a ResizeObserver: wait for the idle state again.

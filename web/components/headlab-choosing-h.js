@@ -129,9 +129,10 @@ export class HeadlabChoosingH extends HeadlabElement {
   /** The measured side: what more heads buy and what a tiny d_k costs, at d_model 16. */
   buildTradeoff(chart) {
     const t = this.t;
-    this._rows = CHOOSING_H_TABLE.rows;
-    this._measuredLive = false;
-    this._measureJob = 0;
+    // Measurements made in this browser survive a rebuild in another language (relocalise).
+    this._rows ??= CHOOSING_H_TABLE.rows;
+    this._measuredLive ??= false;
+    this._measureJob ??= 0;
     const T = CHOOSING_H_TABLE;
     this.tradeChart = chart(t('choose.trade.title'), t('choose.trade.note'),
       'choosing-h-tradeoff', () => ({ ...T, rows: this._rows, measuredInThisBrowser: this._measuredLive }),

@@ -100,7 +100,8 @@ export class HeadlabHeads extends HeadlabElement {
 
   build() {
     const t = this.t;
-    this._source = null;        // null (use `example`), 'property', 'file', 'src'
+    // Kept when the element is built again in another language (relocalise), or set before it was built.
+    this._source ??= null;      // null (use `example`), 'property', 'file', 'src'
     this._pinned = null;
     this._hover = null;
     this._job = 0;
