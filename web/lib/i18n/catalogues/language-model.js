@@ -274,7 +274,7 @@ export default {
     'lm.grid.layerShort': 'C',
     'lm.grid.headN': 'Cabeza {head}',
     'lm.grid.cell': 'Capa {layer}, cabeza {head}: ',
-    'lm.grid.off': 'desactivada',
+    'lm.grid.off': 'apagada',
     'lm.grid.switchedOff': ', desactivada',
     'lm.trend.rising': ', subiendo desde {from}',
     'lm.trend.falling': ', bajando desde {from}',
