@@ -187,39 +187,60 @@ for (const { page: pagePath, catalogues: names, prepare } of PAGES) {
     // Elements redraw their figures for the new width on a ResizeObserver: wait for the idle state again.
     await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))));
     await waitForElements(page, 120_000);
-    const overflow = await page.evaluate(() => {
-      const out = [];
-      const root = document.documentElement;
-      if (root.scrollWidth > root.clientWidth) out.push(`the page is ${root.scrollWidth} px wide in a ${root.clientWidth} px window`);
-      for (const e of document.querySelectorAll('*')) {
-        if (!e.localName.startsWith('headlab-') || e.localName === 'headlab-theme-toggle') continue;
-        if (e.scrollWidth > e.clientWidth) out.push(`${e.localName}: scrollWidth ${e.scrollWidth} > clientWidth ${e.clientWidth}`);
-        const box = e.getBoundingClientRect();
-        if (box.right > root.clientWidth + 0.5) out.push(`${e.localName} reaches x = ${box.right} in a ${root.clientWidth} px window`);
-        // What sticks out of the element's own box, inside its shadow root (scroll boxes clip what they hold).
-        const right = box.right;
-        const walk = (node, clipped) => {
-          for (const child of node.children) {
-            const style = getComputedStyle(child);
-            if (style.display === 'none' || child.closest('[hidden]')) continue;
-            const r = child.getBoundingClientRect();
-            if (!clipped && r.width > 0 && r.right > right + 1) out.push(`${e.localName} › ${child.localName}${child.className ? `.${String(child.className).split(' ')[0]}` : ''} "${(child.textContent ?? '').trim().slice(0, 50)}" ends at ${Math.round(r.right)} > ${Math.round(right)}`);
-            const clips = clipped || /(auto|scroll|hidden|clip)/.test(style.overflowX);
-            walk(child, clips);
-          }
-        };
-        if (e.shadowRoot) walk(e.shadowRoot, false);
-      }
-      return [...new Set(out)].slice(0, 20);
-    });
+    const overflow = await page.evaluate(overflowAt360);
     if (pagePath === PAGES[0].page || process.env.HEADLAB_I18N_SCREENSHOTS) {
       ensureScreenshotDir();
       await page.screenshot({ path: path.join(SCREENSHOTS, `i18n-es-360-${pagePath.split('/').filter(Boolean).pop()}.png`), fullPage: true });
     }
     assert.deepEqual(overflow, [], `${pagePath} in Spanish at 360 px:\n${overflow.join('\n')}`);
+    // A language 30 % longer than English still fits: every word of the elements' text made 30 % longer again.
+    await page.evaluate(stretchWords);
+    const stretched = await page.evaluate(overflowAt360);
+    assert.deepEqual(stretched, [], `${pagePath} with every word 30 % longer at 360 px:\n${stretched.join('\n')}`);
     assert.deepEqual(problems, []);
     await page.close();
   });
+}
+
+/** Every word of the text in the HeadLab elements' shadow roots (not formulas, not figures) made 30 % longer. */
+function stretchWords() {
+  const walk = (node) => {
+    for (const child of node.childNodes) {
+      if (child.nodeType === 3) child.textContent = child.textContent.replace(/\p{L}{2,}/gu, (w) => w + w.slice(0, Math.round(w.length * 0.3)));
+      else if (child.nodeType === 1 && !['style', 'script', 'svg'].includes(child.localName) && !child.classList.contains('katex')) {
+        if (child.shadowRoot) walk(child.shadowRoot);
+        walk(child);
+      }
+    }
+  };
+  for (const host of document.querySelectorAll('*')) if (host.localName.startsWith('headlab-') && host.shadowRoot) walk(host.shadowRoot);
+}
+
+/** What sticks out sideways at the current (360 px) width: the page, each element, anything in its shadow root. */
+function overflowAt360() {
+  const out = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth) out.push(`the page is ${root.scrollWidth} px wide in a ${root.clientWidth} px window`);
+  for (const e of document.querySelectorAll('*')) {
+    if (!e.localName.startsWith('headlab-') || e.localName === 'headlab-theme-toggle') continue;
+    if (e.scrollWidth > e.clientWidth) out.push(`${e.localName}: scrollWidth ${e.scrollWidth} > clientWidth ${e.clientWidth}`);
+    const box = e.getBoundingClientRect();
+    if (box.right > root.clientWidth + 0.5) out.push(`${e.localName} reaches x = ${box.right} in a ${root.clientWidth} px window`);
+    // What sticks out of the element's own box, inside its shadow root (scroll boxes clip what they hold).
+    const right = box.right;
+    const walk = (node, clipped) => {
+      for (const child of node.children) {
+        const style = getComputedStyle(child);
+        if (style.display === 'none' || child.closest('[hidden]')) continue;
+        const r = child.getBoundingClientRect();
+        if (!clipped && r.width > 0 && r.right > right + 1) out.push(`${e.localName} › ${child.localName}${child.className ? `.${String(child.className).split(' ')[0]}` : ''} "${(child.textContent ?? '').trim().slice(0, 50)}" ends at ${Math.round(r.right)} > ${Math.round(right)}`);
+        const clips = clipped || /(auto|scroll|hidden|clip)/.test(style.overflowX);
+        walk(child, clips);
+      }
+    };
+    if (e.shadowRoot) walk(e.shadowRoot, false);
+  }
+  return [...new Set(out)].slice(0, 20);
 }
 
 test('an element follows its own lang attribute, live, and English stays as it was', { timeout: TIMEOUT }, async () => {
@@ -247,6 +268,29 @@ test('an element follows its own lang attribute, live, and English stays as it w
   await waitForElements(page, 120_000);
   assert.equal((await heading.textContent()).trim(), `${en['scaling.title']}k`);
   assert.match(await page.locator('[data-testid="stat-variance"] .v.scaled').textContent(), /^\d+\.\d{2}$/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('switching the worked example to Spanish keeps an edited cell and its results, written with decimal commas', { timeout: TIMEOUT }, async () => {
+  const problems = [];
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  watch(page, 'worked example', problems);
+  await page.addInitScript(() => { globalThis.HEADLAB_I18N_STRICT = true; });
+  await page.goto(site.url('demos/worked-example/#worked.step=all'));
+  await waitForElements(page, 120_000);
+  await page.fill('#x-2-0', '2');  // "it" more of an entity: every later number changes
+  const output = () => page.locator('[data-testid="output"] td').allTextContents();
+  await page.waitForFunction(() => document.querySelector('headlab-worked-example').shadowRoot.querySelector('#x-2-0').value === '2');
+  const english = await output();
+  const { es } = catalogues['worked-example'];
+  await page.locator('headlab-worked-example').evaluate((e) => e.setAttribute('lang', 'es'));
+  await page.locator('headlab-worked-example h2', { hasText: es['we.title'] }).waitFor();
+  assert.equal(await page.inputValue('#x-2-0'), '2', 'the edited cell survives the rebuild');
+  assert.equal(await page.getAttribute('headlab-worked-example', 'step'), 'all');
+  const spanish = await output();
+  assert.ok(spanish.every((text) => /^-?\d+,\d{4}$/.test(text.trim())), `Spanish output: ${spanish.join(' ')}`);
+  assert.deepEqual(spanish.map((text) => text.replace(',', '.')), english, 'the same numbers, with a decimal comma');
   assert.deepEqual(problems, []);
   await page.close();
 });

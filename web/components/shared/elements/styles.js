@@ -165,7 +165,9 @@ legend { font-weight: 600; padding: 0 0.3rem; }
 .grid--2 { grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); }
 .row { display: flex; flex-wrap: wrap; gap: 0.75rem 1.25rem; align-items: flex-start; }
 .row > * { min-width: 0; }
-.table-scroll { max-width: 100%; overflow-x: auto; margin: 0.3rem 0; }
+/* position: relative keeps visually hidden text (.sr-only, absolutely placed) inside the scroll box: without it,
+   a cell's hidden words past the box's edge widen the whole page (seen with longer languages at 360 px). */
+.table-scroll { max-width: 100%; overflow-x: auto; margin: 0.3rem 0; position: relative; }
 /* A table wider than its box (phones) says so, and shades the edge it continues past. */
 .table-scroll[data-overflow] {
   background:

@@ -8,10 +8,13 @@ export const SERIES = [
   { color: '#d55e00', dash: true },
 ];
 
-import { textWidth } from './figure.js';
+import { textWidth, fitText } from './figure.js';
 import { fixed } from '../../../lib/i18n/index.js';
 
 const LEGEND_ROW = 15;
+
+/** The widest text centred at `x` that stays inside a figure `width` wide. */
+const centred = (x, width) => 2 * Math.min(x, width - x) - 4;
 
 /**
  * A legend along the top of a chart: one marker and label per series, left to
@@ -21,14 +24,16 @@ const LEGEND_ROW = 15;
 function legend(series, left, right, marker) {
   const shapes = [];
   let x = left, row = 0;
+  const inset = marker === 'line' ? 24 : 14;
   for (const s of series) {
-    const w = 24 + textWidth(s.label, 11);
+    const label = fitText(s.label, 11, right - left - inset);
+    const w = inset + textWidth(label.text, label.size);
     if (x > left && x + w > right) { x = left; row += 1; }
     const y = 9 + row * LEGEND_ROW;
     shapes.push(marker === 'line'
       ? { type: 'line', x1: x, y1: y, x2: x + 18, y2: y, stroke: s.color, strokeWidth: 3 }
       : { type: 'rect', x, y: y - 5, w: 10, h: 10, fill: s.color });
-    shapes.push({ type: 'text', x: x + (marker === 'line' ? 24 : 14), y, text: s.label, size: 11, fill: { role: 'text' } });
+    shapes.push({ type: 'text', x: x + inset, y, text: label.text, size: label.size, fill: { role: 'text' } });
     x += w + 16;
   }
   return { shapes, rows: row + 1 };
@@ -76,7 +81,7 @@ export function histogramsFigure({ series, lo, hi, bins = 40, log = false, xLabe
     const counts = histogram(s.values, lo, hi, bins);
     const scale = (c) => (log ? Math.log10(1 + c) : c);
     const maxC = Math.max(1, ...counts.map(scale));
-    shapes.push({ type: 'text', x: left, y: y0 - 9, text: s.label, size: 12, weight: 600, fill: s.color });
+    shapes.push({ type: 'text', x: left, y: y0 - 9, ...fitText(s.label, 12, width - left - 4, 600), weight: 600, fill: s.color });
     counts.forEach((c, b) => {
       const h = (scale(c) / maxC) * rowHeight;
       const bx = left + (b * plotW) / bins;
@@ -90,7 +95,7 @@ export function histogramsFigure({ series, lo, hi, bins = 40, log = false, xLabe
       shapes.push({ type: 'line', x1: x(m.x), y1: y0 - 2, x2: x(m.x), y2: y0 + rowHeight, stroke: { role: 'highlight' }, strokeWidth: 2 });
       if (k === 0 && m.label) {
         shapes.push({ type: 'line', x1: left, y1: 9, x2: left + 14, y2: 9, stroke: { role: 'highlight' }, strokeWidth: 2 });
-        shapes.push({ type: 'text', x: left + 18, y: 9, text: m.label, size: 11, fill: { role: 'highlight' } });
+        shapes.push({ type: 'text', x: left + 18, y: 9, ...fitText(m.label, 11, width - left - 18 - 4), fill: { role: 'highlight' } });
       }
     }
   });
@@ -99,7 +104,7 @@ export function histogramsFigure({ series, lo, hi, bins = 40, log = false, xLabe
     shapes.push({ type: 'line', x1: x(t), y1: axisY, x2: x(t), y2: axisY + 4, stroke: { role: 'muted' }, strokeWidth: 1 });
     shapes.push({ type: 'text', x: x(t), y: axisY + 12, text: tickText(t, lang), anchor: 'middle', size: 10, fill: { role: 'muted' } });
   }
-  shapes.push({ type: 'text', x: left + plotW / 2, y: axisY + 27, text: xLabel + (log ? logLabel : ''), anchor: 'middle', size: 11, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: left + plotW / 2, y: axisY + 27, ...fitText(xLabel + (log ? logLabel : ''), 11, centred(left + plotW / 2, width)), anchor: 'middle', fill: { role: 'muted' } });
   return { width, height: axisY + 36, shapes };
 }
 
@@ -125,7 +130,7 @@ export function barsFigure({ series, max = 1, xLabel = '', yLabel = '', width = 
     const y = top + plotH - (t / max) * plotH;
     shapes.push({ type: 'text', x: left - 5, y, text: tickText(t, lang), anchor: 'end', size: 10, fill: { role: 'muted' } });
   }
-  shapes.push({ type: 'text', x: left + plotW / 2, y: height - 8, text: xLabel, anchor: 'middle', size: 11, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: left + plotW / 2, y: height - 8, ...fitText(xLabel, 11, centred(left + plotW / 2, width)), anchor: 'middle', fill: { role: 'muted' } });
   if (yLabel) shapes.push({ type: 'text', x: 10, y: top + plotH / 2, text: yLabel, anchor: 'middle', size: 10, rotate: -90, fill: { role: 'muted' } });
   return { width, height, shapes };
 }
@@ -164,7 +169,7 @@ export function lineChartFigure({ series, xLabel = '', yLabel = '', yMax, width 
   });
   if (yRef) {
     shapes.push({ type: 'line', x1: left, y1: Y(yRef.y), x2: left + plotW, y2: Y(yRef.y), stroke: { role: 'muted' }, strokeWidth: 1, opacity: 0.7 });
-    shapes.push({ type: 'text', x: left + plotW, y: Y(yRef.y) - 8, text: yRef.label, anchor: 'end', size: 10, fill: { role: 'muted' } });
+    shapes.push({ type: 'text', x: left + plotW, y: Y(yRef.y) - 8, ...fitText(yRef.label, 10, left + plotW - 4), anchor: 'end', fill: { role: 'muted' } });
   }
   if (mark !== null) {
     shapes.push({ type: 'line', x1: X(mark), y1: top, x2: X(mark), y2: top + plotH, stroke: { role: 'highlight' }, strokeWidth: 2 });
@@ -179,7 +184,7 @@ export function lineChartFigure({ series, xLabel = '', yLabel = '', yMax, width 
   for (const t of niceTicks(0, ymax, 4)) {
     shapes.push({ type: 'text', x: left - 5, y: Y(t), text: tickText(t, lang), anchor: 'end', size: 10, fill: { role: 'muted' } });
   }
-  shapes.push({ type: 'text', x: left + plotW / 2, y: height - 8, text: xLabel, anchor: 'middle', size: 11, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: left + plotW / 2, y: height - 8, ...fitText(xLabel, 11, centred(left + plotW / 2, width)), anchor: 'middle', fill: { role: 'muted' } });
   if (yLabel) shapes.push({ type: 'text', x: 11, y: top + plotH / 2, text: yLabel, anchor: 'middle', size: 10, rotate: -90, fill: { role: 'muted' } });
   return { width, height, shapes };
 }

@@ -22,6 +22,22 @@ export function textWidth(text, size = 12, weight = 400) {
 }
 
 /**
+ * `text` at `size` px if it is at most `maxWidth` wide; else at a smaller size (down to `min`), and
+ * cut with "…" if even that is too wide: chart labels in a longer language stay inside the figure.
+ * Returns { text, size }.
+ */
+export function fitText(text, size, maxWidth, weight = 400, min = 8) {
+  const w = textWidth(text, size, weight);
+  if (w <= maxWidth) return { text, size };
+  const smaller = Math.max(min, Math.floor(size * (maxWidth / w) * 10) / 10);
+  if (textWidth(text, smaller, weight) <= maxWidth) return { text, size: smaller };
+  const chars = Array.from(text);
+  let n = chars.length - 1;
+  while (n > 1 && textWidth(`${chars.slice(0, n).join('')}…`, smaller, weight) > maxWidth) n -= 1;
+  return { text: `${chars.slice(0, n).join('')}…`, size: smaller };
+}
+
+/**
  * A colour in a figure is either a literal CSS colour or a palette role
  * ({ role: 'text' }), resolved to currentColor-based CSS on screen and to
  * EXPORT_PALETTE in exports.

@@ -13,8 +13,9 @@ export function linesFigure({ queryTokens, keyTokens, weights, highlight = -1, t
   const size = 13;
   const qText = queryTokens.map((t) => clip(t, 16));
   const kText = keyTokens.map((t) => clip(t, 16));
-  const qW = Math.max(...qText.map((t) => textWidth(t, size, 600))) + 8;
-  const kW = Math.max(...kText.map((t) => textWidth(t, size, 600))) + 8;
+  // Room for the tokens and for the column words ("query", "consulta") above them.
+  const qW = Math.max(textWidth(queryLabel, 11), ...qText.map((t) => textWidth(t, size, 600))) + 8;
+  const kW = Math.max(textWidth(keyLabel, 11), ...kText.map((t) => textWidth(t, size, 600))) + 8;
   const titleH = title ? 26 : 0;
   const top = titleH + 26;
   const x1 = 8 + qW, x2 = Math.max(x1 + 140, width - 8 - kW);
