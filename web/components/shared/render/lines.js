@@ -25,8 +25,7 @@ export function linesFigure({ queryTokens, keyTokens, weights, highlight = -1, t
   const yk = (j) => top + j * row + row / 2 + ((Math.max(tQ, tK) - tK) * row) / 2;
   const shapes = [];
   if (title) shapes.push({ type: 'text', x: 0, y: 12, text: title, size: 14, weight: 600, fill: { role: 'text' } });
-  // Ends at the query column, but never starts left of the figure (a longer word than "query": "consulta").
-  shapes.push({ type: 'text', x: Math.max(x1 - 4, textWidth(queryLabel, 11) + 2), y: titleH + 10, text: queryLabel, anchor: 'end', size: 11, fill: { role: 'muted' } });
+  shapes.push({ type: 'text', x: x1 - 4, y: titleH + 10, text: queryLabel, anchor: 'end', size: 11, fill: { role: 'muted' } });
   shapes.push({ type: 'text', x: x2 + 4, y: titleH + 10, text: keyLabel, size: 11, fill: { role: 'muted' } });
   const order = [];
   for (let i = 0; i < tQ; i++) if (i !== highlight) order.push(i);
