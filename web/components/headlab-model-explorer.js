@@ -125,6 +125,8 @@ section.part { margin-top: 0.9rem; min-width: 0; }
   background: repeating-linear-gradient(45deg, transparent 0 4px, var(--hl-text) 4px 5.5px); opacity: 0.4; }
 .hcell[data-mode="one"] { color: transparent; }
 .grid-tools { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; }
+.grid-tools > .field { min-width: 0; max-width: 100%; }
+.grid-tools select { max-width: 100%; min-width: 0; }
 .detail { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); align-items: start; }
 .detail > * { min-width: 0; }
 .lines-box svg { max-width: 100%; height: auto; }
