@@ -32,6 +32,46 @@ export const PAGES = [
   { page: 'demos/scaling/', catalogues: ['scaling', 'theme-toggle'] },
   { page: 'demos/misconceptions/', catalogues: ['misconceptions', 'theme-toggle'] },
   { page: 'demos/choosing-h/', catalogues: ['choosing-h', 'theme-toggle'] },
+  // The language model with the trained models side by side, a head off, an unknown word and a continuation.
+  {
+    page: 'demos/language-model/', catalogues: ['language-model', 'training', 'theme-toggle'],
+    prepare: async (page) => {
+      const lm = page.locator('headlab-language-model');
+      await lm.evaluate((e) => { e.compare = true; e.pretrained = true; });
+      await page.waitForFunction(() => document.querySelector('headlab-language-model').snapshot?.runs[1]?.scores.length > 0, null, { timeout: 120_000 });
+      await lm.locator('[data-testid="lm-switch-2-1"]').uncheck();
+      await page.waitForFunction(() => document.querySelector('headlab-language-model').snapshot.runs[0].allOn, null, { timeout: 60_000 });
+      await lm.locator('[data-testid="lm-one-cell-1-2"]').click();
+      await lm.locator('[data-testid="lm-text"]').fill('a b zz');
+      await lm.locator('[data-testid="lm-text"]').press('Enter');
+      await page.waitForFunction(() => document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-testid="lm-text-error"]').textContent !== '');
+      await lm.locator('[data-action="generate"]').click();
+      await page.waitForFunction(() => document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-testid="lm-generated-new"]'));
+    },
+  },
+  // The trainer, h = 1 and h = 2 side by side, a few steps in, a head off (and the heads view it can fill).
+  {
+    page: 'demos/trainer/', catalogues: ['trainer', 'training', 'heads', 'theme-toggle'],
+    prepare: async (page) => {
+      const tr = page.locator('headlab-trainer');
+      await tr.locator('[data-testid="trainer-compare"]').check();
+      await page.waitForFunction(() => document.querySelector('headlab-trainer').shadowRoot.querySelectorAll('section.run').length === 2);
+      for (let i = 0; i < 3; i++) await tr.locator('[data-action="step"]').click();
+      await page.waitForFunction(() => document.querySelector('headlab-trainer').snapshot?.runs[0].step >= 3);
+      await tr.locator('[data-testid="trainer-switch-2-1"]').uncheck();
+      await page.waitForFunction(() => document.querySelector('headlab-trainer').snapshot.runs[1].allOn);
+    },
+  },
+  // The model explorer with a head open and switched off.
+  {
+    page: 'demos/real-models/', catalogues: ['model-explorer', 'theme-toggle'],
+    prepare: async (page) => {
+      const x = page.locator('headlab-model-explorer');
+      await x.locator('[data-testid="explorer-cell-2-1"]').click();
+      await x.locator('[data-action="toggle-head"]').click();
+      await page.waitForFunction(() => document.querySelector('headlab-model-explorer').results?.baseline, null, { timeout: 60_000 });
+    },
+  },
 ];
 
 const folder = new URL('../../web/lib/i18n/catalogues/', import.meta.url);

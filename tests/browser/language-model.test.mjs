@@ -5,7 +5,8 @@
 // keeps working; the shipped model loads at once (ablation, generation); the classic bundle
 // from file:// (model inside, no Worker); 360 px without horizontal overflow; the grid by keyboard;
 // each cell's task score with its trend, the loss from the uniform guess with the plateau and the
-// drop shaded, the one-layer model's heads opened, and the generation prompt named apart from Start.
+// drop shaded, the one-layer model's heads opened, and the generation prompt named apart from Start;
+// Load model (by keyboard) brings a saved file back exactly, and a bad file is refused in words.
 // On a cross-origin isolated page (as `npm start` serves the site) its Worker splits each batch
 // over two threads (the threaded training module) and still reaches the phase change; on a page
 // that is not isolated, asking the API for 2 threads says why it cannot, and 'auto' gives 1.
@@ -425,6 +426,57 @@ test('exports: curves and head scores as CSV, the loss chart and the opened head
     return steps;
   }, [...bytes]);
   assert.equal(loaded, 20, 'the saved file loads back at step 20');
+  await page.close();
+  assertNoProblems();
+});
+
+test('Load model: a saved file loads back with the same step, labels, held-out results and continuation; a bad file is refused in words', { timeout: TIMEOUT }, async () => {
+  needModels();
+  const page = await open('lm load', { hash: '#lm.pretrained=1' });
+  // Playwright takes file choosers only while a listener is on; one from the start keeps every chooser below its own.
+  page.on('filechooser', () => {});
+  const saved = await eventually(async () => {
+    const x = await state(page);
+    assert.ok(x.step > 0 && x.labels.includes('induction'), `the shipped model: step ${x.step}, labels ${x.labels}`);
+    return x;
+  });
+  const loss = () => page.evaluate((tag) => document.querySelector(tag).snapshot.runs[0].eval.loss, TAG);
+  const savedLoss = await loss();
+  const greedy = () => page.evaluate((tag) => document.querySelector(tag).generate({ prompt: 'c 3 f a 5 w n t c 3 f', maxTokens: 8, temperature: 0 }).then((r) => r.text), TAG);
+  const savedText = await greedy();
+  const [d] = await Promise.all([page.waitForEvent('download'), lm(page).locator('[data-action="save-model"]').click()]);
+  const file = await d.path();
+  // Another model in its place: a new one, 10 steps in, on other settings.
+  await lm(page).locator('[data-testid="lm-heads"]').selectOption('2');
+  await lm(page).locator('[data-action="reset"]').click();
+  await eventually(async () => assert.equal((await state(page)).shape?.[1], 2));
+  await lm(page).locator('[data-action="step"]').click();
+  await eventually(async () => assert.equal((await state(page)).step, 10));
+  // The button, by keyboard, opens the file chooser.
+  const button = lm(page).locator('[data-action="load-model"]');
+  await button.focus();
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+  await chooser.setFiles(file);
+  const back = await eventually(async () => {
+    const x = await state(page);
+    assert.equal(x.step, saved.step);
+    return x;
+  });
+  assert.deepEqual(back.labels, saved.labels, 'the same head labels');
+  assert.deepEqual(back.shape, saved.shape);
+  assert.equal(back.accuracy, saved.accuracy, 'the same held-out accuracy');
+  assert.equal(await loss(), savedLoss, 'the same held-out loss');
+  assert.equal(await greedy(), savedText, 'the same greedy continuation');
+  assert.equal(await lm(page).locator('[data-testid="lm-heads"]').inputValue(), String(saved.shape[1]), 'the settings follow the file');
+  await expectText(lm(page).locator('[data-testid="lm-status"]'), new RegExp(`Loaded “[^”]+”: 2 layers of 4 heads, trained for ${saved.step} steps`));
+  // A file that is not a model: the API's reason in the error box; the loaded model stays and works.
+  await button.focus();
+  const [again] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+  await again.setFiles({ name: 'notes.hlm', mimeType: 'application/octet-stream', buffer: Buffer.from('these are my notes, not a model') });
+  await expectText(lm(page).locator('[data-testid="lm-errors"]'), /“notes\.hlm” was not loaded\. Magic: not a HeadLab language-model file \('HLLM' missing\)\. Model files are the \.hlm files/);
+  assert.equal((await state(page)).step, saved.step);
+  await lm(page).locator('[data-action="step"]').click();
+  await eventually(async () => assert.equal((await state(page)).step, saved.step + 10));
   await page.close();
   assertNoProblems();
 });

@@ -319,3 +319,41 @@ test('requests: step, head switches, text, generation and saving, with their arg
   t.client.sent('save')[0].resolve(new Uint8Array(3));
   assert.equal((await saved).length, 3);
 });
+
+test('a saved model loaded while training: paused first, then it replaces the runs with the file’s settings; a refused file changes nothing', async () => {
+  const t = await ready({ autoplay: true, settings: { ...SETTINGS, compare: true }, info: createdInfo({ layers: [2, 1] }) });
+  assert.equal(t.ctl.state, 'running');
+  await assert.rejects(t.ctl.loadModel('bytes'), /^TypeError: headlab-language-model: loadModel\(bytes\): bytes must be a Uint8Array or ArrayBuffer \(a saved \.hlm model\), got string$/);
+  // A file the API refuses: the model in use stays, paused, and the API's error comes through.
+  const refused = t.ctl.loadModel(new Uint8Array([1, 2, 3]));
+  await settle();
+  t.client.paused();
+  await settle();
+  assert.equal(t.ctl.state, 'loading');
+  t.client.take('load').reject(new RangeError('loadLanguageModel: bytes: load: magic: not a HeadLab language-model file (\'HLLM\' missing)'));
+  await assert.rejects(refused, /^RangeError: loadLanguageModel: bytes: load: magic: not a HeadLab/);
+  assert.equal(t.ctl.state, 'paused');
+  assert.equal(t.ctl.runs.length, 2, 'the side-by-side pair is still there');
+  // A cricket model (1 layer of 2 heads, seed 9, saved at step 700): the example drawn is the one for its task.
+  const bytes = new Uint8Array([7, 7, 7]);
+  const loaded = t.ctl.loadModel(bytes, { induction: EXAMPLE, cricket: 'virat hit the ball' });
+  await settle();
+  const request = t.client.take('load');
+  assert.deepEqual(request.payload, { files: [new Uint8Array([7, 7, 7])], example: EXAMPLE, examples: { induction: EXAMPLE, cricket: 'virat hit the ball' } });
+  assert.notEqual(request.payload.files[0], bytes, 'a copy goes to the Worker; the caller’s array stays usable');
+  const info = createdInfo({ layers: [1], heads: 2, step: 700, accuracy: 0.8 });
+  info.runs[0].config = { task: 'cricket', numLayers: 1, numHeads: 2, dModel: 32, seed: 9 };
+  request.resolve(info);
+  assert.deepEqual(await loaded, { task: 'cricket', layers: 1, heads: 2, seed: 9, step: 700 });
+  assert.equal(t.ctl.state, 'paused');
+  assert.deepEqual(t.runEvents().slice(-2).map((e) => [e.to, e.reason]), [['loading', ''], ['paused', 'loaded']]);
+  assert.equal(t.ctl.runs.length, 1);
+  assert.equal(t.ctl.until, 700 + 3000, 'its rounds count from the step it was saved at');
+  const created = t.events.filter((e) => e.type === 'created').pop();
+  assert.equal(created.settings.example, 'virat hit the ball');
+  // The element then takes the file's settings: configure() keeps the loaded model.
+  t.ctl.configure({ ...SETTINGS, task: 'cricket', layers: 1, heads: 2, seed: 9, compare: false, pretrained: false, example: 'virat hit the ball' });
+  await settle();
+  assert.equal(t.client.sent('create').length, 1, 'no new model');
+  assert.equal(t.ctl.state, 'paused');
+});

@@ -418,7 +418,7 @@ test('setHeadEnabled: run checked, a mark on the curves, the snapshot taken in',
   assert.deepEqual(r.payload, { run: 1, head: 1, enabled: false });
   r.resolve(snapshot(12, [1, 2]));
   assert.equal((await asked).step, 12);
-  assert.deepEqual(t.ctl.marks, [{ x: 12, label: 'h = 2: head 2 off' }]);
+  assert.deepEqual(t.ctl.marks, [{ x: 12, label: 'h = 2: head 2 off', head: 1, enabled: false, numHeads: 2 }]);
 });
 
 test('loadModel while running: pausing → paused → loading → paused, with the file’s settings (no new model for them); a refused file keeps the model', async () => {

@@ -24,7 +24,8 @@
  *
  * Methods: start(), pause(), step(n), reset(), setHeadEnabled(layer, head, on, run?),
  * openHead(layer, head), showText(text) → Promise, generate({ prompt, maxTokens, temperature }) → Promise,
- * saveModel(run?) → Promise<Uint8Array>. Layers, heads and runs count from 0.
+ * saveModel(run?) → Promise<Uint8Array>, loadModel(bytes) → Promise<{ task, layers, heads, seed, step }> (a file saveModel
+ * wrote; rejects with the API's RangeError for a file it cannot read). Layers, heads and runs count from 0.
  * Properties: running, snapshot, history, phaseChange ({ step, seconds } or null), computeMode,
  * runsIn ('worker' | 'main-thread', read-only: where training runs; null until known),
  * threads (how many threads a training step uses: 2 or more only in the Worker of a cross-origin isolated page).
@@ -48,24 +49,26 @@
  */
 
 
-import { TrainingElement, option, selectValue, trainingCss } from './shared/elements/training-element.js';
+import { TrainingElement, option, selectValue, trainingCss, withTraining, modeText } from './shared/elements/training-element.js';
 import { el, uid, onWidthChange, setText } from './shared/render/dom.js';
-import { fmt } from '../lib/teach/format.js';
 import { exportMenu, download } from './shared/render/export.js';
-import { SERIES } from './shared/render/charts.js';
 import { TREND_WINDOW } from '../lib/teach/head-trend.js';
-import { curvesFigure } from './shared/render/trainer-curves.js';
 import { TrainerClient } from './shared/worker/trainer-client.js';
-import { LmSession, LM_PACES, LM_EVAL_EXAMPLES, LM_SCORE_EXAMPLES } from '../lib/teach/lm-session.js';
-import { LmController, PHASE_ACCURACY, PLATEAU_ACCURACY, DROP_ACCURACY, phaseSpans } from '../lib/teach/lm-controller.js';
-import { HeadGrid, HeadDetail, HeadSwitches, GRID_CSS, scoresCSV } from './language-model/head-grid.js';
-import { GenerationPanel, GENERATION_CSS, wordProblem, showProblem, field } from './language-model/generation-panel.js';
+import { LmSession, LM_PACES, LM_SCORE_EXAMPLES } from '../lib/teach/lm-session.js';
+import { LmController, PHASE_ACCURACY } from '../lib/teach/lm-controller.js';
+import { HeadGrid, HeadDetail, GRID_CSS, scoresCSV } from './language-model/head-grid.js';
+import { GenerationPanel, GENERATION_CSS, field } from './language-model/generation-panel.js';
 import { TASK_TEXT, introParagraphs, shippedModel } from './language-model/task-text.js';
+import { ComparePanel } from './language-model/compare-panel.js';
+import { AblationPanel } from './language-model/ablation-panel.js';
+import { TextPanel } from './language-model/text-panel.js';
+import { lmCurves, phaseNote } from './language-model/curves.js';
+import { loadModelButton, fileProblem, MAX_MODEL_BYTES } from './language-model/model-file.js';
+import messages from '../lib/i18n/catalogues/language-model.js';
 
 export { PHASE_ACCURACY };
 const HEADS = [1, 2, 4, 8];
 const LAYERS = [1, 2, 3, 4];
-const SPEEDS = { slow: `Slow: ${LM_PACES.slow} steps/s`, normal: `Normal: ${LM_PACES.normal} steps/s`, fast: 'Fast: no limit' };
 
 const CSS = `
 .settings { grid-template-columns: repeat(auto-fill, minmax(min(100%, 8.5rem), 1fr)); }
@@ -88,6 +91,7 @@ export class HeadlabLanguageModel extends TrainingElement {
   static chartPrefix = 'lm';
   static stateKey = 'lm';
   static css = trainingCss + CSS + GRID_CSS + GENERATION_CSS;
+  static messages = withTraining(messages);
   static props = {
     task: { type: 'enum', values: ['induction', 'cricket'], default: 'induction', state: true },
     layers: { type: 'int', default: 2, min: 1, max: 4, state: true },
@@ -134,7 +138,7 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   async setHeadEnabled(layer, head, enabled, run = 0) {
     const s = await this.ctl.setHeadEnabled(layer, head, enabled, run);
-    this.say(`Layer ${layer + 1}, head ${head + 1} switched ${enabled ? 'on' : 'off'}: held-out accuracy ${fmt(s.eval.accuracy, 3)}, loss ${fmt(s.eval.loss, 3)}.`);
+    this.say(this.t(`lm.said.ablate.${enabled ? 'on' : 'off'}`, { layer: layer + 1, head: head + 1, accuracy: this.fmt(s.eval.accuracy, 3), loss: this.fmt(s.eval.loss, 3) }));
     this.emit('ablate', { run, layer, head, enabled: Boolean(enabled) });
   }
 
@@ -146,35 +150,29 @@ export class HeadlabLanguageModel extends TrainingElement {
     this._open = { layer, head };
     this.grid.select(this._open);
     this.renderDetail(true);
-    this.say(`Layer ${layer + 1}, head ${head + 1} opened below the grid.`);
+    this.say(this.t('lm.said.open', { layer: layer + 1, head: head + 1 }));
   }
 
   /** Shows one head of the one-layer model (side by side) below its grid. */
   openOneLayerHead(layer, head) {
     const r = this.ctl.runs[1];
     if (!r || layer < 0 || layer >= r.layers || head < 0 || head >= r.heads) return;
-    this._openOne = { layer, head };
-    this.oneGrid.select(this._openOne);
-    this.oneDetail.element.hidden = false;
-    this.oneDetail.shown = null;
-    if (this.snapshot?.runs[1]) this.oneDetail.draw(this.snapshot.runs[1], this._openOne, { full: true, running: this.running });
-    this.say(`One-layer model: layer ${layer + 1}, head ${head + 1} opened below its grid.`);
+    this.comparePanel.openHead(layer, head, this.snapshot?.runs[1], this.running);
+    this.say(this.t('lm.said.openOne', { layer: layer + 1, head: head + 1 }));
   }
 
   /** Draws every head on `text`; rejects with the API's RangeError when a word is unknown (the element says so too). */
   async showText(text) {
     this.whyNotReady('showText');
     const value = String(text ?? '').trim();
-    this.textInput.value = value;
+    this.textPanel.input.value = value;
     try {
       await this.ctl.showText(value);
       this._example = value;
-      setText(this.textError, '');
-      this.textInput.removeAttribute('aria-invalid');
+      this.textPanel.accepted();
       this.renderDetail(true);
     } catch (e) {
-      showProblem(this.textError, wordProblem(String(e?.message ?? e), this._task.vocabulary));
-      this.textInput.setAttribute('aria-invalid', 'true');
+      this.textPanel.refused(String(e?.message ?? e), this._task.vocabulary);
       throw e;
     }
   }
@@ -187,12 +185,25 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   async saveModel(run = 0) { return this.ctl.saveModel(run); }
 
+  /** Loads a model saveModel() wrote, paused; the settings (task, layers, heads, seed) follow the file. */
+  async loadModel(bytes, name = null) {
+    const examples = Object.fromEntries(Object.entries(TASK_TEXT).map(([task, t]) => [task, task === this.task && this._example ? this._example : t.example]));
+    const m = await this.ctl.loadModel(bytes, examples);
+    Object.assign(this, { pretrained: false, compare: false, task: m.task, layers: m.layers, heads: m.heads, seed: m.seed });
+    const t = this.t;
+    this.say(t(name ? 'lm.said.loaded' : 'lm.said.loadedBytes', { name, layers: t.plural('lm.layers', m.layers), heads: t.plural('lm.heads', m.heads), steps: m.step }));
+    this.emit('load', { files: name ? [name] : [] });
+    return m;
+  }
+
   // ---------------------------------------------------------------- build
 
   build() {
+    const t = this.t;
     this.setAttribute('data-busy', '');
     this._reduced = typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
-    this.heading = el('h2', {}, TASK_TEXT.induction.title);
+    this.heading = el('h2', {}, t('lm.title.induction'));
+    this._introTask = null;
     this.status = el('p', { class: 'status', role: 'status', dataset: { testid: 'lm-status' } });
     this.intro = el('div', { class: 'explain' });
 
@@ -201,12 +212,12 @@ export class HeadlabLanguageModel extends TrainingElement {
       s.addEventListener('change', () => change(s.value));
       return s;
     };
-    this.taskSelect = select('lm-task', [option('induction', 'Induction: copy a repeated stretch'), option('cricket', 'Cricket: what “it” refers to')],
+    this.taskSelect = select('lm-task', [option('induction', t('lm.task.induction')), option('cricket', t('lm.task.cricket'))],
       (v) => { this.pretrained = false; this.task = v; });
     this.layersSelect = select('lm-layers', LAYERS.map((n) => option(n)), (v) => { this.pretrained = false; this.layers = Number(v); });
     this.headsSelect = select('lm-heads', HEADS.map((n) => option(n)), (v) => { this.pretrained = false; this.heads = Number(v); });
     // While training, the controller sends the new pace (see configure).
-    this.speedSelect = select('lm-speed', Object.entries(SPEEDS).map(([v, l]) => option(v, l)), (v) => { this.speed = v; });
+    this.speedSelect = select('lm-speed', Object.entries(LM_PACES).map(([v, n]) => option(v, t(`lm.speed.${v}`, { n }))), (v) => { this.speed = v; });
     this.seedInput = el('input', { type: 'number', min: 0, step: 1, inputmode: 'numeric', dataset: { testid: 'lm-seed' } });
     this.seedInput.addEventListener('change', () => {
       const v = this.seedInput.valueAsNumber;
@@ -215,93 +226,70 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.compareBox = el('input', { type: 'checkbox', id: uid('cmp'), dataset: { testid: 'lm-compare' } });
     this.compareBox.addEventListener('change', () => { this.compare = this.compareBox.checked; });
     this.settings = el('fieldset', {},
-      el('legend', {}, 'Task and model'),
+      el('legend', {}, t('lm.settings')),
       el('div', { class: 'settings' },
-        el('div', { class: 'wide' }, field('Task', this.taskSelect)),
-        field('Layers', this.layersSelect), field('Heads per layer', this.headsSelect),
-        field('Speed', this.speedSelect), field('Seed', this.seedInput),
-        el('div', { class: 'wide' }, el('label', { class: 'check', for: this.compareBox.id }, this.compareBox,
-          'Side by side: also a model with 1 layer, same task'))));
+        el('div', { class: 'wide' }, field(t('lm.field.task'), this.taskSelect)),
+        field(t('lm.field.layers'), this.layersSelect), field(t('lm.field.heads'), this.headsSelect),
+        field(t('lm.field.speed'), this.speedSelect), field(t('lm.field.seed'), this.seedInput),
+        el('div', { class: 'wide' }, el('label', { class: 'check', for: this.compareBox.id }, this.compareBox, t('lm.field.compare')))));
 
     const button = (action, label, click, primary = '') => el('button', { type: 'button', class: `btn${primary}`, dataset: { action }, on: { click } }, label);
-    this.startButton = button('start', 'Start', () => (this.running ? this.pause() : this.start()), ' btn--primary btn--start');
-    this.stepButton = button('step', '10 steps', () => this.step(10).catch((e) => this.fail(e)));
-    this.resetButton = button('reset', 'Reset', () => { this.pretrained = false; this.reset(); });
-    this.pretrainedButton = button('pretrained', 'Load the trained model', () => { if (this.pretrained) this.reset(); else this.pretrained = true; });
+    this.startButton = button('start', t('training.start'), () => (this.running ? this.pause() : this.start()), ' btn--primary btn--start');
+    this.stepButton = button('step', t('lm.tenSteps'), () => this.step(10).catch((e) => this.fail(e)));
+    this.resetButton = button('reset', t('lm.reset'), () => { this.pretrained = false; this.reset(); });
+    this.pretrainedButton = button('pretrained', t('lm.loadTrained'), () => { if (this.pretrained) this.reset(); else this.pretrained = true; });
     this.progress = el('span', { class: 'progress', dataset: { testid: 'lm-progress' } });
     this.runBar = el('div', { class: 'toolbar runbar' }, this.startButton, this.stepButton, this.resetButton, this.pretrainedButton, this.progress);
     this.errorBox = el('div', { class: 'alert', role: 'alert', dataset: { testid: 'lm-errors' } });
     this.modeNote = el('p', { class: 'small muted', dataset: { testid: 'lm-mode' } });
 
     // Curves
-    this.lossChart = this.chartSection('Loss', 'Cross-entropy of the next token, held-out sequences', 'loss');
-    this.accChart = this.chartSection('Task accuracy', '', 'accuracy');
+    this.lossChart = this.chartSection(t('lm.chart.loss'), t('lm.chart.lossNote'), 'loss');
+    this.accChart = this.chartSection(t('lm.chart.accuracy'), '', 'accuracy');
     this.phaseNote = el('p', { class: 'small phase-note', dataset: { testid: 'lm-phase' } });
 
     // Heads grid
-    this.grid = new HeadGrid({ onOpen: (layer, head) => this.openHead(layer, head) });
+    this.grid = new HeadGrid({ onOpen: (layer, head) => this.openHead(layer, head), t });
     this.gridExport = exportMenu({
-      what: 'head scores', name: () => `head-scores-${this.task}-${this.ctl.runs[0]?.layers ?? 0}-layers-step-${this.ctl.currentStep}`,
+      what: t('lm.headScores'), t, name: () => `head-scores-${this.task}-${this.ctl.runs[0]?.layers ?? 0}-layers-step-${this.ctl.currentStep}`,
       csv: () => this.snapshot && scoresCSV(this.snapshot.runs[0]), json: () => this.snapshot && { task: this.task, step: this.ctl.currentStep, heads: this.snapshot.runs[0].scores },
       onExport: (format, filename) => this.emit('export', { format, filename }),
     });
     this.gridNote = el('p', { class: 'small muted' });
 
     // The opened head
-    this.detail = new HeadDetail({ fileName: (layer, head) => `${this.task}-layer-${layer + 1}-head-${head + 1}`,
+    this.detail = new HeadDetail({ t, fileName: (layer, head) => `${this.task}-layer-${layer + 1}-head-${head + 1}`,
       onExport: (format, filename) => this.emit('export', { format, filename }) });
 
-    // Your own text
-    this.textInput = el('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', class: 'mono', dataset: { testid: 'lm-text' } });
-    this.textInput.id = uid('txt');
-    this.textLabel = el('label', { for: this.textInput.id }, 'Your sequence');
-    this.textError = el('p', { class: 'text-error', 'aria-live': 'polite', dataset: { testid: 'lm-text-error' } });
-    this.textHint = el('p', { class: 'small muted', id: uid('hint') });
-    this.textInput.setAttribute('aria-describedby', this.textHint.id);
-    this.textInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.showText(this.textInput.value).catch(() => {}); } });
-    const showButton = button('show-text', 'Show every head on it', () => this.showText(this.textInput.value).catch(() => {}));
-    this.textPart = el('section', { class: 'part' }, el('h3', {}, 'Every head on your own text'),
-      el('div', { class: 'textbox' }, this.textLabel, this.textInput, showButton), this.textError, this.textHint);
-
-    // Switching heads off
-    this.switches = new HeadSwitches({ setHead: (l, h, on) => this.setHeadEnabled(l, h, on).catch((e) => this.fail(e)),
+    this.textPanel = new TextPanel({ button, t, onShow: (text) => this.showText(text).catch(() => {}) });
+    this.ablation = new AblationPanel({ t, setHead: (l, h, on) => this.setHeadEnabled(l, h, on).catch((e) => this.fail(e)),
       settled: () => { if (this.snapshot) this.renderAblation(); } });
-    this.ablation = el('p', { class: 'note note--warn', hidden: true, dataset: { testid: 'lm-ablation' } });
-    this.ablationPart = el('section', { class: 'part' }, el('h3', {}, 'Switch heads off'),
-      el('p', { class: 'small muted explain' }, `A switched-off head adds nothing to its layer’s output. The held-out loss and accuracy (${LM_EVAL_EXAMPLES} fixed sequences) show what it carried.`),
-      el('fieldset', {}, el('legend', {}, 'Heads on'), this.switches.element), this.ablation);
-
     // One layer against two: a new pair trains at once.
-    this.compareBody = el('div', { dataset: { testid: 'lm-compare-table' } });
-    this.compareButton = button('compare', 'Train 1 layer and 2 layers side by side', () => {
-      this.ctl.reset();
-      this.ctl.start();
-      this.pretrained = false;
-      this.compare = true;
+    this.comparePanel = new ComparePanel({
+      button, t, onOpen: (layer, head) => this.openOneLayerHead(layer, head), fileName: (head) => `${this.task}-1-layer-model-head-${head + 1}`,
+      onExport: (format, filename) => this.emit('export', { format, filename }),
+      onCompare: () => {
+        this.ctl.reset();
+        this.ctl.start();
+        this.pretrained = false;
+        this.compare = true;
+      },
     });
-    // The one-layer model's heads, drawn and opened as the main model's are.
-    this.oneGrid = new HeadGrid({ prefix: 'lm-one', onOpen: (layer, head) => this.openOneLayerHead(layer, head) });
-    this.oneDetail = new HeadDetail({ prefix: 'lm-one', name: 'One-layer model', fileName: (layer, head) => `${this.task}-1-layer-model-head-${head + 1}`,
-      onExport: (format, filename) => this.emit('export', { format, filename }) });
-    this.oneDetail.element.hidden = true;
-    this.oneHeads = el('div', { hidden: true, dataset: { testid: 'lm-one-heads' } },
-      el('p', { class: 'small muted' }, 'The one-layer model’s heads on the same text. Click one, or use the arrow keys and Enter, to open it.'),
-      this.oneGrid.element, this.oneDetail.element);
-    this.comparePart = el('section', { class: 'part compare' }, el('h3', {}, 'One layer against two'), this.compareText = el('p', { class: 'small explain' }),
-      this.compareBody, this.oneHeads, this.compareButton);
 
     // Continue this text
-    this.gen = new GenerationPanel({ generate: (o) => this.generate(o), vocabulary: () => this._task.vocabulary });
+    this.gen = new GenerationPanel({ generate: (o) => this.generate(o), vocabulary: () => this._task.vocabulary, t });
 
-    this.saveButton = button('save-model', 'Save model', () => this.downloadModel());
-    this.fileBar = el('div', { class: 'toolbar files' }, this.saveButton, this.copyLink());
+    this.saveButton = button('save-model', t('lm.saveModel'), () => this.downloadModel());
+    const load = loadModelButton({ button, t, onFile: (file) => this.loadFile(file) });
+    this.loadButton = load.button;
+    this.fileBar = el('div', { class: 'toolbar files' }, this.saveButton, this.loadButton, load.input, this.copyLink());
 
     this.root.append(
       this.heading, this.status, this.intro, this.settings, this.runBar, this.errorBox, this.modeNote,
       el('div', { class: 'charts' }, this.lossChart.section, this.accChart.section),
       this.phaseNote,
-      el('section', { class: 'part', dataset: { testid: 'lm-heads-part' } }, el('h3', {}, 'Every head, live'), this.gridNote, this.grid.element, this.gridExport),
-      this.detail.element, this.textPart, this.ablationPart, this.comparePart, this.gen.element, this.fileBar);
+      el('section', { class: 'part', dataset: { testid: 'lm-heads-part' } }, el('h3', {}, t('lm.headsTitle')), this.gridNote, this.grid.element, this.gridExport),
+      this.detail.element, this.textPanel.element, this.ablation.element, this.comparePanel.element, this.gen.element, this.fileBar);
 
     const chartBox = this.lossChart.box;
     this._resizeObserver = onWidthChange(chartBox, () => this._chartWidth ?? 0, () => {
@@ -340,10 +328,10 @@ export class HeadlabLanguageModel extends TrainingElement {
     const tasks = this.ctl.tasks;
     this._task = tasks.find((t) => t.name === this.task) ?? tasks[0];
     this.seedInput.value = String(this.runSeed);  // now with the task's suggested seed, the one the run uses
-    setText(this.heading, TASK_TEXT[this._task.name].title);
+    setText(this.heading, this.t(`lm.title.${this._task.name}`));
     if (this._introTask !== this.task) {
       this._introTask = this.task;
-      this.intro.replaceChildren(...introParagraphs(this.task));
+      this.intro.replaceChildren(...introParagraphs(this.task, this.t));
     }
     // The controller makes, pauses or resumes the model; a removed element gets no Worker.
     const example = this._pendingText ?? (this._example && this._exampleTask === this._task.name ? this._example : TASK_TEXT[this._task.name].example);
@@ -381,7 +369,7 @@ export class HeadlabLanguageModel extends TrainingElement {
         const { run, step, seconds, accuracy } = detail;
         if (run.k === 0) {
           this.setAttribute('data-phase-step', String(step));
-          this.say(`Phase change at step ${step}, after ${fmt(seconds, 1)} s of training: held-out accuracy ${fmt(accuracy, 2)}.`);
+          this.say(this.t('lm.said.phase', { step, seconds: this.fmt(seconds, 1), accuracy: this.fmt(accuracy, 2) }));
         }
         this.emit('phase-change', { layers: run.layers, step, seconds, accuracy });
         break;
@@ -398,24 +386,35 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   /** A new model: the example, prompt and hints of its task, and the grid, switches and curves laid out for it. */
   onCreated({ runs, info, settings: d }) {
-    const text = TASK_TEXT[d.task.name];
+    const t = this.t;
     this.errorBox.replaceChildren();
-    if (info.note) this.errorBox.replaceChildren(el('strong', {}, 'No trained model.'), ` ${info.note}`);
+    if (info.note) this.errorBox.replaceChildren(el('strong', {}, t('lm.noTrained')), ` ${t('lm.noTrainedNote', { detail: info.loadError })}`);
     this._pendingText = undefined;
     this._example = d.example;
     this._exampleTask = d.task.name;
-    this.textInput.value = d.example;
-    setText(this.textError, '');
-    this.gen.reset(d.task.name, text.prompt);
-    setText(this.textLabel, text.boxLabel);
-    setText(this.textHint, text.hint);
+    this.showModel(runs);
+    if (d.pretrained) this.say(t('lm.said.loadedTrained', { layers: t.plural('lm.layers', runs[0].layers), steps: info.snapshot.runs[0].step }));
+  }
+
+  /** The panels laid out for the model (new, or the same one drawn again in another language). */
+  showModel(runs) {
+    this.textPanel.reset(this._example, this._exampleTask);
+    this.gen.reset(this._exampleTask, TASK_TEXT[this._exampleTask].prompt);
     this.layout(runs);
-    const threads = this.threads ?? 1;
-    this.modeNote.textContent = threads > 1
-      ? `Training runs in a Web Worker, each step's batch split over ${threads} threads (this page is cross-origin isolated), so the page stays responsive.`
-      : this.ctl.client.note();
+    setText(this.modeNote, modeText(this.t, this.ctl.client, this.threads ?? 1));
     this.removeAttribute('data-busy');
-    if (d.pretrained) this.say(`Loaded the trained model: ${runs[0].layers} layers, trained for ${info.snapshot.runs[0].step} steps.`);
+  }
+
+  /** Drawn again in a new language: the model and its state stay. */
+  relocalise() {
+    this._resizeObserver?.disconnect();
+    const prompt = this.gen?.promptInput.value;
+    super.relocalise();
+    if (!this.ctl.runs.length || !this._exampleTask) return;
+    this.showModel(this.ctl.runs);
+    if (prompt) this.gen.promptInput.value = prompt;
+    this.renderButtons();
+    if (this.snapshot) this.scheduleRender(true);
   }
 
   /** The Worker stopped: say so, and offer a new one (which trains at once only with autoplay, as at first). */
@@ -424,8 +423,9 @@ export class HeadlabLanguageModel extends TrainingElement {
       this.ctl.restart();
       if (!this.autoplay) this.ctl.pause();
       this.requestUpdate();
-    } } }, 'Start again');
-    this.errorBox.replaceChildren(el('strong', {}, 'Training stopped.'), ` ${message.charAt(0).toUpperCase()}${message.slice(1)}. The model is lost; Start again trains a new one in a new Worker. `, button);
+    } } }, this.t('lm.startAgain'));
+    const said = this.t.lang === 'en' ? message : this.t('lm.workerStopped', { detail: message });
+    this.errorBox.replaceChildren(el('strong', {}, this.t('training.stopped')), ` ${this.t('lm.workerLost', { message: `${said.charAt(0).toUpperCase()}${said.slice(1)}` })} `, button);
     this.emit('error', { message });
   }
 
@@ -436,12 +436,8 @@ export class HeadlabLanguageModel extends TrainingElement {
     const r = runs[0];
     if (!this._open || this._open.layer >= r.layers || this._open.head >= r.heads) this._open = { layer: r.layers - 1, head: Math.min(1, r.heads - 1) };
     this.grid.build(r, this._open);
-    this.switches.build(r);
-    this.oneHeads.hidden = !runs[1];
-    this._openOne = null;
-    this.oneDetail.element.hidden = true;
-    this.oneDetail.shown = null;
-    if (runs[1]) this.oneGrid.build(runs[1], { layer: 0, head: 0 });
+    this.ablation.switches.build(r);
+    this.comparePanel.layout(runs);
     this._chartWidth = this.lossChart.box.clientWidth;
     this.detail.shown = null;
   }
@@ -474,7 +470,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     const [L, H] = s.shape;
     if (L !== r.layers || H !== r.heads) return;
     this.grid.draw(s, (l, h) => r.scores.trend(l, h));
-    if (document.activeElement !== this) this.switches.show(s.enabled, true);
+    if (document.activeElement !== this) this.ablation.switches.show(s.enabled, true);
     // Until the learner opens a head, the one that carries the task (induction, coreference) is shown once it has its label.
     if (!this._userOpened) {
       const want = this.task === 'cricket' ? 'coreference' : 'induction';
@@ -484,10 +480,8 @@ export class HeadlabLanguageModel extends TrainingElement {
         this.renderDetail(true);
       }
     }
-    setText(this.gridNote, `Each picture is one head’s attention on “${clipText(s.tokens)}”: rows are queries, columns keys, brighter is more weight. ` +
-      `Labels and scores average over ${this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES} held-out sequences; a label needs a score of at least 0.5. ` +
-      `Under each label: ${this.task === 'cricket' ? 'the head’s coreference score' : r.layers > 1 ? 'the previous-token score in layer 1 and the induction score in layer 2' : 'the head’s induction score'}, ` +
-      `with an arrow for where it went over the last ${TREND_WINDOW} steps and a line for the whole run (a label needs half its height).`);
+    setText(this.gridNote, this.t('lm.gridNote', { text: clipText(s.tokens), n: this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES, window: TREND_WINDOW,
+      what: this.t(this.task === 'cricket' ? 'lm.gridNote.coref' : r.layers > 1 ? 'lm.gridNote.twoLayers' : 'lm.gridNote.induction') }));
     this.grid.select(this._open);
   }
 
@@ -498,117 +492,38 @@ export class HeadlabLanguageModel extends TrainingElement {
   }
 
   renderCharts() {
-    const compare = this.ctl.runs.length > 1;
-    const series = (field, trainField) => this.ctl.runs.flatMap((r, k) => {
-      const { color, dash } = SERIES[k % SERIES.length];
-      const prefix = compare ? `${r.name}: ` : '';
-      const out = [];
-      if (trainField) {
-        out.push({ label: `${prefix}training batch`, color, dash, width: 1.4, opacity: 0.45,
-          points: r.history.filter((p) => p[trainField] !== null).map((p) => [p.step, p[trainField]]) });
-      }
-      out.push({ label: `${prefix}held-out`, color, dash, width: 2.6, points: r.history.map((p) => [p.step, p[field]]) });
-      return out;
-    });
-    const step = this.ctl.currentStep;
-    const xMax = Math.min(Math.max(this.ctl.until, step), Math.max(200, step * 1.25));
-    const marks = this.ctl.runs.filter((r) => r.phase).map((r) => ({ x: r.phase.step, label: `${compare ? `${r.name}: ` : ''}phase change` }));
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));
-    const now = (field, digits) => this.ctl.runs.map((r) => {
-      const p = r.history[r.history.length - 1];
-      return p ? `${compare ? `${r.name}: ` : ''}${fmt(p[field], digits)} at step ${p.step}` : '';
-    }).join('; ');
-    // The loss from the uniform guess (ln V) down to a little below the lowest loss yet, so the drop fills the chart.
-    const uniform = Math.log(this._task.vocabulary.length);
-    const losses = this.ctl.runs.flatMap((r) => r.history.flatMap((p) => [p.evalLoss, p.trainLoss])).filter(Number.isFinite);
-    const yMax = Math.ceil(uniform * 10) / 10 + 0.1;
-    const yMin = Math.max(0, Math.min(yMax - 0.5, Math.floor((Math.min(...losses, yMax) - 0.1) * 5) / 5));
-    const first = this.ctl.runs[0];
-    const spanPair = first.below ? phaseSpans(first.history) : { plateau: null, drop: null };
-    const spans = [spanPair.plateau && { x1: spanPair.plateau[0], x2: spanPair.plateau[1], label: 'plateau' },
-      spanPair.drop && { x1: spanPair.drop[0], x2: spanPair.drop[1], label: 'drop' }].filter(Boolean);
-    const spanText = spans.map((sp) => `${sp.label} from step ${sp.x1} to ${sp.x2}`).join(', ');
-    this.drawChart(this.lossChart, curvesFigure({ series: series('evalLoss', 'trainLoss'), yMin, yMax, xMax, marks, spans, width, yLabel: 'loss',
-      yRef: { y: uniform, label: `uniform guess, ln ${this._task.vocabulary.length} = ${fmt(uniform, 2)}` } }),
-    `Loss curves from the uniform-guess loss ${fmt(uniform, 2)} down to ${fmt(yMin, 1)}. Held-out loss now ${now('evalLoss', 3)}.${spanText ? ` Shaded: ${spanText}.` : ''}`);
-    this.drawChart(this.accChart, curvesFigure({ series: series('accuracy'), yMin: 0, yMax: 1, xMax, marks, spans, width, yLabel: 'accuracy',
-      yRef: { y: PHASE_ACCURACY, label: String(PHASE_ACCURACY) } }), `Task accuracy curves. Held-out accuracy now ${now('accuracy', 3)}.`);
-    setText(this.accChart.note, `Held-out: ${this._task.metric}.`);
-    const r = this.ctl.runs[0];
-    const defined = `The phase change is marked at the first evaluation where the held-out task accuracy reaches ${PHASE_ACCURACY}; ` +
-      `shaded: the plateau (accuracy under ${PLATEAU_ACCURACY}) and the drop (until it reaches ${DROP_ACCURACY}). The loss chart starts at the loss of a uniform guess.`;
-    if (r.phase) {
-      this.phaseNote.replaceChildren(el('strong', {}, `Phase change at step ${r.phase.step}`), ` (after ${fmt(r.phase.seconds, 1)} s of training). ${defined}`);
-    } else if (!r.below && r.history.length) {
-      this.phaseNote.replaceChildren(`This model was trained ahead of time, for ${r.history[0].step} steps: its phase change happened then, so it is not on these charts. Reset trains a new model from step 0, to watch it happen. ${defined}`);
-    } else {
-      this.phaseNote.replaceChildren(`No phase change yet. ${defined}`);
-    }
+    const { loss, accuracy } = lmCurves(this.ctl.runs, { step: this.ctl.currentStep, until: this.ctl.until, width, vocabularySize: this._task.vocabulary.length }, this.t);
+    this.drawChart(this.lossChart, loss.fig, loss.label);
+    this.drawChart(this.accChart, accuracy.fig, accuracy.label);
+    const metric = `lm.metric.${this._task.name}`;
+    setText(this.accChart.note, this.t('lm.chart.heldOutMetric', { metric: this.t.has(metric) ? this.t(metric) : this._task.metric }));
+    this.phaseNote.replaceChildren(...phaseNote(this.ctl.runs[0], this.t));
   }
 
   renderProgress() {
     const s = this.snapshot.runs[0];
-    const threads = this.threads ?? 1;
-    const on = threads > 1 ? ` on ${threads} threads` : '';
-    setText(this.progress, `Step ${s.step} · ${fmt(this.ctl.seconds(), 1)} s${on} · held-out accuracy ${fmt(s.eval.accuracy, 2)} · pauses at ${Math.max(this.ctl.until, s.step)}`);
+    const n = this.threads ?? 1;
+    setText(this.progress, this.t(n > 1 ? 'lm.progressThreads' : 'lm.progress', { step: s.step, seconds: this.fmt(this.ctl.seconds(), 1), n,
+      accuracy: this.fmt(s.eval.accuracy, 2), until: Math.max(this.ctl.until, s.step) }));
   }
 
   renderAblation() {
-    const s = this.snapshot.runs[0];
-    const off = s.scores.filter((_, i) => !s.enabled[i]);
-    this.ablation.hidden = off.length === 0;
-    if (!off.length || !s.allOn) return;
-    const names = off.map((q) => `layer ${q.layer + 1} head ${q.head + 1}`).join(', ');
-    setText(this.ablation, `With ${names} off: held-out accuracy ${fmt(s.eval.accuracy, 3)} (${fmt(s.allOn.accuracy, 3)} with every head on), ` +
-      `loss ${fmt(s.eval.loss, 3)} (${fmt(s.allOn.loss, 3)}).${this.running ? ' Training goes on without it, so the other heads may take over.' : ''}`);
-    this.switches.show(s.enabled);
+    this.ablation.render(this.snapshot.runs[0], this.running);
   }
 
   renderCompare() {
-    const runs = this.ctl.runs;
-    const snap = this.snapshot;
-    const best = (s, key) => s.scores.reduce((b, q) => (Number.isFinite(q[key]) && (!b || q[key] > b[key]) ? q : b), null);
-    const key = this.task === 'cricket' ? 'coreference' : 'induction';
-    this.compareButton.hidden = runs.length > 1 || runs[0].layers === 1;
-    setText(this.compareText, this.task === 'cricket'
-      ? 'Does the coreference head need a layer below it? A model with one layer, trained on the same sentences, answers that.'
-      : 'The induction trick needs a previous-token head below the induction head. With one layer there is none, so the one-layer model never has a phase change: accuracy on the repeat stays low, and no head earns the induction label.');
-    if (runs.length < 2 && runs[0].layers !== 1) {
-      this.compareBody.replaceChildren(el('p', { class: 'small muted' }, this.pretrained && this.compare
-        ? 'No one-layer model ships for this task. Train both from step 0 to compare them.'
-        : 'Train a model with one layer on the same sequences, next to this one, to compare them.'));
-      return;
-    }
-    const rows = runs.map((r, k) => {
-      const s = snap.runs[k];
-      const b = best(s, key);
-      return el('tr', { dataset: { layers: String(r.layers) } }, el('th', { scope: 'row' }, r.name),
-        el('td', { class: 'num' }, b ? fmt(b[key], 2) : '—'),
-        el('td', {}, b ? `L${b.layer + 1} H${b.head + 1}` : '—'),
-        el('td', { class: 'num' }, fmt(s.eval.accuracy, 3)), el('td', { class: 'num' }, fmt(s.eval.loss, 3)),
-        el('td', {}, r.phase ? `step ${r.phase.step}`
-          : !r.below && r.history.length && s.eval.accuracy >= PHASE_ACCURACY ? 'before it was saved'
-            : this.task === 'induction' && r.layers === 1 ? 'never: no layer below' : 'not yet'));
-    });
-    const one = runs[1] && snap.runs[1];
-    if (one && one.shape[0] === runs[1].layers && one.shape[1] === runs[1].heads) {
-      this.oneGrid.draw(one, (l, h) => runs[1].scores.trend(l, h));
-      this.oneGrid.select(this._openOne);
-      if (this._openOne) this.oneDetail.draw(one, this._openOne, { full: false, running: this.running });
-    }
-    this.compareBody.replaceChildren(el('div', { class: 'table-scroll' }, el('table', { class: 'matrix', dataset: { testid: 'lm-compare-rows' } },
-      el('caption', {}, `Step ${this.ctl.currentStep}: best ${key} score and held-out results`),
-      el('thead', {}, el('tr', {}, ['Model', `Best ${key} score`, 'Head', 'Accuracy', 'Loss', 'Phase change'].map((c) => el('th', { scope: 'col' }, c)))),
-      el('tbody', {}, rows))));
+    this.comparePanel.render(this.ctl.runs, this.snapshot, { task: this.task, pretrained: this.pretrained, compare: this.compare, running: this.running, step: this.ctl.currentStep });
   }
 
   renderButtons() {
     const c = this.ctl.controls();
-    this.startButton.textContent = c.start;
+    this.startButton.textContent = this.startText(c);
     this.startButton.disabled = !c.canStart;
     this.stepButton.disabled = !c.canStep;
     this.saveButton.disabled = !c.canSave;
-    this.pretrainedButton.textContent = this.pretrained ? 'Reload the trained model' : 'Load the trained model';
+    this.loadButton.disabled = !c.canReset || this.ctl.state === 'loading';
+    this.pretrainedButton.textContent = this.t(this.pretrained ? 'lm.reloadTrained' : 'lm.loadTrained');
   }
 
   curvesFileName(name) {
@@ -625,12 +540,25 @@ export class HeadlabLanguageModel extends TrainingElement {
     return `${lines.join('\r\n')}\r\n`;
   }
 
+  /** A file the learner chose: loaded, or why not in the error box (the model in use stays). */
+  async loadFile(file) {
+    this.errorBox.replaceChildren();
+    try {
+      if (file.size > MAX_MODEL_BYTES) throw Object.assign(new RangeError('file too large'), { said: this.t('lm.file.tooLarge', { size: this.fmt(file.size / 2 ** 20, 1) }) });
+      await this.loadModel(new Uint8Array(await file.arrayBuffer()), file.name);
+    } catch (e) {
+      const text = fileProblem(e, this.t);
+      this.errorBox.replaceChildren(el('strong', {}, this.t('lm.file.notLoaded', { name: file.name })), ` ${text}`);
+      this.emit('error', { message: `${file.name}: ${text}` });
+    }
+  }
+
   async downloadModel() {
     try {
       const bytes = await this.saveModel(0);
       const filename = `headlab-${this.task}-${this.ctl.runs[0].layers}-layers-step-${this.ctl.currentStep}.hlm`;
       download(new Blob([bytes], { type: 'application/octet-stream' }), filename);
-      this.say(`Saved the model after ${this.ctl.currentStep} steps as ${filename}.`);
+      this.say(this.t('lm.said.saved', { steps: this.ctl.currentStep, filename }));
       this.emit('export', { format: 'hlm', filename });
     } catch (e) {
       this.fail(e);

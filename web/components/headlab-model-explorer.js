@@ -50,8 +50,8 @@
  */
 
 import { HeadlabElement } from './shared/elements/base.js';
+import { modeText } from './shared/elements/training-element.js';
 import { el, uid, setText, announce } from './shared/render/dom.js';
-import { fmt } from '../lib/teach/format.js';
 import { createHeatmap } from './shared/render/heatmap.js';
 import { linesFigure, MAX_LINE_TOKENS } from './shared/render/lines.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
@@ -66,6 +66,7 @@ import { ExplorerSession } from '../lib/teach/explorer-session.js';
 import { SHIPPED_MODELS } from '../lib/teach/lm-adapter.js';
 import { hubDownloadSize } from '../lib/teach/hub-size.js';
 import embeddedModels from 'headlab:embedded-models';
+import messages from '../lib/i18n/catalogues/model-explorer.js';
 
 /**
  * The Hugging Face models offered, with what a learner downloads (model.safetensors and
@@ -126,6 +127,8 @@ section.part { margin-top: 0.9rem; min-width: 0; }
   background: repeating-linear-gradient(45deg, transparent 0 4px, var(--hl-text) 4px 5.5px); opacity: 0.4; }
 .hcell[data-mode="one"] { color: transparent; }
 .grid-tools { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; }
+.grid-tools > .field { min-width: 0; max-width: 100%; }
+.grid-tools select { max-width: 100%; min-width: 0; }
 .detail { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); align-items: start; }
 .detail > * { min-width: 0; }
 .lines-box svg { max-width: 100%; height: auto; }
@@ -133,7 +136,7 @@ table.next td.bar { width: 40%; min-width: 4rem; }
 table.next .barfill { display: block; height: 0.7rem; background: var(--hl-accent); border-radius: 2px; min-width: 1px; }
 table.next td.tok { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace; white-space: pre; max-width: 10rem; overflow: hidden; text-overflow: ellipsis; }
 table.next td.tok.new { font-weight: 700; color: var(--hl-query); }
-table.next td.tok.new::after { content: " new"; font-weight: 400; font-size: 0.75rem; font-family: system-ui, sans-serif; }
+table.next td.tok.new::after { content: " " attr(data-new); font-weight: 400; font-size: 0.75rem; font-family: system-ui, sans-serif; }
 .lens { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0.4rem 0; padding: 0; list-style: none; }
 .lens li { border: 1px solid var(--hl-border); border-radius: 5px; padding: 0.15rem 0.4rem; min-width: 4.5rem; font-size: 0.82rem; }
 .lens .layer { display: block; color: var(--hl-muted); font-size: 0.72rem; }
@@ -183,15 +186,14 @@ function showToken(token) {
   return t.replace(/^ /, '␣').replace(/ $/, '␣');
 }
 
-const headName = (layer, head) => `layer ${layer + 1}, head ${head + 1}`;
-
-/** A probability with three decimals, or in scientific notation where three decimals would show 0.000 (a large vocabulary's tail). */
-const prob = (p) => (Number.isFinite(p) && p > 0 && p < 0.0005 ? p.toExponential(1) : fmt(p, 3));
+/** **text** as text with bold parts (the catalogue is ours; it goes in as text). */
+const rich = (text) => text.split('**').map((part, k) => (k % 2 ? el('strong', {}, part) : part));
 
 export class HeadlabModelExplorer extends HeadlabElement {
   static tag = 'headlab-model-explorer';
   static stateKey = 'explorer';
   static css = CSS;
+  static messages = messages;
   static props = {
     model: { type: 'string', default: 'induction', state: true },
     text: { type: 'string', default: null },
@@ -219,9 +221,21 @@ export class HeadlabModelExplorer extends HeadlabElement {
 
   // ---------------------------------------------------------------- build
 
+  /** A probability with three decimals, or in scientific notation where three decimals would show 0.000 (a large vocabulary's tail). */
+  prob(p) { return Number.isFinite(p) && p > 0 && p < 0.0005 ? p.toExponential(1).replace('.', this.fmt(0.5, 1).charAt(1)) : this.fmt(p, 3); }
+  /** Bytes as a learner reads them, with the language's decimal sign. */
+  size(bytes) { return sizeText(bytes).replace('.', this.fmt(0.5, 1).charAt(1)); }
+  headName(layer, head) { return this.t('explorer.headName', { layer: layer + 1, head: head + 1 }); }
+  detector(d) { return this.t(`explorer.detector.${d.key}`); }
+
   build() {
-    this.setAttribute('data-busy', '');
-    this._c = new ExplorerController({
+    const t = this.t;
+    if (!this._c?.hasModel) this.setAttribute('data-busy', '');
+    // Built again in a new language (relocalise): the controller and its model stay; the grid and heatmap are made anew.
+    this._gridKey = null;
+    this._heat = null;
+    this._c ??= new ExplorerController({
+      t: () => this.t,
       createClient: (onEvent) => new TrainerClient(onEvent, {
         workerFile: 'headlab-explorer-worker.js', workerName: 'headlab-explorer', activity: 'The model',
         openSession: (lab, emit) => ExplorerSession.open(lab, emit),
@@ -230,27 +244,23 @@ export class HeadlabModelExplorer extends HeadlabElement {
       emit: (type, detail) => this.onController(type, detail),
       online: () => (typeof navigator === 'undefined' ? true : navigator.onLine !== false),
     });
-    this.heading = el('h2', {}, 'Find the heads in a real model');
+    this.heading = el('h2', {}, t('explorer.title'));
     this.status = el('p', { class: 'status', role: 'status', dataset: { testid: 'explorer-status' } });
-    this.intro = el('div', { class: 'explain' },
-      el('p', {}, 'Every head of a trained transformer gets four scores, each the average attention on one kind of token: ',
-        el('strong', {}, 'previous-token'), ' (the token just before), ', el('strong', {}, 'duplicate-token'), ' (an earlier copy of the same token), ',
-        el('strong', {}, 'induction'), ' (the token after an earlier copy: the head that copies) and ', el('strong', {}, 'first-token'),
-        ' (position 0, where heads park weight they have no use for). Pick a model, then open heads and switch them off.'));
+    this.intro = el('div', { class: 'explain' }, el('p', {}, rich(t('explorer.intro'))));
 
     // Model picker
     this.shippedButtons = SHIPPED_MODELS.map((m) => el('button', {
       type: 'button', class: 'btn', 'aria-pressed': 'false', dataset: { model: m.name, testid: `explorer-model-${m.name}` },
-      title: m.about, on: { click: () => this.pick(m.name) },
-    }, el('span', {}, m.title), el('span', { class: 'size' }, `${sizeText(m.bytes)} · in this page`)));
+      title: t(`explorer.shipped.${m.name}.about`), on: { click: () => this.pick(m.name) },
+    }, el('span', {}, t(`explorer.shipped.${m.name}`)), el('span', { class: 'size' }, t('explorer.inPage', { size: this.size(m.bytes) }))));
     this.hubButtons = HUB_MODELS.map((m) => el('button', {
       type: 'button', class: 'btn', 'aria-pressed': 'false', dataset: { model: m.id, testid: `explorer-hub-${m.title.replace(/\W+/g, '-').toLowerCase()}` },
-      title: m.about, on: { click: () => this.pick(m.id) },
-    }, el('span', {}, m.title), el('span', { class: 'size' }, `download ${sizeText(m.bytes)}`)));
+      title: t(`explorer.hub.${m.title}`), on: { click: () => this.pick(m.id) },
+    }, el('span', {}, m.title), el('span', { class: 'size' }, t('explorer.download', { size: this.size(m.bytes) }))));
     this.fileInput = el('input', { type: 'file', multiple: true, id: uid('files'), dataset: { testid: 'explorer-files' },
       accept: '.json,.safetensors', on: { change: () => { if (this.fileInput.files.length) this.loadFiles([...this.fileInput.files]); } } });
     this.drop = el('div', { class: 'drop', dataset: { testid: 'explorer-drop' } },
-      el('label', { for: this.fileInput.id }, 'Your own files: config.json, model.safetensors (or its shards with model.safetensors.index.json) and tokenizer.json. Drop them here or choose them: '),
+      el('label', { for: this.fileInput.id }, t('explorer.files')),
       this.fileInput);
     this.drop.addEventListener('dragover', (e) => { e.preventDefault(); this.drop.setAttribute('data-over', ''); });
     this.drop.addEventListener('dragleave', () => this.drop.removeAttribute('data-over'));
@@ -263,21 +273,21 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.pendingNote = el('p', { class: 'note note--warn', hidden: true, 'aria-live': 'polite', dataset: { testid: 'explorer-pending' } });
     this.otherInput = el('input', { type: 'text', id: uid('other'), placeholder: 'owner/name', autocomplete: 'off', spellcheck: 'false', class: 'mono',
       dataset: { testid: 'explorer-other' } });
-    this.otherButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'check-size' }, on: { click: () => this.offer(this.otherInput.value.trim()) } }, 'Check its size');
+    this.otherButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'check-size' }, on: { click: () => this.offer(this.otherInput.value.trim()) } }, t('explorer.checkSize'));
     this.otherInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.offer(this.otherInput.value.trim()); } });
     this.picker = el('div', { class: 'picker', part: 'picker' },
-      el('fieldset', {}, el('legend', {}, 'HeadLab’s own models'),
-        el('p', { class: 'small muted explain' }, 'Trained by HeadLab on toy tasks; they ship with the page and work offline.'),
+      el('fieldset', {}, el('legend', {}, t('explorer.own')),
+        el('p', { class: 'small muted explain' }, t('explorer.ownNote')),
         el('div', { class: 'model-buttons' }, this.shippedButtons)),
-      el('fieldset', {}, el('legend', {}, 'Real models from Hugging Face'),
-        el('p', { class: 'small muted explain' }, 'Nothing is downloaded until you press one. The browser keeps the files, so the next visit loads them offline.'),
+      el('fieldset', {}, el('legend', {}, t('explorer.hub')),
+        el('p', { class: 'small muted explain' }, t('explorer.hubNote')),
         el('div', { class: 'model-buttons' }, this.hubButtons),
-        el('div', { class: 'textbox other' }, el('label', { for: this.otherInput.id }, 'Another repository'), this.otherInput, this.otherButton)));
+        el('div', { class: 'textbox other' }, el('label', { for: this.otherInput.id }, t('explorer.another')), this.otherInput, this.otherButton)));
 
     // Progress
-    this.progressBar = el('progress', { max: 1, value: 0, 'aria-label': 'Download progress', dataset: { testid: 'explorer-progress' } });
+    this.progressBar = el('progress', { max: 1, value: 0, 'aria-label': t('explorer.progress'), dataset: { testid: 'explorer-progress' } });
     this.progressText = el('span', { class: 'what', dataset: { testid: 'explorer-progress-text' } });
-    this.cancelButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'cancel' }, on: { click: () => this.cancel() } }, 'Cancel');
+    this.cancelButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'cancel' }, on: { click: () => this.cancel() } }, t('explorer.cancel'));
     this.progressBox = el('div', { class: 'progress-box', part: 'progress', hidden: true }, this.progressText, this.progressBar, this.cancelButton);
     this.errorBox = el('div', { class: 'alert', role: 'alert', dataset: { testid: 'explorer-error' } });
     // Shown only where the model runs on the page itself (no Worker could start): says why.
@@ -286,38 +296,39 @@ export class HeadlabModelExplorer extends HeadlabElement {
 
     // Text
     this.textInput = el('input', { type: 'text', id: uid('text'), autocomplete: 'off', spellcheck: 'false', class: 'mono', dataset: { testid: 'explorer-text' } });
+    if (this._c.hasModel) this.textInput.value = this._c.text;
     this.textInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.runText(); } });
-    this.runButton = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'run' }, on: { click: () => this.runText() } }, 'Run');
+    this.runButton = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'run' }, on: { click: () => this.runText() } }, t('explorer.run'));
     this.textError = el('p', { class: 'text-error', 'aria-live': 'polite', dataset: { testid: 'explorer-text-error' } });
-    this.tokenList = el('ol', { class: 'tokens', 'aria-label': 'The text as the model’s tokens', dataset: { testid: 'explorer-tokens' } });
+    this.tokenList = el('ol', { class: 'tokens', 'aria-label': t('explorer.tokensLabel'), dataset: { testid: 'explorer-tokens' } });
     this.tokenNote = el('p', { class: 'small muted' });
     this.textPart = el('section', { class: 'part' },
-      el('div', { class: 'textbox' }, el('label', { for: this.textInput.id }, 'Text'), this.textInput, this.runButton),
+      el('div', { class: 'textbox' }, el('label', { for: this.textInput.id }, t('explorer.text')), this.textInput, this.runButton),
       this.textError, this.tokenList, this.tokenNote);
 
     // Grid
     this.colourSelect = el('select', { id: uid('colour'), dataset: { testid: 'explorer-colour' } },
-      el('option', { value: 'strongest' }, 'Strongest detector'),
-      DETECTORS.map((d) => el('option', { value: d.key }, `${d.name} score`)));
+      el('option', { value: 'strongest' }, t('explorer.strongest')),
+      DETECTORS.map((d) => el('option', { value: d.key }, t('explorer.scoreOf', { name: this.detector(d) }))));
     this.colourSelect.addEventListener('change', () => this.renderGrid());
     this.legend = el('ul', { class: 'legend', dataset: { testid: 'explorer-legend' } });
     this.grid = el('div', { class: 'heads-grid', role: 'grid', part: 'heads', dataset: { testid: 'explorer-grid' } });
     this.grid.addEventListener('keydown', (e) => this.onGridKey(e));
     this.gridNote = el('p', { class: 'small muted', dataset: { testid: 'explorer-grid-note' } });
     this.gridExport = exportMenu({
-      what: 'head scores', name: () => `head-scores-${this.modelSlug()}`,
+      what: t('explorer.headScores'), name: () => `head-scores-${this.modelSlug()}`, t,
       csv: () => this.scoresCSV(), json: () => this._c.scores && { model: this._c.info, ...this._c.scores },
       onExport: (format, filename) => this.emit('export', { format, filename }),
     });
     this.gridPart = el('section', { class: 'part', dataset: { testid: 'explorer-heads-part' } },
-      el('h3', {}, 'Every head'),
-      el('div', { class: 'grid-tools' }, el('div', { class: 'field' }, el('label', { for: this.colourSelect.id }, 'Colour by'), this.colourSelect)),
+      el('h3', {}, t('explorer.everyHead')),
+      el('div', { class: 'grid-tools' }, el('div', { class: 'field' }, el('label', { for: this.colourSelect.id }, t('explorer.colourBy')), this.colourSelect)),
       this.legend, el('div', { class: 'grid-wrap' }, this.grid), this.gridNote, this.gridExport);
 
     // Opened head
-    this.detailTitle = el('h3', { dataset: { testid: 'explorer-detail-title' } }, 'One head');
+    this.detailTitle = el('h3', { dataset: { testid: 'explorer-detail-title' } }, t('explorer.oneHead'));
     this.detailText = el('p', { class: 'small', dataset: { testid: 'explorer-detail-text' } });
-    this.toggleButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'toggle-head' }, on: { click: () => this.toggleOpen() } }, 'Switch this head off');
+    this.toggleButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'toggle-head' }, on: { click: () => this.toggleOpen() } }, t('explorer.switchOff'));
     this.heatBox = el('div', { dataset: { testid: 'explorer-heatmap' } });
     this.linesBox = el('div', { class: 'lines-box', part: 'lines', dataset: { testid: 'explorer-lines' } });
     this.detailPart = el('section', { class: 'part', part: 'detail' }, this.detailTitle, this.detailText,
@@ -326,18 +337,18 @@ export class HeadlabModelExplorer extends HeadlabElement {
     // Switched off, next tokens, lens
     this.offList = el('div', { class: 'off-list', dataset: { testid: 'explorer-off' } });
     this.nextBox = el('div', { class: 'table-scroll', part: 'next', dataset: { testid: 'explorer-next' } });
-    this.nextPart = el('section', { class: 'part' }, el('h3', {}, 'The next token'),
-      el('p', { class: 'small muted explain' }, 'The five tokens the model finds most likely to come next. Switch heads off (open one, then “Switch this head off”, or press O on the grid) and watch them change.'),
+    this.nextPart = el('section', { class: 'part' }, el('h3', {}, t('explorer.nextTitle')),
+      el('p', { class: 'small muted explain' }, t('explorer.nextExplain')),
       this.offList, this.nextBox);
     this.lensSelect = el('select', { id: uid('pos'), dataset: { testid: 'explorer-lens-position' } });
     this.lensSelect.addEventListener('change', () => this.renderLens());
     this.lensStrip = el('ol', { class: 'lens', part: 'lens', dataset: { testid: 'explorer-lens' } });
     this.lensNote = el('p', { class: 'small muted', dataset: { testid: 'explorer-lens-note' } });
     this.lensButton = el('button', { type: 'button', class: 'btn', hidden: true, dataset: { action: 'lens' },
-      on: { click: () => this.computeLens().catch((e) => this.showError(e)) } }, 'Compute the logit lens');
-    this.lensPart = el('section', { class: 'part' }, el('h3', {}, 'The logit lens'),
-      el('p', { class: 'small muted explain' }, 'What the model would predict if it stopped after each layer: the running sum it carries, read through the final LayerNorm and the unembedding.'),
-      el('div', { class: 'field' }, el('label', { for: this.lensSelect.id }, 'After token'), this.lensSelect), this.lensStrip, this.lensNote, this.lensButton);
+      on: { click: () => this.computeLens().catch((e) => this.showError(e)) } }, t('explorer.lensButton'));
+    this.lensPart = el('section', { class: 'part' }, el('h3', {}, t('explorer.lensTitle')),
+      el('p', { class: 'small muted explain' }, t('explorer.lensExplain')),
+      el('div', { class: 'field' }, el('label', { for: this.lensSelect.id }, t('explorer.afterToken')), this.lensSelect), this.lensStrip, this.lensNote, this.lensButton);
 
     this.resultsBox = el('div', { dataset: { testid: 'explorer-results' } }, this.gridPart, this.detailPart, this.nextPart, this.lensPart);
     this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox, this.modeNote,
@@ -403,7 +414,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     const out = super.attributeProblems();
     const m = this.model;
     if (m && !SHIPPED_MODELS.some((s) => s.name === m) && !/^[\w.-]+\/[\w.-]+$/.test(m)) {
-      out.push(`model=${JSON.stringify(m.slice(0, 40))} is neither one of HeadLab’s models (${SHIPPED_MODELS.map((s) => s.name).join(', ')}) nor a Hugging Face id such as openai-community/gpt2.`);
+      out.push(this.t('explorer.badModel', { value: JSON.stringify(m.slice(0, 40)), models: SHIPPED_MODELS.map((s) => s.name).join(', ') }));
     }
     return out;
   }
@@ -426,28 +437,28 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.removeAttribute('data-busy');
     this.pendingNote.hidden = false;
     if (!/^[\w.-]+\/[\w.-]+$/.test(id)) {
-      this.pendingNote.replaceChildren(`“${id.slice(0, 60)}” is not a Hugging Face repository id: it looks like owner/name, for example openai-community/gpt2.`);
+      this.pendingNote.replaceChildren(this.t('explorer.notId', { id: id.slice(0, 60) }));
       return;
     }
+    const t = this.t;
     const hub = HUB_MODELS.find((m) => m.id === id);
     const button = (bytes) => el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'download' }, on: { click: () => this.pick(id) } },
-      `Download ${hub?.title ?? id}${bytes ? ` (${sizeText(bytes)})` : ''}`);
+      bytes ? t('explorer.downloadButtonSize', { name: hub?.title ?? id, size: this.size(bytes) }) : t('explorer.downloadButton', { name: hub?.title ?? id }));
     if (hub) {
-      this.pendingNote.replaceChildren(`The Hugging Face model ${id}, a download of ${sizeText(hub.bytes)}. `, button(hub.bytes));
+      this.pendingNote.replaceChildren(t('explorer.hubSize', { id, size: this.size(hub.bytes) }), button(hub.bytes));
       return;
     }
     const ask = (this._asked = (this._asked ?? 0) + 1);
-    this.pendingNote.replaceChildren(`The Hugging Face model ${id}: its size is shown once the hub answers…`);
+    this.pendingNote.replaceChildren(t('explorer.hubAsking', { id }));
     let size;
     try {
       size = await hubDownloadSize({ hubUrl: this.hubUrl, id });
     } catch (e) {
-      size = { bytes: null, problem: `the hub did not answer (${e?.message ?? e})` };
+      size = { bytes: null, problem: t('explorer.hubNoAnswer', { detail: e?.message ?? e }) };
     }
     if (ask !== this._asked) return;
-    this.pendingNote.replaceChildren(size.bytes
-      ? `The Hugging Face model ${id}, a download of ${sizeText(size.bytes)}. `
-      : `The Hugging Face model ${id}: ${size.problem}. `, ...(size.bytes || !/pytorch_model|no model/.test(size.problem) ? [button(size.bytes)] : []));
+    this.pendingNote.replaceChildren(size.bytes ? t('explorer.hubSize', { id, size: this.size(size.bytes) }) : t('explorer.hubProblem', { id, problem: size.problem }),
+      ...(size.bytes || !/pytorch_model|no model/.test(size.problem) ? [button(size.bytes)] : []));
   }
 
   loadFiles(files) {
@@ -487,7 +498,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
 
   showError(e) {
     const message = String(e?.message ?? e);
-    this.errorBox.replaceChildren(el('strong', {}, 'That did not work.'), ` ${message}`);
+    this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.failed')), ` ${message}`);
     this.emit('error', { message });
   }
 
@@ -503,15 +514,15 @@ export class HeadlabModelExplorer extends HeadlabElement {
       if (detail.to === 'loading') {
         this.errorBox.replaceChildren();
         this.setAttribute('data-busy', '');
-        this.say(`Loading ${this.modelTitle()}…`);
+        this.say(this.t('explorer.loading', { model: this.modelTitle() }));
       } else if (detail.to === 'cancelled') {
         this.removeAttribute('data-busy');
-        this.say('Download cancelled. Nothing is loaded.');
+        this.say(this.t('explorer.cancelled'));
       } else if (detail.to === 'running' && detail.reason === 'lens') {
-        this.say('Computing the logit lens…');
+        this.say(this.t('explorer.computingLens'));
       } else if (detail.to === 'error') {
         this.removeAttribute('data-busy');
-        this.errorBox.replaceChildren(el('strong', {}, 'No model.'), ` ${c.error}`);
+        this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.noModel')), ` ${c.error}`);
       }
       this.renderAll();
     } else if (type === 'progress') {
@@ -521,8 +532,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
       this.emit('load', { info: detail.info, source: { ...detail.source, files: undefined } });
       const i = detail.info;
       this.modeNote.hidden = c.client?.mode !== 'main';
-      this.modeNote.textContent = this.modeNote.hidden ? '' : c.client.note();
-      this.say(`Loaded ${this.modelTitle()}: ${i.numLayers} layers × ${i.numHeads} heads.`);
+      this.modeNote.textContent = this.modeNote.hidden ? '' : modeText(this.t, c.client, 1, 'model');
+      this.say(this.t('explorer.loaded', { model: this.modelTitle(), layers: i.numLayers, heads: i.numHeads }));
       // State from a link: the head it opened and the heads it switched off.
       const head = this._pendingHead, off = this._pendingOff ?? [];
       this._pendingHead = null;
@@ -536,7 +547,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       this.renderAll();
       if (!detail.problem && c.results) {
         const top = c.results.next[0];
-        this.say(`${c.off.size ? `${c.off.size} head${c.off.size === 1 ? '' : 's'} off. ` : ''}Most likely next token: “${showToken(top?.token)}”, ${prob(top?.probability ?? NaN)}.`);
+        this.say(this.t('explorer.mostLikely', { off: c.off.size ? this.t.plural('explorer.headsOff', c.off.size) : '', token: showToken(top?.token), p: this.prob(top?.probability ?? NaN) }));
       }
     } else if (type === 'head') {
       this.emit('ablate', detail);
@@ -546,16 +557,17 @@ export class HeadlabModelExplorer extends HeadlabElement {
       this.renderDetail();
     } else if (type === 'error') {
       this.emit('error', { message: detail.message });
-      if (c.state === 'error' || c.state === 'empty') this.errorBox.replaceChildren(el('strong', {}, 'No model.'), ` ${detail.message}`);
+      if (c.state === 'error' || c.state === 'empty') this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.noModel')), ` ${detail.message}`);
     }
   }
 
   modelTitle() {
     const s = this._c.source;
     if (!s) return '';
-    if (s.kind === 'shipped') return `HeadLab’s model “${SHIPPED_MODELS.find((m) => m.name === s.name)?.title ?? s.name}”`;
+    const title = `explorer.shipped.${s.name}`;
+    if (s.kind === 'shipped') return this.t('explorer.shippedTitle', { title: this.t.has(title) ? this.t(title) : s.name });
     if (s.kind === 'hub') return HUB_MODELS.find((m) => m.id === s.id)?.title ?? s.id;
-    return 'your model';
+    return this.t('explorer.yourModel');
   }
 
   modelSlug() {
@@ -579,11 +591,14 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.textPart.hidden = !has;
     setText(this.textError, c.textProblem ? this.textProblemWords(c.textProblem) : '');
     this.textInput.toggleAttribute('aria-invalid', Boolean(c.textProblem));
-    if (!has) { setText(this.infoLine, c.state === 'empty' ? 'Pick a model to begin.' : ''); return; }
+    const t = this.t;
+    if (!has) { setText(this.infoLine, c.state === 'empty' ? t('explorer.pick') : ''); return; }
     const i = c.info;
-    const parts = [`${this.modelTitle()}: ${i.numLayers} layers × ${i.numHeads} heads, d_model ${i.dModel}, ${i.vocabSize.toLocaleString('en-US')} tokens in its vocabulary, reads up to ${i.contextLength} tokens`];
-    if (i.parameters) parts.push(i.parameters >= 1e6 ? `${+(i.parameters / 1e6).toPrecision(3)} million parameters` : `${i.parameters.toLocaleString('en-US')} parameters`);
-    if (i.dtype && i.architecture !== 'headlab') parts.push(`weights in ${i.dtype}`);
+    const parts = [t('explorer.info', { model: this.modelTitle(), layers: i.numLayers, heads: i.numHeads, d: i.dModel, vocab: this.fmtInt(i.vocabSize), context: i.contextLength })];
+    if (i.parameters) {
+      parts.push(i.parameters >= 1e6 ? t('explorer.millions', { n: this.formatNumber(+(i.parameters / 1e6).toPrecision(3)) }) : t('explorer.parameters', { n: this.fmtInt(i.parameters) }));
+    }
+    if (i.dtype && i.architecture !== 'headlab') parts.push(t('explorer.dtype', { dtype: i.dtype }));
     const line = parts.join(', ');
     setText(this.infoLine, `${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
     if (!c.results) return;
@@ -598,11 +613,11 @@ export class HeadlabModelExplorer extends HeadlabElement {
   textProblemWords(message) {
     const m = /unknown word "((?:[^"\\]|\\.)*)"/.exec(message);
     if (m && this._c.info?.architecture === 'headlab') {
-      return `This small model does not know “${m[1]}”: it only learned the words of its toy task. Try its own example, or a Hugging Face model for any English text.`;
+      return this.t('explorer.unknownWord', { word: m[1] });
     }
     const long = /(\d+) tokens?.*(?:context|at most|longer)/i.exec(message);
-    if (long) return `The text is too long for this model: ${message}`;
-    return `The model cannot read that: ${message.replace(/^\w+(\.\w+)?: /, '')}`;
+    if (long) return this.t('explorer.tooLong', { detail: message });
+    return this.t('explorer.cannotRead', { detail: message.replace(/^\w+(\.\w+)?: /, '') });
   }
 
   renderProgress() {
@@ -614,18 +629,18 @@ export class HeadlabModelExplorer extends HeadlabElement {
     if (p && p.total) {
       this.progressBar.max = p.total;
       this.progressBar.value = Math.min(p.loaded, p.total);
-      setText(this.progressText, `Downloading ${p.file}: ${sizeText(p.loaded)} of ${sizeText(p.total)} (${Math.floor((100 * p.loaded) / p.total)} %)`);
+      setText(this.progressText, this.t('explorer.downloading', { file: p.file, loaded: this.size(p.loaded), total: this.size(p.total), percent: Math.floor((100 * p.loaded) / p.total) }));
     } else {
       this.progressBar.removeAttribute('value');
-      setText(this.progressText, p ? `Downloading ${p.file}: ${sizeText(p.loaded)}` : `Loading ${this.modelTitle()}…`);
+      setText(this.progressText, p ? this.t('explorer.downloadingSome', { file: p.file, loaded: this.size(p.loaded) }) : this.t('explorer.loading', { model: this.modelTitle() }));
     }
   }
 
   renderTokens() {
     const r = this._c.results;
-    this.tokenList.replaceChildren(...r.tokens.map((t, i) => el('li', { title: `token ${i}, id ${r.ids[i]}` }, showToken(t))));
+    this.tokenList.replaceChildren(...r.tokens.map((t, i) => el('li', { title: this.t('explorer.tokenTitle', { i, id: r.ids[i] }) }, showToken(t))));
     const spaced = r.tokens.some((t) => /^ | $/.test(String(t)));
-    setText(this.tokenNote, `${r.tokens.length} tokens.${spaced ? ' ␣ is a space that belongs to the token: this tokenizer keeps the space before a word with the word.' : ''}`);
+    setText(this.tokenNote, this.t('explorer.tokenCount', { n: r.tokens.length }) + (spaced ? this.t('explorer.spaced') : ''));
   }
 
   renderLegend() {
@@ -633,13 +648,13 @@ export class HeadlabModelExplorer extends HeadlabElement {
     if (mode === 'strongest') {
       this.legend.replaceChildren(...DETECTORS.map((d) => el('li', {},
         el('span', { class: 'swatch', style: { background: `color-mix(in srgb, ${DETECTOR_COLOURS[d.key]} 65%, var(--hl-bg))` } }, d.mark),
-        `${d.name}`)), el('li', { class: 'muted' }, 'paler: a lower score; hatched: switched off'));
+        this.detector(d))), el('li', { class: 'muted' }, this.t('explorer.legendPaler')));
     } else {
       const d = DETECTORS.find((x) => x.key === mode);
       this.legend.replaceChildren(el('li', {}, el('span', { class: 'swatch', style: { background: viridis(0) } }), '0'),
-        el('li', {}, el('span', { class: 'swatch', style: { background: viridis(0.5) } }), '0.5'),
-        el('li', {}, el('span', { class: 'swatch', style: { background: viridis(1) } }), `1: ${d.name} score`),
-        el('li', { class: 'muted' }, 'hatched: switched off'));
+        el('li', {}, el('span', { class: 'swatch', style: { background: viridis(0.5) } }), this.fmt(0.5, 1)),
+        el('li', {}, el('span', { class: 'swatch', style: { background: viridis(1) } }), this.t('explorer.legendOne', { name: this.detector(d) })),
+        el('li', { class: 'muted' }, this.t('explorer.legendHatched')));
     }
   }
 
@@ -651,13 +666,14 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this._gridKey = key;
     this.grid.style.setProperty('--heads', String(H));
     this.grid.style.setProperty('--cell', H <= 4 ? '3.4rem' : H <= 8 ? '2.8rem' : '2.4rem');
-    this.grid.setAttribute('aria-label', `Heads: rows are layers, columns heads. Arrow keys move, Enter opens a head, O switches it off or on.`);
+    const t = this.t;
+    this.grid.setAttribute('aria-label', t('explorer.gridAria'));
     this.grid.setAttribute('aria-rowcount', String(L + 1));
-    const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, el('span', { class: 'sr-only' }, 'Layer')),
-      Array.from({ length: H }, (_, h) => el('span', { role: 'columnheader', 'aria-label': `Head ${h + 1}` }, String(h + 1))));
+    const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, el('span', { class: 'sr-only' }, t('explorer.layer'))),
+      Array.from({ length: H }, (_, h) => el('span', { role: 'columnheader', 'aria-label': t('explorer.headN', { head: h + 1 }) }, String(h + 1))));
     this._cells = [];
     const rows = Array.from({ length: L }, (_, l) => el('div', { role: 'row' },
-      el('span', { role: 'rowheader', 'aria-label': `Layer ${l + 1}` }, `L${l + 1}`),
+      el('span', { role: 'rowheader', 'aria-label': t('explorer.layerN', { layer: l + 1 }) }, t('explorer.layerShort', { layer: l + 1 })),
       Array.from({ length: H }, (_, h) => {
         const cell = el('div', { role: 'gridcell', class: 'hcell', tabindex: '-1', 'aria-selected': 'false',
           dataset: { layer: String(l), head: String(h), testid: `explorer-cell-${l + 1}-${h + 1}` },
@@ -696,14 +712,15 @@ export class HeadlabModelExplorer extends HeadlabElement {
         cell.style.background = viridis(s[mode]);
         cell.textContent = '';
       }
-      const all = DETECTORS.map((d) => `${d.name} ${fmt(s[d.key], 2)}`).join(', ');
-      cell.setAttribute('aria-label', `${headName(s.layer, s.head)}: ${best.score >= STRONG ? `${best.name} head, ` : ''}${all}${off ? '; switched off' : ''}`);
-      cell.title = `${headName(s.layer, s.head)}\n${DETECTORS.map((d) => `${d.name}: ${fmt(s[d.key], 2)}`).join('\n')}${off ? '\nswitched off' : ''}`;
+      const t = this.t;
+      const all = DETECTORS.map((d) => `${this.detector(d)} ${this.fmt(s[d.key], 2)}`).join(', ');
+      const name = this.headName(s.layer, s.head);
+      cell.setAttribute('aria-label', `${name}: ${best.score >= STRONG ? t('explorer.cellHead', { name: this.detector(best) }) : ''}${all}${off ? t('explorer.cellOff') : ''}`);
+      cell.title = `${name}\n${DETECTORS.map((d) => `${this.detector(d)}: ${this.fmt(s[d.key], 2)}`).join('\n')}${off ? `\n${t('explorer.titleOff')}` : ''}`;
     }
-    const basis = c.scores?.basis === 'task'
-      ? 'Scores are this model’s own detectors, averaged over held-out sequences of its task.'
-      : `Scores as TransformerLens defines them, on one sequence: a start token, ${c.scores?.sequence ? (c.scores.sequence.length - 1) / 2 : 20} random tokens, then the same tokens again.`;
-    setText(this.gridNote, `${basis} A letter marks a head whose strongest score is at least ${STRONG}. Click a head, or move with the arrow keys and press Enter, to open it.`);
+    const basis = c.scores?.basis === 'task' ? this.t('explorer.basisTask')
+      : this.t('explorer.basisLens', { n: c.scores?.sequence ? (c.scores.sequence.length - 1) / 2 : 20 });
+    setText(this.gridNote, this.t('explorer.gridNote', { basis, strong: this.fmt(STRONG, String(STRONG).split('.')[1]?.length ?? 0) }));
     this.renderSelection();
   }
 
@@ -755,17 +772,20 @@ export class HeadlabModelExplorer extends HeadlabElement {
     const s = c.scores?.scores.find((q) => q.layer === layer && q.head === head);
     const best = strongest(s);
     const on = c.headEnabled(layer, head);
-    const title = `Layer ${layer + 1}, head ${head + 1}`;
-    setText(this.detailTitle, `${title}${best.score >= STRONG ? `: ${/^[aeiou]/.test(best.name) ? 'an' : 'a'} ${best.name} head` : ''}${on ? '' : ' (switched off)'}`);
-    setText(this.detailText, s ? `${best.score >= STRONG ? `It ${best.means}. ` : 'No score reaches the mark. '}Scores: ${DETECTORS.map((d) => `${d.name} ${fmt(s[d.key], 2)}`).join(', ')}.` +
-      `${on ? '' : ' Switched off, it still attends (shown below), but adds nothing to its layer’s output.'}` : '');
-    setText(this.toggleButton, on ? 'Switch this head off' : 'Switch it back on');
+    const t = this.t;
+    const title = t('explorer.detailTitle', { layer: layer + 1, head: head + 1 });
+    const named = best.score >= STRONG
+      ? t('explorer.detailKind', { title, article: t(/^[aeiou]/.test(best.name) ? 'explorer.article.an' : 'explorer.article.a'), name: this.detector(best) }) : title;
+    setText(this.detailTitle, on ? named : t('explorer.detailOff', { title: named }));
+    setText(this.detailText, s ? `${best.score >= STRONG ? t('explorer.detailIt', { means: t(`explorer.means.${best.key}`) }) : t('explorer.detailNone')}` +
+      t('explorer.detailScores', { scores: DETECTORS.map((d) => `${this.detector(d)} ${this.fmt(s[d.key], 2)}`).join(', ') }) + (on ? '' : t('explorer.detailSwitchedOff')) : '');
+    setText(this.toggleButton, t(on ? 'explorer.switchOff' : 'explorer.switchOn'));
     this.toggleButton.setAttribute('aria-pressed', String(!on));
     const labels = r.tokens.map((t, i) => `${i}:${showToken(t)}`);
     const offset = (layer * H + head) * T * T;
     const key = `${layer}.${head}\u0002${labels.join('\u0001')}`;
     if (!this._heat || this._heat.key !== key) {
-      const hm = createHeatmap({ title: `${title} on the text`, rowLabels: labels, colLabels: labels, testid: 'explorer-detail-table', maxGrid: 380,
+      const hm = createHeatmap({ title: t('explorer.onText', { title }), rowLabels: labels, colLabels: labels, testid: 'explorer-detail-table', maxGrid: 380, t,
         fileName: `${this.modelSlug()}-layer-${layer + 1}-head-${head + 1}`, onExport: (format, filename) => this.emit('export', { format, filename }) });
       this._heat = { key, hm };
       this.heatBox.replaceChildren(hm.element);
@@ -773,34 +793,38 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this._heat.hm.update(r.attention, offset);
     this.heatBox.dataset.head = `${layer + 1}.${head + 1}`;
     if (T > MAX_LINE_TOKENS) {
-      this.linesBox.replaceChildren(el('p', { class: 'small muted' }, `The lines view draws up to ${MAX_LINE_TOKENS} tokens; this text has ${T}. Use the heatmap.`));
+      this.linesBox.replaceChildren(el('p', { class: 'small muted' }, t('explorer.linesMax', { max: MAX_LINE_TOKENS, n: T })));
       return;
     }
     const tokens = r.tokens.map(showToken);
-    const fig = linesFigure({ queryTokens: tokens, keyTokens: tokens, weights: r.attention.subarray(offset, offset + T * T), title: `${title}: lines`,
+    const fig = linesFigure({ queryTokens: tokens, keyTokens: tokens, weights: r.attention.subarray(offset, offset + T * T), title: t('explorer.linesTitle', { title }),
+      queryLabel: t('heatmap.query'), keyLabel: t('heatmap.key'),
       width: Math.min(560, Math.max(280, this.linesBox.clientWidth || 420)) });
-    this.linesBox.replaceChildren(asImage(figureToSVG(fig), fig, `Lines view of ${headName(layer, head)}: each token on the left is joined to the earlier tokens it attends to on the right, by a line as thick as the weight.`));
+    this.linesBox.replaceChildren(asImage(figureToSVG(fig), fig, t('explorer.linesLabel', { head: this.headName(layer, head) })));
   }
 
   renderNext() {
     const c = this._c;
     const r = c.results;
     const offHeads = c.ablate;
+    const t = this.t;
     this.offList.replaceChildren(...(offHeads.length ? [
-      el('span', { class: 'small' }, `Switched off: ${offHeads.map((a) => `L${a.layer + 1} H${a.head + 1}`).join(', ')}.`),
-      el('button', { type: 'button', class: 'btn btn--small', dataset: { action: 'all-on' }, on: { click: () => this.allHeadsOn().catch((e) => this.showError(e)) } }, 'All heads on'),
-    ] : [el('span', { class: 'small muted' }, 'Every head is on.')]));
+      el('span', { class: 'small' }, t('explorer.offList', { heads: offHeads.map((a) => t('explorer.offHead', { layer: a.layer + 1, head: a.head + 1 })).join(', ') })),
+      el('button', { type: 'button', class: 'btn btn--small', dataset: { action: 'all-on' }, on: { click: () => this.allHeadsOn().catch((e) => this.showError(e)) } }, t('explorer.allOn')),
+    ] : [el('span', { class: 'small muted' }, t('explorer.everyOn'))]));
     const base = r.baseline;
     const last = showToken(r.tokens[r.tokens.length - 1]);
     const before = new Set((base ?? []).map((n) => n.id));
-    const head = ['#', 'Next token', 'Probability', el('span', { class: 'sr-only' }, 'Bar')];
-    if (base) head.push('With every head on');
+    const head = ['#', t('explorer.nextToken'), t('explorer.probability'), el('span', { class: 'sr-only' }, t('explorer.bar'))];
+    if (base) head.push(t('explorer.withAll'));
+    const prob = (p) => this.prob(p);
     const rows = r.next.map((n, k) => el('tr', {},
-      el('td', {}, String(k + 1)), el('td', { class: base && !before.has(n.id) ? 'tok new' : 'tok' }, el('bdi', {}, showToken(n.token))), el('td', { class: 'num' }, prob(n.probability)),
+      el('td', {}, String(k + 1)), el('td', { class: base && !before.has(n.id) ? 'tok new' : 'tok', dataset: { new: t('explorer.new') } }, el('bdi', {}, showToken(n.token))),
+      el('td', { class: 'num' }, prob(n.probability)),
       el('td', { class: 'bar', 'aria-hidden': 'true' }, el('span', { class: 'barfill', style: { width: `${Math.max(0.5, 100 * n.probability)}%` } })),
       base ? el('td', { class: 'tok' }, el('bdi', {}, showToken(base[k].token)), ` ${prob(base[k].probability)}`) : null));
     this.nextBox.replaceChildren(el('table', { class: 'matrix next' },
-      el('caption', {}, `After “${last}”${offHeads.length ? `, with ${offHeads.length} head${offHeads.length === 1 ? '' : 's'} off` : ''}`),
+      el('caption', {}, offHeads.length ? t.plural('explorer.afterOff', offHeads.length, { token: last }) : t('explorer.after', { token: last })),
       el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, rows)));
   }
@@ -819,17 +843,16 @@ export class HeadlabModelExplorer extends HeadlabElement {
     if (!r.lens) {
       this.lensStrip.replaceChildren();
       const i = this._c.info;
-      setText(this.lensNote, r.lensNote || `The lens reads all ${i.numLayers} layers at all ${T} positions through the unembedding, ` +
-        `a score for each of the ${i.vocabSize.toLocaleString('en-US')} tokens every time: for this text that takes a while, so it waits for you.`);
+      setText(this.lensNote, (r.lensNoteKey && this.t(r.lensNoteKey)) || r.lensNote || this.t('explorer.lensWaits', { layers: i.numLayers, n: T, vocab: this.fmtInt(i.vocabSize) }));
       return;
     }
     const p = Number(this.lensSelect.value);
     this.lensStrip.replaceChildren(...r.lens.map((row) => {
       const top = row.positions[p]?.[0];
-      return el('li', {}, el('span', { class: 'layer' }, `after layer ${row.layer + 1}`), el('span', { class: 'tok' }, showToken(top?.token)),
-        el('span', { class: 'p' }, prob(top?.probability ?? NaN)));
+      return el('li', {}, el('span', { class: 'layer' }, this.t('explorer.afterLayer', { layer: row.layer + 1 })), el('span', { class: 'tok' }, showToken(top?.token)),
+        el('span', { class: 'p' }, this.prob(top?.probability ?? NaN)));
     }));
-    setText(this.lensNote, `Top token after each layer, at position ${p} (“${showToken(r.tokens[p])}”); the last layer’s is the model’s own prediction.`);
+    setText(this.lensNote, this.t('explorer.lensNote', { p, token: showToken(r.tokens[p]) }));
   }
 
   scoresCSV() {

@@ -58,7 +58,7 @@
  * @csspart copy-link the copy-link button
  */
 
-import { TrainingElement, option, selectValue, trainingCss } from './shared/elements/training-element.js';
+import { TrainingElement, option, selectValue, trainingCss, withTraining, modeText } from './shared/elements/training-element.js';
 import { el, uid, onWidthChange, setText } from './shared/render/dom.js';
 import { createHeatmap } from './shared/render/heatmap.js';
 import { download, slug } from './shared/render/export.js';
@@ -66,16 +66,16 @@ import { SERIES } from './shared/render/charts.js';
 import { curvesFigure } from './shared/render/trainer-curves.js';
 import { liveHeatmap } from './shared/render/trainer-heatmap.js';
 import { TrainerClient } from './shared/worker/trainer-client.js';
-import { fmt } from '../lib/teach/format.js';
 import { PACES, METRIC_EXAMPLES, EVAL_EXAMPLES } from '../lib/teach/trainer-session.js';
 import { headVerdict, SPECIALISED_ACCURACY, summaryText, ablationText, runLineText } from '../lib/teach/trainer-verdicts.js';
 import { TrainerController, HEADS, D_MODELS, DEFAULT_RATE, rateText, lowerRateFrom } from '../lib/teach/trainer-controller.js';
 import { headsDivide } from '../lib/teach/heads.js';
 import { rows } from '../lib/teach/values.js';
+import messages from '../lib/i18n/catalogues/trainer.js';
 
 const RATES = [0.0003, 0.001, 0.003, 0.01, 0.03];
 const BATCHES = [8, 16, 32, 64, 128, 256];
-const SPEEDS = { learn: `Slow (${PACES.slow}) until the heads specialise, then ${PACES.normal}`, slow: `Slow: ${PACES.slow}`, normal: `Normal: ${PACES.normal}`, fast: 'Fastest' };
+const SPEEDS = ['learn', 'slow', 'normal', 'fast'];
 const MAX_FILE_BYTES = 64 * 2 ** 20;
 
 const CSS = `
@@ -107,6 +107,7 @@ export class HeadlabTrainer extends TrainingElement {
   static chartPrefix = 'trainer';
   static stateKey = 'train';
   static css = trainingCss + CSS;
+  static messages = withTraining(messages);
   static props = {
     task: { type: 'string', default: 'two-relations', state: true },
     heads: { type: 'int', default: 2, min: 1, max: 64, state: true },
@@ -163,7 +164,7 @@ export class HeadlabTrainer extends TrainingElement {
   restart() {
     this.ctl.restart();
     this.errorBox.replaceChildren();
-    this.say('Restarting: a new trainer Worker trains a new model from step 0.');
+    this.say(this.t('trainer.restarting'));
     this.requestUpdate();
   }
 
@@ -184,7 +185,8 @@ export class HeadlabTrainer extends TrainingElement {
       if (x) x.pending = undefined;
     }
     const multi = this.ctl.runs.length > 1;
-    this.say(`Head ${head + 1}${multi ? ` of the h = ${this.ctl.runs[run].numHeads} model` : ''} switched ${enabled ? 'on' : 'off'}: held-out accuracy ${fmt(s.eval.accuracy, 3)}, loss ${fmt(s.eval.loss, 3)}.`);
+    this.say(this.t(`trainer.said.ablate.${enabled ? 'on' : 'off'}`, { head: head + 1, model: multi ? this.t('trainer.ofModel', { h: this.ctl.runs[run].numHeads }) : '',
+      accuracy: this.fmt(s.eval.accuracy, 3), loss: this.fmt(s.eval.loss, 3) }));
     this.emit('ablate', { run, head, enabled: Boolean(enabled) });
   }
 
@@ -192,18 +194,27 @@ export class HeadlabTrainer extends TrainingElement {
     return this.ctl.saveModel(run);
   }
 
-  async loadModel(bytes, name = 'the model') {
+  async loadModel(bytes, name = this.t('trainer.theModel')) {
     const { config: c, settings } = await this.ctl.loadModel(bytes);
     Object.assign(this, settings);  // the controller already holds them: no new model is made
     const s = this.ctl.snapshot.runs[0];
-    this.say(`Loaded ${name}: ${c.task}, h = ${c.numHeads}, d_model = ${c.dModel}, trained for ${s.step} steps; held-out accuracy ${fmt(s.eval.accuracy, 3)}.`);
+    this.say(this.t('trainer.said.loaded', { name, task: this.taskName(c.task), h: c.numHeads, d: c.dModel, steps: s.step, accuracy: this.fmt(s.eval.accuracy, 3) }));
     this.emit('load', { name, config: c });
     return c;
   }
 
   // ---------------------------------------------------------------- build
 
+  /** A task's name, description and relation names in this element's language (the module's English when the catalogue has none). */
+  taskName(name) { return this.taskWords(name, 'name', name); }
+  taskWords(name, what, english) {
+    const key = `trainer.task.${name}.${what}`;
+    return this.t.has(key) ? this.t(key) : english;
+  }
+  relationNames(info) { return info.relationNames.map((n, r) => this.taskWords(info.name, `rel.${r}`, n)); }
+
   build() {
+    const t = this.t;
     // Drawn (data-drawn) once the first model's layout is in: the page reserves room until then.
     this.setAttribute('data-busy', '');
     this._views = [];  // per run: its heatmaps, switches, table cells and lines
@@ -224,7 +235,7 @@ export class HeadlabTrainer extends TrainingElement {
     this.dModelSelect = el('select', { dataset: { testid: 'trainer-dmodel' } }, D_MODELS.map((d) => option(d)));
     this.dModelSelect.addEventListener('change', () => { this.dModel = Number(this.dModelSelect.value); });
     this.dkOut = el('p', { class: 'dk small', 'aria-live': 'polite', dataset: { testid: 'trainer-dk' } });
-    this.lrSelect = el('select', { dataset: { testid: 'trainer-lr' } }, RATES.map((r) => option(r)));
+    this.lrSelect = el('select', { dataset: { testid: 'trainer-lr' } }, RATES.map((r) => option(r, this.formatNumber(r, { maximumSignificantDigits: 6 }))));
     this.lrSelect.addEventListener('change', () => { this.learningRate = Number(this.lrSelect.value); });
     this.batchSelect = el('select', { dataset: { testid: 'trainer-batch' } }, BATCHES.map((b) => option(b)));
     this.batchSelect.addEventListener('change', () => { this.batchSize = Number(this.batchSelect.value); });
@@ -234,43 +245,47 @@ export class HeadlabTrainer extends TrainingElement {
       if (Number.isInteger(v) && v >= 0) this.seed = v;
       else this.seedInput.value = String(this.seed);
     });
-    this.speedSelect = el('select', { dataset: { testid: 'trainer-speed' } }, Object.entries(SPEEDS).map(([v, l]) => option(v, l)));
+    this.speedSelect = el('select', { dataset: { testid: 'trainer-speed' } },
+      SPEEDS.map((v) => option(v, t(`trainer.speed.${v}`, { n: PACES[v], slow: PACES.slow, normal: PACES.normal }))));
     // While training, the controller sends the new pace (see configure).
     this.speedSelect.addEventListener('change', () => { this.speed = this.speedSelect.value; });
     this.compareBox = el('input', { type: 'checkbox', id: uid('cmp'), dataset: { testid: 'trainer-compare' } });
     this.compareBox.addEventListener('change', () => { this.compare = this.compareBox.checked; });
-    this.compareText = el('span', {}, 'Side by side: h = 1 and h = 2, same data');
+    this.compareText = el('span', {}, t('trainer.compare', { h: 2 }));
 
     this.settings = el('fieldset', { class: 'settings-box' },
-      el('legend', {}, 'Task, model and training'),
+      el('legend', {}, t('trainer.settings')),
       el('div', { class: 'settings' },
-        el('div', { class: 'wide' }, field('Task', this.taskSelect), this.taskDesc),
-        field(el('span', {}, 'Heads ', el('i', {}, 'h')), this.headsSelect),
+        el('div', { class: 'wide' }, field(t('trainer.field.task'), this.taskSelect), this.taskDesc),
+        field(el('span', {}, t('trainer.field.heads'), el('i', {}, 'h')), this.headsSelect),
         field(el('span', {}, el('i', {}, 'd'), el('sub', {}, 'model')), this.dModelSelect),
-        field('Learning rate (Adam)', this.lrSelect),
-        field('Batch size', this.batchSelect),
-        field('Seed', this.seedInput),
-        field('Speed (steps/s)', this.speedSelect),
+        field(t('trainer.field.rate'), this.lrSelect),
+        field(t('trainer.field.batch'), this.batchSelect),
+        field(t('trainer.field.seed'), this.seedInput),
+        field(t('trainer.field.speed'), this.speedSelect),
         el('div', { class: 'wide' }, this.dkOut,
           el('label', { class: 'check', for: this.compareBox.id }, this.compareBox, this.compareText))));
 
     this.startButton = el('button', { type: 'button', class: 'btn btn--primary btn--start', dataset: { action: 'start' },
-      on: { click: () => (this.running ? this.pause() : this.start()) } }, 'Start');
+      on: { click: () => (this.running ? this.pause() : this.start()) } }, t('training.start'));
     this.stepButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'step' },
-      on: { click: () => this.step(1).catch((e) => { if (this.ctl.state !== 'diverged') this.fail(e); }) } }, 'Step');
+      on: { click: () => this.step(1).catch((e) => { if (this.ctl.state !== 'diverged') this.fail(e); }) } }, t('trainer.step'));
     this.resetButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'reset' },
-      on: { click: () => this.reset() } }, 'Reset');
+      on: { click: () => this.reset() } }, t('trainer.reset'));
     this.progress = el('span', { class: 'progress', dataset: { testid: 'trainer-progress' } });
     this.runBar = el('div', { class: 'toolbar runbar' }, this.startButton, this.stepButton, this.resetButton, this.progress);
 
     this.saveButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'save-model' },
-      on: { click: () => this.downloadModel() } }, 'Save model (.hlab)');
-    this.fileInput = el('input', { type: 'file', accept: '.hlab,application/octet-stream', id: uid('file'), dataset: { testid: 'trainer-model-file' } });
+      on: { click: () => this.downloadModel() } }, t('trainer.save'));
+    // The file input sits behind a button: the button takes focus and keys and speaks the element's language
+    // (a file input's own text is the browser's).
+    this.fileInput = el('input', { type: 'file', accept: '.hlab,application/octet-stream', hidden: true, tabindex: '-1', dataset: { testid: 'trainer-model-file' } });
     this.fileInput.addEventListener('change', () => this.loadFile());
+    this.loadButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'load-model' }, on: { click: () => this.fileInput.click() } }, t('trainer.load'));
     this.headsViewButton = el('button', { type: 'button', class: 'btn', hidden: true, dataset: { action: 'heads-view' },
-      on: { click: () => this.showInHeadsView() } }, 'Show in the heads view');
+      on: { click: () => this.showInHeadsView() } }, t('trainer.headsView'));
     this.fileBar = el('div', { class: 'toolbar files' }, this.saveButton,
-      el('span', { class: 'files' }, el('label', { for: this.fileInput.id }, 'Load a model'), this.fileInput),
+      this.loadButton, this.fileInput,
       this.headsViewButton, this.copyLink());
 
     this.status = el('p', { class: 'status', role: 'status', dataset: { testid: 'trainer-status' } });
@@ -279,12 +294,12 @@ export class HeadlabTrainer extends TrainingElement {
     this.summaryLine = el('p', { class: 'note summary-line', dataset: { testid: 'trainer-summary' } });
     this.readout = el('div', { class: 'table-scroll' });
 
-    this.lossChart = this.chartSection('Loss', 'Cross-entropy per example, log scale', 'loss');
-    this.accChart = this.chartSection('Accuracy', 'Fraction of examples with every answer right', 'accuracy');
+    this.lossChart = this.chartSection(t('trainer.chart.loss'), t('trainer.chart.lossNote'), 'loss');
+    this.accChart = this.chartSection(t('trainer.chart.accuracy'), t('trainer.chart.accuracyNote'), 'accuracy');
     this.runsBox = el('div', { class: 'runs' });
 
     this.root.append(
-      el('h2', {}, 'Train heads and watch them specialise'),
+      el('h2', {}, t('trainer.title')),
       this.status, this.settings, this.runBar, this.fileBar, this.errorBox, this.modeNote,
       this.summaryLine, this.readout,
       el('div', { class: 'charts' }, this.lossChart.section, this.accChart.section),
@@ -321,14 +336,14 @@ export class HeadlabTrainer extends TrainingElement {
     this.speedSelect.value = this.speed;
     this.compareBox.checked = this.compare;
     const other = this.heads === 1 ? 2 : this.heads;
-    this.compareText.textContent = `Side by side: h = 1 and h = ${other}, same data`;
+    this.compareText.textContent = this.t('trainer.compare', { h: other });
     this.settings.hidden = this.hideControls;
     this.fileBar.hidden = this.hideControls;
     if (!this.lab) return;
 
     const tasks = this.ctl.tasks;
     if (this.taskSelect.options.length !== tasks.length) {
-      this.taskSelect.replaceChildren(...tasks.map((t) => option(t.name, t.name)));
+      this.taskSelect.replaceChildren(...tasks.map((t) => option(t.name, this.taskName(t.name))));
     }
     if (tasks.some((t) => t.name === this.task)) this.taskSelect.value = this.task;
     // The controller makes, pauses or resumes the model; a removed element gets no Worker
@@ -337,29 +352,42 @@ export class HeadlabTrainer extends TrainingElement {
       task: this.task, heads: this.heads, dModel: this.dModel, learningRate: this.learningRate, batchSize: this.batchSize,
       seed: this.seed, compare: this.compare, speed: this.speed, maxSteps: this.maxSteps,
     }, { autoplay: this.autoplay, connect: this.isConnected });
-    this.taskDesc.textContent = d.task ? d.task.description : '';
+    this.taskDesc.textContent = d.task ? this.taskWords(d.task.name, 'desc', d.task.description) : '';
     if (d.error) {
       this.dkOut.classList.add('bad');
-      this.dkOut.textContent = d.error;
+      const p = d.problem;
+      this.dkOut.textContent = p ? this.t(p.key, { ...p.params, ...(p.params.dk !== undefined ? { dk: this.fmt(p.params.dk, 2) } : {}) }) : d.error;
     } else {
       this.dkOut.classList.remove('bad');
-      this.dkOut.replaceChildren('d', el('sub', {}, 'k'), ' = d', el('sub', {}, 'model'), ` / h = ${d.c.dModel} / ${d.c.heads} = ${d.c.dModel / d.c.heads} per head`,
-        ...(d.compareHeads ? ['; the h = 1 model has one head with d', el('sub', {}, 'k'), ` = ${d.c.dModel}`] : []));
+      this.dkOut.replaceChildren('d', el('sub', {}, 'k'), ' = d', el('sub', {}, 'model'), this.t('trainer.dk.perHead', { d: d.c.dModel, h: d.c.heads, dk: d.c.dModel / d.c.heads }),
+        ...(d.compareHeads ? [this.t('trainer.dk.one'), el('sub', {}, 'k'), ` = ${d.c.dModel}`] : []));
     }
     this.renderButtons();
     this.updateHeadsViewButton();
+  }
+
+  /** Drawn again in a new language: the runs and their state stay. */
+  relocalise() {
+    this._resizeObserver?.disconnect();
+    super.relocalise();
+    if (!this.ctl.runs.length) return;
+    this.modeNote.textContent = modeText(this.t, this.ctl.client);
+    this.layout(this.ctl.runs);
+    this.renderButtons();
+    if (this.ctl.snapshot) this.scheduleRender(true);
   }
 
   // ---------------------------------------------------------------- layout
 
   /** Builds a section per run of the controller: heatmaps with verdicts and switches, and a metrics table. */
   layout(runs) {
+    const t = this.t;
     this.removeAttribute('data-specialised-step');
     this._views = runs.map(({ k, config, taskInfo, probe, labels, T, name }) => {
       const run = {};
       run.heads = Array.from({ length: config.numHeads }, (_, h) => {
         const hm = createHeatmap({
-          title: `${name ? `${name}, h` : 'H'}ead ${h + 1}`, rowLabels: labels, colLabels: labels,
+          title: name ? t('trainer.heatmapNamed', { name, head: h + 1 }) : t('trainer.heatmap', { head: h + 1 }), rowLabels: labels, colLabels: labels, t,
           markRow: taskInfo.queryPosition, testid: `trainer-weights-${k + 1}-${h + 1}`,
           fileName: `${slug(taskInfo.name)}-h${config.numHeads}-head-${h + 1}-weights`,
         });
@@ -367,38 +395,37 @@ export class HeadlabTrainer extends TrainingElement {
         const verdict = el('p', { class: 'verdict', dataset: { testid: `trainer-verdict-${k + 1}-${h + 1}` } });
         const box = el('input', { type: 'checkbox', checked: true, id: uid('on'), dataset: { testid: `trainer-switch-${k + 1}-${h + 1}` } });
         box.addEventListener('change', () => this.setHeadEnabled(h, box.checked, k).catch((e) => this.fail(e)));
-        const sw = el('label', { class: 'check switch', for: box.id }, box, `Head ${h + 1} on`);
+        const sw = el('label', { class: 'check switch', for: box.id }, box, t('trainer.headOn', { head: h + 1 }));
         // Verdict and switch go under the heatmap's title, above the map.
         hm.element.querySelector('.heatmap__title').after(verdict, sw);
         const card = el('div', { class: 'head', part: 'heatmap' }, hm.element);
         return { hm, live: liveHeatmap(hm, T, T), verdict, box, card, lastVerdict: '' };
       });
       const R = taskInfo.numRelations;
-      const head = el('tr', {}, el('th', { scope: 'col' }, 'Head'), el('th', { scope: 'col' }, 'Entropy'),
-        el('th', { scope: 'col' }, 'Mean distance'),
-        Array.from({ length: R }, (_, r) => el('th', { scope: 'col', title: taskInfo.relationNames[r] }, `Rel. ${r + 1} share`)));
+      const relationNames = this.relationNames(taskInfo);
+      const head = el('tr', {}, el('th', { scope: 'col' }, t('trainer.table.head')), el('th', { scope: 'col' }, t('trainer.table.entropy')),
+        el('th', { scope: 'col' }, t('trainer.table.distance')),
+        Array.from({ length: R }, (_, r) => el('th', { scope: 'col', title: relationNames[r] }, t('trainer.table.share', { r: r + 1 }))));
       run.cells = run.heads.map(() => ({
         entropy: el('td', { class: 'num' }, '—'), distance: el('td', { class: 'num' }, '—'),
         shares: Array.from({ length: R }, () => el('td', { class: 'num' }, '—')),
       }));
       const table = el('table', { class: 'matrix metrics', dataset: { testid: `trainer-metrics-${k + 1}` } },
-        el('caption', {}, `Attention from “${probe.tokenNames[taskInfo.queryPosition]}”, per head, averaged over ${METRIC_EXAMPLES} held-out examples`),
+        el('caption', {}, t('trainer.table.caption', { token: probe.tokenNames[taskInfo.queryPosition], n: METRIC_EXAMPLES })),
         el('thead', {}, head),
-        el('tbody', {}, run.cells.map((c, h) => el('tr', {}, el('th', { scope: 'row' }, `Head ${h + 1}`), c.entropy, c.distance, c.shares))));
+        el('tbody', {}, run.cells.map((c, h) => el('tr', {}, el('th', { scope: 'row' }, t('trainer.heatmap', { head: h + 1 })), c.entropy, c.distance, c.shares))));
       run.ablation = el('p', { class: 'note note--warn', hidden: true, dataset: { testid: `trainer-ablation-${k + 1}` } });
       run.line = el('p', { class: 'small', dataset: { testid: `trainer-run-line-${k + 1}` } });
-      const relations = el('ul', { class: 'small muted' }, taskInfo.relationNames.map((n, r) => el('li', {}, `Relation ${r + 1}: ${n}`)));
+      const relations = el('ul', { class: 'small muted' }, relationNames.map((n, r) => el('li', {}, t('trainer.relation', { r: r + 1, name: n }))));
       run.section = el('section', { class: 'run card', dataset: { run: String(k + 1), heads: String(config.numHeads) } },
-        el('h3', {}, runs.length > 1 ? `h = ${config.numHeads}` : `The ${config.numHeads === 1 ? 'head' : `${config.numHeads} heads`}`,
+        el('h3', {}, runs.length > 1 ? `h = ${config.numHeads}` : config.numHeads === 1 ? t('trainer.run.theHead') : t('trainer.run.theHeads', { n: config.numHeads }),
           el('span', { class: 'muted small' }, ` · d_model = ${config.dModel}, d_k = ${config.dModel / config.numHeads}`)),
         run.line, run.ablation,
-        el('p', { class: 'small muted' }, `One example, the probe sequence: rows are queries, columns keys (position:token). The outlined row is the query “${probe.tokenNames[taskInfo.queryPosition]}”, where the answers are read out. ` +
-          `The verdicts above the maps and the table below average over ${METRIC_EXAMPLES} held-out examples, so this one example can look sharper or more blurred than the average.`),
+        el('p', { class: 'small muted' }, t('trainer.run.probe', { token: probe.tokenNames[taskInfo.queryPosition], n: METRIC_EXAMPLES })),
         el('div', { class: 'maps' }, run.heads.map((x) => x.card)),
-        el('h4', {}, 'Per-head metrics'),
-        el('p', { class: 'small muted' }, `Where each head looks from the query “${probe.tokenNames[taskInfo.queryPosition]}” (position ${taskInfo.queryPosition}), ` +
-          `averaged over ${METRIC_EXAMPLES} held-out sequences: entropy of its weights in nats (0 = all on one key, ${fmt(Math.log(T), 2)} = even), ` +
-          'mean distance from the query to the keys it reads, and the share of its weight on each relation’s position.'),
+        el('h4', {}, t('trainer.run.metricsTitle')),
+        el('p', { class: 'small muted' }, t('trainer.run.metrics', { token: probe.tokenNames[taskInfo.queryPosition], position: taskInfo.queryPosition, n: METRIC_EXAMPLES,
+          even: this.fmt(Math.log(T), 2) })),
         relations,
         el('div', { class: 'table-scroll' }, table));
       return run;
@@ -412,21 +439,20 @@ export class HeadlabTrainer extends TrainingElement {
   }
 
   buildReadout() {
-    const cols = ['Step', 'Training loss', 'Training acc.', 'Held-out loss', 'Held-out acc.'];
+    const t = this.t;
+    const cols = ['step', 'trainLoss', 'trainAcc', 'evalLoss', 'evalAcc'].map((c) => t(`trainer.readout.${c}`));
     this._readoutCells = this.ctl.runs.map(() => cols.map(() => el('td', { class: 'num' }, '—')));
     const table = el('table', { class: 'matrix readout', dataset: { testid: 'trainer-readout' } },
-      el('caption', {}, 'Now'),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Model'), cols.map((c) => el('th', { scope: 'col' }, c)))),
+      el('caption', {}, t('trainer.readout.caption')),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t('trainer.readout.model')), cols.map((c) => el('th', { scope: 'col' }, c)))),
       el('tbody', {}, this.ctl.runs.map((r, k) => el('tr', { dataset: { run: String(k + 1) } },
         el('th', { scope: 'row' }, `h = ${r.numHeads}`), this._readoutCells[k]))));
-    this.readout.replaceChildren(table, el('p', { class: 'small muted' },
-      `Training: mean over the steps since the previous update. Held-out: ${EVAL_EXAMPLES} fixed examples the model never trains on. ` +
-      'Accuracy (acc.): the fraction of examples with every answer right.'));
+    this.readout.replaceChildren(table, el('p', { class: 'small muted' }, t('trainer.readout.note', { n: EVAL_EXAMPLES })));
   }
 
   // ---------------------------------------------------------------- controller
 
-  startedText() { return `Training started${this.ctl.runs.length > 1 ? ' (both runs)' : ''}.`; }
+  startedText() { return this.ctl.runs.length > 1 ? this.t('trainer.startedBoth') : this.t('training.started'); }
 
   /** What the controller reports: state changes, new runs, snapshots, and what went wrong. */
   onController(type, detail) {
@@ -437,7 +463,7 @@ export class HeadlabTrainer extends TrainingElement {
         // A new model: the old one's divergence no longer applies.
         if (ctl.state !== 'loading' || this._divergedShown) this.errorBox.replaceChildren();
         this._divergedShown = false;
-        if (ctl.state !== 'loading') this.modeNote.textContent = detail.note;
+        if (ctl.state !== 'loading') this.modeNote.textContent = modeText(this.t, ctl.client);
         this.layout(detail.runs);
         this.removeAttribute('data-busy');
         break;
@@ -455,8 +481,8 @@ export class HeadlabTrainer extends TrainingElement {
       case 'specialised': {
         const { run, step, seconds, tracks } = detail;
         if (run.k === ctl.runs.length - 1) this.setAttribute('data-specialised-step', String(step));
-        const who = tracks.map((t) => `head ${t.head + 1} tracks relation ${t.relation + 1}`).join(', ');
-        this.say(`${run.name ? `${run.name}: s` : 'S'}pecialised at step ${step} after ${fmt(seconds, 1)} s of training: ${who}.`);
+        const who = tracks.map((x) => this.t('trainer.tracksWho', { head: x.head + 1, relation: x.relation + 1 })).join(', ');
+        this.say(this.t(run.name ? 'trainer.said.specialisedNamed' : 'trainer.said.specialised', { name: run.name, step, seconds: this.fmt(seconds, 1), who }));
         this.emit('specialised', { heads: run.numHeads, step, seconds, tracks });
         break;
       }
@@ -472,19 +498,16 @@ export class HeadlabTrainer extends TrainingElement {
     this._divergedShown = true;
     const rate = rateText(d.learningRate);
     const lower = rateText(lowerRateFrom(d.learningRate));
-    const model = this.ctl.runs.length > 1 ? ` of the h = ${d.numHeads} model` : '';
-    const why = d.reason === 'loss'
-      ? 'the loss blew up: it grew too large to compute'
-      : 'the loss blew up: the updates kept overshooting and would have pushed the weights past ±10 000';
+    const t = this.t;
+    const model = this.ctl.runs.length > 1 ? t('trainer.ofModel', { h: d.numHeads }) : '';
+    const why = t(d.reason === 'loss' ? 'trainer.diverged.loss' : 'trainer.diverged.weights');
     const lowerButton = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'lower-rate' },
-      on: { click: () => this.lowerRate() } }, `Lower the rate to ${lower} and train again`);
+      on: { click: () => this.lowerRate() } }, t('trainer.diverged.lower', { rate: lower }));
     const resetButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'reset-diverged' },
-      on: { click: () => this.reset() } }, 'Reset');
+      on: { click: () => this.reset() } }, t('trainer.reset'));
     this.errorBox.replaceChildren(
-      el('strong', { dataset: { testid: 'trainer-diverged' } }, `Training diverged at step ${d.step}.`),
-      ` With learning rate ${rate}${d.optimizer === 'sgd' ? ' (SGD)' : ''}, ${why}. ` +
-      `Each step was too big a jump. Training stopped, and the model${model} is kept as it was at step ${d.step - 1}. ` +
-      `Lower the learning rate and train again, or reset to start over. `,
+      el('strong', { dataset: { testid: 'trainer-diverged' } }, t('trainer.diverged.title', { step: d.step })),
+      t('trainer.diverged.text', { rate, sgd: d.optimizer === 'sgd' ? ' (SGD)' : '', why, model, kept: d.step - 1 }),
       el('span', { class: 'toolbar' }, lowerButton, resetButton));
     this.emit('diverged', { heads: d.numHeads, step: d.step, learningRate: +d.learningRate.toPrecision(6), optimizer: d.optimizer, reason: d.reason });
     this.renderButtons();
@@ -493,10 +516,10 @@ export class HeadlabTrainer extends TrainingElement {
   /** The Worker stopped: say so, and offer a new one. */
   offerRestart(message) {
     const button = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'restart' },
-      on: { click: () => this.restart() } }, 'Restart training');
-    const sentence = message.charAt(0).toUpperCase() + message.slice(1);
-    this.errorBox.replaceChildren(el('strong', {}, 'Training stopped.'),
-      ` ${sentence}. The model it was training is lost; Restart trains a new one from step 0 in a new Worker. `, button);
+      on: { click: () => this.restart() } }, this.t('trainer.restart'));
+    const said = this.t.lang === 'en' ? message : this.t('trainer.workerStopped', { detail: message });
+    const sentence = said.charAt(0).toUpperCase() + said.slice(1);
+    this.errorBox.replaceChildren(el('strong', {}, this.t('training.stopped')), this.t('trainer.workerLost', { sentence }), button);
     this.emit('error', { message });
     this.renderButtons();
   }
@@ -539,10 +562,10 @@ export class HeadlabTrainer extends TrainingElement {
   }
 
   renderRun(view, run, s, running) {
-    const names = run.taskInfo.relationNames;
+    const names = this.relationNames(run.taskInfo);
     s.metrics.forEach((m, h) => {
       const x = view.heads[h];
-      const v = headVerdict(m, names, { enabled: s.enabled[h], step: s.step });
+      const v = headVerdict(m, names, { enabled: s.enabled[h], step: s.step }, this.t);
       const key = `${v.tag}|${v.text}`;
       if (key !== x.lastVerdict) {
         x.lastVerdict = key;
@@ -551,14 +574,14 @@ export class HeadlabTrainer extends TrainingElement {
       }
       x.box.checked = x.pending ?? s.enabled[h];
       const c = view.cells[h];
-      setText(c.entropy, fmt(m.entropy, 3));
-      setText(c.distance, fmt(m.meanDistance, 2));
-      m.relationShare.forEach((share, r) => setText(c.shares[r], fmt(share, 3)));
+      setText(c.entropy, this.fmt(m.entropy, 3));
+      setText(c.distance, this.fmt(m.meanDistance, 2));
+      m.relationShare.forEach((share, r) => setText(c.shares[r], this.fmt(share, 3)));
     });
-    const ablation = ablationText(s, running);
+    const ablation = ablationText(s, running, this.t);
     view.ablation.hidden = !s.enabled.includes(false);
     if (ablation) setText(view.ablation, ablation);
-    setText(view.line, runLineText(s, run.specialisedAt));
+    setText(view.line, runLineText(s, run.specialisedAt, this.t));
   }
 
   renderReadout(snap) {
@@ -566,52 +589,61 @@ export class HeadlabTrainer extends TrainingElement {
       const cells = this._readoutCells[k];
       setText(cells[0], String(s.step));
       if (s.train) {
-        setText(cells[1], fmt(s.train.loss, 4));
-        setText(cells[2], fmt(s.train.accuracy, 3));
+        setText(cells[1], this.fmt(s.train.loss, 4));
+        setText(cells[2], this.fmt(s.train.accuracy, 3));
       }
-      setText(cells[3], fmt(s.eval.loss, 4));
-      setText(cells[4], fmt(s.eval.accuracy, 3));
+      setText(cells[3], this.fmt(s.eval.loss, 4));
+      setText(cells[4], this.fmt(s.eval.accuracy, 3));
     });
     const { currentStep: step, until } = this.ctl;
-    this.progress.textContent = `Step ${step} · ${fmt(this.ctl.seconds(), 1)} s of training · pauses at ${Math.max(until, step)}`;
+    this.progress.textContent = this.t('trainer.progress', { step, seconds: this.fmt(this.ctl.seconds(), 1), until: Math.max(until, step) });
   }
 
   renderCharts() {
     const { runs, currentStep: step, until } = this.ctl;
     const compare = runs.length > 1;
+    const t = this.t;
+    const named = (r, label) => (compare ? t('trainer.curve.named', { h: r.numHeads, label }) : label);
     const lines = (field, trainField) => runs.flatMap((r, k) => {
       const color = SERIES[k % SERIES.length].color;
       const dash = SERIES[k % SERIES.length].dash;
-      const prefix = compare ? `h = ${r.numHeads} ` : '';
       return [
-        { label: `${prefix}training batch`, color, dash, width: 1.4, opacity: 0.45,
+        { label: named(r, t('trainer.curve.batch')), color, dash, width: 1.4, opacity: 0.45,
           points: r.history.filter((p) => p[trainField] !== null).map((p) => [p.step, p[trainField]]) },
-        { label: `${prefix}held-out`, color, dash, width: 2.6, points: r.history.map((p) => [p.step, p[field]]) },
+        { label: named(r, t('trainer.curve.heldOut')), color, dash, width: 2.6, points: r.history.map((p) => [p.step, p[field]]) },
       ];
     });
     // The step axis grows with training (a quarter ahead of the current step), up to where training pauses.
     const xMax = Math.min(Math.max(until, step), Math.max(100, step * 1.25));
-    const marks = this.ctl.marks.slice();
+    const marks = this.ctl.marks.map((m) => {
+      if (m.head === undefined) return m;
+      const label = t(`trainer.curve.mark.${m.enabled ? 'on' : 'off'}`, { head: m.head + 1 });
+      return { x: m.x, label: m.numHeads ? t('trainer.curve.markNamed', { h: m.numHeads, label }) : label };
+    });
     for (const r of runs) {
-      if (r.specialisedAt) marks.push({ x: r.specialisedAt.step, label: `${compare ? `h = ${r.numHeads} ` : ''}specialised` });
+      if (r.specialisedAt) marks.push({ x: r.specialisedAt.step, label: named(r, t('trainer.curve.specialised')) });
     }
     // Measured when the layout changes (onResize, layout()), never here: reading it now would force a layout.
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));
     const lossSeries = lines('evalLoss', 'trainLoss');
     const lastText = (field, digits) => runs.map((r) => {
       const p = r.history[r.history.length - 1];
-      return p ? `${compare ? `h = ${r.numHeads}: ` : ''}${fmt(p[field], digits)} at step ${p.step}` : '';
+      if (!p) return '';
+      const value = this.fmt(p[field], digits);
+      return compare ? t('trainer.curve.nowNamed', { h: r.numHeads, value, step: p.step }) : t('trainer.curve.now', { value, step: p.step });
     }).join('; ');
-    this.drawChart(this.lossChart, curvesFigure({ series: lossSeries, yLog: true, yMin: 1e-4, xMax, marks, width, yLabel: 'loss' }),
-      `Loss curves, log scale. Held-out loss now ${lastText('evalLoss', 4)}.`);
-    this.drawChart(this.accChart, curvesFigure({ series: lines('evalAccuracy', 'trainAccuracy'), yMin: 0, yMax: 1, xMax, marks, width, yLabel: 'accuracy',
-      yRef: { y: SPECIALISED_ACCURACY, label: String(SPECIALISED_ACCURACY) } }),
-    `Accuracy curves. Held-out accuracy now ${lastText('evalAccuracy', 3)}.`);
+    const tick = (text) => text.replace('.', this.fmt(0.5, 1).charAt(1));
+    const xLabel = t('training.step');
+    this.drawChart(this.lossChart, curvesFigure({ series: lossSeries, yLog: true, yMin: 1e-4, xMax, marks, width, xLabel, yLabel: t('trainer.curve.loss'), tick }),
+      t('trainer.curve.lossLabel', { now: lastText('evalLoss', 4) }));
+    this.drawChart(this.accChart, curvesFigure({ series: lines('evalAccuracy', 'trainAccuracy'), yMin: 0, yMax: 1, xMax, marks, width, xLabel, yLabel: t('trainer.curve.accuracy'), tick,
+      yRef: { y: SPECIALISED_ACCURACY, label: tick(String(SPECIALISED_ACCURACY)) } }),
+    t('trainer.curve.accuracyLabel', { now: lastText('evalAccuracy', 3) }));
   }
 
   renderButtons() {
     const c = this.ctl.controls();
-    this.startButton.textContent = c.start;
+    this.startButton.textContent = this.startText(c);
     this.startButton.disabled = !c.canStart;
     this.stepButton.disabled = !c.canStep;
     this.resetButton.disabled = !c.canReset;
@@ -620,7 +652,8 @@ export class HeadlabTrainer extends TrainingElement {
   }
 
   renderSummary() {
-    const text = summaryText(this.ctl.runs, this.ctl.snapshot);
+    const runs = this.ctl.runs.map((r) => ({ ...r, taskInfo: { ...r.taskInfo, relationNames: this.relationNames(r.taskInfo) } }));
+    const text = summaryText(runs, this.ctl.snapshot, this.t);
     this.summaryLine.hidden = !text;
     if (text) this.summaryLine.textContent = text;
   }
@@ -650,7 +683,7 @@ export class HeadlabTrainer extends TrainingElement {
       const r = this.ctl.runs[run];
       const filename = `headlab-${slug(r.taskInfo.name)}-h${r.numHeads}-d${r.dModel}-seed${r.config.seed}-step${this.ctl.currentStep}.hlab`;
       download(new Blob([bytes], { type: 'application/octet-stream' }), filename);
-      this.say(`Saved the h = ${r.numHeads} model after ${this.ctl.currentStep} steps as ${filename}.`);
+      this.say(this.t('trainer.said.saved', { h: r.numHeads, steps: this.ctl.currentStep, filename }));
       this.emit('export', { format: 'hlab', filename });
     } catch (e) {
       this.fail(e);
@@ -661,19 +694,20 @@ export class HeadlabTrainer extends TrainingElement {
     const file = this.fileInput.files?.[0];
     if (!file) return;
     this.errorBox.replaceChildren();
+    const t = this.t;
     const why = (text) => {
-      this.errorBox.replaceChildren(el('strong', {}, `“${file.name}” was not loaded.`), ` ${text}`);
+      this.errorBox.replaceChildren(el('strong', {}, t('trainer.file.notLoaded', { name: file.name })), ` ${text}`);
       this.emit('error', { message: `${file.name}: ${text}` });
     };
-    if (file.size === 0) return why('The file is empty. Model files are the .hlab files that “Save model” writes.');
-    if (file.size > MAX_FILE_BYTES) return why(`The file is ${(file.size / 2 ** 20).toFixed(1)} MB; a HeadLab model is at most 64 MB.`);
+    if (file.size === 0) return why(t('trainer.file.empty'));
+    if (file.size > MAX_FILE_BYTES) return why(t('trainer.file.tooLarge', { size: this.fmt(file.size / 2 ** 20, 1) }));
     try {
       const bytes = new Uint8Array(await file.arrayBuffer());
-      await this.loadModel(bytes, `“${file.name}”`);
+      await this.loadModel(bytes, t('trainer.quoted', { name: file.name }));
     } catch (e) {
       const detail = String(e?.message ?? e).replace(/^loadTrainer: bytes: (load: )?/, '');
-      if (detail.startsWith('the file is damaged')) why(`The file is damaged: it changed or was cut short after it was saved. Details: ${detail}.`);
-      else why(`It is not a HeadLab model this page can read: ${detail}. Model files are the .hlab files that “Save model” writes.`);
+      if (detail.startsWith('the file is damaged')) why(t('trainer.file.damaged', { detail }));
+      else why(t('trainer.file.notModel', { detail }));
     } finally {
       this.fileInput.value = '';
     }
@@ -700,9 +734,9 @@ export class HeadlabTrainer extends TrainingElement {
       const r = this.ctl.runs[run];
       const s = this.ctl.snapshot.runs[run];
       const d = m.dModel;
-      const verdicts = s.metrics.map((x) => headVerdict(x, r.taskInfo.relationNames, { enabled: true, step: s.step }));
+      const verdicts = s.metrics.map((x) => headVerdict(x, this.relationNames(r.taskInfo), { enabled: true, step: s.step }, this.t));
       target.model = {
-        name: `Trained on ${r.taskInfo.name}, h = ${m.numHeads}, step ${s.step}`,
+        name: this.t('trainer.headsViewName', { task: this.taskName(r.taskInfo.name), h: m.numHeads, step: s.step }),
         tokens: r.labels, X: rows(m.X, m.tokens.length, d), numHeads: m.numHeads,
         wQ: rows(m.wQ, d, d), wK: rows(m.wK, d, d), wV: rows(m.wV, d, d), wO: rows(m.wO, d, d),
         bQ: Array.from(m.bQ), bK: Array.from(m.bK), bV: Array.from(m.bV), bO: Array.from(m.bO),
@@ -711,7 +745,7 @@ export class HeadlabTrainer extends TrainingElement {
       };
       target.hidden = false;
       target.scrollIntoView({ block: 'start', behavior: this._reduced?.matches ? 'auto' : 'smooth' });
-      this.say(`The trained h = ${m.numHeads} layer is now shown in the heads view.`);
+      this.say(this.t('trainer.said.headsView', { h: m.numHeads }));
     } catch (e) {
       this.fail(e);
     }

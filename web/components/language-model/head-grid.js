@@ -4,22 +4,22 @@
 // opens a head, whose full heatmap HeadDetail draws below it. Beside the label, the
 // score that shows the head's part in the task (head-trend.js) with where it is heading:
 // an arrow over the last steps and a sparkline of the whole run (height 0..1). Every number comes from the session's
-// snapshots.
+// snapshots. Words come from the element's message function `t` (catalogues/language-model.js).
 
 import { el, svgEl, uid, setText } from '../shared/render/dom.js';
-import { fmt } from '../../lib/teach/format.js';
+import { fixed } from '../../lib/i18n/index.js';
 import { rowPeak } from '../../lib/teach/head-trend.js';
 import { viridisRGB } from '../shared/render/colormap.js';
 import { createHeatmap } from '../shared/render/heatmap.js';
 import { liveHeatmap } from '../shared/render/trainer-heatmap.js';
 
-/** Score field of each head label, and what the label means in learner words. */
+/** Score field of each head label (the API's label; lm.label.* and lm.means.* say it in learner words). */
 const LABELS = {
-  'previous token': { key: 'previousToken', kind: 'prev', means: 'looks at the token just before' },
-  induction: { key: 'induction', kind: 'induction', means: 'looks at what came after the last time this token appeared' },
-  'duplicate token': { key: 'duplicateToken', kind: 'dup', means: 'looks at earlier copies of the same token' },
-  'first token': { key: 'firstToken', kind: 'first', means: 'rests on the first token (a place to put weight it has no use for)' },
-  coreference: { key: 'coreference', kind: 'coref', means: 'looks from “it” back to the noun it refers to' },
+  'previous token': { key: 'previousToken', kind: 'prev' },
+  induction: { key: 'induction', kind: 'induction' },
+  'duplicate token': { key: 'duplicateToken', kind: 'dup' },
+  'first token': { key: 'firstToken', kind: 'first' },
+  coreference: { key: 'coreference', kind: 'coref' },
 };
 const SCORE_FIELDS = [['previousToken', 'previous token'], ['induction', 'induction'], ['duplicateToken', 'duplicate token'],
   ['firstToken', 'first token'], ['coreference', 'coreference']];
@@ -44,7 +44,7 @@ export const GRID_CSS = `
 .cell[data-kind="prev"] .tag, .cell[data-kind="coref"] .tag { color: var(--hl-accent); }
 .cell[data-kind="none"] .tag { color: var(--hl-muted); font-weight: 400; }
 .cell[data-off] canvas { opacity: 0.35; }
-.cell[data-off] .tag::after { content: " (off)"; color: var(--hl-error); font-weight: 400; }
+.cell[data-off] .tag::after { content: " (" attr(data-off) ")"; color: var(--hl-error); font-weight: 400; }
 .switches { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; }
 @container (max-width: 30rem) {
   .heads-grid [role="row"] { grid-template-columns: 1.5rem repeat(var(--heads), minmax(0, 1fr)); gap: 0.25rem; }
@@ -58,22 +58,23 @@ export const GRID_CSS = `
 }
 `;
 
-/** Learner names of the score fields. */
+/** Learner names of the score fields (the API's label names). */
 export const SCORE_NAMES = Object.fromEntries(SCORE_FIELDS);
 
 /**
  * The label a head got, what it means, and the score to show: `key`'s (the task score,
- * head-trend.js's taskScoreKey) when given, else the label's, else the highest.
+ * head-trend.js's taskScoreKey) when given, else the label's, else the highest; in the words of `t`.
  */
-export function describeHead(s, key = null) {
+export function describeHead(s, key, t) {
   const info = LABELS[s.label];
-  const shown = key && Number.isFinite(s[key]) ? { score: s[key], scoreName: SCORE_NAMES[key] } : null;
-  if (info) return { tag: s.label, score: s[info.key], scoreName: s.label, kind: info.kind, means: info.means, ...shown };
+  const name = (label) => t(`lm.label.${label}`);
+  const shown = key && Number.isFinite(s[key]) ? { score: s[key], scoreName: name(SCORE_NAMES[key]) } : null;
+  if (info) return { tag: name(s.label), score: s[info.key], scoreName: name(s.label), kind: info.kind, means: t(`lm.means.${s.label}`), ...shown };
   let best = shown;
-  for (const [key, name] of SCORE_FIELDS) {
-    if (!shown && Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name };
+  for (const [key, label] of SCORE_FIELDS) {
+    if (!shown && Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name(label) };
   }
-  return { tag: 'no label', kind: 'none', means: 'has no score at the threshold', ...best };
+  return { tag: t('lm.label.none'), kind: 'none', means: t('lm.means.none'), ...best };
 }
 
 export class HeadGrid {
@@ -81,9 +82,10 @@ export class HeadGrid {
    * @param {{ onOpen: (layer: number, head: number) => void, prefix?: string }} o  a head was opened (click, Enter or
    *   Space); `prefix` starts the test ids ('lm': lm-grid, lm-cell-1-2, …)
    */
-  constructor({ onOpen, prefix = 'lm' }) {
+  constructor({ onOpen, prefix = 'lm', t }) {
     this.onOpen = onOpen;
     this.prefix = prefix;
+    this.t = t;
     this.cells = [];
     this.focus = null;
     this.shape = null;
@@ -92,19 +94,20 @@ export class HeadGrid {
   }
 
   /** Cells for a model of `layers` × `heads` (named `name`); the cell of `open` takes the Tab stop. */
-  build({ layers, heads, name }, open) {
+  build({ layers, heads }, open) {
     this.shape = { layers, heads };
+    const t = this.t;
     const grid = this.element;
     grid.style.setProperty('--heads', String(heads));
-    grid.setAttribute('aria-label', `Heads of the ${name} model: rows are layers, columns heads. Arrow keys move, Enter or Space opens a head.`);
+    grid.setAttribute('aria-label', t('lm.grid.aria', { name: t.plural('lm.layers', layers) }));
     grid.setAttribute('aria-rowcount', String(layers + 1));
-    const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, el('span', { class: 'sr-only' }, 'Layer')),
-      Array.from({ length: heads }, (_, h) => el('span', { role: 'columnheader' }, `Head ${h + 1}`)));
+    const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, el('span', { class: 'sr-only' }, t('lm.grid.layer'))),
+      Array.from({ length: heads }, (_, h) => el('span', { role: 'columnheader' }, t('lm.grid.headN', { head: h + 1 }))));
     this.cells = [];
     const rows = Array.from({ length: layers }, (_, l) => {
       const cells = Array.from({ length: heads }, (_, h) => {
         const canvas = el('canvas', { width: 1, height: 1, 'aria-hidden': 'true' });
-        const tag = el('span', { class: 'tag' }, '…');
+        const tag = el('span', { class: 'tag', dataset: { off: t('lm.grid.off') } }, '…');
         const scoreName = el('span', { class: 'score-name' });
         const scoreValue = el('span', { class: 'score-value' });
         const score = el('span', { class: 'score' }, scoreName, scoreValue);
@@ -118,12 +121,12 @@ export class HeadGrid {
         const cell = el('div', { role: 'gridcell', class: 'cell', tabindex: '-1', 'aria-selected': 'false',
           dataset: { layer: String(l), head: String(h), testid: `${this.prefix}-cell-${l + 1}-${h + 1}` },
           on: { click: () => { this.focusCell(l, h); this.onOpen(l, h); } } },
-        el('span', { class: 'sr-only' }, `Layer ${l + 1}, head ${h + 1}: `), canvas, tag, el('span', { class: 'sr-only' }, ', '), score, trend, off);
+        el('span', { class: 'sr-only' }, t('lm.grid.cell', { layer: l + 1, head: h + 1 })), canvas, tag, el('span', { class: 'sr-only' }, ', '), score, trend, off);
         this.cells.push({ cell, canvas, tag, scoreName, scoreValue, off, l, h, trend, arrow, trendText, line });
         return cell;
       });
-      return el('div', { role: 'row' }, el('span', { role: 'rowheader', 'aria-label': `Layer ${l + 1}` },
-        el('span', { class: 'wide-only' }, 'Layer '), el('span', { class: 'narrow-only' }, 'L'), String(l + 1)), cells);
+      return el('div', { role: 'row' }, el('span', { role: 'rowheader', 'aria-label': t('lm.grid.layerN', { layer: l + 1 }) },
+        el('span', { class: 'wide-only' }, `${t('lm.grid.layer')} `), el('span', { class: 'narrow-only' }, t('lm.grid.layerShort')), String(l + 1)), cells);
     });
     grid.replaceChildren(header, ...rows);
     const first = this.cellAt(open.layer, open.head) ?? this.cells[0];
@@ -167,22 +170,23 @@ export class HeadGrid {
    */
   draw(s, trendOf = null) {
     const [, H, T] = s.shape;
+    const t = this.t;
     for (const x of this.cells) {
       const i = x.l * H + x.h;
       const score = s.scores.find((q) => q.layer === x.l && q.head === x.h) ?? s.scores[i];
-      const t = trendOf?.(x.l, x.h);
-      const d = describeHead(score, t?.key);
+      const trend = trendOf?.(x.l, x.h);
+      const d = describeHead(score, trend?.key, t);
       const on = s.enabled[i];
       drawMini(x.canvas, s.weights, i * T * T, T);
-      drawTrend(x, t?.trend ?? null);
+      drawTrend(x, trend?.trend ?? null, t);
       setText(x.tag, d.tag);
       // On narrow screens only the number shows; the score's name stays for screen readers.
       setText(x.scoreName, d.score === undefined ? '' : `${d.scoreName} `);
-      setText(x.scoreValue, d.score === undefined ? '\u00a0' : fmt(d.score, 2));
+      setText(x.scoreValue, d.score === undefined ? '\u00a0' : fixed(t.lang, d.score, 2));
       x.cell.dataset.kind = d.kind;
-      x.cell.toggleAttribute('data-off', !on);
+      x.cell.toggleAttribute('data-off', !on);  // the tag's data-off holds the word CSS shows
       x.cell.dataset.label = score.label || '';
-      setText(x.off, on ? '' : ', switched off');
+      setText(x.off, on ? '' : t('lm.grid.switchedOff'));
     }
   }
 
@@ -198,9 +202,9 @@ export class HeadDetail {
    * @param {{ fileName: (layer: number, head: number) => string, onExport: (format: string, filename: string) => void,
    *   prefix?: string, name?: string }} o  `prefix` starts the test ids (as HeadGrid's); `name` the model's, in the title
    */
-  constructor({ fileName, onExport, prefix = 'lm', name = '' }) {
-    Object.assign(this, { fileName, onExport, prefix, name });
-    this.title = el('h3', { dataset: { testid: `${prefix}-detail-title` } }, 'One head');
+  constructor({ fileName, onExport, prefix = 'lm', name = '', t }) {
+    Object.assign(this, { fileName, onExport, prefix, name, t });
+    this.title = el('h3', { dataset: { testid: `${prefix}-detail-title` } }, t('lm.detail.oneHead'));
     this.text = el('p', { class: 'small', dataset: { testid: `${prefix}-detail-text` } });
     this.box = el('div', { dataset: { testid: `${prefix}-detail` } });
     this.element = el('section', { class: 'part', part: 'heatmap' }, this.title, this.text, this.box);
@@ -213,21 +217,23 @@ export class HeadDetail {
     if (layer >= L || head >= H) return;
     const labels = s.tokens.map((t, i) => `${i}:${t}`);
     const key = `${layer}.${head}\u0002${labels.join('\u0001')}`;
-    const title = `${this.name ? `${this.name}: ` : ''}Layer ${layer + 1}, head ${head + 1}`;
+    const t = this.t;
+    const num = (v) => fixed(t.lang, v, 2);
+    const title = this.name ? t('lm.detail.titleNamed', { name: this.name, layer: layer + 1, head: head + 1 }) : t('lm.detail.title', { layer: layer + 1, head: head + 1 });
     if (!this.shown || this.shown.key !== key) {
       const hm = createHeatmap({ title, rowLabels: labels, colLabels: labels, testid: `${this.prefix}-detail-table`,
-        fileName: this.fileName(layer, head), onExport: this.onExport });
+        fileName: this.fileName(layer, head), onExport: this.onExport, t });
       this.shown = { key, hm, live: liveHeatmap(hm, T, T), lastFull: 0 };
       this.box.replaceChildren(hm.element);
       full = true;
     }
     const score = s.scores.find((q) => q.layer === layer && q.head === head);
-    const d = describeHead(score);
-    this.shown.hm.setTitle(`${title}: ${d.tag}`);
-    setText(this.title, `${title}, opened`);
-    setText(this.text, `${d.kind === 'none' ? 'No label: this head' : `Labelled “${d.tag}”: this head`} ${d.means}. ` +
-      `Scores: ${SCORE_FIELDS.filter(([k]) => Number.isFinite(score[k])).map(([k, n]) => `${n} ${fmt(score[k], 2)}`).join(', ')}.` +
-      (Number.isFinite(score.coreference) ? ` ${corefNote(s, layer * H + head, score)}` : ''));
+    const d = describeHead(score, null, t);
+    this.shown.hm.setTitle(t('lm.detail.labelled', { title, tag: d.tag }));
+    setText(this.title, t('lm.detail.opened', { title }));
+    const scores = SCORE_FIELDS.filter(([k]) => Number.isFinite(score[k])).map(([k, n]) => t('lm.detail.score', { name: t(`lm.label.${n}`), value: num(score[k]) }));
+    setText(this.text, `${d.kind === 'none' ? t('lm.detail.noLabel', { means: d.means }) : t('lm.detail.withLabel', { tag: d.tag, means: d.means })} ` +
+      t('lm.detail.scores', { scores: scores.join(', ') }) + (Number.isFinite(score.coreference) ? ` ${corefNote(s, layer * H + head, score, t)}` : ''));
     const now = performance.now();
     const refresh = full || !running || now - this.shown.lastFull > 1000;
     if (refresh) this.shown.lastFull = now;
@@ -239,8 +245,8 @@ export class HeadDetail {
 /** "Heads on": a checkbox per head; a change asks setHead(layer, head, on), and settled() follows its answer. */
 export class HeadSwitches {
   /** @param {{ setHead: (layer: number, head: number, on: boolean) => Promise<void>, settled: () => void }} o */
-  constructor({ setHead, settled }) {
-    Object.assign(this, { setHead, settled });
+  constructor({ setHead, settled, t }) {
+    Object.assign(this, { setHead, settled, t });
     this.boxes = [];
     this.pending = 0;  // requests on their way: a snapshot answering an earlier one must not flip a box back
     this.element = el('div', { class: 'switches', dataset: { testid: 'lm-switches' } });
@@ -260,7 +266,7 @@ export class HeadSwitches {
           });
         });
         this.boxes.push(box);
-        labels.push(el('label', { class: 'check', for: box.id }, box, `L${l + 1} H${h + 1}`));
+        labels.push(el('label', { class: 'check', for: box.id }, box, this.t('lm.switch', { layer: l + 1, head: h + 1 })));
       }
     }
     this.element.replaceChildren(...labels);
@@ -286,27 +292,24 @@ export function scoresCSV(s) {
  * Cricket: which query the coreference score reads, where the rows of “it” and “was” point on the drawn
  * sentence, and the fixed-position baseline (headReport's positionPeak and bestFixedPosition).
  */
-export function corefNote(s, i, score) {
+export function corefNote(s, i, score, t) {
+  const num = (v) => fixed(t.lang, v, 2);
   const rows = ['it', 'was'].map((word) => rowPeak(s, i, word)).filter(Boolean)
-    .map((p) => `from “${p.query}” its most weight (${fmt(p.weight, 2)}) is on “${p.key}”`);
-  const base = Number.isFinite(s.bestFixedPosition) ? `; a head that always looked at one fixed position, or one fixed distance back, would score ${fmt(s.bestFixedPosition, 2)} at best` : '';
-  return 'The coreference score is the mean weight, over held-out sentences, on the noun “it” stands for, from the query “it” and from the query “was” ' +
-    '(where the adjective is predicted), whichever of the two is larger. ' +
-    (rows.length ? `On this sentence, ${rows.join(', and ')}. ` : '') +
-    `Fixed-position baseline: this head’s most weight on one position or distance is ${fmt(score.positionPeak, 2)}${base}: ` +
-    'a coreference score well above these follows the noun, not a position.';
+    .map((p) => t('lm.coref.row', { query: p.query, weight: num(p.weight), key: p.key }));
+  const base = Number.isFinite(s.bestFixedPosition) ? t('lm.coref.base', { best: num(s.bestFixedPosition) }) : '';
+  return t('lm.coref.note', { rows: rows.length ? t('lm.coref.rows', { rows: rows.join(t('lm.coref.and')) }) : '', peak: num(score.positionPeak), base });
 }
 
 /** A cell's trend: arrow, sparkline and, for screen readers, the words. */
-function drawTrend(x, t) {
-  x.trend.hidden = !t;
-  if (!t) return;
-  x.trend.dataset.direction = t.direction;
-  setText(x.arrow, t.arrow);
-  setText(x.trendText, `, ${t.direction} from ${fmt(t.from, 2)}`);
+function drawTrend(x, trend, t) {
+  x.trend.hidden = !trend;
+  if (!trend) return;
+  x.trend.dataset.direction = trend.direction;
+  setText(x.arrow, trend.arrow);
+  setText(x.trendText, t(`lm.trend.${trend.direction}`, { from: fixed(t.lang, trend.from, 2) }));
   // Scores are 0..1: the line's height is the score, so 0.5 (a label) is half way up.
-  const n = t.points.length;
-  x.line.setAttribute('points', t.points.map((v, k) => `${(n > 1 ? k / (n - 1) : 0).toFixed(3)},${(1 - Math.min(1, Math.max(0, v))).toFixed(3)}`).join(' '));
+  const n = trend.points.length;
+  x.line.setAttribute('points', trend.points.map((v, k) => `${(n > 1 ? k / (n - 1) : 0).toFixed(3)},${(1 - Math.min(1, Math.max(0, v))).toFixed(3)}`).join(' '));
 }
 
 /** One head's T × T weights as T × T pixels (the canvas is scaled up by CSS, pixelated). */

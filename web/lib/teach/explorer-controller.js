@@ -22,6 +22,11 @@
 //   cancelled  load() → loading
 //   any        dispose() → empty
 
+import { translator } from '../i18n/index.js';
+import catalogue from '../i18n/catalogues/model-explorer.js';
+
+const ENGLISH = translator(catalogue, 'en');
+
 /** Every allowed change of state: from → the states it may go to. */
 export const TRANSITIONS = {
   empty: ['loading'],
@@ -66,24 +71,21 @@ export function sizeText(bytes) {
 }
 
 /**
- * Why a load failed, in plain words (one or two sentences), from the error's message and
- * what the page knows: whether the browser says it is online.
+ * Why a load failed, in plain words (one or two sentences, in the language of `t`), from the
+ * error's message and what the page knows: whether the browser says it is online.
  */
-export function explainLoadError(message, { online = true, what = 'the model' } = {}) {
+export function explainLoadError(message, { online = true, what, t = ENGLISH } = {}) {
   const m = String(message ?? '');
-  if (/security policy|Content-Security-Policy|CSP/i.test(m)) {
-    return `This page does not allow downloads from the Hugging Face hub (its Content-Security-Policy blocks them). ` +
-      `A course author can allow https://huggingface.co and its file servers in connect-src, or host the files next to the page. (${m})`;
-  }
-  if (!online) return `You are offline, so ${what} could not be downloaded. HeadLab’s own models work offline; a Hugging Face model loads offline once it has been downloaded here before.`;
-  if (/\b404\b|not found/i.test(m)) return `The hub has no such file: ${m}`;
-  if (/pytorch_model\.bin|only.*pickle/i.test(m)) return `${m} HeadLab reads model.safetensors only; several repositories have a converted copy in a refs/pr/… revision.`;
-  if (/\bwas cut\b|incomplete|truncat/i.test(m)) return `The download stopped before the end of a file; try again. (${m})`;
-  if (/Failed to fetch|NetworkError|Load failed|fetch failed|network/i.test(m)) {
-    return `The download did not go through: the network, a firewall or this page’s settings blocked it, or the hub did not answer. (${m})`;
-  }
-  if (/memory|too large|maxBytes|cannot fit/i.test(m)) return `This model is too large for this browser tab: ${m}`;
-  return `${what.charAt(0).toUpperCase()}${what.slice(1)} could not be loaded: ${m}`;
+  const thing = what ?? t('explorer.err.whatModel');
+  if (/security policy|Content-Security-Policy|CSP/i.test(m)) return t('explorer.err.csp', { detail: m });
+  if (!online) return t('explorer.err.offline', { what: thing });
+  if (/\b404\b|not found/i.test(m)) return t('explorer.err.notFound', { detail: m });
+  if (/pytorch_model\.bin|only.*pickle/i.test(m)) return t('explorer.err.pytorch', { detail: m });
+  if (/\bwas cut\b|incomplete|truncat/i.test(m)) return t('explorer.err.cut', { detail: m });
+  if (/Failed to fetch|NetworkError|Load failed|fetch failed|network/i.test(m)) return t('explorer.err.network', { detail: m });
+  if (/memory|too large|maxBytes|cannot fit/i.test(m)) return t('explorer.err.memory', { detail: m });
+  const text = t('explorer.err.other', { what: thing, detail: m });
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }
 
 export class ExplorerController {
@@ -95,9 +97,10 @@ export class ExplorerController {
    * @param {() => boolean} [o.online]  whether the browser says it is online
    * @param {string} [o.name]  prefixes the errors of the methods
    * @param {number} [o.lensBudget]  the logit lens comes with every run up to this many multiply-adds (see lensIsCheap)
+   * @param {() => Function} [o.t]  the message function the words of `error` come from (catalogues/model-explorer.js; English)
    */
-  constructor({ createClient, readShipped, emit, online = () => true, name = 'headlab-model-explorer', lensBudget = 6e9 }) {
-    Object.assign(this, { createClient, readShipped, emit, online, name, lensBudget });
+  constructor({ createClient, readShipped, emit, online = () => true, name = 'headlab-model-explorer', lensBudget = 6e9, t = () => ENGLISH }) {
+    Object.assign(this, { createClient, readShipped, emit, online, name, lensBudget, t });
     this.state = 'empty';
     this.client = null;
     this.source = null;         // what is loaded or on its way: { kind, name | id | files, revision? }
@@ -174,7 +177,8 @@ export class ExplorerController {
       answer = await client.request('load', payload, transfer);
     } catch (e) {
       if (job !== this._job) return;
-      this.error = explainLoadError(e?.message ?? e, { online: this.online(), what: source.kind === 'shipped' ? 'HeadLab’s model' : 'the model' });
+      const t = this.t();
+      this.error = explainLoadError(e?.message ?? e, { online: this.online(), what: t(source.kind === 'shipped' ? 'explorer.err.whatShipped' : 'explorer.err.whatModel'), t });
       this.go('error', 'load-failed');
       this.emit('error', { message: this.error, cause: e });
       return;
@@ -207,7 +211,8 @@ export class ExplorerController {
     } else if (m.event === 'paused' && m.reason === 'error' && m.fatal) {
       // The Worker (and the model in it) is gone: a new one starts on the next load.
       this._job += 1;
-      const message = `The model’s Worker stopped (${m.message ?? 'no reason given'}), perhaps because the tab ran out of memory. Load a model again to go on.`;
+      const t = this.t();
+      const message = t('explorer.err.dead', { detail: m.message ?? t('explorer.err.noReason') });
       this.client = null;
       this.info = null;
       this.results = null;

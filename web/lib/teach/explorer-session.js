@@ -135,6 +135,7 @@ export class ExplorerSession {
     else out.baseline = kept.next ??= (await model.run(r.ids, { topK })).next;
     if (typeof model.logitLens !== 'function') {
       out.lensNote = 'HeadLab’s own small models do not expose what each layer adds, so they have no logit lens; a Hugging Face model has one.';
+      out.lensNoteKey = 'explorer.lensNone';  // the same in the element's language (catalogues/model-explorer.js)
     } else if (lens || kept.lens) {
       out.lens = kept.lens ??= (await model.logitLens(r.ids, { topK: 3 })).layers;
     }

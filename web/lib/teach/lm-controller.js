@@ -5,9 +5,9 @@
 // or the trained one HeadLab ships, with a new one in its place when that cannot be
 // loaded), a run per model of the session (lm-session.js), the phase change of each
 // run, each head's task score over time (head-trend.js), and the requests the element's panels make (head switches, the example text,
-// generation, saving).
+// generation, saving, loading a saved model).
 
-import { TrainingController } from './training-controller.js';
+import { TrainingController, TRANSITIONS } from './training-controller.js';
 import { LM_PACES } from './lm-session.js';
 import { ScoreHistory } from './head-trend.js';
 
@@ -89,9 +89,9 @@ export class LmController extends TrainingController {
     return info.snapshot.runs[0].step;
   }
 
-  /** The shipped model(s) for `pretrained` (a new model, with a note saying why, when they cannot be loaded), else new ones. */
+  /** The shipped model(s) for `pretrained` (a new model, with a note saying why and the loadError, when they cannot be loaded), else new ones. */
   async makeModel(d, current) {
-    let note = '';
+    let note = '', loadError = '';
     if (d.pretrained) {
       try {
         const bytes = await Promise.all(d.files.map((f) => this.fetchModel(f)));
@@ -101,11 +101,12 @@ export class LmController extends TrainingController {
         return info;
       } catch (e) {
         if (!current()) return null;
-        note = `The trained model could not be loaded (${e?.message ?? e}), so a new one trains here instead.`;
+        loadError = String(e?.message ?? e);
+        note = `The trained model could not be loaded (${loadError}), so a new one trains here instead.`;
       }
     }
     const info = await this.client.request('create', { config: d.config, compareLayers: d.compareLayers, example: d.example });
-    return note ? { ...info, note } : info;
+    return note ? { ...info, note, loadError } : info;
   }
 
   runOf(info, k) {
@@ -172,5 +173,47 @@ export class LmController extends TrainingController {
   async saveModel(run = 0) {
     this.whyNotReady('saveModel');
     return this.client.request('save', { run });
+  }
+
+  /**
+   * Loads a model saveModel() wrote (pausing first): it replaces the runs (one model, no side by side) and is
+   * paused. A file the API refuses leaves the model in use as it was, and rejects with the API's RangeError.
+   * @param {Uint8Array | ArrayBuffer} bytes
+   * @param {Record<string, string>} [examples]  the text every head is drawn on, by task name (else the current one)
+   * @returns {Promise<{task: string, layers: number, heads: number, seed: number, step: number}>} the file's model
+   */
+  async loadModel(bytes, examples = {}) {
+    if (!this.client || this.client.dead) this.whyNotReady('loadModel');
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    if (!(bytes instanceof Uint8Array)) {
+      throw new TypeError(`${this.name}: loadModel(bytes): bytes must be a Uint8Array or ArrayBuffer (a saved .hlm model), got ${bytes === null ? 'null' : typeof bytes}`);
+    }
+    bytes = bytes.slice();  // the copy goes to the Worker; the caller's array stays usable
+    if (this.state === 'running') await this.pauseFor('pausing');
+    else if (this.running) await this.client.request('pause');  // a pause already on its way: wait for it
+    const before = this.state, kept = this.divergence;
+    const job = ++this._job;
+    if (TRANSITIONS[before].includes('loading')) this.go('loading');
+    let info;
+    try {
+      info = await this.client.request('load', { files: [bytes], example: this.settings.example, examples }, [bytes.buffer]);
+    } catch (e) {
+      if (this.state === 'loading') {
+        this.go(['held', 'hidden', 'diverged'].includes(before) ? before : 'paused', 'load-refused');
+        if (before === 'diverged') this.divergence = kept;
+      }
+      throw e;
+    }
+    const c = info.runs[0].config;
+    const model = { task: c.task, layers: c.numLayers, heads: c.numHeads, seed: c.seed, step: info.snapshot.runs[0].step };
+    // The settings the element takes from the file: configure() with them keeps this model.
+    const d = this.check({ ...this.settings, task: c.task, layers: c.numLayers, heads: c.numHeads, seed: c.seed, compare: false, pretrained: false,
+      example: examples[c.task] ?? this.settings.example });
+    this.key = this.modelKey(d);
+    if (job === this._job && this.state !== 'dead') {
+      this.replaceRuns(info, this.roundStartOf(info), d);
+      if (TRANSITIONS[this.state].includes('paused')) this.go('paused', 'loaded');
+    }
+    return model;
   }
 }

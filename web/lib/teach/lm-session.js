@@ -8,7 +8,8 @@
 // Requests (handle(type, payload) → Promise<{ result, transfer }>, answered in order):
 //   create   { config, compareLayers?, example }  new model(s); compareLayers = layers of the second
 //                                                 (the reply's runs[k] has config, task and threads)
-//   load     { files: Uint8Array[], example }    models from saved files (first = the main one)
+//   load     { files: Uint8Array[], example, examples? }  models from saved files (first = the main one);
+//                                                 examples[task] is the text drawn when the file's task is `task`
 //   run      { until, pace } · pause · step { n } · options { intervalMs } · snapshot · dispose
 //                                                 as in trainer-session.js
 //   setHead  { run, layer, head, enabled }       ablation; a snapshot follows
@@ -47,7 +48,7 @@ export class LmSession extends TrainerSession {
   async _handle(type, payload) {
     switch (type) {
       case 'create': return { result: await this.createModels(payload.config, payload.compareLayers, payload.example) };
-      case 'load': return { result: await this.loadModels(payload.files, payload.example) };
+      case 'load': return { result: await this.loadModels(payload.files, payload.example, payload.examples) };
       case 'setHead': {
         const { run = 0, layer, head, enabled } = payload;
         this.trainer(run).setHeadEnabled(layer, head, Boolean(enabled));
@@ -82,7 +83,7 @@ export class LmSession extends TrainerSession {
     return this.replace(fresh);
   }
 
-  async loadModels(files, example = '') {
+  async loadModels(files, example = '', examples = {}) {
     const fresh = [];
     try {
       for (const bytes of files) fresh.push(await this.lab.loadLanguageModel(bytes, { threads: this.threads }));
@@ -90,7 +91,7 @@ export class LmSession extends TrainerSession {
       for (const m of fresh) m.dispose();
       throw e;
     }
-    this.example = example;
+    this.example = examples?.[fresh[0]?.config().task] ?? example;
     return this.replace(fresh);
   }
 

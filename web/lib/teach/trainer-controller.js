@@ -26,20 +26,27 @@ export const lowerRateFrom = (rate) => +Math.min(rate / 10, DEFAULT_RATE).toPrec
  * @param {{task: string, heads: number, dModel: number, learningRate: number, batchSize: number, seed: number, compare: boolean}} s
  * @param {{name: string, description: string}[]} tasks   lab.tasks()
  * @param {(numHeads: number, dModel: number) => boolean} divides  whether h heads split d_model (asked of the module)
- * @returns {{c: object, task?: object, error?: string, compareHeads?: number, config?: object}}
+ * @returns {{c: object, task?: object, error?: string, problem?: {key: string, params: object}, compareHeads?: number, config?: object}}
+ *   `problem` is `error` as a catalogue key (catalogues/trainer.js) with its parameters
  */
 export function trainerSettings(s, tasks, divides, extra = { optimizer: 'adam', causal: false }) {
   const c = { task: s.task, heads: s.heads, dModel: s.dModel, learningRate: s.learningRate, batchSize: s.batchSize, seed: s.seed, compare: s.compare };
   const task = tasks.find((t) => t.name === c.task);
-  if (!task) return { c, error: `There is no task “${c.task}”. The tasks are: ${tasks.map((t) => t.name).join(', ')}.` };
+  if (!task) {
+    return { c, error: `There is no task “${c.task}”. The tasks are: ${tasks.map((t) => t.name).join(', ')}.`,
+      problem: { key: 'trainer.err.noTask', params: { task: c.task, tasks: tasks.map((t) => t.name).join(', ') } } };
+  }
   if (!divides(c.heads, c.dModel)) {
     const hs = HEADS.filter((h) => divides(h, c.dModel));
     const ds = D_MODELS.filter((d) => divides(c.heads, d));
     return { c, task, error: `h = ${c.heads} does not divide d_model = ${c.dModel}: the heads could not split it evenly (d_k would be ${fmt(c.dModel / c.heads, 2)}). ` +
-      `Pick h = ${hs.join(', ')}${ds.length ? `, or d_model = ${ds.join(', ')}` : ''}.` };
+      `Pick h = ${hs.join(', ')}${ds.length ? `, or d_model = ${ds.join(', ')}` : ''}.`,
+    problem: { key: ds.length ? 'trainer.err.divideOr' : 'trainer.err.divide', params: { h: c.heads, d: c.dModel, dk: c.dModel / c.heads, hs: hs.join(', '), ds: ds.join(', ') } } };
   }
   const compareHeads = c.compare ? (c.heads === 1 ? 2 : c.heads) : 0;
-  if (compareHeads && !divides(compareHeads, c.dModel)) return { c, task, error: `h = ${compareHeads} does not divide d_model = ${c.dModel}.` };
+  if (compareHeads && !divides(compareHeads, c.dModel)) {
+    return { c, task, error: `h = ${compareHeads} does not divide d_model = ${c.dModel}.`, problem: { key: 'trainer.err.compare', params: { h: compareHeads, d: c.dModel } } };
+  }
   return {
     c, task, compareHeads,
     config: { task: c.task, numHeads: c.heads, dModel: c.dModel, seed: c.seed, learningRate: c.learningRate, batchSize: c.batchSize, ...extra },
@@ -140,7 +147,8 @@ export class TrainerController extends TrainingController {
     }
     const r = this.runs[run];
     const snap = await this.client.request('setHead', { run, head, enabled: Boolean(enabled) });
-    this.marks.push({ x: snap.runs[run].step, label: `${this.runs.length > 1 ? `h = ${r.numHeads}: ` : ''}head ${head + 1} ${enabled ? 'on' : 'off'}` });
+    this.marks.push({ x: snap.runs[run].step, label: `${this.runs.length > 1 ? `h = ${r.numHeads}: ` : ''}head ${head + 1} ${enabled ? 'on' : 'off'}`,
+      head, enabled: Boolean(enabled), numHeads: this.runs.length > 1 ? r.numHeads : null });
     this.ingest(snap);
     return snap.runs[run];
   }

@@ -8,10 +8,30 @@
 // curvesFileName(name), history and task.
 
 import { HeadlabElement } from './base.js';
+import { CSP_REASON } from '../../../lib/api/worker-start.js';
 import { el, announce } from '../render/dom.js';
 import { exportMenu } from '../render/export.js';
 import { curvesToSVG, forExport } from '../render/trainer-curves.js';
 import { asImage } from '../render/figure.js';
+import { LANGUAGES } from '../../../lib/i18n/index.js';
+import training from '../../../lib/i18n/catalogues/training.js';
+
+/** An element's catalogue with the messages both training elements use (catalogues/training.js) before it. */
+export function withTraining(catalogue) {
+  return Object.fromEntries(LANGUAGES.map((lang) => [lang, { ...training[lang], ...catalogue[lang] }]));
+}
+
+/** Where training runs, in words, for the client `client` (trainer-client.js) and a model on `threads` threads. */
+export function modeText(t, client, threads = 1, subject = 'training') {
+  if (!client?.mode) return '';
+  if (client.mode === 'worker') return threads > 1 ? t('training.modeThreads', { n: threads }) : t('training.modeWorker');
+  const why = String(client.fallbackReason ?? '');
+  const wasm = /could not load WebAssembly \((.*)\)$/.exec(why);
+  const reason = why === CSP_REASON ? t('training.reasonCsp') : /from a file/.test(why) ? t('training.reasonFile') : /no Web Workers/.test(why) ? t('training.reasonNoWorkers')
+    : /another origin/.test(why) ? t('training.reasonOrigin') : /script could not be loaded/.test(why) ? t('training.reasonScript')
+      : wasm ? t('training.reasonWasm', { detail: wasm[1] }) : t('training.reasonOther', { detail: why });
+  return t(subject === 'model' ? 'training.modeMainModel' : 'training.modeMain', { reason });
+}
 
 /** An <option>. */
 export function option(value, label) {
@@ -85,6 +105,9 @@ export class TrainingElement extends HeadlabElement {
 
   /** What "Training started" says (the trainer names both runs). */
   startedText() { return this.t('training.started'); }
+
+  /** The Start button's label for the controller's controls() ('Start' | 'Pause' | 'Continue'). */
+  startText(c) { return this.t(`training.${c.start.toLowerCase()}`); }
 
   /** The controller changed state: the running attribute, what is announced, headlab-run, the buttons. */
   onRunState({ from, to, reason }) {

@@ -78,13 +78,14 @@ function segments(shapes, pts, { color, width = 2.5, opacity, dash = false }) {
  * @param {number} [o.xMax]       right end of the x axis (at least the last step)
  * @param {boolean} [o.yLog]      logarithmic y axis (values below yMin are drawn at yMin)
  * @param {number} [o.yMin] @param {number} [o.yMax]
+ * @param {(text: string) => string} [o.tick]  writes a y tick's text the page's way (a decimal comma)
  * @param {{x: number, label: string}[]} [o.marks]  vertical lines
  * @param {{y: number, label: string}} [o.yRef]     a horizontal reference line
  * @param {{x1: number, x2: number, label: string}[]} [o.spans]  shaded stretches of steps, labelled at the foot
  * With yMin and yMax given, values outside them are drawn at the edge.
  */
 export function curvesFigure({ series, title = '', xLabel = 'training step', yLabel = '', xMax = 0, yLog = false, yMin, yMax,
-  marks = [], yRef = null, spans = [], width = 520, height = 230 }) {
+  marks = [], yRef = null, spans = [], width = 520, height = 230, tick = (text) => text }) {
   const shapes = [];
   const left = 50, right = 14, bottom = 40;
   let y = 0;
@@ -134,7 +135,7 @@ export function curvesFigure({ series, title = '', xLabel = 'training step', yLa
   // Grid and axes.
   for (const t of yTicks) {
     shapes.push({ type: 'line', x1: left, y1: Y(t), x2: left + plotW, y2: Y(t), stroke: { role: 'border' }, strokeWidth: 1, opacity: 0.6 });
-    const text = yLog ? (t >= 1 ? String(t) : String(+t.toPrecision(1))) : tickText(t);
+    const text = tick(yLog ? (t >= 1 ? String(t) : String(+t.toPrecision(1))) : tickText(t));
     shapes.push({ type: 'text', x: left - 6, y: Y(t), text, anchor: 'end', size: 10, fill: { role: 'muted' } });
   }
   shapes.push({ type: 'line', x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH, stroke: { role: 'muted' }, strokeWidth: 1 });
