@@ -10,6 +10,9 @@
 //
 // Elements inside another component's shadow root are not seen by the watcher: call
 // loadElement(tag) for those, or import the element's own module (entries/<name>.js).
+// The builds bundle this module on its own, with what it imports statically inside (no chunk to wait
+// for before it can start an element's download): its dynamic imports stay files of the main build
+// (entries/<name>.js → headlab-<name>.js, shared/lab/lab-entry.js → headlab-lab.js).
 
 import { BASE_URL } from './shared/lab/assets.js';
 import { reserveRoom, releaseRoom } from './shared/elements/reserve.js';
@@ -44,7 +47,7 @@ let warmed = false;
 function warmUp() {
   if (warmed) return;
   warmed = true;
-  import('./shared/lab/lab.js').then((m) => m.getLab()).catch(() => {});
+  import('./shared/lab/lab-entry.js').then((m) => m.getLab()).catch(() => {});
   if (!wasmNextToBundle || !document.fonts?.load) return;
   const faces = [['KaTeX_Main', 'KaTeX_Main-Regular', 'normal'], ['KaTeX_Math', 'KaTeX_Math-Italic', 'italic']];
   const style = document.createElement('style');
@@ -74,8 +77,8 @@ export function loadElement(tag) {
  * @param {object} [options] as for createHeadlab of web/lib/headlab.js
  */
 export async function createHeadlab(options) {
-  if (options === undefined) return (await import('./shared/lab/lab.js')).getLab();
-  return (await import('../lib/headlab.js')).createHeadlab(options);
+  const lab = await import('./shared/lab/lab-entry.js');
+  return options === undefined ? lab.getLab() : lab.createHeadlab(options);
 }
 
 // The skeleton of an element whose code has not arrived (a document rule: it has no shadow root yet).
