@@ -90,6 +90,8 @@ const SKELETON_CSS = `${tags.filter((t) => t !== 'headlab-theme-toggle').map((t)
 ${tags.filter((t) => t !== 'headlab-theme-toggle').map((t) => `${t}:not(:defined)::before`).join(',\n')} {
   content: "Loading …"; display: block; opacity: 0.75; font: 15px/1.5 system-ui, sans-serif;
 }
+/* The page's fallback content inside the tag (for readers without JavaScript) is not shown while the code loads. */
+${tags.filter((t) => t !== 'headlab-theme-toggle').map((t) => `${t}:not(:defined):not([data-headlab-failed]) > *`).join(',\n')} { visibility: hidden; }
 headlab-theme-toggle:not(:defined) { display: inline-block; min-width: 9.5rem; min-height: 2.3rem; }
 [data-headlab-failed]::before { content: none !important; }`;
 
