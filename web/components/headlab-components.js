@@ -41,10 +41,16 @@ let warmed = false;
 /**
  * What every computing element waits for besides its own code, started at once instead of after
  * it: the API and its WebAssembly module (the page's one instance, which the element's getLab()
- * then returns: one fetch), and in the site's build the two KaTeX fonts the elements wait for.
+ * then returns: one fetch), the training module for the elements that train, and in the site's
+ * build the two KaTeX fonts the elements wait for.
  * A failure here is the element's to report.
  */
-function warmUp() {
+function warmUp(tag) {
+  // The training elements also need the training module (headlab_train.wasm) before they draw.
+  if (tag === 'headlab-language-model' || tag === 'headlab-trainer') {
+    import('./shared/lab/lab-entry.js').then((m) => m.getLab())
+      .then((lab) => (tag === 'headlab-trainer' ? lab.tasks() : lab.languageTasks())).catch(() => {});
+  }
   if (warmed) return;
   warmed = true;
   import('./shared/lab/lab-entry.js').then((m) => m.getLab()).catch(() => {});
@@ -62,7 +68,7 @@ function warmUp() {
 export function loadElement(tag) {
   const load = LOADERS[tag];
   if (!load) return Promise.reject(new Error(`loadElement: "${tag}" is not a HeadLab element; expected one of ${tags.join(', ')}`));
-  if (tag !== 'headlab-theme-toggle') warmUp();
+  if (tag !== 'headlab-theme-toggle' && !loads.has(tag)) warmUp(tag);
   if (!loads.has(tag)) {
     const pending = load();
     pending.catch((e) => { loads.delete(tag); explainFailure(tag, e); });
