@@ -1,5 +1,5 @@
 // The first picture on a slow link: how long a course page takes, on a throttled connection
-// (Chromium's network emulation: 1.6 Mbit/s down, 750 kbit/s up, 150 ms round trip; cache off),
+// (Chromium's network emulation: 1.6 Mbit/s down, 750 kbit/s up, 150 ms round trip; an empty cache),
 // until the worked example is interactive and until the language model's controls appear
 // (the element's data-drawn: its controls live and shown), measured in the page from navigation
 // start. Pages: one element with the module build (headlab-components.js, which loads that
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../tools/serve.mjs';
 import { launch } from '../tools/chromium.mjs';
-import { SCENARIOS, measure } from '../tools/first-picture.mjs';
+import { SCENARIOS, PAGES, measure, pageServer } from '../tools/first-picture.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const runsArg = process.argv.indexOf('--runs');
@@ -21,7 +21,8 @@ const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[(s.length - 1) >> 1]; };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const site = await serve({ port: 0, root: path.join(repo, 'dist') });
+  const dist = await serve({ port: 0, root: path.join(repo, 'dist') });
+  const site = await pageServer(dist.url, PAGES);
   const browser = await launch();
   const rows = [];
   try {
@@ -37,6 +38,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   } finally {
     await browser.close();
     await site.close();
+    await dist.close();
   }
   const table = [
     '| page | first skeleton (ms) | interactive / controls shown (ms), median of runs | best | goal | transferred |',
@@ -49,7 +51,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   ].join('\n');
   const md = `# First picture on a throttled link\n\n` +
     `\`node bench/first-picture.mjs --runs ${RUNS}\`, ${new Date().toISOString().slice(0, 10)}: Chromium, network emulation 1.6 Mbit/s down, ` +
-    `750 kbit/s up, 150 ms round trip, cache disabled; dist/ served by tools/serve.mjs (brotli). Times from navigation start, ` +
+    `750 kbit/s up, 150 ms round trip, a new browser context (empty cache) per load; dist/ served by tools/serve.mjs (brotli; no-cache, so repeated requests are revalidated). Times from navigation start, ` +
     'measured in the page: "first skeleton" is when the element first takes its room (a sized "Loading …" box), ' +
     '"interactive" when it has drawn its first result with its controls live (data-drawn). The machine is a busy 2-core one ' +
     '(other jobs running): CPU time adds to the network time.\n\n' + `${table}\n`;

@@ -3,6 +3,7 @@
 //                                       sized "Loading …" skeleton until then), and exports createHeadlab
 //   dist/headlab-<name>.js              one element alone (e.g. headlab-worked-example.js), from
 //                                       web/components/entries/<name>.js: what the registrar imports
+//   dist/headlab-lab.js                 the page's one API instance, which the registrar starts early
 //   dist/headlab-worker.js              the compute Worker (module), used when served over http(s)
 //   dist/headlab-<name>-worker.js       other Workers, from web/components/shared/worker/<name>-worker.js
 //   dist/headlab-parallel-worker.js     createParallelLayer's Worker, for the bundled API
@@ -34,6 +35,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { precompress } from '../tools/precompress.mjs';
+import { registrarExternals } from '../tools/registrar.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(repo, 'web');
@@ -134,13 +136,18 @@ for (const f of await readdir(path.join(web, 'components/shared/worker'))) {
 await build({
   ...common, format: 'esm', splitting: true, outdir: out, entryNames: '[name]', chunkNames: 'headlab-chunk-[hash]',
   entryPoints: [
-    { in: entry, out: 'headlab-components' },
     ...elementEntries,
+    { in: path.join(web, 'components/shared/lab/lab-entry.js'), out: 'headlab-lab' },
     ...workers.map(([source, target]) => ({ in: path.join(web, 'components/shared/worker', source), out: target.replace(/\.js$/, '') })),
     // createParallelLayer's Worker, found next to whichever file holds headlab.js's code.
     { in: path.join(web, 'lib/headlab-parallel-worker.js'), out: 'headlab-parallel-worker' },
   ],
   plugins: [virtualModules({ embedWasm: false })],
+});
+// The registrar alone (tools/registrar.mjs): no chunk between it and an element's code.
+await build({
+  ...common, entryPoints: [entry], format: 'esm', outfile: path.join(out, 'headlab-components.js'),
+  plugins: [virtualModules({ embedWasm: false }), registrarExternals((name) => `headlab-${name}.js`)],
 });
 await build({
   ...common, entryPoints: [path.join(web, 'components/headlab-components-all.js')], format: 'iife', globalName: 'HeadLab',
@@ -155,7 +162,7 @@ await build({
 
 // Neither eval nor new Function may appear: the strict CSP has no 'unsafe-eval'.
 const chunks = (await readdir(out)).filter((f) => f.startsWith('headlab-chunk-'));
-for (const file of ['headlab-components.js', 'headlab-components.classic.js', 'headlab-parallel-worker.js', ...elementEntries.map((e) => `${e.out}.js`), ...workers.map(([, target]) => target), ...chunks]) {
+for (const file of ['headlab-components.js', 'headlab-components.classic.js', 'headlab-parallel-worker.js', 'headlab-lab.js', ...elementEntries.map((e) => `${e.out}.js`), ...workers.map(([, target]) => target), ...chunks]) {
   const text = await readFile(path.join(out, file), 'utf8');
   const bad = /\bnew Function\s*\(|[^.\w$]eval\s*\(/.exec(text);
   if (bad) {

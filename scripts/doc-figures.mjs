@@ -62,6 +62,11 @@ const PACKAGE_GROUPS = [
   [/^web\/lib\/gen\/tokenizers\.mjs$/, '`web/lib/gen/tokenizers.mjs`',
     '`@huggingface/tokenizers` (Apache-2.0), vendored: reads `tokenizer.json` for `loadPretrained`'],
   [/^web\/lib\/gen\/package\.json$/, '`web/lib/gen/package.json`', 'marks the thread Worker scripts as CommonJS for Node'],
+  [/^components\/[\w-]+\.(js|d\.ts)$/, '`components/*.js`, `*.d.ts`',
+    'the elements (`headlab/components`, `headlab/components/<name>`), their Workers and types, built by `npm pack` (without the API: they import `web/lib/headlab.js`)'],
+  [/^components\/katex\//, '`components/katex/`', 'KaTeX\'s fonts (woff2) and licence, for the elements\' formulas'],
+  [/^components\/models\/.*\.hlm$/, '`components/models/*.hlm`', 'the trained language models `<headlab-language-model pretrained>` loads'],
+  [/^custom-elements\.json$/, '`custom-elements.json`', 'the elements\' Custom Elements Manifest'],
 ];
 const PACKAGE_DOCS = /^(README\.md|CHANGELOG\.md|LICENSE|package\.json)$/;
 const order = (p) => ['.mjs', '.wasm', '.worker.js', '.js', '.ts', '.json'].findIndex((e) => p.endsWith(e));

@@ -16,6 +16,7 @@ import { build } from 'esbuild';
 import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { registrarExternals } from './registrar.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(repo, 'web');
@@ -70,13 +71,20 @@ export async function buildComponents() {
   const elements = await elementSources();
   const tmp = `${out}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
-  await build({
-    bundle: true, platform: 'browser', format: 'esm', splitting: true, minify: true, legalComments: 'eof',
+  const options = {
+    bundle: true, platform: 'browser', format: 'esm', minify: true, legalComments: 'eof',
     target: ['chrome91', 'firefox90', 'safari16'], logLevel: 'warning', absWorkingDir: repo,
-    outdir: tmp, entryNames: '[name]', chunkNames: 'headlab-chunk-[hash]',
+  };
+  // The registrar alone (tools/registrar.mjs), then everything else with shared chunks.
+  await build({
+    ...options, entryPoints: [path.join(web, 'components/headlab-components.js')], outfile: path.join(tmp, 'index.js'),
+    plugins: [await virtualModules(), registrarExternals((name) => `${name}.js`)],
+  });
+  await build({
+    ...options, splitting: true, outdir: tmp, entryNames: '[name]', chunkNames: 'headlab-chunk-[hash]',
     entryPoints: [
-      { in: path.join(web, 'components/headlab-components.js'), out: 'index' },
       ...elements.map(({ name }) => ({ in: path.join(web, `components/entries/${name}.js`), out: name })),
+      { in: path.join(web, 'components/shared/lab/lab-entry.js'), out: 'headlab-lab' },
       ...WORKERS.map((f) => ({ in: path.join(web, 'components/shared/worker', f), out: workerOut(f) })),
     ],
     plugins: [await virtualModules()],

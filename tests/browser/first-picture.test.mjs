@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DIST, useSite, watch, ensureScreenshotDir, SCREENSHOTS } from './helpers.mjs';
-import { SCENARIOS, measure } from '../../tools/first-picture.mjs';
+import { SCENARIOS, PAGES, measure, pageServer } from '../../tools/first-picture.mjs';
 
 const site = useSite();
 const ELEMENTS = ['worked-example', 'heads', 'params', 'scaling', 'misconceptions', 'choosing-h', 'trainer', 'language-model', 'model-explorer'];
@@ -150,9 +150,11 @@ test('a refused headlab-chunk-*.js: the skeleton says in words that part of the 
   await page.close();
 });
 
-test('on a throttled link: the time until the worked example is interactive and the language model\'s controls appear (printed)', { timeout: 300_000 }, async () => {
+test('on a throttled link: the time until the worked example is interactive and the language model\'s controls appear (printed)', { timeout: 300_000 }, async (t) => {
+  const pages = await pageServer(site.server.url, PAGES);
+  t.after(() => pages.close());
   for (const scenario of SCENARIOS.filter((sc) => sc.page)) {
-    const r = await measure(site.browser, site.server.url, scenario);
+    const r = await measure(site.browser, pages.url, scenario);
     console.log(`# ${scenario.name}: skeleton at ${r.skeleton?.toFixed(0)} ms, drawn at ${r.drawn.toFixed(0)} ms ` +
       `(goal ${scenario.goal} ms), ${(r.bytes / 1024).toFixed(0)} KiB in ${r.requests} requests`);
     assert.ok(r.skeleton <= r.drawn, `${scenario.name}: the skeleton came first`);

@@ -273,6 +273,12 @@ test('<headlab-trainer> while it trains: attribute changes and method calls are 
  * elements must not start anything when the module arrives. Resolves once they have seen it.
  */
 async function addRemovedEarly(page, loadLab) {
+  // The module build loads each element's code on first use (headlab-components.js): here, all of it first.
+  await page.evaluate(async () => {
+    if (window.HeadLab) return;  // the classic build defines every element at once
+    const { tags, loadElement } = await import('/headlab-components.js');
+    await Promise.all(tags.map((tag) => loadElement(tag)));
+  });
   await page.waitForFunction(() => customElements.get('headlab-trainer'));
   await page.evaluate((tags) => {
     window.__early = tags.map((tag) => document.body.appendChild(document.createElement(tag)));

@@ -31,8 +31,16 @@ test('npm pack gives a tarball with the API, its types and every built module, a
     const api = ['checks', 'cores', 'experiments', 'forward', 'lab', 'language-model', 'load', 'memory', 'parallel', 'parallel-pthreads', 'parallel-workers', 'pretrained', 'pretrained-config', 'pretrained-files', 'session', 'threaded-module', 'trainer'].map((m) => `web/lib/api/${m}.js`);
     // Types: headlab.d.ts, its copy for TypeScript < 5.7 (written by prepack) and the .wasm exports'.
     const types = ['web/lib/headlab.d.ts', 'web/lib/ts5.6/headlab.d.ts', 'web/lib/wasm.d.ts'];
+    // The elements ('headlab/components', written into components/ by prepack: tools/package-components.mjs)
+    // and their manifest; tests/browser/package-components.test.mjs runs them.
+    const components = readdirSync(path.join(repo, 'components'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile()).map((e) => path.relative(repo, path.join(e.parentPath ?? e.path, e.name)));
+    for (const f of ['components/index.js', 'components/index.d.ts', 'components/worked-example.js', 'components/worked-example.d.ts',
+      'components/headlab-lm-worker.js', 'components/katex/fonts/KaTeX_Main-Regular.woff2', 'components/models/induction.hlm']) {
+      assert.ok(components.includes(f), `components/ holds ${f}`);
+    }
     assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', ...types, 'web/lib/headlab.js', 'web/lib/headlab.node.js',
-      'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-files.js', ...api, ...modules, ...threads].sort());
+      'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-files.js', ...api, ...modules, ...threads, ...components, 'custom-elements.json'].sort());
 
     const app = path.join(dir, 'app');
     execFileSync('mkdir', ['-p', app]);

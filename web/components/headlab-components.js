@@ -10,6 +10,9 @@
 //
 // Elements inside another component's shadow root are not seen by the watcher: call
 // loadElement(tag) for those, or import the element's own module (entries/<name>.js).
+// The builds bundle this module on its own, with what it imports statically inside (no chunk to wait
+// for before it can start an element's download): its dynamic imports stay files of the main build
+// (entries/<name>.js → headlab-<name>.js, shared/lab/lab-entry.js → headlab-lab.js).
 
 import { BASE_URL } from './shared/lab/assets.js';
 import { reserveRoom, releaseRoom } from './shared/elements/reserve.js';
@@ -38,13 +41,19 @@ let warmed = false;
 /**
  * What every computing element waits for besides its own code, started at once instead of after
  * it: the API and its WebAssembly module (the page's one instance, which the element's getLab()
- * then returns: one fetch), and in the site's build the two KaTeX fonts the elements wait for.
+ * then returns: one fetch), the training module for the elements that train, and in the site's
+ * build the two KaTeX fonts the elements wait for.
  * A failure here is the element's to report.
  */
-function warmUp() {
+function warmUp(tag) {
+  // The training elements also need the training module (headlab_train.wasm) before they draw.
+  if (tag === 'headlab-language-model' || tag === 'headlab-trainer') {
+    import('./shared/lab/lab-entry.js').then((m) => m.getLab())
+      .then((lab) => (tag === 'headlab-trainer' ? lab.tasks() : lab.languageTasks())).catch(() => {});
+  }
   if (warmed) return;
   warmed = true;
-  import('./shared/lab/lab.js').then((m) => m.getLab()).catch(() => {});
+  import('./shared/lab/lab-entry.js').then((m) => m.getLab()).catch(() => {});
   if (!wasmNextToBundle || !document.fonts?.load) return;
   const faces = [['KaTeX_Main', 'KaTeX_Main-Regular', 'normal'], ['KaTeX_Math', 'KaTeX_Math-Italic', 'italic']];
   const style = document.createElement('style');
@@ -59,7 +68,7 @@ function warmUp() {
 export function loadElement(tag) {
   const load = LOADERS[tag];
   if (!load) return Promise.reject(new Error(`loadElement: "${tag}" is not a HeadLab element; expected one of ${tags.join(', ')}`));
-  if (tag !== 'headlab-theme-toggle') warmUp();
+  if (tag !== 'headlab-theme-toggle' && !loads.has(tag)) warmUp(tag);
   if (!loads.has(tag)) {
     const pending = load();
     pending.catch((e) => { loads.delete(tag); explainFailure(tag, e); });
@@ -74,8 +83,8 @@ export function loadElement(tag) {
  * @param {object} [options] as for createHeadlab of web/lib/headlab.js
  */
 export async function createHeadlab(options) {
-  if (options === undefined) return (await import('./shared/lab/lab.js')).getLab();
-  return (await import('../lib/headlab.js')).createHeadlab(options);
+  const lab = await import('./shared/lab/lab-entry.js');
+  return options === undefined ? lab.getLab() : lab.createHeadlab(options);
 }
 
 // The skeleton of an element whose code has not arrived (a document rule: it has no shadow root yet).
@@ -87,6 +96,8 @@ const SKELETON_CSS = `${tags.filter((t) => t !== 'headlab-theme-toggle').map((t)
 ${tags.filter((t) => t !== 'headlab-theme-toggle').map((t) => `${t}:not(:defined)::before`).join(',\n')} {
   content: "Loading …"; display: block; opacity: 0.75; font: 15px/1.5 system-ui, sans-serif;
 }
+/* The page's fallback content inside the tag (for readers without JavaScript) is not shown while the code loads. */
+${tags.filter((t) => t !== 'headlab-theme-toggle').map((t) => `${t}:not(:defined):not([data-headlab-failed]) > *`).join(',\n')} { visibility: hidden; }
 headlab-theme-toggle:not(:defined) { display: inline-block; min-width: 9.5rem; min-height: 2.3rem; }
 [data-headlab-failed]::before { content: none !important; }`;
 

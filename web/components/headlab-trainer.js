@@ -352,6 +352,8 @@ export class HeadlabTrainer extends TrainingElement {
       task: this.task, heads: this.heads, dModel: this.dModel, learningRate: this.learningRate, batchSize: this.batchSize,
       seed: this.seed, compare: this.compare, speed: this.speed, maxSteps: this.maxSteps,
     }, { autoplay: this.autoplay, connect: this.isConnected });
+    // No model is coming (a removed element, settings that cannot make one): nothing to wait for.
+    if (!this.isConnected || d.error) this.removeAttribute('data-busy');
     this.taskDesc.textContent = d.task ? this.taskWords(d.task.name, 'desc', d.task.description) : '';
     if (d.error) {
       this.dkOut.classList.add('bad');
