@@ -50,7 +50,7 @@
  */
 
 import { HeadlabElement } from './shared/elements/base.js';
-import { modeText } from './shared/elements/training-element.js';
+import { modeText, withTraining } from './shared/elements/training-element.js';
 import { el, uid, setText, announce } from './shared/render/dom.js';
 import { createHeatmap } from './shared/render/heatmap.js';
 import { linesFigure, MAX_LINE_TOKENS } from './shared/render/lines.js';
@@ -193,7 +193,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
   static tag = 'headlab-model-explorer';
   static stateKey = 'explorer';
   static css = CSS;
-  static messages = messages;
+  static messages = withTraining(messages);  // with the training catalogue: modeText's words
   static props = {
     model: { type: 'string', default: 'induction', state: true },
     text: { type: 'string', default: null },
