@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "copies.hpp"
+#include "headlab/english.hpp"
+#include "headlab/lm_english.hpp"
 #include "headlab/lm_session.hpp"
 #include "headlab/lm_tasks.hpp"
 #ifdef HEADLAB_THREADS
@@ -118,7 +120,8 @@ class LanguageModelJs {
         known += std::string(i ? ", " : "") + headlab::lm_task_at(i).name;
       return "task: unknown task '" + c.task + "' (known: " + known + ")";
     }
-    headlab::LmTrainConfig config;
+    // The task's warmup and Adam beta2 (not JS options); the rest as given.
+    headlab::LmTrainConfig config = headlab::lm_train_defaults(*spec);
     config.num_layers = static_cast<std::size_t>(c.num_layers);
     config.num_heads = static_cast<std::size_t>(c.num_heads);
     config.d_model = static_cast<std::size_t>(c.d_model);
@@ -160,9 +163,76 @@ class LanguageModelJs {
 
   double steps() const { return static_cast<double>(s_->steps()); }
 
-  LmEvalJs evaluate(double n) {
+  // An LmEvalJs; english adds agreementAccuracy (and with / without an attractor),
+  // selectionAccuracy, coreferenceAccuracy and the arcs each counts.
+  val evaluate(double n) {
     const headlab::LmEval e = s_->evaluate(static_cast<std::size_t>(n));
-    return {e.loss, e.accuracy, e.next_token, n};
+    val o(LmEvalJs{e.loss, e.accuracy, e.next_token, n});
+    if (english()) {
+      o.set("agreementAccuracy", e.agreement);
+      o.set("agreementAccuracyAttractor", e.agreement_attractor);
+      o.set("agreementAccuracyNoAttractor", e.agreement_plain);
+      o.set("selectionAccuracy", e.selection);
+      o.set("coreferenceAccuracy", e.coreference);
+      val arcs = val::object();
+      arcs.set("agreement", num(e.agreement_arcs));
+      arcs.set("attractor", num(e.attractor_arcs));
+      arcs.set("selection", num(e.selection_arcs));
+      arcs.set("coreference", num(e.coreference_arcs));
+      o.set("arcs", arcs);
+    }
+    return o;
+  }
+
+  // english: per relation (the keys of headScores), the baselines on the heads' held-out arcs:
+  // { fixedOffset, offset, lastNoun, best, arcs }.
+  val baselines(double n) {
+    const headlab::LmEnglishReport r = s_->english_heads(static_cast<std::size_t>(n));
+    val o = val::object();
+    for (std::size_t k = 0; k < headlab::kEnRelationCount; ++k) {
+      const headlab::LmEnglishBaseline& b = r.baselines[k];
+      val x = val::object();
+      x.set("fixedOffset", b.fixed_offset);
+      x.set("offset", b.offset);
+      x.set("lastNoun", b.last_noun);
+      x.set("best", b.best());
+      x.set("arcs", num(r.arcs[k]));
+      o.set(headlab::english_relation_name(headlab::EnRelation(k)), x);
+    }
+    return o;
+  }
+
+  // english: the grammar's arcs of the first t tokens of the token buffer (positions index them,
+  // 0 = the start token): { arcs: [{ relation, query, target, label, answer, foil, cls, attractor }] }
+  // or { error, word } (word: the position where parsing stops, t when the text ends early).
+  val relations(double t) {
+    std::vector<std::string> words;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(t); ++i) words.push_back(s_->spec().token_names[tokens_[i]]);
+    const headlab::EnParse p = headlab::english_relations(words);
+    val o = val::object();
+    if (!p.ok) {
+      o.set("error", p.error);
+      o.set("word", p.error_word);
+      return o;
+    }
+    val arcs = val::array();
+    std::size_t i = 0;
+    for (const headlab::EnArc& a : p.arcs) {
+      val x = val::object();
+      x.set("relation", std::string(headlab::english_relation_name(a.relation)));
+      x.set("query", a.query);
+      x.set("target", a.target);
+      x.set("label", std::string(headlab::english_relation_label(a.relation)));
+      x.set("answer", a.answer >= 0 ? val(std::string(s_->spec().token_names[a.answer])) : val::null());
+      if (a.relation == headlab::EnRelation::agreement) {
+        x.set("foil", std::string(s_->spec().token_names[a.foil]));
+        x.set("attractor", a.attractor);
+      }
+      if (a.cls >= 0) x.set("class", std::string(headlab::english_class_name(a.cls)));
+      arcs.set(i++, x);
+    }
+    o.set("arcs", arcs);
+    return o;
   }
 
   // An LmHeadReportJs.
@@ -183,6 +253,23 @@ class LanguageModelJs {
         report.heads.set(l * r.num_heads + h, o);
       }
     report.threshold = headlab::kLmHeadThreshold;
+    if (english()) {
+      // The relation scores replace the generic induction and previousToken (previousToken is the
+      // same number; induction is scored on repeated names only) and the label.
+      const headlab::LmEnglishReport e = s_->english_heads(static_cast<std::size_t>(n));
+      for (std::size_t l = 0; l < r.num_layers; ++l)
+        for (std::size_t h = 0; h < r.num_heads; ++h) {
+          val o = report.heads[l * r.num_heads + h];
+          for (std::size_t k = 0; k < headlab::kEnRelationCount; ++k)
+            o.set(headlab::english_relation_name(headlab::EnRelation(k)), e.score(headlab::EnRelation(k), l, h));
+          const int label = e.label(l, h);
+          o.set("label", label >= 0 ? val(std::string(headlab::english_relation_label(headlab::EnRelation(label))))
+                                    : val::null());
+          o.set("relation", label >= 0 ? val(std::string(headlab::english_relation_name(headlab::EnRelation(label))))
+                                       : val::null());
+        }
+      report.threshold = headlab::kLmEnglishLabelThreshold;
+    }
     report.best_fixed_position = r.best_fixed_position;
     report.best_coreference = r.best_coreference;
     val o(report);
@@ -239,6 +326,8 @@ class LanguageModelJs {
   }
 
   std::string task_name() const { return s_->spec().name; }
+
+  bool english() const { return s_->spec().kind == headlab::LmTaskKind::english; }
 
  private:
   std::string adopt(headlab::LmSessionOrError r) {
@@ -328,6 +417,8 @@ EMSCRIPTEN_BINDINGS(headlab_language_model) {
       .function("divergence", &LanguageModelJs::divergence)
       .function("evaluate", &LanguageModelJs::evaluate)
       .function("headReport", &LanguageModelJs::head_report)
+      .function("baselines", &LanguageModelJs::baselines)
+      .function("relations", &LanguageModelJs::relations)
       .function("tokenBuffer", &LanguageModelJs::token_buffer)
       .function("attention", &LanguageModelJs::attention)
       .function("predict", &LanguageModelJs::predict)

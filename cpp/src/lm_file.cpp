@@ -144,6 +144,9 @@ LmLoaded load_lm(const std::uint8_t* bytes, std::size_t size) {
     for (char ch : name) shown += ch >= 32 && ch < 127 ? ch : '?';
     return problem("task: unknown task '" + shown + "' (known: " + known + ")");
   }
+  // The schedule is the task's (the file does not hold it): warmup and Adam's beta2.
+  c.warmup_steps = spec->defaults.warmup_steps;
+  c.adam_beta2 = spec->defaults.adam_beta2;
   if (vocab != spec->vocab)
     return problem("vocab: " + std::to_string(vocab) + " does not match task " + spec->name + " (" +
                    std::to_string(spec->vocab) + ")");

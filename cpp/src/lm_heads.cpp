@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "headlab/lm.hpp"
+#include "headlab/lm_english.hpp"
 
 namespace headlab {
 
@@ -20,6 +21,8 @@ LmEval evaluate_lm(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::
   LmBatch batch(t_len, c.max_batch);
   double loss = 0;
   std::size_t predictions = 0, correct = 0, scored = 0, right = 0;
+  const bool english = spec.kind == LmTaskKind::english;
+  LmEnglishAccuracy english_acc(t_len);
   for (std::size_t done = 0; done < examples;) {
     const std::size_t n = std::min(c.max_batch, examples - done);
     generate_lm_batch(spec, rng, n, batch);
@@ -28,6 +31,7 @@ LmEval evaluate_lm(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::
     predictions += r.predictions;
     correct += r.correct;
     const std::int32_t* am = model.argmax();
+    if (english) english_acc.add(batch, n, model.probabilities());
     for (std::size_t b = 0; b < n; ++b)
       for (std::size_t t = 0; t < t_len; ++t) {
         const std::size_t i = b * t_len + t;
@@ -37,6 +41,8 @@ LmEval evaluate_lm(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::
           const std::vector<std::int32_t> adj =
               cricket_adjectives(batch.tokens[b * t_len + batch.referent[b]]);
           right += std::find(adj.begin(), adj.end(), am[i]) != adj.end() ? 1 : 0;
+        } else if (english) {
+          continue;  // agreement, from english_acc below
         } else {
           right += am[i] == batch.targets[i] ? 1 : 0;
         }
@@ -47,6 +53,10 @@ LmEval evaluate_lm(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::
   e.loss = predictions ? float(loss / double(predictions)) : 0.0f;
   e.next_token = predictions ? float(correct) / float(predictions) : 0.0f;
   e.accuracy = scored ? float(right) / float(scored) : 0.0f;
+  if (english) {
+    english_acc.fill(e);
+    e.accuracy = e.agreement;
+  }
   return e;
 }
 

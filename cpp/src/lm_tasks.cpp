@@ -1,6 +1,7 @@
 #include "headlab/lm_tasks.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace headlab {
 
@@ -42,7 +43,20 @@ constexpr std::int32_t kCStart = 0, kCPad = 1, kCStop = 2, kPlayers = 3, kNumPla
 constexpr std::size_t kCricketVocab = sizeof(kCricketNames) / sizeof(kCricketNames[0]);
 constexpr std::size_t kCricketLen = 18;  // start token + longest sentence (16 words with the stop)
 
-const LmTaskSpec kLmTasks[] = {
+// The english vocabulary as C strings, for the table's token_names (the
+// lexicon english.cpp builds once lives as long as the program).
+const char* const* english_names() {
+  static const std::vector<const char*> names = [] {
+    std::vector<const char*> v;
+    for (std::size_t i = 0; i < english_vocab_size(); ++i) v.push_back(english_word(std::int32_t(i)).text.c_str());
+    return v;
+  }();
+  return names.data();
+}
+
+// Built on first use: the english row's vocabulary size is the lexicon's.
+const std::vector<LmTaskSpec>& lm_tasks() {
+  static const std::vector<LmTaskSpec> tasks = {
     {"induction", LmTaskKind::induction, kInductionTokens + 1, kInductionLen, kInductionNames,
      kInductionStart, -1, "next-token accuracy on the repeated segment's second copy",
      "A start token, then 23 random tokens in which a segment of 4-10 distinct tokens is repeated right "
@@ -56,7 +70,23 @@ const LmTaskSpec kLmTasks[] = {
      "sentences; an optional opener ('now', 'and then') shifts positions; each noun has its own "
      "adjectives. Loss on every next token up to the full stop.",
      {2, 4, 32, false, 1e-2f, 64, 2000, 1000, 0.95f, 2}},
-};
+    {"english", LmTaskKind::english, english_vocab_size(), kEnglishSeqLen, english_names(), kEnglishStart,
+     kEnglishPad,
+     "at the token before a present-tense verb, the verb form that agrees with the subject is more probable "
+     "than the other form",
+     "A small English with a grammar, e.g. 'the keys to the old cabinet are on the table', 'the dog that "
+     "the girls chase runs home', 'the king met the girls and they were happy', 'anna berg met tom lind . "
+     "later anna berg smiled'. Every sentence's relations are known: subject-verb agreement across "
+     "attractors (syntax), verbs that select their objects (semantics), pronouns and their antecedents "
+     "(entities), repeated names (induction), the previous word (local context). Loss on every next token "
+     "up to the padding.",
+     // bench/english/calibration.md: 2 layers x 4 heads, d_model 64, MLP, Adam 3e-3 (beta2 0.999,
+     // 100 warmup steps), batch 64, 3000 steps; seed 3 formed the strongest agreement head natively
+     // (0.72; the WebAssembly build was not checked for lack of time).
+     {2, 4, 64, true, 3e-3f, 64, 3000, 100, 0.999f, 3}},
+  };
+  return tasks;
+}
 
 // Shuffles a prefix: a[0..k) becomes k distinct draws from a[0..n).
 void partial_shuffle(Rng& rng, std::int32_t* a, std::size_t n, std::size_t k) {
@@ -138,16 +168,31 @@ void cricket_example(Rng& rng, LmBatch& b, std::size_t row) {
   for (std::size_t i = 0; i < t_len; ++i) b.scored[row * t_len + i] = int(i) == pronoun + 1 ? 1 : 0;
 }
 
+void english_example(Rng& rng, LmBatch& b, std::size_t row) {
+  const std::size_t t_len = b.seq_len;
+  EnSequence seq;
+  generate_english(rng, seq);
+  std::int32_t* tok = b.tokens.data() + row * t_len;
+  for (std::size_t t = 0; t < t_len; ++t) tok[t] = t < seq.tokens.size() ? seq.tokens[t] : kEnglishPad;
+  // Loss on every next token before the padding (the last sentence's "." included).
+  for (std::size_t i = 0; i < t_len; ++i) b.targets[row * t_len + i] = i + 1 < seq.length ? tok[i + 1] : -1;
+  std::uint8_t* scored = b.scored.data() + row * t_len;
+  std::fill(scored, scored + t_len, std::uint8_t(0));
+  for (const EnArc& a : seq.arcs)
+    if (a.relation == EnRelation::agreement) scored[a.query] = 1;
+  b.arcs[row] = std::move(seq.arcs);
+}
+
 }  // namespace
 
 std::size_t lm_task_count() {
-  return sizeof(kLmTasks) / sizeof(kLmTasks[0]);
+  return lm_tasks().size();
 }
 const LmTaskSpec& lm_task_at(std::size_t index) {
-  return kLmTasks[index];
+  return lm_tasks()[index];
 }
 const LmTaskSpec* find_lm_task(const std::string& name) {
-  for (const LmTaskSpec& s : kLmTasks)
+  for (const LmTaskSpec& s : lm_tasks())
     if (name == s.name) return &s;
   return nullptr;
 }
@@ -162,7 +207,8 @@ LmBatch::LmBatch(std::size_t seq_len_, std::size_t capacity_)
       seg_len(capacity_, -1),
       pronoun(capacity_, -1),
       referent(capacity_, -1),
-      distractor(capacity_, -1) {}
+      distractor(capacity_, -1),
+      arcs(capacity_) {}
 
 void generate_lm_example(const LmTaskSpec& spec, Rng& rng, LmBatch& b, std::size_t row) {
   const std::size_t t_len = b.seq_len;
@@ -171,8 +217,10 @@ void generate_lm_example(const LmTaskSpec& spec, Rng& rng, LmBatch& b, std::size
     induction_example(rng, b, row);
     const std::int32_t* tok = b.tokens.data() + row * t_len;
     for (std::size_t i = 0; i < t_len; ++i) b.targets[row * t_len + i] = i + 1 < t_len ? tok[i + 1] : -1;
-  } else {
+  } else if (spec.kind == LmTaskKind::cricket) {
     cricket_example(rng, b, row);
+  } else {
+    english_example(rng, b, row);
   }
 }
 

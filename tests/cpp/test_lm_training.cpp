@@ -86,7 +86,7 @@ std::string sentence(const LmTaskSpec& spec, const LmBatch& b, std::size_t row) 
 // ---- Task generators -----------------------------------------------------------
 
 TEST_CASE("lm tasks: the table and determinism by seed") {
-  REQUIRE(lm_task_count() == 2);
+  REQUIRE(lm_task_count() == 3);
   for (std::size_t i = 0; i < lm_task_count(); ++i) {
     const LmTaskSpec& s = lm_task_at(i);
     CAPTURE(s.name);

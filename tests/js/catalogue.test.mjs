@@ -383,10 +383,10 @@ const CASES = [
 
   // languageTasks / createLanguageModel
   ['createLanguageModel: no options', () => lab.createLanguageModel(), TypeError, 'options', /options object/],
-  ['createLanguageModel: task missing', () => lab.createLanguageModel({}), TypeError, 'task', /required: one of induction, cricket/],
-  ['createLanguageModel: task a number', () => lab.createLanguageModel({ task: 1 }), TypeError, 'task', /string \(one of induction, cricket\)/],
-  ['createLanguageModel: task unknown', () => lab.createLanguageModel({ task: 'two-relations' }), RangeError, 'task', /known: induction, cricket/],
-  ['createLanguageModel: task misspelt', () => lab.createLanguageModel({ task: 'inductoin' }), RangeError, 'task', /unknown task "inductoin"; did you mean induction\? \(known: induction, cricket\)/],
+  ['createLanguageModel: task missing', () => lab.createLanguageModel({}), TypeError, 'task', /required: one of induction, cricket, english/],
+  ['createLanguageModel: task a number', () => lab.createLanguageModel({ task: 1 }), TypeError, 'task', /string \(one of induction, cricket, english\)/],
+  ['createLanguageModel: task unknown', () => lab.createLanguageModel({ task: 'two-relations' }), RangeError, 'task', /known: induction, cricket, english/],
+  ['createLanguageModel: task misspelt', () => lab.createLanguageModel({ task: 'inductoin' }), RangeError, 'task', /unknown task "inductoin"; did you mean induction\? \(known: induction, cricket, english\)/],
   ['createLanguageModel: a misspelt option (numLayer)', () => lab.createLanguageModel({ task: 'induction', numLayer: 2 }), TypeError, 'numLayer', /did you mean numLayers\?/],
   ['createLanguageModel: numLayers 5', () => lab.createLanguageModel({ task: 'induction', numLayers: 5 }), RangeError, 'numLayers', /1\.\.4, got 5/],
   ['createLanguageModel: numLayers zero', () => lab.createLanguageModel({ task: 'induction', numLayers: 0 }), RangeError, 'numLayers', /positive integer/],

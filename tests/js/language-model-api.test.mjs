@@ -144,14 +144,14 @@ test('learning rates are echoed as given: config(), divergence() and after save 
   assert.throws(() => d.step(1000), /learningRate 9\.7 \(sgd\)/);
   assert.equal(d.divergence().learningRate, 9.7);
   d.dispose();
-  for (const t of await lab.languageTasks()) assert.equal(t.defaults.learningRate, 0.01);
+  for (const t of await lab.languageTasks()) assert.equal(t.defaults.learningRate, t.name === 'english' ? 0.003 : 0.01);
 });
 
 test('an unknown task name gets a "did you mean" when one is close, for both models', async () => {
   const rejects = async (call, pattern) => assert.rejects(call, (e) => e instanceof RangeError && pattern.test(e.message) && /\btask\b/.test(e.message));
-  await rejects(() => lab.createLanguageModel({ task: 'inductoin' }), /unknown task "inductoin"; did you mean induction\? \(known: induction, cricket\)/);
+  await rejects(() => lab.createLanguageModel({ task: 'inductoin' }), /unknown task "inductoin"; did you mean induction\? \(known: induction, cricket, english\)/);
   await rejects(() => lab.createLanguageModel({ task: 'Cricket' }), /did you mean cricket\?/);
-  await rejects(() => lab.createLanguageModel({ task: 'sorting' }), /unknown task "sorting" \(known: induction, cricket\)/);
+  await rejects(() => lab.createLanguageModel({ task: 'sorting' }), /unknown task "sorting" \(known: induction, cricket, english\)/);
   await rejects(() => lab.createTrainer({ task: 'two-relation' }), /createTrainer: task: unknown task "two-relation"; did you mean two-relations\?/);
   await rejects(() => lab.createTrainer({ task: 'pronouns' }), /did you mean pronoun\?/);
   await rejects(() => lab.createTrainer({ task: 'sorting' }), /unknown task "sorting" \(known: two-relations, /);

@@ -18,9 +18,9 @@ async function withModel(options, fn) {
   }
 }
 
-test('languageTasks lists induction and cricket; createLanguageModel defaults to the task defaults', async () => {
+test('languageTasks lists induction, cricket and english; createLanguageModel defaults to the task defaults', async () => {
   const tasks = await lab.languageTasks();
-  assert.deepEqual(tasks.map((t) => t.name), ['induction', 'cricket']);
+  assert.deepEqual(tasks.map((t) => t.name), ['induction', 'cricket', 'english']);
   for (const t of tasks) {
     assert.equal(typeof t.description, 'string');
     assert.equal(typeof t.metric, 'string');

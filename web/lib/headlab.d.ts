@@ -444,6 +444,62 @@ export interface LanguageEvaluation {
   nextTokenAccuracy: number;
   /** Held-out sequences evaluated. */
   examples: number;
+  /** English only: p(verb) > p(its other-number form) at the token before a present-tense verb. */
+  agreementAccuracy?: number;
+  /** English only: agreementAccuracy on arcs with an attractor (a noun of the other number between subject and verb). */
+  agreementAccuracyAttractor?: number;
+  /** English only: agreementAccuracy on arcs without one. */
+  agreementAccuracyNoAttractor?: number;
+  /** English only: the selected class of nouns holds the most probability before a selected object. */
+  selectionAccuracy?: number;
+  /** English only: the antecedent's class of predicate adjectives holds the most probability after "was"/"were". */
+  coreferenceAccuracy?: number;
+  /** English only: arcs each accuracy counted. */
+  arcs?: { agreement: number; attractor: number; selection: number; coreference: number };
+}
+
+/** English only: what position alone scores on one relation's arcs (LanguageModel.baselines). */
+export interface LanguageBaseline {
+  /** The best "k tokens back" pattern's score, k chosen after the fact. */
+  fixedOffset: number;
+  /** That k. */
+  offset: number;
+  /** Attending to the last noun or name at or before the query. */
+  lastNoun: number;
+  /** max(fixedOffset, lastNoun). */
+  best: number;
+  /** Held-out arcs. */
+  arcs: number;
+}
+
+export interface LanguageBaselines {
+  agreement: LanguageBaseline;
+  selection: LanguageBaseline;
+  coreference: LanguageBaseline;
+  induction: LanguageBaseline;
+  previousToken: LanguageBaseline;
+}
+
+/** One arc of the english grammar: a query position, the true target it needs, positions counting the start token as 0. */
+export interface LanguageArc {
+  relation: 'agreement' | 'selection' | 'coreference' | 'induction' | 'previousToken';
+  query: number;
+  target: number;
+  /** 'subject → verb · syntax', … */
+  label: string;
+  /** The word the query predicts (the verb, the object, the predicate, the last name), or null (previousToken). */
+  answer: string | null;
+  /** Selection, coreference: the semantic class the answer belongs to. */
+  class?: string;
+  /** Agreement: the verb's other-number form. */
+  foil?: string;
+  /** Agreement: a noun of the other number lies between subject and verb. */
+  attractor?: boolean;
+}
+
+export interface LanguageRelations {
+  tokens: string[];
+  arcs: LanguageArc[];
 }
 
 /** One head's detector scores (means of attention weights over held-out sequences). */
@@ -460,18 +516,24 @@ export interface LanguageHeadScore {
   duplicateToken: number;
   /** Weight on position 0. */
   firstToken: number;
-  /** Cricket only: weight from the pronoun's prediction query onto the referent noun. */
+  /** Cricket: weight from the pronoun's prediction query onto the referent noun. English: from "was"/"were" after a pronoun onto the antecedent. */
   coreference?: number;
+  /** English only: from the token before a present-tense verb onto the subject's head noun. */
+  agreement?: number;
+  /** English only: from the token before a selected object onto the verb. */
+  selection?: number;
+  /** English only: the relation key of `label`, or null. */
+  relation?: string | null;
   /** Cricket only: the highest mean weight on one fixed absolute position or fixed offset back, from the pronoun queries. */
   positionPeak?: number;
-  /** 'previous token', 'induction', 'duplicate token', 'first token' or 'coreference': the highest score ≥ threshold; null when none is. */
+  /** 'previous token', 'induction', 'duplicate token', 'first token' or 'coreference': the highest score ≥ threshold; null when none is. English: the best relation ≥ 0.3 and its kind ('subject → verb · syntax'). */
   label: string | null;
 }
 
 export interface LanguageHeadReport {
   /** Layer-major: heads[layer * numHeads + head]. */
   heads: LanguageHeadScore[];
-  /** The score a label needs (0.5). */
+  /** The score a label needs (0.5; english 0.3). */
   threshold: number;
   /** Cricket only: the coreference score of the best head that attends to one fixed position or offset (a baseline). */
   bestFixedPosition?: number;
@@ -530,6 +592,10 @@ export declare class LanguageModel {
   headScores(n?: number): LanguageHeadScore[];
   /** headScores plus the threshold and, for cricket, the fixed-position baseline. */
   headReport(n?: number): LanguageHeadReport;
+  /** English only: per relation, what a fixed offset or the last noun scores on the same held-out arcs. @throws Error for other tasks. */
+  baselines(n?: number): LanguageBaselines;
+  /** English only: the grammar's arcs of a typed sentence. @throws Error naming the word and position where parsing stops. */
+  relations(tokensOrText: TokensOrText): LanguageRelations;
   /**
    * Whitespace-separated vocabulary words → ids, start token first (put there unless the text begins with it): `ids` and their `tokens` (words),
    * the shape of {@link PretrainedModel.tokenize}; `words` is `tokens` under its former name (before 0.3, `tokens` held the ids).

@@ -229,10 +229,20 @@ LmHeadReport detect_heads(LanguageModel& model, const LmTaskSpec& spec, Rng& rng
 // The task's metric over held-out sequences: share of scored positions right
 // (induction: next token exact; cricket: the predicted adjective belongs to the
 // referent), plus mean loss.
+//
+// english: accuracy is agreement (below), and the accuracies of issue 24 at
+// each arc's query (lm_english.hpp defines them; 0 for other tasks):
+//   agreement            p(the verb) > p(its other-number form), every
+//                        agreement arc; agreement_attractor / _plain: arcs
+//                        with / without an attractor
+//   selection            the selected class's nouns hold the most probability
+//   coreference          the antecedent's class's predicates hold the most
 struct LmEval {
   float loss = 0;
   float accuracy = 0;    // the task's metric
   float next_token = 0;  // arg-max == target over all positions with a target
+  float agreement = 0, agreement_attractor = 0, agreement_plain = 0, selection = 0, coreference = 0;
+  std::size_t agreement_arcs = 0, attractor_arcs = 0, selection_arcs = 0, coreference_arcs = 0;
 };
 LmEval evaluate_lm(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::size_t examples);
 

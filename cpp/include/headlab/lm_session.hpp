@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "headlab/lm.hpp"
+#include "headlab/lm_english.hpp"
 #include "headlab/lm_file.hpp"
 
 namespace headlab {
@@ -48,6 +49,8 @@ class LmSession {
   std::uint64_t steps() const { return base_steps_ + trainer_->steps(); }
   LmEval evaluate(std::size_t examples) { return trainer_->evaluate(examples); }
   LmHeadReport heads(std::size_t examples) { return trainer_->heads(examples); }
+  // The english task only: relation scores and baselines on the heads' held-out sequences.
+  LmEnglishReport english_heads(std::size_t examples) { return headlab::english_heads(*trainer_, examples); }
 
   // Attention of every layer and head on tokens [t]: out [num_layers, h, t, t],
   // the t x t top-left block of each map. The returned buffer is owned here.

@@ -14,6 +14,14 @@
 //              sentences, and an optional opener ("now", "and then") shifts
 //              everything. The metric is whether the predicted adjective
 //              belongs to the referent.
+//   english    The small English of english.hpp: 48 tokens, a start token,
+//              sentences with subject-verb agreement across attractors, verbs
+//              that select their objects, pronouns with antecedents and
+//              repeated names, then padding. Loss on every next token up to the
+//              padding; the metric is agreement: at the token before a
+//              present-tense verb, the form that agrees with the subject is
+//              more probable than the other form. Each row keeps the
+//              generator's arcs (the ground truth of every relation).
 //   lm_task_at(i) is the table (lm_task_count() rows).
 #pragma once
 
@@ -22,11 +30,12 @@
 #include <string>
 #include <vector>
 
+#include "headlab/english.hpp"
 #include "headlab/train/rng.hpp"
 
 namespace headlab {
 
-enum class LmTaskKind { induction, cricket };
+enum class LmTaskKind { induction, cricket, english };
 
 // The settings a UI starts from for a task (calibrated in
 // tests/cpp/test_lm_training.cpp; numbers in its header).
@@ -74,6 +83,8 @@ const LmTaskSpec* find_lm_task(const std::string& name);
 //   cricket:   pronoun ("it"), referent (the noun it refers to), distractor
 //              (the other noun, -1 when absent); the adjective is predicted at
 //              pronoun + 1 ("was")
+//   english:   arcs[row], the generator's arcs of the row's sequence (query
+//              and target index the row); scored marks agreement queries
 struct LmBatch {
   LmBatch() = default;
   LmBatch(std::size_t seq_len, std::size_t capacity);
@@ -81,10 +92,13 @@ struct LmBatch {
   std::vector<std::int32_t> tokens, targets;
   std::vector<std::uint8_t> scored;
   std::vector<std::int32_t> seg_start, seg_len, pronoun, referent, distractor;
+  std::vector<std::vector<EnArc>> arcs;  // [capacity], english only (empty rows otherwise)
 };
 
 // Row `row` (< capacity) from rng alone; generate_lm_batch fills rows [0, n)
-// and sets size = n. No allocation.
+// and sets size = n. No allocation for induction and cricket; english builds
+// each sentence in vectors of its own (generate_english), a few small
+// allocations per row, nothing beside a training step's cost.
 void generate_lm_example(const LmTaskSpec& spec, Rng& rng, LmBatch& batch, std::size_t row);
 void generate_lm_batch(const LmTaskSpec& spec, Rng& rng, std::size_t n, LmBatch& batch);
 

@@ -381,9 +381,19 @@ export class LanguageModel extends TrainingSession {
    * sequences on every call and never trained on. `accuracy` is the task's
    * metric (induction: next-token accuracy on the repeated segment's second
    * copy; cricket: the adjective predicted after "it was" belongs to the noun
-   * "it" refers to); `nextTokenAccuracy` counts every position with a target.
+   * "it" refers to; english: agreementAccuracy); `nextTokenAccuracy` counts every
+   * position with a target. The english task adds, at each relation's query on
+   * the grammar's own arcs (docs/language-models.md): `agreementAccuracy` (the
+   * verb form that agrees with the subject is more probable than the other
+   * form), `agreementAccuracyAttractor` and `agreementAccuracyNoAttractor` (arcs
+   * with and without a noun of the other number in between),
+   * `selectionAccuracy` (the class of nouns the verb selects holds the most
+   * probability), `coreferenceAccuracy` (the antecedent's class of predicate
+   * adjectives holds the most probability) and `arcs`, how many each counted.
    * @param {number} [n] 1..100000
-   * @returns {{loss: number, accuracy: number, nextTokenAccuracy: number, examples: number}}
+   * @returns {import('../headlab').LanguageEvaluation}
+   * @example
+   * english.evaluate().agreementAccuracyAttractor;  // 0.99 for the shipped english model
    */
   evaluate(n) {
     const core = this._live('evaluate');
@@ -398,10 +408,20 @@ export class LanguageModel extends TrainingSession {
    * pronoun onto its referent (coreference). `label` names the highest score
    * at or above 0.5, or is null. For cricket each head also has `positionPeak`:
    * see {@link LanguageModel#headReport}, which returns these with the baselines.
+   * For english every head has the five relation scores of the grammar — the
+   * mean weight from the query where a relation is needed to its true target:
+   * `agreement` (token before a present-tense verb → the subject's head noun),
+   * `selection` (token before a selected object → the verb), `coreference`
+   * ("was"/"were" after a pronoun → the antecedent), `induction` (a repeated
+   * first name → the last name after its earlier copy), `previousToken` (t →
+   * t − 1); `label` names the best relation at or above 0.3 and its kind
+   * ('subject → verb · syntax'), `relation` its key; {@link LanguageModel#baselines}
+   * gives what position alone scores on the same arcs.
    * @param {number} [n] 1..100000
    * @returns {import('../headlab').LanguageHeadScore[]}
    * @example
    * lm.headScores().filter((h) => h.label === 'induction');
+   * english.headScores().filter((h) => h.relation === 'agreement');  // the subject → verb heads
    */
   headScores(n) {
     return this._headReport('headScores', n).heads;
@@ -427,7 +447,63 @@ export class LanguageModel extends TrainingSession {
   /** @private */
   _headReport(fn, n) {
     const core = this._live(fn);
-    return core.headReport(this._count(fn, 'n', n, 500, 1e5));
+    const report = core.headReport(this._count(fn, 'n', n, 500, 1e5));
+    report.threshold = fromFloat32(report.threshold);  // 0.3 reads 0.3, not its float
+    return report;
+  }
+
+  /** @private The core, for a method only the english task has (else an Error naming the task). */
+  _english(fn) {
+    const core = this._live(fn);
+    if (this._spec.name !== 'english') {
+      throw new Error(`LanguageModel.${fn}: only the english task has a grammar with known relations; this model's task is ${this._spec.name}`);
+    }
+    return core;
+  }
+
+  /**
+   * English only: what position alone scores on the arcs {@link LanguageModel#headScores}
+   * uses (`n` held-out sequences, default 500, the same ones), per relation (the keys of
+   * headScores): `fixedOffset`, the score of the best "k tokens back" pattern, k chosen
+   * after the fact (`offset`); `lastNoun`, the score of attending to the last noun or
+   * name at or before the query; `best`, the larger; `arcs`, how many arcs. A head that
+   * beats `best` by far tracks the relation, not a position.
+   * @param {number} [n] 1..100000
+   * @returns {import('../headlab').LanguageBaselines}
+   * @throws {Error} when the model's task is not english
+   * @example
+   * english.baselines().agreement;  // { fixedOffset: 0.23, offset: 4, lastNoun: 0.27, best: 0.27, arcs: 1170 }
+   */
+  baselines(n) {
+    const core = this._english('baselines');
+    return core.baselines(this._count('baselines', 'n', n, 500, 1e5));
+  }
+
+  /**
+   * English only: the grammar's own analysis of a sentence typed in the vocabulary
+   * (one or more sentences, each ending in "."): `tokens` (start token first, as
+   * {@link LanguageModel#attention} numbers them) and `arcs`, each `{ relation,
+   * query, target, label, answer, class?, foil?, attractor? }` with query and target
+   * positions in `tokens`, exactly the arcs headScores averages over.
+   * @param {string|Int32Array|number[]|string[]} tokensOrText
+   * @returns {import('../headlab').LanguageRelations}
+   * @throws {Error} naming the word and position where the text stops being the
+   *   language ("word 3 ('run'): the verb does not agree …", positions count the start token as 0),
+   *   or when the model's task is not english; RangeError for an unknown word
+   * @example
+   * english.relations('the keys to the old cabinet are on the table .').arcs
+   *   .find((a) => a.relation === 'agreement');  // { query: 6, target: 2, answer: 'are', foil: 'is', attractor: true, … }
+   */
+  relations(tokensOrText) {
+    const core = this._english('relations');
+    const ids = this._sequence('relations', tokensOrText);
+    this._put(core, ids);
+    const r = core.relations(ids.length);
+    if (r.error !== undefined) {
+      throw new Error(`LanguageModel.relations: the text is not a sentence of the english grammar: ${r.error} ` +
+        '(positions count the start token as 0)');
+    }
+    return { tokens: Array.from(ids, (i) => this._spec.vocabulary[i]), arcs: r.arcs };
   }
 
   /**

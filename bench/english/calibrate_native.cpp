@@ -1,0 +1,169 @@
+// headlab_english_calibrate: the small English in HeadLab's own C++ trainer
+// (the `english` task's defaults), for bench/english/calibration.md.
+//
+//   headlab_english_calibrate --seed S [--steps N] [--save FILE.hlm]
+//       trains one seed on one thread and saves the model
+//   headlab_english_calibrate --load FILE.hlm [--examples N]
+//       scores a saved model: every head's relation scores, the baselines,
+//       the accuracies and the agreement ablation (as the issue asks), printed
+//       as a markdown section
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "headlab/lm.hpp"
+#include "headlab/lm_english.hpp"
+#include "headlab/lm_file.hpp"
+
+using namespace headlab;
+
+namespace {
+
+int train(std::uint64_t seed, std::size_t steps, const std::string& save) {
+  const LmTaskSpec& spec = *find_lm_task("english");
+  LmTrainer trainer(spec, lm_train_defaults(spec, seed));
+  if (!steps) steps = spec.defaults.steps;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
+  double loss = 0;
+  for (std::size_t s = 0; s < steps;) {
+    const std::size_t n = std::min<std::size_t>(100, steps - s);
+    loss = trainer.step(n).loss;
+    s += n;
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (s % 500 == 0 || s == steps) std::fprintf(stderr, "seed %llu step %zu loss %.3f (%.0f s)\n",
+                                                  (unsigned long long)seed, s, loss, sec);
+  }
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
+  std::printf("seed %llu: %zu steps in %.0f s wall, %.0f s CPU (one thread), last batch loss %.3f\n",
+              (unsigned long long)seed, steps, sec, cpu, loss);
+  if (!save.empty()) {
+    std::string error;
+    const std::vector<std::uint8_t> bytes = save_lm(trainer, trainer.steps(), &error);
+    if (bytes.empty()) {
+      std::fprintf(stderr, "save: %s\n", error.c_str());
+      return 1;
+    }
+    std::ofstream(save, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                std::streamsize(bytes.size()));
+  }
+  return 0;
+}
+
+std::string head_name(std::size_t l, std::size_t h) {
+  return "L" + std::to_string(l) + "H" + std::to_string(h);
+}
+
+int score(const std::string& path, std::size_t examples) {
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  LmLoaded loaded = load_lm(bytes.data(), bytes.size());
+  if (!loaded.trainer) {
+    std::fprintf(stderr, "%s: %s\n", path.c_str(), loaded.error.c_str());
+    return 1;
+  }
+  LmTrainer& tr = *loaded.trainer;
+  const LmTrainConfig& c = tr.config();
+  const std::size_t L = c.num_layers, H = c.num_heads;
+  const LmEnglishReport rep = english_heads(tr, examples);
+  const LmEval ev = tr.evaluate(examples);
+  std::printf("### seed %llu: %zu layers x %zu heads, d_model %zu, %s, Adam %g (warmup %zu, beta2 %g), batch %zu, "
+              "%llu steps\n\n",
+              (unsigned long long)c.seed, L, H, c.d_model, c.mlp ? "MLP" : "no MLP", double(c.learning_rate),
+              c.warmup_steps, double(c.adam_beta2), c.batch_size, (unsigned long long)loaded.steps);
+  std::printf("held-out: %zu sequences, loss %.3f; arcs:", examples, ev.loss);
+  for (std::size_t r = 0; r < kEnRelationCount; ++r)
+    std::printf(" %s %zu%s", english_relation_name(EnRelation(r)), rep.arcs[r], r + 1 < kEnRelationCount ? "," : "\n\n");
+  std::printf("| relation |");
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t h = 0; h < H; ++h) std::printf(" %s |", head_name(l, h).c_str());
+  std::printf(" best head | fixed offset | last noun |\n|---|");
+  for (std::size_t k = 0; k < L * H + 3; ++k) std::printf("---|");
+  std::printf("\n");
+  int met = 0;
+  std::string met_names;
+  for (std::size_t r = 0; r < kEnRelationCount; ++r) {
+    const EnRelation rel = EnRelation(r);
+    std::printf("| %s |", english_relation_name(rel));
+    float best = 0;
+    for (std::size_t l = 0; l < L; ++l)
+      for (std::size_t h = 0; h < H; ++h) {
+        std::printf(" %.2f |", double(rep.score(rel, l, h)));
+        best = std::max(best, rep.score(rel, l, h));
+      }
+    const LmEnglishBaseline& b = rep.baselines[r];
+    std::printf(" **%.2f** | %.2f (%d back) | %.2f |\n", double(best), double(b.fixed_offset), b.offset,
+                double(b.last_noun));
+    if (best >= 0.5f && b.best() <= 0.3f) {
+      ++met;
+      met_names += std::string(met_names.empty() ? "" : ", ") + english_relation_name(rel);
+    }
+  }
+  std::printf("\nagreementAccuracy %.3f (attractor %.3f, none %.3f); selectionAccuracy %.3f; coreferenceAccuracy "
+              "%.3f\n\n",
+              double(ev.agreement), double(ev.agreement_attractor), double(ev.agreement_plain), double(ev.selection),
+              double(ev.coreference));
+  // Ablation: the heads >= 0.3 on agreement off; control: as many of the lowest-scoring heads off.
+  std::vector<std::pair<float, std::size_t>> order;
+  for (std::size_t k = 0; k < L * H; ++k) order.push_back({rep.score(EnRelation::agreement, k / H, k % H), k});
+  std::sort(order.begin(), order.end());
+  std::vector<std::size_t> strong, weak;
+  for (const auto& [s, k] : order)
+    if (s >= kLmEnglishLabelThreshold) strong.push_back(k);
+  for (std::size_t i = 0; i < strong.size(); ++i) weak.push_back(order[i].second);
+  auto ablate = [&](const std::vector<std::size_t>& heads, std::string* names) {
+    for (std::size_t k : heads) {
+      tr.model().set_head_enabled(k / H, k % H, false);
+      *names += std::string(names->empty() ? "" : ", ") + head_name(k / H, k % H);
+    }
+    const LmEval e = tr.evaluate(examples);
+    for (std::size_t k : heads) tr.model().set_head_enabled(k / H, k % H, true);
+    return e;
+  };
+  std::string strong_names, weak_names;
+  const LmEval off = ablate(strong, &strong_names), control = ablate(weak, &weak_names);
+  const double drop = double(ev.agreement_attractor) - double(off.agreement_attractor);
+  std::printf("ablation: agreement heads >= 0.3 off (%s): agreementAccuracy %.3f, attractor %.3f; control, as many "
+              "lowest-scoring heads off (%s): %.3f, attractor %.3f\n\n",
+              strong_names.c_str(), double(off.agreement), double(off.agreement_attractor), weak_names.c_str(),
+              double(control.agreement), double(control.agreement_attractor));
+  std::printf("thresholds: relations with a head >= 0.5 and baselines <= 0.3: %d (%s); attractor accuracy >= 0.9: "
+              "%s; ablation drop (attractor) %.3f (>= 0.2: %s)\n\n",
+              met, met_names.c_str(), ev.agreement_attractor >= 0.9f ? "yes" : "no", drop,
+              drop >= 0.2 && !strong.empty() ? "yes" : "no");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint64_t seed = 1;
+  std::size_t steps = 0, examples = 2000;
+  std::string save, load;
+  if (argc < 3 || argc % 2 == 0) {
+    std::fprintf(stderr, "usage: %s --seed S [--steps N] [--save FILE] | --load FILE [--examples N]\n", argv[0]);
+    return 2;
+  }
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    if (k == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (k == "--steps") steps = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (k == "--save") save = argv[i + 1];
+    else if (k == "--load") load = argv[i + 1];
+    else if (k == "--examples") examples = std::strtoull(argv[i + 1], nullptr, 10);
+    else {
+      std::fprintf(stderr, "unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  if (load.empty()) return train(seed, steps, save);
+  return score(load, examples);
+}
