@@ -15,7 +15,7 @@
 //   dist/headlab_{core,train,pretrained}{,_scalar}.wasm  found next to the bundle
 //   dist/headlab_{core,train}_threads.{mjs,wasm,worker.js}  the threads builds (isolated pages):
 //                                       createParallelLayer's and the language models'
-//   dist/models/*.hlm                   trained language models (web/models/), also inside the classic build
+//   dist/models/*.hlm                   trained language models (web/models/), the small ones also inside the classic build
 //   dist/katex/fonts/*.woff2            KaTeX's fonts
 //   dist/lib/headlab.js (+ gen/*.wasm)   the API alone as one ES module, for CDNs and static hosting
 //                                       (loadPretrained's engine glue and tokenizer beside it in gen/),
@@ -69,12 +69,16 @@ const embedded = {
 };
 
 // Trained language models shipped with the site (`npm run train:models` writes them); the classic
-// build carries them too, as file:// pages cannot fetch them.
+// build carries the small ones too, as file:// pages cannot fetch them. A larger one (the english
+// model, ~0.5 MB) would grow every page's classic bundle by a third of its size for one demo: it
+// is fetched over http(s) only.
+const EMBED_MODEL_MAX_BYTES = 256 * 1024;
 const modelsDir = path.join(web, 'models');
 const shippedModels = {};
 if (await exists(modelsDir)) {
   for (const f of (await readdir(modelsDir)).filter((f) => f.endsWith('.hlm')).sort()) {
-    shippedModels[f] = (await readFile(path.join(modelsDir, f))).toString('base64');
+    const bytes = await readFile(path.join(modelsDir, f));
+    if (bytes.length <= EMBED_MODEL_MAX_BYTES) shippedModels[f] = bytes.toString('base64');
   }
 }
 
