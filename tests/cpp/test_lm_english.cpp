@@ -201,7 +201,9 @@ TEST_CASE("lm english scores: hand-built heads on hand-written sentences") {
   // noun as head 1 scored.
   const std::pair<R, int> offsets[] = {
       {R::agreement, 4}, {R::selection, 3}, {R::coreference, 3}, {R::induction, 6}, {R::previous_token, 1}};
-  for (const auto& [rel, k] : offsets) {
+  for (const auto& offset : offsets) {
+    const R rel = offset.first;  // not a structured binding: CAPTURE's lambda cannot use one in C++17
+    const int k = offset.second;
     CAPTURE(english_relation_name(rel));
     CHECK(r.baselines[int(rel)].fixed_offset == doctest::Approx(1.0));
     CHECK(r.baselines[int(rel)].offset == k);
