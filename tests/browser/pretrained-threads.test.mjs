@@ -10,7 +10,8 @@ import { serve } from '../../tools/serve.mjs';
 import { assertClose, expectedOf } from '../js/pretrained-helpers.mjs';
 
 const FIXTURE = '/tests/golden/pretrained/gpt2-f32/';
-const PAGE = '/tests/browser/pretrained-threads-worker.mjs';  // any same-origin page: the tests import from it
+const PAGE = '/tests/browser/pretrained-threads.html';  // an empty page the tests import the library into
+const WORKER = '/tests/browser/pretrained-threads-worker.mjs';
 let browser, isolated, plain;
 const problems = [];
 
@@ -29,13 +30,13 @@ after(async () => {
 test('isolated page: a Worker on 2 threads gives one thread\'s answers exactly; auto takes the cores', { timeout: 180_000 }, async () => {
   const page = watch(await browser.newPage(), 'pretrained threads, isolated', problems);
   await page.goto(isolated.url.replace(/\/$/, '') + PAGE);
-  const c = expectedOf('gpt2-f32').cases[0];
-  const r = await page.evaluate(async ({ folder, worker, ids }) => {
+  const c = expectedOf('gpt2-f32').cases.find((x) => x.ablate.length > 0);  // heads switched off too
+  const r = await page.evaluate(async ({ folder, worker, ids, ablate }) => {
     const inWorker = (threads) => new Promise((resolve) => {
       const w = new Worker(worker, { type: 'module' });
       w.onmessage = ({ data }) => { w.terminate(); resolve(data); };
       w.onerror = (e) => { w.terminate(); resolve({ error: e.message }); };
-      w.postMessage({ folder, threads, ids });
+      w.postMessage({ folder, threads, ids, ablate });
     });
     const one = await inWorker(1);
     const two = await inWorker(2);
@@ -46,7 +47,7 @@ test('isolated page: a Worker on 2 threads gives one thread\'s answers exactly; 
     auto.dispose();
     page.after = lab.liveWorkerCount();
     return { one, two, page };
-  }, { folder: isolated.url.replace(/\/$/, '') + FIXTURE, worker: isolated.url.replace(/\/$/, '') + PAGE, ids: c.ids });
+  }, { folder: isolated.url.replace(/\/$/, '') + FIXTURE, worker: isolated.url.replace(/\/$/, '') + WORKER, ids: c.ids, ablate: c.ablate.map(([layer, head]) => ({ layer, head })) });
   assert.equal(r.one.error, undefined, r.one.error);
   assert.equal(r.two.error, undefined, r.two.error);
   assert.equal(r.page.isolated, true);
@@ -56,6 +57,7 @@ test('isolated page: a Worker on 2 threads gives one thread\'s answers exactly; 
   assert.equal(r.two.live, 1, 'one thread Worker beside the calling thread');
   assert.equal(r.two.after, 0, 'dispose() ended it');
   assertClose(r.one.logits, Float32Array.from(c.logits), 1e-4, 'one thread: logits');
+  assertClose(r.one.attention, Float32Array.from(c.attention), 1e-4, 'one thread: attention');
   for (const key of ['logits', 'attention']) assert.deepEqual(Array.from(r.two[key]), Array.from(r.one[key]), `2 threads: ${key}`);
   assert.deepEqual(r.two.lens, r.one.lens, '2 threads: logit lens');
   assert.deepEqual(r.two.gen, r.one.gen, '2 threads: generated ids');
