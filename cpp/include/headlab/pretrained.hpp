@@ -18,11 +18,12 @@
 // Activations are sized for the T of the call (grown, never for the whole
 // context); there are no backward buffers.
 //
-// Threads (set_pool): each GEMM is split by columns (runs of whole 64-column
+// Threads (set_pool): each GEMM is split by columns (chunks of whole 64-column
 // panels; the unembedding's vocabulary too), attention by heads, the logit
-// lens's top-k by rows; each worker has its own workspace. Every output element
-// is computed by the same arithmetic in the same order whatever the split, so
-// results do not depend on the number of threads.
+// lens's top-k by rows, the chunks claimed by whichever worker is free; each
+// worker has its own workspace. Every output element is computed by the same
+// arithmetic in the same order whatever the split, so results do not depend on
+// the number of threads.
 #pragma once
 
 #include <cstddef>
@@ -141,8 +142,9 @@ class PretrainedModel {
 
   void build_slots();
   void reserve(std::size_t t, bool attention, bool all_logits, bool lens);
-  // task(w) on every worker (the pool's, or w = 0 alone).
-  void parallel(const std::function<void(std::size_t)>& task);
+  // task(chunk, worker) for every chunk in [0, chunks), spread over the workers (the pool's,
+  // or worker 0 alone); each worker uses its own workspace part.
+  void parallel(std::size_t chunks, const std::function<void(std::size_t, std::size_t)>& task);
   // gelu: GELU applied to c after the bias (each worker on its columns).
   void linear(Path path, const float* a, std::size_t rows, const Tensor& w, std::size_t in, std::size_t out,
               const float* bias, float* c, std::size_t ldc, bool gelu = false);

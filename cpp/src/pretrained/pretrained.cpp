@@ -1,6 +1,7 @@
 #include "headlab/pretrained.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -413,28 +414,38 @@ void PretrainedModel::set_pool(std::unique_ptr<PretrainedPool> pool) {
   std::vector<float>().swap(aws_);
 }
 
-void PretrainedModel::parallel(const std::function<void(std::size_t)>& task) {
-  if (pool_)
-    pool_->run(task);
-  else
-    task(0);
+void PretrainedModel::parallel(std::size_t chunks, const std::function<void(std::size_t, std::size_t)>& task) {
+  if (!pool_ || chunks < 2) {
+    for (std::size_t i = 0; i < chunks; ++i) task(i, 0);
+    return;
+  }
+  // Chunks are claimed as workers get to them, so a thread the system holds back (a busy
+  // machine, a browser's main thread) delays a step by one chunk, not by a fixed share.
+  std::atomic<std::size_t> next{0};
+  pool_->run([&](std::size_t worker) {
+    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) task(i, worker);
+  });
 }
 
-// g split by columns over the workers, in runs of whole kWidePanel-column panels; with
-// gelu, each worker then applies GELU to its columns row by row.
+// g split by columns into chunks of whole kWidePanel-column panels (about 4 per worker; one
+// chunk on one thread); with gelu, GELU applied to each chunk's columns row by row. Chunks
+// start at multiples of kWidePanel, so GELU's SIMD groups are the same whatever the split.
 void PretrainedModel::product(Path path, const WideGemmArgs& g, bool gelu) {
   const std::size_t workers = threads();
+  const std::size_t panels = (g.n + kWidePanel - 1) / kWidePanel;
+  const std::size_t per = workers == 1 ? std::max<std::size_t>(panels, 1)
+                                       : std::max<std::size_t>(1, (panels + 4 * workers - 1) / (4 * workers));
+  const std::size_t cols = per * kWidePanel, chunks = (g.n + cols - 1) / cols;
   const std::size_t es = dtype_bytes(g.b_dtype);
   const auto* b = static_cast<const std::uint8_t*>(g.b);
   const auto gelu_row = path == Path::simd ? gelu_forward_simd : gelu_forward_ref;
-  parallel([&](std::size_t w) {
-    const PretrainedShare s = pretrained_share(g.n, kWidePanel, w, workers);
-    if (s.begin == s.end) return;
+  parallel(chunks, [&](std::size_t chunk, std::size_t w) {
+    const std::size_t begin = chunk * cols, end = std::min(g.n, begin + cols);
     WideGemmArgs part = g;
-    part.n = s.end - s.begin;
-    part.b = b + (g.b_transposed ? s.begin * g.ldb : s.begin) * es;
-    part.c = g.c + s.begin;
-    part.bias = g.bias ? g.bias + s.begin : nullptr;
+    part.n = end - begin;
+    part.b = b + (g.b_transposed ? begin * g.ldb : begin) * es;
+    part.c = g.c + begin;
+    part.bias = g.bias ? g.bias + begin : nullptr;
     gemm_wide(path, part, gws_.data() + w * gws_part_);
     if (gelu)
       for (std::size_t i = 0; i < g.m; ++i) gelu_row(part.c + i * g.ldc, part.c + i * g.ldc, part.n);
@@ -453,11 +464,8 @@ void PretrainedModel::linear(Path path, const float* a, std::size_t rows, const 
 // Heads split over the workers, each with its own workspace.
 void PretrainedModel::attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv,
                              const std::uint8_t* ablate, float* attention_out) {
-  const std::size_t workers = threads(), nh = config_.num_heads;
-  parallel([&](std::size_t worker) {
-    const PretrainedShare s = pretrained_share(nh, 1, worker, workers);
-    for (std::size_t h = s.begin; h < s.end; ++h)
-      attend_head(path, l, h, t0, t, qkv, ablate, attention_out, worker);
+  parallel(config_.num_heads, [&](std::size_t h, std::size_t worker) {
+    attend_head(path, l, h, t0, t, qkv, ablate, attention_out, worker);
   });
 }
 
@@ -567,13 +575,9 @@ void PretrainedModel::lens_layer(Path path, std::size_t l, std::size_t t, std::s
     const WideGemmArgs g{rows,           v, d,       ln_.data(), d, wte_.data, wte_.dtype, d, true,
                          logits_.data(), v, nullptr, false};
     product(path, g, false);
-    const std::size_t workers = threads();
-    parallel([&](std::size_t worker) {
-      const PretrainedShare s = pretrained_share(rows, 1, worker, workers);
-      for (std::size_t i = s.begin; i < s.end; ++i) {
-        const std::size_t at = (l * t + r0 + i) * k;
-        top_k(logits_.data() + i * v, v, k, r->lens_ids.data() + at, r->lens_probs.data() + at);
-      }
+    parallel(rows, [&](std::size_t i, std::size_t) {
+      const std::size_t at = (l * t + r0 + i) * k;
+      top_k(logits_.data() + i * v, v, k, r->lens_ids.data() + at, r->lens_probs.data() + at);
     });
   }
 }
