@@ -213,12 +213,12 @@ await cp(path.join(web, 'lib/headlab.d.ts'), path.join(out, 'lib/headlab.d.ts'))
 await cp(path.join(web, 'lib/headlab-parallel-worker.js'), path.join(out, 'lib/headlab-parallel-worker.js'));
 for (const name of wasmNames) await cp(path.join(gen, `${name}.wasm`), path.join(out, 'lib/gen', `${name}.wasm`));
 for (const file of lazyGen) await cp(path.join(gen, file), path.join(out, 'lib/gen', file));
-// The threads builds (createParallelLayer's, the language models'), loaded (never bundled) where
+// The threads builds (createParallelLayer's, the language models', the pretrained models'), loaded (never bundled) where
 // cross-origin isolation allows: glue, wasm and thread Worker script, where each API looks for
 // headlab_core.wasm and headlab_train.wasm (the site's
 // bundle next to itself; lib/headlab.js in gen/, with the package.json that makes Node run the
 // Worker script as CommonJS).
-const threadsFiles = ['headlab_core_threads', 'headlab_train_threads'].flatMap((m) => [`${m}.mjs`, `${m}.wasm`, `${m}.worker.js`]);
+const threadsFiles = ['headlab_core_threads', 'headlab_train_threads', 'headlab_pretrained_threads'].flatMap((m) => [`${m}.mjs`, `${m}.wasm`, `${m}.worker.js`]);
 for (const file of [...threadsFiles, 'package.json']) {
   if (await exists(path.join(gen, file))) await cp(path.join(gen, file), path.join(out, 'lib/gen', file));
 }

@@ -30,7 +30,8 @@ import { gzipSync } from 'node:zlib';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TOLERANCE = { relative: 0.02, bytes: 1024 };
 const MODULES = ['headlab_core', 'headlab_core_scalar', 'headlab_core_threads',
-  'headlab_train', 'headlab_train_scalar', 'headlab_train_threads', 'headlab_pretrained', 'headlab_pretrained_scalar'];
+  'headlab_train', 'headlab_train_scalar', 'headlab_train_threads', 'headlab_pretrained', 'headlab_pretrained_scalar',
+  'headlab_pretrained_threads'];
 
 const fmt = (n) => n.toLocaleString('en-US');
 const size = (file) => readFileSync(path.join(repo, file)).length;
@@ -59,6 +60,8 @@ const PACKAGE_GROUPS = [
   [/^web\/lib\/gen\/headlab_pretrained\.(mjs|wasm)$/, '`web/lib/gen/headlab_pretrained.mjs` / `.wasm`',
     'pretrained GPT-2 and GPT-Neo checkpoints, loaded only by `loadPretrained`'],
   [/^web\/lib\/gen\/headlab_pretrained_scalar\.(mjs|wasm)$/, '`web/lib/gen/headlab_pretrained_scalar.mjs` / `.wasm`', 'the same without SIMD'],
+  [/^web\/lib\/gen\/headlab_pretrained_threads\.(mjs|wasm|worker\.js)$/, '`web/lib/gen/headlab_pretrained_threads.mjs` / `.wasm` / `.worker.js`',
+    'pretrained models on several threads, loaded only for `threads` > 1'],
   [/^web\/lib\/gen\/tokenizers\.mjs$/, '`web/lib/gen/tokenizers.mjs`',
     '`@huggingface/tokenizers` (Apache-2.0), vendored: reads `tokenizer.json` for `loadPretrained`'],
   [/^web\/lib\/gen\/package\.json$/, '`web/lib/gen/package.json`', 'marks the thread Worker scripts as CommonJS for Node'],

@@ -10,8 +10,8 @@ import { buildComponents } from '../tools/package-components.mjs';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const gen = path.join(repo, 'web/lib/gen');
 const modules = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar', 'headlab_core_threads', 'headlab_train_threads',
-  'headlab_pretrained', 'headlab_pretrained_scalar'];
-const missing = [...modules.flatMap((m) => [`${m}.mjs`, `${m}.wasm`]), 'headlab_core_threads.worker.js', 'headlab_train_threads.worker.js', 'package.json', 'tokenizers.mjs'].filter((f) => !existsSync(path.join(gen, f)) || statSync(path.join(gen, f)).size === 0);
+  'headlab_pretrained', 'headlab_pretrained_scalar', 'headlab_pretrained_threads'];
+const missing = [...modules.flatMap((m) => [`${m}.mjs`, `${m}.wasm`]), 'headlab_core_threads.worker.js', 'headlab_train_threads.worker.js', 'headlab_pretrained_threads.worker.js', 'package.json', 'tokenizers.mjs'].filter((f) => !existsSync(path.join(gen, f)) || statSync(path.join(gen, f)).size === 0);
 if (missing.length > 0) {
   console.error(`prepack: web/lib/gen/ lacks ${missing.join(', ')}: run \`npm run build\` before \`npm pack\`, ` +
     'so that the package holds the WebAssembly modules it loads.');

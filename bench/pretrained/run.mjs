@@ -110,6 +110,7 @@ async function runBrowser(url, args, timeoutMs) {
 const CONFIGS = [
   { key: 'headlab-1', engine: 'headlab', threads: 1, label: 'HeadLab, 1 thread' },
   { key: 'ort-1', engine: 'ort', threads: 1, label: 'ORT Web, 1 thread' },
+  { key: 'headlab-2', engine: 'headlab', threads: 2, label: 'HeadLab, 2 threads' },
   { key: 'ort-2', engine: 'ort', threads: 2, label: 'ORT Web, 2 threads' },
 ];
 const ENV_LABEL = { node: 'Node', browser: 'Chromium' };
@@ -144,25 +145,27 @@ function render(res) {
   }
   for (const env of res.options.envs) {
     L.push('', `## ${ENV_LABEL[env]}: one forward pass (median of every timed run; best in brackets)`, '');
-    L.push('| T | what HeadLab computes | HeadLab, 1 thread | ORT Web, 1 thread | ORT Web, 2 threads | HeadLab speed-up vs ORT 1 thread | vs ORT 2 threads |');
-    L.push('| --- | --- | --- | --- | --- | --- | --- |');
+    L.push('| T | what HeadLab computes | HeadLab, 1 thread | ORT Web, 1 thread | HeadLab speed-up, 1 thread | HeadLab, 2 threads | ORT Web, 2 threads | HeadLab speed-up, 2 threads | HeadLab 2 threads ÷ 1 thread |');
+    L.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     const S = (key, T, mode) => res.summary[`${env}|${key}|${T}|${mode}`];
     for (const T of res.options.seqs) {
       for (const mode of Object.keys(MODES)) {
-        const h = S('headlab-1', T, mode);
-        if (!h) continue;
+        const h1 = S('headlab-1', T, mode), h2 = S('headlab-2', T, mode);
+        if (!h1 && !h2) continue;
         const o1 = S('ort-1', T, 'all'), o2 = S('ort-2', T, 'all');
         const cell = (x) => (x ? `${fmt(x.medianMs)} (${fmt(x.minMs)})` : '–');
-        const ratio = (o) => (o ? `${(o.medianMs / h.medianMs).toFixed(2)}× (${(o.minMs / h.minMs).toFixed(2)}×)` : '–');
-        L.push(`| ${T} | ${MODES[mode]} | ${cell(h)} | ${mode === 'all' ? cell(o1) : '〃'} | ${mode === 'all' ? cell(o2) : '〃'} | ${ratio(o1)} | ${ratio(o2)} |`);
+        const ratio = (o, h) => (o && h ? `${(o.medianMs / h.medianMs).toFixed(2)}× (${(o.minMs / h.minMs).toFixed(2)}×)` : '–');
+        const ort = (o) => (mode === 'all' ? cell(o) : '〃');
+        L.push(`| ${T} | ${MODES[mode]} | ${cell(h1)} | ${ort(o1)} | ${ratio(o1, h1)} | ${cell(h2)} | ${ort(o2)} | ${ratio(o2, h2)} | ${ratio(h1, h2)} |`);
       }
     }
   }
-  L.push('', 'Speed-up = ORT Web\'s time ÷ HeadLab\'s (medians; best times in brackets); above 1, HeadLab is faster.' +
+  L.push('', 'Speed-up = ORT Web\'s time ÷ HeadLab\'s at the same number of threads (medians; best times in brackets); above 1, HeadLab is faster.' +
     ' ORT\'s graph always computes the logits at every position, so the "logits at every position" rows are the like-for-like comparison;' +
     ' the other rows set HeadLab\'s default call (it skips the unembedding of the other positions) and its call with every head\'s attention' +
-    ' against that same ORT run (〃). HeadLab\'s pretrained models have no threads yet (`threads: 2` is refused): its 1-thread time stands' +
-    ' beside ORT\'s 2 threads. In Chromium, ORT\'s 2 threads run on a cross-origin-isolated page (COOP/COEP), the 1-thread runs on one that is not.', '');
+    ' against that same ORT run (〃). The last column is HeadLab\'s 1-thread time ÷ its 2-thread time.' +
+    ' 2 threads: HeadLab `loadPretrained(…, { threads: 2 })` (the threaded module, a pool of one thread Worker beside the calling thread), ORT `env.wasm.numThreads = 2`.' +
+    ' In Chromium, the 2-thread runs are on a cross-origin-isolated page (COOP/COEP), the 1-thread runs on one that is not; every run is on the page\'s main thread.', '');
   L.push('## Load and memory', '');
   L.push('| where | run | load (bytes in memory → ready to run) | peak RSS (Node process / Chromium renderer) | wasm memory | RSS before loading |');
   L.push('| --- | --- | --- | --- | --- | --- |');
@@ -270,6 +273,8 @@ export async function runPretrained(argv) {
       r = await runBrowser(url, { engine: c.engine, threads: c.threads, folder: rel(o.folder), seqs: o.seqs, reps: o.reps, refPath: rel(refFile) }, timeoutMs);
       if (c.threads > 1 && r.isolated === false) r = { ...r, status: 'fails', error: 'the page was not cross-origin isolated' };
     }
+    // A run that did not get the threads it was asked for is not reported as that many threads.
+    if (r.status === 'ok' && r.threadsUsed !== c.threads) r = { ...r, status: 'fails', error: `ran on ${r.threadsUsed} thread(s), not ${c.threads}` };
     return { ...r, ...c, env, round, loadAvgBefore };
   };
   try {
@@ -282,7 +287,7 @@ export async function runPretrained(argv) {
       for (const env of o.envs) {
         // ORT on 1 thread first in Node's round 1 (its logits are the reference), then rotate.
         const k = (round - 1) % CONFIGS.length;
-        const order = env === 'node' && round === 1 ? [CONFIGS[1], CONFIGS[0], CONFIGS[2]] : CONFIGS.slice(k).concat(CONFIGS.slice(0, k));
+        const order = env === 'node' && round === 1 ? [CONFIGS[1], CONFIGS[0], CONFIGS[2], CONFIGS[3]] : CONFIGS.slice(k).concat(CONFIGS.slice(0, k));
         for (const c of order) record(await runOne(env, c, round));
       }
     }

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@
 #include "arena.hpp"
 #include "copies.hpp"
 #include "headlab/pretrained.hpp"
+#ifdef HEADLAB_THREADS
+#include "headlab/pretrained_pool.hpp"
+#endif
 
 namespace {
 
@@ -188,6 +192,26 @@ class PretrainedCoreJs {
     return copy_of(ids.data(), ids.size());
   }
 
+#ifdef HEADLAB_THREADS
+  // Threads later calls split their work over (1..64; the module's pool must hold threads - 1
+  // Workers): "" or an error. Set before the weights are added, so the activations counted
+  // by activationBytes include every thread's workspace.
+  std::string set_threads(double threads) {
+    if (!model_) return "setThreads: configure() first";
+    if (!(threads >= 1 && threads <= 64) || threads != std::floor(threads))
+      return "threads must be an integer in 1..64";
+    const auto n = static_cast<std::size_t>(threads);
+    try {
+      model_->set_pool(n == 1 ? nullptr : headlab::make_pretrained_pool(n));
+    } catch (const std::exception& e) {
+      return std::string("threads: ") + std::to_string(n) + " threads could not start: " + e.what();
+    }
+    return "";
+  }
+#endif
+
+  double threads() const { return model_ ? num(model_->threads()) : 1.0; }
+
   double memory_bytes() const { return model_ ? num(model_->memory_bytes()) : 0.0; }
 
   // Bytes one run over t tokens needs beyond the weights (activations, workspace, attention out).
@@ -232,6 +256,10 @@ EMSCRIPTEN_BINDINGS(headlab_pretrained) {
       .function("headScores", &PretrainedCoreJs::head_scores)
       .function("generate", &PretrainedCoreJs::generate)
       .function("memoryBytes", &PretrainedCoreJs::memory_bytes)
+#ifdef HEADLAB_THREADS
+      .function("setThreads", &PretrainedCoreJs::set_threads)
+#endif
+      .function("threads", &PretrainedCoreJs::threads)
       .function("activationBytes", &PretrainedCoreJs::activation_bytes);
   function("heapMax", &headlab::bindings::heap_max);
 }

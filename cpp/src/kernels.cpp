@@ -161,9 +161,9 @@ constexpr std::size_t kPackMinRows = 8;
 // row 0) of the panel, element (p, j) at b[j * ldb + p].
 void pack_b(const float* b, std::size_t ldb, std::size_t kc, std::size_t nn, float* dst, bool trans) {
   if (trans) {
-    for (std::size_t p = 0; p < kc; ++p) std::fill(dst + p * kNR + nn, dst + (p + 1) * kNR, 0.0f);
-    for (std::size_t j = 0; j < nn; ++j)
-      for (std::size_t p = 0; p < kc; ++p) dst[p * kNR + j] = b[j * ldb + p];
+    if (nn < kNR)
+      for (std::size_t p = 0; p < kc; ++p) std::fill(dst + p * kNR + nn, dst + (p + 1) * kNR, 0.0f);
+    transpose(nn, kc, b, ldb, dst, kNR);  // 4 x 4 blocks through registers
     return;
   }
   if (nn == kNR) {
@@ -269,7 +269,8 @@ std::size_t packed_a_floats(std::size_t k) { return kMC * k_block(k); }
 // Loop order: k blocks; blocks of kMC rows, whose A is packed once and reused
 // for every B_s; B panels of kNR columns, each packed just before use; A
 // micro-panels of kMR rows.
-void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws) {
+// custom: op(B) of g[0] (count 1) packed by custom->pack instead of pack_b.
+void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws, const GemmPackB* custom = nullptr) {
   const std::size_t m = g[0].m, k = g[0].k;
   if (m == 0) return;
   if (k == 0) {
@@ -291,7 +292,10 @@ void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws) {
         for (std::size_t j0 = 0; j0 < g[s].n; j0 += kNR) {
           const std::size_t nn = std::min(kNR, g[s].n - j0);
           const GemmArgs& b = g[s];
-          pack_b(b.trans_b ? b.b + j0 * b.ldb + pc : b.b + pc * b.ldb + j0, b.ldb, kc, nn, bpanel, b.trans_b);
+          if (custom)
+            custom->pack(custom->ctx, pc, kc, j0, nn, bpanel);
+          else
+            pack_b(b.trans_b ? b.b + j0 * b.ldb + pc : b.b + pc * b.ldb + j0, b.ldb, kc, nn, bpanel, b.trans_b);
           const float* ap = apack;
           for (std::size_t i0 = 0; i0 < mc; i0 += kMR, ap += kc * kMR)
             tile(g[s], ic + i0, j0, std::min(kMR, mc - i0), nn, kc, ap, bpanel, pc == 0);
@@ -306,6 +310,13 @@ void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws) {
 std::size_t gemm_packed_workspace_floats(const GemmArgs& g) { return gemm_shared_a_workspace_floats(&g, 1); }
 
 void gemm_packed_simd(const GemmArgs& g, float* workspace) { gemm_shared_a_simd(&g, 1, workspace); }
+
+std::size_t gemm_packed_panel_cols() { return kNR; }
+std::size_t gemm_packed_panel_rows() { return kKC; }
+
+void gemm_packed_b_simd(const GemmArgs& g, const GemmPackB& b, float* workspace) {
+  gemm_packed_run(&g, 1, workspace, &b);
+}
 
 std::size_t gemm_shared_a_workspace_floats(const GemmArgs* g, std::size_t count) {
   // One packed A block and one packed B panel, whatever n and count are.

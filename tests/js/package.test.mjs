@@ -22,11 +22,11 @@ test('npm pack gives a tarball with the API, its types and every built module, a
     assert.ok(tgz, `a tarball was written: ${readdirSync(dir)}`);
     const files = execFileSync('tar', ['tzf', path.join(dir, tgz)], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
     const modules = ['headlab_core', 'headlab_core_scalar', 'headlab_train', 'headlab_train_scalar', 'headlab_core_threads', 'headlab_train_threads',
-      'headlab_pretrained', 'headlab_pretrained_scalar'].flatMap((m) => [`web/lib/gen/${m}.mjs`, `web/lib/gen/${m}.wasm`]);
+      'headlab_pretrained', 'headlab_pretrained_scalar', 'headlab_pretrained_threads'].flatMap((m) => [`web/lib/gen/${m}.mjs`, `web/lib/gen/${m}.wasm`]);
     // loadPretrained's tokenizer, @huggingface/tokenizers vendored with its licence.
     modules.push('web/lib/gen/tokenizers.mjs');
     // The threads builds' Worker scripts, and the package.json that makes Node run them as CommonJS.
-    const threads = ['web/lib/gen/headlab_core_threads.worker.js', 'web/lib/gen/headlab_train_threads.worker.js', 'web/lib/gen/package.json'];
+    const threads = ['web/lib/gen/headlab_core_threads.worker.js', 'web/lib/gen/headlab_train_threads.worker.js', 'web/lib/gen/headlab_pretrained_threads.worker.js', 'web/lib/gen/package.json'];
     // headlab.js is the entry; its code is in web/lib/api/, one module per job.
     const api = ['checks', 'cores', 'experiments', 'forward', 'lab', 'language-model', 'load', 'memory', 'parallel', 'parallel-pthreads', 'parallel-workers', 'pretrained', 'pretrained-config', 'pretrained-files', 'session', 'threaded-module', 'trainer'].map((m) => `web/lib/api/${m}.js`);
     // Types: headlab.d.ts, its copy for TypeScript < 5.7 (written by prepack) and the .wasm exports'.

@@ -647,7 +647,12 @@ export interface LoadPretrainedOptions {
   hubUrl?: string;
   /** A branch, tag, commit or 'refs/pr/N' (the hub's converted safetensors often live on one). Default 'main'. */
   revision?: string;
-  /** 1 or 'auto' (1 for now); more is an Error: threads for pretrained models are not built yet. */
+  /**
+   * Threads each call splits its work over (GEMM columns, attention heads): default 1; 'auto' the cores
+   * available (at most 8) where the threaded module can run (Node, cross-origin isolated pages and their
+   * Workers), else 1 (`model.threadsNote` says why); a number 1..64, more than 1 only where threads can
+   * run (else an Error saying why). Results are the same on any number of threads.
+   */
   threads?: number | 'auto';
   /** Browsers: keep the downloaded files in the Cache API ('headlab-pretrained-v1') and read them from there next time, offline too. Default true; no effect in Node. */
   cache?: boolean;
@@ -746,8 +751,10 @@ export interface PretrainedGenerateResult {
 export declare class PretrainedModel {
   private constructor();
   readonly info: PretrainedInfo;
-  /** 1 for now; 0 once disposed. */
+  /** Threads each call splits its work over (the `threads` option, resolved); 0 once disposed. */
   readonly threads: number;
+  /** Why the model runs on one thread although threads: 'auto' asked for more; '' otherwise. */
+  readonly threadsNote: string;
   tokenize(text: string): { ids: Int32Array<ArrayBuffer>; tokens: string[] };
   decode(ids: Int32Array | number[]): string;
   /** With `attention: true` written in the call, `attention` is typed as present. */

@@ -17,16 +17,25 @@
 // vectors (LayerNorm parameters, biases) are widened to float32 at finish().
 // Activations are sized for the T of the call (grown, never for the whole
 // context); there are no backward buffers.
+//
+// Threads (set_pool): each GEMM is split by columns (chunks of whole 64-column
+// panels; the unembedding's vocabulary too), attention by heads, the logit
+// lens's top-k by rows, the chunks claimed by whichever worker is free; each
+// worker has its own workspace. Every output element is computed by the same
+// arithmetic in the same order whatever the split, so results do not depend on
+// the number of threads.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "headlab/pretrained_kernels.hpp"
+#include "headlab/pretrained_pool.hpp"
 
 namespace headlab {
 
@@ -68,6 +77,10 @@ class PretrainedModel {
   PretrainedModel& operator=(const PretrainedModel&) = delete;
 
   const PretrainedConfig& config() const { return config_; }
+
+  // The threads later calls split their work over (nullptr: the calling thread alone).
+  void set_pool(std::unique_ptr<PretrainedPool> pool);
+  std::size_t threads() const { return pool_ ? pool_->workers() : 1; }
 
   // A buffer of `bytes` the model owns (16-byte aligned), for one safetensors
   // file; nullptr when memory runs out.
@@ -129,10 +142,17 @@ class PretrainedModel {
 
   void build_slots();
   void reserve(std::size_t t, bool attention, bool all_logits, bool lens);
+  // task(chunk, worker) for every chunk in [0, chunks), spread over the workers (the pool's,
+  // or worker 0 alone); each worker uses its own workspace part.
+  void parallel(std::size_t chunks, const std::function<void(std::size_t, std::size_t)>& task);
+  // gelu: GELU applied to c after the bias (each worker on its columns).
   void linear(Path path, const float* a, std::size_t rows, const Tensor& w, std::size_t in, std::size_t out,
-              const float* bias, float* c, std::size_t ldc);
+              const float* bias, float* c, std::size_t ldc, bool gelu = false);
+  void product(Path path, const WideGemmArgs& g, bool gelu);
   void attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv,
               const std::uint8_t* ablate, float* attention_out);
+  void attend_head(Path path, std::size_t l, std::size_t h, std::size_t t0, std::size_t t, const float* qkv,
+                   const std::uint8_t* ablate, float* attention_out, std::size_t worker);
   std::string check(const std::int32_t* tokens, std::size_t t) const;
   void forward(const std::int32_t* tokens, std::size_t t0, std::size_t t, const PretrainedRunOptions& options,
                PretrainedRunResult* result, Path path, bool cache);
@@ -147,8 +167,12 @@ class PretrainedModel {
   std::vector<float> vectors_;  // widened LayerNorm parameters and biases
   bool ready_ = false;
 
-  // Activations, grown to the largest t asked.
+  std::unique_ptr<PretrainedPool> pool_;
+
+  // Activations, grown to the largest t asked. kt_, gws_, aws_: one part per
+  // worker, of kt_part_, gws_part_, aws_part_ floats.
   std::vector<float> x_, ln_, stats_, qkv_, heads_, tmp_, fc_, logits_, scores_, kt_, gws_, aws_;
+  std::size_t kt_part_ = 0, gws_part_ = 0, aws_part_ = 0;
   // generate(): q, k, v [layers][kv_rows_][3 d], freed when it returns.
   std::vector<float> kv_;
   std::size_t kv_rows_ = 0;

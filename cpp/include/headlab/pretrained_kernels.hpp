@@ -60,10 +60,12 @@ struct WideGemmArgs {
 };
 void gemm_wide_ref(const WideGemmArgs& g);
 
-// The SIMD version widens (and for b_transposed, transposes) panels of
-// kWidePanel columns of B into float32 [k, kWidePanel] in the workspace, then
-// multiplies each with gemm_packed_simd. float32 B that needs no transpose is
-// multiplied in place. With at most kWideDotRows rows of A (a generated token)
+// The SIMD version runs the packed GEMM (gemm.hpp): float32 B as it lies
+// (b_transposed: trans_b, read transposed while packing); 16-bit b_transposed B
+// through gemm_packed_b_simd, widened and transposed straight into each packed
+// panel; 16-bit [in, out] B widened a kWidePanel-column panel at a time, then
+// packed (measured faster than widening 16 columns per packed row).
+// kWidePanel: also the column runs callers splitting C over threads cut at. With at most kWideDotRows rows of A (a generated token)
 // each row of B is read once instead: one dot product per output when
 // b_transposed, else a chunk of the widened row added into C's rows (no panel,
 // no packing). workspace: gemm_wide_workspace_floats(g) floats.

@@ -1,6 +1,7 @@
 #include "headlab/pretrained.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -337,13 +338,19 @@ std::string PretrainedModel::dtype() const {
 
 namespace {
 
+// Rows of the logit lens's unembedding at a time.
+constexpr std::size_t kLensRows = 32;
+
+// kt, gws, aws: one worker's part.
 Sizes sizes_for(const PretrainedConfig& c, std::size_t t, bool attention, bool all_logits, bool lens) {
   const std::size_t d = c.d_model, dk = d / c.num_heads;
   Sizes s{};
   s.x = t * d;
   s.qkv = 3 * t * d;
   s.fc = t * c.d_ff;
-  s.logits = std::max(all_logits ? t : 1, lens ? std::min<std::size_t>(t, 32) : 1) * c.vocab;
+  // The logits themselves are written straight into the result ([T, V] or [V]).
+  s.logits = lens ? std::min(t, kLensRows) * c.vocab : 0;
+  (void)all_logits;
   s.kt = attention ? dk * t : 0;
   // The largest workspace any product needs: 16-bit [out, in] weights cost the most.
   for (std::size_t k : {d, c.d_ff}) {
@@ -362,8 +369,9 @@ Sizes sizes_for(const PretrainedConfig& c, std::size_t t, bool attention, bool a
 std::size_t PretrainedModel::activation_bytes(std::size_t t, bool attention, bool all_logits,
                                               bool lens) const {
   const Sizes s = sizes_for(config_, t, attention, all_logits, lens);
-  const std::size_t out = (attention ? config_.num_layers * config_.num_heads * t * t : 0);
-  return 4 * (4 * s.x + 2 * t + s.qkv + s.fc + s.logits + s.kt + s.gws + s.aws + out);
+  const std::size_t out = (attention ? config_.num_layers * config_.num_heads * t * t : 0) +
+                          (all_logits ? t : 1) * config_.vocab;
+  return 4 * (4 * s.x + 2 * t + s.qkv + s.fc + s.logits + threads() * (s.kt + s.gws + s.aws) + out);
 }
 
 std::size_t PretrainedModel::memory_bytes() const {
@@ -387,27 +395,90 @@ void PretrainedModel::reserve(std::size_t t, bool attention, bool all_logits, bo
   grow(qkv_, s.qkv);
   grow(fc_, s.fc);
   grow(logits_, s.logits);
-  grow(kt_, s.kt);
-  grow(gws_, s.gws);
-  grow(aws_, s.aws);
+  // One part per worker: grown parts are laid out afresh (nothing in them is kept between calls).
+  const std::size_t workers = threads();
+  kt_part_ = std::max(kt_part_, s.kt);
+  gws_part_ = std::max(gws_part_, s.gws);
+  aws_part_ = std::max(aws_part_, s.aws);
+  grow(kt_, workers * kt_part_);
+  grow(gws_, workers * gws_part_);
+  grow(aws_, workers * aws_part_);
+}
+
+void PretrainedModel::set_pool(std::unique_ptr<PretrainedPool> pool) {
+  pool_ = std::move(pool);
+  // Parts are laid out for the new number of workers at the next call.
+  kt_part_ = gws_part_ = aws_part_ = 0;
+  std::vector<float>().swap(kt_);
+  std::vector<float>().swap(gws_);
+  std::vector<float>().swap(aws_);
+}
+
+void PretrainedModel::parallel(std::size_t chunks, const std::function<void(std::size_t, std::size_t)>& task) {
+  if (!pool_ || chunks < 2) {
+    for (std::size_t i = 0; i < chunks; ++i) task(i, 0);
+    return;
+  }
+  // Chunks are claimed as workers get to them, so a thread the system holds back (a busy
+  // machine, a browser's main thread) delays a step by one chunk, not by a fixed share.
+  std::atomic<std::size_t> next{0};
+  pool_->run([&](std::size_t worker) {
+    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) task(i, worker);
+  });
+}
+
+// g split by columns into chunks of whole kWidePanel-column panels (about 4 per worker; one
+// chunk on one thread); with gelu, GELU applied to each chunk's columns row by row. Chunks
+// start at multiples of kWidePanel, so GELU's SIMD groups are the same whatever the split.
+void PretrainedModel::product(Path path, const WideGemmArgs& g, bool gelu) {
+  const std::size_t workers = threads();
+  const std::size_t panels = (g.n + kWidePanel - 1) / kWidePanel;
+  const std::size_t per = workers == 1 ? std::max<std::size_t>(panels, 1)
+                                       : std::max<std::size_t>(1, (panels + 4 * workers - 1) / (4 * workers));
+  const std::size_t cols = per * kWidePanel, chunks = (g.n + cols - 1) / cols;
+  const std::size_t es = dtype_bytes(g.b_dtype);
+  const auto* b = static_cast<const std::uint8_t*>(g.b);
+  const auto gelu_row = path == Path::simd ? gelu_forward_simd : gelu_forward_ref;
+  parallel(chunks, [&](std::size_t chunk, std::size_t w) {
+    const std::size_t begin = chunk * cols, end = std::min(g.n, begin + cols);
+    WideGemmArgs part = g;
+    part.n = end - begin;
+    part.b = b + (g.b_transposed ? begin * g.ldb : begin) * es;
+    part.c = g.c + begin;
+    part.bias = g.bias ? g.bias + begin : nullptr;
+    gemm_wide(path, part, gws_.data() + w * gws_part_);
+    if (gelu)
+      for (std::size_t i = 0; i < g.m; ++i) gelu_row(part.c + i * g.ldc, part.c + i * g.ldc, part.n);
+  });
 }
 
 // c[rows, out] = a[rows, in] W + bias, W stored [in, out] (GPT-2) or [out, in] (GPT-Neo).
 void PretrainedModel::linear(Path path, const float* a, std::size_t rows, const Tensor& w, std::size_t in,
-                             std::size_t out, const float* bias, float* c, std::size_t ldc) {
+                             std::size_t out, const float* bias, float* c, std::size_t ldc, bool gelu) {
   const bool transposed = config_.architecture == PretrainedArch::gpt_neo;
   const WideGemmArgs g{rows,       out, in,  a,    in,   w.data, w.dtype, transposed ? in : out,
                        transposed, c,   ldc, bias, false};
-  gemm_wide(path, g, gws_.data());
+  product(path, g, gelu);
 }
 
+// Heads split over the workers, each with its own workspace.
 void PretrainedModel::attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv,
                              const std::uint8_t* ablate, float* attention_out) {
+  parallel(config_.num_heads, [&](std::size_t h, std::size_t worker) {
+    attend_head(path, l, h, t0, t, qkv, ablate, attention_out, worker);
+  });
+}
+
+void PretrainedModel::attend_head(Path path, std::size_t l, std::size_t h, std::size_t t0, std::size_t t,
+                                  const float* qkv, const std::uint8_t* ablate, float* attention_out,
+                                  std::size_t worker) {
   const PretrainedConfig& c = config_;
   const std::size_t d = c.d_model, nh = c.num_heads, dk = d / nh, ld = 3 * d, w = c.windows[l];
   const float scale = c.scale_scores ? 1.0f / std::sqrt(float(dk)) : 1.0f;
   const auto fused = path == Path::simd ? attention_fused_simd : attention_fused_ref;
-  for (std::size_t h = 0; h < nh; ++h) {
+  float* aws = aws_.data() + worker * aws_part_;
+  float* kt = kt_.data() + worker * kt_part_;
+  {
     const float *q = qkv + h * dk, *k = qkv + d + h * dk, *v = qkv + 2 * d + h * dk;
     float* o = heads_.data() + h * dk;
     const bool off = ablate && ablate[l * nh + h];
@@ -425,13 +496,13 @@ void PretrainedModel::attend(Path path, std::size_t l, std::size_t t0, std::size
           a.t_q = 1;
           a.t_k = i + 1 - lo;
           a.q = q + i * ld, a.k = k + lo * ld, a.v = v + lo * ld, a.o = o + (i - t0) * d;
-          fused(a, aws_.data());
+          fused(a, aws);
         }
     } else if (attention_out) {
       // Scores materialised: S = Q K^T * s, masked, softmax, then O = S V.
       float* s = attention_out + h * t * t;
-      transpose(t, dk, k, ld, kt_.data(), t);
-      gemm(path, {t, t, dk, q, ld, kt_.data(), t, s, t, nullptr, false});
+      transpose(t, dk, k, ld, kt, t);
+      gemm(path, {t, t, dk, q, ld, kt, t, s, t, nullptr, false});
       const float neg = -std::numeric_limits<float>::infinity();
       for (std::size_t i = 0; i < t; ++i)
         for (std::size_t j = 0; j < t; ++j) {
@@ -451,7 +522,7 @@ void PretrainedModel::attend(Path path, std::size_t l, std::size_t t0, std::size
       a.causal = true;
       a.t_q = a.t_k = (w && t > w) ? w : t;
       a.q = q, a.k = k, a.v = v, a.o = o;
-      fused(a, aws_.data());
+      fused(a, aws);
       if (w && t > w) {
         a.causal = false;
         a.t_q = 1;
@@ -461,7 +532,7 @@ void PretrainedModel::attend(Path path, std::size_t l, std::size_t t0, std::size
           a.k = k + (i + 1 - w) * ld;
           a.v = v + (i + 1 - w) * ld;
           a.o = o + i * d;
-          fused(a, aws_.data());
+          fused(a, aws);
         }
       }
     }
@@ -496,18 +567,18 @@ void top_k(const float* row, std::size_t v, std::size_t k, std::int32_t* ids, fl
 void PretrainedModel::lens_layer(Path path, std::size_t l, std::size_t t, std::size_t k,
                                  PretrainedRunResult* r) {
   const PretrainedConfig& c = config_;
-  const std::size_t d = c.d_model, v = c.vocab, chunk = std::min<std::size_t>(t, 32);
+  const std::size_t d = c.d_model, v = c.vocab, chunk = std::min(t, kLensRows);
   for (std::size_t r0 = 0; r0 < t; r0 += chunk) {
     const std::size_t rows = std::min(chunk, t - r0);
     layernorm(path, {rows, d, x_.data() + r0 * d, lnfg_, lnfb_, ln_.data(), stats_.data(), stats_.data() + t,
                      c.ln_eps});
     const WideGemmArgs g{rows,           v, d,       ln_.data(), d, wte_.data, wte_.dtype, d, true,
                          logits_.data(), v, nullptr, false};
-    gemm_wide(path, g, gws_.data());
-    for (std::size_t i = 0; i < rows; ++i) {
+    product(path, g, false);
+    parallel(rows, [&](std::size_t i, std::size_t) {
       const std::size_t at = (l * t + r0 + i) * k;
       top_k(logits_.data() + i * v, v, k, r->lens_ids.data() + at, r->lens_probs.data() + at);
-    }
+    });
   }
 }
 
@@ -571,8 +642,7 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
     linear(path, heads_.data(), n, y.o_w, d, d, y.ob, tmp_.data(), d);
     add(x, tmp_.data(), x, n * d);
     layernorm(path, {n, d, x, y.ln2g, y.ln2b, ln, mean, rstd, c.ln_eps});
-    linear(path, ln, n, y.fc_w, d, f, y.fcb, fc_.data(), f);
-    (simd ? gelu_forward_simd : gelu_forward_ref)(fc_.data(), fc_.data(), n * f);
+    linear(path, ln, n, y.fc_w, d, f, y.fcb, fc_.data(), f, true);
     linear(path, fc_.data(), n, y.proj_w, f, d, y.projb, tmp_.data(), d);
     add(x, tmp_.data(), x, n * d);
     if (lens_k) lens_layer(path, l, t, lens_k, &r);
@@ -580,9 +650,9 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
   const std::size_t rows = options.all_logits ? n : 1;
   const float* last = x + (n - rows) * d;
   layernorm(path, {rows, d, last, lnfg_, lnfb_, ln, mean, rstd, c.ln_eps});
-  const WideGemmArgs g{rows, v, d, ln, d, wte_.data, wte_.dtype, d, true, logits_.data(), v, nullptr, false};
-  gemm_wide(path, g, gws_.data());
-  r.logits.assign(logits_.begin(), logits_.begin() + static_cast<std::ptrdiff_t>(rows * v));
+  r.logits.resize(rows * v);
+  const WideGemmArgs g{rows, v, d, ln, d, wte_.data, wte_.dtype, d, true, r.logits.data(), v, nullptr, false};
+  product(path, g, false);
 }
 
 std::string PretrainedModel::head_scores(const std::int32_t* tokens, std::size_t t, std::size_t n,

@@ -2,7 +2,9 @@
 // config.json, tokenizer.json and the safetensors weights and hands them to the engine
 // (headlab_pretrained, PretrainedCore), and the PretrainedModel it returns.
 import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
+import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { loadTokenizers } from '../headlab-files.js';
+import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, threadsUnavailable } from './threaded-module.js';
 import { CACHE_NAME, abortError, makeSource, mib, readEntry, readJson } from './pretrained-files.js';
 import { activationBytes, readConfig } from './pretrained-config.js';
 
@@ -11,23 +13,41 @@ const DEFAULT_HEAP_MAX = 2 ** 31;  // headlab_pretrained is linked with -sMAXIMU
 const FIT_TOKENS = 256;  // a model must hold at least this many tokens' activations beside its weights
 const SLACK_BYTES = 64 * 2 ** 20;  // the module's own memory, malloc's overhead, the token buffers
 
-/** The `threads` option: 1 for now ('auto' → 1); kept so the API stays the same when threads come. */
-function resolveThreads(threads) {
-  if (threads === undefined || threads === 'auto') return 1;
+const MAX_THREADS = 64;  // PretrainedCore.setThreads' limit
+
+/**
+ * The `threads` option → { threads, why }: undefined → 1; 'auto' → the cores available (at most 8)
+ * where the threaded module can run (threadsUnavailable: Node, cross-origin isolated pages and their
+ * Workers), else 1 with `why` saying why; a number → that many (1..64), more than 1 only where threads
+ * can run, else an Error saying why.
+ */
+function resolveThreads(lab, threads) {
+  if (threads === undefined) return { threads: 1, why: '' };
+  if (threads === 'auto') {
+    const why = threadsUnavailable(lab, 'pretrained');
+    if (why) return { threads: 1, why };
+    const n = Math.min(availableCores(), DEFAULT_MAX_THREADS);
+    return { threads: n, why: n === 1 ? 'one core is available' : '' };
+  }
   if (typeof threads !== 'number') throw new TypeError(`${FN}: threads must be a positive integer or 'auto', got ${describe(threads)}`);
   requireDim(FN, 'threads', threads);
+  if (threads > MAX_THREADS) throw new RangeError(`${FN}: threads must be at most ${MAX_THREADS}, got ${threads}`);
   if (threads > 1) {
-    throw new Error(`${FN}: threads: ${threads} threads for pretrained models are not built yet; pass 1 or 'auto' (which uses 1 for now)`);
+    const why = threadsUnavailable(lab, 'pretrained');
+    if (why) throw new Error(`${FN}: threads: ${threads} threads cannot run here: ${why}. Pass threads: 'auto' to use them where they can, 1 elsewhere`);
   }
-  return 1;
+  return { threads, why: '' };
 }
 
-function checkOptions(options) {
+function checkOptions(lab, options) {
   requireObject(FN, options, OPTION_KEYS[FN]);
+  const { threads, why } = resolveThreads(lab, options.threads);
   const o = {
     hubUrl: options.hubUrl ?? 'https://huggingface.co',
     revision: options.revision ?? 'main',
-    threads: resolveThreads(options.threads),
+    threads,
+    threadsWhy: why,
+    auto: options.threads === 'auto',
     cache: options.cache === undefined ? true : requireBool(FN, 'cache', options.cache),
     onProgress: options.onProgress ?? null,
     signal: options.signal ?? null,
@@ -172,24 +192,53 @@ async function addWeights(module, core, entry, ctx, heapMax, reserved) {
   if (e) throw new Error(`${FN}: ${e}`);
 }
 
+/**
+ * The engine for `o.threads`: { module, threaded } with the one-thread module (shared by the lab's
+ * models), or a threaded module of the model's own (o.threads − 1 thread Workers; the calling
+ * thread is the first worker). With threads: 'auto', a threaded module that fails to load means
+ * one thread (o.threads and o.threadsWhy say so) and the lab does without threads from then on.
+ */
+async function engine(lab, o) {
+  if (o.threads === 1) return { module: await lab._pretrainedModule(), threaded: false };
+  try {
+    return { module: await loadThreaded(lab, 'pretrained', o.threads - 1), threaded: true };
+  } catch (e) {
+    if (!o.auto || !isLoadFailure(e)) throw new Error(`${FN}: threads: the threaded pretrained module failed to load: ${e.message}`, { cause: e });
+    doWithoutThreads(lab, e);
+    o.threads = 1;
+    o.threadsWhy = threadsUnavailable(lab, 'pretrained');
+    return { module: await lab._pretrainedModule(), threaded: false };
+  }
+}
+
 /** Headlab#loadPretrained. */
 export async function loadPretrained(lab, source, options = {}) {
-  const o = checkOptions(options);
+  const o = checkOptions(lab, options);
   const src = makeSource(FN, source, o);
   const ctx = loadContext(o);
   ctx.hubUrl = o.hubUrl.replace(/\/+$/, '');
   if (o.signal?.aborted) throw abortError(FN, null, o.signal);
-  // The engine and the tokenizer library load while config.json downloads.
-  const modulePending = lab._pretrainedModule();
-  modulePending.catch(() => {});
+  // The engine and the tokenizer library load while config.json downloads. A threaded engine that
+  // is not handed to a model is ended, whatever stopped the load.
+  const enginePending = engine(lab, o);
+  enginePending.catch(() => {});
+  let handedOver = false;
   loadTokenizers().catch(() => {});
+  try {
+    return await loadWith(lab, o, src, ctx, enginePending, () => { handedOver = true; });
+  } finally {
+    if (!handedOver) enginePending.then((e) => { if (e.threaded) endModule(e.module, null); }, () => {});
+  }
+}
 
+/** The rest of loadPretrained once the engine is on its way; `handOver()` just before the model is returned. */
+async function loadWith(lab, o, src, ctx, enginePending, handOver) {
   const config = readConfig(FN, await readJson(await required(src, 'config.json', ctx,
     src.hub ? ` (is ${src.hub} a model repository, and is revision ${o.revision} right?)` : ''), ctx));
   const tok = await makeTokenizer(await readJson(await required(src, 'tokenizer.json', ctx), ctx), config.engine.vocabSize);
   const weights = await weightEntries(src, ctx);
 
-  const module = await modulePending;
+  const { module, threaded } = await enginePending;
   if (o.signal?.aborted) throw abortError(FN, null, o.signal);
   const heapMax = typeof module.heapMax === 'function' ? module.heapMax() : DEFAULT_HEAP_MAX;
   const T = Math.min(config.engine.contextLength, FIT_TOKENS);
@@ -197,6 +246,11 @@ export async function loadPretrained(lab, source, options = {}) {
   try {
     const e = core.configure(config.engine);
     if (e) throw new Error(`${FN}: config.json: ${e}`);
+    if (threaded) {
+      // Before the weights: the activations counted below include every thread's workspace.
+      const t = core.setThreads(o.threads);
+      if (t) throw new Error(`${FN}: ${t}`);
+    }
     // What a run of T tokens with every output asked for holds beside the weights: the engine's
     // own count where it gives one.
     const activations = typeof core.activationBytes === 'function' ? core.activationBytes(T, true, false, true) : activationBytes(config.engine, T);
@@ -229,21 +283,27 @@ export async function loadPretrained(lab, source, options = {}) {
     }
     const f = core.finish();
     if (f) throw new Error(`${FN}: ${f}`);
-    const model = new PretrainedModel(lab, module, core, config, tok, o.threads);
+    const model = new PretrainedModel(lab, module, core, config, tok, { threads: o.threads, why: o.threadsWhy, threaded });
     core = null;
+    handOver();
     return model;
   } catch (e) {
     for (const w of weights) w.cancel?.();
     if (o.signal?.aborted && !(e instanceof DOMException && e.name === 'AbortError')) throw abortError(FN, null, o.signal);
     throw e;
   } finally {
-    if (core && !core.isDeleted?.()) core.delete();
+    // A threaded module is ended with its core (endModule joins its threads only where that may block).
+    if (core && threaded) endModule(module, core);
+    else if (core && !core.isDeleted?.()) core.delete();
   }
 }
 
-// Models not disposed by their owner are freed when garbage-collected.
+// Models not disposed by their owner are freed when garbage-collected (with their thread Workers).
 const finalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry((core) => { if (!core.isDeleted?.()) core.delete(); })
+  ? new FinalizationRegistry(({ core, module }) => {
+    if (module) endModule(module, core);
+    else if (!core.isDeleted?.()) core.delete();
+  })
   : null;
 
 /** SplitMix64 on BigInt: the random tokens of headScores, the same in every engine. */
@@ -268,19 +328,22 @@ function splitmix(seed) {
  */
 export class PretrainedModel {
   /** @private */
-  constructor(lab, module, core, config, tok, threads) {
+  constructor(lab, module, core, config, tok, { threads, why, threaded }) {
     /** @private */ this._lab = lab;
     /** @private */ this._module = module;
     /** @private */ this._core = core;
     /** @private */ this._config = config;
     /** @private */ this._tok = tok;
     /** @private */ this._threads = threads;
+    /** @private */ this._threadsWhy = why;
+    /** @private a threaded module of this model's own, ended with it; null for the lab's shared one */
+    this._threadedModule = threaded ? module : null;
     /** @private */ this._pieces = new Map();
     const i = core.info();
     /** @private */
     const dtype = { float32: 'F32', float16: 'F16', bfloat16: 'BF16' }[i.dtype] ?? i.dtype;
     this._info = Object.freeze({ ...config.info, parameters: i.parameters, dtype, bytes: i.bytes });
-    finalizer?.register(this, core, this);
+    finalizer?.register(this, { core, module: this._threadedModule }, this);
   }
 
   /** @private */
@@ -299,9 +362,21 @@ export class PretrainedModel {
     return { ...this._info };
   }
 
-  /** Threads the model runs on (1 for now); 0 once disposed. */
+  /**
+   * Threads each call splits its work over (the `threads` option, resolved: 'auto' is the cores
+   * available, at most 8, where the threaded module can run); 0 once disposed.
+   */
   get threads() {
     return this._core ? this._threads : 0;
+  }
+
+  /**
+   * Why the model runs on one thread although `threads: 'auto'` was asked for ('the page is not
+   * cross-origin isolated (COOP/COEP headers)', 'one core is available', …); '' when it runs on the
+   * threads asked for, or when none were.
+   */
+  get threadsNote() {
+    return this._threadsWhy;
   }
 
   /** @private The text of one token, as decoding it alone gives (' hit', not 'Ġhit'). */
@@ -606,7 +681,8 @@ export class PretrainedModel {
   dispose() {
     if (!this._core) return;
     finalizer?.unregister(this);
-    if (!this._core.isDeleted?.()) this._core.delete();
+    if (this._threadedModule) endModule(this._threadedModule, this._core);
+    else if (!this._core.isDeleted?.()) this._core.delete();
     this._core = null;
   }
 

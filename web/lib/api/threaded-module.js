@@ -1,7 +1,8 @@
 // The threaded modules (pthreads builds): where they may run, loading one with its pool of thread
 // Workers, ending it, and why a lab does without them. headlab_core_threads serves the pthreads
 // ParallelLayer (parallel-pthreads.js); headlab_train_threads serves language models that split
-// their batches (language-model.js). A threaded module is loaded only where SharedArrayBuffer and
+// their batches (language-model.js); headlab_pretrained_threads serves pretrained models that split
+// each forward pass (pretrained.js). A threaded module is loaded only where SharedArrayBuffer and
 // wasm threads are allowed: Node, and cross-origin isolated pages and their Workers. Elsewhere it
 // would fail to start, so it is never fetched there.
 import { MODULES } from '../headlab-files.js';
@@ -9,11 +10,12 @@ import { isNode, nodeBuiltin } from './load.js';
 
 // The threaded modules, each next to its one-thread twin (whose file name shows where the pair
 // was served from): `core` for ParallelLayer, `train` for language models that split their
-// batches (language-model.js). Each glue finds its thread Workers' script, NAME.worker.js,
+// batches (language-model.js), `pretrained` for pretrained models (pretrained.js). Each glue finds its thread Workers' script, NAME.worker.js,
 // through locateFile, in the same folder.
 const THREADED = {
   core: { name: 'headlab_core_threads', beside: 'headlab_core.wasm' },
   train: { name: 'headlab_train_threads', beside: 'headlab_train.wasm' },
+  pretrained: { name: 'headlab_pretrained_threads', beside: 'headlab_pretrained.wasm' },
 };
 
 let liveThreadWorkers = 0;  // thread Workers of threaded modules not yet ended
@@ -42,7 +44,7 @@ export function threadWorkerCount() {
  * name: a bundler that renamed the files it emitted (Vite, webpack, esbuild's file loader) did not
  * emit these. Once the lab went on without a module that failed to load ({@link doWithoutThreads}),
  * the reason is kept and given here.
- * @param {'core'|'train'} [kind]
+ * @param {'core'|'train'|'pretrained'} [kind]
  */
 export function threadsUnavailable(lab, kind = 'core') {
   const failure = failures.get(lab);
@@ -92,7 +94,7 @@ function nodePath(where) {
  * blocking policy), where Emscripten's loader would wait for it forever; its Workers are ended
  * then. (In Node the Worker script is the package's own file, and Emscripten throws on its errors.)
  * Every module loaded here must be ended by {@link endModule}.
- * @param {'core'|'train'} kind
+ * @param {'core'|'train'|'pretrained'} kind
  * @returns {Promise<any>} the Emscripten module
  */
 export async function loadThreaded(lab, kind, workers) {

@@ -44,6 +44,21 @@ void gemm_simd(const GemmArgs& g);
 std::size_t gemm_packed_workspace_floats(const GemmArgs& g);
 void gemm_packed_simd(const GemmArgs& g, float* workspace);
 
+// gemm_packed_simd with op(B) supplied by `b.pack` instead of read from g.b
+// (g.b, g.ldb, g.trans_b unused): pack(ctx, p0, kc, j0, nn, dst) writes rows
+// p0..p0+kc and columns j0..j0+nn of op(B) as a panel dst[kc][panel_cols],
+// zero past column nn (kc <= gemm_packed_panel_rows(), nn <= panel_cols). For
+// B stored in another form, e.g. 16-bit weights widened as they are packed
+// (pretrained_kernels.hpp). Any m >= 1 takes the packed path. Sums as
+// gemm_packed_simd. workspace: gemm_packed_workspace_floats(g) floats.
+struct GemmPackB {
+  void (*pack)(const void* ctx, std::size_t p0, std::size_t kc, std::size_t j0, std::size_t nn, float* dst);
+  const void* ctx;
+};
+std::size_t gemm_packed_panel_cols();
+std::size_t gemm_packed_panel_rows();
+void gemm_packed_b_simd(const GemmArgs& g, const GemmPackB& b, float* workspace);
+
 // count products C_s = A B_s (+ bias_s) sharing one A (every g[s] has the same
 // m, k, a, lda), e.g. the Q, K and V projections of self-attention: each
 // block of A is packed once and reused for every B_s.
