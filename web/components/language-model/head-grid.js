@@ -20,9 +20,13 @@ const LABELS = {
   'duplicate token': { key: 'duplicateToken', kind: 'dup' },
   'first token': { key: 'firstToken', kind: 'first' },
   coreference: { key: 'coreference', kind: 'coref' },
+  // english: the head's `relation` (its label names the relation and its kind)
+  agreement: { key: 'agreement', kind: 'agree' },
+  selection: { key: 'selection', kind: 'select' },
+  previousToken: { key: 'previousToken', kind: 'prev' },
 };
 const SCORE_FIELDS = [['previousToken', 'previous token'], ['induction', 'induction'], ['duplicateToken', 'duplicate token'],
-  ['firstToken', 'first token'], ['coreference', 'coreference']];
+  ['firstToken', 'first token'], ['coreference', 'coreference'], ['agreement', 'agreement'], ['selection', 'selection']];
 
 export const GRID_CSS = `
 .heads-grid { display: grid; gap: 0.4rem; margin: 0.4rem 0; }
@@ -42,6 +46,7 @@ export const GRID_CSS = `
 .cell .trend[data-direction="rising"] { color: var(--hl-ok); }
 .cell[data-kind="induction"] .tag { color: var(--hl-ok); }
 .cell[data-kind="prev"] .tag, .cell[data-kind="coref"] .tag { color: var(--hl-accent); }
+.cell[data-kind="agree"] .tag, .cell[data-kind="select"] .tag { color: var(--hl-ok); }
 .cell[data-kind="none"] .tag { color: var(--hl-muted); font-weight: 400; }
 .cell[data-off] canvas { opacity: 0.35; }
 .cell[data-off] .tag::after { content: " (" attr(data-off) ")"; color: var(--hl-error); font-weight: 400; }
@@ -66,10 +71,11 @@ export const SCORE_NAMES = Object.fromEntries(SCORE_FIELDS);
  * head-trend.js's taskScoreKey) when given, else the label's, else the highest; in the words of `t`.
  */
 export function describeHead(s, key, t) {
-  const info = LABELS[s.label];
-  const name = (label) => t(`lm.label.${label}`);
+  const label = s.relation ?? s.label;
+  const info = LABELS[label];
+  const name = (l) => t(`lm.label.${l}`);
   const shown = key && Number.isFinite(s[key]) ? { score: s[key], scoreName: name(SCORE_NAMES[key]) } : null;
-  if (info) return { tag: name(s.label), score: s[info.key], scoreName: name(s.label), kind: info.kind, means: t(`lm.means.${s.label}`), ...shown };
+  if (info) return { tag: name(label), score: s[info.key], scoreName: name(label), kind: info.kind, means: t(`lm.means.${label}`), ...shown };
   let best = shown;
   for (const [key, label] of SCORE_FIELDS) {
     if (!shown && Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name(label) };
