@@ -488,7 +488,7 @@ export class HeadlabLanguageModel extends TrainingElement {
         this.renderDetail(true);
       }
     }
-    setText(this.gridNote, this.t('lm.gridNote', { text: clipText(s.tokens), n: this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES, window: TREND_WINDOW,
+    setText(this.gridNote, this.t('lm.gridNote', { text: clipText(s.tokens), n: this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES, window: TREND_WINDOW, threshold: this.fmt(s.threshold ?? 0.5, 1),
       what: this.t(this.task !== 'induction' ? `lm.gridNote.${this.task}` : r.layers > 1 ? 'lm.gridNote.twoLayers' : 'lm.gridNote.induction') }));
     this.grid.select(this._open);
   }

@@ -239,7 +239,7 @@ export class HeadDetail {
     setText(this.title, t('lm.detail.opened', { title }));
     const scores = SCORE_FIELDS.filter(([k]) => Number.isFinite(score[k])).map(([k, n]) => t('lm.detail.score', { name: t(`lm.label.${n}`), value: num(score[k]) }));
     setText(this.text, `${d.kind === 'none' ? t('lm.detail.noLabel', { means: d.means }) : t('lm.detail.withLabel', { tag: d.tag, means: d.means })} ` +
-      t('lm.detail.scores', { scores: scores.join(', ') }) + (Number.isFinite(score.coreference) ? ` ${corefNote(s, layer * H + head, score, t)}` : ''));
+      t('lm.detail.scores', { scores: scores.join(', ') }) + (Number.isFinite(score.coreference) && !Number.isFinite(score.agreement) ? ` ${corefNote(s, layer * H + head, score, t)}` : ''));
     const now = performance.now();
     const refresh = full || !running || now - this.shown.lastFull > 1000;
     if (refresh) this.shown.lastFull = now;

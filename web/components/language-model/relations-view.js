@@ -108,7 +108,7 @@ export class RelationsView {
     const num = (v) => fixed(t.lang, v, 2);
     const who = t('lm.rel.head', { layer: r.head.layer + 1, head: r.head.head + 1 });
     const b = r.baseline;
-    const position = b.lastNoun > b.fixedOffset ? t('lm.rel.lastNoun') : t('lm.rel.offset', { k: b.offset });
+    const position = b.lastNoun > b.fixedOffset ? t('lm.rel.lastNoun') : t(b.offset < 2 ? `lm.rel.offset${b.offset}` : 'lm.rel.offset', { k: b.offset });
     const beats = r.head.score > b.best;
     return el('div', { class: 'rel', dataset: { relation: r.key } },
       el('h4', {}, t(`lm.rel.name.${r.key}`), ' · ', el('span', { class: 'kind' }, t(`lm.rel.kind.${r.key}`))),
@@ -116,7 +116,8 @@ export class RelationsView {
       r.arcs.map((a) => this.arc(a, who, tokens)),
       r.more > 0 ? el('p', { class: 'small muted' }, t('lm.rel.more', { n: r.more })) : null,
       el('p', { class: 'small rel-verdict', dataset: { testid: 'lm-relation-score' } },
-        t(r.head.labelled ? 'lm.rel.scoreLabelled' : 'lm.rel.scoreUnlabelled', { who, score: num(r.head.score) }), ' ',
+        t(r.head.labelled ? 'lm.rel.scoreLabelled' : r.head.relation ? 'lm.rel.scoreOther' : 'lm.rel.scoreUnlabelled',
+          { who, score: num(r.head.score), other: r.head.relation && t(`lm.rel.name.${r.head.relation}`) }), ' ',
         t('lm.rel.baseline', { best: num(b.best), how: position }), ' ',
         el(beats && r.key !== 'previousToken' ? 'strong' : 'span', {}, t(beats ? 'lm.rel.beats' : 'lm.rel.notBeats'))));
   }

@@ -149,7 +149,7 @@ export class LmSession extends TrainerSession {
       }
       const att = m.attention(this.example);
       return {
-        step: this._steps[k], train, eval: evaluation, allOn, enabled, scores, bestFixedPosition: report.bestFixedPosition ?? null,
+        step: this._steps[k], train, eval: evaluation, allOn, enabled, scores, threshold: report.threshold, bestFixedPosition: report.bestFixedPosition ?? null,
         tokens: att.tokens, weights: att.weights, shape: att.shape,
       };
     });
