@@ -136,6 +136,23 @@ test('english: picking the task loads the shipped model; the relations view show
     assert.ok(coref, JSON.stringify(x.relations.map((r) => r.relation)));
     assert.equal(coref.arcs[0].targetWord, 'kings');
   });
+  // A sentence the model writes: it goes in the text box, and the view shows the grammar's arcs of it.
+  await lm(page).locator('[data-action="sample-sentence"]').click();
+  const sampled = await eventually(async () => {
+    const value = await lm(page).locator('[data-testid="lm-text"]').inputValue();
+    assert.notEqual(value, 'the kings met the girl and they were proud .', 'a sampled sentence replaces the typed one');
+    const x = await shown(page);
+    assert.equal(x.state, 'ready');
+    return { value, x };
+  }, { timeout: 60_000 });
+  const sampledTruth = await truth(page, sampled.value);
+  for (const r of sampled.x.relations) {
+    for (const a of r.arcs) {
+      const arc = sampledTruth.arcs.find((w) => w.relation === r.relation && w.query === a.query);
+      assert.ok(arc && arc.target === a.target, `${r.relation} arc at ${a.query} of "${sampled.value}"`);
+    }
+  }
+  console.log(`# sampled: "${sampled.value}": ${sampled.x.relations.map((r) => r.relation).join(', ')}`);
   await page.close();
   assertNoProblems();
 });

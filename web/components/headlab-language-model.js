@@ -266,7 +266,8 @@ export class HeadlabLanguageModel extends TrainingElement {
       onExport: (format, filename) => this.emit('export', { format, filename }) });
 
     this.textPanel = new TextPanel({ button, t, onShow: (text) => this.showText(text).catch(() => {}) });
-    this.relView = new RelationsView({ t, relations: (text) => this.ctl.relations(text), vocabulary: () => this._task.vocabulary });
+    this.relView = new RelationsView({ t, relations: (text) => this.ctl.relations(text), vocabulary: () => this._task.vocabulary,
+      generate: (o) => this.ctl.generate(o), showText: (text) => this.showText(text) });
     this.ablation = new AblationPanel({ t, setHead: (l, h, on) => this.setHeadEnabled(l, h, on).catch((e) => this.fail(e)),
       settled: () => { if (this.snapshot) this.renderAblation(); } });
     // One layer against two: a new pair trains at once.

@@ -31,6 +31,10 @@ export const RELATIONS_CSS = `
 .rel-error .known { display: block; color: var(--hl-muted); font-weight: 400; font-size: 0.875rem; }
 `;
 
+/** A sampled text: at most this many words, and this many tries at one with a relation beyond the previous word. */
+const SAMPLE_TOKENS = 30;
+const SAMPLE_TRIES = 5;
+
 /** Gap between two refreshes while training (ms): attention changes every step, the view need not. */
 const LIVE_GAP_MS = 2000;
 
@@ -39,16 +43,21 @@ export class RelationsView {
    * @param {object} o
    * @param {(text: string) => Promise<object>} o.relations  the controller's relations(text)
    * @param {() => string[]} o.vocabulary  the task's words, for wordProblem
+   * @param {(o: {prompt: string, maxTokens: number, temperature: number}) => Promise<{newTokens: string[]}>} o.generate  the controller's generate
+   * @param {(text: string) => Promise<void>} o.showText  the element's showText (the text box, every head and this view)
    * @param {Function} o.t  the element's message function
    */
-  constructor({ relations, vocabulary, t }) {
-    Object.assign(this, { relations, vocabulary, t });
+  constructor({ relations, vocabulary, generate, showText, t }) {
+    Object.assign(this, { relations, vocabulary, generate, showText, t });
     this.list = el('div', { dataset: { testid: 'lm-relations-list' } });
     this.error = el('p', { class: 'rel-error', 'aria-live': 'polite', dataset: { testid: 'lm-relations-error' } });
     const intro = [];
     for (let n = 1; t.has(`lm.rel.intro.${n}`); n++) intro.push(el('p', {}, t(`lm.rel.intro.${n}`)));
     this.element = el('section', { class: 'part relations', hidden: true, dataset: { testid: 'lm-relations' } },
-      el('h3', {}, t('lm.rel.title')), el('div', { class: 'explain' }, intro), this.error, this.list);
+      el('h3', {}, t('lm.rel.title')), el('div', { class: 'explain' }, intro),
+      el('div', { class: 'toolbar' }, el('button', { type: 'button', class: 'btn', dataset: { action: 'sample-sentence' },
+        on: { click: () => this.sample().catch(() => {}) } }, t('lm.rel.sample'))),
+      this.error, this.list);
     this.text = null;
     this.shownStep = -1;
   }
@@ -94,6 +103,25 @@ export class RelationsView {
     if (!this.english || this.text === null || step === this.shownStep || this.element.dataset.state === 'loading') return;
     if (running && performance.now() - (this._at ?? 0) < LIVE_GAP_MS) return;
     this.show(this.text, step).catch(() => {});
+  }
+
+  /**
+   * The model writes a text from the start token (up to SAMPLE_TOKENS words, cut after its last "."); the first of
+   * SAMPLE_TRIES whose grammar holds a relation beyond the previous word (else the last) goes through showText.
+   * @returns {Promise<string|null>} the text shown, or null when no sample ended a sentence
+   */
+  async sample() {
+    let chosen = null;
+    for (let k = 0; k < SAMPLE_TRIES; k++) {
+      const words = (await this.generate({ prompt: '', maxTokens: SAMPLE_TOKENS, temperature: 1 })).newTokens;
+      const end = words.lastIndexOf('.');
+      if (end < 0) continue;
+      chosen = words.slice(0, end + 1).join(' ');
+      const rich = await this.relations(chosen).then((r) => r.arcs.some((a) => a.relation !== 'previousToken'), () => false);
+      if (rich) break;
+    }
+    if (chosen !== null) await this.showText(chosen);
+    return chosen;
   }
 
   /** The text box was refused (an unknown word): no relations until a text is accepted. */
