@@ -39,7 +39,7 @@ const view = (page) => lm(page).locator('[data-testid="lm-relations"]');
 const shown = (page) => page.evaluate((tag) => {
   const v = document.querySelector(tag).shadowRoot.querySelector('[data-testid="lm-relations"]');
   return {
-    state: v.dataset.state, hidden: v.hidden,
+    state: v.dataset.state, hidden: v.hidden, text: v.dataset.text,
     relations: [...v.querySelectorAll('.rel')].map((r) => ({
       relation: r.dataset.relation,
       score: r.querySelector('[data-testid="lm-relation-score"]').textContent,
@@ -132,6 +132,7 @@ test('english: picking the task loads the shipped model; the relations view show
   await eventually(async () => {
     const x = await shown(page);
     assert.equal(x.state, 'ready');
+    assert.equal(x.text, 'the kings met the girl and they were proud .');
     const coref = x.relations.find((r) => r.relation === 'coreference');
     assert.ok(coref, JSON.stringify(x.relations.map((r) => r.relation)));
     assert.equal(coref.arcs[0].targetWord, 'kings');
@@ -143,6 +144,7 @@ test('english: picking the task loads the shipped model; the relations view show
     assert.notEqual(value, 'the kings met the girl and they were proud .', 'a sampled sentence replaces the typed one');
     const x = await shown(page);
     assert.equal(x.state, 'ready');
+    assert.equal(x.text, value, 'the view shows the sampled text');
     return { value, x };
   }, { timeout: 60_000 });
   const sampledTruth = await truth(page, sampled.value);

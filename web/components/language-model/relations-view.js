@@ -94,6 +94,7 @@ export class RelationsView {
     if (job !== this._job) return;
     setText(this.error, '');
     this.list.replaceChildren(...(rows.relations.length ? rows.relations.map((r) => this.relation(r, rows.tokens)) : [el('p', {}, this.t('lm.rel.none'))]));
+    this.element.dataset.text = text;  // the text drawn (an attribute value, never markup)
     this.element.dataset.state = 'ready';
     this._at = performance.now();
   }
