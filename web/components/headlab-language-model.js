@@ -7,8 +7,9 @@
  * layer against two side by side, and "continue this text". Training runs in a
  * Web Worker (on the page in short bursts where none can start); every number
  * comes from the HeadLab API, none is computed here. The run logic is the shared
- * training controller's (web/lib/teach/lm-controller.js); the grid and the
- * generation panel are in ./language-model/.
+ * training controller's (web/lib/teach/lm-controller.js); the grid, the
+ * generation panel and (english task) the relations view, each relation's true
+ * arc beside the attention of the head that tracks it, are in ./language-model/.
  *
  * @attr {string} task        induction | cricket | english; default induction (english: with the relations view)
  * @attr {number} layers      1–4; default the task's (2)
