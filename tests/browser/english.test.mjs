@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, useSite } from './helpers.mjs';
+import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, useSite, fileUrl } from './helpers.mjs';
 import { eventually, expectText } from './expect.mjs';
 
 const TIMEOUT = 180_000;
@@ -24,10 +24,10 @@ function assertNoProblems() {
   assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
 }
 
-async function open(label, { width = 1280, hash = '' } = {}) {
+async function open(label, { width = 1280, hash = '', url = new URL(`${PAGE}${hash}`, site.server.url).href } = {}) {
   assert.ok(existsSync(path.join(DIST, 'models', 'english.hlm')), 'dist/models/english.hlm is missing: run `node scripts/bundle.mjs`');
   const page = watch(await site.browser.newPage({ viewport: { width, height: 900 } }), label, problems);
-  await page.goto(new URL(`${PAGE}${hash}`, site.server.url).href);
+  await page.goto(url);
   await page.waitForSelector(`${TAG}[data-drawn]`, { timeout: 60_000 });
   return page;
 }
@@ -168,6 +168,16 @@ test('english at 360 px: no horizontal overflow; screenshot', { timeout: TIMEOUT
   });
   await lm(page).screenshot({ path: `${SCREENSHOTS}/language-model-english-360.png` });
   await view(page).screenshot({ path: `${SCREENSHOTS}/language-model-english-relations-360.png` });
+  await page.close();
+  assertNoProblems();
+});
+
+test('english from file://: the single-file page does not carry the model and says so plainly; a new model is there instead', { timeout: TIMEOUT }, async () => {
+  const page = await open('english file', { url: `${fileUrl(PAGE)}#lm.task=english&lm.pretrained=1` });
+  const said = await expectText(lm(page).locator('[data-testid="lm-errors"]'), /opened from disk \(file:\/\/\)/);
+  assert.match(said, /open the page over http\(s\)/);
+  await eventually(async () => assert.equal(await page.evaluate((tag) => document.querySelector(tag).snapshot?.runs[0]?.step, TAG), 0), { timeout: 60_000 });
+  await eventually(async () => assert.equal((await shown(page)).state, 'ready'), { timeout: 60_000 });
   await page.close();
   assertNoProblems();
 });
