@@ -12,6 +12,7 @@ import { LmSession } from '../../web/lib/teach/lm-session.js';
 import { LmController } from '../../web/lib/teach/lm-controller.js';
 import { relationRows, RELATIONS, MAX_ARCS } from '../../web/lib/teach/lm-relations.js';
 import { FakeClient, settle } from './fake-client.mjs';
+import { scoresCSV } from '../../web/components/language-model/head-grid.js';
 
 const MODEL = new URL('../../web/models/english.hlm', import.meta.url);
 const TEXT = 'the girls near the king eat the cake . anna berg met tom and she was happy . later anna berg smiled .';
@@ -95,4 +96,18 @@ test('the controller asks the session for relations(text), and checks its argume
   req.resolve({ ok: 1 });
   assert.deepEqual(await asked, { ok: 1 });
   ctl.dispose?.();
+});
+
+test('the head-scores CSV of an english snapshot carries its agreement and selection scores', async () => {
+  const { result: snap } = await session.handle('snapshot', {});
+  const s = snap.runs[0];
+  const lines = scoresCSV(s).trim().split(/\r?\n/);
+  const header = lines[0].split(',');
+  assert.deepEqual(header.slice(-3), ['agreement', 'selection', 'enabled']);
+  const heads = direct.headScores(256);
+  lines.slice(1).forEach((line, i) => {
+    const cells = line.split(',');
+    assert.equal(Number(cells[header.indexOf('agreement')]), heads[i].agreement);
+    assert.equal(Number(cells[header.indexOf('selection')]), heads[i].selection);
+  });
 });

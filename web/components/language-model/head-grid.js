@@ -285,12 +285,13 @@ export class HeadSwitches {
   }
 }
 
-/** The head scores of a run's snapshot as CSV (one row per head). */
+/** The head scores of a run's snapshot as CSV (one row per head; english adds its agreement and selection scores). */
 export function scoresCSV(s) {
-  const lines = ['layer,head,label,previous_token,induction,duplicate_token,first_token,coreference,enabled'];
+  const english = s.scores.some((q) => Number.isFinite(q.agreement));
+  const lines = [`layer,head,label,previous_token,induction,duplicate_token,first_token,coreference,${english ? 'agreement,selection,' : ''}enabled`];
   const v = (x) => (Number.isFinite(x) ? String(x) : '');
   s.scores.forEach((q, i) => lines.push([q.layer + 1, q.head + 1, q.label || '', v(q.previousToken), v(q.induction), v(q.duplicateToken),
-    v(q.firstToken), v(q.coreference), s.enabled[i] ? 1 : 0].join(',')));
+    v(q.firstToken), v(q.coreference), ...(english ? [v(q.agreement), v(q.selection)] : []), s.enabled[i] ? 1 : 0].join(',')));
   return `${lines.join('\r\n')}\r\n`;
 }
 
