@@ -49,6 +49,15 @@ export const PAGES = [
       await page.waitForFunction(() => document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-testid="lm-generated-new"]'));
     },
   },
+  // The english task: its shipped model and the relations view of the example sentence (the same page, another path).
+  {
+    page: 'demos/language-model/index.html', catalogues: ['language-model', 'training', 'theme-toggle'],
+    prepare: async (page) => {
+      await page.locator('headlab-language-model').evaluate((e) => { e.task = 'english'; e.pretrained = true; });
+      await page.waitForFunction(() => document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-testid="lm-relations"]').dataset.state === 'ready',
+        null, { timeout: 120_000 });
+    },
+  },
   // The trainer, h = 1 and h = 2 side by side, a few steps in, a head off (and the heads view it can fill).
   {
     page: 'demos/trainer/', catalogues: ['trainer', 'training', 'heads', 'theme-toggle'],

@@ -7,10 +7,11 @@
  * layer against two side by side, and "continue this text". Training runs in a
  * Web Worker (on the page in short bursts where none can start); every number
  * comes from the HeadLab API, none is computed here. The run logic is the shared
- * training controller's (web/lib/teach/lm-controller.js); the grid and the
- * generation panel are in ./language-model/.
+ * training controller's (web/lib/teach/lm-controller.js); the grid, the
+ * generation panel and (english task) the relations view, each relation's true
+ * arc beside the attention of the head that tracks it, are in ./language-model/.
  *
- * @attr {string} task        induction | cricket; default induction
+ * @attr {string} task        induction | cricket | english; default induction (english: with the relations view)
  * @attr {number} layers      1–4; default the task's (2)
  * @attr {number} heads       heads per layer, 1, 2, 4 or 8; default the task's (4)
  * @attr {number} seed        seeds initialisation and data; default: the task's suggested seed
@@ -58,10 +59,11 @@ import { LmSession, LM_PACES, LM_SCORE_EXAMPLES } from '../lib/teach/lm-session.
 import { LmController, PHASE_ACCURACY } from '../lib/teach/lm-controller.js';
 import { HeadGrid, HeadDetail, GRID_CSS, scoresCSV } from './language-model/head-grid.js';
 import { GenerationPanel, GENERATION_CSS, field } from './language-model/generation-panel.js';
-import { TASK_TEXT, introParagraphs, shippedModel } from './language-model/task-text.js';
+import { TASK_TEXT, NOT_EMBEDDED, introParagraphs, shippedModel } from './language-model/task-text.js';
 import { ComparePanel } from './language-model/compare-panel.js';
 import { AblationPanel } from './language-model/ablation-panel.js';
 import { TextPanel } from './language-model/text-panel.js';
+import { RelationsView, RELATIONS_CSS } from './language-model/relations-view.js';
 import { lmCurves, phaseNote } from './language-model/curves.js';
 import { loadModelButton, fileProblem, MAX_MODEL_BYTES } from './language-model/model-file.js';
 import messages from '../lib/i18n/catalogues/language-model.js';
@@ -90,10 +92,10 @@ export class HeadlabLanguageModel extends TrainingElement {
   static tag = 'headlab-language-model';
   static chartPrefix = 'lm';
   static stateKey = 'lm';
-  static css = trainingCss + CSS + GRID_CSS + GENERATION_CSS;
+  static css = trainingCss + CSS + GRID_CSS + GENERATION_CSS + RELATIONS_CSS;
   static messages = withTraining(messages);
   static props = {
-    task: { type: 'enum', values: ['induction', 'cricket'], default: 'induction', state: true },
+    task: { type: 'enum', values: ['induction', 'cricket', 'english'], default: 'induction', state: true },
     layers: { type: 'int', default: 2, min: 1, max: 4, state: true },
     heads: { type: 'int', default: 4, min: 1, max: 8, state: true },
     seed: { type: 'int', default: null, min: 0, max: 2 ** 31 - 1, state: true },  // null: the task's defaults.seed
@@ -171,8 +173,10 @@ export class HeadlabLanguageModel extends TrainingElement {
       this._example = value;
       this.textPanel.accepted();
       this.renderDetail(true);
+      this.relView.show(value, this.ctl.currentStep);
     } catch (e) {
       this.textPanel.refused(String(e?.message ?? e), this._task.vocabulary);
+      this.relView.clear();
       throw e;
     }
   }
@@ -212,8 +216,9 @@ export class HeadlabLanguageModel extends TrainingElement {
       s.addEventListener('change', () => change(s.value));
       return s;
     };
-    this.taskSelect = select('lm-task', [option('induction', t('lm.task.induction')), option('cricket', t('lm.task.cricket'))],
-      (v) => { this.pretrained = false; this.task = v; });
+    // english trains for minutes: picking it loads the shipped model.
+    this.taskSelect = select('lm-task', ['induction', 'cricket', 'english'].map((k) => option(k, t(`lm.task.${k}`))),
+      (v) => { this.pretrained = v === 'english'; this.task = v; });
     this.layersSelect = select('lm-layers', LAYERS.map((n) => option(n)), (v) => { this.pretrained = false; this.layers = Number(v); });
     this.headsSelect = select('lm-heads', HEADS.map((n) => option(n)), (v) => { this.pretrained = false; this.heads = Number(v); });
     // While training, the controller sends the new pace (see configure).
@@ -262,6 +267,8 @@ export class HeadlabLanguageModel extends TrainingElement {
       onExport: (format, filename) => this.emit('export', { format, filename }) });
 
     this.textPanel = new TextPanel({ button, t, onShow: (text) => this.showText(text).catch(() => {}) });
+    this.relView = new RelationsView({ t, relations: (text) => this.ctl.relations(text), vocabulary: () => this._task.vocabulary,
+      generate: (o) => this.ctl.generate(o), showText: (text) => this.showText(text) });
     this.ablation = new AblationPanel({ t, setHead: (l, h, on) => this.setHeadEnabled(l, h, on).catch((e) => this.fail(e)),
       settled: () => { if (this.snapshot) this.renderAblation(); } });
     // One layer against two: a new pair trains at once.
@@ -289,7 +296,7 @@ export class HeadlabLanguageModel extends TrainingElement {
       el('div', { class: 'charts' }, this.lossChart.section, this.accChart.section),
       this.phaseNote,
       el('section', { class: 'part', dataset: { testid: 'lm-heads-part' } }, el('h3', {}, t('lm.headsTitle')), this.gridNote, this.grid.element, this.gridExport),
-      this.detail.element, this.textPanel.element, this.ablation.element, this.comparePanel.element, this.gen.element, this.fileBar);
+      this.detail.element, this.textPanel.element, this.relView.element, this.ablation.element, this.comparePanel.element, this.gen.element, this.fileBar);
 
     const chartBox = this.lossChart.box;
     this._resizeObserver = onWidthChange(chartBox, () => this._chartWidth ?? 0, () => {
@@ -388,7 +395,8 @@ export class HeadlabLanguageModel extends TrainingElement {
   onCreated({ runs, info, settings: d }) {
     const t = this.t;
     this.errorBox.replaceChildren();
-    if (info.note) this.errorBox.replaceChildren(el('strong', {}, t('lm.noTrained')), ` ${t('lm.noTrainedNote', { detail: info.loadError })}`);
+    const detail = info.loadError === NOT_EMBEDDED ? t('lm.notEmbedded') : info.loadError;
+    if (info.note) this.errorBox.replaceChildren(el('strong', {}, t('lm.noTrained')), ` ${t('lm.noTrainedNote', { detail })}`);
     this._pendingText = undefined;
     this._example = d.example;
     this._exampleTask = d.task.name;
@@ -400,6 +408,7 @@ export class HeadlabLanguageModel extends TrainingElement {
   showModel(runs) {
     this.textPanel.reset(this._example, this._exampleTask);
     this.gen.reset(this._exampleTask, TASK_TEXT[this._exampleTask].prompt);
+    this.relView.reset(this._exampleTask === 'english', this._example);
     this.layout(runs);
     setText(this.modeNote, modeText(this.t, this.ctl.client, this.threads ?? 1));
     this.removeAttribute('data-busy');
@@ -462,6 +471,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.renderAblation();
     this.renderCompare();
     this.renderButtons();
+    this.relView.refresh(this.ctl.currentStep, this.running);
   }
 
   renderGrid() {
@@ -473,15 +483,15 @@ export class HeadlabLanguageModel extends TrainingElement {
     if (document.activeElement !== this) this.ablation.switches.show(s.enabled, true);
     // Until the learner opens a head, the one that carries the task (induction, coreference) is shown once it has its label.
     if (!this._userOpened) {
-      const want = this.task === 'cricket' ? 'coreference' : 'induction';
-      const star = s.scores.filter((q) => q.label === want).sort((a, b) => b[want] - a[want])[0];
+      const want = { cricket: 'coreference', english: 'agreement' }[this.task] ?? 'induction';
+      const star = s.scores.filter((q) => (q.relation ?? q.label) === want).sort((a, b) => b[want] - a[want])[0];
       if (star && (star.layer !== this._open.layer || star.head !== this._open.head)) {
         this._open = { layer: star.layer, head: star.head };
         this.renderDetail(true);
       }
     }
-    setText(this.gridNote, this.t('lm.gridNote', { text: clipText(s.tokens), n: this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES, window: TREND_WINDOW,
-      what: this.t(this.task === 'cricket' ? 'lm.gridNote.coref' : r.layers > 1 ? 'lm.gridNote.twoLayers' : 'lm.gridNote.induction') }));
+    setText(this.gridNote, this.t('lm.gridNote', { text: clipText(s.tokens), n: this.running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES, window: TREND_WINDOW, threshold: this.fmt(s.threshold ?? 0.5, 1),
+      what: this.t(this.task !== 'induction' ? `lm.gridNote.${this.task}` : r.layers > 1 ? 'lm.gridNote.twoLayers' : 'lm.gridNote.induction') }));
     this.grid.select(this._open);
   }
 

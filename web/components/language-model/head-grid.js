@@ -20,9 +20,13 @@ const LABELS = {
   'duplicate token': { key: 'duplicateToken', kind: 'dup' },
   'first token': { key: 'firstToken', kind: 'first' },
   coreference: { key: 'coreference', kind: 'coref' },
+  // english: the head's `relation` (its label names the relation and its kind)
+  agreement: { key: 'agreement', kind: 'agree' },
+  selection: { key: 'selection', kind: 'select' },
+  previousToken: { key: 'previousToken', kind: 'prev' },
 };
 const SCORE_FIELDS = [['previousToken', 'previous token'], ['induction', 'induction'], ['duplicateToken', 'duplicate token'],
-  ['firstToken', 'first token'], ['coreference', 'coreference']];
+  ['firstToken', 'first token'], ['coreference', 'coreference'], ['agreement', 'agreement'], ['selection', 'selection']];
 
 export const GRID_CSS = `
 .heads-grid { display: grid; gap: 0.4rem; margin: 0.4rem 0; }
@@ -42,6 +46,7 @@ export const GRID_CSS = `
 .cell .trend[data-direction="rising"] { color: var(--hl-ok); }
 .cell[data-kind="induction"] .tag { color: var(--hl-ok); }
 .cell[data-kind="prev"] .tag, .cell[data-kind="coref"] .tag { color: var(--hl-accent); }
+.cell[data-kind="agree"] .tag, .cell[data-kind="select"] .tag { color: var(--hl-ok); }
 .cell[data-kind="none"] .tag { color: var(--hl-muted); font-weight: 400; }
 .cell[data-off] canvas { opacity: 0.35; }
 .cell[data-off] .tag::after { content: " (" attr(data-off) ")"; color: var(--hl-error); font-weight: 400; }
@@ -66,10 +71,11 @@ export const SCORE_NAMES = Object.fromEntries(SCORE_FIELDS);
  * head-trend.js's taskScoreKey) when given, else the label's, else the highest; in the words of `t`.
  */
 export function describeHead(s, key, t) {
-  const info = LABELS[s.label];
-  const name = (label) => t(`lm.label.${label}`);
+  const label = s.relation ?? s.label;
+  const info = LABELS[label];
+  const name = (l) => t(`lm.label.${l}`);
   const shown = key && Number.isFinite(s[key]) ? { score: s[key], scoreName: name(SCORE_NAMES[key]) } : null;
-  if (info) return { tag: name(s.label), score: s[info.key], scoreName: name(s.label), kind: info.kind, means: t(`lm.means.${s.label}`), ...shown };
+  if (info) return { tag: name(label), score: s[info.key], scoreName: name(label), kind: info.kind, means: t(`lm.means.${label}`), ...shown };
   let best = shown;
   for (const [key, label] of SCORE_FIELDS) {
     if (!shown && Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name(label) };
@@ -233,7 +239,7 @@ export class HeadDetail {
     setText(this.title, t('lm.detail.opened', { title }));
     const scores = SCORE_FIELDS.filter(([k]) => Number.isFinite(score[k])).map(([k, n]) => t('lm.detail.score', { name: t(`lm.label.${n}`), value: num(score[k]) }));
     setText(this.text, `${d.kind === 'none' ? t('lm.detail.noLabel', { means: d.means }) : t('lm.detail.withLabel', { tag: d.tag, means: d.means })} ` +
-      t('lm.detail.scores', { scores: scores.join(', ') }) + (Number.isFinite(score.coreference) ? ` ${corefNote(s, layer * H + head, score, t)}` : ''));
+      t('lm.detail.scores', { scores: scores.join(', ') }) + (Number.isFinite(score.coreference) && !Number.isFinite(score.agreement) ? ` ${corefNote(s, layer * H + head, score, t)}` : ''));
     const now = performance.now();
     const refresh = full || !running || now - this.shown.lastFull > 1000;
     if (refresh) this.shown.lastFull = now;
@@ -279,12 +285,13 @@ export class HeadSwitches {
   }
 }
 
-/** The head scores of a run's snapshot as CSV (one row per head). */
+/** The head scores of a run's snapshot as CSV (one row per head; english adds its agreement and selection scores). */
 export function scoresCSV(s) {
-  const lines = ['layer,head,label,previous_token,induction,duplicate_token,first_token,coreference,enabled'];
+  const english = s.scores.some((q) => Number.isFinite(q.agreement));
+  const lines = [`layer,head,label,previous_token,induction,duplicate_token,first_token,coreference,${english ? 'agreement,selection,' : ''}enabled`];
   const v = (x) => (Number.isFinite(x) ? String(x) : '');
   s.scores.forEach((q, i) => lines.push([q.layer + 1, q.head + 1, q.label || '', v(q.previousToken), v(q.induction), v(q.duplicateToken),
-    v(q.firstToken), v(q.coreference), s.enabled[i] ? 1 : 0].join(',')));
+    v(q.firstToken), v(q.coreference), ...(english ? [v(q.agreement), v(q.selection)] : []), s.enabled[i] ? 1 : 0].join(',')));
   return `${lines.join('\r\n')}\r\n`;
 }
 

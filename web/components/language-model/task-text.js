@@ -12,6 +12,10 @@ import { modelUrls } from 'headlab:layout';
 export const TASK_TEXT = {
   induction: { example: 'j 4 e p x 2 m q b k r p x 2 m q b k r 0 w z s', prompt: 'c 3 f a 5 w n t c 3 f' },
   cricket: { example: 'virat hit the ball with the bat because it was full', prompt: 'smith checked the glove near the pitch because it was' },
+  // Every relation of the grammar once: agreement across "near the king", selection (eat → food),
+  // coreference with two candidates, a repeated two-word name, and the previous word everywhere.
+  english: { example: 'the girls near the king eat the cake . anna berg met tom and she was happy . later anna berg smiled .',
+    prompt: 'the keys to the old cabinet' },
 };
 
 /** Paragraphs of the catalogue's lm.intro.<task>.<n> messages; **text** is bold (the catalogue is ours, and goes in as text). */
@@ -30,9 +34,14 @@ function decodeBase64(text) {
   return bytes;
 }
 
+/** What shippedModel says of a model the page opened from disk does not carry (the element says it in the learner's language). */
+export const NOT_EMBEDDED = 'not inside this single-file page, and a page opened from disk (file://) cannot fetch it: open the page over http(s)';
+
 /** A shipped model's bytes: carried inside the classic bundle (file://), else fetched next to the bundle (models/). */
 export async function shippedModel(file) {
   if (embeddedModels?.[file]) return decodeBase64(embeddedModels[file]);
+  // A page opened from disk cannot fetch: the classic bundle carries only the smaller models (english.hlm is not one).
+  if (globalThis.location?.protocol === 'file:') throw new Error(NOT_EMBEDDED);
   // The npm package names each model with a literal new URL(…, import.meta.url), which bundlers emit.
   const url = (modelUrls?.[file]?.() ?? new URL(`models/${file}`, BASE_URL)).href;
   let response;

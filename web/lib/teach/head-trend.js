@@ -58,7 +58,8 @@ export class ScoreHistory {
 
   /** Takes in a run's snapshot (scores of every head at step s.step); a step already seen replaces its record. */
   add(s) {
-    const rec = { step: s.step, scores: s.scores.map((q) => ({ previousToken: q.previousToken, induction: q.induction, coreference: q.coreference })) };
+    const rec = { step: s.step, scores: s.scores.map((q) => ({ previousToken: q.previousToken, induction: q.induction, coreference: q.coreference,
+      agreement: q.agreement, selection: q.selection })) };
     const last = this.records[this.records.length - 1];
     if (last && last.step >= s.step) {
       if (last.step === s.step) this.records[this.records.length - 1] = rec;
@@ -71,10 +72,17 @@ export class ScoreHistory {
 
   /** The task score key and its trend (scoreTrend) for head `head` of layer `layer`. */
   trend(layer, head) {
-    const key = taskScoreKey(this.task, this.layers, layer);
     const i = layer * this.heads + head;
+    const key = this.task === 'english' ? bestRelation(this.records[this.records.length - 1]?.scores[i]) : taskScoreKey(this.task, this.layers, layer);
     return { key, trend: scoreTrend(this.records.map((r) => ({ step: r.step, value: r.scores[i]?.[key] }))) };
   }
+}
+
+/** english: the relation a head scores best on (of the latest record), the score its cell shows. */
+const ENGLISH_RELATIONS = ['agreement', 'selection', 'coreference', 'induction', 'previousToken'];
+function bestRelation(scores) {
+  if (!scores) return 'agreement';
+  return ENGLISH_RELATIONS.reduce((b, k) => ((scores[k] ?? -1) > (scores[b] ?? -1) ? k : b), 'agreement');
 }
 
 /**

@@ -15,7 +15,8 @@ import { ScoreHistory } from './head-trend.js';
 export const PHASE_ACCURACY = 0.5;
 
 /** The trained models HeadLab ships, in web/models/ (written by `npm run train:models`). */
-export const SHIPPED = { induction: { main: 'induction.hlm', oneLayer: 'induction-1-layer.hlm' }, cricket: { main: 'cricket.hlm' } };
+export const SHIPPED = { induction: { main: 'induction.hlm', oneLayer: 'induction-1-layer.hlm' }, cricket: { main: 'cricket.hlm' },
+  english: { main: 'english.hlm' } };
 
 const MAX_STEP_N = 10000;
 
@@ -168,6 +169,17 @@ export class LmController extends TrainingController {
     this.whyNotReady('generate');
     this._genSeed = (this._genSeed ?? 0) + 1;
     return this.client.request('generate', { run: 0, prompt, maxTokens, temperature, seed: this._genSeed });
+  }
+
+  /**
+   * English only: the grammar's arcs of `text` with every head's attention on it, the head scores and the
+   * baselines (lm-session.js relationsReply); rejects with the API's Error naming the word where the text
+   * stops being the language.
+   */
+  async relations(text) {
+    this.whyNotReady('relations');
+    if (typeof text !== 'string') throw new TypeError(`${this.name}: relations(text): text must be a string, got ${text === null ? 'null' : typeof text}`);
+    return this.client.request('relations', { run: 0, text });
   }
 
   async saveModel(run = 0) {

@@ -17,6 +17,9 @@
 //                                                 (the API's, naming the unknown word) leaves the old one
 //   generate { run, prompt, maxTokens, temperature, seed }   model.generate(...)
 //   save     { run }                             Uint8Array of model.save()
+//   relations { text, run }                      english only: relationsReply() (the grammar's arcs of
+//                                                 the text, every head's attention on it, headScores,
+//                                                 baselines); the API's Error when the text is not the language
 // Events: { event: 'snapshot', snapshot } and { event: 'paused', reason } as in trainer-session.js.
 
 import { TrainerSession } from './trainer-session.js';
@@ -64,6 +67,7 @@ export class LmSession extends TrainerSession {
         const { run = 0, prompt, maxTokens, temperature, seed } = payload;
         return { result: this.trainer(run).generate({ prompt, maxTokens, temperature, seed }) };
       }
+      case 'relations': return { result: relationsReply(this.trainer(payload.run ?? 0), String(payload.text ?? ''), this.running) };
       case 'exportModel': throw new TypeError('language-model session: exportModel is a trainer request');
       default: return super._handle(type, payload);
     }
@@ -145,12 +149,25 @@ export class LmSession extends TrainerSession {
       }
       const att = m.attention(this.example);
       return {
-        step: this._steps[k], train, eval: evaluation, allOn, enabled, scores, bestFixedPosition: report.bestFixedPosition ?? null,
+        step: this._steps[k], train, eval: evaluation, allOn, enabled, scores, threshold: report.threshold, bestFixedPosition: report.bestFixedPosition ?? null,
         tokens: att.tokens, weights: att.weights, shape: att.shape,
       };
     });
     return { running: this.running, runs };
   }
+}
+
+/**
+ * What the relations view of an english model needs for `text`: the grammar's `arcs` and `tokens`
+ * (model.relations), every head's `weights` [L, H, T, T] and `shape` on it (model.attention),
+ * `heads` (model.headScores: the relation scores and labels) and `baselines` (model.baselines), on
+ * LM_SCORE_EXAMPLES held-out sequences while training and four times as many when not.
+ */
+export function relationsReply(model, text, running = false) {
+  const { tokens, arcs } = model.relations(text);
+  const att = model.attention(text);
+  const n = running ? LM_SCORE_EXAMPLES : 4 * LM_SCORE_EXAMPLES;
+  return { tokens, arcs, weights: att.weights, shape: att.shape, heads: model.headScores(n), baselines: model.baselines(n) };
 }
 
 /** A model's options as createLanguageModel takes them: its config() without `step`. */
