@@ -48,14 +48,14 @@ const LmTaskSpec kLmTasks[] = {
      "A start token, then 23 random tokens in which a segment of 4-10 distinct tokens is repeated right "
      "after "
      "itself at a random offset. Loss on every next token.",
-     {2, 4, 32, false, 1e-2f, 64, 3000, 1000, 0.95f, 4}},
+     {2, 4, 32, false, 1e-2f, 64, 3000, 300, 0.7f, 0.95f, 4}},
     {"cricket", LmTaskKind::cricket, kCricketVocab, kCricketLen, kCricketNames, kCStart, kCPad,
      "the adjective predicted after 'it was' belongs to the noun 'it' refers to",
      "Toy cricket commentary such as 'virat hit the ball because it was full'. 'it' is the object of the "
      "verb; a distractor noun ('with the bat') comes before the player or after the object in most "
      "sentences; an optional opener ('now', 'and then') shifts positions; each noun has its own "
      "adjectives. Loss on every next token up to the full stop.",
-     {2, 4, 32, false, 1e-2f, 64, 2000, 1000, 0.95f, 2}},
+     {2, 4, 32, false, 1e-2f, 64, 2000, 1000, 0.9f, 0.95f, 2}},
 };
 
 // Shuffles a prefix: a[0..k) becomes k distinct draws from a[0..n).

@@ -53,7 +53,7 @@ void check_one_step(std::size_t batch, std::size_t threads, bool mlp) {
   // Tolerances: the loss is a mean of ~1e3 terms near 3.6 (float: ~1e-7
   // relative), allowed 1e-5 relative; gradients are the same sums in another
   // order, allowed 1e-5 of the largest gradient. Parameters: Adam's first step
-  // moves each by lr_1 g / (|g| + eps), lr_1 = lr / warmup_steps (1e-5 here),
+  // moves each by lr_1 g / (|g| + eps), lr_1 = lr / warmup_steps (1e-2 / 300 here),
   // so where |g| is near eps (1e-8) a rounding-size gradient difference moves
   // it by a visible fraction of lr_1: allowed 0.25 lr_1 overall, and 1e-6
   // where |g| >= 1e-5 (there the step is lr_1 sign(g) up to rounding).
