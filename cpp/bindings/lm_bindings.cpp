@@ -118,7 +118,8 @@ class LanguageModelJs {
         known += std::string(i ? ", " : "") + headlab::lm_task_at(i).name;
       return "task: unknown task '" + c.task + "' (known: " + known + ")";
     }
-    headlab::LmTrainConfig config;
+    // The task's schedule (warm-up, Adam betas) with the options given.
+    headlab::LmTrainConfig config = headlab::lm_train_defaults(*spec);
     config.num_layers = static_cast<std::size_t>(c.num_layers);
     config.num_heads = static_cast<std::size_t>(c.num_heads);
     config.d_model = static_cast<std::size_t>(c.d_model);
