@@ -25,7 +25,7 @@ for (const seed of seeds.length ? seeds : [1, 2, 3, 4, 5]) {
     const heads = m.headScores(500);
     const best = (layer, key) => Math.max(...heads.filter((h) => h.layer === layer).map((h) => h[key]));
     final = `; step ${m.steps}: accuracy ${m.evaluate(1000).accuracy.toFixed(3)}, previous token (layer 1) ` +
-      `${best(0, 'previousToken').toFixed(2)}, induction (layer 2) ${best(1, 'induction').toFixed(2)}`;
+      `${best(0, 'previousToken').toFixed(3)}, induction (layer 2) ${best(1, 'induction').toFixed(3)}`;
   }
   m.dispose();
   console.log(`seed ${seed} phase ${step ?? 'never'} (${lab.flavour})${final}`);

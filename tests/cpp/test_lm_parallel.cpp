@@ -138,7 +138,15 @@ TEST_CASE("lm parallel: the runner with fewer sequences than threads leaves the 
 
 TEST_CASE("lm parallel: 300 induction steps with 2 threads follow the one-thread loss curve") {
   const LmTaskSpec& spec = *find_lm_task("induction");
-  const LmTrainConfig c = lm_train_defaults(spec, 4);
+  LmTrainConfig c = lm_train_defaults(spec, 4);
+  // The schedule this was calibrated on (the induction defaults before issue
+  // 23): over 300 steps of a 1000-step warm-up the rate stays under 0.003. With
+  // the present defaults (300-step warm-up, beta1 0.7) it is at 0.01 for half of
+  // them and the two runs' rounding differences grow to a loss difference of
+  // 0.004 and parameters 0.1 apart by step 300: still the same model, but no
+  // longer a check of the split at this tolerance.
+  c.warmup_steps = 1000;
+  c.adam_beta1 = 0.9f;
   LmTrainer one(spec, c), two(spec, c);
   REQUIRE(set_lm_threads(two, 2) == "");
   float worst = 0, first = 0, last1 = 0, last2 = 0;
