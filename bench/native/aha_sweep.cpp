@@ -30,7 +30,11 @@ struct Opts {
 };
 
 float rate(const Opts& o, std::uint64_t t) {
-  if (t <= o.warmup) return o.lr * float(t) / float(o.warmup);
+  if (t <= o.warmup) {  // as LmTrainer::step rounds it
+    float lr = o.lr;
+    lr *= float(t) / float(o.warmup);
+    return lr;
+  }
   if (o.decay == "none" || o.steps <= o.warmup) return o.lr;
   const double p = std::min(1.0, double(t - o.warmup) / double(o.steps - o.warmup));
   const double f = o.decay == "cosine" ? 0.5 * (1 + std::cos(M_PI * p)) : 1 - p;
@@ -41,10 +45,12 @@ float rate(const Opts& o, std::uint64_t t) {
 
 int main(int argc, char** argv) {
   Opts o;
+  bool trainer = false;  // --trainer: LmTrainer at the task's defaults, for comparison
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : "";
     if (a == "--full") { o.full = true; continue; }
+    if (a == "--trainer") { trainer = true; continue; }
     ++i;
     if (a == "--lr") o.lr = std::strtof(v, nullptr);
     else if (a == "--beta1") o.beta1 = std::strtof(v, nullptr);
@@ -78,6 +84,15 @@ int main(int argc, char** argv) {
     LmBatch batch(spec.seq_len, o.batch);
     std::size_t phase = 0;
     bool diverged = false;
+    if (trainer) {
+      LmTrainer tr(spec, lm_train_defaults(spec, seed));
+      for (std::size_t s = o.every; s <= o.steps && !phase; s += o.every) {
+        tr.step(o.every);
+        if (tr.evaluate(256).accuracy >= 0.5f) phase = s;
+      }
+      std::printf("seed %llu trainer phase %zu\n", (unsigned long long)seed, phase);
+      continue;
+    }
     for (std::size_t s = 1; s <= o.steps; ++s) {
       opt.set_learning_rate(rate(o, opt.steps() + 1));
       const Divergence why = opt.step_or_rollback(data, model.params(), model.grads(), [&] {

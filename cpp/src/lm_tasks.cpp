@@ -48,7 +48,7 @@ const LmTaskSpec kLmTasks[] = {
      "A start token, then 23 random tokens in which a segment of 4-10 distinct tokens is repeated right "
      "after "
      "itself at a random offset. Loss on every next token.",
-     {2, 4, 32, false, 1e-2f, 64, 3000, 300, 0.7f, 0.95f, 4}},
+     {2, 4, 32, false, 1e-2f, 64, 3000, 1000, 0.8f, 0.95f, 4}},
     {"cricket", LmTaskKind::cricket, kCricketVocab, kCricketLen, kCricketNames, kCStart, kCPad,
      "the adjective predicted after 'it was' belongs to the noun 'it' refers to",
      "Toy cricket commentary such as 'virat hit the ball because it was full'. 'it' is the object of the "
