@@ -120,7 +120,7 @@ class LanguageModelJs {
         known += std::string(i ? ", " : "") + headlab::lm_task_at(i).name;
       return "task: unknown task '" + c.task + "' (known: " + known + ")";
     }
-    // The task's warmup and Adam beta2 (not JS options); the rest as given.
+    // The task's schedule (warm-up, Adam betas) with the options given.
     headlab::LmTrainConfig config = headlab::lm_train_defaults(*spec);
     config.num_layers = static_cast<std::size_t>(c.num_layers);
     config.num_heads = static_cast<std::size_t>(c.num_heads);

@@ -144,8 +144,9 @@ LmLoaded load_lm(const std::uint8_t* bytes, std::size_t size) {
     for (char ch : name) shown += ch >= 32 && ch < 127 ? ch : '?';
     return problem("task: unknown task '" + shown + "' (known: " + known + ")");
   }
-  // The schedule is the task's (the file does not hold it): warmup and Adam's beta2.
+  // The file holds no schedule: training goes on with the task's (warm-up, Adam betas).
   c.warmup_steps = spec->defaults.warmup_steps;
+  c.adam_beta1 = spec->defaults.adam_beta1;
   c.adam_beta2 = spec->defaults.adam_beta2;
   if (vocab != spec->vocab)
     return problem("vocab: " + std::to_string(vocab) + " does not match task " + spec->name + " (" +

@@ -14,6 +14,7 @@ LmTrainConfig lm_train_defaults(const LmTaskSpec& spec, std::uint64_t seed) {
   c.learning_rate = d.learning_rate;
   c.batch_size = d.batch_size;
   c.warmup_steps = d.warmup_steps;
+  c.adam_beta1 = d.adam_beta1;
   c.adam_beta2 = d.adam_beta2;
   c.seed = seed;
   return c;
@@ -38,6 +39,7 @@ LmTrainer::LmTrainer(const LmTaskSpec& spec, const LmTrainConfig& config)
       optimizer_(OptimizerKind::adam, model_.num_params(), config.learning_rate),
       data_rng_(config.seed, 2),
       batch_(spec.seq_len, config.batch_size) {
+  optimizer_.beta1 = config.adam_beta1;
   optimizer_.beta2 = config.adam_beta2;
   Rng init_rng(config.seed, 1);
   model_.init(init_rng);

@@ -256,7 +256,7 @@ struct LmTrainConfig {
   float learning_rate = 1e-2f;
   std::size_t batch_size = 64;
   std::size_t warmup_steps = 1000;  // the learning rate rises linearly over these first steps
-  float adam_beta2 = 0.95f;         // Adam beta1 is 0.9
+  float adam_beta1 = 0.9f, adam_beta2 = 0.95f;
   std::uint64_t seed = 1;
 };
 

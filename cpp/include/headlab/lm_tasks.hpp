@@ -46,7 +46,7 @@ struct LmDefaults {
   std::size_t batch_size;
   std::size_t steps;         // a training run long enough for the task's heads to form
   std::size_t warmup_steps;  // linear learning-rate warmup (LmTrainConfig)
-  float adam_beta2;
+  float adam_beta1, adam_beta2;
   // A seed on which the task's heads form within `steps` in the WebAssembly SIMD
   // build (what browsers run; its rounding differs from native AVX2, so runs of
   // one seed drift apart): what a UI starts from when the user picks none.
