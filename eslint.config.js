@@ -16,6 +16,7 @@ export default [
       'web/lib/gen/',             // Emscripten's generated glue
       'cpp/',                     // the threads build's --pre-js, part of that glue
       'tests/browser/screenshots/',
+      'components/', 'components.tmp-*/',  // the package's built elements (npm pack's prepack writes them)
     ],
   },
   js.configs.recommended,
