@@ -107,6 +107,12 @@ export async function describe() {
       attributes.push({ name: attr, type: { text: typeText(spec) }, ...(def === undefined ? {} : { default: def }), description: text, fieldName: field });
       members.push({ kind: 'field', name: field, type: { text: typeText(spec) }, ...(def === undefined ? {} : { default: def }), description: text, attribute: attr, reflects: true });
     }
+    // The language every element observes (shared/elements/base.js): HTMLElement's own `lang`.
+    if ([...(cls.observedAttributes ?? [])].includes('lang') && !attributes.some((x) => x.name === 'lang')) {
+      attributes.push({ name: 'lang', type: { text: 'string' },
+        description: "the element's language: 'en' or 'es' (else the nearest ancestor's lang, else the page's; English for any other)",
+        ...(cls.props ? { fieldName: 'lang' } : {}) });
+    }
     // Attributes read by CSS only (theme), documented but not observed.
     for (const a of doc.attrs) {
       if (!attributes.some((x) => x.name === a.name)) attributes.push({ name: a.name, type: { text: a.type ?? 'string' }, description: a.description });

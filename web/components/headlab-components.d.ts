@@ -40,16 +40,16 @@ export declare class HeadlabHeads extends HTMLElement {
   hideControls: boolean;
   /** hides the explanations (for narrow course columns) (attribute `compact`) */
   compact: boolean;
-  /** a model object in the JSON format; setting it shows that model */
+  /** a model object in the JSON format; setting it shows that model Properties: runsIn ('worker' | 'main-thread', read-only: where its calculations run; null before the first). */
   model: object | null;
 }
 /** The events <headlab-heads> dispatches (bubbling, composed CustomEvents). */
 export type HeadlabHeadsEventType = 'headlab-ready' | 'headlab-change' | 'headlab-error' | 'headlab-select' | 'headlab-link';
 
-/** <headlab-language-model>: trains a small transformer language model in the browser on a next-token task and shows its heads take on jobs nobody named: the loss curve with the phase change marked, a layers × heads grid (each head's pattern on an example, its label and main score, live), one head's full heatmap, every head on a sequence the learner types, heads switched off, one layer against two side by side, and "continue this text". Training runs in a Web Worker (on the page in short bursts where none can start); every number comes from the HeadLab API, none is computed here. The run logic is the shared training controller's (web/lib/teach/lm-controller.js); the grid and the generation panel are in ./language-model/. */
+/** <headlab-language-model>: trains a small transformer language model in the browser on a next-token task and shows its heads take on jobs nobody named: the loss curve with the phase change marked, a layers × heads grid (each head's pattern on an example, its label and main score, live), one head's full heatmap, every head on a sequence the learner types, heads switched off, one layer against two side by side, and "continue this text". Training runs in a Web Worker (on the page in short bursts where none can start); every number comes from the HeadLab API, none is computed here. The run logic is the shared training controller's (web/lib/teach/lm-controller.js); the grid, the generation panel and (english task) the relations view, each relation's true arc beside the attention of the head that tracks it, are in ./language-model/. */
 export declare class HeadlabLanguageModel extends HTMLElement {
-  /** induction | cricket; default induction (attribute `task`) */
-  task: 'induction' | 'cricket';
+  /** induction | cricket | english; default induction (english: with the relations view) (attribute `task`) */
+  task: 'induction' | 'cricket' | 'english';
   /** 1–4; default the task's (2) (attribute `layers`) */
   layers: number;
   /** heads per layer, 1, 2, 4 or 8; default the task's (4) (attribute `heads`) */
