@@ -457,12 +457,13 @@ test('Load model: a saved file loads back with the same step, labels, held-out r
   await button.focus();
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
   await chooser.setFiles(file);
+  // The loaded model's step comes first, its head labels with the next snapshot: wait for both.
   const back = await eventually(async () => {
     const x = await state(page);
     assert.equal(x.step, saved.step);
+    assert.deepEqual(x.labels, saved.labels, 'the same head labels');
     return x;
   });
-  assert.deepEqual(back.labels, saved.labels, 'the same head labels');
   assert.deepEqual(back.shape, saved.shape);
   assert.equal(back.accuracy, saved.accuracy, 'the same held-out accuracy');
   assert.equal(await loss(), savedLoss, 'the same held-out loss');
