@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { serve } from '../../tools/serve.mjs';
 import { launch, watch } from './helpers.mjs';
-import { installTarball, pack } from './package-apps.mjs';
+import { installTarball, pack, viteBuild } from './package-apps.mjs';
 import { courseInputsSource, expected } from '../fixtures/course.mjs';
 
 // The app: the worked example and the task list (which loads the second module, headlab_train),
@@ -69,22 +69,8 @@ export default { locateFile: (file) => new URL(urls[file], import.meta.url).href
 
 // Each recipe builds `app` into `app/out` and returns the warnings it printed.
 const RECIPES = {
-  async vite(app) {
-    const { build } = await import('vite');
-    const warnings = [];
-    await build({
-      root: app, logLevel: 'warn', configFile: false,
-      // The vite.config.js of docs/install.md: Workers as ES modules (the library loads its glue with import()).
-      worker: { format: 'es' },
-      optimizeDeps: { exclude: ['headlab'] },
-      build: { outDir: path.join(app, 'out'), emptyOutDir: true },
-      customLogger: {
-        info() {}, warn: (m) => warnings.push(m), warnOnce: (m) => warnings.push(m), error: (m) => warnings.push(m),
-        clearScreen() {}, hasErrorLogged: () => false, hasWarned: false,
-      },
-    });
-    return warnings;
-  },
+  // The vite.config.js of docs/install.md.
+  vite: viteBuild,
   async esbuild(app) {
     const { build } = await import('esbuild');
     writeFileSync(path.join(app, 'src/wasm-options.js'), ESBUILD_WASM_OPTIONS);

@@ -44,3 +44,24 @@ export function limit(n) {
   };
   return (job) => new Promise((resolve, reject) => { waiting.push({ job, resolve, reject }); next(); });
 }
+
+/**
+ * Builds the Vite app in `app` (index.html at its root) into `app/out` with the vite.config.js of
+ * docs/install.md (Workers as ES modules: the library loads its glue with import()); resolves to the
+ * warnings and errors Vite printed.
+ */
+export async function viteBuild(app) {
+  const { build } = await import('vite');
+  const warnings = [];
+  await build({
+    root: app, logLevel: 'warn', configFile: false,
+    worker: { format: 'es' },
+    optimizeDeps: { exclude: ['headlab'] },
+    build: { outDir: path.join(app, 'out'), emptyOutDir: true },
+    customLogger: {
+      info() {}, warn: (m) => warnings.push(m), warnOnce: (m) => warnings.push(m), error: (m) => warnings.push(m),
+      clearScreen() {}, hasErrorLogged: () => false, hasWarned: false,
+    },
+  });
+  return warnings;
+}

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { serve } from '../../tools/serve.mjs';
 import { REPO, launch, watch, assertClose } from './helpers.mjs';
 import { expected } from '../fixtures/course.mjs';
+import { viteBuild } from './package-apps.mjs';
 
 const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' } });
 
@@ -104,20 +105,8 @@ test('unbundled through an import map: the worked example from the package, its 
 
 const BUILDS = {
   async vite(app) {
-    const { build } = await import('vite');
-    const warnings = [];
     writeFileSync(path.join(app, 'index.html'), page('', '<script type="module" src="./src/main.js"></script>'));
-    await build({
-      root: app, logLevel: 'warn', configFile: false,
-      worker: { format: 'es' },
-      optimizeDeps: { exclude: ['headlab'] },
-      build: { outDir: path.join(app, 'out'), emptyOutDir: true },
-      customLogger: {
-        info() {}, warn: (m) => warnings.push(m), warnOnce: (m) => warnings.push(m), error: (m) => warnings.push(m),
-        clearScreen() {}, hasErrorLogged: () => false, hasWarned: false,
-      },
-    });
-    return warnings;
+    return viteBuild(app);
   },
   // esbuild follows no new URL(…, import.meta.url): the recipe of docs/install.md adds the Workers as
   // entries and copies the files the package names that way next to the output.
