@@ -140,6 +140,11 @@ async function checkPage(label, url, log, { frameOf = (page) => page.mainFrame()
     }
     assert.deepEqual(problems, [], `${label}: problems`);
 
+    // The server logs a response when Node has handed its last byte to the socket ('finish'), which
+    // on a busy machine can come after the browser has compiled the module and drawn the numbers.
+    for (const t0 = Date.now(); !log.some((r) => r.path.endsWith('.wasm')) && Date.now() - t0 < 10_000;) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const wasm = log.filter((r) => r.path.endsWith('.wasm'));
     const counts = {};
     for (const r of wasm) (counts[r.path] ??= []).push(r);
