@@ -14,6 +14,7 @@ import { serve, STRICT_CSP } from '../../tools/serve.mjs';
 import { DIST, REPO, ensureDist } from '../browser/helpers.mjs';
 import { quickHideShow, RESUMED } from '../browser/visibility.mjs';
 import { startHub, reposFromFolder } from '../js/hub-server.mjs';
+import { assertClose as assertCloseTo, expectedOf } from '../js/pretrained-helpers.mjs';
 import { courseInputArrays, expected } from '../fixtures/course.mjs';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
@@ -328,6 +329,54 @@ export const CHECKS = [
     },
   },
   {
+    name: 'a pretrained checkpoint from the hub stand-in runs on the cores of a cross-origin isolated page with one thread\'s answers exactly (one thread, saying why, where SharedArrayBuffer is missing)',
+    timeout: 90_000,
+    async run(page, site) {
+      const hub = await startHub({ repos: reposFromFolder(path.join(REPO, 'tests/golden/pretrained')) });
+      try {
+        const c = expectedOf('gpt2-f32').cases.find((x) => x.ablate.length > 0);  // heads switched off too
+        await page.goto(new URL('index.html', site.isolatedOpen).href);
+        await page.waitFor(() => document.readyState === 'complete', null, 10_000);
+        // In a module Worker, as docs/pretrained.md advises (a call waits for its threads there;
+        // Emscripten warns about blocking on a page's main thread): 1 thread, then 'auto' —
+        // pthreads where SharedArrayBuffer exists, one thread with a reason where it does not.
+        const body = `
+          const { createHeadlab } = await import(${JSON.stringify('__ORIGIN__/lib/headlab.js')});
+          const lab = await createHeadlab();
+          const ids = ${JSON.stringify(c.ids)};
+          const ablate = ${JSON.stringify(c.ablate.map(([layer, head]) => ({ layer, head })))};
+          const out = { sharedMemory: typeof SharedArrayBuffer === 'function', cores: navigator.hardwareConcurrency };
+          for (const threads of [1, 'auto']) {
+            const model = await lab.loadPretrained('headlab-test/gpt2-f32', { hubUrl: ${JSON.stringify(hub.url)}, threads, cache: false });
+            const run = await model.run(ids, { attention: true, allLogits: true, ablate });
+            out[threads] = { threads: model.threads, note: model.threadsNote, live: lab.liveWorkerCount(), logits: Array.from(run.logits), attention: Array.from(run.attention) };
+            model.dispose();
+            out[threads].after = lab.liveWorkerCount();
+          }
+          postMessage(out);`;
+        const r = await page.evaluate(`() => new Promise((resolve, reject) => {
+          const src = 'try {' + ${JSON.stringify(body)}.replace('__ORIGIN__', location.origin) + '} catch (e) { postMessage({ error: e.name + ": " + e.message }); }';
+          const worker = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
+          worker.onmessage = (e) => { worker.terminate(); resolve({ ...e.data, isolated: globalThis.crossOriginIsolated === true }); };
+          worker.onerror = (e) => { worker.terminate(); reject(new Error('worker error: ' + (e.message || 'no message'))); };
+        })`);
+        assert.equal(r.error, undefined, r.error);
+        assert.equal(r.isolated, true, 'the COOP/COEP page is cross-origin isolated');
+        assertCloseTo(r[1].logits, c.logits, 1e-4, 'one thread: logits against the float64 reference');
+        assertCloseTo(r[1].attention, c.attention, 1e-4, 'one thread: attention against the float64 reference');
+        const want = r.sharedMemory ? Math.min(Math.max(1, r.cores), 8) : 1;
+        assert.equal(r.auto.threads, want, `'auto': SharedArrayBuffer ${r.sharedMemory ? 'exists' : 'is missing'}, ${r.cores} cores`);
+        assert.equal(r.auto.live, want - 1, 'one thread Worker per extra thread');
+        assert.equal(r.auto.after, 0, 'dispose() ended the thread Workers');
+        if (want === 1) assert.match(r.auto.note, /SharedArrayBuffer|isolated/, 'one thread, and the note says why');
+        for (const key of ['logits', 'attention']) assert.deepEqual(r.auto[key], r[1][key], `${want} threads: ${key} exactly as one thread's`);
+        console.log(`# pretrained: ${want} thread(s) on an isolated page${want === 1 ? ` (${r.auto.note})` : ''}`);
+      } finally {
+        await hub.close();
+      }
+    },
+  },
+  {
     name: 'the multi-core layer gives multiHeadAttention\'s result on a plain page (Workers) and on a cross-origin isolated one (pthreads), under the strict CSP',
     timeout: 90_000,
     async run(page, site) {
@@ -418,7 +467,7 @@ async function assertNoErrors(page, site) {
  * have run) and then the page must have reported nothing.
  */
 export function engineSuite(open) {
-  let engine, csp, plain, isolated, notIsolated;
+  let engine, csp, plain, isolated, notIsolated, isolatedOpen;
   const site = { httpErrors: [] };
   before(async () => {
     await ensureDist();
@@ -428,7 +477,9 @@ export function engineSuite(open) {
     // Two more for the multi-core check, isolated or not whatever HEADLAB_ISOLATION says.
     isolated = await serve({ port: 0, root: DIST, csp: true, isolate: true, inject: CAPTURE, onResponse });
     notIsolated = await serve({ port: 0, root: DIST, csp: true, isolate: false, inject: CAPTURE, onResponse });
-    Object.assign(site, { csp: csp.url, plain: plain.url, isolated: isolated.url, notIsolated: notIsolated.url });
+    // Isolated without the CSP, whose default-src 'self' would refuse the hub stand-in's origin.
+    isolatedOpen = await serve({ port: 0, root: DIST, isolate: true, inject: CAPTURE, onResponse });
+    Object.assign(site, { csp: csp.url, plain: plain.url, isolated: isolated.url, notIsolated: notIsolated.url, isolatedOpen: isolatedOpen.url });
     engine = await open();
     console.log(`# ${engine.name}: ${engine.version}`);
   });
@@ -438,6 +489,7 @@ export function engineSuite(open) {
     await plain?.close();
     await isolated?.close();
     await notIsolated?.close();
+    await isolatedOpen?.close();
   });
   for (const check of CHECKS) {
     test(check.name, { timeout: check.timeout }, async () => {
