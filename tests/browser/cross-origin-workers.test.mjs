@@ -214,7 +214,7 @@ async function parallelCheck(base) {
   let maxDiff = 0;
   for (let i = 0; i < o.output.length; i++) maxDiff = Math.max(maxDiff, Math.abs(o.output[i] - p.output[i]));
   for (let i = 0; i < o.weights.length; i++) maxDiff = Math.max(maxDiff, Math.abs(o.weights[i] - p.weights[i]));
-  const result = { info, after: lab.info().parallel, mechanism: layer.mechanism, threads: layer.threads, reason: layer.reason ?? null, live, maxDiff, n: o.output.length };
+  const result = { info, after: lab.info().parallel, mechanism: layer.mechanism, threads: layer.threads, reason: layer.reason ?? null, reasonCode: layer.reasonCode ?? null, live, maxDiff, n: o.output.length };
   one.dispose();
   await layer.dispose();
   result.liveAfter = lab.liveWorkerCount();
@@ -228,7 +228,8 @@ test('a page importing lib/headlab.js from another origin runs createParallelLay
   const r = await page.evaluate(parallelCheck, base);
   console.log(`# parallel from another origin: ${JSON.stringify(r)}`);
   assert.equal(r.info.mechanism, 'workers');
-  assert.ok(r.info.defaultThreads >= 1 && !('reason' in r.info), JSON.stringify(r.info));
+  assert.ok(r.info.defaultThreads >= 1 && !('reason' in r.info) && !('reasonCode' in r.info), JSON.stringify(r.info));
+  assert.equal(r.reasonCode, null);
   assert.equal(r.mechanism, 'workers');
   assert.equal(r.threads, 2);
   assert.equal(r.live, 2, 'two Workers running');
@@ -246,10 +247,12 @@ test('with a CSP that refuses blob: Workers, createParallelLayer falls back to o
   assert.equal(r.info.mechanism, 'calling-thread');
   assert.equal(r.info.defaultThreads, 1);
   assert.match(r.info.reason, /Content-Security-Policy does not allow blob: Workers \(worker-src\)/);
+  assert.equal(r.info.reasonCode, 'csp');
   assert.deepEqual(r.after, r.info);
   assert.equal(r.mechanism, 'calling-thread');
   assert.equal(r.threads, 1);
   assert.equal(r.reason, r.info.reason);
+  assert.equal(r.reasonCode, 'csp');
   assert.equal(r.live, 0, 'no Worker running');
   assert.ok(r.maxDiff <= 1e-6, `outputs as on one thread: max difference ${r.maxDiff}`);
   // mechanism: 'workers', asked for by name, says why it cannot run.
