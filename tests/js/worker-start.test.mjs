@@ -121,7 +121,7 @@ test('refusalReason: the policy named when a violation was seen, else what faile
  * A page at PAGE whose Worker constructor behaves as `policy` says for blob: URLs:
  * 'allow' (runs the bootstrap: posts STARTED after the import, then the script's { ready }),
  * 'error' (Chromium: an error event, and a securitypolicyviolation), 'throw' (Firefox), 'silent',
- * 'cors' (the probe runs, the bootstrap's import fails).
+ * 'cors' (the probe runs, the bootstrap's import fails), 'broken' (every constructor call throws).
  * Returns what was started; each case imports a fresh copy of the module.
  */
 async function fakePage(policy, t) {
@@ -132,6 +132,7 @@ async function fakePage(policy, t) {
       started.push({ url: String(url), options, terminated: false });
       this.record = started.at(-1);
       const blob = String(url).startsWith('blob:');
+      if (policy === 'broken') throw new Error('no Worker today');
       if (blob && policy === 'throw') throw Object.assign(new Error('The operation is insecure.'), { name: 'SecurityError' });
       setTimeout(() => {
         if (blob && policy === 'error') {
@@ -165,6 +166,13 @@ test('startWorker, same origin: new Worker(url) at once, no probe', async (t) =>
   assert.equal(r.how, 'direct');
   assert.deepEqual(started.map((s) => s.url), [`${PAGE}/dist/headlab-lm-worker.js`]);
   assert.deepEqual(started[0].options, { type: 'module', name: 'lm' });
+});
+
+test('startWorker, same origin, the constructor throws: code \'constructor\' with its message', async (t) => {
+  const { mod } = await fakePage('broken', t);
+  assert.deepEqual(await mod.startWorker(`${PAGE}/w.js`), {
+    how: 'none', code: 'constructor', params: { message: 'no Worker today' }, reason: 'the Worker did not start (no Worker today)',
+  });
 });
 
 test('startWorker, another origin: a probe, then the bootstrap; its message never reaches the owner', async (t) => {
