@@ -8,9 +8,11 @@
 //                                       in the element, and no task over 200 ms while it trains
 //   module build, the strict CSP of docs/embedding.md for this mode → it trains in a Worker
 //   trainer, explorer, choosing h     → in Workers; under worker-src 'self' on the main thread, saying why
+//                                       (the trainer and choosing h in Spanish, by the reason's code)
 //   lib/headlab.js, no CSP            → createParallelLayer({ threads: 2 }) runs in 2 Workers, same
 //                                       outputs as one thread; info().parallel says 'workers'
 //   lib/headlab.js, worker-src 'self' → one thread (the calling one), and info().parallel says why
+//                                       (reason, and reasonCode 'csp')
 // Long tasks are read with a PerformanceObserver ('longtask': any task over 50 ms), registered
 // before HeadLab loads, and each main-thread task's CPU time from a Chromium trace (see
 // assertResponsive: wall time on a busy machine counts other processes' time). Both are printed.
@@ -171,11 +173,13 @@ test('under the strict CSP docs/embedding.md gives for this mode (blob: Workers 
 });
 
 // The other computing elements on one page: the trainer, the real-models explorer (HeadLab's own
-// model) and choosing h (its compute Worker), each saying where it runs.
+// model) and choosing h (its compute Worker), each saying where it runs; with `spanish`, the
+// trainer and choosing h say it in Spanish (their own lang), the explorer in English.
 const ELEMENTS = ['headlab-trainer', 'headlab-model-explorer', 'headlab-choosing-h'];
-const elementsPage = () => '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lesson 8</title>' +
+const elementsPage = (spanish = false) => '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lesson 8</title>' +
   `<link rel="icon" href="data:,"><script type="module" src="${base}headlab-components.js"></script></head><body>` +
-  '<headlab-trainer compact></headlab-trainer><headlab-model-explorer model="induction"></headlab-model-explorer><headlab-choosing-h></headlab-choosing-h></body></html>';
+  `<headlab-trainer compact${spanish ? ' lang="es"' : ''}></headlab-trainer><headlab-model-explorer model="induction"></headlab-model-explorer>` +
+  `<headlab-choosing-h${spanish ? ' lang="es"' : ''}></headlab-choosing-h></body></html>`;
 const whereEach = (page) => page.waitForFunction((tags) => {
   const r = tags.map((t) => document.querySelector(t)?.runsIn ?? null);
   return r.every((x) => x !== null) && r;
@@ -186,11 +190,13 @@ test('the trainer, the real-models explorer and choosing h run in Workers from a
   assert.deepEqual(await whereEach(page), ['worker', 'worker', 'worker']);
   await page.close();
   assertNoProblems();
-  page = await open('elements cross-origin csp', '/elements-strict.html', elementsPage(), NO_BLOB_WORKERS);
+  page = await open('elements cross-origin csp', '/elements-strict.html', elementsPage(true), NO_BLOB_WORKERS);
   assert.deepEqual(await whereEach(page), ['main-thread', 'main-thread', 'main-thread']);
-  const why = /Content-Security-Policy does not allow blob: Workers/;
-  assert.match(await expectText(page.locator('headlab-trainer [data-testid="trainer-mode"]'), why), /runs on the page itself \(its main thread\)/);
+  const why = /Content-Security-Policy does not allow blob: Workers \(worker-src\)/;
+  const porque = /la Content-Security-Policy de esta página no permite Workers blob: \(worker-src\), que HeadLab necesita/;
+  assert.match(await expectText(page.locator('headlab-trainer [data-testid="trainer-mode"]'), porque), /^El entrenamiento se hace en la propia página \(su hilo principal\)/);
   assert.match(await expectText(page.locator('headlab-model-explorer [data-testid="explorer-mode"]'), why), /The model runs on the page itself/);
+  assert.match(await expectText(page.locator('headlab-choosing-h p.status'), porque), /^Consultas y claves .*Los cálculos se hacen en la propia página \(su hilo principal\)/);
   assert.ok(await page.locator('headlab-model-explorer [data-testid="explorer-mode"]').isVisible());
   await page.close();
   assertNoProblems([REFUSED]);
@@ -214,7 +220,7 @@ async function parallelCheck(base) {
   let maxDiff = 0;
   for (let i = 0; i < o.output.length; i++) maxDiff = Math.max(maxDiff, Math.abs(o.output[i] - p.output[i]));
   for (let i = 0; i < o.weights.length; i++) maxDiff = Math.max(maxDiff, Math.abs(o.weights[i] - p.weights[i]));
-  const result = { info, after: lab.info().parallel, mechanism: layer.mechanism, threads: layer.threads, reason: layer.reason ?? null, live, maxDiff, n: o.output.length };
+  const result = { info, after: lab.info().parallel, mechanism: layer.mechanism, threads: layer.threads, reason: layer.reason ?? null, reasonCode: layer.reasonCode ?? null, live, maxDiff, n: o.output.length };
   one.dispose();
   await layer.dispose();
   result.liveAfter = lab.liveWorkerCount();
@@ -228,7 +234,8 @@ test('a page importing lib/headlab.js from another origin runs createParallelLay
   const r = await page.evaluate(parallelCheck, base);
   console.log(`# parallel from another origin: ${JSON.stringify(r)}`);
   assert.equal(r.info.mechanism, 'workers');
-  assert.ok(r.info.defaultThreads >= 1 && !('reason' in r.info), JSON.stringify(r.info));
+  assert.ok(r.info.defaultThreads >= 1 && !('reason' in r.info) && !('reasonCode' in r.info), JSON.stringify(r.info));
+  assert.equal(r.reasonCode, null);
   assert.equal(r.mechanism, 'workers');
   assert.equal(r.threads, 2);
   assert.equal(r.live, 2, 'two Workers running');
@@ -246,10 +253,12 @@ test('with a CSP that refuses blob: Workers, createParallelLayer falls back to o
   assert.equal(r.info.mechanism, 'calling-thread');
   assert.equal(r.info.defaultThreads, 1);
   assert.match(r.info.reason, /Content-Security-Policy does not allow blob: Workers \(worker-src\)/);
+  assert.equal(r.info.reasonCode, 'csp');
   assert.deepEqual(r.after, r.info);
   assert.equal(r.mechanism, 'calling-thread');
   assert.equal(r.threads, 1);
   assert.equal(r.reason, r.info.reason);
+  assert.equal(r.reasonCode, 'csp');
   assert.equal(r.live, 0, 'no Worker running');
   assert.ok(r.maxDiff <= 1e-6, `outputs as on one thread: max difference ${r.maxDiff}`);
   // mechanism: 'workers', asked for by name, says why it cannot run.

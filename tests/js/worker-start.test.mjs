@@ -3,12 +3,14 @@
 // the bootstrap's source, how its first events are read, the reasons given, and startWorker's
 // flow against a fake Worker (the bootstrap's message hidden from the owner, a refusal by the
 // page's policy detected by an error or a throwing constructor, asked once and remembered, a
-// Worker that never starts timed out). The real thing runs in tests/browser/cross-origin-workers.test.mjs.
+// Worker that never starts timed out). Every reason comes with its code; the codes are checked
+// against independent lists (the .d.ts's WorkerReasonCode), the messages only loosely. The real thing runs in tests/browser/cross-origin-workers.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  planWorker, bootstrapSource, startOutcome, refusalReason, STARTED, FAILED, START_TIMEOUT_MS, CSP_REASON,
+  planWorker, bootstrapSource, startOutcome, refusalReason, workerReason, WORKER_REASONS, STARTED, FAILED, START_TIMEOUT_MS, CSP_REASON,
 } from '../../web/lib/api/worker-start.js';
+import { readFileSync } from 'node:fs';
 
 const PAGE = 'https://course.example';
 const CDN = 'https://cdn.example/headlab/';
@@ -25,21 +27,46 @@ test('planWorker: same origin directly, another origin through a blob: bootstrap
   assert.equal(planWorker('blob:https://course.example/1234', { pageOrigin: PAGE }).how, 'direct');
 });
 
-test('planWorker: where no Worker can start, the reason in words', () => {
-  const none = (url, env) => {
+const CSP = workerReason('csp', { directive: 'worker-src' });
+
+test('planWorker: where no Worker can start, its code and the reason in words', () => {
+  const none = (url, env, code) => {
     const p = planWorker(url, env);
     assert.equal(p.how, 'none', JSON.stringify(p));
+    assert.equal(p.code, code, JSON.stringify(p));
     assert.ok(typeof p.reason === 'string' && p.reason.length > 10, p.reason);
     return p.reason;
   };
-  assert.match(none(`${CDN}w.js`, { pageOrigin: PAGE, hasWorker: false }), /no Web Workers/);
-  assert.match(none('file:///home/me/dist/w.js', { pageOrigin: 'file://' }), /file:\/\//);
-  assert.match(none(`${CDN}w.js`, { pageOrigin: 'null' }), /no origin of its own/);
-  assert.match(none(`${CDN}w.js`, { pageOrigin: PAGE, hasBlobUrls: false }), /blob: URLs/);
-  assert.equal(none(`${CDN}w.js`, { pageOrigin: PAGE, blobRefused: CSP_REASON }), CSP_REASON);
+  assert.match(none(`${CDN}w.js`, { pageOrigin: PAGE, hasWorker: false }, 'no-workers'), /no Web Workers/);
+  assert.match(none('file:///home/me/dist/w.js', { pageOrigin: 'file://' }, 'file-url'), /file:\/\//);
+  assert.match(none(`${CDN}w.js`, { pageOrigin: 'null' }, 'no-origin'), /no origin of its own/);
+  assert.match(none(`${CDN}w.js`, { pageOrigin: PAGE, hasBlobUrls: false }, 'no-blob-urls'), /blob: URLs/);
+  assert.equal(none(`${CDN}w.js`, { pageOrigin: PAGE, blobRefused: CSP }, 'csp'), CSP_REASON);
   // A refusal of blob: Workers does not stop same-origin ones.
-  assert.equal(planWorker(`${PAGE}/w.js`, { pageOrigin: PAGE, blobRefused: CSP_REASON }).how, 'direct');
-  assert.match(none('not a url', { pageOrigin: PAGE }), /not a URL/);
+  assert.equal(planWorker(`${PAGE}/w.js`, { pageOrigin: PAGE, blobRefused: CSP }).how, 'direct');
+  assert.match(none('not a url', { pageOrigin: PAGE }, 'bad-url'), /not a URL \(not a url\)/);
+  assert.deepEqual(planWorker('not a url', { pageOrigin: PAGE }).params, { url: 'not a url' });
+});
+
+test('workerReason: the code, its params, and its English message filled; an unknown code or a missing param is a TypeError', () => {
+  assert.deepEqual(workerReason('timeout', { url: 'u.js', time: '3 s' }), { code: 'timeout', params: { url: 'u.js', time: '3 s' }, reason: 'the Worker for u.js did not start within 3 s' });
+  assert.equal(CSP_REASON, 'this page’s Content-Security-Policy does not allow blob: Workers (worker-src), which HeadLab needs to start a Worker from another origin');
+  // A parameter's own braces are not placeholders.
+  assert.equal(workerReason('start-error', { url: 'u', message: '{url}' }).reason, 'the Worker for u could not start ({url})');
+  assert.throws(() => workerReason('CSP'), (e) => e instanceof TypeError && /code must be one of .*'?csp/.test(e.message) && /"CSP"/.test(e.message));
+  assert.throws(() => workerReason('csp'), (e) => e instanceof TypeError && /needs params\.directive/.test(e.message));
+  // Another table (the elements' fallback-reasons.js) is read the same way.
+  assert.equal(workerReason('x', { n: 2 }, { x: 'n is {n}' }).reason, 'n is 2');
+  assert.throws(() => workerReason('csp', { directive: 'a' }, { x: '' }), TypeError);
+});
+
+test('the codes are the ones the .d.ts declares as WorkerReasonCode, and each message fills from its own params only', () => {
+  const dts = readFileSync(new URL('../../web/lib/headlab.d.ts', import.meta.url), 'utf8');
+  const union = /export type WorkerReasonCode =([^;]*);/.exec(dts);
+  assert.ok(union, 'headlab.d.ts declares WorkerReasonCode');
+  const declared = [...union[1].matchAll(/'([a-z-]+)'/g)].map((m) => m[1]).sort();
+  assert.deepEqual(Object.keys(WORKER_REASONS).sort(), declared);
+  assert.ok(Object.isFrozen(WORKER_REASONS));
 });
 
 test('bootstrapSource: imports the absolute URL, then says it started (or why not); the URL cannot break out of its string', () => {
@@ -72,14 +99,20 @@ test('startOutcome: the STARTED message, an error before it, or the timeout', ()
 
 test('refusalReason: the policy named when a violation was seen, else what failed', () => {
   const scriptUrl = `${CDN}w.js`;
-  assert.equal(refusalReason({ violation: { directive: 'worker-src' }, outcome: 'failed', scriptUrl }), CSP_REASON);
-  assert.match(refusalReason({ violation: { directive: 'script-src' }, outcome: 'failed', scriptUrl }), /Content-Security-Policy .*\(script-src\)/);
-  assert.equal(refusalReason({ outcome: 'threw', message: 'The operation is insecure.', scriptUrl }), CSP_REASON);
-  assert.match(refusalReason({ outcome: 'timeout', scriptUrl, timeoutMs: 20_000 }), /did not start within 20 s/);
-  assert.match(refusalReason({ outcome: 'failed', scriptUrl }), /Content-Security-Policy, or the script is not served with CORS/);
-  assert.match(refusalReason({ outcome: 'failed', message: 'Uncaught SyntaxError', scriptUrl }), /could not start \(Uncaught SyntaxError\)/);
+  const is = (o, code, params, pattern) => {
+    const r = refusalReason({ scriptUrl, ...o });
+    assert.equal(r.code, code, JSON.stringify(r));
+    assert.deepEqual(r.params, params);
+    assert.match(r.reason, pattern);
+  };
+  assert.deepEqual(refusalReason({ violation: { directive: 'worker-src' }, outcome: 'failed', scriptUrl }), CSP);
+  is({ violation: { directive: 'script-src' }, outcome: 'failed' }, 'csp', { directive: 'script-src' }, /Content-Security-Policy .*\(script-src\)/);
+  assert.deepEqual(refusalReason({ outcome: 'threw', message: 'The operation is insecure.', scriptUrl }), CSP);
+  is({ outcome: 'timeout', timeoutMs: 20_000 }, 'timeout', { url: scriptUrl, time: '20 s' }, /did not start within 20 s/);
+  is({ outcome: 'failed' }, 'blocked', { url: scriptUrl }, /Content-Security-Policy, or the script is not served with CORS/);
+  is({ outcome: 'failed', message: 'Uncaught SyntaxError' }, 'start-error', { url: scriptUrl, message: 'Uncaught SyntaxError' }, /could not start \(Uncaught SyntaxError\)/);
   // Once the page was seen to allow blob: Workers, a silent failure is the script's load (CORS).
-  assert.match(refusalReason({ outcome: 'failed', scriptUrl, probed: true }), /could not be loaded from another origin \(it must be served with Access-Control-Allow-Origin\)/);
+  is({ outcome: 'failed', probed: true }, 'cors', { url: scriptUrl }, /could not be loaded from another origin \(it must be served with Access-Control-Allow-Origin\)/);
 });
 
 // ---------------------------------------------------------------- startWorker against a fake Worker
@@ -88,7 +121,7 @@ test('refusalReason: the policy named when a violation was seen, else what faile
  * A page at PAGE whose Worker constructor behaves as `policy` says for blob: URLs:
  * 'allow' (runs the bootstrap: posts STARTED after the import, then the script's { ready }),
  * 'error' (Chromium: an error event, and a securitypolicyviolation), 'throw' (Firefox), 'silent',
- * 'cors' (the probe runs, the bootstrap's import fails).
+ * 'cors' (the probe runs, the bootstrap's import fails), 'broken' (every constructor call throws).
  * Returns what was started; each case imports a fresh copy of the module.
  */
 async function fakePage(policy, t) {
@@ -99,6 +132,7 @@ async function fakePage(policy, t) {
       started.push({ url: String(url), options, terminated: false });
       this.record = started.at(-1);
       const blob = String(url).startsWith('blob:');
+      if (policy === 'broken') throw new Error('no Worker today');
       if (blob && policy === 'throw') throw Object.assign(new Error('The operation is insecure.'), { name: 'SecurityError' });
       setTimeout(() => {
         if (blob && policy === 'error') {
@@ -134,6 +168,13 @@ test('startWorker, same origin: new Worker(url) at once, no probe', async (t) =>
   assert.deepEqual(started[0].options, { type: 'module', name: 'lm' });
 });
 
+test('startWorker, same origin, the constructor throws: code \'constructor\' with its message', async (t) => {
+  const { mod } = await fakePage('broken', t);
+  assert.deepEqual(await mod.startWorker(`${PAGE}/w.js`), {
+    how: 'none', code: 'constructor', params: { message: 'no Worker today' }, reason: 'the Worker did not start (no Worker today)',
+  });
+});
+
 test('startWorker, another origin: a probe, then the bootstrap; its message never reaches the owner', async (t) => {
   const { mod, started } = await fakePage('allow', t);
   const r = await mod.startWorker(`${CDN}headlab-lm-worker.js`, { name: 'lm' });
@@ -146,7 +187,7 @@ test('startWorker, another origin: a probe, then the bootstrap; its message neve
   r.worker.addEventListener('message', (e) => seen.push(e.data));
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(seen, [{ ready: true }], 'the owner sees the script\'s messages only');
-  assert.equal(mod.blobWorkersRefused(), '');
+  assert.equal(mod.blobWorkersRefused(), null);
   // A second Worker does not probe again.
   await mod.startWorker(`${CDN}headlab-explorer-worker.js`);
   assert.equal(started.length, 3);
@@ -159,12 +200,13 @@ for (const policy of ['error', 'throw']) {
     assert.equal(r.how, 'none');
     assert.equal(r.worker, undefined);
     assert.equal(r.reason, CSP_REASON);
-    assert.equal(mod.blobWorkersRefused(), CSP_REASON);
+    assert.equal(r.code, 'csp');
+    assert.deepEqual(mod.blobWorkersRefused(), CSP);
     assert.equal(started.length, 1, 'only the probe was tried');
     const again = await mod.startWorker(`${CDN}headlab-parallel-worker.js`);
-    assert.deepEqual(again, { how: 'none', reason: CSP_REASON });
+    assert.deepEqual(again, { how: 'none', ...CSP });
     assert.equal(started.length, 1, 'a refusal is remembered: no second try');
-    assert.deepEqual(mod.workerPlanHere(`${CDN}w.js`), { how: 'none', reason: CSP_REASON });
+    assert.deepEqual(mod.workerPlanHere(`${CDN}w.js`), { how: 'none', ...CSP });
     // Same-origin Workers still start.
     assert.equal((await mod.startWorker(`${PAGE}/w.js`)).how, 'direct');
   });
@@ -176,15 +218,19 @@ test('startWorker: a bootstrap that never says it started is ended after the tim
   const r = await mod.startWorker(`${CDN}headlab-lm-worker.js`, { timeoutMs: 30 });
   assert.equal(r.how, 'none');
   assert.equal(r.reason, `the Worker for ${CDN}headlab-lm-worker.js did not start within 30 ms`);
+  assert.equal(r.code, 'timeout');
   assert.equal(started.at(-1).terminated, true);
-  assert.equal(mod.blobWorkersRefused(), '', 'a timeout is not remembered as a refusal');
+  assert.equal(mod.blobWorkersRefused(), null, 'a timeout is not remembered as a refusal');
 });
 
 test('startWorker: the bootstrap’s failed import is reported with its message, hidden from the owner, and not remembered as a refusal', async (t) => {
   const { mod, started } = await fakePage('cors', t);
   const r = await mod.startWorker(`${CDN}headlab-lm-worker.js`);
-  assert.deepEqual(r, { how: 'none', reason: `the Worker for ${CDN}headlab-lm-worker.js could not start (Failed to fetch dynamically imported module)` });
+  assert.deepEqual(r, {
+    how: 'none', code: 'start-error', params: { url: `${CDN}headlab-lm-worker.js`, message: 'Failed to fetch dynamically imported module' },
+    reason: `the Worker for ${CDN}headlab-lm-worker.js could not start (Failed to fetch dynamically imported module)`,
+  });
   assert.equal(started.length, 2);
   assert.equal(started[1].terminated, true);
-  assert.equal(mod.blobWorkersRefused(), '');
+  assert.equal(mod.blobWorkersRefused(), null);
 });

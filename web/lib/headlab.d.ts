@@ -769,6 +769,20 @@ export declare class PretrainedModel {
   [Symbol.dispose](): void;
 }
 
+/**
+ * Why no Worker could start, as a stable code (the English `reason` beside it may be reworded; key
+ * translations and program logic on this): 'csp' the page's Content-Security-Policy refuses the
+ * blob: Workers that start HeadLab's Workers from another origin; 'no-workers' no Worker constructor;
+ * 'file-url' a page opened from a file; 'no-origin' a sandboxed frame; 'no-blob-urls' no blob: URLs;
+ * 'bad-url' the Worker script's address is not a URL; 'timeout' the Worker did not start in time;
+ * 'cors' its script could not be loaded from another origin (no Access-Control-Allow-Origin);
+ * 'blocked' it failed without a message (the policy, or CORS); 'start-error' it failed with one;
+ * 'constructor' `new Worker` threw.
+ */
+export type WorkerReasonCode =
+  | 'no-workers' | 'bad-url' | 'file-url' | 'no-origin' | 'no-blob-urls' | 'csp'
+  | 'timeout' | 'cors' | 'blocked' | 'start-error' | 'constructor';
+
 export interface HeadlabInfo {
   version: string;
   /** which build runs: 'scalar' is the fallback for engines without WebAssembly SIMD */
@@ -797,8 +811,10 @@ export interface HeadlabInfo {
     mechanism: 'pthreads' | 'workers' | 'calling-thread';
     /** 1 on the calling thread */
     defaultThreads: number;
-    /** why the layer runs on the calling thread (only with mechanism 'calling-thread') */
+    /** why the layer runs on the calling thread, in English (only with mechanism 'calling-thread') */
     reason?: string;
+    /** the same as a stable code (only with mechanism 'calling-thread') */
+    reasonCode?: WorkerReasonCode;
     /** navigator.hardwareConcurrency, or os.availableParallelism() in Node */
     cores: number;
   };
@@ -857,7 +873,7 @@ export declare class Headlab {
    * Workers that each hold a slice of the heads, needing no isolation (headlab-parallel-worker.js
    * served next to headlab.js; from another origin than the page through a same-origin blob: Worker).
    * Where no Worker can start (a Content-Security-Policy that refuses blob: Workers), 'auto' resolves to a
-   * layer on the calling thread (mechanism 'calling-thread', threads 1, `reason`). Rejects with a TypeError
+   * layer on the calling thread (mechanism 'calling-thread', threads 1, `reason`, `reasonCode`). Rejects with a TypeError
    * or RangeError naming the bad option (nothing started), or an Error when a Worker cannot start.
    */
   createParallelLayer(options: ParallelLayerOptions): Promise<ParallelLayer>;
@@ -885,8 +901,10 @@ export declare class ParallelLayer {
    * 'calling-thread' (one thread, the caller's) where no Worker can start and `mechanism` was 'auto'.
    */
   readonly mechanism: 'pthreads' | 'workers' | 'calling-thread';
-  /** With mechanism 'calling-thread': why no Worker could start (e.g. the page's Content-Security-Policy). */
+  /** With mechanism 'calling-thread': why no Worker could start, in English (e.g. the page's Content-Security-Policy). */
   readonly reason?: string;
+  /** With mechanism 'calling-thread': the same as a stable code (e.g. 'csp'). */
+  readonly reasonCode?: WorkerReasonCode;
   /** Threads or Workers running the forward pass; 0 once disposed. */
   readonly threads: number;
   readonly shape: { dModel: number; numHeads: number; dK: number; dV: number };

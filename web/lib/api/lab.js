@@ -311,7 +311,8 @@ export class Headlab {
    * `training*` fields are the same for the training module (0 until it loads).
    * `parallel` says what {@link Headlab#createParallelLayer} would use: `mechanism`
    * ('pthreads' where isolation allows, else 'workers'; 'calling-thread' where no Worker can start, e.g. a page on
-   * another origin than HeadLab whose Content-Security-Policy refuses blob: Workers, with `reason` saying why) and
+   * another origin than HeadLab whose Content-Security-Policy refuses blob: Workers, with `reason` saying why in
+   * English and `reasonCode` by a stable code, e.g. 'csp') and
    * `defaultThreads` (the cores available, at most 8, or 1 on the calling thread; a layer also uses at most numHeads), with `cores`.
    * @returns {import('../headlab').HeadlabInfo}
    * @example
@@ -332,7 +333,10 @@ export class Headlab {
   /** @private info().parallel: the mechanism createParallelLayer would use, its default threads, and why it runs on one thread when it does. */
   _parallelInfo() {
     const mechanism = defaultMechanism(this);
-    if (mechanism === 'calling-thread') return { mechanism, defaultThreads: 1, cores: availableCores(), reason: workersUnavailable(this) };
+    if (mechanism === 'calling-thread') {
+      const { code, reason } = workersUnavailable(this);
+      return { mechanism, defaultThreads: 1, cores: availableCores(), reason, reasonCode: code };
+    }
     return { mechanism, defaultThreads: Math.min(availableCores(), DEFAULT_MAX_THREADS), cores: availableCores() };
   }
 
@@ -372,7 +376,7 @@ export class Headlab {
    * cross-origin isolation is needed. When headlab.js is on another origin than the page (a CDN),
    * each Worker is a same-origin blob: Worker that imports the script; where the page's
    * Content-Security-Policy refuses those, 'auto' falls back to one thread, the calling one
-   * (`layer.mechanism` 'calling-thread', `layer.reason`, and info().parallel says the same). The Worker script is
+   * (`layer.mechanism` 'calling-thread', `layer.reason` and `layer.reasonCode`, and info().parallel says the same). The Worker script is
    * headlab-parallel-worker.js, loaded from next to headlab.js (same origin, so a
    * strict Content-Security-Policy allows it). Call `dispose()` when done: it ends
    * the Workers (they are not ended by garbage collection; in Node they do not keep

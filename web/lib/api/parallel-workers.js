@@ -16,11 +16,15 @@ export function workerCount() {
   return liveWorkers;
 }
 
-/** No Worker can start here (the reason is the message): createParallelLayer falls back to the calling thread. */
+/**
+ * No Worker can start here: createParallelLayer falls back to the calling thread. The message is
+ * the reason in English, `code` its code (worker-start.js's WORKER_REASONS).
+ */
 export class WorkersRefused extends Error {
-  constructor(reason) {
+  constructor({ code, reason }) {
     super(reason);
     this.name = 'WorkersRefused';
+    this.code = code;
   }
 }
 
@@ -88,7 +92,7 @@ class HeadWorker {
     // From another origin than the page (a CDN), through a same-origin blob: bootstrap.
     if (workerPlanHere(url).how === 'direct') return new HeadWorker(startParallelWorker());
     const started = await startWorker(url.href, { type: 'module', name: 'headlab-parallel' });
-    if (!started.worker) throw new WorkersRefused(started.reason);
+    if (!started.worker) throw new WorkersRefused(started);
     return new HeadWorker(started.worker);
   }
 

@@ -49,36 +49,36 @@ export async function createParallelLayer(lab, options) {
       doWithoutThreads(lab, e);  // Workers from now on
     }
   }
-  const refused = workersUnavailable(lab);
-  if (!refused) {
+  if (!workersUnavailable(lab)) {
     try {
       return await ParallelLayer._start(lab, fn, shape, weights, threads);
     } catch (e) {
       if (!(e instanceof WorkersRefused)) throw e;
-      workerFailures.set(lab, e.message);
+      workerFailures.set(lab, { code: e.code, reason: e.message });
     }
   }
-  const reason = workersUnavailable(lab);
-  if (mechanism === 'workers') throw new Error(`${fn}: the workers mechanism cannot run here: ${reason}`);
-  return new CallingThreadLayer(lab.createLayer(weightOptions), reason);
+  const refused = workersUnavailable(lab);
+  if (mechanism === 'workers') throw new Error(`${fn}: the workers mechanism cannot run here: ${refused.reason}`);
+  return new CallingThreadLayer(lab.createLayer(weightOptions), refused);
 }
 
-// Why each lab's Workers could not start, once they failed (a policy, a missing script).
+// Why each lab's Workers could not start, once they failed (a policy, a missing script): { code, reason }.
 const workerFailures = new WeakMap();
 
 /**
- * Why createParallelLayer's Workers cannot start here, or '' when they can be tried: a failure
- * seen before, or (in a browser) the worker script on another origin while this page refuses
- * blob: Workers (worker-start.js's probe, which createHeadlab runs on such pages).
+ * Why createParallelLayer's Workers cannot start here, as { code, reason } (worker-start.js's
+ * WORKER_REASONS), or null when they can be tried: a failure seen before, or (in a browser) the
+ * worker script on another origin while this page refuses blob: Workers (worker-start.js's probe,
+ * which createHeadlab runs on such pages).
  */
 export function workersUnavailable(lab) {
   const failure = workerFailures.get(lab);
   if (failure) return failure;
-  if (isNode) return '';
+  if (isNode) return null;
   let url;
-  try { url = parallelWorkerUrl(); } catch { return ''; }  // reported when a layer is created
+  try { url = parallelWorkerUrl(); } catch { return null; }  // reported when a layer is created
   const plan = workerPlanHere(url);
-  return plan.how === 'none' ? plan.reason : '';
+  return plan.how === 'none' ? { code: plan.code, reason: plan.reason } : null;
 }
 
 /**
@@ -106,14 +106,16 @@ const ASYNC_DISPOSE = Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose');
  * What createParallelLayer returns where no Worker can start: the forward pass of one
  * AttentionLayer on the calling thread, with ParallelLayer's interface (forward resolves to
  * what AttentionLayer.forward returns); `mechanism` is 'calling-thread', `threads` 1, and
- * `reason` says why no Worker could start.
+ * `reason` says why no Worker could start, in English, `reasonCode` by its code.
  */
 class CallingThreadLayer {
-  constructor(layer, reason) {
+  constructor(layer, { code, reason }) {
     this._layer = layer;
     this._disposed = false;
-    /** Why the forward pass runs on the calling thread. */
+    /** Why the forward pass runs on the calling thread, in English. */
     this.reason = reason;
+    /** The same as a code (worker-start.js's WORKER_REASONS): stable where the words may change. */
+    this.reasonCode = code;
   }
 
   get mechanism() { return 'calling-thread'; }

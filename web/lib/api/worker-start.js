@@ -13,7 +13,8 @@
 // Content-Security-Policy does not allow `blob:` Workers (worker-src, else child-src, script-src,
 // default-src) refuses that too: the constructor throws (Firefox) or the Worker fails before it
 // runs a line (Chromium, an `error` event). Both are caught here, with a timeout for a Worker that
-// never shows a sign of life, and the caller gets the reason in words to fall back on.
+// never shows a sign of life, and the caller gets the reason to fall back on: a stable `code`
+// (WORKER_REASONS' keys, for programs and translations) with its English `reason`.
 //
 // The multi-core layer (parallel-workers.js) and the elements' Workers
 // (components/shared/worker/worker-rpc.js) start their Workers through startWorker. The decision
@@ -36,33 +37,74 @@ export const START_TIMEOUT_MS = 20_000;
 /** How long the one-line probe of blob: Workers may take (it fetches nothing). */
 export const PROBE_TIMEOUT_MS = 5_000;
 
-/** The reason given when the page's policy refuses blob: Workers. */
-export const CSP_REASON = 'this page’s Content-Security-Policy does not allow blob: Workers (worker-src), which HeadLab needs to start a Worker from another origin';
+/**
+ * Why no Worker could start, by code: the English message of each, whose {placeholders} the
+ * reason's `params` fill. The codes are stable (a page's own translations, HeadLab's elements
+ * and info().parallel.reasonCode key on them); the messages may be reworded.
+ */
+export const WORKER_REASONS = Object.freeze({
+  'no-workers': 'this browser has no Web Workers',
+  'bad-url': 'the Worker script\'s address is not a URL ({url})',
+  'file-url': 'opened from a file, and browsers do not start Workers from file://',
+  'no-origin': 'this page has no origin of its own (a sandboxed frame), so it cannot start a Worker from another origin',
+  'no-blob-urls': 'this browser cannot make blob: URLs, which a Worker from another origin needs',
+  'csp': 'this page’s Content-Security-Policy does not allow blob: Workers ({directive}), which HeadLab needs to start a Worker from another origin',
+  'timeout': 'the Worker for {url} did not start within {time}',
+  'cors': 'the Worker script {url} could not be loaded from another origin (it must be served with Access-Control-Allow-Origin)',
+  'blocked': 'the Worker for {url} could not start (blocked by this page\'s Content-Security-Policy, or the script is not served with CORS)',
+  'start-error': 'the Worker for {url} could not start ({message})',
+  'constructor': 'the Worker did not start ({message})',
+});
+
+/**
+ * A reason no Worker could start: { code, params, reason } with `reason` the English message of
+ * `code` in `table` (WORKER_REASONS by default) filled from `params`. Throws a TypeError naming
+ * an unknown code or a missing parameter.
+ * @param {string} code
+ * @param {Record<string, string>} [params]
+ * @example workerReason('csp', { directive: 'worker-src' }).reason  // 'this page’s Content-Security-Policy …'
+ */
+export function workerReason(code, params = {}, table = WORKER_REASONS) {
+  if (!Object.hasOwn(table, code)) throw new TypeError(`workerReason: code must be one of ${Object.keys(table).join(', ')}, got ${JSON.stringify(code)}`);
+  const text = table[code].replace(/\{(\w+)\}/g, (_, name) => {
+    if (!Object.hasOwn(params, name)) throw new TypeError(`workerReason: the reason '${code}' needs params.${name}`);
+    return String(params[name]);
+  });
+  return { code, params: { ...params }, reason: text };
+}
+
+/** The reason given when the page's policy refuses blob: Workers (worker-src), in English. */
+export const CSP_REASON = workerReason('csp', { directive: 'worker-src' }).reason;
 
 /**
  * How a Worker for `scriptUrl` can start on a page at `pageOrigin` (pure; no DOM):
  *   { how: 'direct' }         same origin: `new Worker(url)`
  *   { how: 'blob' }           another origin: a same-origin blob: bootstrap that imports the script
- *   { how: 'none', reason }   no Worker can start; reason in words
+ *   { how: 'none', code, params, reason }   no Worker can start: why, as workerReason gives it
  * @param {string | URL} scriptUrl absolute URL of the Worker script
- * @param {{ pageOrigin?: string | null, hasWorker?: boolean, hasBlobUrls?: boolean, blobRefused?: string }} env
+ * @param {{ pageOrigin?: string | null, hasWorker?: boolean, hasBlobUrls?: boolean, blobRefused?: { code: string, params: object, reason: string } | null }} env
  *   pageOrigin: location.origin ('null' for file: and opaque origins); hasWorker: typeof Worker;
- *   hasBlobUrls: URL.createObjectURL and Blob exist; blobRefused: why blob: Workers were refused here before ('' if not)
+ *   hasBlobUrls: URL.createObjectURL and Blob exist; blobRefused: why blob: Workers were refused here before (null if not)
  */
-export function planWorker(scriptUrl, { pageOrigin = null, hasWorker = true, hasBlobUrls = true, blobRefused = '' } = {}) {
-  if (!hasWorker) return { how: 'none', reason: 'this browser has no Web Workers' };
+export function planWorker(scriptUrl, { pageOrigin = null, hasWorker = true, hasBlobUrls = true, blobRefused = null } = {}) {
+  if (!hasWorker) return none('no-workers');
   let url;
   try {
     url = new URL(String(scriptUrl));
   } catch {
-    return { how: 'none', reason: `the Worker script's address is not a URL (${String(scriptUrl)})` };
+    return none('bad-url', { url: String(scriptUrl) });
   }
-  if (url.protocol === 'file:' || pageOrigin === 'file://') return { how: 'none', reason: 'opened from a file, and browsers do not start Workers from file://' };
+  if (url.protocol === 'file:' || pageOrigin === 'file://') return none('file-url');
   if (url.protocol === 'blob:' || url.protocol === 'data:' || pageOrigin === null || url.origin === pageOrigin) return { how: 'direct' };
-  if (pageOrigin === 'null') return { how: 'none', reason: 'this page has no origin of its own (a sandboxed frame), so it cannot start a Worker from another origin' };
-  if (!hasBlobUrls) return { how: 'none', reason: 'this browser cannot make blob: URLs, which a Worker from another origin needs' };
-  if (blobRefused) return { how: 'none', reason: blobRefused };
+  if (pageOrigin === 'null') return none('no-origin');
+  if (!hasBlobUrls) return none('no-blob-urls');
+  if (blobRefused) return none(blobRefused.code, blobRefused.params);
   return { how: 'blob' };
+}
+
+/** planWorker's answer where no Worker can start. */
+function none(code, params) {
+  return { how: 'none', ...workerReason(code, params) };
 }
 
 /**
@@ -101,25 +143,28 @@ function isFailure(data) {
 }
 
 /**
- * Why a bootstrap Worker did not start, in words (pure): a CSP violation seen on blob: (or an
- * error with no message, which is how Chromium reports one), else the error's message.
+ * Why a bootstrap Worker did not start, as workerReason gives it (pure): a CSP violation seen on
+ * blob: ('csp'), a timeout, a policy error thrown by the constructor ('csp'), a failure without a
+ * message ('cors' once the page was seen to allow blob: Workers, else 'blocked': that is how
+ * Chromium reports a refusal), else the error's message ('start-error').
  * @param {{ violation?: { directive?: string } | null, message?: string, timeoutMs?: number, outcome: 'failed' | 'timeout' | 'threw', scriptUrl: string, probed?: boolean }} o
  *   probed: the page was found to allow blob: Workers, so a failure without a message is the script's load
  */
 export function refusalReason({ violation, message, outcome, scriptUrl, timeoutMs = START_TIMEOUT_MS, probed = false }) {
-  if (violation) return CSP_REASON.replace('(worker-src)', `(${violation.directive || 'worker-src'})`);
-  if (outcome === 'timeout') return `the Worker for ${scriptUrl} did not start within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`;
-  if (outcome === 'threw' && /secur|insecure|policy/i.test(message ?? '')) return CSP_REASON;
-  if (!message && probed) return `the Worker script ${scriptUrl} could not be loaded from another origin (it must be served with Access-Control-Allow-Origin)`;
-  if (!message) return `the Worker for ${scriptUrl} could not start (blocked by this page's Content-Security-Policy, or the script is not served with CORS)`;
-  return `the Worker for ${scriptUrl} could not start (${message})`;
+  const url = String(scriptUrl);
+  if (violation) return workerReason('csp', { directive: violation.directive || 'worker-src' });
+  if (outcome === 'timeout') return workerReason('timeout', { url, time: timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms` });
+  if (outcome === 'threw' && /secur|insecure|policy/i.test(message ?? '')) return workerReason('csp', { directive: 'worker-src' });
+  if (!message && probed) return workerReason('cors', { url });
+  if (!message) return workerReason('blocked', { url });
+  return workerReason('start-error', { url, message: String(message) });
 }
 
-// Why blob: Workers are refused on this page, once known ('' while not, or when they work).
-let blobRefused = '';
+// Why blob: Workers are refused on this page, once known (null while not, or when they work).
+let blobRefused = null;
 let probe = null;
 
-/** Why this page refuses blob: Workers, once a Worker or the probe found out; '' otherwise. */
+/** Why this page refuses blob: Workers, once a Worker or the probe found out ({ code, params, reason }); null otherwise. */
 export function blobWorkersRefused() {
   return blobRefused;
 }
@@ -147,7 +192,7 @@ export function workerPlanHere(scriptUrl) {
 
 /**
  * Starts `source` as a blob: Worker and waits for `expected` (its first message) or a refusal.
- * Resolves { worker } or { reason, policy } (policy: the refusal came from the page's policy).
+ * Resolves { worker } or { refusal, policy, outcome } (refusal: refusalReason's; policy: it came from the page's policy).
  */
 function startBlob(source, { type, name, scriptUrl, timeoutMs, expected, probed = false }) {
   return new Promise((resolve) => {
@@ -170,7 +215,7 @@ function startBlob(source, { type, name, scriptUrl, timeoutMs, expected, probed 
       }
       worker?.terminate();
       const policy = Boolean(violation) || (outcome === 'threw' && /secur|insecure|policy/i.test(message ?? ''));
-      resolve({ reason: refusalReason({ violation, message, outcome, scriptUrl, timeoutMs, probed }), policy, outcome });
+      resolve({ refusal: refusalReason({ violation, message, outcome, scriptUrl, timeoutMs, probed }), policy, outcome });
     };
     const onError = (e) => {
       e.preventDefault?.();
@@ -198,19 +243,19 @@ function startBlob(source, { type, name, scriptUrl, timeoutMs, expected, probed 
 
 /**
  * Whether this page lets HeadLab start blob: Workers: a one-line blob: module Worker that posts a
- * message. Resolves to '' when it may, else the reason (remembered: blobWorkersRefused()). Run
- * once per page; the answer is shared.
+ * message. Resolves to null when it may, else why not ({ code, params, reason }, remembered:
+ * blobWorkersRefused()). Run once per page; the answer is shared.
  */
 export function probeBlobWorkers() {
   if (!probe) {
     const env = environment();
-    if (!env.hasWorker || !env.hasBlobUrls) return Promise.resolve(env.hasWorker ? 'this browser cannot make blob: URLs' : 'this browser has no Web Workers');
+    if (!env.hasWorker || !env.hasBlobUrls) return Promise.resolve(workerReason(env.hasWorker ? 'no-blob-urls' : 'no-workers'));
     const source = `self.postMessage(${JSON.stringify(STARTED)});\n`;
     probe = startBlob(source, { type: 'module', name: 'headlab-probe', scriptUrl: 'a blob: Worker', timeoutMs: PROBE_TIMEOUT_MS, expected: STARTED })
-      .then(({ worker, reason, policy, outcome }) => {
+      .then(({ worker, refusal, policy, outcome }) => {
         worker?.terminate();
         // A one-line Worker that fails (rather than being slow) can only have been refused by the page.
-        if (outcome === 'failed' || outcome === 'threw') blobRefused = policy ? reason : CSP_REASON;
+        if (outcome === 'failed' || outcome === 'threw') blobRefused = policy ? refusal : workerReason('csp', { directive: 'worker-src' });
         return blobRefused;
       });
   }
@@ -221,10 +266,11 @@ export function probeBlobWorkers() {
  * Starts a Worker running `scriptUrl` from whatever origin it is on: same-origin `new Worker`;
  * from another origin a blob: bootstrap, once the probe says the page allows blob: Workers, and
  * only once the bootstrap has imported the script (so the owner's listeners see every message
- * the script posts). Never throws.
+ * the script posts). Never throws. Where none starts, `code` says why (a key of WORKER_REASONS),
+ * `reason` in English, `params` what fills its message.
  * @param {string | URL} scriptUrl absolute URL
  * @param {{ type?: 'module' | 'classic', name?: string, timeoutMs?: number }} [options]
- * @returns {Promise<{ worker: Worker, how: 'direct' | 'blob' } | { worker?: undefined, how: 'none', reason: string }>}
+ * @returns {Promise<{ worker: Worker, how: 'direct' | 'blob' } | { worker?: undefined, how: 'none', code: string, params: Record<string, string>, reason: string }>}
  */
 export async function startWorker(scriptUrl, { type = 'module', name, timeoutMs = START_TIMEOUT_MS } = {}) {
   let plan = workerPlanHere(scriptUrl);
@@ -232,18 +278,18 @@ export async function startWorker(scriptUrl, { type = 'module', name, timeoutMs 
     try {
       return { worker: new Worker(scriptUrl, { type, name }), how: 'direct' };
     } catch (e) {
-      return { how: 'none', reason: `the Worker did not start (${e?.message ?? e})` };
+      return none('constructor', { message: String(e?.message ?? e) });
     }
   }
   if (plan.how === 'blob') {
     await probeBlobWorkers();
     plan = workerPlanHere(scriptUrl);
   }
-  if (plan.how !== 'blob') return { how: 'none', reason: plan.reason };
+  if (plan.how !== 'blob') return plan;
   const href = new URL(String(scriptUrl)).href;
   const probed = probe !== null && !blobRefused;
   const r = await startBlob(bootstrapSource(href, type), { type, name, scriptUrl: href, timeoutMs, expected: STARTED, probed });
   if (r.worker) return { worker: r.worker, how: 'blob' };
-  if (r.policy) blobRefused = r.reason;
-  return { how: 'none', reason: r.reason };
+  if (r.policy) blobRefused = r.refusal;
+  return { how: 'none', ...r.refusal };
 }

@@ -8,7 +8,6 @@
 // curvesFileName(name), history and task.
 
 import { HeadlabElement } from './base.js';
-import { CSP_REASON } from '../../../lib/api/worker-start.js';
 import { el, announce } from '../render/dom.js';
 import { exportMenu } from '../render/export.js';
 import { curvesToSVG, forExport } from '../render/trainer-curves.js';
@@ -16,21 +15,12 @@ import { asImage } from '../render/figure.js';
 import { LANGUAGES } from '../../../lib/i18n/index.js';
 import training from '../../../lib/i18n/catalogues/training.js';
 
+/** Where training runs, in words (fallback-reasons.js, where Node tests it). */
+export { modeText } from '../worker/fallback-reasons.js';
+
 /** An element's catalogue with the messages both training elements use (catalogues/training.js) before it. */
 export function withTraining(catalogue) {
   return Object.fromEntries(LANGUAGES.map((lang) => [lang, { ...training[lang], ...catalogue[lang] }]));
-}
-
-/** Where training runs, in words, for the client `client` (trainer-client.js) and a model on `threads` threads. */
-export function modeText(t, client, threads = 1, subject = 'training') {
-  if (!client?.mode) return '';
-  if (client.mode === 'worker') return threads > 1 ? t('training.modeThreads', { n: threads }) : t('training.modeWorker');
-  const why = String(client.fallbackReason ?? '');
-  const wasm = /could not load WebAssembly \((.*)\)$/.exec(why);
-  const reason = why === CSP_REASON ? t('training.reasonCsp') : /from a file/.test(why) ? t('training.reasonFile') : /no Web Workers/.test(why) ? t('training.reasonNoWorkers')
-    : /another origin/.test(why) ? t('training.reasonOrigin') : /script could not be loaded/.test(why) ? t('training.reasonScript')
-      : wasm ? t('training.reasonWasm', { detail: wasm[1] }) : t('training.reasonOther', { detail: why });
-  return t(subject === 'model' ? 'training.modeMainModel' : 'training.modeMain', { reason });
 }
 
 /** An <option>. */

@@ -6,16 +6,15 @@
 // bootstrap. Messages go through worker-rpc.js, like the trainer's.
 
 import { getLab } from '../lab/lab.js';
-import { FROM_FILE } from '../lab/assets.js';
 import { openWorker, Pending, runsIn } from './worker-rpc.js';
 import { headsTrialInSlices } from '../../../lib/teach/heads-trial-slices.js';
-import { CSP_REASON } from '../../../lib/api/worker-start.js';
+import { computeText, fallbackReason } from './fallback-reasons.js';
 import { translator } from '../../../lib/i18n/index.js';
 import shared from '../../../lib/i18n/catalogues/shared.js';
 
 let worker = null;
 let mode = null;          // 'worker' | 'main', once known
-let reason = '';          // why 'main'
+let fallback = null;      // why 'main': { code, params, reason } (fallback-reasons.js)
 let starting = null;      // Promise of the first start
 const pending = new Pending();
 
@@ -24,7 +23,7 @@ function fallBack(why) {
   worker?.terminate();
   worker = null;
   mode = 'main';
-  reason = why;
+  fallback = why;
   for (const job of pending.drain()) runOnMain(job.type, job.payload).then(job.resolve, job.reject);
 }
 
@@ -32,7 +31,7 @@ async function startWorker() {
   const opened = await openWorker('headlab-worker.js', 'headlab-compute');
   if (!opened.worker) {
     mode = 'main';
-    reason = opened.reason;
+    fallback = opened.refusal;
     return;
   }
   worker = opened.worker;
@@ -41,11 +40,11 @@ async function startWorker() {
     const data = event.data ?? {};
     if (data.id === undefined) return;
     pending.settle(data);
-    if (data.fatal) fallBack('the WebAssembly module in the Worker stopped');
+    if (data.fatal) fallBack(fallbackReason('wasm-abort'));
   });
   worker.addEventListener('error', (event) => {
     event.preventDefault();
-    fallBack('the Worker stopped with an error');
+    fallBack(fallbackReason('worker-crash'));
   });
 }
 
@@ -87,13 +86,9 @@ export async function compute(method, args) {
 
 /**
  * Explains where computation runs, for a status line, in the words of `t` (the element's message
- * function); '' before it is known. The reasons HeadLab knows are said in the element's language;
- * any other (a Worker that stopped) is quoted.
+ * function); '' before it is known. Why it runs on the main thread is said by its code
+ * (fallback-reasons.js), in the element's language.
  */
 export function computeNote(t = translator(shared, 'en')) {
-  if (mode === 'worker') return t('compute.worker');
-  if (mode === null) return '';
-  if (FROM_FILE) return t('compute.file');
-  if (reason === CSP_REASON) return t('compute.csp');
-  return t('compute.main', { reason });
+  return computeText(t, mode, fallback);
 }

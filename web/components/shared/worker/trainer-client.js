@@ -12,6 +12,7 @@
 import { getLab } from '../lab/lab.js';
 import { TrainerSession } from '../../../lib/teach/trainer-session.js';
 import { openWorker, Pending, runsIn } from './worker-rpc.js';
+import { fallbackReason } from './fallback-reasons.js';
 
 const WORKER_FILE = 'headlab-trainer-worker.js';
 
@@ -28,7 +29,8 @@ export class TrainerClient {
     this.workerName = workerName;
     this.openSession = openSession;
     this.mode = null;           // 'worker' | 'main', once known
-    this.fallbackReason = '';
+    /** Why 'main': { code, params, reason } (fallback-reasons.js; elements say it by its code), else null. */
+    this.fallback = null;
     this._pending = new Pending();
     this._queue = [];           // requests sent before the Worker said it is ready
     this._worker = null;
@@ -42,13 +44,13 @@ export class TrainerClient {
   }
 
   async _start() {
-    const { worker, reason } = await openWorker(this.workerFile, this.workerName);
+    const { worker, refusal } = await openWorker(this.workerFile, this.workerName);
     if (this._disposed) {
       worker?.terminate();
       return;
     }
     if (!worker) {
-      this._useMain(reason);
+      this._useMain(refusal);
       return;
     }
     this._worker = worker;
@@ -61,7 +63,7 @@ export class TrainerClient {
       }
       this._worker.terminate();
       this._worker = null;
-      this._useMain('the trainer Worker script could not be loaded');
+      this._useMain(fallbackReason('script-load'));
     });
   }
 
@@ -96,9 +98,10 @@ export class TrainerClient {
     this._watchdog = null;
   }
 
-  _useMain(reason) {
+  /** Trains on the main thread from now on; `fallback` says why ({ code, params, reason }). */
+  _useMain(fallback) {
     this.mode = 'main';
-    this.fallbackReason = reason;
+    this.fallback = fallback;
     // Short chunks, each its own task, so input and painting happen in between.
     this._session = getLab().then((lab) => this.openSession(lab, (m) => this.onEvent(m), { chunkMs: 8 }));
     const queued = this._queue.splice(0);
@@ -117,7 +120,7 @@ export class TrainerClient {
     if (data.failed) {
       this._worker.terminate();
       this._worker = null;
-      this._useMain(`the Worker could not load WebAssembly (${data.failed})`);
+      this._useMain(fallbackReason('wasm-load', { detail: String(data.failed) }));
       return;
     }
     if (data.event) {
@@ -170,7 +173,12 @@ export class TrainerClient {
     return runsIn(this.mode);
   }
 
-  /** Where training runs, for a status line. */
+  /** Why training runs on the main thread, in English ('' while it does not). */
+  get fallbackReason() {
+    return this.fallback?.reason ?? '';
+  }
+
+  /** Where training runs, for a status line, in English (the elements use modeText, in their language). */
   note() {
     if (this.mode === 'worker') return `${this.activity} runs in a Web Worker, so the page stays responsive.`;
     if (this.mode === 'main') return `${this.activity} runs on the page itself (its main thread), in short bursts between frames: ${this.fallbackReason}. The page may feel slower while it works.`;

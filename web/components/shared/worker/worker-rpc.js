@@ -8,7 +8,7 @@
 // which leaves that Worker's module unusable. session-host.js is the Worker side.
 
 import { BASE_URL, FROM_FILE } from '../lab/assets.js';
-import { startWorker, workerPlanHere } from '../../../lib/api/worker-start.js';
+import { startWorker, workerPlanHere, workerReason } from '../../../lib/api/worker-start.js';
 import { WORKER_FILES } from './worker-files.js';
 
 import { rebuildError, errorReply } from './worker-errors.js';
@@ -18,11 +18,12 @@ export { rebuildError, errorReply };
 /**
  * Starts the module Worker `file` (next to the bundle): resolves { worker, how } (how: 'direct',
  * or 'blob' when the bundle is on another origin than the page and a same-origin blob: bootstrap
- * imports the Worker script) or, where none can start, { reason } in words for a status line
- * (e.g. the page's Content-Security-Policy refuses blob: Workers). See lib/api/worker-start.js.
+ * imports the Worker script) or, where none can start, { refusal }: why, as { code, params,
+ * reason } (e.g. code 'csp': the page's Content-Security-Policy refuses blob: Workers), which
+ * fallback-reasons.js puts in the element's language. See lib/api/worker-start.js.
  */
 export async function openWorker(file, name) {
-  if (FROM_FILE) return { reason: 'opened from a file, and browsers do not start Workers from file://' };
+  if (FROM_FILE) return { refusal: workerReason('file-url') };
   const known = WORKER_FILES[file];
   let url;
   try {
@@ -30,10 +31,12 @@ export async function openWorker(file, name) {
     // Same origin: the literal `new Worker(new URL(…))` of worker-files.js, which bundlers see.
     if (known && typeof Worker !== 'undefined' && workerPlanHere(url.href).how === 'direct') return { worker: known.start(), how: 'direct' };
   } catch (e) {
-    return { reason: `the Worker did not start (${e?.message ?? e})` };
+    return { refusal: workerReason('constructor', { message: String(e?.message ?? e) }) };
   }
   const r = await startWorker(url.href, { type: 'module', name });
-  return r.worker ? { worker: r.worker, how: r.how } : { reason: r.reason };
+  if (r.worker) return { worker: r.worker, how: r.how };
+  const { code, params, reason } = r;
+  return { refusal: { code, params, reason } };
 }
 
 /** A client's mode ('worker' | 'main' | null) as the elements' read-only `runsIn` says it: 'worker', 'main-thread' or null (not known yet). */

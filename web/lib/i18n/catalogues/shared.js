@@ -1,5 +1,6 @@
 // Messages every HeadLab element uses: attribute notes, load failures, the copy-link
-// button, download menus, scroll hints, heatmaps and chart labels.
+// button, download menus, scroll hints, heatmaps and chart labels, where work runs and why
+// (worker.reason.<code>, one per code of components/shared/worker/fallback-reasons.js).
 
 export default {
   en: {
@@ -61,7 +62,22 @@ export default {
     'compute.worker': 'Long calculations run in the background (a Web Worker), so the page stays responsive.',
     'compute.file': 'Opened from a file, so calculations run on the page itself (the main thread): browsers start no background workers for files.',
     'compute.main': 'Calculations run on the page itself (its main thread): {reason}.',
-    'compute.csp': 'Calculations run on the page itself (its main thread): this page’s Content-Security-Policy does not allow blob: Workers (worker-src), which HeadLab needs to start a Worker from another origin.',
+    // Why work runs on the main thread, by the reason's code (components/shared/worker/fallback-reasons.js).
+    'worker.reason.no-workers': 'this browser has no Web Workers',
+    'worker.reason.bad-url': 'the Worker script’s address is not a URL ({url})',
+    'worker.reason.file-url': 'opened from a file, and browsers do not start Workers from file://',
+    'worker.reason.no-origin': 'this page has no origin of its own (a sandboxed frame), so it cannot start a Worker from another origin',
+    'worker.reason.no-blob-urls': 'this browser cannot make blob: URLs, which a Worker from another origin needs',
+    'worker.reason.csp': 'this page’s Content-Security-Policy does not allow blob: Workers ({directive}), which HeadLab needs to start a Worker from another origin',
+    'worker.reason.timeout': 'the Worker for {url} did not start within {time}',
+    'worker.reason.cors': 'the Worker script {url} could not be loaded from another origin (it must be served with Access-Control-Allow-Origin)',
+    'worker.reason.blocked': 'the Worker for {url} could not start (blocked by this page’s Content-Security-Policy, or the script is not served with CORS)',
+    'worker.reason.start-error': 'the Worker for {url} could not start ({message})',
+    'worker.reason.constructor': 'the Worker did not start ({message})',
+    'worker.reason.script-load': 'the Worker script could not be loaded',
+    'worker.reason.wasm-load': 'the Worker could not load WebAssembly ({detail})',
+    'worker.reason.wasm-abort': 'the WebAssembly module in the Worker stopped',
+    'worker.reason.worker-crash': 'the Worker stopped with an error',
   },
   es: {
     'attr.range': 'de {min} a {max}',
@@ -123,6 +139,21 @@ export default {
     'compute.worker': 'Los cálculos largos se hacen en segundo plano (en un Web Worker), así que la página sigue respondiendo.',
     'compute.file': 'La página se abrió desde un archivo, así que los cálculos se hacen en la propia página (el hilo principal): los navegadores no inician trabajadores en segundo plano para archivos.',
     'compute.main': 'Los cálculos se hacen en la propia página (su hilo principal): {reason}.',
-    'compute.csp': 'Los cálculos se hacen en la propia página (su hilo principal): la Content-Security-Policy de esta página no permite Workers blob: (worker-src), que HeadLab necesita para iniciar un Worker desde otro origen.',
+    // Why work runs on the main thread, by the reason's code (components/shared/worker/fallback-reasons.js).
+    'worker.reason.no-workers': 'este navegador no tiene Web Workers',
+    'worker.reason.bad-url': 'la dirección del script del Worker no es una URL ({url})',
+    'worker.reason.file-url': 'la página se abrió desde un archivo, y los navegadores no inician Workers desde file://',
+    'worker.reason.no-origin': 'esta página no tiene un origen propio (es un marco aislado), así que no puede iniciar un Worker desde otro origen',
+    'worker.reason.no-blob-urls': 'este navegador no puede crear URL blob:, que un Worker de otro origen necesita',
+    'worker.reason.csp': 'la Content-Security-Policy de esta página no permite Workers blob: ({directive}), que HeadLab necesita para iniciar un Worker desde otro origen',
+    'worker.reason.timeout': 'el Worker de {url} no arrancó en {time}',
+    'worker.reason.cors': 'no se pudo cargar el script del Worker {url} desde otro origen (debe servirse con Access-Control-Allow-Origin)',
+    'worker.reason.blocked': 'el Worker de {url} no pudo arrancar (lo bloqueó la Content-Security-Policy de esta página, o el script no se sirve con CORS)',
+    'worker.reason.start-error': 'el Worker de {url} no pudo arrancar ({message})',
+    'worker.reason.constructor': 'el Worker no arrancó ({message})',
+    'worker.reason.script-load': 'no se pudo cargar el script del Worker',
+    'worker.reason.wasm-load': 'el Worker no pudo cargar WebAssembly ({detail})',
+    'worker.reason.wasm-abort': 'el módulo WebAssembly del Worker se detuvo',
+    'worker.reason.worker-crash': 'el Worker se detuvo con un error',
   },
 };
