@@ -23,12 +23,12 @@ for (let k = 0; k < 40; k++) {
 }
 while (m.steps <= 2600) {
   const H = 4, T = 24;
-  const all = Array(H).fill(0), seg = Array(H).fill(0), seg2 = Array(H).fill(0); let na = 0, ns = 0, ns2=0;
+  const all = Array(H).fill(0), seg = Array(H).fill(0), seg2 = Array(H).fill(0); let na = 0, ns = 0, ns2 = 0;
   for (const { text, start, len } of seqs) {
     const w = m.attention(text).weights;
     for (let t = 1; t < T; t++) { na++; for (let h = 0; h < H; h++) all[h] += w[(h * T + t) * T + t - 1]; }
     for (let t = start + 1; t <= start + len; t++) { ns++; for (let h = 0; h < H; h++) seg[h] += w[(h * T + t) * T + t - 1]; }
-    for (let t = start + 1; t < start + 2*len; t++) { ns2++; for (let h = 0; h < H; h++) seg2[h] += w[(h * T + t) * T + t - 1]; }
+    for (let t = start + 1; t < start + 2 * len; t++) { ns2++; for (let h = 0; h < H; h++) seg2[h] += w[(h * T + t) * T + t - 1]; }
   }
   const sc = m.headScores(64);
   console.log(m.steps, 'acc', m.evaluate(256).accuracy.toFixed(2), 'all', all.map((x) => (x / na).toFixed(2)).join(' '), '| seg', seg.map((x) => (x / ns).toFixed(2)).join(' '), '| both', seg2.map((x) => (x / ns2).toFixed(2)).join(' '), '| ind', sc.slice(4).map((s) => s.induction.toFixed(2)).join(' '));

@@ -27,11 +27,13 @@ class FakeModel {
     this.disposed = false;
     this.runs = [];
   }
+
   tokenize(text) {
     const tokens = text.split(/\s+/).filter(Boolean);
     if (tokens.includes('unknown')) throw new RangeError('FakeModel.tokenize: unknown word "unknown"');
     return { ids: Int32Array.from(tokens, (_, i) => i + 1), tokens };
   }
+
   async run(textOrIds, { attention = false, ablate = [], topK = 10 } = {}) {
     const { ids, tokens } = typeof textOrIds === 'string' ? this.tokenize(textOrIds) : { ids: Int32Array.from(textOrIds), tokens: Array.from(textOrIds, String) };
     this.runs.push({ ablate: ablate.map((a) => `${a.layer}.${a.head}`) });
@@ -40,14 +42,17 @@ class FakeModel {
     const T = ids.length;
     return { ids, tokens, logits: new Float32Array(50), next, attention: attention ? new Float32Array(2 * 3 * T * T).fill(1 / T) : undefined };
   }
+
   async headScores() {
     const scores = [];
     for (let l = 0; l < 2; l++) for (let h = 0; h < 3; h++) scores.push({ layer: l, head: h, previousToken: 0.1, duplicateToken: 0.1, induction: l === 1 && h === 2 ? 0.9 : 0.05, firstToken: 0.2 });
     return { sequence: [0, 1, 2], scores };
   }
+
   async logitLens(ids) {
     return { layers: [0, 1].map((layer) => ({ layer, positions: Array.from(ids, () => [{ id: 1, token: 'x', probability: 0.5 }]) })) };
   }
+
   dispose() { this.disposed = true; }
 }
 

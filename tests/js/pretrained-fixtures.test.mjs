@@ -103,8 +103,7 @@ function values(file, name) {
   const u32 = new Uint32Array(f32.buffer);
   for (let i = 0; i < n; i++) {
     if (t.dtype === 'F32') out[i] = bytes.readFloatLE(4 * i);
-    else if (t.dtype === 'BF16') { u32[0] = bytes.readUInt16LE(2 * i) << 16; out[i] = f32[0]; }
-    else {
+    else if (t.dtype === 'BF16') { u32[0] = bytes.readUInt16LE(2 * i) << 16; out[i] = f32[0]; } else {
       const h = bytes.readUInt16LE(2 * i);
       const s = h >> 15 ? -1 : 1;
       const ex = (h >> 10) & 31;

@@ -49,7 +49,6 @@
  * @csspart copy-link the copy-link button
  */
 
-
 import { TrainingElement, option, selectValue, trainingCss, withTraining, modeText } from './shared/elements/training-element.js';
 import { el, uid, onWidthChange, setText } from './shared/render/dom.js';
 import { exportMenu, download } from './shared/render/export.js';
@@ -581,4 +580,3 @@ function clipText(tokens) {
   const words = tokens.filter((t) => !t.startsWith('<'));
   return words.length > 14 ? `${words.slice(0, 13).join(' ')} …` : words.join(' ');
 }
-

@@ -58,7 +58,6 @@ table.compare td.diff { color: var(--hl-ok); font-weight: 700; }
 .switches { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; }
 `;
 
-
 export class HeadlabMisconceptions extends HeadlabElement {
   static tag = 'headlab-misconceptions';
   static stateKey = 'misc';

@@ -211,6 +211,7 @@ export class HeadlabTrainer extends TrainingElement {
     const key = `trainer.task.${name}.${what}`;
     return this.t.has(key) ? this.t(key) : english;
   }
+
   relationNames(info) { return info.relationNames.map((n, r) => this.taskWords(info.name, `rel.${r}`, n)); }
 
   build() {

@@ -243,8 +243,8 @@ export class LanguageModel extends TrainingSession {
     const given = ids[0] === start ? 1 : 0;
     for (let i = given; i < ids.length; i++) {
       if (ids[i] !== start && ids[i] !== pad) continue;
-      const [token, role] = ids[i] === start ? [startToken, 'start token, which the model puts at position 0 only'] :
-        [padToken, 'pad token, which fills a sequence after its end'];
+      const [token, role] = ids[i] === start ? [startToken, 'start token, which the model puts at position 0 only']
+        : [padToken, 'pad token, which fills a sequence after its end'];
       throw new RangeError(`LanguageModel.${fn}: ${where(i, JSON.stringify(token))} is task ${task}'s ${role}; ` +
         'the model reserves it: leave it out of the text');
     }
@@ -374,7 +374,6 @@ export class LanguageModel extends TrainingSession {
     const d = this._live('divergence').divergence();
     return d.step === 0 ? null : { ...d, learningRate: fromFloat32(d.learningRate) };
   }
-
 
   /**
    * Loss and the task's metric on `n` held-out sequences (default 500), the same

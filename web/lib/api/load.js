@@ -45,7 +45,6 @@ export function simdSupported() {
   }
 }
 
-
 export async function instantiate(module, flavour, options) {
   const { file, load, url } = MODULES[module][flavour];
   const moduleArgs = {};

@@ -399,4 +399,3 @@ export class ParallelLayer {
     this.dispose();
   }
 }
-

@@ -690,4 +690,3 @@ export class PretrainedModel {
     this.dispose();
   }
 }
-

@@ -200,4 +200,3 @@ export function killModule(module) {
 export function threadWorkers(module) {
   return [...module.PThread.runningWorkers, ...module.PThread.unusedWorkers];
 }
-

@@ -54,7 +54,6 @@ function parse(spec, raw, t = null) {
   return { value: raw, problem: null };
 }
 
-
 /**
  * What a reader is told when HeadLab's code or WebAssembly module does not load:
  * lines of plain text. When the bundle comes from another origin than the page,

@@ -188,4 +188,3 @@ export function lineChartFigure({ series, xLabel = '', yLabel = '', yMax, width 
   if (yLabel) shapes.push({ type: 'text', x: 11, y: top + plotH / 2, text: yLabel, anchor: 'middle', size: 10, rotate: -90, fill: { role: 'muted' } });
   return { width, height, shapes };
 }
-
