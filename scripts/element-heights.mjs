@@ -34,7 +34,10 @@ try {
         await page.waitForFunction((t) => [...document.querySelectorAll(t)].every((e) => e.hasAttribute('data-drawn') && !e.hasAttribute('data-headlab-reserved')), tag, { timeout: 60_000 });
         // Fonts and late layout settle.
         await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-        const [a, b] = await page.evaluate((t) => [...document.querySelectorAll(t)].map((e) => { const r = e.getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; }), tag);
+        const [a, b] = await page.evaluate((t) => [...document.querySelectorAll(t)].map((e) => {
+          const r = e.getBoundingClientRect();
+          return [Math.round(r.width), Math.round(r.height)];
+        }), tag);
         table[tag].default.push(a);
         table[tag].compact.push(b);
         console.log(`${tag} @ ${width}: ${a[0]} × ${a[1]} px, compact ${b[1]} px`);

@@ -104,7 +104,9 @@ export async function describe() {
       const attr = spec.attr ?? camelToKebab(field);
       const text = documented.get(attr)?.description ?? (attr === 'compact' ? 'hides the explanations (for narrow course columns)' : '');
       const def = spec.default === null || spec.default === undefined ? undefined : JSON.stringify(spec.default);
-      attributes.push({ name: attr, type: { text: typeText(spec) }, ...(def === undefined ? {} : { default: def }), description: text, fieldName: field });
+      attributes.push({
+        name: attr, type: { text: typeText(spec) }, ...(def === undefined ? {} : { default: def }), description: text, fieldName: field,
+      });
       members.push({ kind: 'field', name: field, type: { text: typeText(spec) }, ...(def === undefined ? {} : { default: def }), description: text, attribute: attr, reflects: true });
     }
     // The language every element observes (shared/elements/base.js): HTMLElement's own `lang`.

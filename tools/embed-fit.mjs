@@ -54,7 +54,10 @@ export async function waitForDrawn(frame, { timeout = 60_000, settle = 400 } = {
 export function frameMetrics(frame) {
   return frame.evaluate(() => {
     const root = document.documentElement;
-    return { content: Math.ceil(root.getBoundingClientRect().height), scrollHeight: root.scrollHeight, clientHeight: root.clientHeight, width: root.clientWidth };
+    return {
+      content: Math.ceil(root.getBoundingClientRect().height), scrollHeight: root.scrollHeight, clientHeight: root.clientHeight,
+      width: root.clientWidth,
+    };
   });
 }
 

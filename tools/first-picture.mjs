@@ -20,7 +20,10 @@ export function pageServer(upstream, pages) {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' });
       return res.end(page);
     }
-    const forward = http.request({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+    const options = {
+      hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host },
+    };
+    const forward = http.request(options, (answer) => {
       res.writeHead(answer.statusCode, answer.headers);
       answer.pipe(res);
     });

@@ -72,7 +72,9 @@ export async function createEngine(ctx, { flavour = 'simd', threads = 0, mechani
         heads.push({ query: slice(p.Q), key: slice(p.K), value: slice(p.V) });
       }
       const layer = typeof lab.createLayer === 'function' ? lab.createLayer({ dModel: dk, numHeads: 1, wQ: I, wK: I, wV: I, wO: I }) : null;
-      const attend = layer ? (x) => layer.forward(x) : (x) => lab.multiHeadAttention({ ...x, dModel: dk, numHeads: 1, wQ: I, wK: I, wV: I, wO: I });
+      const attend = layer
+        ? (x) => layer.forward(x)
+        : (x) => lab.multiHeadAttention({ ...x, dModel: dk, numHeads: 1, wQ: I, wK: I, wV: I, wO: I });
       notes.push('attention-only: h calls with dModel=d_k and identity projections (extra 2·d_k/T of the counted FLOPs, uncounted)');
       return {
         run: () => {

@@ -85,6 +85,7 @@ for (const { seed, config, rows } of runs) {
   p(`| ${seed} | ${cells.join(' | ')} |`);
 }
 fs.mkdirSync(path.dirname(out), { recursive: true });
-fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seeds, every: EVERY, scoreExamples: SCORE_EXAMPLES, runs }, null, 1));
+fs.writeFileSync(out,
+  JSON.stringify({ date: new Date().toISOString(), seeds, every: EVERY, scoreExamples: SCORE_EXAMPLES, runs }, null, 1));
 fs.writeFileSync(out.replace(/\.json$/, '.md'), lines.join('\n') + '\n');
 console.log(lines.join('\n'));

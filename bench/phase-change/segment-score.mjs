@@ -18,7 +18,10 @@ for (let k = 0; k < 40; k++) {
   const T = 24, len = 4 + rnd(7), start = 1 + rnd(T - 2 * len);
   const pool = names.map((_, i) => i); for (let i = 0; i < len; i++) { const j = i + rnd(32 - i); [pool[i], pool[j]] = [pool[j], pool[i]]; }
   const tok = [];
-  for (let t = 1; t < T; t++) tok.push(t >= start && t < start + len ? pool[t - start] : t >= start + len && t < start + 2 * len ? pool[t - start - len] : rnd(32));
+  for (let t = 1; t < T; t++) {
+    tok.push(t >= start && t < start + len ? pool[t - start]
+      : t >= start + len && t < start + 2 * len ? pool[t - start - len] : rnd(32));
+  }
   seqs.push({ text: tok.map((i) => names[i]).join(' '), start, len });
 }
 while (m.steps <= 2600) {

@@ -23,7 +23,9 @@ const out = (await session.run(feed(check.ids))).logits;
 const V = out.dims[2];
 const last = out.data.subarray((check.ids.length - 1) * V);
 let worst = 0;
-for (let i = 0; i < V; i++) worst = Math.max(worst, Math.abs(last[i] - check.lastLogits[i]) / (1e-4 + 1e-3 * Math.abs(check.lastLogits[i])));
+for (let i = 0; i < V; i++) {
+  worst = Math.max(worst, Math.abs(last[i] - check.lastLogits[i]) / (1e-4 + 1e-3 * Math.abs(check.lastLogits[i])));
+}
 const top = [...last.keys()].sort((a, b) => last[b] - last[a]).slice(0, 5);
 console.log(`ORT Web ${ort.env.versions?.web ?? ''}, ${threads} thread(s): load ${loadMs.toFixed(0)} ms; ` +
   `last-position logits vs PyTorch: worst |d|/(1e-4 + 1e-3|ref|) = ${worst.toFixed(3)}; top-5 ${top} (PyTorch ${check.top5})`);

@@ -270,7 +270,8 @@ export async function runPretrained(argv) {
       r = await runEngine(args, timeoutMs);
     } else {
       const url = (c.threads > 1 ? servers.isolated : servers.plain).url;
-      r = await runBrowser(url, { engine: c.engine, threads: c.threads, folder: rel(o.folder), seqs: o.seqs, reps: o.reps, refPath: rel(refFile) }, timeoutMs);
+      r = await runBrowser(url,
+        { engine: c.engine, threads: c.threads, folder: rel(o.folder), seqs: o.seqs, reps: o.reps, refPath: rel(refFile) }, timeoutMs);
       if (c.threads > 1 && r.isolated === false) r = { ...r, status: 'fails', error: 'the page was not cross-origin isolated' };
     }
     // A run that did not get the threads it was asked for is not reported as that many threads.

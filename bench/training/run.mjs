@@ -133,7 +133,11 @@ const WORKER_BENCH = async ({ presets, steps, reps, intervalMs }) => {
     if (d.error) job.reject(new Error(d.error.message)); else job.resolve(d.result);
   };
   await new Promise((resolve) => waiting.set('ready', resolve));
-  const req = (type, payload) => new Promise((resolve, reject) => { const i = ++id; waiting.set(i, { resolve, reject }); worker.postMessage({ id: i, type, payload }); });
+  const req = (type, payload) => new Promise((resolve, reject) => {
+    const i = ++id;
+    waiting.set(i, { resolve, reject });
+    worker.postMessage({ id: i, type, payload });
+  });
   const med = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const out = [];
   for (const p of presets) {
@@ -155,7 +159,9 @@ const WORKER_BENCH = async ({ presets, steps, reps, intervalMs }) => {
       const seconds = (performance.now() - t0) / 1000;
       loop.push({ rate: steps / seconds, snapshotsPerSecond: snapshots / seconds });
     }
-    out.push({ preset: p.name, raw: med(raw), loop: med(loop.map((l) => l.rate)), snapshotsPerSecond: med(loop.map((l) => l.snapshotsPerSecond)) });
+    out.push({
+      preset: p.name, raw: med(raw), loop: med(loop.map((l) => l.rate)), snapshotsPerSecond: med(loop.map((l) => l.snapshotsPerSecond)),
+    });
   }
   worker.terminate();
   return out;

@@ -76,7 +76,10 @@ test('choosing h: "Measure again" trains every setting in a Worker and gets the 
   await shadow(page, 'choose-remeasure').click();
   await page.waitForFunction(() => /Trained \d+ of 15/.test(document.querySelector('headlab-choosing-h').shadowRoot.querySelector('[data-testid="choose-remeasure-status"]').textContent), null, { timeout: 60_000 });
   // The page stays responsive while the Worker trains.
-  const lag = await page.evaluate(() => new Promise((resolve) => { const s = performance.now(); setTimeout(() => resolve(performance.now() - s), 0); }));
+  const lag = await page.evaluate(() => new Promise((resolve) => {
+    const s = performance.now();
+    setTimeout(() => resolve(performance.now() - s), 0);
+  }));
   assert.ok(lag < 250, `a timer waited ${lag} ms`);
   await page.waitForFunction(() => /Measured again in this browser/.test(document.querySelector('headlab-choosing-h').shadowRoot.querySelector('[data-testid="choose-remeasure-status"]').textContent), null, { timeout: 280_000 });
   console.log(`# measured again in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

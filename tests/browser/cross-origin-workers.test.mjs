@@ -92,7 +92,8 @@ async function trainAndWatch(page, steps) {
     e.start();
     return { at: performance.now(), step: e.snapshot?.runs[0].step ?? 0 };
   }, TAG);
-  await page.waitForFunction(([tag, until]) => (document.querySelector(tag).snapshot?.runs[0].step ?? 0) >= until, [TAG, start.step + steps], { timeout: 45_000, polling: 100 });
+  await page.waitForFunction(([tag, until]) => (document.querySelector(tag).snapshot?.runs[0].step ?? 0) >= until,
+    [TAG, start.step + steps], { timeout: 45_000, polling: 100 });
   const r = await page.evaluate(([tag, from]) => {
     const e = document.querySelector(tag);
     e.pause();
@@ -210,7 +211,10 @@ async function parallelCheck(base) {
   let s = 12345;
   const rand = (n) => Float32Array.from({ length: n }, () => { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648 - 0.5; });
   const dModel = 64, numHeads = 8, T = 24;
-  const weights = { dModel, numHeads, wQ: rand(dModel * dModel), wK: rand(dModel * dModel), wV: rand(dModel * dModel), wO: rand(dModel * dModel), bO: rand(dModel) };
+  const weights = {
+    dModel, numHeads, wQ: rand(dModel * dModel), wK: rand(dModel * dModel), wV: rand(dModel * dModel), wO: rand(dModel * dModel),
+    bO: rand(dModel),
+  };
   const query = rand(T * dModel);
   const layer = await lab.createParallelLayer({ ...weights, threads: 2 });
   const live = lab.liveWorkerCount();
@@ -220,7 +224,10 @@ async function parallelCheck(base) {
   let maxDiff = 0;
   for (let i = 0; i < o.output.length; i++) maxDiff = Math.max(maxDiff, Math.abs(o.output[i] - p.output[i]));
   for (let i = 0; i < o.weights.length; i++) maxDiff = Math.max(maxDiff, Math.abs(o.weights[i] - p.weights[i]));
-  const result = { info, after: lab.info().parallel, mechanism: layer.mechanism, threads: layer.threads, reason: layer.reason ?? null, reasonCode: layer.reasonCode ?? null, live, maxDiff, n: o.output.length };
+  const result = {
+    info, after: lab.info().parallel, mechanism: layer.mechanism, threads: layer.threads, reason: layer.reason ?? null,
+    reasonCode: layer.reasonCode ?? null, live, maxDiff, n: o.output.length,
+  };
   one.dispose();
   await layer.dispose();
   result.liveAfter = lab.liveWorkerCount();

@@ -64,7 +64,8 @@ test('learning rate 10 diverges: the element stops, says where and why, and "Low
   await page.waitForFunction(() => {
     const t = document.querySelector('headlab-trainer');
     const r = t.snapshot?.runs[0];
-    return t.learningRate === 0.003 && t.running && r && r.step >= 200 && Number.isFinite(r.eval.loss) && r.train && Number.isFinite(r.train.loss);
+    return t.learningRate === 0.003 && t.running && r && r.step >= 200 &&
+      Number.isFinite(r.eval.loss) && r.train && Number.isFinite(r.train.loss);
   }, null, { timeout: 30_000 });
   assert.equal(await trainer(page).locator('[data-testid="trainer-diverged"]').count(), 0, 'the divergence message is gone');
   assert.equal(await trainer(page).locator('[data-testid="trainer-lr"]').inputValue(), '0.003');

@@ -35,7 +35,10 @@ async function open(label, { width = 1280, hash = '', url = new URL(`${PAGE}${ha
 const lm = (page) => page.locator(TAG);
 const view = (page) => lm(page).locator('[data-testid="lm-relations"]');
 
-/** What the relations view shows: per relation, its arcs (query, target, target word, the marked cell, the row's weights) and its score text. */
+/**
+ * What the relations view shows: per relation, its arcs (query, target, target word, the marked
+ * cell, the row's weights) and its score text.
+ */
 const shown = (page) => page.evaluate((tag) => {
   const v = document.querySelector(tag).shadowRoot.querySelector('[data-testid="lm-relations"]');
   return {
@@ -176,7 +179,8 @@ test('english from file://: the single-file page does not carry the model and sa
   const page = await open('english file', { url: `${fileUrl(PAGE)}#lm.task=english&lm.pretrained=1` });
   const said = await expectText(lm(page).locator('[data-testid="lm-errors"]'), /opened from disk \(file:\/\/\)/);
   assert.match(said, /open the page over http\(s\)/);
-  await eventually(async () => assert.equal(await page.evaluate((tag) => document.querySelector(tag).snapshot?.runs[0]?.step, TAG), 0), { timeout: 60_000 });
+  await eventually(async () => assert.equal(await page.evaluate((tag) => document.querySelector(tag).snapshot?.runs[0]?.step, TAG), 0),
+    { timeout: 60_000 });
   await eventually(async () => assert.equal((await shown(page)).state, 'ready'), { timeout: 60_000 });
   await page.close();
   assertNoProblems();

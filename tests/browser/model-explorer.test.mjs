@@ -64,7 +64,10 @@ function apiTop5(page, text, off) {
 test('loads HeadLab\'s model in its Worker, draws the grid with its legend, opens a head; switching heads off changes the top 5 as the API says', { timeout: TIMEOUT }, async () => {
   const page = await open('explorer main');
   await ready(page);
-  const s = await page.evaluate((tag) => { const e = document.querySelector(tag); return { info: e.info, mode: e.controller.client.mode, text: e.controller.text }; }, TAG);
+  const s = await page.evaluate((tag) => {
+    const e = document.querySelector(tag);
+    return { info: e.info, mode: e.controller.client.mode, text: e.controller.text };
+  }, TAG);
   assert.equal(s.mode, 'worker', 'the model lives in the explorer Worker');
   assert.deepEqual([s.info.numLayers, s.info.numHeads], [2, 4]);
   assert.equal(await x(page).locator('[role="gridcell"]').count(), 8);
@@ -165,8 +168,12 @@ test('hostile text stays text; a word the model does not know is explained and t
 test('the link keeps model, text, opened head and switched-off heads', { timeout: TIMEOUT }, async () => {
   const page = await open('explorer link', { hash: '#explorer.model=induction&explorer.head=1.4&explorer.off=2.1,2.3&explorer.text=a%20b%20c%20a%20b' });
   await ready(page);
-  await page.waitForFunction((tag) => document.querySelector(tag).controller.off.size === 2 && document.querySelector(tag).results?.baseline, TAG);
-  const s = await page.evaluate((tag) => { const c = document.querySelector(tag).controller; return { open: c.open, off: c.ablate, text: c.text, url: document.querySelector(tag).shareUrl() }; }, TAG);
+  await page.waitForFunction((tag) =>
+    document.querySelector(tag).controller.off.size === 2 && document.querySelector(tag).results?.baseline, TAG);
+  const s = await page.evaluate((tag) => {
+    const c = document.querySelector(tag).controller;
+    return { open: c.open, off: c.ablate, text: c.text, url: document.querySelector(tag).shareUrl() };
+  }, TAG);
   assert.deepEqual(s.open, { layer: 0, head: 3 });
   assert.deepEqual(s.off, [{ layer: 1, head: 0 }, { layer: 1, head: 2 }]);
   assert.equal(s.text, 'a b c a b');
@@ -328,7 +335,10 @@ test('a GPT-2 checkpoint from the hub stand-in: offered, downloaded with progres
     await x(page).locator('[data-action="download"]').click();
     await ready(page);
     assert.ok(progress.some((p) => p.file === 'model.safetensors' && p.loaded > 0), `progress events arrived: ${JSON.stringify(progress.slice(0, 5))}`);
-    const s = await page.evaluate((tag) => { const e = document.querySelector(tag); return { info: e.info, tokens: e.results.tokens, next: e.results.next.map((n) => [n.token, n.probability]) }; }, TAG);
+    const s = await page.evaluate((tag) => {
+      const e = document.querySelector(tag);
+      return { info: e.info, tokens: e.results.tokens, next: e.results.next.map((n) => [n.token, n.probability]) };
+    }, TAG);
     assert.deepEqual([s.info.numLayers, s.info.numHeads], [2, 4]);
     assert.equal(await x(page).locator('[role="gridcell"]').count(), 8);
     assert.equal(s.tokens.join(''), 'Virat hit the ball because it was full and outside off.', 'the course sentence, as the model\'s tokens');
@@ -382,7 +392,10 @@ test('your own files: config.json, model.safetensors and tokenizer.json chosen i
   const dir = path.join(REPO, 'tests/golden/pretrained/neo-f32');
   await x(page).locator('[data-testid="explorer-files"]').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => path.join(dir, f)));
   await page.waitForFunction((tag) => { const e = document.querySelector(tag); return e.state === 'ready' && e.info?.architecture !== 'headlab' && e.results; }, TAG, { timeout: 60_000 });
-  const s = await page.evaluate((tag) => { const e = document.querySelector(tag); return { info: e.info, mode: e.controller.client.mode, text: e.controller.text, lens: e.results.lens.length }; }, TAG);
+  const s = await page.evaluate((tag) => {
+    const e = document.querySelector(tag);
+    return { info: e.info, mode: e.controller.client.mode, text: e.controller.text, lens: e.results.lens.length };
+  }, TAG);
   assert.equal(s.mode, 'worker');
   assert.deepEqual([s.info.numLayers, s.info.numHeads], [2, 4]);
   assert.equal(s.text, 'Virat hit the ball because it was full and outside off.', 'a real model starts with the course sentence');

@@ -26,7 +26,10 @@ async function check(createHeadlab) {
   for (const threads of [2, 3]) {
     for (const c of cases) {
       const dK = c.dK ?? c.dModel / c.numHeads, dV = c.dV ?? c.dModel / c.numHeads, h = c.numHeads;
-      const w = { dModel: c.dModel, numHeads: h, wQ: fill(c.dModel * h * dK), wK: fill(c.dModel * h * dK), wV: fill(c.dModel * h * dV), wO: fill(h * dV * c.dModel) };
+      const w = {
+        dModel: c.dModel, numHeads: h, wQ: fill(c.dModel * h * dK), wK: fill(c.dModel * h * dK), wV: fill(c.dModel * h * dV),
+        wO: fill(h * dV * c.dModel),
+      };
       if (c.dK) Object.assign(w, { dK, dV });
       if (c.bias) Object.assign(w, { bQ: fill(h * dK), bK: fill(h * dK), bV: fill(h * dV), bO: fill(c.dModel) });
       const inputs = { query: fill(c.tQ * c.dModel), causal: Boolean(c.causal), returnWeights: true, returnIntermediates: true };
@@ -59,8 +62,8 @@ async function check(createHeadlab) {
   const askedOut = (await asked.forward({ query })).output, want = lab.multiHeadAttention({ ...w, query }).output;
   await asked.dispose();
   const askedDiff = Math.max(...askedOut.map((v, i) => Math.abs(v - want[i])));
-  return { maxDiff, compared, counts, after: lab.liveWorkerCount(), badInput, isolated: globalThis.crossOriginIsolated === true, info: lab.info().parallel,
-    asked: [asked.mechanism, askedDiff] };
+  return { maxDiff, compared, counts, after: lab.liveWorkerCount(), badInput, isolated: globalThis.crossOriginIsolated === true,
+    info: lab.info().parallel, asked: [asked.mechanism, askedDiff] };
 }
 
 // Served at /parallel-check.js: does nothing on a page; in a module Worker it runs the check.
@@ -148,10 +151,12 @@ test('isolated page, main thread: dispose() stops and joins every thread; a thre
     await layer.forward({ query });
     const { PThread, HEAP32 } = layer._module, core = layer._core;
     const exited = core.exitedAddress() >> 2;
-    const before = { mechanism: layer.mechanism, running: PThread.runningWorkers.length, exited: Atomics.load(HEAP32, exited), live: lab.liveWorkerCount() };
+    const before = { mechanism: layer.mechanism, running: PThread.runningWorkers.length, exited: Atomics.load(HEAP32, exited),
+      live: lab.liveWorkerCount() };
     await layer.dispose();
     const disposed = { exited: Atomics.load(HEAP32, exited), deleted: core.isDeleted(),
-      workers: PThread.runningWorkers.length + PThread.unusedWorkers.length, pthreads: Object.keys(PThread.pthreads).length, live: lab.liveWorkerCount() };
+      workers: PThread.runningWorkers.length + PThread.unusedWorkers.length, pthreads: Object.keys(PThread.pthreads).length,
+      live: lab.liveWorkerCount() };
 
     // An 'error' event on a thread Worker (as a crashed thread's Worker sends) while a call runs and another waits.
     const second = await lab.createParallelLayer({ ...w, threads: 2 });
@@ -167,7 +172,8 @@ test('isolated page, main thread: dispose() stops and joins every thread; a thre
     const third = await lab.createParallelLayer({ ...w, threads: 2 });
     const got = (await third.forward({ query })).output, want = lab.multiHeadAttention({ ...w, query }).output;
     await third.dispose();
-    return { before, disposed, rejected, liveAfterError, later, diff: Math.max(...got.map((v, i) => Math.abs(v - want[i]))), after: lab.liveWorkerCount() };
+    return { before, disposed, rejected, liveAfterError, later, diff: Math.max(...got.map((v, i) => Math.abs(v - want[i]))),
+      after: lab.liveWorkerCount() };
   });
   assert.deepEqual(r.before, { mechanism: 'pthreads', running: 2, exited: 0, live: 2 });
   assert.deepEqual(r.disposed, { exited: 2, deleted: true, workers: 0, pthreads: 0, live: 0 }, 'every thread left its loop, was joined, and its Worker ended');
@@ -191,8 +197,8 @@ for (const isolated of [false, true]) {
       const got = await layer.forward({ query, returnWeights: true });
       await layer.dispose();
       const want = lab.multiHeadAttention({ ...w, query, returnWeights: true });
-      return { got: Array.from(got.output).concat(Array.from(got.weights)), want: Array.from(want.output).concat(Array.from(want.weights)), live: lab.liveWorkerCount(),
-        mechanism: layer.mechanism };
+      return { got: Array.from(got.output).concat(Array.from(got.weights)), want: Array.from(want.output).concat(Array.from(want.weights)),
+        live: lab.liveWorkerCount(), mechanism: layer.mechanism };
     });
     r.got.forEach((x, i) => assert.ok(Math.abs(x - r.want[i]) <= 1e-6, `[${i}] ${x} vs ${r.want[i]}`));
     assert.equal(r.live, 0);

@@ -11,7 +11,10 @@ self.onmessage = async ({ data: { folder, threads, ids, ablate } }) => {
     const r = await model.run(ids, { attention: true, allLogits: true, ablate });
     const lens = await model.logitLens(ids, { topK: 3 });
     const gen = await model.generate(ids.slice(0, 3), { maxTokens: 4, seed: 5 });
-    const out = { threads: model.threads, note: model.threadsNote, live, logits: r.logits, attention: r.attention, lens: lens.layers, gen: Array.from(gen.ids) };
+    const out = {
+      threads: model.threads, note: model.threadsNote, live, logits: r.logits, attention: r.attention, lens: lens.layers,
+      gen: Array.from(gen.ids),
+    };
     model.dispose();
     out.after = lab.liveWorkerCount();
     self.postMessage(out);

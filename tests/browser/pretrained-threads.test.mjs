@@ -43,7 +43,10 @@ test('isolated page: a Worker on 2 threads gives one thread\'s answers exactly; 
     const { createHeadlab } = await import('/web/lib/headlab.js');
     const lab = await createHeadlab();
     const auto = await lab.loadPretrained(folder, { threads: 'auto', cache: false });
-    const page = { isolated: crossOriginIsolated, cores: navigator.hardwareConcurrency, auto: auto.threads, note: auto.threadsNote, live: lab.liveWorkerCount() };
+    const page = {
+      isolated: crossOriginIsolated, cores: navigator.hardwareConcurrency, auto: auto.threads, note: auto.threadsNote,
+      live: lab.liveWorkerCount(),
+    };
     auto.dispose();
     page.after = lab.liveWorkerCount();
     return { one, two, page };

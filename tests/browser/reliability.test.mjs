@@ -150,7 +150,9 @@ test('hostile attribute values: a note or the default, no uncaught error, no HTM
 
   // Back to valid values: every element computes again.
   await page.evaluate((hostile) => {
-    for (const [tag, attrs] of Object.entries(hostile)) for (const name of Object.keys(attrs)) document.querySelector(tag).removeAttribute(name);
+    for (const [tag, attrs] of Object.entries(hostile)) {
+      for (const name of Object.keys(attrs)) document.querySelector(tag).removeAttribute(name);
+    }
     document.querySelector('headlab-worked-example').setAttribute('step', 'all');
   }, HOSTILE);
   await page.waitForFunction(() => document.querySelector('headlab-trainer').snapshot?.runs[0].numHeads === 2 &&

@@ -19,7 +19,10 @@ import { courseInputArrays, expected } from '../fixtures/course.mjs';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
-/** Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs, plus the trainer, the language model and the model explorer). */
+/**
+ * Every page of the site with the elements it must show (the PAGES of tests/browser/site.test.mjs,
+ * plus the trainer, the language model and the model explorer).
+ */
 export const PAGES = [
   { path: 'index.html', name: 'landing', elements: [] },
   { path: 'demos/worked-example/index.html', name: 'worked-example', elements: ['headlab-worked-example'] },
@@ -78,7 +81,10 @@ async function parallelAgainstSerial() {
   const { createHeadlab } = await import('/lib/headlab.js');
   const lab = await createHeadlab();
   let seed = 7;
-  const rand = (n) => Float32Array.from({ length: n }, () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 - 0.5; });
+  const rand = (n) => Float32Array.from({ length: n }, () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648 - 0.5;
+  });
   const d = 32, h = 4, t = 12;
   const weights = { dModel: d, numHeads: h, wQ: rand(d * d), wK: rand(d * d), wV: rand(d * d), wO: rand(d * d), bO: rand(d) };
   const query = rand(t * d);

@@ -27,12 +27,15 @@ test('headsTrial: shape of the result, deterministic, no handle left behind', as
 });
 
 test('the shipped table is what the module measures (seed 1 of every h, recomputed exactly)', { timeout: 300_000 }, async (t) => {
-  assert.deepEqual({ task: TABLE.task, dModel: TABLE.dModel, heads: TABLE.heads, seeds: TABLE.seeds, steps: TABLE.steps, evalExamples: TABLE.evalExamples },
-    { ...SETUP }, 'the table was made with the setup the page describes');
+  assert.deepEqual({ task: TABLE.task, dModel: TABLE.dModel, heads: TABLE.heads, seeds: TABLE.seeds, steps: TABLE.steps,
+    evalExamples: TABLE.evalExamples }, { ...SETUP }, 'the table was made with the setup the page describes');
   if (lab.info().flavour !== TABLE.flavour) t.skip(`the table comes from the ${TABLE.flavour} build`);
   for (const row of TABLE.rows) {
     const shipped = row.trials[0];
-    const r = await lab.headsTrial({ task: TABLE.task, dModel: TABLE.dModel, numHeads: row.numHeads, seed: shipped.seed, steps: TABLE.steps, evalExamples: TABLE.evalExamples });
+    const r = await lab.headsTrial({
+      task: TABLE.task, dModel: TABLE.dModel, numHeads: row.numHeads, seed: shipped.seed, steps: TABLE.steps,
+      evalExamples: TABLE.evalExamples,
+    });
     assert.equal(r.accuracy, shipped.accuracy, `h = ${row.numHeads}: accuracy`);
     assert.equal(r.loss, shipped.loss, `h = ${row.numHeads}: loss`);
     assert.deepEqual(r.relationAccuracy, shipped.relationAccuracy, `h = ${row.numHeads}: per relation`);

@@ -40,12 +40,19 @@ class FakeModel {
     // The top token depends on how many heads are off, so a test can see ablation act.
     const next = Array.from({ length: topK }, (_, k) => ({ id: k, token: `t${k + ablate.length}`, probability: 1 / (k + 2) }));
     const T = ids.length;
-    return { ids, tokens, logits: new Float32Array(50), next, attention: attention ? new Float32Array(2 * 3 * T * T).fill(1 / T) : undefined };
+    return {
+      ids, tokens, logits: new Float32Array(50), next, attention: attention ? new Float32Array(2 * 3 * T * T).fill(1 / T) : undefined,
+    };
   }
 
   async headScores() {
     const scores = [];
-    for (let l = 0; l < 2; l++) for (let h = 0; h < 3; h++) scores.push({ layer: l, head: h, previousToken: 0.1, duplicateToken: 0.1, induction: l === 1 && h === 2 ? 0.9 : 0.05, firstToken: 0.2 });
+    for (let l = 0; l < 2; l++) {
+      for (let h = 0; h < 3; h++) {
+        const induction = l === 1 && h === 2 ? 0.9 : 0.05;
+        scores.push({ layer: l, head: h, previousToken: 0.1, duplicateToken: 0.1, induction, firstToken: 0.2 });
+      }
+    }
     return { sequence: [0, 1, 2], scores };
   }
 
@@ -190,7 +197,10 @@ test('a text the model cannot read leaves the model ready, with the problem in w
 test('cancel stops a download: cancelled, the abort reaches the loader, a late answer is dropped', async () => {
   let signal, resolveLoad;
   const model = new FakeModel();
-  const { c, states } = controller(sessionClient(lab, (source, o) => new Promise((resolve) => { signal = o.signal; resolveLoad = resolve; })));
+  const { c, states } = controller(sessionClient(lab, (source, o) => new Promise((resolve) => {
+    signal = o.signal;
+    resolveLoad = resolve;
+  })));
   const done = c.load({ kind: 'hub', id: 'x/y' });
   await settle();
   assert.equal(c.cancel(), true);

@@ -31,7 +31,8 @@ for (const file of files) {
         const value = catalogue[lang][key];
         if (typeof en !== 'string' || typeof value !== 'string') continue;
         const a = placeholders(en).join(','), b = placeholders(value).join(',');
-        if (new Set(placeholders(en)).size !== new Set(placeholders(value)).size || [...new Set(placeholders(en))].some((p) => !placeholders(value).includes(p))) {
+        if (new Set(placeholders(en)).size !== new Set(placeholders(value)).size ||
+          [...new Set(placeholders(en))].some((p) => !placeholders(value).includes(p))) {
           problems.push(`"${key}": en has {${a}}, ${lang} has {${b}}`);
         }
       }

@@ -56,7 +56,9 @@ test('string and array sequences are alike: the start token is put first unless 
     for (const f of rest) {
       assert.deepEqual(lm.attention(f), lm.attention(first), JSON.stringify(f));
       assert.deepEqual(lm.predict(f), lm.predict(first), JSON.stringify(f));
-      for (const temperature of [0, 1]) assert.deepEqual(lm.generate({ prompt: f, temperature, seed: 5 }), lm.generate({ prompt: first, temperature, seed: 5 }));
+      for (const temperature of [0, 1]) {
+        assert.deepEqual(lm.generate({ prompt: f, temperature, seed: 5 }), lm.generate({ prompt: first, temperature, seed: 5 }));
+      }
     }
     assert.deepEqual(lm.attention(first).tokens, ['<s>', ...words]);
     assert.deepEqual(lm.attention([]), lm.attention(''), 'no words: the start token alone, either way');

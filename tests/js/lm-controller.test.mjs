@@ -229,7 +229,8 @@ test('the phase change: the first evaluation at the threshold after one below it
   t.ctl.ingest(snapshot(800, { accuracy: 0.9 }));
   const phases = t.events.filter((e) => e.type === 'phase-change');
   assert.equal(phases.length, 1);
-  assert.deepEqual({ step: phases[0].step, seconds: phases[0].seconds, accuracy: phases[0].accuracy }, { step: 700, seconds: 3, accuracy: PHASE_ACCURACY });
+  assert.deepEqual({ step: phases[0].step, seconds: phases[0].seconds, accuracy: phases[0].accuracy },
+    { step: 700, seconds: 3, accuracy: PHASE_ACCURACY });
   assert.equal(phases[0].run, t.ctl.runs[0]);
   assert.deepEqual(t.ctl.runs[0].history.map((p) => p.step), [0, 500, 600, 700, 800]);
   assert.deepEqual(Object.keys(t.ctl.runs[0].history[1]).sort(), ['accuracy', 'evalLoss', 'headsOn', 'nextToken', 'seconds', 'step', 'trainLoss']);

@@ -28,7 +28,10 @@ for (const flavour of ['simd', 'scalar']) {
     // The training module is linked with the same flags (read through the private loader: no public field has it).
     assert.equal((await lab._trainModule()).heapMax(), linked, 'the training module');
     const I = new Float32Array(16);
-    assert.throws(() => lab.multiHeadAttention({ query: new Float32Array(20000 * 4), dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I, returnWeights: true }),
+    assert.throws(
+      () => lab.multiHeadAttention({
+        query: new Float32Array(20000 * 4), dModel: 4, numHeads: 2, wQ: I, wK: I, wV: I, wO: I, returnWeights: true,
+      }),
       (e) => e instanceof RangeError && e.message.includes(`capped at ${linked / 2 ** 20} MiB`), 'the forward pass names the linked cap');
   });
 }

@@ -103,7 +103,10 @@ function values(file, name) {
   const u32 = new Uint32Array(f32.buffer);
   for (let i = 0; i < n; i++) {
     if (t.dtype === 'F32') out[i] = bytes.readFloatLE(4 * i);
-    else if (t.dtype === 'BF16') { u32[0] = bytes.readUInt16LE(2 * i) << 16; out[i] = f32[0]; } else {
+    else if (t.dtype === 'BF16') {
+      u32[0] = bytes.readUInt16LE(2 * i) << 16;
+      out[i] = f32[0];
+    } else {
       const h = bytes.readUInt16LE(2 * i);
       const s = h >> 15 ? -1 : 1;
       const ex = (h >> 10) & 31;
@@ -213,7 +216,8 @@ for (const folder of folders) {
     // The first greedy id is the argmax of the course case's last-position logits.
     const last = course.logits.slice((course.ids.length - 1) * V);
     assert.equal(e.greedy.next[0], last.indexOf(Math.max(...last)));
-    assert.ok(e.greedy.next.length >= 4 && e.greedy.prompt.length + e.greedy.next.length <= (config.n_positions ?? config.max_position_embeddings));
+    assert.ok(e.greedy.next.length >= 4 &&
+      e.greedy.prompt.length + e.greedy.next.length <= (config.n_positions ?? config.max_position_embeddings));
     assert.ok(e.greedy.minMargin > 1e-3);
     const { n, sequence, scores } = e.headScores;
     assert.equal(sequence.length, 2 * n + 1);

@@ -302,7 +302,8 @@ test('learn speed: once every run has specialised, the pace goes from slow to no
   t.advance(2000);
   t.client.onEvent({ event: 'snapshot', snapshot: snapshot(300, [2], { specialised: true }) });
   const found = t.events.find((e) => e.type === 'specialised');
-  assert.deepEqual({ step: found.step, seconds: found.seconds, tracks: found.tracks }, { step: 300, seconds: 2, tracks: [{ relation: 0, head: 0 }, { relation: 1, head: 1 }] });
+  assert.deepEqual({ step: found.step, seconds: found.seconds, tracks: found.tracks },
+    { step: 300, seconds: 2, tracks: [{ relation: 0, head: 0 }, { relation: 1, head: 1 }] });
   assert.deepEqual(t.client.sent('run').map((r) => r.payload.pace), [PACES.slow, PACES.normal]);
   t.client.onEvent({ event: 'snapshot', snapshot: snapshot(320, [2], { specialised: true }) });
   assert.equal(t.events.filter((e) => e.type === 'specialised').length, 1, 'once per run');

@@ -37,10 +37,12 @@ export function createHeadlab(options) {
   return options === undefined ? getLab() : createHeadlabWith(options);
 }
 export {
-  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabLanguageModel, HeadlabModelExplorer, HeadlabThemeToggle,
+  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer,
+  HeadlabLanguageModel, HeadlabModelExplorer, HeadlabThemeToggle,
 };
 
 /** Every element class, in the order of the site. */
 export const elements = [
-  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer, HeadlabLanguageModel, HeadlabModelExplorer, HeadlabThemeToggle,
+  HeadlabWorkedExample, HeadlabHeads, HeadlabParams, HeadlabScaling, HeadlabMisconceptions, HeadlabChoosingH, HeadlabTrainer,
+  HeadlabLanguageModel, HeadlabModelExplorer, HeadlabThemeToggle,
 ];

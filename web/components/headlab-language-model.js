@@ -122,7 +122,10 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   get history() { return this.ctl.runs.map((r) => ({ layers: r.layers, points: r.history.slice() })); }
   get phaseChange() { return this.ctl.runs[0]?.phase ?? null; }
-  /** Threads each training step of the (first) model is split over: more than 1 in the Worker of a cross-origin isolated page; null before a model exists. */
+  /**
+   * Threads each training step of the (first) model is split over: more than 1 in the Worker of a
+   * cross-origin isolated page; null before a model exists.
+   */
   get threads() { return this.ctl.runs[0]?.threads ?? null; }
 
   /** Steps per round: max-steps, else the task's own training length. */
@@ -180,7 +183,9 @@ export class HeadlabLanguageModel extends TrainingElement {
     }
   }
 
-  async generate({ prompt = this.gen.promptInput.value, maxTokens = Number(this.gen.lengthSelect.value), temperature = Number(this.gen.tempInput.value) } = {}) {
+  async generate({
+    prompt = this.gen.promptInput.value, maxTokens = Number(this.gen.lengthSelect.value), temperature = Number(this.gen.tempInput.value),
+  } = {}) {
     const result = await this.ctl.generate({ prompt: String(prompt).trim(), maxTokens, temperature });
     this.emit('generate', { prompt, text: result.text });
     return result;
@@ -190,7 +195,8 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   /** Loads a model saveModel() wrote, paused; the settings (task, layers, heads, seed) follow the file. */
   async loadModel(bytes, name = null) {
-    const examples = Object.fromEntries(Object.entries(TASK_TEXT).map(([task, t]) => [task, task === this.task && this._example ? this._example : t.example]));
+    const examples = Object.fromEntries(Object.entries(TASK_TEXT)
+      .map(([task, t]) => [task, task === this.task && this._example ? this._example : t.example]));
     const m = await this.ctl.loadModel(bytes, examples);
     Object.assign(this, { pretrained: false, compare: false, task: m.task, layers: m.layers, heads: m.heads, seed: m.seed });
     const t = this.t;
@@ -256,7 +262,8 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.grid = new HeadGrid({ onOpen: (layer, head) => this.openHead(layer, head), t });
     this.gridExport = exportMenu({
       what: t('lm.headScores'), t, name: () => `head-scores-${this.task}-${this.ctl.runs[0]?.layers ?? 0}-layers-step-${this.ctl.currentStep}`,
-      csv: () => this.snapshot && scoresCSV(this.snapshot.runs[0]), json: () => this.snapshot && { task: this.task, step: this.ctl.currentStep, heads: this.snapshot.runs[0].scores },
+      csv: () => this.snapshot && scoresCSV(this.snapshot.runs[0]),
+      json: () => this.snapshot && { task: this.task, step: this.ctl.currentStep, heads: this.snapshot.runs[0].scores },
       onExport: (format, filename) => this.emit('export', { format, filename }),
     });
     this.gridNote = el('p', { class: 'small muted' });
@@ -295,7 +302,8 @@ export class HeadlabLanguageModel extends TrainingElement {
       el('div', { class: 'charts' }, this.lossChart.section, this.accChart.section),
       this.phaseNote,
       el('section', { class: 'part', dataset: { testid: 'lm-heads-part' } }, el('h3', {}, t('lm.headsTitle')), this.gridNote, this.grid.element, this.gridExport),
-      this.detail.element, this.textPanel.element, this.relView.element, this.ablation.element, this.comparePanel.element, this.gen.element, this.fileBar);
+      this.detail.element, this.textPanel.element, this.relView.element, this.ablation.element, this.comparePanel.element, this.gen.element,
+      this.fileBar);
 
     const chartBox = this.lossChart.box;
     this._resizeObserver = onWidthChange(chartBox, () => this._chartWidth ?? 0, () => {
@@ -340,7 +348,8 @@ export class HeadlabLanguageModel extends TrainingElement {
       this.intro.replaceChildren(...introParagraphs(this.task, this.t));
     }
     // The controller makes, pauses or resumes the model; a removed element gets no Worker.
-    const example = this._pendingText ?? (this._example && this._exampleTask === this._task.name ? this._example : TASK_TEXT[this._task.name].example);
+    const example = this._pendingText ??
+      (this._example && this._exampleTask === this._task.name ? this._example : TASK_TEXT[this._task.name].example);
     this.ctl.configure({
       task: this.task, layers: this.layers, heads: this.heads, seed: this.runSeed, compare: this.compare, pretrained: this.pretrained,
       speed: this.speed, maxSteps: this.roundSteps, example,
@@ -366,7 +375,9 @@ export class HeadlabLanguageModel extends TrainingElement {
         this.setAttribute('data-step', String(step));
         this.emit('step', {
           step, seconds,
-          runs: snap.runs.map((s, k) => ({ layers: this.ctl.runs[k].layers, step: s.step, loss: s.train?.loss ?? null, evalLoss: s.eval.loss, accuracy: s.eval.accuracy })),
+          runs: snap.runs.map((s, k) => ({
+            layers: this.ctl.runs[k].layers, step: s.step, loss: s.train?.loss ?? null, evalLoss: s.eval.loss, accuracy: s.eval.accuracy,
+          })),
         });
         this.scheduleRender();
         break;
@@ -442,7 +453,9 @@ export class HeadlabLanguageModel extends TrainingElement {
   layout(runs) {
     this.removeAttribute('data-phase-step');
     const r = runs[0];
-    if (!this._open || this._open.layer >= r.layers || this._open.head >= r.heads) this._open = { layer: r.layers - 1, head: Math.min(1, r.heads - 1) };
+    if (!this._open || this._open.layer >= r.layers || this._open.head >= r.heads) {
+      this._open = { layer: r.layers - 1, head: Math.min(1, r.heads - 1) };
+    }
     this.grid.build(r, this._open);
     this.ablation.switches.build(r);
     this.comparePanel.layout(runs);
@@ -502,7 +515,8 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   renderCharts() {
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));
-    const { loss, accuracy } = lmCurves(this.ctl.runs, { step: this.ctl.currentStep, until: this.ctl.until, width, vocabularySize: this._task.vocabulary.length }, this.t);
+    const { loss, accuracy } = lmCurves(this.ctl.runs,
+      { step: this.ctl.currentStep, until: this.ctl.until, width, vocabularySize: this._task.vocabulary.length }, this.t);
     this.drawChart(this.lossChart, loss.fig, loss.label);
     this.drawChart(this.accChart, accuracy.fig, accuracy.label);
     const metric = `lm.metric.${this._task.name}`;
@@ -522,7 +536,8 @@ export class HeadlabLanguageModel extends TrainingElement {
   }
 
   renderCompare() {
-    this.comparePanel.render(this.ctl.runs, this.snapshot, { task: this.task, pretrained: this.pretrained, compare: this.compare, running: this.running, step: this.ctl.currentStep });
+    this.comparePanel.render(this.ctl.runs, this.snapshot,
+      { task: this.task, pretrained: this.pretrained, compare: this.compare, running: this.running, step: this.ctl.currentStep });
   }
 
   renderButtons() {

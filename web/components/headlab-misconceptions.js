@@ -137,7 +137,9 @@ export class HeadlabMisconceptions extends HeadlabElement {
     const tokens = parseTokens(SENTENCE);
     this.drawSplit(h, tokens);
     const { model } = validateModel(randomModel({ tokens, dModel: D_MODEL_A, numHeads: h, seed: 3 }));
-    const r = this.lab.multiHeadAttention({ query: model.query, dModel: model.dModel, numHeads: h, wQ: model.wQ, wK: model.wK, wV: model.wV, wO: model.wO, returnWeights: true });
+    const r = this.lab.multiHeadAttention({
+      query: model.query, dModel: model.dModel, numHeads: h, wQ: model.wQ, wK: model.wK, wV: model.wV, wO: model.wO, returnWeights: true,
+    });
     const T = tokens.length;
     let min = Infinity;
     for (const w of r.weights) min = Math.min(min, w);
@@ -175,7 +177,9 @@ export class HeadlabMisconceptions extends HeadlabElement {
     const swapHeads = (flat) => {
       // Columns 0..1 belong to head 1, 2..3 to head 2 ([4][4] row-major).
       const m = flat.slice();
-      for (let r = 0; r < d; r++) { m[r * 4] = flat[r * 4 + 2]; m[r * 4 + 1] = flat[r * 4 + 3]; m[r * 4 + 2] = flat[r * 4]; m[r * 4 + 3] = flat[r * 4 + 1]; }
+      for (let r = 0; r < d; r++) {
+        m[r * 4] = flat[r * 4 + 2]; m[r * 4 + 1] = flat[r * 4 + 3]; m[r * 4 + 2] = flat[r * 4]; m[r * 4 + 3] = flat[r * 4 + 1];
+      }
       return m;
     };
     const run = (swapped, wO) => this.lab.multiHeadAttention({

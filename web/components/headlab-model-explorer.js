@@ -351,8 +351,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('div', { class: 'field' }, el('label', { for: this.lensSelect.id }, t('explorer.afterToken')), this.lensSelect), this.lensStrip, this.lensNote, this.lensButton);
 
     this.resultsBox = el('div', { dataset: { testid: 'explorer-results' } }, this.gridPart, this.detailPart, this.nextPart, this.lensPart);
-    this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox, this.modeNote,
-      this.infoLine, this.textPart, this.resultsBox, el('div', { class: 'toolbar' }, this.copyLink()));
+    this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox,
+      this.modeNote, this.infoLine, this.textPart, this.resultsBox, el('div', { class: 'toolbar' }, this.copyLink()));
     this.renderLegend();
     this.renderAll();
   }
@@ -393,7 +393,9 @@ export class HeadlabModelExplorer extends HeadlabElement {
     if (!this.lab) return;
     // A new text attribute runs at once on the model there is.
     const textAttr = this.getAttribute('text');
-    if (textAttr !== null && textAttr !== this._textAttr && this._textAttr !== undefined && this._c.hasModel) this.setText(textAttr).catch((e) => this.showError(e));
+    if (textAttr !== null && textAttr !== this._textAttr && this._textAttr !== undefined && this._c.hasModel) {
+      this.setText(textAttr).catch((e) => this.showError(e));
+    }
     this._textAttr = textAttr;
     const key = `${this.model}|${this.hubUrl}`;
     if (key === this._loadedKey) return;

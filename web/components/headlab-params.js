@@ -103,7 +103,8 @@ export class HeadlabParams extends HeadlabElement {
       if (h) this.heads = h;
     });
     this.headsInput.addEventListener('input', () => {
-      if (Number.isFinite(this.headsInput.valueAsNumber) && this.headsInput.valueAsNumber >= 1) this.heads = Math.round(this.headsInput.valueAsNumber);
+      const v = this.headsInput.valueAsNumber;
+      if (Number.isFinite(v) && v >= 1) this.heads = Math.round(v);
     });
     link(this.dKRange, this.dKInput, 'dK');
     link(this.dVRange, this.dVInput, 'dV');

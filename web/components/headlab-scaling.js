@@ -157,7 +157,10 @@ export class HeadlabScaling extends HeadlabElement {
     const out = [];
     for (const d of SWEEP) {
       const r = await compute('scalingExperiment', { dK: d, numQueries: 64, numKeys: keys, seed });
-      out.push({ dK: d, entropyScaled: r.entropyScaled, entropyUnscaled: r.entropyUnscaled, maxWeightScaled: r.maxWeightScaled, maxWeightUnscaled: r.maxWeightUnscaled });
+      out.push({
+        dK: d, entropyScaled: r.entropyScaled, entropyUnscaled: r.entropyUnscaled,
+        maxWeightScaled: r.maxWeightScaled, maxWeightUnscaled: r.maxWeightUnscaled,
+      });
     }
     return out;
   }
@@ -238,10 +241,12 @@ export class HeadlabScaling extends HeadlabElement {
     const { r, dK, keys } = this._data;
     if (name === 'sweep') return { keys, sweep: this._sweep };
     const stats = { dK, numQueries: NUM_QUERIES, numKeys: keys, varianceRaw: r.varianceRaw, varianceScaled: r.varianceScaled,
-      entropyScaled: r.entropyScaled, entropyUnscaled: r.entropyUnscaled, maxWeightScaled: r.maxWeightScaled, maxWeightUnscaled: r.maxWeightUnscaled };
+      entropyScaled: r.entropyScaled, entropyUnscaled: r.entropyUnscaled, maxWeightScaled: r.maxWeightScaled,
+      maxWeightUnscaled: r.maxWeightUnscaled };
     if (name === 'scores') return { ...stats, dotProducts: Array.from(r.dotProducts) };
     if (name === 'weights') return { ...stats, weightsScaled: Array.from(r.weightsScaled), weightsUnscaled: Array.from(r.weightsUnscaled) };
-    return { ...stats, query1Scaled: Array.from(r.weightsScaled.subarray(0, keys)), query1Unscaled: Array.from(r.weightsUnscaled.subarray(0, keys)) };
+    return { ...stats, query1Scaled: Array.from(r.weightsScaled.subarray(0, keys)),
+      query1Unscaled: Array.from(r.weightsUnscaled.subarray(0, keys)) };
   }
 
   csvOf(name) {

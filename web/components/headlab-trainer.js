@@ -44,7 +44,8 @@
  * @fires headlab-ready
  * @fires headlab-step         detail: { step, seconds, runs: [{ heads, step, loss, accuracy, evalLoss, evalAccuracy }] } on every update
  * @fires headlab-run          detail: { running, reason } when training starts or pauses
- * @fires headlab-specialised  detail: { heads, step, seconds, tracks: [{ relation, head }] } when every relation has its own head and accuracy ≥ 0.99
+ * @fires headlab-specialised  detail: { heads, step, seconds, tracks: [{ relation, head }] } when every relation has its own
+ *                             head and accuracy ≥ 0.99
  * @fires headlab-ablate       detail: { run, head, enabled }
  * @fires headlab-export       detail: { format, filename }
  * @fires headlab-load         detail: { name, config }
@@ -111,7 +112,8 @@ export class HeadlabTrainer extends TrainingElement {
   static props = {
     task: { type: 'string', default: 'two-relations', state: true },
     heads: { type: 'int', default: 2, min: 1, max: 64, state: true },
-    // Kept small so a trainer, and a second one side by side, stay well inside the 384 MiB a trainer may use (createTrainer refuses larger ones).
+    // Kept small so a trainer, and a second one side by side, stay well inside the 384 MiB a trainer
+    // may use (createTrainer refuses larger ones).
     dModel: { attr: 'd-model', type: 'int', default: 16, min: 1, max: 128, state: true },
     learningRate: { attr: 'learning-rate', type: 'number', default: DEFAULT_RATE, min: 1e-6, max: 10, state: true },
     batchSize: { attr: 'batch-size', type: 'int', default: 64, min: 1, max: 4096, state: true },
@@ -359,7 +361,9 @@ export class HeadlabTrainer extends TrainingElement {
     if (d.error) {
       this.dkOut.classList.add('bad');
       const p = d.problem;
-      this.dkOut.textContent = p ? this.t(p.key, { ...p.params, ...(p.params.dk !== undefined ? { dk: this.fmt(p.params.dk, 2) } : {}) }) : d.error;
+      this.dkOut.textContent = p
+        ? this.t(p.key, { ...p.params, ...(p.params.dk !== undefined ? { dk: this.fmt(p.params.dk, 2) } : {}) })
+        : d.error;
     } else {
       this.dkOut.classList.remove('bad');
       this.dkOut.replaceChildren('d', el('sub', {}, 'k'), ' = d', el('sub', {}, 'model'), this.t('trainer.dk.perHead', { d: d.c.dModel, h: d.c.heads, dk: d.c.dModel / d.c.heads }),

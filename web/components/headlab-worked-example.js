@@ -208,7 +208,11 @@ export class HeadlabWorkedExample extends HeadlabElement {
     const formula = (src, shape) => el('div', { class: 'formula' }, tex(src, { display: true }), shape ? tex(shape, { display: true }) : null);
     const perHead = (make, titled = true) => el('div', { class: 'heads' }, [0, 1].map((h) => el('div', { class: 'card' }, titled ? el('h4', {}, t('we.head', { h: h + 1 })) : null, make(h))));
     const tokenSpan = (k) => el('q', {}, tokens[k]);
-    const tokenText = (k) => { const span = tokenSpan(k); this.labelTargets.push({ setToken: (list) => { span.textContent = list[k]; } }); return span; };
+    const tokenText = (k) => {
+      const span = tokenSpan(k);
+      this.labelTargets.push({ setToken: (list) => { span.textContent = list[k]; } });
+      return span;
+    };
 
     switch (n) {
       case 1: {
@@ -492,7 +496,9 @@ export class HeadlabWorkedExample extends HeadlabElement {
     let options, result;
     try {
       options = this.readOptions();
-      result = this.lab.multiHeadAttention({ ...options, headMask: HeadlabWorkedExample.headMask(off), returnWeights: true, returnIntermediates: true });
+      result = this.lab.multiHeadAttention({
+        ...options, headMask: HeadlabWorkedExample.headMask(off), returnWeights: true, returnIntermediates: true,
+      });
     } catch (e) {
       const bad = [...this.cells.values()].filter(({ input }) => !Number.isFinite(input.valueAsNumber));
       // The reader is told which cells to fix, in words; the API's own message goes to the console

@@ -12,5 +12,6 @@ export function workedExample(lab) {
     returnWeights: true,
   });
   const fixed = (a) => Array.from(a, (x) => x.toFixed(4)).join(' ');
-  return { output: fixed(r.output.slice(8, 12)), weights: fixed(r.weights.slice(6, 9)) };  // 0.7931 0.1474 0.1474 0.7931 / 0.7337 0.0879 0.1784
+  // output 0.7931 0.1474 0.1474 0.7931, weights 0.7337 0.0879 0.1784
+  return { output: fixed(r.output.slice(8, 12)), weights: fixed(r.weights.slice(6, 9)) };
 }

@@ -8,7 +8,10 @@ import { LM_EVAL_EXAMPLES } from '../../lib/teach/lm-session.js';
 import { HeadSwitches } from './head-grid.js';
 
 export class AblationPanel {
-  /** @param {{ setHead: (layer: number, head: number, on: boolean) => Promise<void>, settled: () => void, t: Function }} o  as HeadSwitches' */
+  /**
+   * @param {{ setHead: (layer: number, head: number, on: boolean) => Promise<void>, settled: () => void, t: Function }} o
+   *   as HeadSwitches'
+   */
   constructor(o) {
     const t = o.t;
     this.t = t;

@@ -43,7 +43,8 @@ export class RelationsView {
    * @param {object} o
    * @param {(text: string) => Promise<object>} o.relations  the controller's relations(text)
    * @param {() => string[]} o.vocabulary  the task's words, for wordProblem
-   * @param {(o: {prompt: string, maxTokens: number, temperature: number}) => Promise<{newTokens: string[]}>} o.generate  the controller's generate
+   * @param {(o: {prompt: string, maxTokens: number, temperature: number}) => Promise<{newTokens: string[]}>} o.generate
+   *   the controller's generate
    * @param {(text: string) => Promise<void>} o.showText  the element's showText (the text box, every head and this view)
    * @param {Function} o.t  the element's message function
    */

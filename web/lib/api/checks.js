@@ -52,7 +52,8 @@ export function requireObject(fn, options, known) {
  */
 export function closest(given, known) {
   const lower = given.toLowerCase();
-  const [best] = known.map((k) => [k, k.toLowerCase().includes(lower) && lower.length >= 3 ? 0.5 : distance(given, k)]).sort((a, b) => a[1] - b[1]);
+  const [best] = known.map((k) => [k, k.toLowerCase().includes(lower) && lower.length >= 3 ? 0.5 : distance(given, k)])
+    .sort((a, b) => a[1] - b[1]);
   return best && best[1] <= Math.max(2, Math.floor(given.length / 3)) ? best[0] : null;
 }
 

@@ -120,7 +120,10 @@ export function checkCall(lab, fn, options, layer) {
       throw new RangeError(`${fn}: headMask must have length numHeads=${numHeads} (0 = that head switched off), got length ${headMask.length}`);
     }
   }
-  return { query, key, value, tQ, tK, dModel, numHeads, dK, dV, hv, causal, keyMask, headMask, returnWeights, returnIntermediates, resolved, weights };
+  return {
+    query, key, value, tQ, tK, dModel, numHeads, dK, dV, hv, causal, keyMask, headMask,
+    returnWeights, returnIntermediates, resolved, weights,
+  };
 }
 
 /**
@@ -140,8 +143,10 @@ export function forward(lab, fn, options, layer) {
  * which copies the result out once the run is done.
  */
 export function prepareForward(lab, fn, options, layer) {
-  const { query, key, value, tQ, tK, dModel, numHeads, dK, dV, hv, causal, keyMask, headMask, returnWeights, returnIntermediates, resolved, weights } =
-    checkCall(lab, fn, options, layer);
+  const {
+    query, key, value, tQ, tK, dModel, numHeads, dK, dV, hv, causal, keyMask, headMask,
+    returnWeights, returnIntermediates, resolved, weights,
+  } = checkCall(lab, fn, options, layer);
 
   // Lay out every array in one arena.
   const arena = new Arena();

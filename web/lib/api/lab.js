@@ -330,7 +330,10 @@ export class Headlab {
     };
   }
 
-  /** @private info().parallel: the mechanism createParallelLayer would use, its default threads, and why it runs on one thread when it does. */
+  /**
+   * @private info().parallel: the mechanism createParallelLayer would use, its default threads, and
+   * why it runs on one thread when it does.
+   */
   _parallelInfo() {
     const mechanism = defaultMechanism(this);
     if (mechanism === 'calling-thread') {
@@ -394,7 +397,10 @@ export class Headlab {
     return createParallelLayer(this, options);
   }
 
-  /** Workers started by {@link Headlab#createParallelLayer} and thread Workers of language models with `threads` > 1 that have not ended yet (for tests). */
+  /**
+   * Workers started by {@link Headlab#createParallelLayer} and thread Workers of language models with
+   * `threads` > 1 that have not ended yet (for tests).
+   */
   liveWorkerCount() {
     return liveWorkerCount();
   }

@@ -544,7 +544,8 @@ export class LanguageModel extends TrainingSession {
     this._put(core, ids);
     const t = ids.length;
     const weights = core.attention(t);
-    return { tokens: Array.from(ids, (i) => this._spec.vocabulary[i]), weights, shape: [this._config.numLayers, this._config.numHeads, t, t] };
+    const shape = [this._config.numLayers, this._config.numHeads, t, t];
+    return { tokens: Array.from(ids, (i) => this._spec.vocabulary[i]), weights, shape };
   }
 
   /**

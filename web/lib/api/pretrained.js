@@ -551,7 +551,8 @@ export class PretrainedModel {
    * A the head's attention: previousToken = mean over t = 2…2n of A[t, t−1]; duplicateToken =
    * mean over t = n+1…2n of A[t, t−n]; induction = mean over t = n+1…2n of A[t, t−n+1];
    * firstToken = mean over t = 1…2n of A[t, 0]. `sequence` is returned so anyone can recompute them.
-   * @param {{length?: number, seed?: number}} [options] n (default 20; 2n + 1 ≤ contextLength) and the seed of the random tokens (default 1)
+   * @param {{length?: number, seed?: number}} [options] n (default 20; 2n + 1 ≤ contextLength) and the seed of
+   *   the random tokens (default 1)
    * @returns {Promise<import('../headlab').PretrainedHeadScores>}
    * @example
    * const { scores } = await model.headScores();
@@ -621,7 +622,9 @@ export class PretrainedModel {
       for (let t = 0; t < T; t++) {
         const b = (layer * T + t) * topK;
         const row = [];
-        for (let k = 0; k < topK; k++) row.push({ id: r.lensIds[b + k], token: this._piece(r.lensIds[b + k]), probability: r.lensProbs[b + k] });
+        for (let k = 0; k < topK; k++) {
+          row.push({ id: r.lensIds[b + k], token: this._piece(r.lensIds[b + k]), probability: r.lensProbs[b + k] });
+        }
         positions.push(row);
       }
       layers.push({ layer, positions });

@@ -10,8 +10,8 @@ import { isNode, nodeBuiltin } from './load.js';
 
 // The threaded modules, each next to its one-thread twin (whose file name shows where the pair
 // was served from): `core` for ParallelLayer, `train` for language models that split their
-// batches (language-model.js), `pretrained` for pretrained models (pretrained.js). Each glue finds its thread Workers' script, NAME.worker.js,
-// through locateFile, in the same folder.
+// batches (language-model.js), `pretrained` for pretrained models (pretrained.js). Each glue finds
+// its thread Workers' script, NAME.worker.js, through locateFile, in the same folder.
 const THREADED = {
   core: { name: 'headlab_core_threads', beside: 'headlab_core.wasm' },
   train: { name: 'headlab_train_threads', beside: 'headlab_train.wasm' },

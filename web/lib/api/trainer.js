@@ -168,7 +168,10 @@ export class Trainer extends TrainingSession {
     return { tokens, tokenNames: Array.from(tokens, (t) => names[t]) };
   }
 
-  /** @returns {{name: string, seqLen: number, queryPosition: number, relationPositions: number[], relationNames: string[], tokenNames: string[], numRelations: number, vocab: number, description: string}} */
+  /**
+   * @returns {{name: string, seqLen: number, queryPosition: number, relationPositions: number[], relationNames: string[],
+   *   tokenNames: string[], numRelations: number, vocab: number, description: string}}
+   */
   taskInfo() {
     return this._live('taskInfo').taskInfo();
   }
@@ -177,7 +180,8 @@ export class Trainer extends TrainingSession {
    * The options the trainer was made with (every default filled in) and `step`, the steps taken so
    * far: the shape of {@link LanguageModel#config}. `learningRate` reads as given (0.005, not the
    * float32 0.004999999888241291), after save and load too.
-   * @returns {{task: string, numHeads: number, dModel: number, seed: number, learningRate: number, batchSize: number, optimizer: 'adam'|'sgd', causal: boolean, step: number}}
+   * @returns {{task: string, numHeads: number, dModel: number, seed: number, learningRate: number, batchSize: number,
+   *   optimizer: 'adam'|'sgd', causal: boolean, step: number}}
    * @example
    * (await lab.createTrainer({ learningRate: 0.005 })).config().learningRate;  // 0.005
    */
@@ -210,7 +214,9 @@ export class Trainer extends TrainingSession {
   /**
    * The attention layer and the probe sequence in the shape
    * {@link Headlab#multiHeadAttention} takes: the heads view shows a trained model from this.
-   * @returns {{tokens: string[], X: Float32Array, dModel: number, numHeads: number, wQ: Float32Array, wK: Float32Array, wV: Float32Array, wO: Float32Array, bQ: Float32Array, bK: Float32Array, bV: Float32Array, bO: Float32Array}}
+   * @returns {{tokens: string[], X: Float32Array, dModel: number, numHeads: number,
+   *   wQ: Float32Array, wK: Float32Array, wV: Float32Array, wO: Float32Array,
+   *   bQ: Float32Array, bK: Float32Array, bV: Float32Array, bO: Float32Array}}
    */
   exportModel() {
     const core = this._live('exportModel');

@@ -147,7 +147,8 @@ function isFailure(data) {
  * blob: ('csp'), a timeout, a policy error thrown by the constructor ('csp'), a failure without a
  * message ('cors' once the page was seen to allow blob: Workers, else 'blocked': that is how
  * Chromium reports a refusal), else the error's message ('start-error').
- * @param {{ violation?: { directive?: string } | null, message?: string, timeoutMs?: number, outcome: 'failed' | 'timeout' | 'threw', scriptUrl: string, probed?: boolean }} o
+ * @param {{ violation?: { directive?: string } | null, message?: string, timeoutMs?: number,
+ *   outcome: 'failed' | 'timeout' | 'threw', scriptUrl: string, probed?: boolean }} o
  *   probed: the page was found to allow blob: Workers, so a failure without a message is the script's load
  */
 export function refusalReason({ violation, message, outcome, scriptUrl, timeoutMs = START_TIMEOUT_MS, probed = false }) {

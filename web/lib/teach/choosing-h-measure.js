@@ -20,7 +20,10 @@ export async function measure(runTrial, onTrial = () => {}) {
     for (const seed of SETUP.seeds) {
       const { task, dModel, steps, evalExamples } = SETUP;
       const r = await runTrial({ task, dModel, numHeads, seed, steps, evalExamples });
-      const trial = { seed, accuracy: r.accuracy, loss: r.loss, relationAccuracy: Array.from(r.relationAccuracy), relationsWithOwnHead: r.relationsWithOwnHead };
+      const trial = {
+        seed, accuracy: r.accuracy, loss: r.loss, relationAccuracy: Array.from(r.relationAccuracy),
+        relationsWithOwnHead: r.relationsWithOwnHead,
+      };
       trials.push(trial);
       onTrial(++done, total, { numHeads, ...trial });
     }

@@ -144,7 +144,8 @@ export class ExplorerController {
   /**
    * Loads a model; resolves once it is loaded and its first results are in (or it failed or
    * was cancelled: the state says which).
-   * @param {{kind: 'shipped', name: string} | {kind: 'hub', id: string, revision?: string, hubUrl?: string} | {kind: 'files', files: File[]}} source
+   * @param {{kind: 'shipped', name: string} | {kind: 'hub', id: string, revision?: string, hubUrl?: string}
+   *   | {kind: 'files', files: File[]}} source
    * @param {{ text?: string }} [o]  the text to run once loaded (default: the text so far)
    */
   async load(source, { text } = {}) {

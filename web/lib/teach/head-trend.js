@@ -58,8 +58,8 @@ export class ScoreHistory {
 
   /** Takes in a run's snapshot (scores of every head at step s.step); a step already seen replaces its record. */
   add(s) {
-    const rec = { step: s.step, scores: s.scores.map((q) => ({ previousToken: q.previousToken, induction: q.induction, coreference: q.coreference,
-      agreement: q.agreement, selection: q.selection })) };
+    const rec = { step: s.step, scores: s.scores.map((q) => ({ previousToken: q.previousToken, induction: q.induction,
+      coreference: q.coreference, agreement: q.agreement, selection: q.selection })) };
     const last = this.records[this.records.length - 1];
     if (last && last.step >= s.step) {
       if (last.step === s.step) this.records[this.records.length - 1] = rec;

@@ -5,7 +5,10 @@
 // same steps, the same measurements through the API; the page gets the event loop back after
 // every slice. tests/js/heads-trial-slices.test.mjs checks that the numbers equal lab.headsTrial's.
 
-/** A relation has a head of its own when some head puts more than this share of its weight on it (kOwnHeadShare in cpp/include/headlab/experiments.hpp). */
+/**
+ * A relation has a head of its own when some head puts more than this share of its weight on it
+ * (kOwnHeadShare in cpp/include/headlab/experiments.hpp).
+ */
 export const OWN_HEAD_SHARE = 0.5;
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());

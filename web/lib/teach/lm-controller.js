@@ -70,7 +70,10 @@ export class LmController extends TrainingController {
     return {
       name: s.task, task, pretrained: Boolean(s.pretrained), layers: s.layers, heads: s.heads, seed: s.seed, compare: Boolean(s.compare),
       files: shipped ? [shipped.main, ...(s.compare && shipped.oneLayer ? [shipped.oneLayer] : [])] : [],
-      config: { task: task.name, numLayers: s.layers, numHeads: s.heads, dModel: d.dModel, mlp: d.mlp, seed: s.seed, learningRate: d.learningRate, batchSize: d.batchSize },
+      config: {
+        task: task.name, numLayers: s.layers, numHeads: s.heads, dModel: d.dModel, mlp: d.mlp, seed: s.seed, learningRate: d.learningRate,
+        batchSize: d.batchSize,
+      },
       compareLayers: s.compare && s.layers !== 1 ? 1 : 0,
       example: s.example,
     };
@@ -90,7 +93,10 @@ export class LmController extends TrainingController {
     return info.snapshot.runs[0].step;
   }
 
-  /** The shipped model(s) for `pretrained` (a new model, with a note saying why and the loadError, when they cannot be loaded), else new ones. */
+  /**
+   * The shipped model(s) for `pretrained` (a new model, with a note saying why and the loadError,
+   * when they cannot be loaded), else new ones.
+   */
   async makeModel(d, current) {
     let note = '', loadError = '';
     if (d.pretrained) {
@@ -219,8 +225,8 @@ export class LmController extends TrainingController {
     const c = info.runs[0].config;
     const model = { task: c.task, layers: c.numLayers, heads: c.numHeads, seed: c.seed, step: info.snapshot.runs[0].step };
     // The settings the element takes from the file: configure() with them keeps this model.
-    const d = this.check({ ...this.settings, task: c.task, layers: c.numLayers, heads: c.numHeads, seed: c.seed, compare: false, pretrained: false,
-      example: examples[c.task] ?? this.settings.example });
+    const d = this.check({ ...this.settings, task: c.task, layers: c.numLayers, heads: c.numHeads, seed: c.seed, compare: false,
+      pretrained: false, example: examples[c.task] ?? this.settings.example });
     this.key = this.modelKey(d);
     if (job === this._job && this.state !== 'dead') {
       this.replaceRuns(info, this.roundStartOf(info), d);

@@ -19,7 +19,8 @@ export const MAX_ARCS = 3;
 
 /**
  * @param {{tokens: string[], arcs: object[], weights: Float32Array, shape: number[], heads: object[], baselines: object}} reply
- * @returns {{tokens: string[], relations: {key: string, kind: string, head: {layer: number, head: number, score: number, labelled: boolean, relation: string|null, label: string|null},
+ * @returns {{tokens: string[], relations: {key: string, kind: string,
+ *   head: {layer: number, head: number, score: number, labelled: boolean, relation: string|null, label: string|null},
  *   baseline: {best: number, fixedOffset: number, offset: number, lastNoun: number}, arcs: object[], more: number}[]}}
  *   each arc: { query, target, queryWord, targetWord, answer, foil, attractor, class, row (weights from the query onto
  *   positions 0..query), onTarget (row[target]), peak (the position row weighs most) }
@@ -37,7 +38,10 @@ export function relationRows(reply) {
     const base = (best.layer * H + best.head) * T * T;
     relations.push({
       key, kind,
-      head: { layer: best.layer, head: best.head, score: best[key], labelled: best.relation === key, relation: best.relation ?? null, label: best.label ?? null },
+      head: {
+        layer: best.layer, head: best.head, score: best[key], labelled: best.relation === key, relation: best.relation ?? null,
+        label: best.label ?? null,
+      },
       baseline: baselines[key],
       arcs: shown.map((a) => {
         const row = weights.slice(base + a.query * T, base + a.query * T + a.query + 1);
@@ -52,7 +56,10 @@ export function relationRows(reply) {
   return { tokens, relations };
 }
 
-/** The previous-token arc shown: the one at the agreement query when there is one (the same place as the syntax arc), else the middle one. */
+/**
+ * The previous-token arc shown: the one at the agreement query when there is one (the same place as
+ * the syntax arc), else the middle one.
+ */
 function previousTokenArc(mine, arcs) {
   const agreement = arcs.find((a) => a.relation === 'agreement');
   return (agreement && mine.find((a) => a.query === agreement.query)) ?? mine[Math.floor(mine.length / 2)];

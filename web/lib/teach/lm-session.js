@@ -128,8 +128,9 @@ export class LmSession extends TrainerSession {
   /**
    * For every run: step, mean training loss since the previous snapshot (null when no step was
    * taken), held-out loss and accuracies (and the same with every head on, while a head is off),
-   * every head's scores and label (cricket: with bestFixedPosition, headReport's fixed-position baseline), which heads are on, and the attention of every head on the
-   * example: tokens, weights [L, H, T, T] and shape.
+   * every head's scores and label (cricket: with bestFixedPosition, headReport's fixed-position
+   * baseline), which heads are on, and the attention of every head on the example: tokens, weights
+   * [L, H, T, T] and shape.
    */
   snapshot() {
     const runs = this.trainers.map((m, k) => {
@@ -149,7 +150,8 @@ export class LmSession extends TrainerSession {
       }
       const att = m.attention(this.example);
       return {
-        step: this._steps[k], train, eval: evaluation, allOn, enabled, scores, threshold: report.threshold, bestFixedPosition: report.bestFixedPosition ?? null,
+        step: this._steps[k], train, eval: evaluation, allOn, enabled, scores, threshold: report.threshold,
+        bestFixedPosition: report.bestFixedPosition ?? null,
         tokens: att.tokens, weights: att.weights, shape: att.shape,
       };
     });

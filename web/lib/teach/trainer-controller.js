@@ -30,7 +30,9 @@ export const lowerRateFrom = (rate) => +Math.min(rate / 10, DEFAULT_RATE).toPrec
  *   `problem` is `error` as a catalogue key (catalogues/trainer.js) with its parameters
  */
 export function trainerSettings(s, tasks, divides, extra = { optimizer: 'adam', causal: false }) {
-  const c = { task: s.task, heads: s.heads, dModel: s.dModel, learningRate: s.learningRate, batchSize: s.batchSize, seed: s.seed, compare: s.compare };
+  const c = {
+    task: s.task, heads: s.heads, dModel: s.dModel, learningRate: s.learningRate, batchSize: s.batchSize, seed: s.seed, compare: s.compare,
+  };
   const task = tasks.find((t) => t.name === c.task);
   if (!task) {
     return { c, error: `There is no task “${c.task}”. The tasks are: ${tasks.map((t) => t.name).join(', ')}.`,
@@ -49,7 +51,9 @@ export function trainerSettings(s, tasks, divides, extra = { optimizer: 'adam', 
   }
   return {
     c, task, compareHeads,
-    config: { task: c.task, numHeads: c.heads, dModel: c.dModel, seed: c.seed, learningRate: c.learningRate, batchSize: c.batchSize, ...extra },
+    config: {
+      task: c.task, numHeads: c.heads, dModel: c.dModel, seed: c.seed, learningRate: c.learningRate, batchSize: c.batchSize, ...extra,
+    },
   };
 }
 
@@ -187,7 +191,10 @@ export class TrainerController extends TrainingController {
     }
     const c = info.runs[0].config;
     this.extra = { optimizer: c.optimizer, causal: c.causal };
-    const settings = { task: c.task, heads: c.numHeads, dModel: c.dModel, learningRate: +c.learningRate.toPrecision(6), batchSize: c.batchSize, seed: c.seed, compare: false };
+    const settings = {
+      task: c.task, heads: c.numHeads, dModel: c.dModel, learningRate: +c.learningRate.toPrecision(6), batchSize: c.batchSize, seed: c.seed,
+      compare: false,
+    };
     this.key = this.keyOf(settings);
     if (job === this._job && this.state !== 'dead') {
       this.replaceRuns(info, info.snapshot.runs[0].step);

@@ -178,7 +178,10 @@ export class TrainingController {
     return d;
   }
 
-  /** Whether a new model (for the checked settings d) trains once there: when the settings changed while training (or while held until they can). */
+  /**
+   * Whether a new model (for the checked settings d) trains once there: when the settings changed
+   * while training (or while held until they can).
+   */
   trainsNewModel() {
     return ['running', 'holding', 'restarting', 'held'].includes(this.state);
   }

@@ -177,8 +177,8 @@ export function createHeatmap(o) {
   figureBox._widthObserver = onWidthChange(figureBox, () => lastWidth, () => draw(), 24, () => figureBox.clientWidth);
   function draw() {
     lastWidth = figureBox.clientWidth;
-    const fig = heatmapFigure({ rowLabels, colLabels, values, min, max, digits, rowAxis, colAxis, markRow: o.markRow ?? -1, maxGrid: o.maxGrid ?? 420, fitWidth: lastWidth,
-      legend: o.legend ?? t('heatmap.legend'), lang: t.lang });
+    const fig = heatmapFigure({ rowLabels, colLabels, values, min, max, digits, rowAxis, colAxis, markRow: o.markRow ?? -1,
+      maxGrid: o.maxGrid ?? 420, fitWidth: lastWidth, legend: o.legend ?? t('heatmap.legend'), lang: t.lang });
     const svg = figureToSVG(fig);
     svg.setAttribute('class', 'fig');
     svg.style.maxWidth = `${fig.width}px`;

@@ -19,7 +19,8 @@ const WORKER_FILE = 'headlab-trainer-worker.js';
 export class TrainerClient {
   /**
    * @param {(message: object) => void} onEvent receives { event: 'snapshot' | 'paused', ... }
-   * @param {{ workerFile?: string, workerName?: string, activity?: string, openSession?: (lab: object, emit: Function, options: object) => Promise<object> }} [options]
+   * @param {{ workerFile?: string, workerName?: string, activity?: string,
+   *   openSession?: (lab: object, emit: Function, options: object) => Promise<object> }} [options]
    *   the Worker script (next to the bundle), what note() says runs ('Training'), and how the main-thread fallback opens the same session
    */
   constructor(onEvent, { workerFile = WORKER_FILE, workerName = 'headlab-trainer', activity = 'Training', openSession = (lab, emit, o) => TrainerSession.open(lab, emit, o) } = {}) {

@@ -39,7 +39,10 @@ export async function openWorker(file, name) {
   return { refusal: { code, params, reason } };
 }
 
-/** A client's mode ('worker' | 'main' | null) as the elements' read-only `runsIn` says it: 'worker', 'main-thread' or null (not known yet). */
+/**
+ * A client's mode ('worker' | 'main' | null) as the elements' read-only `runsIn` says it:
+ * 'worker', 'main-thread' or null (not known yet).
+ */
 export function runsIn(mode) {
   return mode === 'worker' ? 'worker' : mode === 'main' ? 'main-thread' : null;
 }
