@@ -485,7 +485,8 @@ export function engineSuite(open) {
     notIsolated = await serve({ port: 0, root: DIST, csp: true, isolate: false, inject: CAPTURE, onResponse });
     // Isolated without the CSP, whose default-src 'self' would refuse the hub stand-in's origin.
     isolatedOpen = await serve({ port: 0, root: DIST, isolate: true, inject: CAPTURE, onResponse });
-    Object.assign(site, { csp: csp.url, plain: plain.url, isolated: isolated.url, notIsolated: notIsolated.url, isolatedOpen: isolatedOpen.url });
+    Object.assign(site,
+      { csp: csp.url, plain: plain.url, isolated: isolated.url, notIsolated: notIsolated.url, isolatedOpen: isolatedOpen.url });
     engine = await open();
     console.log(`# ${engine.name}: ${engine.version}`);
   });

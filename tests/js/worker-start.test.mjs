@@ -4,7 +4,8 @@
 // flow against a fake Worker (the bootstrap's message hidden from the owner, a refusal by the
 // page's policy detected by an error or a throwing constructor, asked once and remembered, a
 // Worker that never starts timed out). Every reason comes with its code; the codes are checked
-// against independent lists (the .d.ts's WorkerReasonCode), the messages only loosely. The real thing runs in tests/browser/cross-origin-workers.test.mjs.
+// against independent lists (the .d.ts's WorkerReasonCode), the messages only loosely. The real
+// thing runs in tests/browser/cross-origin-workers.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

@@ -82,7 +82,8 @@ export const CSP_REASON = workerReason('csp', { directive: 'worker-src' }).reaso
  *   { how: 'blob' }           another origin: a same-origin blob: bootstrap that imports the script
  *   { how: 'none', code, params, reason }   no Worker can start: why, as workerReason gives it
  * @param {string | URL} scriptUrl absolute URL of the Worker script
- * @param {{ pageOrigin?: string | null, hasWorker?: boolean, hasBlobUrls?: boolean, blobRefused?: { code: string, params: object, reason: string } | null }} env
+ * @param {{ pageOrigin?: string | null, hasWorker?: boolean, hasBlobUrls?: boolean,
+ *   blobRefused?: { code: string, params: object, reason: string } | null }} env
  *   pageOrigin: location.origin ('null' for file: and opaque origins); hasWorker: typeof Worker;
  *   hasBlobUrls: URL.createObjectURL and Blob exist; blobRefused: why blob: Workers were refused here before (null if not)
  */
@@ -271,7 +272,8 @@ export function probeBlobWorkers() {
  * `reason` in English, `params` what fills its message.
  * @param {string | URL} scriptUrl absolute URL
  * @param {{ type?: 'module' | 'classic', name?: string, timeoutMs?: number }} [options]
- * @returns {Promise<{ worker: Worker, how: 'direct' | 'blob' } | { worker?: undefined, how: 'none', code: string, params: Record<string, string>, reason: string }>}
+ * @returns {Promise<{ worker: Worker, how: 'direct' | 'blob' }
+ *   | { worker?: undefined, how: 'none', code: string, params: Record<string, string>, reason: string }>}
  */
 export async function startWorker(scriptUrl, { type = 'module', name, timeoutMs = START_TIMEOUT_MS } = {}) {
   let plan = workerPlanHere(scriptUrl);
