@@ -7,6 +7,7 @@
 // this file out of it; tests/js/pretrained-threads.test.mjs runs the threaded module).
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -114,19 +115,53 @@ TEST_CASE("pretrained threads: 2 and 3 workers give one worker's answers exactly
       }
 }
 
-TEST_CASE("pretrained threads: the pool runs every worker once per step, the caller as worker 0") {
+TEST_CASE("pretrained threads: the pool runs every chunk once, a worker on one thread, the caller as worker 0") {
   for (std::size_t threads : {1, 2, 4}) {
+    CAPTURE(threads);
     auto pool = make_pretrained_pool(threads);
     REQUIRE(pool->workers() == threads);
-    for (int step = 0; step < 50; ++step) {
-      std::vector<int> hits(threads, 0);
-      std::thread::id first;
-      pool->run([&](std::size_t w) {
-        hits[w] += 1;
-        if (w == 0) first = std::this_thread::get_id();
+    std::vector<std::thread::id> thread_of(threads);  // worker w's thread, as first seen
+    std::vector<std::atomic<int>> busy(threads);
+    int overlaps = 0, wrong_worker = 0;
+    for (std::size_t chunks : {0, 1, 2, 3, 7, 100})
+      for (int step = 0; step < 50; ++step) {
+        CAPTURE(chunks);
+        std::vector<int> hits(chunks, 0);
+        std::vector<std::thread::id> seen(threads);
+        pool->run(chunks, [&](std::size_t c, std::size_t w) {
+          if (w >= threads) return;
+          if (busy[w].fetch_add(1) != 0) ++overlaps;  // racy count, but only when the pool is wrong
+          hits[c] += 1;
+          seen[w] = std::this_thread::get_id();
+          busy[w].fetch_sub(1);
+        });
+        CHECK(hits == std::vector<int>(chunks, 1));
+        for (std::size_t w = 0; w < threads; ++w) {
+          if (seen[w] == std::thread::id()) continue;
+          if (thread_of[w] == std::thread::id()) thread_of[w] = seen[w];
+          if (seen[w] != thread_of[w]) ++wrong_worker;
+          if ((w == 0) != (seen[w] == std::this_thread::get_id())) ++wrong_worker;
+        }
+      }
+    CHECK(overlaps == 0);
+    CHECK(wrong_worker == 0);
+  }
+}
+
+TEST_CASE("pretrained threads: every worker takes part (each chunk waits for all to start)") {
+  // A worker runs one chunk at a time, so `threads` chunks that each wait for all of them
+  // to start finish only if every worker took one (no wake-up lost, no worker missing).
+  for (std::size_t threads : {2, 3, 4}) {
+    auto pool = make_pretrained_pool(threads);
+    for (int step = 0; step < 20; ++step) {
+      std::atomic<std::size_t> started{0};
+      std::vector<int> by_worker(threads, 0);
+      pool->run(threads, [&](std::size_t, std::size_t w) {
+        started.fetch_add(1);
+        while (started.load() < threads) std::this_thread::yield();
+        by_worker[w] += 1;
       });
-      CHECK(hits == std::vector<int>(threads, 1));
-      CHECK((first == std::this_thread::get_id()));
+      CHECK(by_worker == std::vector<int>(threads, 1));
     }
   }
 }

@@ -28,7 +28,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -144,7 +143,7 @@ class PretrainedModel {
   void reserve(std::size_t t, bool attention, bool all_logits, bool lens);
   // task(chunk, worker) for every chunk in [0, chunks), spread over the workers (the pool's,
   // or worker 0 alone); each worker uses its own workspace part.
-  void parallel(std::size_t chunks, const std::function<void(std::size_t, std::size_t)>& task);
+  void parallel(std::size_t chunks, const PretrainedPool::Task& task);
   // gelu: GELU applied to c after the bias (each worker on its columns).
   void linear(Path path, const float* a, std::size_t rows, const Tensor& w, std::size_t in, std::size_t out,
               const float* bias, float* c, std::size_t ldc, bool gelu = false);

@@ -1,6 +1,7 @@
 // Sharing a pass's work between threads on a busy machine: items taken one at
 // a time from a counter, and waiting that spins briefly, then sleeps.
-// Threaded builds only (ParallelMha, ParallelLmRunner).
+// Threaded builds only: every multi-threaded pass in HeadLab shares its work this
+// way (ParallelMha, ParallelLmRunner, the pretrained models' PretrainedPool).
 //
 // A thread waiting for a condition another thread makes true (a new pass, the
 // other thread's last item) first re-checks it kSpinWaitTries times (one atomic

@@ -1,7 +1,6 @@
 #include "headlab/pretrained.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -414,17 +413,14 @@ void PretrainedModel::set_pool(std::unique_ptr<PretrainedPool> pool) {
   std::vector<float>().swap(aws_);
 }
 
-void PretrainedModel::parallel(std::size_t chunks, const std::function<void(std::size_t, std::size_t)>& task) {
-  if (!pool_ || chunks < 2) {
+void PretrainedModel::parallel(std::size_t chunks, const PretrainedPool::Task& task) {
+  if (!pool_) {
     for (std::size_t i = 0; i < chunks; ++i) task(i, 0);
     return;
   }
   // Chunks are claimed as workers get to them, so a thread the system holds back (a busy
   // machine, a browser's main thread) delays a step by one chunk, not by a fixed share.
-  std::atomic<std::size_t> next{0};
-  pool_->run([&](std::size_t worker) {
-    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) task(i, worker);
-  });
+  pool_->run(chunks, task);
 }
 
 // g split by columns into chunks of whole kWidePanel-column panels (about 4 per worker; one

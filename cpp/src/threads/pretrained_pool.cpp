@@ -1,13 +1,13 @@
 // Kept out of cpp/src/pretrained/ (headlab_pretrained): only threaded targets, built with
 // threads (-pthread), compile this file. See headlab/pretrained_pool.hpp.
-#include <condition_variable>
+#include <algorithm>
 #include <cstdint>
-#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "headlab/pretrained_pool.hpp"
+#include "headlab/work_share.hpp"
 
 namespace headlab {
 
@@ -29,66 +29,65 @@ class ThreadPool final : public PretrainedPool {
 
   std::size_t workers() const override { return workers_; }
 
-  void run(const std::function<void(std::size_t)>& task) override {
-    if (workers_ == 1) {
-      task(0);
+  void run(std::size_t chunks, const Task& task) override {
+    if (workers_ == 1 || chunks < 2) {
+      for (std::size_t c = 0; c < chunks; ++c) task(c, 0);
       return;
     }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
+    // A step of more chunks than the counter holds runs as several passes.
+    for (std::size_t first = 0; first < chunks; first += threads::WorkCounter::kMaxItems) {
       task_ = &task;
-      pending_ = workers_ - 1;
-      ++generation_;
+      first_ = first;
+      count_ = std::min(chunks - first, threads::WorkCounter::kMaxItems);
+      done_.value.store(0, std::memory_order_relaxed);
+      const std::uint32_t generation = work_.begin(count_);
+      threads::wake_sleepers(idle_);
+      run_chunks(generation, 0);
+      threads::spin_then_wait(caller_, [&] { return done_.value.load() == count_; });
     }
-    go_.notify_all();
-    call(task, 0);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
     task_ = nullptr;
   }
 
  private:
   void stop() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    go_.notify_all();
+    stop_.value.store(1);
+    threads::wake_sleepers(idle_);
     for (std::thread& t : threads_) t.join();
     threads_.clear();
   }
 
   void loop(std::size_t w) {
-    std::uint64_t seen = 0;
+    std::uint32_t seen = 0;
     for (;;) {
-      const std::function<void(std::size_t)>* task;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        go_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        task = task_;
-      }
-      call(*task, w);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--pending_ == 0) done_.notify_one();
+      threads::spin_then_wait(idle_, [&] { return stop_.value.load() != 0 || work_.generation() != seen; });
+      if (stop_.value.load() != 0) return;
+      seen = work_.generation();
+      run_chunks(seen, w);
     }
   }
 
   // noinline: in WebAssembly a kernel inlined into a thread's endless loop was
   // measured staying in V8's unoptimised tier (mha_parallel.cpp).
-  __attribute__((noinline)) static void call(const std::function<void(std::size_t)>& task, std::size_t w) {
-    task(w);
+  __attribute__((noinline)) void run_chunks(std::uint32_t generation, std::size_t w) {
+    std::size_t c;
+    while (work_.claim(generation, c)) {
+      // Read while this chunk is unfinished: the pass cannot end, so run() cannot be rewriting them.
+      const Task& task = *task_;
+      const std::size_t first = first_, count = count_;
+      task(first + c, w);
+      if (done_.value.fetch_add(1) + 1 == count) threads::wake_sleepers(caller_);
+    }
   }
 
   const std::size_t workers_;
   std::vector<std::thread> threads_;
-  std::mutex mutex_;
-  std::condition_variable go_, done_;
-  const std::function<void(std::size_t)>* task_ = nullptr;
-  std::uint64_t generation_ = 0;
-  std::size_t pending_ = 0;
-  bool stop_ = false;
+  const Task* task_ = nullptr;
+  std::size_t first_ = 0, count_ = 0;
+  threads::WorkCounter work_;
+  threads::Line<std::size_t> done_;
+  threads::Line<std::uint32_t> stop_;
+  threads::Sleepers idle_;    // workers waiting for a step
+  threads::Sleepers caller_;  // the calling thread waiting for the last chunk
 };
 
 }  // namespace
