@@ -3,8 +3,8 @@
 // until the worked example is interactive and until the language model's controls appear
 // (the element's data-drawn: its controls live and shown), measured in the page from navigation
 // start. Pages: one element with the module build (headlab-components.js, which loads that
-// element's code on first use), and the site's demo pages for comparison (the classic build, one
-// script with every element and the wasm inside). dist/ is served as scripts/serve.mjs serves it
+// element's code on first use), and the site's demo pages (the same module build, which
+// site/page.js loads over http(s), with the site's stylesheet and prose around it). dist/ is served as scripts/serve.mjs serves it
 // (brotli or gzip, precompressed). Goals (issue 23): worked example ≤ 2 s, language model ≤ 4 s.
 //   node bench/first-picture.mjs [--runs 3]      (after `node scripts/bundle.mjs`)
 // Writes bench/results/first-picture.md and prints the table.

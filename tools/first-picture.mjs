@@ -38,8 +38,8 @@ export const onePage = (tag) => `<!doctype html><html lang="en"><head><meta char
 export const SCENARIOS = [
   { name: 'worked example, module build (headlab-components.js)', tag: 'headlab-worked-example', url: 'first-picture/worked-example.html', page: onePage('headlab-worked-example'), goal: 2000 },
   { name: 'language model, module build (headlab-components.js)', tag: 'headlab-language-model', url: 'first-picture/language-model.html', page: onePage('headlab-language-model'), goal: 4000 },
-  { name: 'worked example, the site\'s demo page (classic build)', tag: 'headlab-worked-example', url: 'demos/worked-example/index.html', goal: 2000 },
-  { name: 'language model, the site\'s demo page (classic build)', tag: 'headlab-language-model', url: 'demos/language-model/index.html', goal: 4000 },
+  { name: 'worked example, the site\'s demo page (module build via site/page.js)', tag: 'headlab-worked-example', url: 'demos/worked-example/index.html', goal: 2000 },
+  { name: 'language model, the site\'s demo page (module build via site/page.js)', tag: 'headlab-language-model', url: 'demos/language-model/index.html', goal: 4000 },
 ];
 
 /** The pages of SCENARIOS that are not in dist/, for pageServer. */
