@@ -17,6 +17,7 @@
 import { BASE_URL } from './shared/lab/assets.js';
 import { reserveRoom, releaseRoom } from './shared/elements/reserve.js';
 import { wasmNextToBundle } from 'headlab:layout';
+import preloads from 'headlab:preload';
 
 const LOADERS = {
   'headlab-worked-example': () => import('./entries/worked-example.js'),
@@ -37,6 +38,24 @@ export const tags = Object.keys(LOADERS);
 const loads = new Map();  // tag → Promise of the element's module
 
 let warmed = false;
+const preloaded = new Set();
+
+/**
+ * Asks for the chunks that `key`'s code (an element's, by its tag, or the API's: 'lab') imports,
+ * beside its entry: otherwise the browser finds them one wave of imports at a time, a round trip
+ * each. The build's table (headlab:preload) lists them; the npm package has none.
+ */
+function preload(key) {
+  if (!preloads?.[key] || typeof document === 'undefined') return;
+  for (const file of preloads[key]) {
+    if (preloaded.has(file)) continue;
+    preloaded.add(file);
+    const link = document.createElement('link');
+    link.rel = 'modulepreload';
+    link.href = new URL(file, BASE_URL).href;
+    (document.head ?? document.documentElement).append(link);
+  }
+}
 
 /**
  * What every computing element waits for besides its own code, started at once instead of after
@@ -53,7 +72,9 @@ function warmUp(tag) {
   }
   if (warmed) return;
   warmed = true;
-  import('./shared/lab/lab-entry.js').then((m) => m.getLab()).catch(() => {});
+  const lab = import('./shared/lab/lab-entry.js');
+  preload('lab');
+  lab.then((m) => m.getLab()).catch(() => {});
   if (!wasmNextToBundle || !document.fonts?.load) return;
   const faces = [['KaTeX_Main', 'KaTeX_Main-Regular', 'normal'], ['KaTeX_Math', 'KaTeX_Math-Italic', 'italic']];
   const style = document.createElement('style');
@@ -68,11 +89,14 @@ function warmUp(tag) {
 export function loadElement(tag) {
   const load = LOADERS[tag];
   if (!load) return Promise.reject(new Error(`loadElement: "${tag}" is not a HeadLab element; expected one of ${tags.join(', ')}`));
-  if (tag !== 'headlab-theme-toggle' && !loads.has(tag)) warmUp(tag);
   if (!loads.has(tag)) {
+    // The element's entry is asked for first, then the API (which then asks for the .wasm), then
+    // the rest of the element's code: a browser opens few connections at a time to one server.
     const pending = load();
     pending.catch((e) => { loads.delete(tag); explainFailure(tag, e); });
     loads.set(tag, pending);
+    if (tag !== 'headlab-theme-toggle') warmUp(tag);
+    preload(tag);
   }
   return loads.get(tag);
 }
