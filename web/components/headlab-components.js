@@ -38,6 +38,9 @@ export const tags = Object.keys(LOADERS);
 const loads = new Map();  // tag → Promise of the element's module
 
 let warmed = false;
+let fontsWarmed = false;
+// The elements that typeset formulas (static formulas, render/typeset.js): they wait for two KaTeX fonts.
+const FORMULA_TAGS = new Set(['headlab-worked-example', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h']);
 const preloaded = new Set();
 
 /**
@@ -61,7 +64,7 @@ function preload(key) {
  * What every computing element waits for besides its own code, started at once instead of after
  * it: the API and its WebAssembly module (the page's one instance, which the element's getLab()
  * then returns: one fetch), the training module for the elements that train, and in the site's
- * build the two KaTeX fonts the elements wait for.
+ * build the two KaTeX fonts the elements with formulas wait for.
  * A failure here is the element's to report.
  */
 function warmUp(tag) {
@@ -70,15 +73,17 @@ function warmUp(tag) {
     import('./shared/lab/lab-entry.js').then((m) => m.getLab())
       .then((lab) => (tag === 'headlab-trainer' ? lab.tasks() : lab.languageTasks())).catch(() => {});
   }
-  if (warmed) return;
-  warmed = true;
-  const lab = import('./shared/lab/lab-entry.js');
-  preload('lab');
-  lab.then((m) => m.getLab()).catch(() => {});
-  if (!wasmNextToBundle || !document.fonts?.load) return;
+  if (!warmed) {
+    warmed = true;
+    const lab = import('./shared/lab/lab-entry.js');
+    preload('lab');
+    lab.then((m) => m.getLab()).catch(() => {});
+  }
+  if (fontsWarmed || !FORMULA_TAGS.has(tag) || !wasmNextToBundle || !document.fonts?.load) return;
+  fontsWarmed = true;
   const faces = [['KaTeX_Main', 'KaTeX_Main-Regular', 'normal'], ['KaTeX_Math', 'KaTeX_Math-Italic', 'italic']];
   const style = document.createElement('style');
-  style.dataset.headlabFontsEarly = faces.map(([, file]) => file).join(' ');  // typeset.js does not declare these again
+  style.dataset.headlabFontsEarly = faces.map(([, file]) => file).join(' ');  // fonts.js does not declare these again
   style.textContent = faces.map(([family, file, fontStyle]) =>
     `@font-face{font-display:block;font-family:${family};src:url(${BASE_URL}katex/fonts/${file}.woff2) format("woff2");font-weight:400;font-style:${fontStyle}}`).join('\n');
   (document.head ?? document.documentElement).append(style);
