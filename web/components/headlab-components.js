@@ -63,15 +63,15 @@ function preload(key) {
 /**
  * What every computing element waits for besides its own code, started at once instead of after
  * it: the API and its WebAssembly module (the page's one instance, which the element's getLab()
- * then returns: one fetch), the training module for the elements that train, and in the site's
+ * then returns: one fetch), the trainer's training module, and in the site's
  * build the two KaTeX fonts the elements with formulas wait for.
  * A failure here is the element's to report.
  */
 function warmUp(tag) {
-  // The training elements also need the training module (headlab_train.wasm) before they draw.
-  if (tag === 'headlab-language-model' || tag === 'headlab-trainer') {
-    import('./shared/lab/lab-entry.js').then((m) => m.getLab())
-      .then((lab) => (tag === 'headlab-trainer' ? lab.tasks() : lab.languageTasks())).catch(() => {});
+  // The trainer also needs the training module (headlab_train.wasm) on the page before it draws
+  // (the language model asks its Worker, which it starts at once, for what it needs of it).
+  if (tag === 'headlab-trainer') {
+    import('./shared/lab/lab-entry.js').then((m) => m.getLab()).then((lab) => lab.tasks()).catch(() => {});
   }
   if (!warmed) {
     warmed = true;
