@@ -100,12 +100,10 @@ function virtualModules({ embedWasm }) {
           // components differ: scripts/package-components.mjs).
           return { contents: 'export const wasmNextToBundle = true;\nexport const modelUrls = null;', loader: 'js' };
         }
-        if (args.path === 'headlab:katex-css') {
-          return {
-            contents: `export const css = ${JSON.stringify(katexRules)};\nexport const fontFaces = ${JSON.stringify(fontFaces.join('\n'))};`,
-            loader: 'js',
-          };
-        }
+        // Two modules, as esbuild places whole modules in chunks: the rules (typeset.js, elements with
+        // formulas) and the @font-face rules (fonts.js, which every element's base imports).
+        if (args.path === 'headlab:katex-css') return { contents: `export const css = ${JSON.stringify(katexRules)};`, loader: 'js' };
+        if (args.path === 'headlab:katex-fonts') return { contents: `export const fontFaces = ${JSON.stringify(fontFaces.join('\n'))};`, loader: 'js' };
         return null;
       });
     },

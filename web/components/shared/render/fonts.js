@@ -3,7 +3,7 @@
 // at the woff2 files shipped in dist/katex/fonts/. Apart from KaTeX itself, so that elements
 // without formulas load neither.
 
-import { fontFaces } from 'headlab:katex-css';
+import { fontFaces } from 'headlab:katex-fonts';
 import { BASE_URL } from '../lab/assets.js';
 
 let fontsInstalled = false;
