@@ -110,43 +110,6 @@ function virtualModules({ embedWasm }) {
   };
 }
 
-/**
- * The chunks each element's entry (and headlab-lab.js) imports statically, transitively, from the
- * split build's metafile: { 'headlab-worked-example': ['headlab-chunk-….js', …], lab: [...] }. The
- * registrar requests them beside the entry, where the browser would find them one wave of imports
- * at a time (a round trip each). lab also gets the glue of the SIMD forward-pass module, which the
- * API imports as soon as it runs.
- */
-function modulePreloads(metafile, outdir, entryNames) {
-  const rel = (file) => path.relative(outdir, path.resolve(repo, file)).split(path.sep).join('/');
-  const outputs = Object.fromEntries(Object.entries(metafile.outputs).map(([file, o]) => [rel(file), o]));
-  const closure = (file, seen = new Set()) => {
-    for (const i of outputs[file]?.imports ?? []) {
-      const name = rel(i.path);
-      if (i.kind !== 'import-statement' || seen.has(name)) continue;
-      seen.add(name);
-      closure(name, seen);
-    }
-    return seen;
-  };
-  const coreGlue = Object.keys(outputs).find((f) => f.startsWith('headlab-chunk-') &&
-    Object.keys(outputs[f].inputs).some((i) => i.endsWith('web/lib/gen/headlab_core.mjs')));
-  const map = Object.fromEntries(entryNames.map((name) => [name, [...closure(`${name}.js`)]]));
-  map.lab = [...closure('headlab-lab.js'), ...(coreGlue ? [coreGlue, ...closure(coreGlue)] : [])];
-  return map;
-}
-
-/** An esbuild plugin: headlab:preload, the registrar's table of modulePreloads. */
-function preloadModule(map) {
-  return {
-    name: 'headlab-preload',
-    setup(b) {
-      b.onResolve({ filter: /^headlab:preload$/ }, (args) => ({ path: args.path, namespace: 'headlab-preload' }));
-      b.onLoad({ filter: /.*/, namespace: 'headlab-preload' }, () => ({ contents: `export default ${JSON.stringify(map)};`, loader: 'js' }));
-    },
-  };
-}
-
 const common = {
   bundle: true,
   platform: 'browser',
@@ -173,8 +136,8 @@ for (const f of await readdir(path.join(web, 'components/shared/worker'))) {
 // One build with code splitting: the glue of each wasm module (core, train, and their scalar
 // fallbacks) becomes a chunk that a page or Worker fetches only when it loads that module.
 // Chunks sit next to the entries, so import.meta.url-relative paths mean the same in both.
-const split = await build({
-  ...common, format: 'esm', splitting: true, outdir: out, entryNames: '[name]', chunkNames: 'headlab-chunk-[hash]', metafile: true,
+await build({
+  ...common, format: 'esm', splitting: true, outdir: out, entryNames: '[name]', chunkNames: 'headlab-chunk-[hash]',
   entryPoints: [
     ...elementEntries,
     { in: path.join(web, 'components/shared/lab/lab-entry.js'), out: 'headlab-lab' },
@@ -184,12 +147,10 @@ const split = await build({
   ],
   plugins: [virtualModules({ embedWasm: false })],
 });
-// The registrar alone (tools/registrar.mjs): no chunk between it and an element's code; it asks
-// for each element's chunks together with its entry (modulePreloads).
+// The registrar alone (tools/registrar.mjs): no chunk between it and an element's code.
 await build({
   ...common, entryPoints: [entry], format: 'esm', outfile: path.join(out, 'headlab-components.js'),
-  plugins: [preloadModule(modulePreloads(split.metafile, out, elementEntries.map((e) => e.out))),
-    virtualModules({ embedWasm: false }), registrarExternals((name) => `headlab-${name}.js`)],
+  plugins: [virtualModules({ embedWasm: false }), registrarExternals((name) => `headlab-${name}.js`)],
 });
 await build({
   ...common, entryPoints: [path.join(web, 'components/headlab-components-all.js')], format: 'iife', globalName: 'HeadLab',

@@ -51,8 +51,6 @@ async function virtualModules() {
     'headlab:embedded-wasm': 'export default null;',
     'headlab:embedded-models': 'export default null;',
     'headlab:layout': `export const wasmNextToBundle = false;\nexport const modelUrls = ${modelUrls};`,
-    // The registrar's table of chunks to request beside each entry: none, the app's bundler decides.
-    'headlab:preload': 'export default null;',
     'headlab:katex-css': `export const css = ${JSON.stringify(katexRules)};`,
     'headlab:katex-fonts': `export const fontFaces = ${fontFacesJs};`,
   };

@@ -17,7 +17,6 @@
 import { BASE_URL } from './shared/lab/assets.js';
 import { reserveRoom, releaseRoom } from './shared/elements/reserve.js';
 import { wasmNextToBundle } from 'headlab:layout';
-import preloads from 'headlab:preload';
 
 const LOADERS = {
   'headlab-worked-example': () => import('./entries/worked-example.js'),
@@ -41,25 +40,6 @@ let warmed = false;
 let fontsWarmed = false;
 // The elements that typeset formulas (static formulas, render/typeset.js): they wait for two KaTeX fonts.
 const FORMULA_TAGS = new Set(['headlab-worked-example', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h']);
-const preloaded = new Set();
-
-/**
- * Asks for the chunks that `key`'s code (an element's, by its tag, or the API's: 'lab') imports,
- * beside its entry: otherwise the browser finds them one wave of imports at a time, a round trip
- * each. The build's table (headlab:preload) lists them; the npm package has none.
- */
-function preload(key) {
-  if (!preloads?.[key] || typeof document === 'undefined') return;
-  for (const file of preloads[key]) {
-    if (preloaded.has(file)) continue;
-    preloaded.add(file);
-    const link = document.createElement('link');
-    link.rel = 'modulepreload';
-    link.href = new URL(file, BASE_URL).href;
-    (document.head ?? document.documentElement).append(link);
-  }
-}
-
 /**
  * What every computing element waits for besides its own code, started at once instead of after
  * it: the API and its WebAssembly module (the page's one instance, which the element's getLab()
@@ -75,9 +55,7 @@ function warmUp(tag) {
   }
   if (!warmed) {
     warmed = true;
-    const lab = import('./shared/lab/lab-entry.js');
-    preload('lab');
-    lab.then((m) => m.getLab()).catch(() => {});
+    import('./shared/lab/lab-entry.js').then((m) => m.getLab()).catch(() => {});
   }
   if (fontsWarmed || !FORMULA_TAGS.has(tag) || !wasmNextToBundle || !document.fonts?.load) return;
   fontsWarmed = true;
@@ -95,13 +73,11 @@ export function loadElement(tag) {
   const load = LOADERS[tag];
   if (!load) return Promise.reject(new Error(`loadElement: "${tag}" is not a HeadLab element; expected one of ${tags.join(', ')}`));
   if (!loads.has(tag)) {
-    // The element's entry is asked for first, then the API (which then asks for the .wasm), then
-    // the rest of the element's code: a browser opens few connections at a time to one server.
+    // The element's entry is asked for first, then the API (which then asks for the .wasm).
     const pending = load();
     pending.catch((e) => { loads.delete(tag); explainFailure(tag, e); });
     loads.set(tag, pending);
     if (tag !== 'headlab-theme-toggle') warmUp(tag);
-    preload(tag);
   }
   return loads.get(tag);
 }
