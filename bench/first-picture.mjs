@@ -3,12 +3,13 @@
 // until the worked example is interactive and until the language model's controls appear
 // (the element's data-drawn: its controls live and shown), measured in the page from navigation
 // start. Pages: one element with the module build (headlab-components.js, which loads that
-// element's code on first use), and the site's demo pages for comparison (the classic build, one
-// script with every element and the wasm inside). dist/ is served as scripts/serve.mjs serves it
+// element's code on first use), and the site's demo pages (the same module build, which
+// site/page.js loads over http(s), with the site's stylesheet and prose around it). dist/ is served as scripts/serve.mjs serves it
 // (brotli or gzip, precompressed). Goals (issue 23): worked example ≤ 2 s, language model ≤ 4 s.
 //   node bench/first-picture.mjs [--runs 3]      (after `node scripts/bundle.mjs`)
 // Writes bench/results/first-picture.md and prints the table.
 import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../tools/serve.mjs';
@@ -25,6 +26,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const site = await pageServer(dist.url, PAGES);
   const browser = await launch();
   const rows = [];
+  const loadBefore = os.loadavg()[0];
   try {
     for (const scenario of SCENARIOS) {
       const runs = [];
@@ -53,8 +55,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     `\`node bench/first-picture.mjs --runs ${RUNS}\`, ${new Date().toISOString().slice(0, 10)}: Chromium, network emulation 1.6 Mbit/s down, ` +
     `750 kbit/s up, 150 ms round trip, a new browser context (empty cache) per load; dist/ served by tools/serve.mjs (brotli; no-cache, so repeated requests are revalidated). Times from navigation start, ` +
     'measured in the page: "first skeleton" is when the element first takes its room (a sized "Loading …" box), ' +
-    '"interactive" when it has drawn its first result with its controls live (data-drawn). The machine is a busy 2-core one ' +
-    '(other jobs running): CPU time adds to the network time.\n\n' + `${table}\n`;
+    '"interactive" when it has drawn its first result with its controls live (data-drawn); "transferred" counts the page\'s ' +
+    'and its Workers\' responses. The machine is a busy 2-core one ' +
+    '(other jobs running): CPU time adds to the network time; its 1-minute load average was ' +
+    `${loadBefore.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (${os.cpus().length} cores). ` +
+    'Compare builds by ratios from runs made one after the other.\n\n' + `${table}\n`;
   await writeFile(path.join(repo, 'bench/results/first-picture.md'), md);
   console.log(md);
 }

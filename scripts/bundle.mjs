@@ -11,7 +11,8 @@
 //                                       only when needed (the trainer's, the scalar fallback's)
 //   dist/headlab-components.classic.js  everything as one classic script with the SIMD wasm modules
 //                                       inside (base64): works from file://, where module scripts and
-//                                       fetch are blocked; the scalar fallback is fetched next to it
+//                                       fetch are blocked; the scalar fallback is fetched next to it.
+//                                       The demo pages load it from file:// only (site/page.js)
 //   dist/headlab_{core,train,pretrained}{,_scalar}.wasm  found next to the bundle
 //   dist/headlab_{core,train}_threads.{mjs,wasm,worker.js}  the threads builds (isolated pages):
 //                                       createParallelLayer's and the language models'
@@ -99,12 +100,10 @@ function virtualModules({ embedWasm }) {
           // components differ: scripts/package-components.mjs).
           return { contents: 'export const wasmNextToBundle = true;\nexport const modelUrls = null;', loader: 'js' };
         }
-        if (args.path === 'headlab:katex-css') {
-          return {
-            contents: `export const css = ${JSON.stringify(katexRules)};\nexport const fontFaces = ${JSON.stringify(fontFaces.join('\n'))};`,
-            loader: 'js',
-          };
-        }
+        // Two modules, as esbuild places whole modules in chunks: the rules (typeset.js, elements with
+        // formulas) and the @font-face rules (fonts.js, which every element's base imports).
+        if (args.path === 'headlab:katex-css') return { contents: `export const css = ${JSON.stringify(katexRules)};`, loader: 'js' };
+        if (args.path === 'headlab:katex-fonts') return { contents: `export const fontFaces = ${JSON.stringify(fontFaces.join('\n'))};`, loader: 'js' };
         return null;
       });
     },

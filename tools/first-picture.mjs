@@ -41,8 +41,8 @@ export const onePage = (tag) => `<!doctype html><html lang="en"><head><meta char
 export const SCENARIOS = [
   { name: 'worked example, module build (headlab-components.js)', tag: 'headlab-worked-example', url: 'first-picture/worked-example.html', page: onePage('headlab-worked-example'), goal: 2000 },
   { name: 'language model, module build (headlab-components.js)', tag: 'headlab-language-model', url: 'first-picture/language-model.html', page: onePage('headlab-language-model'), goal: 4000 },
-  { name: 'worked example, the site\'s demo page (classic build)', tag: 'headlab-worked-example', url: 'demos/worked-example/index.html', goal: 2000 },
-  { name: 'language model, the site\'s demo page (classic build)', tag: 'headlab-language-model', url: 'demos/language-model/index.html', goal: 4000 },
+  { name: 'worked example, the site\'s demo page (module build via site/page.js)', tag: 'headlab-worked-example', url: 'demos/worked-example/index.html', goal: 2000 },
+  { name: 'language model, the site\'s demo page (module build via site/page.js)', tag: 'headlab-language-model', url: 'demos/language-model/index.html', goal: 4000 },
 ];
 
 /** The pages of SCENARIOS that are not in dist/, for pageServer. */
@@ -50,7 +50,8 @@ export const PAGES = Object.fromEntries(SCENARIOS.filter((sc) => sc.page).map((s
 
 /**
  * One throttled load with an empty cache, from `siteUrl` (a pageServer with PAGES): ms from navigation
- * start to the skeleton and to data-drawn; bytes over the wire and responses.
+ * start to the skeleton and to data-drawn; bytes over the wire and responses, the page's and its
+ * Workers' (Playwright reports both; the page's CDP session sees only the page's own).
  */
 export async function measure(browser, siteUrl, scenario) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -58,8 +59,8 @@ export async function measure(browser, siteUrl, scenario) {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
   await cdp.send('Network.emulateNetworkConditions', THROTTLE);
-  let bytes = 0, requests = 0;
-  cdp.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; requests += 1; });
+  const sizes = [];
+  page.on('requestfinished', (request) => sizes.push(request.sizes().then((s) => s.responseHeadersSize + s.responseBodySize, () => 0)));
   await page.addInitScript((tag) => {
     window.__times = {};
     const look = () => {
@@ -75,6 +76,7 @@ export async function measure(browser, siteUrl, scenario) {
   await page.goto(new URL(scenario.url, siteUrl).href);
   await page.waitForFunction(() => window.__times.drawn !== undefined, null, { timeout: 120_000, polling: 100 });
   const times = await page.evaluate(() => window.__times);
+  const bytes = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
   await context.close();
-  return { ...times, bytes, requests };
+  return { ...times, bytes, requests: sizes.length };
 }

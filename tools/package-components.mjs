@@ -51,7 +51,8 @@ async function virtualModules() {
     'headlab:embedded-wasm': 'export default null;',
     'headlab:embedded-models': 'export default null;',
     'headlab:layout': `export const wasmNextToBundle = false;\nexport const modelUrls = ${modelUrls};`,
-    'headlab:katex-css': `export const css = ${JSON.stringify(katexRules)};\nexport const fontFaces = ${fontFacesJs};`,
+    'headlab:katex-css': `export const css = ${JSON.stringify(katexRules)};`,
+    'headlab:katex-fonts': `export const fontFaces = ${fontFacesJs};`,
   };
   return {
     name: 'headlab-package',

@@ -2,6 +2,8 @@
 // sized "Loading …" skeleton until then, and nothing below an element moves when it fills in.
 //  - A page with only <headlab-worked-example> requests its code and none of another element's
 //    (the chunks only other elements import, from the import graph of dist/).
+//  - A page with only <headlab-language-model> loads no KaTeX (code or fonts) and leaves the training
+//    module to its Worker.
 //  - Every element is a skeleton saying "Loading …" at the first frame after headlab-components.js
 //    runs, as tall as the element will be (reserved-heights.js); the time is printed.
 //  - Layout shift: the paragraph under the element stays where it was while the element loads and
@@ -83,6 +85,22 @@ test('a page with only the worked example loads its code and no other element\'s
   const bytes = (files) => files.reduce((n, f) => n + readFileSync(path.join(DIST, f)).length, 0);
   console.log(`# worked example alone: ${js.length} scripts, ${(bytes(js.filter((f) => !f.includes('/'))) / 1024).toFixed(0)} KiB ` +
     `(every element: ${(bytes([...new Set(ELEMENTS.flatMap((n) => [...staticClosure(`headlab-${n}.js`)]))]) / 1024).toFixed(0)} KiB), minified, before compression`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a page with only the language model: no KaTeX, and the training module only in its Worker, started with the element', { timeout: 120_000 }, async () => {
+  // KaTeX's own code has this message; the language model typesets no formula.
+  const katex = [...staticClosure('headlab-language-model.js')].filter((f) => readFileSync(path.join(DIST, f), 'utf8').includes('KaTeX parse error'));
+  assert.deepEqual(katex, [], 'the language model\'s code carries no KaTeX');
+  assert.ok([...staticClosure('headlab-worked-example.js')].some((f) => readFileSync(path.join(DIST, f), 'utf8').includes('KaTeX parse error')),
+    'the worked example\'s does (the check finds KaTeX where it is)');
+  const { page, problems } = await openPage('language model alone', { name: 'only-language-model.html', body: '<headlab-language-model></headlab-language-model>' });
+  await page.waitForSelector('headlab-language-model[data-drawn]', { timeout: 60_000 });
+  // The page's own resource timing (a Worker's requests are the Worker's).
+  const own = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname.slice(1)));
+  assert.equal(await page.evaluate(() => document.querySelector('headlab-language-model').runsIn), 'worker');
+  assert.deepEqual(own.filter((f) => /katex|headlab_train/.test(f)), [], `no KaTeX font and no training module on the page (it fetched ${own.join(', ')})`);
   assert.deepEqual(problems, []);
   await page.close();
 });

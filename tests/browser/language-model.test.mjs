@@ -419,7 +419,8 @@ test('exports: curves and head scores as CSV, the loss chart and the opened head
   assert.match(d.suggestedFilename(), /^headlab-induction-2-layers-step-20\.hlm$/);
   const bytes = await readFile(await d.path());
   const loaded = await page.evaluate(async (data) => {
-    const lab = await window.HeadLab.createHeadlab();
+    // The page's own instance, from the module build the page loaded (site/page.js).
+    const lab = await (await import('/headlab-components.js')).createHeadlab();
     const m = await lab.loadLanguageModel(new Uint8Array(data));
     const steps = m.steps;
     m.dispose();

@@ -305,3 +305,20 @@ test('a forgotten await: a Headlab method called on the Promise says to await cr
 test('createHeadlab: an unknown option is a TypeError naming it and the closest one', async () => {
   await assert.rejects(createHeadlab({ flavor: 'simd' }), (e) => e instanceof TypeError && /unknown option "flavor"; did you mean flavour\?/.test(e.message));
 });
+
+test('createHeadlab: preload loads the training module beside the forward pass; a bad value is a TypeError naming it', async () => {
+  for (const bad of ['train', ['train', 'gpt2'], [null]]) {
+    await assert.rejects(createHeadlab({ preload: bad }), (e) => e instanceof TypeError && /^createHeadlab: preload must be an array of 'train' and 'pretrained'/.test(e.message),
+      `preload ${JSON.stringify(bad)}`);
+  }
+  // A flavour not loaded yet in this process: its training module is on its way before any training call.
+  const scalar = await createHeadlab({ flavour: 'scalar', preload: ['train'] });
+  assert.ok(scalar._trainPending, 'the training module started loading with the instance');
+  const tasks = await scalar.tasks();
+  assert.deepEqual(tasks.map((t) => t.name), (await lab.tasks()).map((t) => t.name), 'the preloaded module is the one tasks() uses');
+  // Given to a later call: the cached instance, which then starts the module.
+  const fresh = await createHeadlab({ flavour: 'scalar', preload: ['pretrained'] });
+  assert.equal(fresh, scalar);
+  assert.ok(scalar._pretrainedPending, 'the pretrained-model module started loading');
+  await scalar._pretrainedPending;
+});

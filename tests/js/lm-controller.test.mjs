@@ -127,6 +127,21 @@ test('autoplay: a new model trains at once, as fast as the machine goes, in roun
   assert.equal(t.client.sent('create').length, 1);
 });
 
+test('connect() before the first settings: one client, started at once; the first configure uses it, autoplay included', async () => {
+  for (const autoplay of [false, true]) {
+    const t = setup();
+    const client = t.ctl.connect();
+    assert.equal(t.clients.length, 1, 'the client starts before any settings');
+    assert.equal(t.ctl.connect(), client, 'a second connect() keeps it');
+    assert.deepEqual(t.states(), [], 'nothing is made yet');
+    t.ctl.configure(SETTINGS, { autoplay });
+    assert.equal(t.clients.length, 1, 'configure() uses the client connect() started');
+    t.client.take('create').resolve(createdInfo());
+    await settle();
+    assert.deepEqual(t.states(), autoplay ? ['restarting', 'running'] : ['creating', 'paused'], `autoplay ${autoplay}`);
+  }
+});
+
 test('hidden and shown again before the pause took effect: training goes on once it does (it stopped for good before)', async () => {
   const t = await ready();
   assert.equal(t.ctl.start(), true);

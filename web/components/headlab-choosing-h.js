@@ -30,7 +30,7 @@
 
 import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
-import { tex } from './shared/render/typeset.js';
+import { tex, formulaCss } from './shared/render/typeset.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu, matrixCSV } from './shared/render/export.js';
 import { compute, computeNote, computeRunsIn, computeStarted } from './shared/worker/compute.js';
@@ -70,7 +70,8 @@ function divisors(n) {
 export class HeadlabChoosingH extends HeadlabElement {
   static tag = 'headlab-choosing-h';
   static stateKey = 'choose';
-  static css = CSS;
+  static css = formulaCss + CSS;
+  static formulas = true;
   static messages = messages;
   static props = {
     dModel: { attr: 'd-model', type: 'int', default: 512, min: 1, max: 65536, state: true },

@@ -37,27 +37,31 @@ export const tags = Object.keys(LOADERS);
 const loads = new Map();  // tag → Promise of the element's module
 
 let warmed = false;
-
+let fontsWarmed = false;
+// The elements that typeset formulas (static formulas, render/typeset.js): they wait for two KaTeX fonts.
+const FORMULA_TAGS = new Set(['headlab-worked-example', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h']);
 /**
  * What every computing element waits for besides its own code, started at once instead of after
  * it: the API and its WebAssembly module (the page's one instance, which the element's getLab()
- * then returns: one fetch), the training module for the elements that train, and in the site's
- * build the two KaTeX fonts the elements wait for.
+ * then returns: one fetch), the trainer's training module, and in the site's
+ * build the two KaTeX fonts the elements with formulas wait for.
  * A failure here is the element's to report.
  */
 function warmUp(tag) {
-  // The training elements also need the training module (headlab_train.wasm) before they draw.
-  if (tag === 'headlab-language-model' || tag === 'headlab-trainer') {
-    import('./shared/lab/lab-entry.js').then((m) => m.getLab())
-      .then((lab) => (tag === 'headlab-trainer' ? lab.tasks() : lab.languageTasks())).catch(() => {});
+  // The trainer also needs the training module (headlab_train.wasm) on the page before it draws
+  // (the language model asks its Worker, which it starts at once, for what it needs of it).
+  if (tag === 'headlab-trainer') {
+    import('./shared/lab/lab-entry.js').then((m) => m.getLab()).then((lab) => lab.tasks()).catch(() => {});
   }
-  if (warmed) return;
-  warmed = true;
-  import('./shared/lab/lab-entry.js').then((m) => m.getLab()).catch(() => {});
-  if (!wasmNextToBundle || !document.fonts?.load) return;
+  if (!warmed) {
+    warmed = true;
+    import('./shared/lab/lab-entry.js').then((m) => m.getLab()).catch(() => {});
+  }
+  if (fontsWarmed || !FORMULA_TAGS.has(tag) || !wasmNextToBundle || !document.fonts?.load) return;
+  fontsWarmed = true;
   const faces = [['KaTeX_Main', 'KaTeX_Main-Regular', 'normal'], ['KaTeX_Math', 'KaTeX_Math-Italic', 'italic']];
   const style = document.createElement('style');
-  style.dataset.headlabFontsEarly = faces.map(([, file]) => file).join(' ');  // typeset.js does not declare these again
+  style.dataset.headlabFontsEarly = faces.map(([, file]) => file).join(' ');  // fonts.js does not declare these again
   style.textContent = faces.map(([family, file, fontStyle]) =>
     `@font-face{font-display:block;font-family:${family};src:url(${BASE_URL}katex/fonts/${file}.woff2) format("woff2");font-weight:400;font-style:${fontStyle}}`).join('\n');
   (document.head ?? document.documentElement).append(style);
@@ -68,11 +72,12 @@ function warmUp(tag) {
 export function loadElement(tag) {
   const load = LOADERS[tag];
   if (!load) return Promise.reject(new Error(`loadElement: "${tag}" is not a HeadLab element; expected one of ${tags.join(', ')}`));
-  if (tag !== 'headlab-theme-toggle' && !loads.has(tag)) warmUp(tag);
   if (!loads.has(tag)) {
+    // The element's entry is asked for first, then the API (which then asks for the .wasm).
     const pending = load();
     pending.catch((e) => { loads.delete(tag); explainFailure(tag, e); });
     loads.set(tag, pending);
+    if (tag !== 'headlab-theme-toggle') warmUp(tag);
   }
   return loads.get(tag);
 }

@@ -314,8 +314,20 @@ export class HeadlabLanguageModel extends TrainingElement {
 
   // ---------------------------------------------------------------- state
 
+  connectedCallback() {
+    super.connectedCallback();
+    // The Worker (and the training module it loads) starts with the element, not once the page's
+    // own WebAssembly is in; an element removed at once (moved is re-added in the same task) starts none.
+    queueMicrotask(() => { if (this.isConnected) this.ctl.connect(); });
+  }
+
+  /**
+   * The task table, from the session: in the Worker, which loads the training module anyway, so the
+   * page does not. An element no longer on the page (no client), or a client that failed, reads it here.
+   */
   async prepare(lab) {
-    this.ctl.tasks = await lab.languageTasks();
+    const client = this.isConnected ? this.ctl.connect() : null;
+    this.ctl.tasks = await (client ? client.request('tasks') : Promise.reject(new Error('no client'))).catch(() => lab.languageTasks());
   }
 
   getExtraState() {

@@ -28,7 +28,7 @@ import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
 import { fixed } from '../lib/i18n/index.js';
 import { parseTokens, clip } from '../lib/teach/format.js';
-import { tex } from './shared/render/typeset.js';
+import { tex, formulaCss } from './shared/render/typeset.js';
 import { createHeatmap } from './shared/render/heatmap.js';
 import { resultMatrix } from './shared/render/matrix.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
@@ -61,7 +61,8 @@ table.compare td.diff { color: var(--hl-ok); font-weight: 700; }
 export class HeadlabMisconceptions extends HeadlabElement {
   static tag = 'headlab-misconceptions';
   static stateKey = 'misc';
-  static css = CSS;
+  static css = formulaCss + CSS;
+  static formulas = true;
   static messages = messages;
   static props = {
     part: { type: 'enum', values: ['all', 'a', 'b', 'c'], default: 'all', state: true },

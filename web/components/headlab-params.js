@@ -28,7 +28,7 @@
 
 import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
-import { tex } from './shared/render/typeset.js';
+import { tex, formulaCss } from './shared/render/typeset.js';
 import { headsDivide } from '../lib/teach/heads.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu, matrixCSV } from './shared/render/export.js';
@@ -64,7 +64,8 @@ function divisors(n) {
 export class HeadlabParams extends HeadlabElement {
   static tag = 'headlab-params';
   static stateKey = 'params';
-  static css = CSS;
+  static css = formulaCss + CSS;
+  static formulas = true;
   static messages = messages;
   static props = {
     dModel: { attr: 'd-model', type: 'int', default: 512, min: 1, max: 65536, state: true },

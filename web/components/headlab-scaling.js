@@ -26,7 +26,7 @@
 
 import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
-import { tex } from './shared/render/typeset.js';
+import { tex, formulaCss } from './shared/render/typeset.js';
 import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu, matrixCSV } from './shared/render/export.js';
 import { compute, computeNote, computeRunsIn } from './shared/worker/compute.js';
@@ -53,7 +53,8 @@ const CSS = `
 export class HeadlabScaling extends HeadlabElement {
   static tag = 'headlab-scaling';
   static stateKey = 'scaling';
-  static css = CSS;
+  static css = formulaCss + CSS;
+  static formulas = true;
   static messages = messages;
   static props = {
     dK: { attr: 'd-k', type: 'int', default: 64, min: 1, max: 4096, state: true },

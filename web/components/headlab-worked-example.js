@@ -29,7 +29,7 @@
 import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
 import { parseTokens, clip } from '../lib/teach/format.js';
-import { tex } from './shared/render/typeset.js';
+import { tex, formulaCss } from './shared/render/typeset.js';
 import { inputMatrix, resultMatrix } from './shared/render/matrix.js';
 import { createHeatmap } from './shared/render/heatmap.js';
 import { COURSE_EXAMPLE } from '../lib/teach/examples.js';
@@ -94,7 +94,8 @@ section.step > h3 .n { color: var(--hl-muted); font-weight: 400; }
 export class HeadlabWorkedExample extends HeadlabElement {
   static tag = 'headlab-worked-example';
   static stateKey = 'worked';
-  static css = CSS;
+  static css = formulaCss + CSS;
+  static formulas = true;
   static messages = messages;
   static props = {
     step: { type: 'enum', values: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'all'], default: '1', state: true },

@@ -956,6 +956,11 @@ export interface CreateHeadlabOptions {
   pretrainedWasmBinary?: ArrayBuffer | Uint8Array;
   /** Maps the wasm file name to its URL. */
   locateFile?: (path: string, prefix: string) => string;
+  /**
+   * Modules to load beside the forward-pass one instead of on first use: a Worker that trains
+   * passes ['train'], so both downloads run at once. Given to a later call, starts them on the cached instance.
+   */
+  preload?: Array<'train' | 'pretrained'>;
 }
 
 /** Whether this engine runs WebAssembly SIMD; createHeadlab() loads the scalar build when it does not. */

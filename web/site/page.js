@@ -10,6 +10,11 @@
 // from the parent asks for it again.
 // `?lang=es` (with or without `embed`): the page, and so every element on it, speaks that language
 // (<html lang>; the elements fall back to English for a language they do not have).
+// Then it loads the components, whichever build the page can use: over http(s) the module build
+// (headlab-components.js, which fetches only the code of the elements on the page, each with a
+// sized "Loading …" box until it arrives), from file:// the classic build
+// (headlab-components.classic.js, with the wasm inside), as browsers refuse module scripts there.
+// Both sit one folder above this file in dist/.
 {
   const params = new URLSearchParams(location.search);
   const lang = params.get('lang');
@@ -39,6 +44,21 @@
       window.addEventListener('message', (event) => {
         if (event.source === window.parent && event.data?.type === 'headlab:measure') post(true);
       });
+    }
+  }
+}
+{
+  const here = document.currentScript?.src;
+  if (here) {
+    const script = document.createElement('script');
+    if (location.protocol === 'file:') {
+      // As `defer` would run it: once the document is parsed.
+      script.src = new URL('../headlab-components.classic.js', here).href;
+      document.addEventListener('DOMContentLoaded', () => document.head.append(script), { once: true });
+    } else {
+      script.type = 'module';
+      script.src = new URL('../headlab-components.js', here).href;
+      document.head.append(script);
     }
   }
 }

@@ -79,7 +79,7 @@ export function fromFloat32(x) {
 export const WEIGHT_KEYS = ['dModel', 'numHeads', 'dK', 'dV', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
 export const CALL_KEYS = ['query', 'key', 'value', 'causal', 'keyMask', 'headMask', 'returnWeights', 'returnIntermediates'];
 export const OPTION_KEYS = {
-  createHeadlab: ['flavour', 'locateFile', 'wasmBinary', 'trainWasmBinary', 'pretrainedWasmBinary'],
+  createHeadlab: ['flavour', 'locateFile', 'wasmBinary', 'trainWasmBinary', 'pretrainedWasmBinary', 'preload'],
   multiHeadAttention: [...CALL_KEYS, ...WEIGHT_KEYS],
   'AttentionLayer.forward': CALL_KEYS,
   createLayer: WEIGHT_KEYS,

@@ -21,32 +21,44 @@ export class Headlab {
    * @param {any} core the Emscripten module (private)
    * @param {'simd'|'scalar'} flavour which build it is
    * @param {object} options what createHeadlab was given, for loading the training module
+   * @param {{train?: Promise, pretrained?: Promise}} [early] modules createHeadlab started loading (options.preload)
    */
-  constructor(core, flavour, options) {
+  constructor(core, flavour, options, early = {}) {
     this._core = core;
     this._flavour = flavour;
     this._options = options;
+    this._early = { ...early };
     this._heap = heapLimits(core);  // { maxMemoryBytes, maxRequestBytes } of the forward-pass module
     this._train = null;  // the training module once loaded
     this._trainPending = null;
     this._lmTasks = null;  // the language-model task table once read
     this._pretrained = null;  // the pretrained-model module once loaded
     this._pretrainedPending = null;
+    // Preloaded modules are pending from the start; a failure is reported by the call that uses them.
+    if (early.train) this._trainModule().catch(() => {});
+    if (early.pretrained) this._pretrainedModule().catch(() => {});
   }
 
   /** @private The pretrained-model module (headlab_pretrained), loaded on first use. */
   async _pretrainedModule() {
     if (!this._pretrainedPending) {
-      this._pretrainedPending = instantiate('pretrained', this._flavour, this._options).then((m) => { this._pretrained = m; return m; });
+      this._pretrainedPending = this._load('pretrained').then((m) => { this._pretrained = m; return m; });
       this._pretrainedPending.catch(() => { this._pretrainedPending = null; });
     }
     return this._pretrainedPending;
   }
 
+  /** @private A module's load: the one options.preload started (once), else a new one. */
+  _load(module) {
+    const early = this._early[module];
+    delete this._early[module];
+    return early ?? instantiate(module, this._flavour, this._options);
+  }
+
   /** @private The training module, loaded on first use. */
   async _trainModule() {
     if (!this._trainPending) {
-      this._trainPending = instantiate('train', this._flavour, this._options).then((m) => { this._train = m; return m; });
+      this._trainPending = this._load('train').then((m) => { this._train = m; return m; });
       this._trainPending.catch(() => { this._trainPending = null; });  // a failed load can be retried
     }
     return this._trainPending;
@@ -433,12 +445,26 @@ export function createHeadlab(options = {}) {
   if (flavour === 'simd' && !simdSupported()) {
     return Promise.reject(new Error("createHeadlab: this engine does not run WebAssembly SIMD; use flavour 'auto' or 'scalar'"));
   }
+  const preload = options.preload ?? [];
+  if (!Array.isArray(preload) || !preload.every((m) => m === 'train' || m === 'pretrained')) {
+    return withAwaitHint(Promise.reject(new TypeError(`createHeadlab: preload must be an array of 'train' and 'pretrained' (modules to load beside the forward pass), got ${describe(preload)}`)));
+  }
   if (!cached.has(flavour)) {
+    // Modules asked for in preload load beside the forward-pass one, not after it.
+    const early = {};
+    for (const m of new Set(preload)) {
+      early[m] = instantiate(m, flavour, options);
+      early[m].catch(() => {});  // reported by the call that uses it
+    }
     // Beside the load: whether this page lets createParallelLayer's Workers start (info().parallel).
     const pending = withAwaitHint(Promise.all([instantiate('core', flavour, options), checkWorkers()])
-      .then(([core]) => new Headlab(core, flavour, options)));
+      .then(([core]) => new Headlab(core, flavour, options, early)));
     pending.catch(() => { cached.delete(flavour); });  // a failed load can be retried
     cached.set(flavour, pending);
+  } else if (preload.length) {
+    cached.get(flavour).then((lab) => {
+      for (const m of preload) (m === 'train' ? lab._trainModule() : lab._pretrainedModule()).catch(() => {});
+    }, () => {});
   }
   return cached.get(flavour);
 }

@@ -6,6 +6,8 @@
 // code runs in the language-model Worker and, where none can start, on the page.
 //
 // Requests (handle(type, payload) → Promise<{ result, transfer }>, answered in order):
+//   tasks                                        lab.languageTasks(): the page learns them from the Worker,
+//                                                 which loads the training module anyway
 //   create   { config, compareLayers?, example }  new model(s); compareLayers = layers of the second
 //                                                 (the reply's runs[k] has config, task and threads)
 //   load     { files: Uint8Array[], example, examples? }  models from saved files (first = the main one);
@@ -50,6 +52,7 @@ export class LmSession extends TrainerSession {
 
   async _handle(type, payload) {
     switch (type) {
+      case 'tasks': return { result: await this.lab.languageTasks() };
       case 'create': return { result: await this.createModels(payload.config, payload.compareLayers, payload.example) };
       case 'load': return { result: await this.loadModels(payload.files, payload.example, payload.examples) };
       case 'setHead': {

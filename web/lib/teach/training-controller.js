@@ -167,15 +167,26 @@ export class TrainingController {
     }
     if (!this.client) {
       if (!connect) return d;
-      this.client = this.createClient((m) => this.onEvent(m));
-      if (this.state === 'idle' && autoplay) this.go('restarting');
+      this.connect();
     }
+    // The first settings (the client may have started before them, see connect).
+    if (this.state === 'idle' && autoplay) this.go('restarting');
     if (this.client.dead) return d;
     const key = this.modelKey(d);
     if (key !== this.key && this.state !== 'loading') this.create(d, key);
     else if (this.state === 'held') this.start();
     else if (this.state === 'running') this.sendRun();
     return d;
+  }
+
+  /**
+   * Starts the client now if there is none (configure() would, at the first settings): an element
+   * calls it as soon as it is on the page, so its Worker loads while the element's own code and the
+   * page's WebAssembly do. Returns the client.
+   */
+  connect() {
+    this.client ??= this.createClient((m) => this.onEvent(m));
+    return this.client;
   }
 
   /**

@@ -4,7 +4,7 @@
 
 import { el, onWidthChange, hintScroll, setText } from '../render/dom.js';
 import { sharedCss } from './styles.js';
-import { installFonts, fontsReady } from '../render/typeset.js';
+import { installFonts, fontsReady } from '../render/fonts.js';
 import { getLab } from '../lab/lab.js';
 import { BASE_URL } from '../lab/assets.js';
 import { readState, urlWithState } from '../../../lib/teach/url-state.js';
@@ -98,6 +98,7 @@ export class HeadlabElement extends HTMLElement {
   /** name → { attr?, type: 'int'|'number'|'bool'|'enum'|'string', default, min?, max?, values?, state? } */
   static props = {};
   /** Extra CSS for this element's shadow root. */ static css = '';
+  /** Whether it typesets formulas (render/typeset.js): its first draw waits for KaTeX's fonts. */ static formulas = false;
 
   /** This element's message catalogue (web/lib/i18n/catalogues/); the shared one is looked up after it. */
   static messages = null;
@@ -144,7 +145,7 @@ export class HeadlabElement extends HTMLElement {
     systemDark?.addEventListener?.('change', this._onScheme);
     if (this._built) return;
     this._built = true;
-    installFonts();
+    if (this.constructor.formulas) installFonts();
     const style = document.createElement('style');
     style.textContent = sharedCss + this.constructor.css;
     this.root.append(style);
@@ -154,7 +155,7 @@ export class HeadlabElement extends HTMLElement {
     this._placeNotes();
     this._applyUrlState(false);
     getLab().then(async (lab) => {
-      await Promise.all([this.prepare(lab), fontsReady()]);
+      await Promise.all([this.prepare(lab), this.constructor.formulas && fontsReady()]);
       this.lab = lab;
       this.dataset.state = 'ready';
       this._render();

@@ -2,8 +2,6 @@
 // (and the components cannot leak out); authors theme through the --headlab-*
 // custom properties on the element, or the `theme` attribute.
 
-import { css as katexCss } from 'headlab:katex-css';
-
 const light = `
   --hl-bg: var(--headlab-background, #ffffff);
   --hl-surface: var(--headlab-surface, #f5f7fa);
@@ -228,7 +226,7 @@ details.export[open] > summary::after { content: " ▴"; }
 .legend-row { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; align-items: center; font-size: 0.85rem; color: var(--hl-muted); }
 .swatch { display: inline-block; width: 0.9rem; height: 0.9rem; border-radius: 2px; vertical-align: -0.1rem; margin-right: 0.3rem; border: 1px solid var(--hl-border); }
 
-/* KaTeX */
+/* KaTeX (its own rules: typeset.js formulaCss, in the elements with formulas) */
 .tex { font-size: 1.05em; }
 .tex--display { display: block; overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; }
 .tex--display .katex-display { margin: 0.3rem 0; text-align: left; }
@@ -258,5 +256,4 @@ details.export[open] > summary::after { content: " ▴"; }
 @media (forced-colors: active) {
   .btn[aria-pressed="true"], .btn[aria-current="step"] { outline: 2px solid CanvasText; }
 }
-${katexCss}
 `;

@@ -20,17 +20,26 @@ function decodeBase64(text) {
 }
 
 let pending = null;
+let options = null;
 
-/** Resolves to the shared Headlab instance (see web/lib/headlab.js). */
-export function getLab() {
-  if (!pending) {
-    const options = wasmNextToBundle ? { locateFile: (file) => new URL(file, BASE_URL).href } : {};
+/**
+ * Resolves to the shared Headlab instance (see web/lib/headlab.js). `preload` as createHeadlab's:
+ * modules to load beside the forward-pass one (a Worker that trains passes ['train']).
+ */
+export function getLab({ preload } = {}) {
+  if (!options) {
+    options = wasmNextToBundle ? { locateFile: (file) => new URL(file, BASE_URL).href } : {};
     if (embeddedWasm && simdSupported()) {
       options.wasmBinary = decodeBase64(embeddedWasm.core);
       options.trainWasmBinary = decodeBase64(embeddedWasm.train);
     }
-    pending = createHeadlab(options);
+  }
+  const withPreload = preload ? { ...options, preload } : options;
+  if (!pending) {
+    pending = createHeadlab(withPreload);
     pending.catch(() => { pending = null; });
+  } else if (preload) {
+    createHeadlab(withPreload).catch(() => {});  // the instance there is; it starts those modules
   }
   return pending;
 }

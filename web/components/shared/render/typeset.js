@@ -1,28 +1,14 @@
 // Formulas typeset with KaTeX, bundled from npm and rendered in the page: no CDN.
-// KaTeX's rules go into each shadow root (see styles.js); its @font-face rules
-// must live in the document, because font faces declared inside a shadow root
-// are ignored. They point at the woff2 files shipped in dist/katex/fonts/.
+// An element that uses tex() says `static formulas = true` and puts formulaCss (KaTeX's rules)
+// in its shadow root's CSS; the base class then installs the fonts (fonts.js) and waits for them.
+// Elements without formulas load none of this.
 
 import katex from 'katex';
-import { fontFaces } from 'headlab:katex-css';
+import { css } from 'headlab:katex-css';
 import { el } from './dom.js';
-import { BASE_URL } from '../lab/assets.js';
 
-let fontsInstalled = false;
-
-/** Adds KaTeX's font faces to the document once per page. */
-export function installFonts() {
-  if (fontsInstalled || typeof document === 'undefined') return;
-  fontsInstalled = true;
-  if (document.querySelector('style[data-headlab-fonts]')) return;
-  const style = document.createElement('style');
-  style.dataset.headlabFonts = '';
-  // Faces headlab-components.js declared already (to fetch them early) are not declared twice.
-  const early = (document.querySelector('style[data-headlab-fonts-early]')?.dataset.headlabFontsEarly ?? '').split(' ').filter(Boolean);
-  style.textContent = fontFaces.split('\n').filter((rule) => !early.some((file) => rule.includes(`/${file}.woff2`)))
-    .join('\n').split('url(fonts/').join(`url(${BASE_URL}katex/fonts/`);
-  (document.head ?? document.documentElement).append(style);
-}
+/** KaTeX's rules (without its @font-face rules, which fonts.js puts in the document). */
+export const formulaCss = css;
 
 /**
  * A typeset formula. `src` is trusted TeX written in the components; user text
@@ -32,15 +18,4 @@ export function tex(src, { display = false, className = '' } = {}) {
   const span = el('span', { class: `tex${display ? ' tex--display' : ''}${className ? ` ${className}` : ''}` });
   katex.render(src, span, { displayMode: display, throwOnError: false, output: 'htmlAndMathml', strict: 'ignore', trust: false });
   return span;
-}
-
-/**
- * Resolves when the KaTeX fonts the elements use have loaded, or after `ms`
- * (a slow or blocked font must not hold a demo back): drawing before they
- * arrive makes every formula, and what is below it, move when they do.
- */
-export function fontsReady(ms = 1500) {
-  if (typeof document === 'undefined' || !document.fonts?.load) return Promise.resolve();
-  const faces = ['KaTeX_Main', 'KaTeX_Math'].map((f) => document.fonts.load(`16px ${f}`).catch(() => {}));
-  return Promise.race([Promise.all(faces), new Promise((resolve) => setTimeout(resolve, ms))]);
 }

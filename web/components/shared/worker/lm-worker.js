@@ -4,6 +4,10 @@ import { getLab } from '../lab/lab.js';
 import { LmSession } from '../../../lib/teach/lm-session.js';
 import { hostSession, schedule } from './session-host.js';
 
+// The training module loads beside the forward-pass one from the start (both are needed before
+// the session can answer; one after the other would add a round trip and a download).
+getLab({ preload: ['train'] }).catch(() => {});
+
 // Each model splits its batches over the cores where the page allows threads (cross-origin
 // isolated, as `npm start` serves the site), one thread elsewhere (lab.createLanguageModel's 'auto').
 const THREADS = 'auto';
