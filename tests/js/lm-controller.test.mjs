@@ -142,6 +142,20 @@ test('connect() before the first settings: one client, started at once; the firs
   }
 });
 
+test('start() before the first settings (the client started early) trains the first model at once; pause() before them takes it back', async () => {
+  for (const pauseToo of [false, true]) {
+    const t = setup();
+    t.ctl.connect();
+    assert.equal(t.ctl.start(), true, 'start() is taken before the settings');
+    if (pauseToo) t.ctl.pause();
+    t.ctl.configure(SETTINGS);
+    t.client.take('create').resolve(createdInfo());
+    await settle();
+    assert.deepEqual(t.states(), pauseToo ? ['creating', 'paused'] : ['restarting', 'running'], `pause() too: ${pauseToo}`);
+    assert.equal(t.client.sent('run').length, pauseToo ? 0 : 1);
+  }
+});
+
 test('hidden and shown again before the pause took effect: training goes on once it does (it stopped for good before)', async () => {
   const t = await ready();
   assert.equal(t.ctl.start(), true);

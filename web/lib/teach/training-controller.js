@@ -25,7 +25,7 @@
 //   dead        the training Worker stopped; only restart() leaves it
 //
 // Transitions (TRANSITIONS below is the table go() enforces: any other change throws)
-//   idle        configure → creating (restarting with autoplay)
+//   idle        configure → creating (restarting with autoplay, or after a start() before it)
 //   creating    created → paused; start() → restarting; create failed → paused (idle without a model)
 //   restarting  created → running (held if the settings cannot train by then); pause() → creating;
 //               create failed → paused
@@ -93,6 +93,7 @@ export class TrainingController {
     Object.assign(this, { createClient, emit, now, intervalMs, name, deadText });
     this.state = 'idle';
     this.client = null;
+    this.startAsked = false;    // start() came before the first settings
     this.settings = { maxSteps: 2000 };
     this.problem = '';          // why the settings cannot train ('' when they can)
     this.key = null;            // the settings of the model that exists or is on its way
@@ -169,8 +170,10 @@ export class TrainingController {
       if (!connect) return d;
       this.connect();
     }
-    // The first settings (the client may have started before them, see connect).
-    if (this.state === 'idle' && autoplay) this.go('restarting');
+    // The first settings (the client may have started before them, see connect); start() asked
+    // for before them trains the first model at once, as autoplay does.
+    if (this.state === 'idle' && (autoplay || this.startAsked)) this.go('restarting');
+    this.startAsked = false;
     if (this.client.dead) return d;
     const key = this.modelKey(d);
     if (key !== this.key && this.state !== 'loading') this.create(d, key);
@@ -242,6 +245,8 @@ export class TrainingController {
   /** Starts (or continues) training; false when it cannot now (see whyNotReady). */
   start() {
     if (this.state === 'creating') { this.go('restarting'); return true; }
+    // Before the first settings (an element starts its client early, see connect): remembered.
+    if (this.state === 'idle') { this.startAsked = true; return true; }
     if (!['paused', 'hidden', 'held'].includes(this.state)) return false;
     return this.begin();
   }
@@ -267,6 +272,7 @@ export class TrainingController {
   }
 
   pause() {
+    this.startAsked = false;
     if (this.state === 'restarting') this.go('creating');
     else if (this.state === 'running') this.pauseFor('pausing');
   }
