@@ -1,8 +1,11 @@
 // headlab_english_calibrate: the small English in HeadLab's own C++ trainer
 // (the `english` task's defaults), for bench/english/calibration.md.
 //
-//   headlab_english_calibrate --seed S [--steps N] [--save FILE.hlm]
-//       trains one seed on one thread and saves the model
+//   headlab_english_calibrate --seed S [--steps N] [--heads H] [--save FILE.hlm] [--every K]
+//       trains one seed on one thread and saves the model; with --every, also
+//       FILE-<step>.hlm every K steps (one run gives the models of several
+//       budgets: without a decay schedule, step s does not depend on the total);
+//       --heads overrides the task's heads per layer (d_model stays)
 //   headlab_english_calibrate --load FILE.hlm [--examples N]
 //       scores a saved model: every head's relation scores, the baselines,
 //       the accuracies and the agreement ablation (as the issue asks), printed
@@ -26,9 +29,30 @@ using namespace headlab;
 
 namespace {
 
-int train(std::uint64_t seed, std::size_t steps, const std::string& save) {
+bool save_model(LmTrainer& trainer, const std::string& path) {
+  std::string error;
+  const std::vector<std::uint8_t> bytes = save_lm(trainer, trainer.steps(), &error);
+  if (bytes.empty()) {
+    std::fprintf(stderr, "save: %s\n", error.c_str());
+    return false;
+  }
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              std::streamsize(bytes.size()));
+  return true;
+}
+
+// FILE.hlm -> FILE-<step>.hlm
+std::string checkpoint_path(const std::string& save, std::size_t step) {
+  const std::size_t dot = save.rfind('.');
+  const std::string stem = dot == std::string::npos ? save : save.substr(0, dot);
+  return stem + "-" + std::to_string(step) + (dot == std::string::npos ? "" : save.substr(dot));
+}
+
+int train(std::uint64_t seed, std::size_t steps, std::size_t heads, const std::string& save, std::size_t every) {
   const LmTaskSpec& spec = *find_lm_task("english");
-  LmTrainer trainer(spec, lm_train_defaults(spec, seed));
+  LmTrainConfig config = lm_train_defaults(spec, seed);
+  if (heads) config.num_heads = heads;
+  LmTrainer trainer(spec, config);
   if (!steps) steps = spec.defaults.steps;
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
@@ -38,24 +62,17 @@ int train(std::uint64_t seed, std::size_t steps, const std::string& save) {
     loss = trainer.step(n).loss;
     s += n;
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (s % 500 == 0 || s == steps) std::fprintf(stderr, "seed %llu step %zu loss %.3f (%.0f s)\n",
-                                                  (unsigned long long)seed, s, loss, sec);
+    if (s % 500 == 0 || s == steps)
+      std::fprintf(stderr, "seed %llu step %zu loss %.3f (%.0f s, %.0f s CPU)\n", (unsigned long long)seed, s, loss,
+                   sec, double(std::clock() - c0) / CLOCKS_PER_SEC);
+    if (every && !save.empty() && s % every == 0 && s < steps && !save_model(trainer, checkpoint_path(save, s)))
+      return 1;
   }
   const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
   std::printf("seed %llu: %zu steps in %.0f s wall, %.0f s CPU (one thread), last batch loss %.3f\n",
               (unsigned long long)seed, steps, sec, cpu, loss);
-  if (!save.empty()) {
-    std::string error;
-    const std::vector<std::uint8_t> bytes = save_lm(trainer, trainer.steps(), &error);
-    if (bytes.empty()) {
-      std::fprintf(stderr, "save: %s\n", error.c_str());
-      return 1;
-    }
-    std::ofstream(save, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                std::streamsize(bytes.size()));
-  }
-  return 0;
+  return save.empty() || save_model(trainer, save) ? 0 : 1;
 }
 
 std::string head_name(std::size_t l, std::size_t h) {
@@ -146,10 +163,10 @@ int score(const std::string& path, std::size_t examples) {
 
 int main(int argc, char** argv) {
   std::uint64_t seed = 1;
-  std::size_t steps = 0, examples = 2000;
+  std::size_t steps = 0, examples = 2000, every = 0, heads = 0;
   std::string save, load;
   if (argc < 3 || argc % 2 == 0) {
-    std::fprintf(stderr, "usage: %s --seed S [--steps N] [--save FILE] | --load FILE [--examples N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --seed S [--steps N] [--heads H] [--save FILE] [--every K] | --load FILE [--examples N]\n", argv[0]);
     return 2;
   }
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -158,12 +175,14 @@ int main(int argc, char** argv) {
     else if (k == "--steps") steps = std::strtoull(argv[i + 1], nullptr, 10);
     else if (k == "--save") save = argv[i + 1];
     else if (k == "--load") load = argv[i + 1];
+    else if (k == "--heads") heads = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (k == "--every") every = std::strtoull(argv[i + 1], nullptr, 10);
     else if (k == "--examples") examples = std::strtoull(argv[i + 1], nullptr, 10);
     else {
       std::fprintf(stderr, "unknown option %s\n", argv[i]);
       return 2;
     }
   }
-  if (load.empty()) return train(seed, steps, save);
+  if (load.empty()) return train(seed, steps, heads, save, every);
   return score(load, examples);
 }
