@@ -79,6 +79,85 @@ std::string head_name(std::size_t l, std::size_t h) {
   return "L" + std::to_string(l) + "H" + std::to_string(h);
 }
 
+// Coreference arcs split by antecedent: a name (its first name), or a common
+// noun taken up by he/she, it or they. Per head of the last layer, the mean
+// weight from the query on the target for each kind: heads divide the job.
+void coreference_by_antecedent(LmTrainer& tr, std::size_t examples) {
+  const LmConfig& c = tr.model().config();
+  const std::size_t L = c.num_layers, H = c.num_heads, T = c.seq_len;
+  constexpr int kKinds = 4;
+  const char* const names[kKinds] = {"name", "noun he/she", "noun it", "noun they"};
+  std::vector<double> sum(kKinds * H, 0.0);
+  std::size_t count[kKinds] = {};
+  Rng rng(1000 + tr.config().seed, 5);  // english_heads's sequences
+  LmBatch batch(T, c.max_batch);
+  for (std::size_t done = 0; done < examples;) {
+    const std::size_t n = std::min(c.max_batch, examples - done);
+    generate_lm_batch(tr.spec(), rng, n, batch);
+    tr.model().forward(batch, n, false);
+    const float* w = tr.model().attention(L - 1);
+    for (std::size_t b = 0; b < n; ++b)
+      for (const EnArc& a : batch.arcs[b]) {
+        if (a.relation != EnRelation::coreference || std::size_t(a.query) >= T) continue;
+        const std::string& pron = english_word(batch.tokens[b * T + std::size_t(a.query) - 1]).text;
+        const int kind = english_word(batch.tokens[b * T + std::size_t(a.target)]).cat == EnCategory::first_name ? 0
+                         : pron == "it"                                                                       ? 2
+                         : pron == "they"                                                                     ? 3
+                                                                                                              : 1;
+        ++count[kind];
+        for (std::size_t h = 0; h < H; ++h)
+          sum[std::size_t(kind) * H + h] += w[((b * H + h) * T + std::size_t(a.query)) * T + std::size_t(a.target)];
+      }
+    done += n;
+  }
+  std::printf("coreference by antecedent, last layer's heads:");
+  for (int kind = 0; kind < kKinds; ++kind) {
+    std::printf(" %s (%zu arcs)", names[kind], count[kind]);
+    for (std::size_t h = 0; h < H; ++h)
+      std::printf(" %.2f", count[kind] ? sum[std::size_t(kind) * H + h] / double(count[kind]) : 0.0);
+    std::printf(kind + 1 < kKinds ? ";" : "\n\n");
+  }
+}
+
+// Agreement arcs of the last layer's heads: the mean weight on the subject's
+// head noun and on the two words before it (a determiner or an adjective, a
+// first name), split by the subject's kind (a name or a common noun).
+void agreement_by_subject(LmTrainer& tr, std::size_t examples) {
+  const LmConfig& c = tr.model().config();
+  const std::size_t L = c.num_layers, H = c.num_heads, T = c.seq_len;
+  std::vector<double> sum(2 * 3 * H, 0.0);  // [kind][target, target-1, target-2][head]
+  std::size_t count[2] = {};
+  Rng rng(1000 + tr.config().seed, 5);
+  LmBatch batch(T, c.max_batch);
+  for (std::size_t done = 0; done < examples;) {
+    const std::size_t n = std::min(c.max_batch, examples - done);
+    generate_lm_batch(tr.spec(), rng, n, batch);
+    tr.model().forward(batch, n, false);
+    const float* w = tr.model().attention(L - 1);
+    for (std::size_t b = 0; b < n; ++b)
+      for (const EnArc& a : batch.arcs[b]) {
+        if (a.relation != EnRelation::agreement || std::size_t(a.query) >= T || a.target < 2) continue;
+        const int kind = english_word(batch.tokens[b * T + std::size_t(a.target)]).cat == EnCategory::last_name;
+        ++count[kind];
+        for (std::size_t d = 0; d < 3; ++d)
+          for (std::size_t h = 0; h < H; ++h)
+            sum[(std::size_t(kind) * 3 + d) * H + h] +=
+                w[((b * H + h) * T + std::size_t(a.query)) * T + std::size_t(a.target) - d];
+      }
+    done += n;
+  }
+  std::printf("agreement by subject, last layer's heads, weight on the head noun / the word before / two before:");
+  for (int kind = 0; kind < 2; ++kind) {
+    std::printf(" %s (%zu arcs)", kind ? "name" : "noun", count[kind]);
+    for (std::size_t h = 0; h < H; ++h) {
+      std::printf(" H%zu", h);
+      for (std::size_t d = 0; d < 3; ++d)
+        std::printf("%s%.2f", d ? "/" : " ", sum[(std::size_t(kind) * 3 + d) * H + h] / double(count[kind] ? count[kind] : 1));
+    }
+    std::printf(kind ? "\n\n" : ";");
+  }
+}
+
 int score(const std::string& path, std::size_t examples) {
   std::ifstream in(path, std::ios::binary);
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -128,6 +207,8 @@ int score(const std::string& path, std::size_t examples) {
               "%.3f\n\n",
               double(ev.agreement), double(ev.agreement_attractor), double(ev.agreement_plain), double(ev.selection),
               double(ev.coreference));
+  coreference_by_antecedent(tr, examples);
+  agreement_by_subject(tr, examples);
   // Ablation: the heads >= 0.3 on agreement off; control: as many of the lowest-scoring heads off.
   std::vector<std::pair<float, std::size_t>> order;
   for (std::size_t k = 0; k < L * H; ++k) order.push_back({rep.score(EnRelation::agreement, k / H, k % H), k});
