@@ -137,7 +137,8 @@ void agreement_by_subject(LmTrainer& tr, std::size_t examples) {
     for (std::size_t b = 0; b < n; ++b)
       for (const EnArc& a : batch.arcs[b]) {
         if (a.relation != EnRelation::agreement || std::size_t(a.query) >= T || a.target < 2) continue;
-        const int kind = english_word(batch.tokens[b * T + std::size_t(a.target)]).cat == EnCategory::last_name;
+        const EnCategory cat = english_word(batch.tokens[b * T + std::size_t(a.target)]).cat;
+        const int kind = cat == EnCategory::first_name || cat == EnCategory::last_name;
         ++count[kind];
         for (std::size_t d = 0; d < 3; ++d)
           for (std::size_t h = 0; h < H; ++h)
