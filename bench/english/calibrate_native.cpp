@@ -1,8 +1,11 @@
 // headlab_english_calibrate: the small English in HeadLab's own C++ trainer
 // (the `english` task's defaults), for bench/english/calibration.md.
 //
-//   headlab_english_calibrate --seed S [--steps N] [--save FILE.hlm]
-//       trains one seed on one thread and saves the model
+//   headlab_english_calibrate --seed S [--steps N] [--heads H] [--save FILE.hlm] [--every K]
+//       trains one seed on one thread and saves the model; with --every, also
+//       FILE-<step>.hlm every K steps (one run gives the models of several
+//       budgets: without a decay schedule, step s does not depend on the total);
+//       --heads overrides the task's heads per layer (d_model stays)
 //   headlab_english_calibrate --load FILE.hlm [--examples N]
 //       scores a saved model: every head's relation scores, the baselines,
 //       the accuracies and the agreement ablation (as the issue asks), printed
@@ -26,9 +29,30 @@ using namespace headlab;
 
 namespace {
 
-int train(std::uint64_t seed, std::size_t steps, const std::string& save) {
+bool save_model(LmTrainer& trainer, const std::string& path) {
+  std::string error;
+  const std::vector<std::uint8_t> bytes = save_lm(trainer, trainer.steps(), &error);
+  if (bytes.empty()) {
+    std::fprintf(stderr, "save: %s\n", error.c_str());
+    return false;
+  }
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              std::streamsize(bytes.size()));
+  return true;
+}
+
+// FILE.hlm -> FILE-<step>.hlm
+std::string checkpoint_path(const std::string& save, std::size_t step) {
+  const std::size_t dot = save.rfind('.');
+  const std::string stem = dot == std::string::npos ? save : save.substr(0, dot);
+  return stem + "-" + std::to_string(step) + (dot == std::string::npos ? "" : save.substr(dot));
+}
+
+int train(std::uint64_t seed, std::size_t steps, std::size_t heads, const std::string& save, std::size_t every) {
   const LmTaskSpec& spec = *find_lm_task("english");
-  LmTrainer trainer(spec, lm_train_defaults(spec, seed));
+  LmTrainConfig config = lm_train_defaults(spec, seed);
+  if (heads) config.num_heads = heads;
+  LmTrainer trainer(spec, config);
   if (!steps) steps = spec.defaults.steps;
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
@@ -38,28 +62,101 @@ int train(std::uint64_t seed, std::size_t steps, const std::string& save) {
     loss = trainer.step(n).loss;
     s += n;
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (s % 500 == 0 || s == steps) std::fprintf(stderr, "seed %llu step %zu loss %.3f (%.0f s)\n",
-                                                  (unsigned long long)seed, s, loss, sec);
+    if (s % 500 == 0 || s == steps)
+      std::fprintf(stderr, "seed %llu step %zu loss %.3f (%.0f s, %.0f s CPU)\n", (unsigned long long)seed, s, loss,
+                   sec, double(std::clock() - c0) / CLOCKS_PER_SEC);
+    if (every && !save.empty() && s % every == 0 && s < steps && !save_model(trainer, checkpoint_path(save, s)))
+      return 1;
   }
   const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
   std::printf("seed %llu: %zu steps in %.0f s wall, %.0f s CPU (one thread), last batch loss %.3f\n",
               (unsigned long long)seed, steps, sec, cpu, loss);
-  if (!save.empty()) {
-    std::string error;
-    const std::vector<std::uint8_t> bytes = save_lm(trainer, trainer.steps(), &error);
-    if (bytes.empty()) {
-      std::fprintf(stderr, "save: %s\n", error.c_str());
-      return 1;
-    }
-    std::ofstream(save, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                std::streamsize(bytes.size()));
-  }
-  return 0;
+  return save.empty() || save_model(trainer, save) ? 0 : 1;
 }
 
 std::string head_name(std::size_t l, std::size_t h) {
   return "L" + std::to_string(l) + "H" + std::to_string(h);
+}
+
+// Coreference arcs split by antecedent: a name (its first name), or a common
+// noun taken up by he/she, it or they. Per head of the last layer, the mean
+// weight from the query on the target for each kind: heads divide the job.
+void coreference_by_antecedent(LmTrainer& tr, std::size_t examples) {
+  const LmConfig& c = tr.model().config();
+  const std::size_t L = c.num_layers, H = c.num_heads, T = c.seq_len;
+  constexpr int kKinds = 4;
+  const char* const names[kKinds] = {"name", "noun he/she", "noun it", "noun they"};
+  std::vector<double> sum(kKinds * H, 0.0);
+  std::size_t count[kKinds] = {};
+  Rng rng(1000 + tr.config().seed, 5);  // english_heads's sequences
+  LmBatch batch(T, c.max_batch);
+  for (std::size_t done = 0; done < examples;) {
+    const std::size_t n = std::min(c.max_batch, examples - done);
+    generate_lm_batch(tr.spec(), rng, n, batch);
+    tr.model().forward(batch, n, false);
+    const float* w = tr.model().attention(L - 1);
+    for (std::size_t b = 0; b < n; ++b)
+      for (const EnArc& a : batch.arcs[b]) {
+        if (a.relation != EnRelation::coreference || std::size_t(a.query) >= T) continue;
+        const std::string& pron = english_word(batch.tokens[b * T + std::size_t(a.query) - 1]).text;
+        const int kind = english_word(batch.tokens[b * T + std::size_t(a.target)]).cat == EnCategory::first_name ? 0
+                         : pron == "it"                                                                       ? 2
+                         : pron == "they"                                                                     ? 3
+                                                                                                              : 1;
+        ++count[kind];
+        for (std::size_t h = 0; h < H; ++h)
+          sum[std::size_t(kind) * H + h] += w[((b * H + h) * T + std::size_t(a.query)) * T + std::size_t(a.target)];
+      }
+    done += n;
+  }
+  std::printf("coreference by antecedent, last layer's heads:");
+  for (int kind = 0; kind < kKinds; ++kind) {
+    std::printf(" %s (%zu arcs)", names[kind], count[kind]);
+    for (std::size_t h = 0; h < H; ++h)
+      std::printf(" %.2f", count[kind] ? sum[std::size_t(kind) * H + h] / double(count[kind]) : 0.0);
+    std::printf(kind + 1 < kKinds ? ";" : "\n\n");
+  }
+}
+
+// Agreement arcs of the last layer's heads: the mean weight on the subject's
+// head noun and on the two words before it (a determiner or an adjective, a
+// first name), split by the subject's kind (a name or a common noun).
+void agreement_by_subject(LmTrainer& tr, std::size_t examples) {
+  const LmConfig& c = tr.model().config();
+  const std::size_t L = c.num_layers, H = c.num_heads, T = c.seq_len;
+  std::vector<double> sum(2 * 3 * H, 0.0);  // [kind][target, target-1, target-2][head]
+  std::size_t count[2] = {};
+  Rng rng(1000 + tr.config().seed, 5);
+  LmBatch batch(T, c.max_batch);
+  for (std::size_t done = 0; done < examples;) {
+    const std::size_t n = std::min(c.max_batch, examples - done);
+    generate_lm_batch(tr.spec(), rng, n, batch);
+    tr.model().forward(batch, n, false);
+    const float* w = tr.model().attention(L - 1);
+    for (std::size_t b = 0; b < n; ++b)
+      for (const EnArc& a : batch.arcs[b]) {
+        if (a.relation != EnRelation::agreement || std::size_t(a.query) >= T || a.target < 2) continue;
+        const EnCategory cat = english_word(batch.tokens[b * T + std::size_t(a.target)]).cat;
+        const int kind = cat == EnCategory::first_name || cat == EnCategory::last_name;
+        ++count[kind];
+        for (std::size_t d = 0; d < 3; ++d)
+          for (std::size_t h = 0; h < H; ++h)
+            sum[(std::size_t(kind) * 3 + d) * H + h] +=
+                w[((b * H + h) * T + std::size_t(a.query)) * T + std::size_t(a.target) - d];
+      }
+    done += n;
+  }
+  std::printf("agreement by subject, last layer's heads, weight on the head noun / the word before / two before:");
+  for (int kind = 0; kind < 2; ++kind) {
+    std::printf(" %s (%zu arcs)", kind ? "name" : "noun", count[kind]);
+    for (std::size_t h = 0; h < H; ++h) {
+      std::printf(" H%zu", h);
+      for (std::size_t d = 0; d < 3; ++d)
+        std::printf("%s%.2f", d ? "/" : " ", sum[(std::size_t(kind) * 3 + d) * H + h] / double(count[kind] ? count[kind] : 1));
+    }
+    std::printf(kind ? "\n\n" : ";");
+  }
 }
 
 int score(const std::string& path, std::size_t examples) {
@@ -111,6 +208,8 @@ int score(const std::string& path, std::size_t examples) {
               "%.3f\n\n",
               double(ev.agreement), double(ev.agreement_attractor), double(ev.agreement_plain), double(ev.selection),
               double(ev.coreference));
+  coreference_by_antecedent(tr, examples);
+  agreement_by_subject(tr, examples);
   // Ablation: the heads >= 0.3 on agreement off; control: as many of the lowest-scoring heads off.
   std::vector<std::pair<float, std::size_t>> order;
   for (std::size_t k = 0; k < L * H; ++k) order.push_back({rep.score(EnRelation::agreement, k / H, k % H), k});
@@ -146,10 +245,10 @@ int score(const std::string& path, std::size_t examples) {
 
 int main(int argc, char** argv) {
   std::uint64_t seed = 1;
-  std::size_t steps = 0, examples = 2000;
+  std::size_t steps = 0, examples = 2000, every = 0, heads = 0;
   std::string save, load;
   if (argc < 3 || argc % 2 == 0) {
-    std::fprintf(stderr, "usage: %s --seed S [--steps N] [--save FILE] | --load FILE [--examples N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --seed S [--steps N] [--heads H] [--save FILE] [--every K] | --load FILE [--examples N]\n", argv[0]);
     return 2;
   }
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -158,12 +257,14 @@ int main(int argc, char** argv) {
     else if (k == "--steps") steps = std::strtoull(argv[i + 1], nullptr, 10);
     else if (k == "--save") save = argv[i + 1];
     else if (k == "--load") load = argv[i + 1];
+    else if (k == "--heads") heads = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (k == "--every") every = std::strtoull(argv[i + 1], nullptr, 10);
     else if (k == "--examples") examples = std::strtoull(argv[i + 1], nullptr, 10);
     else {
       std::fprintf(stderr, "unknown option %s\n", argv[i]);
       return 2;
     }
   }
-  if (load.empty()) return train(seed, steps, save);
+  if (load.empty()) return train(seed, steps, heads, save, every);
   return score(load, examples);
 }

@@ -188,8 +188,8 @@ int pronoun_class(int number, int gender) {
 }
 
 // A noun phrase's head: position, pronoun class, semantic class, number, and the
-// word carrying its gender (a common noun itself; a name's first name), the
-// target of coreference.
+// word that stands for it (a common noun itself; a name's first name, which
+// carries the gender), the target of agreement and coreference.
 struct Head {
   std::int32_t pos;
   int pron, cls, number;
@@ -211,7 +211,7 @@ bool has_attractor(const std::vector<std::int32_t>& tok, std::int32_t head, std:
 }
 
 EnArc agreement_arc(const std::vector<std::int32_t>& tok, const Head& subj, std::int32_t verb) {
-  EnArc a{EnRelation::agreement, verb - 1, subj.pos};
+  EnArc a{EnRelation::agreement, verb - 1, subj.feature};
   a.answer = tok[std::size_t(verb)];
   a.foil = W(a.answer).pair;
   a.attractor = has_attractor(tok, subj.pos, verb, subj.number);

@@ -7,7 +7,8 @@
 //
 // Query and target of each score (positions in the sequence, 0 = <s>):
 //   agreement      query: the token before a present-tense verb;
-//                  target: the subject's head noun (a name's last word)
+//                  target: the subject's head noun, or for a name its first
+//                  name
 //   selection      query: the token before the object noun of a verb that
 //                  selects its object's class; target: the verb
 //   coreference    query: "was"/"were" right after he/she/it/they; target: the
