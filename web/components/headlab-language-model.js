@@ -379,7 +379,7 @@ export class HeadlabLanguageModel extends TrainingElement {
   /** What the controller reports: state changes, new models, snapshots, and what went wrong. */
   onController(type, detail) {
     switch (type) {
-      case 'state': this.onRunState(detail); break;
+      case 'state': this.onRunState(detail); if (!this.ctl.running && this.snapshot) this.scheduleRender(true); break;  // head detail in full
       case 'created': this.onCreated(detail); break;
       case 'snapshot': {
         const { snapshot: snap, seconds } = detail;
