@@ -49,7 +49,12 @@ async function prepare(name) {
   const app = path.join(dir, name);
   cpSync(path.join(RECIPES, name), app, { recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src) });
   const pkg = JSON.parse(readFileSync(path.join(app, 'package.json'), 'utf8'));
-  const tools = Object.keys(pkg.devDependencies ?? {});
+  // Build tools and the recipe's other dependencies (React) are linked from this repository's
+  // node_modules: an offline install would need npm's cache to hold their registry documents, which a
+  // fresh machine's does not (npm ci fetches tarballs only).
+  const others = Object.keys(pkg.dependencies ?? {}).filter((d) => d !== 'headlab');
+  for (const d of others) delete pkg.dependencies[d];
+  const tools = [...Object.keys(pkg.devDependencies ?? {}), ...others];
   delete pkg.devDependencies;
   writeFileSync(path.join(app, 'package.json'), JSON.stringify(pkg, null, 2));
   if (pkg.dependencies) await installTarball(app, tgz);
