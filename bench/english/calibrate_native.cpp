@@ -79,26 +79,36 @@ std::string head_name(std::size_t l, std::size_t h) {
   return "L" + std::to_string(l) + "H" + std::to_string(h);
 }
 
+// Calls visit(batch, b, arc, w) for every arc of `examples` held-out sequences
+// (english_heads's, Rng(1000 + seed, 5)), w being the last layer's attention.
+template <class Visit>
+void for_each_last_layer_arc(LmTrainer& tr, std::size_t examples, Visit visit) {
+  const LmConfig& c = tr.model().config();
+  Rng rng(1000 + tr.config().seed, 5);
+  LmBatch batch(c.seq_len, c.max_batch);
+  for (std::size_t done = 0; done < examples;) {
+    const std::size_t n = std::min(c.max_batch, examples - done);
+    generate_lm_batch(tr.spec(), rng, n, batch);
+    tr.model().forward(batch, n, false);
+    const float* w = tr.model().attention(c.num_layers - 1);
+    for (std::size_t b = 0; b < n; ++b)
+      for (const EnArc& a : batch.arcs[b]) visit(batch, b, a, w);
+    done += n;
+  }
+}
+
 // Coreference arcs split by antecedent: a name (its first name), or a common
 // noun taken up by he/she, it or they. Per head of the last layer, the mean
 // weight from the query on the target for each kind: heads divide the job.
 void coreference_by_antecedent(LmTrainer& tr, std::size_t examples) {
   const LmConfig& c = tr.model().config();
-  const std::size_t L = c.num_layers, H = c.num_heads, T = c.seq_len;
+  const std::size_t H = c.num_heads, T = c.seq_len;
   constexpr int kKinds = 4;
   const char* const names[kKinds] = {"name", "noun he/she", "noun it", "noun they"};
   std::vector<double> sum(kKinds * H, 0.0);
   std::size_t count[kKinds] = {};
-  Rng rng(1000 + tr.config().seed, 5);  // english_heads's sequences
-  LmBatch batch(T, c.max_batch);
-  for (std::size_t done = 0; done < examples;) {
-    const std::size_t n = std::min(c.max_batch, examples - done);
-    generate_lm_batch(tr.spec(), rng, n, batch);
-    tr.model().forward(batch, n, false);
-    const float* w = tr.model().attention(L - 1);
-    for (std::size_t b = 0; b < n; ++b)
-      for (const EnArc& a : batch.arcs[b]) {
-        if (a.relation != EnRelation::coreference || std::size_t(a.query) >= T) continue;
+  for_each_last_layer_arc(tr, examples, [&](const LmBatch& batch, std::size_t b, const EnArc& a, const float* w) {
+        if (a.relation != EnRelation::coreference || std::size_t(a.query) >= T) return;
         const std::string& pron = english_word(batch.tokens[b * T + std::size_t(a.query) - 1]).text;
         const int kind = english_word(batch.tokens[b * T + std::size_t(a.target)]).cat == EnCategory::first_name ? 0
                          : pron == "it"                                                                       ? 2
@@ -107,9 +117,7 @@ void coreference_by_antecedent(LmTrainer& tr, std::size_t examples) {
         ++count[kind];
         for (std::size_t h = 0; h < H; ++h)
           sum[std::size_t(kind) * H + h] += w[((b * H + h) * T + std::size_t(a.query)) * T + std::size_t(a.target)];
-      }
-    done += n;
-  }
+  });
   std::printf("coreference by antecedent, last layer's heads:");
   for (int kind = 0; kind < kKinds; ++kind) {
     std::printf(" %s (%zu arcs)", names[kind], count[kind]);
@@ -124,19 +132,11 @@ void coreference_by_antecedent(LmTrainer& tr, std::size_t examples) {
 // first name), split by the subject's kind (a name or a common noun).
 void agreement_by_subject(LmTrainer& tr, std::size_t examples) {
   const LmConfig& c = tr.model().config();
-  const std::size_t L = c.num_layers, H = c.num_heads, T = c.seq_len;
+  const std::size_t H = c.num_heads, T = c.seq_len;
   std::vector<double> sum(2 * 3 * H, 0.0);  // [kind][target, target-1, target-2][head]
   std::size_t count[2] = {};
-  Rng rng(1000 + tr.config().seed, 5);
-  LmBatch batch(T, c.max_batch);
-  for (std::size_t done = 0; done < examples;) {
-    const std::size_t n = std::min(c.max_batch, examples - done);
-    generate_lm_batch(tr.spec(), rng, n, batch);
-    tr.model().forward(batch, n, false);
-    const float* w = tr.model().attention(L - 1);
-    for (std::size_t b = 0; b < n; ++b)
-      for (const EnArc& a : batch.arcs[b]) {
-        if (a.relation != EnRelation::agreement || std::size_t(a.query) >= T || a.target < 2) continue;
+  for_each_last_layer_arc(tr, examples, [&](const LmBatch& batch, std::size_t b, const EnArc& a, const float* w) {
+        if (a.relation != EnRelation::agreement || std::size_t(a.query) >= T || a.target < 2) return;
         const EnCategory cat = english_word(batch.tokens[b * T + std::size_t(a.target)]).cat;
         const int kind = cat == EnCategory::first_name || cat == EnCategory::last_name;
         ++count[kind];
@@ -144,9 +144,7 @@ void agreement_by_subject(LmTrainer& tr, std::size_t examples) {
           for (std::size_t h = 0; h < H; ++h)
             sum[(std::size_t(kind) * 3 + d) * H + h] +=
                 w[((b * H + h) * T + std::size_t(a.query)) * T + std::size_t(a.target) - d];
-      }
-    done += n;
-  }
+  });
   std::printf("agreement by subject, last layer's heads, weight on the head noun / the word before / two before:");
   for (int kind = 0; kind < 2; ++kind) {
     std::printf(" %s (%zu arcs)", kind ? "name" : "noun", count[kind]);
