@@ -58,12 +58,12 @@ import { LmSession, LM_PACES, LM_SCORE_EXAMPLES } from '../lib/teach/lm-session.
 import { LmController, PHASE_ACCURACY } from '../lib/teach/lm-controller.js';
 import { HeadGrid, HeadDetail, GRID_CSS, scoresCSV } from './language-model/head-grid.js';
 import { GenerationPanel, GENERATION_CSS, field } from './language-model/generation-panel.js';
-import { TASK_TEXT, NOT_EMBEDDED, introParagraphs, shippedModel } from './language-model/task-text.js';
+import { TASK_TEXT, NOT_EMBEDDED, introParagraphs, shippedModel, clipText } from './language-model/task-text.js';
 import { ComparePanel } from './language-model/compare-panel.js';
 import { AblationPanel } from './language-model/ablation-panel.js';
 import { TextPanel } from './language-model/text-panel.js';
 import { RelationsView, RELATIONS_CSS } from './language-model/relations-view.js';
-import { lmCurves, phaseNote } from './language-model/curves.js';
+import { lmCurves, phaseNote, curvesCSV } from './language-model/curves.js';
 import { loadModelButton, fileProblem, MAX_MODEL_BYTES } from './language-model/model-file.js';
 import messages from '../lib/i18n/catalogues/language-model.js';
 
@@ -566,15 +566,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     return `${name}-${this.task}-${this.ctl.runs.map((r) => `${r.layers}-layer`).join('-vs-')}`;
   }
 
-  curvesCSV() {
-    if (!this.ctl.runs.length) return null;
-    const lines = ['layers,step,training_loss,heldout_loss,task_accuracy,next_token_accuracy,heads_on,seconds'];
-    const v = (x) => (x === null || x === undefined ? '' : String(x));
-    for (const r of this.ctl.runs) {
-      for (const p of r.history) lines.push([r.layers, p.step, v(p.trainLoss), v(p.evalLoss), v(p.accuracy), v(p.nextToken), p.headsOn, p.seconds].join(','));
-    }
-    return `${lines.join('\r\n')}\r\n`;
-  }
+  curvesCSV() { return curvesCSV(this.ctl.runs); }
 
   /** A file the learner chose: loaded, or why not in the error box (the model in use stays). */
   async loadFile(file) {
@@ -600,10 +592,4 @@ export class HeadlabLanguageModel extends TrainingElement {
       this.fail(e);
     }
   }
-}
-
-/** The example's tokens, shortened for a sentence. */
-function clipText(tokens) {
-  const words = tokens.filter((t) => !t.startsWith('<'));
-  return words.length > 14 ? `${words.slice(0, 13).join(' ')} …` : words.join(' ');
 }

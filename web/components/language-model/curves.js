@@ -73,3 +73,18 @@ export function phaseNote(r, t) {
   if (!r.below && r.history.length) return [t('lm.phase.ahead', { steps: r.history[0].step, defined })];
   return [t('lm.phase.notYet', { defined })];
 }
+
+/**
+ * Every run's curve points as CSV (CRLF lines, a header row; empty cells for values not measured).
+ * @param {object[]} runs  the controller's runs ({ layers, history })
+ * @returns {string|null}  null before any run exists
+ */
+export function curvesCSV(runs) {
+  if (!runs.length) return null;
+  const lines = ['layers,step,training_loss,heldout_loss,task_accuracy,next_token_accuracy,heads_on,seconds'];
+  const v = (x) => (x === null || x === undefined ? '' : String(x));
+  for (const r of runs) {
+    for (const p of r.history) lines.push([r.layers, p.step, v(p.trainLoss), v(p.evalLoss), v(p.accuracy), v(p.nextToken), p.headsOn, p.seconds].join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}

@@ -53,3 +53,9 @@ export async function shippedModel(file) {
   if (!response.ok) throw new Error(`models/${file} could not be fetched (HTTP ${response.status})`);
   return new Uint8Array(await response.arrayBuffer());
 }
+
+/** An example's tokens as a short sentence: special tokens dropped, at most 13 words and "…". */
+export function clipText(tokens) {
+  const words = tokens.filter((w) => !w.startsWith('<'));
+  return words.length > 14 ? `${words.slice(0, 13).join(' ')} …` : words.join(' ');
+}
