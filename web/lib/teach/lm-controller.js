@@ -7,7 +7,7 @@
 // run, each head's task score over time (head-trend.js), and the requests the element's panels make (head switches, the example text,
 // generation, saving, loading a saved model).
 
-import { TrainingController, TRANSITIONS } from './training-controller.js';
+import { TrainingController } from './training-controller.js';
 import { LM_PACES } from './lm-session.js';
 import { ScoreHistory } from './head-trend.js';
 
@@ -201,37 +201,14 @@ export class LmController extends TrainingController {
    * @returns {Promise<{task: string, layers: number, heads: number, seed: number, step: number}>} the file's model
    */
   async loadModel(bytes, examples = {}) {
-    if (!this.client || this.client.dead) this.whyNotReady('loadModel');
-    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
-    if (!(bytes instanceof Uint8Array)) {
-      throw new TypeError(`${this.name}: loadModel(bytes): bytes must be a Uint8Array or ArrayBuffer (a saved .hlm model), got ${bytes === null ? 'null' : typeof bytes}`);
-    }
-    bytes = bytes.slice();  // the copy goes to the Worker; the caller's array stays usable
-    if (this.state === 'running') await this.pauseFor('pausing');
-    else if (this.running) await this.client.request('pause');  // a pause already on its way: wait for it
-    const before = this.state, kept = this.divergence;
-    const job = ++this._job;
-    if (TRANSITIONS[before].includes('loading')) this.go('loading');
-    let info;
-    try {
-      info = await this.client.request('load', { files: [bytes], example: this.settings.example, examples }, [bytes.buffer]);
-    } catch (e) {
-      if (this.state === 'loading') {
-        this.go(['held', 'hidden', 'diverged'].includes(before) ? before : 'paused', 'load-refused');
-        if (before === 'diverged') this.divergence = kept;
-      }
-      throw e;
-    }
-    const c = info.runs[0].config;
-    const model = { task: c.task, layers: c.numLayers, heads: c.numHeads, seed: c.seed, step: info.snapshot.runs[0].step };
-    // The settings the element takes from the file: configure() with them keeps this model.
-    const d = this.check({ ...this.settings, task: c.task, layers: c.numLayers, heads: c.numHeads, seed: c.seed, compare: false,
-      pretrained: false, example: examples[c.task] ?? this.settings.example });
-    this.key = this.modelKey(d);
-    if (job === this._job && this.state !== 'dead') {
-      this.replaceRuns(info, this.roundStartOf(info), d);
-      if (TRANSITIONS[this.state].includes('paused')) this.go('paused', 'loaded');
-    }
-    return model;
+    return this.loadSaved(bytes, '.hlm', (b) => ({ files: [b], example: this.settings.example, examples }), (info) => {
+      const c = info.runs[0].config;
+      // The settings the element takes from the file: configure() with them keeps this model.
+      const d = this.check({ ...this.settings, task: c.task, layers: c.numLayers, heads: c.numHeads, seed: c.seed, compare: false,
+        pretrained: false, example: examples[c.task] ?? this.settings.example });
+      this.key = this.modelKey(d);
+      const result = { task: c.task, layers: c.numLayers, heads: c.numHeads, seed: c.seed, step: info.snapshot.runs[0].step };
+      return { result, roundStart: this.roundStartOf(info), settings: d };
+    });
   }
 }

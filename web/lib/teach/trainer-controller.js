@@ -167,40 +167,16 @@ export class TrainerController extends TrainingController {
    * @returns {Promise<{config: object, settings: object}>} the file's config, and the element settings it implies
    */
   async loadModel(bytes) {
-    if (!this.client || this.client.dead) this.whyNotReady('loadModel');
-    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
-    if (!(bytes instanceof Uint8Array)) {
-      throw new TypeError(`${this.name}: loadModel(bytes): bytes must be a Uint8Array or ArrayBuffer (a saved .hlab model), got ${describe(bytes)}`);
-    }
-    bytes = bytes.slice();  // the copy goes to the Worker; the caller's array stays usable
-    if (this.state === 'running') await this.pauseFor('pausing');
-    else if (this.running) await this.client.request('pause');  // a pause already on its way: wait for it
-    const before = this.state, kept = this.divergence;
-    const job = ++this._job;
-    if (TRANSITIONS[before].includes('loading')) this.go('loading');
-    let info;
-    try {
-      info = await this.client.request('load', { bytes }, [bytes.buffer]);
-    } catch (e) {
-      // Refused: the model in use stays, as it was.
-      if (this.state === 'loading') {
-        this.go(['held', 'hidden', 'diverged'].includes(before) ? before : 'paused', 'load-refused');
-        if (before === 'diverged') this.divergence = kept;
-      }
-      throw e;
-    }
-    const c = info.runs[0].config;
-    this.extra = { optimizer: c.optimizer, causal: c.causal };
-    const settings = {
-      task: c.task, heads: c.numHeads, dModel: c.dModel, learningRate: +c.learningRate.toPrecision(6), batchSize: c.batchSize, seed: c.seed,
-      compare: false,
-    };
-    this.key = this.keyOf(settings);
-    if (job === this._job && this.state !== 'dead') {
-      this.replaceRuns(info, info.snapshot.runs[0].step);
-      if (TRANSITIONS[this.state].includes('paused')) this.go('paused', 'loaded');
-    }
-    return { config: c, settings };
+    return this.loadSaved(bytes, '.hlab', (b) => ({ bytes: b }), (info) => {
+      const c = info.runs[0].config;
+      this.extra = { optimizer: c.optimizer, causal: c.causal };
+      const settings = {
+        task: c.task, heads: c.numHeads, dModel: c.dModel, learningRate: +c.learningRate.toPrecision(6), batchSize: c.batchSize,
+        seed: c.seed, compare: false,
+      };
+      this.key = this.keyOf(settings);
+      return { result: { config: c, settings }, roundStart: info.snapshot.runs[0].step };
+    });
   }
 
   async exportModel(run = this.runs.length - 1) {

@@ -42,6 +42,8 @@
 //               dispose() → idle
 //   dead        restart() → restarting
 
+import { describe } from './values.js';
+
 /** States in which a run is training (a pause may be on its way). */
 export const TRAINING = new Set(['running', 'pausing', 'hiding', 'holding']);
 
@@ -238,6 +240,46 @@ export class TrainingController {
     this.emit('created', { runs: this.runs, note: this.client.note?.() ?? '', info, settings: d });
     this.roundStart = roundStart;
     this.ingest(info.snapshot);
+  }
+
+  /**
+   * Loads a saved model through the Worker's 'load' request, pausing first; it replaces the runs and is paused.
+   * A file the Worker refuses leaves the model in use as it was, and rejects with the Worker's error.
+   * @param {Uint8Array | ArrayBuffer} bytes  the file; copied, so the caller's array stays usable
+   * @param {string} kind  the file's kind for the TypeError (".hlm", ".hlab")
+   * @param {(bytes: Uint8Array) => object} request  the 'load' request's payload
+   * @param {(info: object) => {result: *, roundStart: number, settings?: object}} adopt  takes the file's settings
+   *   from the Worker's answer; its runs then replace the current ones unless another load or a stop came first
+   * @returns {Promise<*>} adopt's result
+   */
+  async loadSaved(bytes, kind, request, adopt) {
+    if (!this.client || this.client.dead) this.whyNotReady('loadModel');
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    if (!(bytes instanceof Uint8Array)) {
+      throw new TypeError(`${this.name}: loadModel(bytes): bytes must be a Uint8Array or ArrayBuffer (a saved ${kind} model), got ${describe(bytes)}`);
+    }
+    bytes = bytes.slice();  // the copy goes to the Worker
+    if (this.state === 'running') await this.pauseFor('pausing');
+    else if (this.running) await this.client.request('pause');  // a pause already on its way: wait for it
+    const before = this.state, kept = this.divergence;
+    const job = ++this._job;
+    if (TRANSITIONS[before].includes('loading')) this.go('loading');
+    let info;
+    try {
+      info = await this.client.request('load', request(bytes), [bytes.buffer]);
+    } catch (e) {
+      if (this.state === 'loading') {
+        this.go(['held', 'hidden', 'diverged'].includes(before) ? before : 'paused', 'load-refused');
+        if (before === 'diverged') this.divergence = kept;
+      }
+      throw e;
+    }
+    const { result, roundStart, settings } = adopt(info);
+    if (job === this._job && this.state !== 'dead') {
+      this.replaceRuns(info, roundStart, settings);
+      if (TRANSITIONS[this.state].includes('paused')) this.go('paused', 'loaded');
+    }
+    return result;
   }
 
   // ---------------------------------------------------------------- training
