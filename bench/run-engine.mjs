@@ -9,18 +9,9 @@ import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { measure } from './lib/measure.mjs';
 import { measurePeak } from './lib/peak.mjs';
+import { parseArgs, printResult } from './lib/child.mjs';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-
-function parseArgs(argv) {
-  const a = {};
-  for (let i = 0; i < argv.length; i++) {
-    if (!argv[i].startsWith('--')) throw new Error(`unexpected argument ${argv[i]}`);
-    const key = argv[i].slice(2);
-    a[key] = i + 1 < argv.length && !argv[i + 1].startsWith('--') ? argv[++i] : true;
-  }
-  return a;
-}
 
 export async function readArray(file) {
   const buf = await fs.readFile(file);
@@ -58,6 +49,6 @@ if (args.peak) {
   result.memory.rssPeakBytes = process.resourceUsage().maxRSS * 1024;
   result.memory.rssBaselineBytes = baselineRss;
 }
-process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+printResult(result);
 // ORT and TF.js may keep handles open; the result is out, so leave now.
 process.exit(0);

@@ -31,32 +31,17 @@ import { forward } from './engines/plain.mjs';
 import { render } from './lib/report.mjs';
 import { rendererPeakRss } from './lib/renderer-rss.mjs';
 import { startBusyLoad } from './lib/busy-load.mjs';
+import { CHROMIUM, CHROMIUM_ARGS, parseArgs, runChild } from './lib/child.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
 const rel = (p) => path.relative(repo, p);
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const KNOWN_ENGINES = ['headlab', 'headlab-scalar', 'ort', 'ort-plain', 'tfjs', 'plain', 'headlab-parallel', 'headlab-workers', 'ort-2t'];
 // Engines on 2 threads: run only on the --parallel-shapes × --parallel-seqs cells (with projections).
 const MULTI_CORE = ['headlab-parallel', 'headlab-workers', 'ort-2t'];
 // The isolated page runs the multi-core cells only, with these engines (the 1-thread ones as the
 // baseline of each one's parallel efficiency).
 const ISOLATED_ENGINES = ['headlab', 'ort', ...MULTI_CORE];
-
-function parseArgs(argv) {
-  const a = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}" (see bench/README.md)`);
-    const [key, inline] = arg.slice(2).split('=', 2);
-    if (inline !== undefined) a[key] = inline;
-    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) a[key] = argv[++i];
-    else a[key] = true;
-  }
-  return a;
-}
 
 const list = (s, f = (x) => x) => (s === 'none' || s === '' ? [] : String(s).split(',').map((x) => f(x.trim())));
 function shape(s) {
@@ -180,24 +165,8 @@ const MULTI_CORE_QUIET = 0.25;
 
 // ---- Node runs: one child process each ----
 
-function runNode(args, timeoutMs) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--max-old-space-size=16384', path.join(here, 'run-engine.mjs'), ...args],
-      { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-      if (line) return resolve(JSON.parse(line.slice(7)));
-      const why = signal === 'SIGKILL' ? `killed after ${(timeoutMs / 1000).toFixed(0)} s (timeout)`
-        : `exited with ${signal ?? code}: ${err.trim().split('\n').filter(Boolean).slice(-3).join(' | ').slice(0, 300)}`;
-      resolve({ status: 'fails', error: why });
-    });
-  });
-}
+const runNodeEngine = (args, timeoutMs) =>
+  runChild(path.join(here, 'run-engine.mjs'), args, { timeoutMs, maxOldSpaceMb: 16384, cwd: repo });
 
 // ---- Chromium runs: a fresh browser per run ----
 
@@ -308,7 +277,7 @@ async function main() {
 
   // The SIMD peak probe, in each environment.
   for (const env of o.envs) {
-    const p = env === 'node' ? await runNode(['--peak'], 60000) : await runBrowser(servers[env].url, 'benchPeak', {}, 60000);
+    const p = env === 'node' ? await runNodeEngine(['--peak'], 60000) : await runBrowser(servers[env].url, 'benchPeak', {}, 60000);
     res.peak[env] = p;
     console.error(`bench: WASM SIMD peak (${env}): ${p.gflops ? p.gflops.toFixed(1) + ' GFLOP/s' : p.error}`);
   }
@@ -374,7 +343,7 @@ async function main() {
             '--reps', reps, '--budget', o.budgetS, '--headlab-module', headlabModule, '--min-run-ms', o.minRunMs].map(String);
           if (ref) args.push('--ref', ref.path, '--ref-source', ref.source);
           if (saveRef) args.push('--save-output', refFile('f32'));
-          result = { ...base, ...(await runNode(args, timeoutMs)) };
+          result = { ...base, ...(await runNodeEngine(args, timeoutMs)) };
         } else {
           result = { ...base, ...(await runBrowser(servers[env].url, 'benchRun', {
             engine, cell, reps, budgetMs, refPath: ref ? rel(ref.path) : null, refSource: ref?.source, headlabModule, minRunMs: o.minRunMs,

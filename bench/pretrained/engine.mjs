@@ -7,18 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { measurePretrained } from './measure.mjs';
+import { parseArgs, printResult } from '../lib/child.mjs';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-
-function parseArgs(argv) {
-  const a = {};
-  for (let i = 0; i < argv.length; i++) {
-    if (!argv[i].startsWith('--')) throw new Error(`unexpected argument ${argv[i]}`);
-    const key = argv[i].slice(2);
-    a[key] = i + 1 < argv.length && !argv[i + 1].startsWith('--') ? argv[++i] : true;
-  }
-  return a;
-}
 
 async function main() {
   const a = parseArgs(process.argv.slice(2));
@@ -40,11 +31,11 @@ async function main() {
   if (a['save-logits']) fs.writeFileSync(a['save-logits'], new Uint8Array(logits.buffer, logits.byteOffset, logits.byteLength));
   result.memory.rssPeakBytes = process.resourceUsage().maxRSS * 1024;
   result.memory.rssBaselineBytes = baselineRss;
-  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  printResult(result);
   process.exit(0);  // ORT may keep handles open
 }
 
 main().catch((err) => {
-  process.stdout.write(`RESULT ${JSON.stringify({ status: 'fails', error: String(err?.message ?? err).split('\n')[0].slice(0, 400) })}\n`);
+  printResult({ status: 'fails', error: String(err?.message ?? err).split('\n')[0].slice(0, 400) });
   process.exit(0);
 });

@@ -8,33 +8,18 @@
 // Makes the model once (build/bench-gpt2/, by make_gpt2_small.py with Debian's python3-torch),
 // checks HeadLab's logits against ORT's on the same ids, then times one forward pass per T, each
 // engine in a process of its own, alternating (ORT's numThreads is process-wide). See bench/README.md.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rendererPeakRss } from '../lib/renderer-rss.mjs';
+import { CHROMIUM, CHROMIUM_ARGS, parseArgs, runChild } from '../lib/child.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
 const rel = (p) => path.relative(repo, p);
 const PYTHON = '/usr/bin/python3';
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-
-function parseArgs(argv) {
-  const a = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}" (see bench/README.md)`);
-    const [key, inline] = arg.slice(2).split('=', 2);
-    if (inline !== undefined) a[key] = inline;
-    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) a[key] = argv[++i];
-    else a[key] = true;
-  }
-  return a;
-}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -54,23 +39,6 @@ function ensureModel(folder) {
   const r = spawnSync(PYTHON, [path.join(here, 'make_gpt2_small.py'), folder], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error(`make_gpt2_small.py failed (exit ${r.status})`);
   return null;
-}
-
-function runEngine(args, timeoutMs) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--max-old-space-size=8192', path.join(here, 'engine.mjs'), ...args],
-      { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-      if (line) return resolve(JSON.parse(line.slice(7)));
-      resolve({ status: 'fails', error: signal === 'SIGKILL' ? 'killed (timeout)' : `exited with ${signal ?? code}: ${err.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}` });
-    });
-  });
 }
 
 /** One run on a fresh Chromium: a page of page.html from `url` (isolated or not). */
@@ -267,7 +235,7 @@ export async function runPretrained(argv) {
       const args = ['--engine', c.engine, '--threads', String(c.threads), '--folder', o.folder, '--seqs', (extra.seqs ?? o.seqs).join(','), '--reps', String(o.reps)];
       if (!fs.existsSync(refFile)) args.push('--save-logits', refFile);
       else args.push('--ref', refFile);
-      r = await runEngine(args, timeoutMs);
+      r = await runChild(path.join(here, 'engine.mjs'), args, { timeoutMs, maxOldSpaceMb: 8192, cwd: repo });
     } else {
       const url = (c.threads > 1 ? servers.isolated : servers.plain).url;
       r = await runBrowser(url,
