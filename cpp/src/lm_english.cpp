@@ -89,16 +89,7 @@ LmEnglishReport english_heads(LanguageModel& model, Rng& rng, std::size_t exampl
   const LmTaskSpec& spec = *find_lm_task("english");
   const LmConfig& c = model.config();
   LmEnglishScorer scorer(c.num_layers, c.num_heads, c.seq_len);
-  LmBatch batch(c.seq_len, c.max_batch);
-  const float* weights[kLmMaxLayers];
-  for (std::size_t done = 0; done < examples;) {
-    const std::size_t n = std::min(c.max_batch, examples - done);
-    generate_lm_batch(spec, rng, n, batch);
-    model.forward(batch, n, false);
-    for (std::size_t l = 0; l < c.num_layers; ++l) weights[l] = model.attention(l);
-    scorer.add(batch, n, weights);
-    done += n;
-  }
+  score_attention(model, spec, rng, examples, scorer);
   return scorer.report();
 }
 

@@ -179,16 +179,7 @@ LmHeadReport LmHeadScorer::report() const {
 LmHeadReport detect_heads(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::size_t examples) {
   const LmConfig& c = model.config();
   LmHeadScorer scorer(spec, c.num_layers, c.num_heads, c.seq_len);
-  LmBatch batch(c.seq_len, c.max_batch);
-  const float* weights[kLmMaxLayers];
-  for (std::size_t done = 0; done < examples;) {
-    const std::size_t n = std::min(c.max_batch, examples - done);
-    generate_lm_batch(spec, rng, n, batch);
-    model.forward(batch, n, false);
-    for (std::size_t l = 0; l < c.num_layers; ++l) weights[l] = model.attention(l);
-    scorer.add(batch, n, weights);
-    done += n;
-  }
+  score_attention(model, spec, rng, examples, scorer);
   return scorer.report();
 }
 

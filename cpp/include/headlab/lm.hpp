@@ -11,6 +11,7 @@
 // (with or without backward) allocates nothing.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -223,7 +224,25 @@ class LmHeadScorer {
 };
 
 // Runs `examples` sequences of `spec` from rng through the model (in chunks of
-// max_batch) and scores every head. Allocates (evaluation, not a hot path).
+// max_batch) and gives each chunk's attention (one [n, h, T, T] block per layer)
+// to scorer.add(batch, n, weights): what every head-scoring pass shares.
+template <class Scorer>
+void score_attention(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::size_t examples, Scorer& scorer) {
+  const LmConfig& c = model.config();
+  LmBatch batch(c.seq_len, c.max_batch);
+  const float* weights[kLmMaxLayers];
+  for (std::size_t done = 0; done < examples;) {
+    const std::size_t n = std::min(c.max_batch, examples - done);
+    generate_lm_batch(spec, rng, n, batch);
+    model.forward(batch, n, false);
+    for (std::size_t l = 0; l < c.num_layers; ++l) weights[l] = model.attention(l);
+    scorer.add(batch, n, weights);
+    done += n;
+  }
+}
+
+// Scores every head on `examples` sequences of `spec` (score_attention). Allocates
+// (evaluation, not a hot path).
 LmHeadReport detect_heads(LanguageModel& model, const LmTaskSpec& spec, Rng& rng, std::size_t examples);
 
 // The task's metric over held-out sequences: share of scored positions right
