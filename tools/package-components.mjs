@@ -50,6 +50,8 @@ async function virtualModules() {
   const contents = {
     'headlab:embedded-wasm': 'export default null;',
     'headlab:embedded-models': 'export default null;',
+    // Bundlers (Vite, webpack) name the chunks of an app: the registrar preloads nothing.
+    'headlab:preloads': 'export default null;',
     'headlab:layout': `export const wasmNextToBundle = false;\nexport const modelUrls = ${modelUrls};`,
     'headlab:katex-css': `export const css = ${JSON.stringify(katexRules)};`,
     'headlab:katex-fonts': `export const fontFaces = ${fontFacesJs};`,

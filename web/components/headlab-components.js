@@ -17,6 +17,8 @@
 import { BASE_URL } from './shared/lab/assets.js';
 import { reserveRoom, releaseRoom } from './shared/elements/reserve.js';
 import { wasmNextToBundle } from 'headlab:layout';
+import preloads from 'headlab:preloads';
+import { simdSupported } from '../lib/api/simd.js';
 
 const LOADERS = {
   'headlab-worked-example': () => import('./entries/worked-example.js'),
@@ -35,6 +37,25 @@ const LOADERS = {
 export const tags = Object.keys(LOADERS);
 
 const loads = new Map();  // tag → Promise of the element's module
+
+const preloaded = new Set();
+/**
+ * Asks for `files` (next to this module) now, as <link rel=preload> does: the chunks an element's
+ * code imports (the site's build lists them, headlab:preloads), which the browser would otherwise
+ * find only once that code had arrived, and the .wasm the API will fetch (as `fetch`, in the mode
+ * it uses: CORS, same-origin credentials). The npm package's build lists none (its bundler names the files).
+ */
+function preload(files, as = 'modulepreload') {
+  for (const file of files ?? []) {
+    if (preloaded.has(file)) continue;
+    preloaded.add(file);
+    const link = document.createElement('link');
+    if (as === 'modulepreload') link.rel = 'modulepreload';
+    else Object.assign(link, { rel: 'preload', as, crossOrigin: 'anonymous' });
+    link.href = new URL(file, BASE_URL).href;
+    (document.head ?? document.documentElement).append(link);
+  }
+}
 
 let warmed = false;
 let fontsWarmed = false;
@@ -56,6 +77,12 @@ function warmUp(tag) {
   if (!warmed) {
     warmed = true;
     import('./shared/lab/lab-entry.js').then((m) => m.getLab()).catch(() => {});
+    if (preloads) {
+      preload(preloads['headlab-lab']);
+      const core = simdSupported() ? 'headlab_core' : 'headlab_core_scalar';
+      preload(preloads[core]);
+      if (wasmNextToBundle) preload([`${core}.wasm`], 'fetch');
+    }
   }
   if (fontsWarmed || !FORMULA_TAGS.has(tag) || !wasmNextToBundle || !document.fonts?.load) return;
   fontsWarmed = true;
@@ -75,6 +102,7 @@ export function loadElement(tag) {
   if (!loads.has(tag)) {
     // The element's entry is asked for first, then the API (which then asks for the .wasm).
     const pending = load();
+    if (preloads) preload(preloads[tag]);
     pending.catch((e) => { loads.delete(tag); explainFailure(tag, e); });
     loads.set(tag, pending);
     if (tag !== 'headlab-theme-toggle') warmUp(tag);
