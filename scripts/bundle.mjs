@@ -37,6 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { precompress } from '../tools/precompress.mjs';
 import { registrarExternals } from '../tools/registrar.mjs';
+import { formulaModules } from '../tools/formulas.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(repo, 'web');
@@ -63,6 +64,8 @@ const katexCss = await readFile(path.join(katexDir, 'katex.min.css'), 'utf8');
 const fontFaces = (katexCss.match(/@font-face\{[^}]*\}/g) ?? [])
   .map((rule) => rule.replace(/src:[^;}]*/, (src) => src.split(',').filter((s) => s.includes('woff2')).join(',')));
 const katexRules = katexCss.replace(/@font-face\{[^}]*\}/g, '');
+// Formulas typeset ahead (headlab:formulas/<element>, web/components/shared/render/prerendered.js).
+const formulas = formulaModules();
 // The classic build carries the SIMD modules; engines without SIMD fetch the scalar ones.
 const embedded = {
   core: (await readFile(path.join(gen, 'headlab_core.wasm'))).toString('base64'),
@@ -118,6 +121,7 @@ function virtualModules({ embedWasm, preloads = null }) {
         if (args.path === 'headlab:embedded-models') {
           return { contents: `export default ${embedWasm ? JSON.stringify(shippedModels) : 'null'};`, loader: 'js' };
         }
+        if (formulas[args.path]) return { contents: formulas[args.path], loader: 'js' };
         if (args.path === 'headlab:preloads') return { contents: `export default ${JSON.stringify(preloads)};`, loader: 'js' };
         if (args.path === 'headlab:layout') {
           // The site's bundles find the .wasm files and models next to themselves (the npm package's
