@@ -12,7 +12,7 @@
 //   dist/headlab-components.classic.js  everything as one classic script with the SIMD wasm modules
 //                                       inside (base64): works from file://, where module scripts and
 //                                       fetch are blocked; the scalar fallback is fetched next to it.
-//                                       The demo pages load it from file:// only (site/page.js)
+//                                       The site's pages load it from file:// only (site/page.js)
 //   dist/headlab_{core,train,pretrained}{,_scalar}.wasm  found next to the bundle
 //   dist/headlab_{core,train}_threads.{mjs,wasm,worker.js}  the threads builds (isolated pages):
 //                                       createParallelLayer's and the language models'
