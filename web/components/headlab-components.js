@@ -57,6 +57,23 @@ function preload(files, as = 'modulepreload') {
   }
 }
 
+/**
+ * Fetches `files` (next to this module) into the HTTP cache, for a Worker to find there: a Worker
+ * has its own module map, and a <link rel=preload> that the page itself never uses draws a warning.
+ * Same mode as the API's own requests (CORS, same-origin credentials).
+ */
+function warmCache(files) {
+  for (const file of files ?? []) {
+    if (preloaded.has(file)) continue;
+    preloaded.add(file);
+    fetch(new URL(file, BASE_URL).href, { credentials: 'same-origin' }).then((r) => r.arrayBuffer()).catch(() => {});
+  }
+}
+
+// The elements whose first draw waits for the training module: the trainer loads it on the page,
+// the language model in its Worker (where both are single-threaded: not on cross-origin isolated pages).
+const TRAIN_TAGS = new Set(['headlab-trainer', 'headlab-language-model']);
+
 let warmed = false;
 let fontsWarmed = false;
 // The elements that typeset formulas (static formulas, render/typeset.js): they wait for two KaTeX fonts.
@@ -73,6 +90,10 @@ function warmUp(tag) {
   // (the language model asks its Worker, which it starts at once, for what it needs of it).
   if (tag === 'headlab-trainer') {
     import('./shared/lab/lab-entry.js').then((m) => m.getLab()).then((lab) => lab.tasks()).catch(() => {});
+  }
+  if (TRAIN_TAGS.has(tag) && preloads && wasmNextToBundle && !globalThis.crossOriginIsolated) {
+    const train = simdSupported() ? 'headlab_train' : 'headlab_train_scalar';
+    warmCache([`${train}.wasm`, ...preloads[train]]);
   }
   if (!warmed) {
     warmed = true;
