@@ -3,7 +3,7 @@
 //  - A page with only <headlab-worked-example> requests its code and none of another element's
 //    (the chunks only other elements import, from the import graph of dist/).
 //  - A page with only <headlab-language-model> loads no KaTeX (code or fonts) and leaves the training
-//    module to its Worker.
+//    module to its Worker (the page fetches its .wasm early, for the Worker to find in the HTTP cache).
 //  - The worked example's formulas are typeset at build time: its page loads no KaTeX code, in either
 //    language; with KaTeX's fonts held back it is interactive, its formulas (KaTeX's HTML and MathML,
 //    as KaTeX makes them in Node) in place but unseen, and once the fonts arrive they are shown and
@@ -100,7 +100,7 @@ test('a page with only the worked example loads its code and no other element\'s
   await page.close();
 });
 
-test('a page with only the language model: no KaTeX, and the training module only in its Worker, started with the element', { timeout: 120_000 }, async () => {
+test('a page with only the language model: no KaTeX, and the training module only in its Worker, started with the element and fetched early', { timeout: 120_000 }, async () => {
   // KaTeX's own code has this message; the language model typesets no formula.
   const katexFiles = [...staticClosure('headlab-language-model.js')].filter(carriesKatex);
   assert.deepEqual(katexFiles, [], 'the language model\'s code carries no KaTeX');
@@ -108,9 +108,15 @@ test('a page with only the language model: no KaTeX, and the training module onl
   const { page, problems } = await openPage('language model alone', { name: 'only-language-model.html', body: '<headlab-language-model></headlab-language-model>' });
   await page.waitForSelector('headlab-language-model[data-drawn]', { timeout: 60_000 });
   // The page's own resource timing (a Worker's requests are the Worker's).
-  const own = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname.slice(1)));
+  const own = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => ({ file: new URL(r.name).pathname.slice(1), by: r.initiatorType })));
   assert.equal(await page.evaluate(() => document.querySelector('headlab-language-model').runsIn), 'worker');
-  assert.deepEqual(own.filter((f) => /katex|headlab_train/.test(f)), [], `no KaTeX font and no training module on the page (it fetched ${own.join(', ')})`);
+  const list = own.map((r) => `${r.file} (${r.by})`).join(', ');
+  assert.deepEqual(own.filter((r) => /katex/.test(r.file)), [], `no KaTeX font on the page (it fetched ${list})`);
+  // The registrar fetches the training module for the Worker's HTTP cache; the page's API never loads it.
+  assert.deepEqual(own.filter((r) => /headlab_train/.test(r.file) && r.by !== 'fetch'), [], `the training module only fetched, for the Worker (${list})`);
+  assert.ok(own.some((r) => r.file === 'headlab_train.wasm'), `the training module fetched early (${list})`);
+  const pageLab = await page.evaluate(async () => (await (await import(new URL('/headlab-lab.js', location.href).href)).getLab()).info());
+  assert.equal(pageLab.trainingLoaded, false, 'the page\'s API did not load the training module');
   assert.deepEqual(problems, []);
   await page.close();
 });

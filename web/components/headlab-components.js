@@ -75,14 +75,12 @@ function warmCache(files) {
 const TRAIN_TAGS = new Set(['headlab-trainer', 'headlab-language-model']);
 
 let warmed = false;
-let fontsWarmed = false;
-// The elements that typeset formulas (static formulas, render/typeset.js): they wait for two KaTeX fonts.
-const FORMULA_TAGS = new Set(['headlab-worked-example', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h']);
 /**
  * What every computing element waits for besides its own code, started at once instead of after
  * it: the API and its WebAssembly module (the page's one instance, which the element's getLab()
- * then returns: one fetch), the trainer's training module, and in the site's
- * build the two KaTeX fonts the elements with formulas wait for.
+ * then returns: one fetch), and the training module of the trainer and the language model.
+ * KaTeX's fonts are not among them: an element draws before its formulas are shown (shared/elements/base.js),
+ * and the fonts load once its formulas are laid out, off the link its code and module need first.
  * A failure here is the element's to report.
  */
 function warmUp(tag) {
@@ -105,15 +103,6 @@ function warmUp(tag) {
       if (wasmNextToBundle) preload([`${core}.wasm`], 'fetch');
     }
   }
-  if (fontsWarmed || !FORMULA_TAGS.has(tag) || !wasmNextToBundle || !document.fonts?.load) return;
-  fontsWarmed = true;
-  const faces = [['KaTeX_Main', 'KaTeX_Main-Regular', 'normal'], ['KaTeX_Math', 'KaTeX_Math-Italic', 'italic']];
-  const style = document.createElement('style');
-  style.dataset.headlabFontsEarly = faces.map(([, file]) => file).join(' ');  // fonts.js does not declare these again
-  style.textContent = faces.map(([family, file, fontStyle]) =>
-    `@font-face{font-display:block;font-family:${family};src:url(${BASE_URL}katex/fonts/${file}.woff2) format("woff2");font-weight:400;font-style:${fontStyle}}`).join('\n');
-  (document.head ?? document.documentElement).append(style);
-  for (const face of ['16px KaTeX_Main', 'italic 16px KaTeX_Math']) document.fonts.load(face).catch(() => {});
 }
 
 /** Loads and registers the element `tag` (once); resolves to its module ({ Headlab… class }). */

@@ -15,10 +15,7 @@ export function installFonts() {
   if (document.querySelector('style[data-headlab-fonts]')) return;
   const style = document.createElement('style');
   style.dataset.headlabFonts = '';
-  // Faces headlab-components.js declared already (to fetch them early) are not declared twice.
-  const early = (document.querySelector('style[data-headlab-fonts-early]')?.dataset.headlabFontsEarly ?? '').split(' ').filter(Boolean);
-  style.textContent = fontFaces.split('\n').filter((rule) => !early.some((file) => rule.includes(`/${file}.woff2`)))
-    .join('\n').split('url(fonts/').join(`url(${BASE_URL}katex/fonts/`);
+  style.textContent = fontFaces.split('url(fonts/').join(`url(${BASE_URL}katex/fonts/`);
   (document.head ?? document.documentElement).append(style);
 }
 
