@@ -33,7 +33,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       for (let i = 0; i < RUNS; i++) {
         runs.push(await measure(browser, site.url, scenario));
         const r = runs[runs.length - 1];
-        console.error(`${scenario.name}: run ${i + 1}: skeleton ${r.skeleton?.toFixed(0)} ms, drawn ${r.drawn.toFixed(0)} ms, ${(r.bytes / 1024).toFixed(0)} KiB in ${r.requests} requests`);
+        console.error(`${scenario.name}: run ${i + 1}: skeleton ${r.skeleton?.toFixed(0)} ms, drawn ${r.drawn.toFixed(0)} ms, ` +
+          `formulas ${r.formulas?.toFixed(0) ?? '-'} ms, ${(r.bytes / 1024).toFixed(0)} KiB in ${r.requests} requests`);
       }
       rows.push({ scenario, runs });
     }
@@ -43,19 +44,21 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     await dist.close();
   }
   const table = [
-    '| page | first skeleton (ms) | interactive / controls shown (ms), median of runs | best | goal | transferred |',
-    '| --- | ---: | ---: | ---: | --- | ---: |',
+    '| page | first skeleton (ms) | interactive / controls shown (ms), median of runs | best | goal | formulas shown (ms) | transferred |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: |',
     ...rows.map(({ scenario, runs }) => {
       const drawn = median(runs.map((r) => r.drawn));
+      const formulas = runs[0].formulas === undefined ? '–' : median(runs.map((r) => r.formulas)).toFixed(0);
       return `| ${scenario.name} | ${median(runs.map((r) => r.skeleton ?? NaN)).toFixed(0)} | ${drawn.toFixed(0)} | ${Math.min(...runs.map((r) => r.drawn)).toFixed(0)} | ` +
-        `≤ ${scenario.goal} ms: ${drawn <= scenario.goal ? 'met' : `not met (+${(drawn - scenario.goal).toFixed(0)} ms)`} | ${(median(runs.map((r) => r.bytes)) / 1024).toFixed(0)} KiB in ${median(runs.map((r) => r.requests))} requests |`;
+        `≤ ${scenario.goal} ms: ${drawn <= scenario.goal ? 'met' : `not met (+${(drawn - scenario.goal).toFixed(0)} ms)`} | ${formulas} | ${(median(runs.map((r) => r.bytes)) / 1024).toFixed(0)} KiB in ${median(runs.map((r) => r.requests))} requests |`;
     }),
   ].join('\n');
   const md = `# First picture on a throttled link\n\n` +
     `\`node bench/first-picture.mjs --runs ${RUNS}\`, ${new Date().toISOString().slice(0, 10)}: Chromium, network emulation 1.6 Mbit/s down, ` +
     `750 kbit/s up, 150 ms round trip, a new browser context (empty cache) per load; dist/ served by tools/serve.mjs (brotli; no-cache, so repeated requests are revalidated). Times from navigation start, ` +
     'measured in the page: "first skeleton" is when the element first takes its room (a sized "Loading …" box), ' +
-    '"interactive" when it has drawn its first result with its controls live (data-drawn); "transferred" counts the page\'s ' +
+    '"interactive" when it has drawn its first result with its controls live (data-drawn), "formulas shown" when its formulas, ' +
+    'typeset but unseen until KaTeX\'s fonts have loaded, are shown (data-formulas="ready"); "transferred" counts the page\'s ' +
     'and its Workers\' responses. The machine is a busy 2-core one ' +
     '(other jobs running): CPU time adds to the network time; its 1-minute load average was ' +
     `${loadBefore.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (${os.cpus().length} cores). ` +

@@ -12,7 +12,7 @@
 //   dist/headlab-components.classic.js  everything as one classic script with the SIMD wasm modules
 //                                       inside (base64): works from file://, where module scripts and
 //                                       fetch are blocked; the scalar fallback is fetched next to it.
-//                                       The demo pages load it from file:// only (site/page.js)
+//                                       The site's pages load it from file:// only (site/page.js)
 //   dist/headlab_{core,train,pretrained}{,_scalar}.wasm  found next to the bundle
 //   dist/headlab_{core,train}_threads.{mjs,wasm,worker.js}  the threads builds (isolated pages):
 //                                       createParallelLayer's and the language models'
@@ -37,6 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { precompress } from '../tools/precompress.mjs';
 import { registrarExternals } from '../tools/registrar.mjs';
+import { formulaModules } from '../tools/formulas.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(repo, 'web');
@@ -63,6 +64,8 @@ const katexCss = await readFile(path.join(katexDir, 'katex.min.css'), 'utf8');
 const fontFaces = (katexCss.match(/@font-face\{[^}]*\}/g) ?? [])
   .map((rule) => rule.replace(/src:[^;}]*/, (src) => src.split(',').filter((s) => s.includes('woff2')).join(',')));
 const katexRules = katexCss.replace(/@font-face\{[^}]*\}/g, '');
+// Formulas typeset ahead (headlab:formulas/<element>, web/components/shared/render/prerendered.js).
+const formulas = formulaModules();
 // The classic build carries the SIMD modules; engines without SIMD fetch the scalar ones.
 const embedded = {
   core: (await readFile(path.join(gen, 'headlab_core.wasm'))).toString('base64'),
@@ -83,7 +86,30 @@ if (await exists(modelsDir)) {
   }
 }
 
-function virtualModules({ embedWasm }) {
+/**
+ * What the registrar asks for beside an entry (esbuild's metafile of the split build, written to
+ * `outdir`): for each entry `headlab-<name>` (its tag; `headlab-lab` too), the chunks it imports
+ * statically, transitively, which a browser otherwise finds only after the entry has arrived, one
+ * round trip later per level; for each wasm module's glue (`headlab_core`, …: web/lib/gen/<name>.mjs,
+ * imported dynamically by the API), its chunk and what that imports.
+ */
+function preloadTable(metafile, outdir, entries) {
+  const rel = (p) => path.relative(outdir, path.resolve(repo, p)).split(path.sep).join('/');
+  const imports = new Map(Object.entries(metafile.outputs).map(([file, o]) => [rel(file),
+    o.imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => rel(i.path))]));
+  const closure = (file, seen = new Set()) => {
+    for (const f of imports.get(file) ?? []) if (!seen.has(f)) { seen.add(f); closure(f, seen); }
+    return seen;
+  };
+  const table = Object.fromEntries(entries.map((name) => [name, [...closure(`${name}.js`)].sort()]));
+  for (const [file, o] of Object.entries(metafile.outputs)) {
+    const glue = /^web\/lib\/gen\/(headlab_\w+)\.mjs$/.exec(o.entryPoint ?? '');
+    if (glue) table[glue[1]] = [rel(file), ...[...closure(rel(file))].sort()];
+  }
+  return table;
+}
+
+function virtualModules({ embedWasm, preloads = null }) {
   return {
     name: 'headlab-virtual',
     setup(b) {
@@ -95,6 +121,8 @@ function virtualModules({ embedWasm }) {
         if (args.path === 'headlab:embedded-models') {
           return { contents: `export default ${embedWasm ? JSON.stringify(shippedModels) : 'null'};`, loader: 'js' };
         }
+        if (formulas[args.path]) return { contents: formulas[args.path], loader: 'js' };
+        if (args.path === 'headlab:preloads') return { contents: `export default ${JSON.stringify(preloads)};`, loader: 'js' };
         if (args.path === 'headlab:layout') {
           // The site's bundles find the .wasm files and models next to themselves (the npm package's
           // components differ: scripts/package-components.mjs).
@@ -136,8 +164,8 @@ for (const f of await readdir(path.join(web, 'components/shared/worker'))) {
 // One build with code splitting: the glue of each wasm module (core, train, and their scalar
 // fallbacks) becomes a chunk that a page or Worker fetches only when it loads that module.
 // Chunks sit next to the entries, so import.meta.url-relative paths mean the same in both.
-await build({
-  ...common, format: 'esm', splitting: true, outdir: out, entryNames: '[name]', chunkNames: 'headlab-chunk-[hash]',
+const split = await build({
+  ...common, format: 'esm', splitting: true, outdir: out, entryNames: '[name]', chunkNames: 'headlab-chunk-[hash]', metafile: true,
   entryPoints: [
     ...elementEntries,
     { in: path.join(web, 'components/shared/lab/lab-entry.js'), out: 'headlab-lab' },
@@ -147,10 +175,12 @@ await build({
   ],
   plugins: [virtualModules({ embedWasm: false })],
 });
-// The registrar alone (tools/registrar.mjs): no chunk between it and an element's code.
+// The registrar alone (tools/registrar.mjs): no chunk between it and an element's code, whose
+// chunks it names for the browser to fetch beside it (modulepreload), as it does the API's.
+const preloads = preloadTable(split.metafile, out, [...elementEntries.map((e) => e.out), 'headlab-lab']);
 await build({
   ...common, entryPoints: [entry], format: 'esm', outfile: path.join(out, 'headlab-components.js'),
-  plugins: [virtualModules({ embedWasm: false }), registrarExternals((name) => `headlab-${name}.js`)],
+  plugins: [virtualModules({ embedWasm: false, preloads }), registrarExternals((name) => `headlab-${name}.js`)],
 });
 await build({
   ...common, entryPoints: [path.join(web, 'components/headlab-components-all.js')], format: 'iife', globalName: 'HeadLab',

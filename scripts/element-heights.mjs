@@ -31,7 +31,8 @@ try {
       }));
       await page.goto(url);
       try {
-        await page.waitForFunction((t) => [...document.querySelectorAll(t)].every((e) => e.hasAttribute('data-drawn') && !e.hasAttribute('data-headlab-reserved')), tag, { timeout: 60_000 });
+        await page.waitForFunction((t) => [...document.querySelectorAll(t)].every((e) => e.hasAttribute('data-drawn') && !e.hasAttribute('data-headlab-reserved') &&
+          e.dataset.formulas !== 'loading'), tag, { timeout: 60_000 });
         // Fonts and late layout settle.
         await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
         const [a, b] = await page.evaluate((t) => [...document.querySelectorAll(t)].map((e) => {

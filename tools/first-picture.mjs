@@ -1,7 +1,8 @@
 // A throttled page load with an empty cache, timed in the page (bench/first-picture.mjs,
 // tests/browser/first-picture.test.mjs): Chromium's network emulation at 1.6 Mbit/s down, 750 kbit/s up
 // and 150 ms round trip (the issue's "slow link"), from navigation start to the element's first room
-// (its skeleton) and to its first draw with live controls (data-drawn). Each load has a new browser
+// (its skeleton), to its first draw with live controls (data-drawn) and, for an element with formulas,
+// to their showing (data-formulas="ready", once KaTeX's fonts have loaded). Each load has a new browser
 // context (an empty HTTP cache, which the page and its Workers then share, as on a first visit); the
 // pages are served by `pageServer`, not by request interception, which would turn that cache off.
 import http from 'node:http';
@@ -50,8 +51,9 @@ export const PAGES = Object.fromEntries(SCENARIOS.filter((sc) => sc.page).map((s
 
 /**
  * One throttled load with an empty cache, from `siteUrl` (a pageServer with PAGES): ms from navigation
- * start to the skeleton and to data-drawn; bytes over the wire and responses, the page's and its
- * Workers' (Playwright reports both; the page's CDP session sees only the page's own).
+ * start to the skeleton, to data-drawn and to the formulas shown (undefined without formulas); bytes
+ * over the wire and responses, the page's and its Workers' (Playwright reports both; the page's CDP
+ * session sees only the page's own).
  */
 export async function measure(browser, siteUrl, scenario) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -68,13 +70,19 @@ export async function measure(browser, siteUrl, scenario) {
       if (!e) return;
       if (window.__times.skeleton === undefined && e.getBoundingClientRect().height > 100) window.__times.skeleton = performance.now();
       if (window.__times.drawn === undefined && e.hasAttribute('data-drawn')) window.__times.drawn = performance.now();
+      if (window.__times.formulas === undefined && e.dataset.formulas === 'ready') window.__times.formulas = performance.now();
     };
     new MutationObserver(look).observe(document, { childList: true, subtree: true, attributes: true });
-    const frame = () => { look(); if (window.__times.drawn === undefined) requestAnimationFrame(frame); };
+    // Elements without formulas have no data-formulas.
+    const settled = () => window.__times.drawn !== undefined &&
+      (window.__times.formulas !== undefined || document.querySelector(tag)?.dataset.formulas === undefined);
+    const frame = () => { look(); if (!settled()) requestAnimationFrame(frame); };
     requestAnimationFrame(frame);
   }, scenario.tag);
   await page.goto(new URL(scenario.url, siteUrl).href);
-  await page.waitForFunction(() => window.__times.drawn !== undefined, null, { timeout: 120_000, polling: 100 });
+  await page.waitForFunction((tag) => window.__times.drawn !== undefined &&
+    (window.__times.formulas !== undefined || document.querySelector(tag).dataset.formulas === undefined),
+  scenario.tag, { timeout: 120_000, polling: 100 });
   const times = await page.evaluate(() => window.__times);
   const bytes = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
   await context.close();

@@ -17,6 +17,7 @@ import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registrarExternals } from './registrar.mjs';
+import { formulaModules } from './formulas.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(repo, 'web');
@@ -50,9 +51,12 @@ async function virtualModules() {
   const contents = {
     'headlab:embedded-wasm': 'export default null;',
     'headlab:embedded-models': 'export default null;',
+    // Bundlers (Vite, webpack) name the chunks of an app: the registrar preloads nothing.
+    'headlab:preloads': 'export default null;',
     'headlab:layout': `export const wasmNextToBundle = false;\nexport const modelUrls = ${modelUrls};`,
     'headlab:katex-css': `export const css = ${JSON.stringify(katexRules)};`,
     'headlab:katex-fonts': `export const fontFaces = ${fontFacesJs};`,
+    ...formulaModules(),
   };
   return {
     name: 'headlab-package',

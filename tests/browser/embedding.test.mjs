@@ -65,9 +65,12 @@ async function openCourse(label, bundleUrl, options) {
 // The browser's console line for a blocked request names no URL; the request itself is
 // recorded with its URL, and only the expected ones are let through.
 const BLOCKED = /console error: Failed to load resource: net::ERR_FAILED$/;
-/** What the browser reports when CORS blocks `file` (a RegExp source): the failed request and its console line. */
+/**
+ * What the browser reports when CORS blocks `file` (a RegExp source): the failed request and its console line
+ * (one per request: the registrar's preload of the .wasm is a "link element resource").
+ */
 const blocked = (file) => [BLOCKED, new RegExp(`request failed: http://127\\.0\\.0\\.1:\\d+/${file} \\(net::ERR_FAILED\\)$`),
-  new RegExp(`console error: Access to \\w+ at 'http://127\\.0\\.0\\.1:\\d+/${file}' from origin 'http://localhost:\\d+' has been blocked by CORS policy`)];
+  new RegExp(`console error: Access to (\\w+|link element resource) at 'http://127\\.0\\.0\\.1:\\d+/${file}' from origin 'http://localhost:\\d+' has been blocked by CORS policy`)];
 
 /** Takes the problems recorded so far, leaving out those that `expected` matches. */
 function assertNoProblems(expected = []) {

@@ -3,7 +3,11 @@
 //  - A page with only <headlab-worked-example> requests its code and none of another element's
 //    (the chunks only other elements import, from the import graph of dist/).
 //  - A page with only <headlab-language-model> loads no KaTeX (code or fonts) and leaves the training
-//    module to its Worker.
+//    module to its Worker (the page fetches its .wasm early, for the Worker to find in the HTTP cache).
+//  - The worked example's formulas are typeset at build time: its page loads no KaTeX code, in either
+//    language; with KaTeX's fonts held back it is interactive, its formulas (KaTeX's HTML and MathML,
+//    as katex.render makes them in the page) in place but unseen, and once the fonts arrive they are shown and
+//    nothing moves.
 //  - Every element is a skeleton saying "Loading …" at the first frame after headlab-components.js
 //    runs, as tall as the element will be (reserved-heights.js); the time is printed.
 //  - Layout shift: the paragraph under the element stays where it was while the element loads and
@@ -16,8 +20,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DIST, useSite, watch, ensureScreenshotDir, SCREENSHOTS } from './helpers.mjs';
+import { DIST, REPO, useSite, watch, ensureScreenshotDir, SCREENSHOTS } from './helpers.mjs';
 import { SCENARIOS, PAGES, measure, pageServer } from '../../tools/first-picture.mjs';
+import { stepTex } from '../../web/components/worked-example/formulas.js';
+import { translator } from '../../web/lib/i18n/index.js';
+import workedExampleMessages from '../../web/lib/i18n/catalogues/worked-example.js';
 
 const site = useSite();
 const ELEMENTS = ['worked-example', 'heads', 'params', 'scaling', 'misconceptions', 'choosing-h', 'trainer', 'language-model', 'model-explorer'];
@@ -31,8 +38,11 @@ function staticClosure(file, seen = new Set()) {
   return seen;
 }
 
+/** Whether a file of dist/ holds KaTeX's code (its own error message). */
+const carriesKatex = (file) => readFileSync(path.join(DIST, file), 'utf8').includes('KaTeX parse error');
+
 /** A page at `name` on the site with `body`, loading `script` (the registrar by default). */
-async function openPage(label, { name, body, script = '/headlab-components.js', blocking = false, viewport = { width: 1280, height: 2400 }, setup, problems = [] }) {
+async function openPage(label, { name, body, script = '/headlab-components.js', blocking = false, viewport = { width: 1280, height: 2400 }, setup, problems = [], waitUntil = 'load' }) {
   const page = watch(await site.browser.newPage({ viewport }), label, problems);
   await page.addInitScript(() => {
     // Layout shifts, and the first frame after the registrar added its skeleton style.
@@ -65,7 +75,7 @@ async function openPage(label, { name, body, script = '/headlab-components.js', 
   }));
   const requests = [];
   page.on('request', (r) => requests.push(new URL(r.url()).pathname.slice(1)));
-  await page.goto(site.url(name));
+  await page.goto(site.url(name), { waitUntil });
   return { page, requests, problems };
 }
 
@@ -89,21 +99,109 @@ test('a page with only the worked example loads its code and no other element\'s
   await page.close();
 });
 
-test('a page with only the language model: no KaTeX, and the training module only in its Worker, started with the element', { timeout: 120_000 }, async () => {
+test('a page with only the language model: no KaTeX, and the training module only in its Worker, started with the element and fetched early', { timeout: 120_000 }, async () => {
   // KaTeX's own code has this message; the language model typesets no formula.
-  const katex = [...staticClosure('headlab-language-model.js')].filter((f) => readFileSync(path.join(DIST, f), 'utf8').includes('KaTeX parse error'));
-  assert.deepEqual(katex, [], 'the language model\'s code carries no KaTeX');
-  assert.ok([...staticClosure('headlab-worked-example.js')].some((f) => readFileSync(path.join(DIST, f), 'utf8').includes('KaTeX parse error')),
-    'the worked example\'s does (the check finds KaTeX where it is)');
+  const katexFiles = [...staticClosure('headlab-language-model.js')].filter(carriesKatex);
+  assert.deepEqual(katexFiles, [], 'the language model\'s code carries no KaTeX');
+  assert.ok([...staticClosure('headlab-params.js')].some(carriesKatex), 'the parameter budget\'s does (the check finds KaTeX where it is)');
   const { page, problems } = await openPage('language model alone', { name: 'only-language-model.html', body: '<headlab-language-model></headlab-language-model>' });
   await page.waitForSelector('headlab-language-model[data-drawn]', { timeout: 60_000 });
   // The page's own resource timing (a Worker's requests are the Worker's).
-  const own = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname.slice(1)));
+  const own = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => ({ file: new URL(r.name).pathname.slice(1), by: r.initiatorType })));
   assert.equal(await page.evaluate(() => document.querySelector('headlab-language-model').runsIn), 'worker');
-  assert.deepEqual(own.filter((f) => /katex|headlab_train/.test(f)), [], `no KaTeX font and no training module on the page (it fetched ${own.join(', ')})`);
+  const list = own.map((r) => `${r.file} (${r.by})`).join(', ');
+  assert.deepEqual(own.filter((r) => /katex/.test(r.file)), [], `no KaTeX font on the page (it fetched ${list})`);
+  // The registrar fetches the training module for the Worker's HTTP cache; the page's API never loads it.
+  assert.deepEqual(own.filter((r) => /headlab_train/.test(r.file) && r.by !== 'fetch'), [], `the training module only fetched, for the Worker (${list})`);
+  assert.ok(own.some((r) => r.file === 'headlab_train.wasm'), `the training module fetched early (${list})`);
+  const pageLab = await page.evaluate(async () => (await (await import(new URL('/headlab-lab.js', location.href).href)).getLab()).info());
+  assert.equal(pageLab.trainingLoaded, false, 'the page\'s API did not load the training module');
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+for (const lang of ['en', 'es']) {
+  test(`worked example (${lang}): no KaTeX code; interactive with KaTeX's fonts held back, its formulas shown when they arrive, nothing moving`, { timeout: 120_000 }, async () => {
+    const t = translator([workedExampleMessages], lang);
+    let release;
+    const fontsHeld = new Promise((resolve) => { release = resolve; });
+    const held = [];
+    const { page, requests, problems } = await openPage(`worked example, fonts held (${lang})`, {
+      name: `fonts-held-${lang}.html`, body: `<headlab-worked-example step="all" lang="${lang}"></headlab-worked-example>`, waitUntil: 'domcontentloaded',
+      setup: (p) => p.route(/\/katex\/fonts\/[\w-]+\.woff2$/, async (route) => {
+        held.push(new URL(route.request().url()).pathname.split('/').pop());
+        await fontsHeld;
+        await route.continue();
+      }),
+    });
+    const element = page.locator('headlab-worked-example');
+    await page.waitForSelector('headlab-worked-example[data-drawn]', { timeout: 30_000 });
+    const layout = () => page.evaluate(() => {
+      const e = document.querySelector('headlab-worked-example');
+      return {
+        height: e.getBoundingClientRect().height, below: document.getElementById('below').getBoundingClientRect().top,
+        formulas: [...e.shadowRoot.querySelectorAll('.tex')].map((f) => {
+          const r = f.getBoundingClientRect();
+          return { height: r.height, width: r.width, opacity: getComputedStyle(f).opacity };
+        }),
+      };
+    });
+    const before = await layout();
+    assert.ok(held.length >= 2, `KaTeX's fonts were asked for and held back: ${held.join(', ')}`);
+    assert.equal(await element.getAttribute('data-formulas'), 'loading');
+    assert.ok(before.formulas.length >= 30 && before.formulas.every((f) => f.opacity === '0' && f.height > 10),
+      `every formula is in place, unseen: ${JSON.stringify(before.formulas.slice(0, 3))}`);
+    // KaTeX's DOM for the TeX, as KaTeX itself makes it in this page (katex.render, its own build, added
+    // inline now: no request); screen readers get its MathML. Compared node by node: name, namespace,
+    // attributes, style, text.
+    const tex = [...Array(10)].map((_, i) => stepTex(i + 1, t));
+    await page.addScriptTag({ path: path.join(REPO, 'node_modules/katex/dist/katex.min.js') });
+    const { shown, expected } = await page.evaluate((sources) => {
+      const norm = (node) => {
+        if (node.nodeType === 3) return JSON.stringify(node.data);
+        const attrs = [...node.attributes].filter((a) => a.name !== 'style' && !(a.name === 'class' && a.value === ''))
+          .map((a) => `${a.name}=${a.value}`).sort().join(' ');
+        return `<${node.namespaceURI} ${node.localName} ${attrs} style=${node.style?.cssText ?? ''}>${[...node.childNodes].map(norm).join('')}</>`;
+      };
+      const steps = [...document.querySelector('headlab-worked-example').shadowRoot.querySelectorAll('section.step')];
+      return {
+        shown: steps.map((st) => [...st.querySelectorAll('.formula .tex--display')].map((f) => ({ dom: norm(f.firstChild), nodes: f.childNodes.length, math: f.querySelectorAll('.katex-mathml math').length }))),
+        expected: sources.map((step) => step.map((src) => {
+          const span = document.createElement('span');
+          window.katex.render(src, span, { displayMode: true, throwOnError: false, output: 'htmlAndMathml', strict: 'ignore', trust: false });
+          return norm(span.firstChild);
+        })),
+      };
+    }, tex);
+    shown.forEach((formulas, i) => {
+      assert.equal(formulas.length, tex[i].length, `step ${i + 1}: ${tex[i].length} display formulas`);
+      formulas.forEach((f, k) => {
+        assert.equal(f.math, 1, `step ${i + 1}, formula ${k + 1}: MathML`);
+        assert.equal(f.nodes, 1, `step ${i + 1}, formula ${k + 1}: one KaTeX tree`);
+        assert.equal(f.dom, expected[i][k], `step ${i + 1}, formula ${k + 1} (${tex[i][k]}) is KaTeX's DOM`);
+      });
+    });
+    // Interactive: the first head's weight for "it" on "ball" follows an edited embedding.
+    const weight = async () => Number((await page.locator('[data-testid="weights-head-1"] td.num').first().textContent()).trim());
+    const w0 = await weight();
+    await page.locator('headlab-worked-example input#x-2-0').fill('2');
+    await page.waitForFunction((w) => Number(document.querySelector('headlab-worked-example').shadowRoot
+      .querySelector('[data-testid="weights-head-1"] td.num').textContent.trim()) !== w, w0, { timeout: 10_000 });
+    assert.equal(await element.getAttribute('data-formulas'), 'loading', 'still waiting for the fonts');
+    release();
+    await page.waitForSelector('headlab-worked-example[data-formulas="ready"]', { timeout: 20_000 });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const after = await layout();
+    assert.ok(after.formulas.every((f) => f.opacity === '1'), 'the formulas are shown');
+    const moved = before.formulas.map((f, i) => [i, f.height, after.formulas[i].height]).filter(([, a, b]) => Math.abs(a - b) > 0.5);
+    assert.deepEqual(moved, [], 'no formula changed height when the fonts arrived ([index, before, after])');
+    assert.ok(Math.abs(after.below - before.below) <= 1, `the text below stayed put (${before.below} → ${after.below} px)`);
+    const js = requests.filter((f) => f.endsWith('.js'));
+    assert.deepEqual(js.filter((f) => !f.includes('/') && carriesKatex(f)), [], `no KaTeX code requested (${js.join(', ')})`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
 
 for (const viewport of [{ width: 1280, height: 2400 }, { width: 360, height: 2400 }]) {
   test(`every element is a sized "Loading …" skeleton at the first frame, and fills in without a layout shift (${viewport.width} px)`, { timeout: 240_000 }, async () => {

@@ -26,7 +26,7 @@ function newestMtime(p) {
 function distIsStale() {
   const built = newestMtime(path.join(DIST, 'headlab-components.classic.js'));
   if (!built) return true;
-  const sources = ['web/components', 'web/demos', 'web/examples', 'web/styles', 'web/index.html', 'web/lib/headlab.js', 'web/lib/headlab-files.js', 'web/lib/api', 'web/lib/teach', 'web/lib/i18n', 'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-embed.js', 'tools/precompress.mjs',
+  const sources = ['web/components', 'web/demos', 'web/examples', 'web/styles', 'web/index.html', 'web/lib/headlab.js', 'web/lib/headlab-files.js', 'web/lib/api', 'web/lib/teach', 'web/lib/i18n', 'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-embed.js', 'tools/precompress.mjs', 'tools/formulas.mjs',
     'web/lib/gen/headlab_core.wasm', 'web/models', 'web/site', 'scripts/bundle.mjs'].map((p) => newestMtime(path.join(REPO, p)));
   return Math.max(...sources) > built;
 }
@@ -89,12 +89,12 @@ export function watch(page, label, problems) {
 
 /**
  * Waits until every HeadLab element on the page is ready and idle:
- * data-state="ready" and no data-busy attribute.
+ * data-state="ready", no data-busy attribute, and its formulas (if any) shown.
  */
 export async function waitForElements(page, timeout = 20_000) {
   await page.waitForFunction(() => {
     const els = [...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('headlab-') && e.localName !== 'headlab-theme-toggle');
-    return els.length > 0 && els.every((e) => customElements.get(e.localName) && e.dataset.state === 'ready' && !e.hasAttribute('data-busy'));
+    return els.length > 0 && els.every((e) => customElements.get(e.localName) && e.dataset.state === 'ready' && !e.hasAttribute('data-busy') && e.dataset.formulas !== 'loading');
   }, null, { timeout });
 }
 

@@ -547,6 +547,28 @@ test('theme: light on a light course page even when the reader’s system is dar
   assertNoProblems();
 });
 
+test('the landing page loads the module build over http and the classic build only from file://; its theme toggle works in both', { timeout: TIMEOUT }, async () => {
+  for (const [where, url, build, not] of [
+    ['http', new URL('index.html', site.server.url).href, 'headlab-components.js', 'headlab-components.classic.js'],
+    ['file://', fileUrl('index.html'), 'headlab-components.classic.js', 'headlab-components.js'],
+  ]) {
+    const page = await newPage(`landing ${where}`);
+    const scripts = [];
+    page.on('request', (r) => { if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname.split('/').pop()); });
+    await page.goto(url);
+    const toggle = page.locator('headlab-theme-toggle button');
+    await toggle.waitFor({ timeout: 20_000 });
+    assert.ok(scripts.includes(build), `${where}: ${build} loaded (scripts: ${scripts.join(', ')})`);
+    assert.ok(!scripts.includes(not), `${where}: ${not} not loaded (scripts: ${scripts.join(', ')})`);
+    const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
+    const before = await theme();
+    await toggle.click();
+    await eventually(async () => assert.notEqual(await theme(), before, `${where}: the toggle changed the page's theme (${before})`));
+    await page.close();
+  }
+  assertNoProblems();
+});
+
 test('compact: every element hides its explanations for a course column and keeps working', { timeout: TIMEOUT }, async () => {
   const tags = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
   const heights = {};

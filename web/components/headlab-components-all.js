@@ -4,7 +4,8 @@
 // The module also exports the JavaScript API (createHeadlab) and the element classes.
 //
 // Beside the elements (one file each): language-model/ holds the parts of
-// <headlab-language-model> (head grid, generation panel, task texts), entries/ one module per
+// <headlab-language-model> (head grid, generation panel, task texts), worked-example/ the worked
+// example's formulas (as TeX, typeset at build time), entries/ one module per
 // element that registers it, and shared/ what several elements use, by job (each folder imports
 // only the ones after it):
 //   shared/elements/  base classes (HeadlabElement, TrainingElement), shared styles, copy link

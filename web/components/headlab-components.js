@@ -17,6 +17,8 @@
 import { BASE_URL } from './shared/lab/assets.js';
 import { reserveRoom, releaseRoom } from './shared/elements/reserve.js';
 import { wasmNextToBundle } from 'headlab:layout';
+import preloads from 'headlab:preloads';
+import { simdSupported } from '../lib/api/simd.js';
 
 const LOADERS = {
   'headlab-worked-example': () => import('./entries/worked-example.js'),
@@ -36,15 +38,49 @@ export const tags = Object.keys(LOADERS);
 
 const loads = new Map();  // tag → Promise of the element's module
 
+const preloaded = new Set();
+/**
+ * Asks for `files` (next to this module) now, as <link rel=preload> does: the chunks an element's
+ * code imports (the site's build lists them, headlab:preloads), which the browser would otherwise
+ * find only once that code had arrived, and the .wasm the API will fetch (as `fetch`, in the mode
+ * it uses: CORS, same-origin credentials). The npm package's build lists none (its bundler names the files).
+ */
+function preload(files, as = 'modulepreload') {
+  for (const file of files ?? []) {
+    if (preloaded.has(file)) continue;
+    preloaded.add(file);
+    const link = document.createElement('link');
+    if (as === 'modulepreload') link.rel = 'modulepreload';
+    else Object.assign(link, { rel: 'preload', as, crossOrigin: 'anonymous' });
+    link.href = new URL(file, BASE_URL).href;
+    (document.head ?? document.documentElement).append(link);
+  }
+}
+
+/**
+ * Fetches `files` (next to this module) into the HTTP cache, for a Worker to find there: a Worker
+ * has its own module map, and a <link rel=preload> that the page itself never uses draws a warning.
+ * Same mode as the API's own requests (CORS, same-origin credentials).
+ */
+function warmCache(files) {
+  for (const file of files ?? []) {
+    if (preloaded.has(file)) continue;
+    preloaded.add(file);
+    fetch(new URL(file, BASE_URL).href, { credentials: 'same-origin' }).then((r) => r.arrayBuffer()).catch(() => {});
+  }
+}
+
+// The elements whose first draw waits for the training module: the trainer loads it on the page,
+// the language model in its Worker (where both are single-threaded: not on cross-origin isolated pages).
+const TRAIN_TAGS = new Set(['headlab-trainer', 'headlab-language-model']);
+
 let warmed = false;
-let fontsWarmed = false;
-// The elements that typeset formulas (static formulas, render/typeset.js): they wait for two KaTeX fonts.
-const FORMULA_TAGS = new Set(['headlab-worked-example', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h']);
 /**
  * What every computing element waits for besides its own code, started at once instead of after
  * it: the API and its WebAssembly module (the page's one instance, which the element's getLab()
- * then returns: one fetch), the trainer's training module, and in the site's
- * build the two KaTeX fonts the elements with formulas wait for.
+ * then returns: one fetch), and the training module of the trainer and the language model.
+ * KaTeX's fonts are not among them: an element draws before its formulas are shown (shared/elements/base.js),
+ * and the fonts load once its formulas are laid out, off the link its code and module need first.
  * A failure here is the element's to report.
  */
 function warmUp(tag) {
@@ -53,19 +89,20 @@ function warmUp(tag) {
   if (tag === 'headlab-trainer') {
     import('./shared/lab/lab-entry.js').then((m) => m.getLab()).then((lab) => lab.tasks()).catch(() => {});
   }
+  if (TRAIN_TAGS.has(tag) && preloads && wasmNextToBundle && !globalThis.crossOriginIsolated) {
+    const train = simdSupported() ? 'headlab_train' : 'headlab_train_scalar';
+    warmCache([`${train}.wasm`, ...preloads[train]]);
+  }
   if (!warmed) {
     warmed = true;
     import('./shared/lab/lab-entry.js').then((m) => m.getLab()).catch(() => {});
+    if (preloads) {
+      preload(preloads['headlab-lab']);
+      const core = simdSupported() ? 'headlab_core' : 'headlab_core_scalar';
+      preload(preloads[core]);
+      if (wasmNextToBundle) preload([`${core}.wasm`], 'fetch');
+    }
   }
-  if (fontsWarmed || !FORMULA_TAGS.has(tag) || !wasmNextToBundle || !document.fonts?.load) return;
-  fontsWarmed = true;
-  const faces = [['KaTeX_Main', 'KaTeX_Main-Regular', 'normal'], ['KaTeX_Math', 'KaTeX_Math-Italic', 'italic']];
-  const style = document.createElement('style');
-  style.dataset.headlabFontsEarly = faces.map(([, file]) => file).join(' ');  // fonts.js does not declare these again
-  style.textContent = faces.map(([family, file, fontStyle]) =>
-    `@font-face{font-display:block;font-family:${family};src:url(${BASE_URL}katex/fonts/${file}.woff2) format("woff2");font-weight:400;font-style:${fontStyle}}`).join('\n');
-  (document.head ?? document.documentElement).append(style);
-  for (const face of ['16px KaTeX_Main', 'italic 16px KaTeX_Math']) document.fonts.load(face).catch(() => {});
 }
 
 /** Loads and registers the element `tag` (once); resolves to its module ({ Headlab… class }). */
@@ -75,6 +112,7 @@ export function loadElement(tag) {
   if (!loads.has(tag)) {
     // The element's entry is asked for first, then the API (which then asks for the .wasm).
     const pending = load();
+    if (preloads) preload(preloads[tag]);
     pending.catch((e) => { loads.delete(tag); explainFailure(tag, e); });
     loads.set(tag, pending);
     if (tag !== 'headlab-theme-toggle') warmUp(tag);

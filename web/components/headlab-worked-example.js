@@ -29,12 +29,18 @@
 import { HeadlabElement } from './shared/elements/base.js';
 import { el } from './shared/render/dom.js';
 import { parseTokens, clip } from '../lib/teach/format.js';
-import { tex, formulaCss } from './shared/render/typeset.js';
+import { formulaCss } from './shared/render/formula-css.js';
+import { typesetFrom } from './shared/render/prerendered.js';
+import formulas from 'headlab:formulas/worked-example';
+import { stepTex, captionTex } from './worked-example/formulas.js';
 import { inputMatrix, resultMatrix } from './shared/render/matrix.js';
 import { createHeatmap } from './shared/render/heatmap.js';
 import { COURSE_EXAMPLE } from '../lib/teach/examples.js';
 import { rows } from '../lib/teach/values.js';
 import messages from '../lib/i18n/catalogues/worked-example.js';
+
+// Every formula here is typeset at build time (worked-example/formulas.js): no KaTeX code on the page.
+const tex = typesetFrom(formulas);
 
 const D_MODEL = 4, H = 2, D_K = 2, D_V = 2, T = 3;
 const PROJ = [{ key: 'q', letter: 'Q' }, { key: 'k', letter: 'K' }, { key: 'v', letter: 'V' }];
@@ -151,6 +157,9 @@ export class HeadlabWorkedExample extends HeadlabElement {
     this.form = el('form', { id: 'editor', novalidate: true, autocomplete: 'off' });
     this.sections = STEPS.map((s, i) => this.buildStep(i, tokens, q));
     this.form.append(...this.sections);
+    const summary = this.buildSummary(tokens, q);
+    // Only the step shown is laid out, from the first frame on (the module may still be loading).
+    this.showStep(this.step);
 
     this.prevButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'prev' } }, t('we.prev'));
     this.nextButton = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'next' } }, t('we.next'));
@@ -159,7 +168,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
 
     this.root.append(
       el('div', { class: 'top' }, el('h2', {}, t('we.title')), this.statusLine),
-      this.toolbar, this.nav, this.errorBox, this.resultsNote, this.form, this.pager, this.buildSummary(tokens, q));
+      this.toolbar, this.nav, this.errorBox, this.resultsNote, this.form, this.pager, summary);
 
     this.form.addEventListener('input', (event) => {
       if (event.target.matches?.('input.cell')) {
@@ -187,6 +196,12 @@ export class HeadlabWorkedExample extends HeadlabElement {
     this.setInputs(COURSE_EXAMPLE);
   }
 
+  /** Shows step `step` ('1'..'10') or every step ('all'), and the summary's weight maps unless step 7 shows them. */
+  showStep(step) {
+    this.sections.forEach((s, i) => { s.hidden = step !== 'all' && Number(step) !== i + 1; });
+    for (const map of this.summaryMaps) map.hidden = step === 'all' || step === '7';
+  }
+
   tokenLabels() {
     const list = parseTokens(this.tokens);
     return list.length === T ? list : parseTokens('ball full it');
@@ -206,7 +221,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
     const FEATURES = this.features, FEATURES_SHORT = this.featuresShort, OUT_LABELS = this.outLabels, concatNames = this.concatNames;
     const heading = el('h3', { id: `step-${n}-title` }, el('span', { class: 'n' }, t('we.stepOf', { n, total: STEPS.length })), this.stepTitle(n));
     const section = el('section', { class: 'step', dataset: { step: String(n) }, 'aria-labelledby': `step-${n}-title` }, heading);
-    const formula = (src, shape) => el('div', { class: 'formula' }, tex(src, { display: true }), shape ? tex(shape, { display: true }) : null);
+    const formula = () => el('div', { class: 'formula' }, stepTex(n, t).map((src) => tex(src, { display: true })));
     const perHead = (make, titled = true) => el('div', { class: 'heads' }, [0, 1].map((h) => el('div', { class: 'card' }, titled ? el('h4', {}, t('we.head', { h: h + 1 })) : null, make(h))));
     const tokenSpan = (k) => el('q', {}, tokens[k]);
     const tokenText = (k) => {
@@ -217,7 +232,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
 
     switch (n) {
       case 1: {
-        section.append(formula('X \\in \\mathbb{R}^{T \\times d_{\\text{model}}}', 'T = 3,\\quad d_{\\text{model}} = 4'),
+        section.append(formula(),
           el('p', { class: 'explain' }, t('we.s1.explain')));
         const m = inputMatrix({
           caption: el('span', {}, t('we.s1.caption'), el('span', { class: 'shape' }, t('we.s1.shape'))),
@@ -231,20 +246,18 @@ export class HeadlabWorkedExample extends HeadlabElement {
       }
       case 2: case 3: case 4: {
         const p = PROJ[n - 2];
-        const d = p.key === 'v' ? 'd_v' : 'd_k';
-        section.append(formula(`${p.letter}_i = X\\,W_i^{${p.letter}}`,
-          `\\underset{3\\times 4}{X}\\;\\underset{4\\times 2}{W_i^{${p.letter}}} \\;\\to\\; \\underset{3\\times 2}{${p.letter}_i},\\qquad ${d} = d_{\\text{model}}/h = 2`));
+        section.append(formula());
         const what = t(`we.proj.${p.key}`);
         section.append(el('p', { class: 'explain' }, t(`we.s${n}.explain`)));
         section.append(perHead((h) => {
           const m = inputMatrix({
-            caption: el('span', {}, tex(`W_${h + 1}^{${p.letter}}`), el('span', { class: 'shape' }, t('we.proj.caption', { what }))),
+            caption: el('span', {}, tex(captionTex.weights(p.letter, h + 1)), el('span', { class: 'shape' }, t('we.proj.caption', { what }))),
             t, idPrefix: `w${p.key}-${h + 1}`, rowLabels: FEATURES_SHORT, colLabels: ['1', '2'],
             describe: (r, c) => t('we.proj.describe', { h: h + 1, letter: p.letter, what, row: FEATURES_SHORT[r], c: c + 1 }),
           });
           this.registerInputs(m, `w${p.key}-${h + 1}`, (r, c) => t('we.proj.describe', { h: h + 1, letter: p.letter, what, row: FEATURES_SHORT[r], c: c + 1 }));
           const result = resultMatrix({
-            caption: el('span', {}, tex(`${p.letter}_${h + 1}`), el('span', { class: 'shape' }, t('we.proj.result', { plural: t(`we.projPlural.${p.key}`) }))),
+            caption: el('span', {}, tex(captionTex.projected(p.letter, h + 1)), el('span', { class: 'shape' }, t('we.proj.result', { plural: t(`we.projPlural.${p.key}`) }))),
             rowLabels: tokens, colLabels: ['1', '2'], testid: `${p.key}-head-${h + 1}`, markRow: q, t,
           });
           this.labelTargets.push(result);
@@ -255,15 +268,13 @@ export class HeadlabWorkedExample extends HeadlabElement {
       }
       case 5: case 6: {
         const scaled = n === 6;
-        section.append(scaled
-          ? formula('\\frac{S_i}{\\sqrt{d_k}} = \\frac{S_i}{\\sqrt{2}} \\approx \\frac{S_i}{1.4142}', '3\\times 3 \\;\\to\\; 3 \\times 3')
-          : formula('S_i = Q_i\\,K_i^{\\top}', '\\underset{3\\times 2}{Q_i}\\;\\underset{2\\times 3}{K_i^{\\top}} \\;\\to\\; \\underset{3\\times 3}{S_i}'));
+        section.append(formula());
         section.append(el('p', { class: 'explain' }, scaled
           ? t('we.s6.explain')
           : t.parts('we.s5.explain', { query: () => tokenText(q), first: () => tokenText(0) })));
         section.append(perHead((h) => {
           const result = resultMatrix({
-            caption: el('span', {}, scaled ? tex(`S_${h + 1}/\\sqrt{2}`) : tex(`S_${h + 1}`), el('span', { class: 'shape' }, t('we.scores.shape'))),
+            caption: el('span', {}, tex(captionTex.scores(h + 1, scaled)), el('span', { class: 'shape' }, t('we.scores.shape'))),
             rowLabels: tokens, colLabels: tokens, testid: `${scaled ? 'scaled-scores' : 'scores'}-head-${h + 1}`, markRow: q, t,
           });
           this.labelTargets.push(result);
@@ -273,7 +284,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
         break;
       }
       case 7: {
-        section.append(formula('A_i = \\operatorname{softmax}\\!\\left(\\frac{Q_i K_i^{\\top}}{\\sqrt{d_k}}\\right)', `\\textstyle\\sum_{j} (A_i)_{tj} = 1 \\text{ ${t('we.s7.rowSum')} } t`));
+        section.append(formula());
         section.append(el('p', { class: 'explain' }, t.parts('we.s7.explain', { query: () => tokenText(q), first: () => tokenText(0), second: () => tokenText(1) })));
         section.append(perHead((h) => {
           const hm = createHeatmap({
@@ -292,11 +303,11 @@ export class HeadlabWorkedExample extends HeadlabElement {
         break;
       }
       case 8: {
-        section.append(formula('\\text{head}_i = A_i\\,V_i', '\\underset{3\\times 3}{A_i}\\;\\underset{3\\times 2}{V_i} \\;\\to\\; \\underset{3\\times 2}{\\text{head}_i}'));
+        section.append(formula());
         section.append(el('p', { class: 'explain' }, t('we.s8.explain')));
         section.append(perHead((h) => {
           const result = resultMatrix({
-            caption: el('span', {}, tex(`\\text{head}_${h + 1}`), el('span', { class: 'shape' }, t('we.s8.shape'))),
+            caption: el('span', {}, tex(captionTex.head(h + 1)), el('span', { class: 'shape' }, t('we.s8.shape'))),
             rowLabels: tokens, colLabels: ['1', '2'], testid: `head-output-table-${h + 1}`, markRow: q, markRowTestid: `head-output-${h + 1}`, t,
           });
           this.labelTargets.push(result);
@@ -306,7 +317,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
         break;
       }
       case 9: {
-        section.append(formula('H = \\operatorname{Concat}(\\text{head}_1, \\text{head}_2)', 'H \\in \\mathbb{R}^{T \\times h d_v} = \\mathbb{R}^{3 \\times 4}'));
+        section.append(formula());
         section.append(el('p', { class: 'explain' }, t('we.s9.explain')));
         const result = resultMatrix({
           caption: el('span', {}, 'Concat(head', el('sub', {}, '1'), ', head', el('sub', {}, '2'), ')', el('span', { class: 'shape' }, ' (3 × 4)')),
@@ -318,7 +329,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
         break;
       }
       case 10: {
-        section.append(formula('\\operatorname{MultiHead}(X) = H\\,W^{O}', `\\underset{3\\times 4}{H}\\;\\underset{4\\times 4}{W^{O}} \\;\\to\\; \\underset{3\\times 4}{\\text{${t('we.s10.outputWord')}}}`));
+        section.append(formula());
         const W = () => ['W', el('sup', {}, 'O')];
         section.append(el('p', { class: 'explain' }, t.parts('we.s10.explain', { W, dmodel: () => ['d', el('sub', {}, 'model')] })));
         this.woSelect = el('select', { id: 'wo-preset' },
@@ -339,13 +350,13 @@ export class HeadlabWorkedExample extends HeadlabElement {
         section.append(el('fieldset', {}, el('legend', {}, t('we.s10.switches')),
           el('div', { class: 'switches' }, this.headSwitches.map((box, h) => el('label', { class: 'check', for: box.id }, box, t('we.head', { h: h + 1 }))))));
         const m = inputMatrix({
-          caption: el('span', {}, tex('W^{O}'), el('span', { class: 'shape' }, t('we.s10.woShape'))),
+          caption: el('span', {}, tex(captionTex.wo), el('span', { class: 'shape' }, t('we.s10.woShape'))),
           t, idPrefix: 'wo', rowLabels: concatLabels, colLabels: OUT_LABELS,
           describe: (r, c) => t('we.s10.describe', { row: concatNames[r], c: c + 1 }),
         });
         this.registerInputs(m, 'wo', (r, c) => t('we.s10.describe', { row: concatNames[r], c: c + 1 }));
         const result = resultMatrix({
-          caption: el('span', {}, t('we.s10.output'), tex('W^{O}'), el('span', { class: 'shape' }, ' (3 × 4)')),
+          caption: el('span', {}, t('we.s10.output'), tex(captionTex.wo), el('span', { class: 'shape' }, ' (3 × 4)')),
           rowLabels: tokens, colLabels: OUT_LABELS, testid: 'output-table', markRow: q, markRowTestid: 'output', t,
         });
         this.labelTargets.push(result);
@@ -469,8 +480,7 @@ export class HeadlabWorkedExample extends HeadlabElement {
     const step = this.step;
     if (step !== 'all') this._lastStep = Number(step);
     this.allToggle.checked = step === 'all';
-    this.sections.forEach((s, i) => { s.hidden = step !== 'all' && Number(step) !== i + 1; });
-    for (const map of this.summaryMaps ?? []) map.hidden = step === 'all' || step === '7';
+    this.showStep(step);
     this.navButtons.forEach((b, i) => {
       if (step !== 'all' && Number(step) === i + 1) b.setAttribute('aria-current', 'step');
       else b.removeAttribute('aria-current');

@@ -1,4 +1,4 @@
-// Runs in the <head> of every demo page, before the body is drawn.
+// Runs in the <head> of every demo page and of the landing page, before the body is drawn.
 // `?embed` (a demo page inside a course page's iframe): show the element alone,
 // without the site's header, title, prose and footer; light unless the link says
 // `&theme=dark` or `&theme=auto` (the reader's system), as elements in a page are.
@@ -14,7 +14,7 @@
 // (headlab-components.js, which fetches only the code of the elements on the page, each with a
 // sized "Loading …" box until it arrives), from file:// the classic build
 // (headlab-components.classic.js, with the wasm inside), as browsers refuse module scripts there.
-// Both sit one folder above this file in dist/.
+// Both sit one folder above this file in dist/ (the landing page's only element is its theme toggle).
 {
   const params = new URLSearchParams(location.search);
   const lang = params.get('lang');

@@ -1,4 +1,4 @@
-// Loading the WebAssembly modules: the SIMD probe and instantiate(), which finds a module's
+// Loading the WebAssembly modules: the SIMD probe (simd.js) and instantiate(), which finds a module's
 // .wasm (locateFile, wasmBinary, fs under Node) and explains a failed load.
 import { MODULES } from '../headlab-files.js';
 
@@ -28,22 +28,7 @@ export function nodeBuiltin(name) {
   return globalThis.process?.getBuiltinModule?.(name);
 }
 
-// The smallest module that uses a SIMD instruction: (func (result v128) i32.const 0 i32x4.splat).
-const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
-  10, 8, 1, 6, 0, 65, 0, 253, 17, 11]);
-
-/**
- * Whether this JavaScript engine runs WebAssembly SIMD (fixed-width, 128-bit).
- * {@link createHeadlab} loads the scalar build when it does not.
- * @returns {boolean}
- */
-export function simdSupported() {
-  try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
-  } catch {
-    return false;
-  }
-}
+export { simdSupported } from './simd.js';
 
 export async function instantiate(module, flavour, options) {
   const { file, load, url } = MODULES[module][flavour];

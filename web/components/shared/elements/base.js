@@ -4,7 +4,7 @@
 
 import { el, onWidthChange, hintScroll, setText } from '../render/dom.js';
 import { sharedCss } from './styles.js';
-import { installFonts, fontsReady } from '../render/fonts.js';
+import { installFonts, formulaFontsReady } from '../render/fonts.js';
 import { getLab } from '../lab/lab.js';
 import { BASE_URL } from '../lab/assets.js';
 import { readState, urlWithState } from '../../../lib/teach/url-state.js';
@@ -98,7 +98,12 @@ export class HeadlabElement extends HTMLElement {
   /** name → { attr?, type: 'int'|'number'|'bool'|'enum'|'string', default, min?, max?, values?, state? } */
   static props = {};
   /** Extra CSS for this element's shadow root. */ static css = '';
-  /** Whether it typesets formulas (render/typeset.js): its first draw waits for KaTeX's fonts. */ static formulas = false;
+  /**
+   * Whether it typesets formulas (render/typeset.js, prerendered.js): its first draw does not wait
+   * for KaTeX's fonts; its formulas keep their room unseen (data-formulas="loading") until the
+   * fonts have loaded (data-formulas="ready").
+   */
+  static formulas = false;
 
   /** This element's message catalogue (web/lib/i18n/catalogues/); the shared one is looked up after it. */
   static messages = null;
@@ -145,7 +150,10 @@ export class HeadlabElement extends HTMLElement {
     systemDark?.addEventListener?.('change', this._onScheme);
     if (this._built) return;
     this._built = true;
-    if (this.constructor.formulas) installFonts();
+    if (this.constructor.formulas) {
+      installFonts();
+      this.dataset.formulas = 'loading';
+    }
     const style = document.createElement('style');
     style.textContent = sharedCss + this.constructor.css;
     this.root.append(style);
@@ -155,11 +163,12 @@ export class HeadlabElement extends HTMLElement {
     this._placeNotes();
     this._applyUrlState(false);
     getLab().then(async (lab) => {
-      await Promise.all([this.prepare(lab), this.constructor.formulas && fontsReady()]);
+      await this.prepare(lab);
       this.lab = lab;
       this.dataset.state = 'ready';
       this._render();
       this.emit('ready', { element: this.localName });
+      if (this.constructor.formulas) formulaFontsReady(this).then(() => { this.dataset.formulas = 'ready'; });
     }, (e) => {
       this.dataset.state = 'failed';
       this._loadError = e;

@@ -226,8 +226,14 @@ details.export[open] > summary::after { content: " ▴"; }
 .legend-row { display: flex; flex-wrap: wrap; gap: 0.3rem 1rem; align-items: center; font-size: 0.85rem; color: var(--hl-muted); }
 .swatch { display: inline-block; width: 0.9rem; height: 0.9rem; border-radius: 2px; vertical-align: -0.1rem; margin-right: 0.3rem; border: 1px solid var(--hl-border); }
 
-/* KaTeX (its own rules: typeset.js formulaCss, in the elements with formulas) */
+/* KaTeX (its own rules: formula-css.js, in the elements with formulas) */
 .tex { font-size: 1.05em; }
+/* Until KaTeX's fonts have loaded (base.js), formulas keep their room unseen; still read by screen readers. */
+:host([data-formulas="loading"]) .tex { opacity: 0; }
+/* A strut as far above and below the baseline as a line of any of KaTeX's fonts (or a fallback serif)
+   reaches at KaTeX's line height: a formula's line is then as tall in the fallback fonts as in
+   KaTeX's, and nothing moves when they arrive. Zero width: the formula itself is untouched. */
+.tex .katex-html::before { content: ""; display: inline-block; width: 0; height: 1.34em; vertical-align: -0.37em; }
 .tex--display { display: block; overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; }
 .tex--display .katex-display { margin: 0.3rem 0; text-align: left; }
 .tex--display .katex-display > .katex { text-align: left; }

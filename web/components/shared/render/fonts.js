@@ -15,20 +15,19 @@ export function installFonts() {
   if (document.querySelector('style[data-headlab-fonts]')) return;
   const style = document.createElement('style');
   style.dataset.headlabFonts = '';
-  // Faces headlab-components.js declared already (to fetch them early) are not declared twice.
-  const early = (document.querySelector('style[data-headlab-fonts-early]')?.dataset.headlabFontsEarly ?? '').split(' ').filter(Boolean);
-  style.textContent = fontFaces.split('\n').filter((rule) => !early.some((file) => rule.includes(`/${file}.woff2`)))
-    .join('\n').split('url(fonts/').join(`url(${BASE_URL}katex/fonts/`);
+  style.textContent = fontFaces.split('url(fonts/').join(`url(${BASE_URL}katex/fonts/`);
   (document.head ?? document.documentElement).append(style);
 }
 
 /**
- * Resolves when the KaTeX fonts the elements use have loaded, or after `ms`
- * (a slow or blocked font must not hold a demo back): drawing before they
- * arrive makes every formula, and what is below it, move when they do.
+ * Resolves once the fonts that `element`'s formulas use have loaded, or after `ms` (a slow or
+ * blocked font must not hide them for long; they are then shown in the fallback fonts): the
+ * element is laid out first, which asks for each font its shown formulas need.
  */
-export function fontsReady(ms = 1500) {
+export function formulaFontsReady(element, ms = 3000) {
   if (typeof document === 'undefined' || !document.fonts?.load) return Promise.resolve();
-  const faces = ['KaTeX_Main', 'KaTeX_Math'].map((f) => document.fonts.load(`16px ${f}`).catch(() => {}));
-  return Promise.race([Promise.all(faces), new Promise((resolve) => setTimeout(resolve, ms))]);
+  void element.getBoundingClientRect();  // layout: the faces its text needs start loading
+  const faces = ['16px KaTeX_Main', 'italic 16px KaTeX_Math'].map((f) => document.fonts.load(f).catch(() => {}));
+  const loaded = Promise.all(faces).then(() => document.fonts.ready);
+  return Promise.race([loaded, new Promise((resolve) => setTimeout(resolve, ms))]);
 }
