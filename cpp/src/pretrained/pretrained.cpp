@@ -351,11 +351,14 @@ Sizes sizes_for(const PretrainedConfig& c, std::size_t t, bool attention, bool a
   s.logits = lens ? std::min(t, kLensRows) * c.vocab : 0;
   (void)all_logits;
   s.kt = attention ? dk * t : 0;
-  // The largest workspace any product needs: 16-bit [out, in] weights cost the most.
-  for (std::size_t k : {d, c.d_ff}) {
-    const WideGemmArgs probe{t, 1, k, nullptr, k, nullptr, DType::f16, k, true, nullptr, 1, nullptr, false};
-    s.gws = std::max(s.gws, gemm_wide_workspace_floats(probe));
-  }
+  // The largest workspace any product needs: 16-bit weights cost the most, [in, out] ones (a
+  // widened panel of k rows) more than [out, in] ones once k passes a packed panel's rows.
+  for (std::size_t k : {d, c.d_ff})
+    for (bool transposed : {false, true}) {
+      const WideGemmArgs probe{t, 1,          k,       nullptr, k,       nullptr, DType::f16,
+                               k, transposed, nullptr, 1,       nullptr, false};
+      s.gws = std::max(s.gws, gemm_wide_workspace_floats(probe));
+    }
   AttentionArgs a;
   a.t_q = a.t_k = t;
   a.d_k = a.d_v = dk;
