@@ -270,7 +270,10 @@ std::size_t packed_a_floats(std::size_t k) { return kMC * k_block(k); }
 // for every B_s; B panels of kNR columns, each packed just before use; A
 // micro-panels of kMR rows.
 // custom: op(B) of g[0] (count 1) packed by custom->pack instead of pack_b.
-void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws, const GemmPackB* custom = nullptr) {
+// prepacked: g[0].b (count 1) holds B in panels already (gemm_prepacked_b_simd): full panels are
+// read where they lie, the last one, unpadded, is copied into the padded panel.
+void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws, const GemmPackB* custom = nullptr,
+                     bool prepacked = false) {
   const std::size_t m = g[0].m, k = g[0].k;
   if (m == 0) return;
   if (k == 0) {
@@ -292,13 +295,18 @@ void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws, const Gemm
         for (std::size_t j0 = 0; j0 < g[s].n; j0 += kNR) {
           const std::size_t nn = std::min(kNR, g[s].n - j0);
           const GemmArgs& b = g[s];
-          if (custom)
+          const float* bp = bpanel;
+          if (prepacked && nn == kNR)
+            bp = b.b + j0 * k + pc * kNR;
+          else if (prepacked)
+            pack_b(b.b + j0 * k + pc * nn, nn, kc, nn, bpanel, false);
+          else if (custom)
             custom->pack(custom->ctx, pc, kc, j0, nn, bpanel);
           else
             pack_b(b.trans_b ? b.b + j0 * b.ldb + pc : b.b + pc * b.ldb + j0, b.ldb, kc, nn, bpanel, b.trans_b);
           const float* ap = apack;
           for (std::size_t i0 = 0; i0 < mc; i0 += kMR, ap += kc * kMR)
-            tile(g[s], ic + i0, j0, std::min(kMR, mc - i0), nn, kc, ap, bpanel, pc == 0);
+            tile(g[s], ic + i0, j0, std::min(kMR, mc - i0), nn, kc, ap, bp, pc == 0);
         }
       }
     }
@@ -316,6 +324,91 @@ std::size_t gemm_packed_panel_rows() { return kKC; }
 
 void gemm_packed_b_simd(const GemmArgs& g, const GemmPackB& b, float* workspace) {
   gemm_packed_run(&g, 1, workspace, &b);
+}
+
+void gemm_prepacked_b_simd(const GemmArgs& g, float* workspace) {
+  gemm_packed_run(&g, 1, workspace, nullptr, true);
+}
+
+void pack_b_panels_ref(const float* b, std::size_t ldb, bool trans, std::size_t k, std::size_t n,
+                       float* dst) {
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t p = 0; p < k; ++p)
+      dst[packed_b_index(k, n, p, j)] = trans ? b[j * ldb + p] : b[p * ldb + j];
+}
+
+namespace {
+
+// Rows of [k][P] blocks transposed at a time by pack_b_panels_in_place: the largest divisor
+// of k up to 16, so the cycles then move runs of group * kNR floats.
+std::size_t row_group(std::size_t k) {
+  std::size_t g = std::min<std::size_t>(k, 16);
+  while (k % g) --g;
+  return g;
+}
+
+std::size_t round4(std::size_t n) {
+  return (n + 3) & ~std::size_t{3};
+}
+
+}  // namespace
+
+std::size_t pack_b_panels_in_place_scratch_bytes(bool trans, std::size_t k, std::size_t n) {
+  if (trans) return sizeof(float) * std::min(n, kNR) * k;
+  const std::size_t blocks = n / kNR, tail = k * (n % kNR), group = row_group(k);
+  const std::size_t moved = blocks * group * kNR, runs = k / group * blocks;
+  return sizeof(float) * (std::max(round4(tail), moved)) + sizeof(std::uint32_t) * ((runs + 31) / 32);
+}
+
+void pack_b_panels_in_place(float* b, bool trans, std::size_t k, std::size_t n, void* scratch) {
+  float* spare = static_cast<float*>(scratch);
+  if (trans) {
+    for (std::size_t j0 = 0; j0 < n; j0 += kNR) {
+      const std::size_t nn = std::min(kNR, n - j0);
+      float* panel = b + j0 * k;
+      std::copy(panel, panel + nn * k, spare);
+      transpose(nn, k, spare, k, panel, nn);
+    }
+    return;
+  }
+  // Row r = [P blocks of kNR floats | t tail columns]: the tails move to the end (through
+  // scratch) as the last panel [k][t], leaving [k][P] blocks.
+  const std::size_t blocks = n / kNR, t = n % kNR, full = blocks * kNR;
+  if (t > 0) {
+    for (std::size_t r = 0; r < k; ++r) std::copy(b + r * n + full, b + (r + 1) * n, spare + r * t);
+    for (std::size_t r = 1; r < k; ++r) std::copy(b + r * n, b + r * n + full, b + r * full);  // dst <= src
+    std::copy(spare, spare + k * t, b + k * full);
+  }
+  if (blocks < 2 || k < 2) return;  // [k][1] or [1][P] blocks: already in panel order
+  // [k][P] -> [P][k] in two steps: each group of G rows [G][P] -> [P][G] through scratch; then
+  // the [k/G][P] runs of G blocks -> [P][k/G] by following the permutation's cycles: position
+  // c * (k/G) + g takes the run from g * P + c; a bit per run marks those in place.
+  const std::size_t group = row_group(k), groups = k / group, run = group * kNR;
+  for (std::size_t g = 0; g < groups; ++g) {
+    float* rows = b + g * run * blocks;
+    std::copy(rows, rows + run * blocks, spare);
+    for (std::size_t r = 0; r < group; ++r)
+      for (std::size_t c = 0; c < blocks; ++c)
+        std::copy(spare + (r * blocks + c) * kNR, spare + (r * blocks + c + 1) * kNR,
+                  rows + (c * group + r) * kNR);
+  }
+  if (groups < 2) return;
+  const std::size_t count = groups * blocks;
+  auto* done = reinterpret_cast<std::uint32_t*>(spare + std::max(round4(k * t), blocks * run));
+  std::fill(done, done + (count + 31) / 32, 0u);
+  for (std::size_t start = 1; start + 1 < count; ++start) {
+    if (done[start / 32] >> (start % 32) & 1u) continue;
+    std::copy(b + start * run, b + (start + 1) * run, spare);
+    std::size_t at = start;
+    for (;;) {
+      done[at / 32] |= 1u << (at % 32);
+      const std::size_t from = (at % groups) * blocks + at / groups;
+      if (from == start) break;
+      std::copy(b + from * run, b + (from + 1) * run, b + at * run);
+      at = from;
+    }
+    std::copy(spare, spare + run, b + at * run);
+  }
 }
 
 std::size_t gemm_shared_a_workspace_floats(const GemmArgs* g, std::size_t count) {

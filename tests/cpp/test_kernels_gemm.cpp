@@ -235,3 +235,90 @@ TEST_CASE("transpose matches a plain loop on random values, 16 x 16 tiles cut an
     CHECK(got == want);  // a copy: exact, and nothing written past row length rows
   }
 }
+
+// B packed ahead of time (gemm.hpp's packed_b_index): the layout by its definition (panel q at
+// q*NR*k, [k][nn], the last panel unpadded), the in-place packing against the reference packing
+// for both stored layouts, and the product against a double one and, bit for bit, against the
+// packed GEMM that packs on every call. Sizes around the panel width NR (16 in wasm, 32 with
+// AVX2) and the k block (kKC: one or several), the last panel from 1 to NR - 1 columns.
+TEST_CASE("packed B: layout, in-place packing, and the product on it") {
+  const std::size_t nr = gemm_packed_panel_cols();
+  std::mt19937 rng(21);
+  for (std::size_t k : {1, 2, 3, 17, 64, 600})
+    for (std::size_t n : {std::size_t(1), nr - 1, nr, nr + 1, 2 * nr, 3 * nr + 5, 7 * nr, 5 * nr + nr - 1}) {
+      CAPTURE(k);
+      CAPTURE(n);
+      // Layout: every index used once, and where the definition puts it.
+      std::vector<int> hits(k * n, 0);
+      bool placed = true;
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t p = 0; p < k; ++p) {
+          const std::size_t q = j / nr, nn = std::min(nr, n - q * nr), at = packed_b_index(k, n, p, j);
+          placed = placed && at == q * nr * k + p * nn + j % nr;
+          if (at < k * n) ++hits[at];
+        }
+      CHECK(placed);
+      CHECK(std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; }));
+      for (bool trans : {false, true}) {
+        CAPTURE(trans);
+        const auto b = ref::random_vec(rng, k * n);  // [k, n], or [n, k] with trans
+        std::vector<float> want(k * n), got = b;
+        pack_b_panels_ref(b.data(), trans ? k : n, trans, k, n, want.data());
+        bool ok = true;
+        for (std::size_t j = 0; j < n; ++j)
+          for (std::size_t p = 0; p < k; ++p)
+            ok = ok && want[packed_b_index(k, n, p, j)] == (trans ? b[j * k + p] : b[p * n + j]);
+        CHECK(ok);
+        const std::size_t bytes = pack_b_panels_in_place_scratch_bytes(trans, k, n);
+        Guarded scratch((bytes + 3) / 4);
+        pack_b_panels_in_place(got.data(), trans, k, n, scratch.data());
+        CHECK(scratch.intact());
+        CHECK(got == want);
+        for (std::size_t m : {1, 2, 3, 7, 8, 9, 33}) {
+          CAPTURE(m);
+          const int variant = int((m + n + k) % 3);  // plain, bias, bias + accumulate
+          const std::size_t ldc = n + 1;
+          auto a = ref::random_vec(rng, m * k), bias = ref::random_vec(rng, n),
+               c0 = ref::random_vec(rng, m * ldc);
+          std::vector<double> exact(m * ldc);
+          for (std::size_t i = 0; i < m * ldc; ++i) exact[i] = c0[i];
+          for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+              double s = variant == 2 ? c0[i * ldc + j] : 0.0;
+              if (variant >= 1) s += bias[j];
+              for (std::size_t p = 0; p < k; ++p)
+                s += double(a[i * k + p]) * (trans ? b[j * k + p] : b[p * n + j]);
+              exact[i * ldc + j] = s;
+            }
+          auto c_pre = c0, c_packed = c0;
+          GemmArgs g{m,           n,
+                     k,           a.data(),
+                     k,           got.data(),
+                     0,           c_pre.data(),
+                     ldc,         variant >= 1 ? bias.data() : nullptr,
+                     variant == 2};
+          Guarded ws(gemm_packed_workspace_floats(g));
+          gemm_prepacked_b_simd(g, ws.data());
+          CHECK(ws.intact());
+          CHECK(worst(c_pre, exact, 1e-5 * std::sqrt(double(k)), 1e-5) <= 1);
+          if (m >= 8) {  // the packed path on both sides: the same sums in the same order
+            g = {m,
+                 n,
+                 k,
+                 a.data(),
+                 k,
+                 b.data(),
+                 trans ? k : n,
+                 c_packed.data(),
+                 ldc,
+                 variant >= 1 ? bias.data() : nullptr,
+                 variant == 2,
+                 false,
+                 trans};
+            gemm_packed_simd(g, ws.data());
+            CHECK(c_pre == c_packed);
+          }
+        }
+      }
+    }
+}

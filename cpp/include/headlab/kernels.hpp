@@ -3,7 +3,7 @@
 // (`*_simd`) that must agree with it, and a dispatch on Path beside them.
 // One header per job, under headlab/kernels/; this one includes them all:
 //   path.hpp         Path, which variant a dispatch runs
-//   gemm.hpp         GEMM (trans_a / trans_b, packed, shared A), transpose
+//   gemm.hpp         GEMM (trans_a / trans_b, packed, B packed ahead of time, shared A), transpose
 //   elementwise.hpp  exp, exp2, add, scale, GELU, column sums
 //   attention.hpp    softmax rows (forward, backward), fused attention
 //   norm.hpp         LayerNorm

@@ -1,6 +1,7 @@
-// GEMM: C (+)= op(A) op(B) (+ bias), plain, packed and shared-A, and the
-// transpose they no longer need in the backward passes. Row-major; `ld*` is a
-// leading dimension (elements between rows). Tests: tests/cpp/test_kernels_gemm.cpp.
+// GEMM: C (+)= op(A) op(B) (+ bias), plain, packed (B on every call or once,
+// ahead of time) and shared-A, and the transpose they no longer need in the
+// backward passes. Row-major; `ld*` is a leading dimension (elements between
+// rows). Tests: tests/cpp/test_kernels_gemm.cpp.
 #pragma once
 
 #include <cstddef>
@@ -58,6 +59,32 @@ struct GemmPackB {
 std::size_t gemm_packed_panel_cols();
 std::size_t gemm_packed_panel_rows();
 void gemm_packed_b_simd(const GemmArgs& g, const GemmPackB& b, float* workspace);
+
+// B packed once ahead of time (weights used by many calls) in the panels
+// gemm_packed_simd otherwise copies it into on every call: op(B)[K, N] as
+// ceil(N / NR) panels of NR = gemm_packed_panel_cols() columns; panel q
+// (columns q*NR .. q*NR + nn) lies at q*NR*K, stored [K][nn] row-major, nn = NR
+// but for the last panel (N - q*NR: unpadded, so packed B has K*N floats).
+// Columns j0.. of a packed B with j0 a multiple of NR are themselves a packed B
+// at offset j0*K. NR depends on the build's SIMD width (16 in WebAssembly).
+inline std::size_t packed_b_index(std::size_t k, std::size_t n, std::size_t p, std::size_t j) {
+  const std::size_t nr = gemm_packed_panel_cols(), j0 = j - j % nr, nn = n - j0 < nr ? n - j0 : nr;
+  return j0 * k + p * nn + (j - j0);
+}
+// dst[packed_b_index(k, n, p, j)] = op(B)[p, j] for B stored [k, n] (trans: [n, k]), leading dimension ldb.
+void pack_b_panels_ref(const float* b, std::size_t ldb, bool trans, std::size_t k, std::size_t n, float* dst);
+// The same in place, b stored contiguously (ldb n, or k with trans), with scratch of
+// pack_b_panels_in_place_scratch_bytes(trans, k, n) bytes (16-byte aligned; for a [768, 3072]
+// matrix 0.2 MB in wasm). trans ([n, k], nn.Linear's [out, in]): each panel's nn stored rows are
+// contiguous, transposed through scratch. !trans ([k, n], GPT-2's Conv1D [in, out]): the last
+// panel's columns go to the end (through scratch), then the [k][n / NR] blocks of NR floats are
+// transposed: groups of G rows (G the largest divisor of k up to 16) through scratch, then runs of
+// G blocks by following the permutation's cycles, a bit per run marking those in place.
+std::size_t pack_b_panels_in_place_scratch_bytes(bool trans, std::size_t k, std::size_t n);
+void pack_b_panels_in_place(float* b, bool trans, std::size_t k, std::size_t n, void* scratch);
+// gemm_packed_simd with g.b packed as above (g.ldb, g.trans_b unused); any m >= 1
+// takes the packed path. Sums as gemm_packed_simd. workspace: gemm_packed_workspace_floats(g).
+void gemm_prepacked_b_simd(const GemmArgs& g, float* workspace);
 
 // count products C_s = A B_s (+ bias_s) sharing one A (every g[s] has the same
 // m, k, a, lda), e.g. the Q, K and V projections of self-attention: each
