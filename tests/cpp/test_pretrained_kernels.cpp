@@ -169,3 +169,59 @@ TEST_CASE("pretrained kernels: embed_wide adds widened token and position rows")
       CHECK(worst(xs, want, 1e-6, 1e-6) <= 1);
     }
 }
+
+TEST_CASE("pretrained kernels: gemm_wide and embed_wide on float32 weights packed at load") {
+  const std::size_t nr = gemm_packed_panel_cols();
+  std::mt19937 rng(11);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (std::size_t m : {1, 3, 4, 5, 8, 9})
+    for (std::size_t n : {std::size_t(1), nr - 1, nr, 2 * nr + 3, 4 * nr + 1})
+      for (std::size_t k : {1, 5, 17, 64}) {
+        CAPTURE(m);
+        CAPTURE(n);
+        CAPTURE(k);
+        std::vector<float> a(m * k), bias(n), c0(m * n), b(k * n), packed(k * n);
+        for (auto* v : {&a, &bias, &c0, &b})
+          for (auto& x : *v) x = nd(rng);
+        pack_b_panels_ref(b.data(), n, false, k, n, packed.data());  // B [k, n] as stored
+        for (bool acc : {false, true}) {
+          std::vector<double> want(m * n);
+          for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+              double s = (acc ? c0[i * n + j] : 0.0) + bias[j];
+              for (std::size_t p = 0; p < k; ++p) s += double(a[i * k + p]) * b[p * n + j];
+              want[i * n + j] = s;
+            }
+          std::vector<float> cr = c0, cs = c0;
+          WideGemmArgs g{m, n,     k,         a.data(), k,           packed.data(), DType::f32,
+                         0, false, cr.data(), n,        bias.data(), acc,           true};
+          gemm_wide_ref(g);
+          g.c = cs.data();
+          Guarded ws(gemm_wide_workspace_floats(g));
+          gemm_wide_simd(g, ws.data());
+          CHECK(worst(cr, want, 1e-5, 1e-5) <= 1);
+          CHECK(worst(cs, want, 1e-5, 1e-5) <= 1);
+          CHECK(ws.intact());
+        }
+      }
+  // The embedding lookup reads a packed wte ([vocab, d] stored, packed as wte^T: k = d, n = vocab).
+  for (std::size_t vocab : {std::size_t(3), nr + 1, 3 * nr + 2})
+    for (std::size_t d : {1, 4, 5, 300}) {
+      CAPTURE(vocab);
+      CAPTURE(d);
+      const std::size_t tl = 6;
+      std::vector<float> te(vocab * d), pe(tl * d), packed(vocab * d);
+      for (auto& x : te) x = nd(rng);
+      for (auto& x : pe) x = nd(rng);
+      pack_b_panels_ref(te.data(), d, true, d, vocab, packed.data());
+      const std::int32_t tokens[tl] = {0, std::int32_t(vocab - 1), 1, std::int32_t(vocab / 2), 0, 2};
+      std::vector<double> want(tl * d);
+      for (std::size_t p = 0; p < tl; ++p)
+        for (std::size_t c = 0; c < d; ++c) want[p * d + c] = double(te[tokens[p] * d + c]) + pe[p * d + c];
+      std::vector<float> xr(tl * d), xs(tl * d);
+      embed_wide_ref(tokens, tl, d, packed.data(), DType::f32, pe.data(), DType::f32, xr.data(), vocab);
+      embed_wide_simd(tokens, tl, d, packed.data(), DType::f32, pe.data(), DType::f32, xs.data(), vocab);
+      CHECK(worst(xr, want, 1e-6, 1e-6) <= 1);
+      CHECK(worst(xs, want, 1e-6, 1e-6) <= 1);
+    }
+}

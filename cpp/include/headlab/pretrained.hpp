@@ -14,7 +14,11 @@
 // Weights: GPT-2's Conv1D stores [in, out] with q, k, v fused in c_attn ([d, 3d]);
 // GPT-Neo's nn.Linear stores [out, in] with separate q/k/v projections and no
 // q/k/v bias. Matrices are used where they lie in the file buffers (no copy);
-// vectors (LayerNorm parameters, biases) are widened to float32 at finish().
+// vectors (LayerNorm parameters, biases) are widened to float32 at finish(), and
+// float32 matrices (wte included) are rearranged in place, once, into the panels
+// the packed GEMM reads (gemm.hpp's packed_b_index), which every reader of them
+// then reads: the products, the embedding lookup, the unembedding (16-bit
+// matrices stay as stored and are widened as they are packed, on every call).
 // Activations are sized for the T of the call (grown, never for the whole
 // context); there are no backward buffers.
 //
@@ -121,6 +125,7 @@ class PretrainedModel {
     const void* data = nullptr;
     DType dtype = DType::f32;
     bool present = false;
+    bool packed = false;  // float32 matrix in the packed GEMM's panels (finish())
   };
 
  private:

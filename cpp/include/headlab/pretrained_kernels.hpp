@@ -44,6 +44,8 @@ std::size_t first_nonfinite(const void* src, DType dtype, std::size_t n);
 // C[M,N] (+)= A[M,K] * B[K,N] (+ bias[N]) with B stored as `b_dtype`:
 //   B[p, j] = b[p * ldb + j]        when !b_transposed (GPT-2's Conv1D [in, out])
 //   B[p, j] = b[j * ldb + p]        when b_transposed  (nn.Linear [out, in], wte for the unembedding)
+//   B[p, j] = b[packed_b_index(K, N, p, j)]  when b_packed: float32 weights packed once at load
+//                                   into the packed GEMM's panels (gemm.hpp; ldb, b_transposed unused)
 // A, C, bias float32 and row-major as in GemmArgs.
 struct WideGemmArgs {
   std::size_t m, n, k;
@@ -57,18 +59,22 @@ struct WideGemmArgs {
   std::size_t ldc;
   const float* bias;  // [n] or nullptr
   bool accumulate;
+  bool b_packed = false;  // float32 only
 };
 void gemm_wide_ref(const WideGemmArgs& g);
 
-// The SIMD version runs the packed GEMM (gemm.hpp): float32 B as it lies
+// The SIMD version runs the packed GEMM (gemm.hpp): packed B read where it lies,
+// for any number of rows (gemm_prepacked_b_simd); float32 B as it lies
 // (b_transposed: trans_b, read transposed while packing); 16-bit b_transposed B
 // through gemm_packed_b_simd, widened and transposed straight into each packed
 // panel; 16-bit [in, out] B widened a kWidePanel-column panel at a time, then
 // packed (measured faster than widening 16 columns per packed row).
-// kWidePanel: also the column runs callers splitting C over threads cut at. With at most kWideDotRows rows of A (a generated token)
-// each row of B is read once instead: one dot product per output when
-// b_transposed, else a chunk of the widened row added into C's rows (no panel,
-// no packing). workspace: gemm_wide_workspace_floats(g) floats.
+// kWidePanel: also the column runs callers splitting C over threads cut at (a
+// multiple of gemm_packed_panel_cols(), so a packed B's run is a packed B).
+// With at most kWideDotRows rows of A (a generated token) each row of stored B
+// is read once instead: one dot product per output when b_transposed, else a
+// chunk of the widened row added into C's rows (no panel, no packing).
+// workspace: gemm_wide_workspace_floats(g) floats.
 constexpr std::size_t kWidePanel = 64;
 constexpr std::size_t kWideDotRows = 4;
 std::size_t gemm_wide_workspace_floats(const WideGemmArgs& g);
@@ -76,10 +82,14 @@ void gemm_wide_simd(const WideGemmArgs& g, float* workspace);
 
 // x[t, :] = widen(wte[tokens[t], :]) + widen(wpe[t, :]) for t < t_len; wte [vocab, d]
 // and wpe [>= t_len, d] stored as their dtypes. Token ids must be in range.
+// wte_packed_vocab > 0: wte is float32 packed as the unembedding reads it (op(B) = wte^T,
+// K = d, N = wte_packed_vocab), so wte[v, c] = wte[packed_b_index(d, vocab, c, v)].
 void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
-                    DType wte_dtype, const void* wpe, DType wpe_dtype, float* x);
+                    DType wte_dtype, const void* wpe, DType wpe_dtype, float* x,
+                    std::size_t wte_packed_vocab = 0);
 void embed_wide_simd(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
-                     DType wte_dtype, const void* wpe, DType wpe_dtype, float* x);
+                     DType wte_dtype, const void* wpe, DType wpe_dtype, float* x,
+                     std::size_t wte_packed_vocab = 0);
 
 // Dispatch on path, as kernels.hpp's gemm(Path, ...).
 void gemm_wide(Path path, const WideGemmArgs& g, float* workspace);

@@ -275,9 +275,39 @@ std::string PretrainedModel::finish() {
       std::free(files_[i].data);
       files_.erase(files_.begin() + static_cast<std::ptrdiff_t>(i));
     }
+  // float32 matrices into the packed GEMM's panels, in place: op(B) is [in, out] for the products
+  // (GPT-2's Conv1D stores it so; nn.Linear stores [out, in]) and wte^T for the unembedding.
+  const bool neo = config_.architecture == PretrainedArch::gpt_neo;
+  {
+    struct Matrix {
+      Tensor* t;
+      std::size_t k, n;
+      bool trans;
+    };
+    const std::size_t d = config_.d_model, f = config_.d_ff;
+    std::vector<Matrix> matrices = {{&wte_, d, config_.vocab, true}};
+    for (Layer& y : layers_) {
+      matrices.insert(matrices.end(), {{&y.o_w, d, d, neo}, {&y.fc_w, d, f, neo}, {&y.proj_w, f, d, neo}});
+      if (neo)
+        matrices.insert(matrices.end(), {{&y.q_w, d, d, true}, {&y.k_w, d, d, true}, {&y.v_w, d, d, true}});
+      else
+        matrices.push_back({&y.qkv_w, d, 3 * d, false});
+    }
+    std::size_t bytes = 0;
+    for (const Matrix& m : matrices)
+      if (m.t->dtype == DType::f32)
+        bytes = std::max(bytes, pack_b_panels_in_place_scratch_bytes(m.trans, m.k, m.n));
+    std::vector<float> scratch((bytes + 3) / 4);
+    for (const Matrix& m : matrices)
+      if (m.t->dtype == DType::f32 && !m.t->packed) {
+        // The tensor lies in a file buffer this model owns.
+        pack_b_panels_in_place(static_cast<float*>(const_cast<void*>(m.t->data)), m.trans, m.k, m.n,
+                               scratch.data());
+        m.t->packed = true;
+      }
+  }
   // Widen every vector into one float block.
   std::vector<std::pair<const Tensor*, const float**>> vecs = {{&lnf_g_, &lnfg_}, {&lnf_b_, &lnfb_}};
-  const bool neo = config_.architecture == PretrainedArch::gpt_neo;
   for (Layer& y : layers_) {
     vecs.insert(vecs.end(), {{&y.ln1_g, &y.ln1g},
                              {&y.ln1_b, &y.ln1b},
@@ -442,7 +472,8 @@ void PretrainedModel::product(Path path, const WideGemmArgs& g, bool gelu) {
     const std::size_t begin = chunk * cols, end = std::min(g.n, begin + cols);
     WideGemmArgs part = g;
     part.n = end - begin;
-    part.b = b + (g.b_transposed ? begin * g.ldb : begin) * es;
+    // A packed B's columns from `begin` (a multiple of its panel width) are the packed B at begin * k.
+    part.b = b + (g.b_packed ? begin * g.k : g.b_transposed ? begin * g.ldb : begin) * es;
     part.c = g.c + begin;
     part.bias = g.bias ? g.bias + begin : nullptr;
     gemm_wide(path, part, gws_.data() + w * gws_part_);
@@ -455,8 +486,8 @@ void PretrainedModel::product(Path path, const WideGemmArgs& g, bool gelu) {
 void PretrainedModel::linear(Path path, const float* a, std::size_t rows, const Tensor& w, std::size_t in,
                              std::size_t out, const float* bias, float* c, std::size_t ldc, bool gelu) {
   const bool transposed = config_.architecture == PretrainedArch::gpt_neo;
-  const WideGemmArgs g{rows,       out, in,  a,    in,   w.data, w.dtype, transposed ? in : out,
-                       transposed, c,   ldc, bias, false};
+  const WideGemmArgs g{rows,       out, in,  a,    in,    w.data,  w.dtype, transposed ? in : out,
+                       transposed, c,   ldc, bias, false, w.packed};
   product(path, g, gelu);
 }
 
@@ -571,8 +602,8 @@ void PretrainedModel::lens_layer(Path path, std::size_t l, std::size_t t, std::s
     const std::size_t rows = std::min(chunk, t - r0);
     layernorm(path, {rows, d, x_.data() + r0 * d, lnfg_, lnfb_, ln_.data(), stats_.data(), stats_.data() + t,
                      c.ln_eps});
-    const WideGemmArgs g{rows,           v, d,       ln_.data(), d, wte_.data, wte_.dtype, d, true,
-                         logits_.data(), v, nullptr, false};
+    const WideGemmArgs g{rows,           v, d,       ln_.data(), d,          wte_.data, wte_.dtype, d, true,
+                         logits_.data(), v, nullptr, false,      wte_.packed};
     product(path, g, false);
     parallel(rows, [&](std::size_t i, std::size_t) {
       const std::size_t at = (l * t + r0 + i) * k;
@@ -623,7 +654,8 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
   float *x = x_.data(), *ln = ln_.data(), *mean = stats_.data(), *rstd = stats_.data() + t;
 
   const auto* wpe = static_cast<const std::uint8_t*>(wpe_.data) + t0 * d * dtype_bytes(wpe_.dtype);
-  (simd ? embed_wide_simd : embed_wide_ref)(tokens + t0, n, d, wte_.data, wte_.dtype, wpe, wpe_.dtype, x);
+  (simd ? embed_wide_simd : embed_wide_ref)(tokens + t0, n, d, wte_.data, wte_.dtype, wpe, wpe_.dtype, x,
+                                            wte_.packed ? v : 0);
   for (std::size_t l = 0; l < big_l; ++l) {
     const Layer& y = layers_[l];
     float* qkv = cache ? kv_.data() + l * kv_rows_ * 3 * d : qkv_.data();
@@ -650,7 +682,8 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
   const float* last = x + (n - rows) * d;
   layernorm(path, {rows, d, last, lnfg_, lnfb_, ln, mean, rstd, c.ln_eps});
   r.logits.resize(rows * v);
-  const WideGemmArgs g{rows, v, d, ln, d, wte_.data, wte_.dtype, d, true, r.logits.data(), v, nullptr, false};
+  const WideGemmArgs g{rows, v,       d,     ln,         d, wte_.data, wte_.dtype, d, true, r.logits.data(),
+                       v,    nullptr, false, wte_.packed};
   product(path, g, false);
 }
 

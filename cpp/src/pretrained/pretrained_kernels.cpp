@@ -105,8 +105,10 @@ void gemm_wide_ref(const WideGemmArgs& g) {
       float s = g.accumulate ? g.c[i * g.ldc + j] : 0.0f;
       if (g.bias) s += g.bias[j];
       for (std::size_t p = 0; p < g.k; ++p)
-        s +=
-            g.a[i * g.lda + p] * load_element(g.b, g.b_dtype, g.b_transposed ? j * g.ldb + p : p * g.ldb + j);
+        s += g.a[i * g.lda + p] * load_element(g.b, g.b_dtype,
+                                               g.b_packed       ? packed_b_index(g.k, g.n, p, j)
+                                               : g.b_transposed ? j * g.ldb + p
+                                                                : p * g.ldb + j);
       g.c[i * g.ldc + j] = s;
     }
 }
@@ -128,7 +130,7 @@ std::size_t gemm_wide_workspace_floats(const WideGemmArgs& g) {
   // The packed GEMM's (also the few-rows path's widened row: it holds at least k floats), and for
   // 16-bit [out, in] weights one panel's rows widened before their transpose.
   const std::size_t packed = std::max(gemm_packed_workspace_floats(probe), g.k);
-  if (g.b_dtype == DType::f32) return packed;
+  if (g.b_dtype == DType::f32 || g.b_packed) return packed;
   // 16-bit [in, out]: a widened panel [k, kWidePanel]; [out, in]: one packed panel's rows widened.
   return packed + (g.b_transposed ? gemm_packed_panel_rows() * gemm_packed_panel_cols() : g.k * kWidePanel);
 }
@@ -178,6 +180,11 @@ void pack_wide(const void* ctx, std::size_t p0, std::size_t kc, std::size_t j0, 
 }  // namespace
 
 void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
+  if (g.b_packed) {
+    GemmArgs p = plain(g, static_cast<const float*>(g.b), 0, 0, g.n);
+    gemm_prepacked_b_simd(p, workspace);
+    return;
+  }
   if (in_place(g)) {
     gemm_packed_simd(plain(g, static_cast<const float*>(g.b), g.ldb, 0, g.n), workspace);
     return;
@@ -258,15 +265,20 @@ void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
 }
 
 void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
-                    DType wte_dtype, const void* wpe, DType wpe_dtype, float* x) {
-  for (std::size_t t = 0; t < t_len; ++t)
+                    DType wte_dtype, const void* wpe, DType wpe_dtype, float* x,
+                    std::size_t wte_packed_vocab) {
+  for (std::size_t t = 0; t < t_len; ++t) {
+    const std::size_t v = std::size_t(tokens[t]);
     for (std::size_t c = 0; c < d; ++c)
-      x[t * d + c] = load_element(wte, wte_dtype, std::size_t(tokens[t]) * d + c) +
+      x[t * d + c] = load_element(wte, wte_dtype,
+                                  wte_packed_vocab ? packed_b_index(d, wte_packed_vocab, c, v) : v * d + c) +
                      load_element(wpe, wpe_dtype, t * d + c);
+  }
 }
 
 void embed_wide_simd(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
-                     DType wte_dtype, const void* wpe, DType wpe_dtype, float* x) {
+                     DType wte_dtype, const void* wpe, DType wpe_dtype, float* x,
+                     std::size_t wte_packed_vocab) {
   const auto* te = static_cast<const std::uint8_t*>(wte);
   const auto* pe = static_cast<const std::uint8_t*>(wpe);
   const std::size_t tes = dtype_bytes(wte_dtype), pes = dtype_bytes(wpe_dtype);
@@ -274,7 +286,16 @@ void embed_wide_simd(const std::int32_t* tokens, std::size_t t_len, std::size_t 
   alignas(16) float pos[kChunk];
   for (std::size_t t = 0; t < t_len; ++t) {
     float* row = x + t * d;
-    widen_simd(te + std::size_t(tokens[t]) * d * tes, wte_dtype, row, d);
+    const std::size_t v = std::size_t(tokens[t]);
+    if (wte_packed_vocab) {
+      // Column v of the packed wte^T: one float in each row of its panel, rows `width` apart.
+      const std::size_t nr = gemm_packed_panel_cols(), j0 = v - v % nr;
+      const std::size_t width = std::min(nr, wte_packed_vocab - j0);
+      const float* column = static_cast<const float*>(wte) + packed_b_index(d, wte_packed_vocab, 0, v);
+      for (std::size_t c = 0; c < d; ++c) row[c] = column[c * width];
+    } else {
+      widen_simd(te + v * d * tes, wte_dtype, row, d);
+    }
     for (std::size_t c0 = 0; c0 < d; c0 += kChunk) {
       const std::size_t len = std::min(kChunk, d - c0);
       widen_simd(pe + (t * d + c0) * pes, wpe_dtype, pos, len);
