@@ -3,23 +3,32 @@
 // pretrained engine (pretrained.hpp), float32 and float16 weights, T = 64 (and
 // any T given). Natively and as wasm under Node from this one source:
 //   S="bench/pretrained/bench_pretrained.cpp cpp/src/pretrained/*.cpp
-//      cpp/src/{kernels,lm_kernels,attention_fused,tasks}.cpp"
+//      cpp/src/{kernels,lm_kernels,attention_fused,tasks}.cpp cpp/src/train/rng.cpp"
 //   g++ -O3 -std=c++17 -mavx2 -mfma -Icpp/include -Ibuild/native/deps $S -o /tmp/bench_pretrained
 //   em++ -O3 -std=c++17 -msimd128 -msse4.1 -Icpp/include -Ibuild/wasm/deps $S -sALLOW_MEMORY_GROWTH=1
-//      -sMAXIMUM_MEMORY=4gb -sENVIRONMENT=node -o /tmp/bench_pretrained.js
-//   node --no-experimental-fetch /tmp/bench_pretrained.js
-// The checkpoint is written straight into the engine's file buffer (a safetensors
-// image), so the weights are held once. Prints load and forward times in ms
-// (best of the runs) and the memory the engine holds.
-// With --ops T...: where one float32 forward pass of T tokens spends its time, by
-// timing the engine's run (last position; every position) and each GEMM it makes
-// alone on the same shapes (the rest is attention, LayerNorm, GELU, embedding).
+//      -sMAXIMUM_MEMORY=4gb -sENVIRONMENT=node -o /tmp/bench_pretrained.cjs
+//   node --no-experimental-fetch /tmp/bench_pretrained.cjs
+// (natively with threads for --profile N > 1: add cpp/src/threads/pretrained_pool.cpp
+// -DHEADLAB_BENCH_THREADS -pthread). The checkpoint is written straight into the engine's
+// file buffer (a safetensors image), so the weights are held once. Prints load and forward
+// times in ms (best of the runs) and the memory the engine holds.
+// With --ops T...: each GEMM of a forward pass of T tokens alone on the same shapes.
+// With --profile N T...: where one float32 forward pass of T tokens (logits at every
+// position) spends its time, step by step inside the engine's run: on one thread in
+// CPU time (what a run costs on a machine shared with other jobs), on N threads in wall
+// time with each step's parallel efficiency.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +38,18 @@
 using namespace headlab;
 
 namespace {
+
+#ifdef __EMSCRIPTEN__
+// Node's process CPU time: on a machine shared with other jobs, CPU time is what a run costs.
+EM_JS(double, cpu_ms, (), {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+});
+#else
+double cpu_ms() {
+  return 1000.0 * double(std::clock()) / CLOCKS_PER_SEC;
+}
+#endif
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch())
@@ -50,7 +71,7 @@ std::uint16_t to_half(float f) {  // round toward zero; values here are normal a
   return std::uint16_t(sign | (std::uint32_t(e) << 10) | ((b >> 13) & 0x3ffu));
 }
 
-void bench(bool half, const std::vector<std::size_t>& lengths) {
+std::unique_ptr<PretrainedModel> make_model(bool half) {
   const std::size_t L = 12, H = 12, d = 768, f = 3072, V = 50257, N = 1024;
   std::vector<Spec> specs = {
       {"wte.weight", {V, d}}, {"wpe.weight", {N, d}}, {"ln_f.weight", {d}}, {"ln_f.bias", {d}}};
@@ -88,12 +109,13 @@ void bench(bool half, const std::vector<std::size_t>& lengths) {
   PretrainedConfig c;
   c.num_layers = L, c.num_heads = H, c.d_model = d, c.d_ff = f, c.vocab = V, c.context = N;
   c.windows.assign(L, 0);
-  PretrainedModel m(c);
-  const double t0 = now_ms();
+  auto model = std::make_unique<PretrainedModel>(c);
+  PretrainedModel& m = *model;
+  const double t0 = cpu_ms();
   std::uint8_t* p = m.alloc_file(bytes);
   if (!p) {
     std::printf("out of memory for %zu bytes\n", bytes);
-    return;
+    return nullptr;
   }
   const std::uint64_t n = header.size();
   std::memcpy(p, &n, 8);
@@ -115,18 +137,26 @@ void bench(bool half, const std::vector<std::size_t>& lengths) {
       }
     }
   }
-  const double t1 = now_ms();
+  const double t1 = cpu_ms();
   std::string e = m.add_safetensors("gpt2-small.safetensors", p, bytes);
   if (e.empty()) e = m.finish();
   if (!e.empty()) {
     std::printf("load failed: %s\n", e.c_str());
-    return;
+    return nullptr;
   }
-  const double t2 = now_ms();
+  const double t2 = cpu_ms();
   std::printf(
       "%s: %zu parameters, file %.1f MB, held %.1f MB; written in %.0f ms, checked and compacted in %.0f "
       "ms\n",
       half ? "float16" : "float32", m.parameters(), bytes / 1e6, m.weight_bytes() / 1e6, t1 - t0, t2 - t1);
+  return model;
+}
+
+void bench(bool half, const std::vector<std::size_t>& lengths) {
+  auto model = make_model(half);
+  if (!model) return;
+  PretrainedModel& m = *model;
+  const std::size_t V = 50257;
   for (std::size_t t : lengths) {
     std::vector<std::int32_t> ids(t);
     for (std::size_t i = 0; i < t; ++i) ids[i] = std::int32_t((i * 7919) % V);
@@ -199,9 +229,110 @@ void ops(const std::vector<std::size_t>& lengths) {
   }
 }
 
+// Times every parallel step of a forward pass. Alone (one worker, chunks in order: the same work
+// as without a pool) in CPU time; around a pool of threads (built with -pthread and
+// cpp/src/threads/pretrained_pool.cpp, -DHEADLAB_BENCH_THREADS) in wall time, with the time the
+// workers spent in chunks, so busy / (workers x wall) is the step's parallel efficiency.
+// GPT-2's steps per layer: c_attn, attention, attn.c_proj, mlp.c_fc (+ GELU), mlp.c_proj; then
+// the unembedding.
+class TimingPool final : public PretrainedPool {
+ public:
+  explicit TimingPool(std::unique_ptr<PretrainedPool> inner = nullptr) : inner_(std::move(inner)) {}
+  std::vector<double> ms, busy;  // per step, summed over runs
+  std::size_t step = 0;
+  std::size_t workers() const override { return inner_ ? inner_->workers() : 1; }
+  void run(std::size_t chunks, const Task& task) override {
+    if (ms.size() <= step) ms.resize(step + 1, 0.0), busy.resize(step + 1, 0.0);
+    if (!inner_) {
+      const double a = cpu_ms();
+      for (std::size_t c = 0; c < chunks; ++c) task(c, 0);
+      ms[step] += cpu_ms() - a;
+      busy[step++] = ms[step];
+      return;
+    }
+    std::vector<double> worker_ms(inner_->workers(), 0.0);
+    const double a = now_ms();
+    inner_->run(chunks, [&](std::size_t c, std::size_t w) {
+      const double b = now_ms();
+      task(c, w);
+      worker_ms[w] += now_ms() - b;
+    });
+    ms[step] += now_ms() - a;
+    for (double x : worker_ms) busy[step] += x;
+    ++step;
+  }
+
+ private:
+  std::unique_ptr<PretrainedPool> inner_;
+};
+
+// Where one float32 forward pass (logits at every position) spends its time, by step kind.
+void profile(std::size_t threads, const std::vector<std::size_t>& lengths) {
+  auto model = make_model(false);
+  if (!model) return;
+#ifdef HEADLAB_BENCH_THREADS
+  auto pool = std::make_unique<TimingPool>(threads > 1 ? make_pretrained_pool(threads) : nullptr);
+#else
+  if (threads > 1) std::printf("built without threads: 1 thread\n");
+  auto pool = std::make_unique<TimingPool>();
+#endif
+  TimingPool* timing = pool.get();
+  const std::size_t workers = pool->workers();
+  model->set_pool(std::move(pool));
+  const std::size_t L = 12, d = 768, f = 3072, V = 50257;
+  for (std::size_t t : lengths) {
+    std::vector<std::int32_t> ids(t);
+    for (std::size_t i = 0; i < t; ++i) ids[i] = std::int32_t((i * 7919) % V);
+    PretrainedRunOptions o;
+    o.all_logits = true;
+    PretrainedRunResult r;
+    model->run(ids.data(), t, o, &r);  // warm-up
+    const int reps = 3;
+    double total = 0;
+    timing->ms.assign(5 * L + 1, 0.0);
+    timing->busy.assign(5 * L + 1, 0.0);
+    for (int rep = 0; rep < reps; ++rep) {
+      timing->step = 0;
+      const double a = workers > 1 ? now_ms() : cpu_ms();
+      model->run(ids.data(), t, o, &r);
+      total += (workers > 1 ? now_ms() : cpu_ms()) - a;
+    }
+    const char* names[] = {"c_attn [d, 3d]", "attention", "attn.c_proj [d, d]", "mlp.c_fc [d, 4d] + GELU",
+                           "mlp.c_proj [4d, d]"};
+    const double flops[] = {2.0 * t * d * 3 * d, 0.0, 2.0 * t * d * d, 2.0 * t * d * f, 2.0 * t * f * d};
+    std::printf(
+        "T=%zu, %zu thread(s): forward pass, logits at every position, mean of %d: %.1f ms (%s time)\n", t,
+        workers, reps, total / reps, workers > 1 ? "wall" : "CPU");
+    double steps = 0;
+    auto line = [&](const char* name, double sum, double busy, double fl) {
+      std::printf("  %-26s %8.1f ms %5.1f %%", name, sum, 100 * sum / (total / reps));
+      if (fl > 0) std::printf("  %5.1f GFLOP/s", fl / sum / 1e6);
+      if (workers > 1) std::printf("  efficiency %.2f", busy / (double(workers) * sum));
+      std::printf("\n");
+    };
+    for (std::size_t kind = 0; kind < 5; ++kind) {
+      double sum = 0, busy = 0;
+      for (std::size_t l = 0; l < L; ++l) sum += timing->ms[5 * l + kind], busy += timing->busy[5 * l + kind];
+      steps += sum / reps;
+      line(names[kind], sum / reps, busy / reps, L * flops[kind]);
+    }
+    const double un = timing->ms[5 * L] / reps;
+    steps += un;
+    line("unembedding [d, V]", un, timing->busy[5 * L] / reps, 2.0 * t * d * V);
+    std::printf("  %-26s %8.1f ms %5.1f %%\n", "rest (LN, adds, embedding)", total / reps - steps,
+                100 * (total / reps - steps) / (total / reps));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "--profile") {
+    std::vector<std::size_t> lengths;
+    for (int i = 3; i < argc; ++i) lengths.push_back(std::size_t(std::atoi(argv[i])));
+    profile(std::size_t(std::atoi(argv[2])), lengths);
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "--ops") {
     std::vector<std::size_t> lengths;
     for (int i = 2; i < argc; ++i) lengths.push_back(std::size_t(std::atoi(argv[i])));
