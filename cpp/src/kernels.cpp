@@ -266,14 +266,25 @@ std::size_t k_block(std::size_t k) {
 }
 std::size_t packed_a_floats(std::size_t k) { return kMC * k_block(k); }
 
+// gemm_pack_a's layout: the blocks pack_a makes, k blocks outermost, then blocks of kMC rows;
+// the rows padded to whole micro-panels (kMC is a multiple of kMR).
+static_assert(kMC % kMR == 0, "row blocks of whole micro-panels");
+std::size_t a_rows(std::size_t m) {
+  return (m + kMR - 1) / kMR * kMR;
+}
+std::size_t a_offset(std::size_t m, std::size_t pc, std::size_t ic, std::size_t kc) {
+  return pc * a_rows(m) + ic * kc;
+}
+
 // Loop order: k blocks; blocks of kMC rows, whose A is packed once and reused
 // for every B_s; B panels of kNR columns, each packed just before use; A
 // micro-panels of kMR rows.
 // custom: op(B) of g[0] (count 1) packed by custom->pack instead of pack_b.
 // prepacked: g[0].b (count 1) holds B in panels already (gemm_prepacked_b_simd): full panels are
 // read where they lie, the last one, unpadded, is copied into the padded panel.
+// a_packed: all of op(A) packed by gemm_pack_a, block (pc, ic) at a_offset(m, pc, ic, kc).
 void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws, const GemmPackB* custom = nullptr,
-                     bool prepacked = false) {
+                     bool prepacked = false, const float* a_packed = nullptr) {
   const std::size_t m = g[0].m, k = g[0].k;
   if (m == 0) return;
   if (k == 0) {
@@ -290,7 +301,11 @@ void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws, const Gemm
     for (std::size_t ic = 0; ic < m; ic += kMC) {
       const std::size_t mc = std::min(kMC, m - ic);
       const GemmArgs& a = g[0];
-      pack_a(a.trans_a ? a.a + pc * a.lda + ic : a.a + ic * a.lda + pc, a.lda, mc, kc, apack, a.trans_a);
+      const float* ablock = apack;
+      if (a_packed)
+        ablock = a_packed + a_offset(m, pc, ic, kc);
+      else
+        pack_a(a.trans_a ? a.a + pc * a.lda + ic : a.a + ic * a.lda + pc, a.lda, mc, kc, apack, a.trans_a);
       for (std::size_t s = 0; s < count; ++s) {
         for (std::size_t j0 = 0; j0 < g[s].n; j0 += kNR) {
           const std::size_t nn = std::min(kNR, g[s].n - j0);
@@ -304,7 +319,7 @@ void gemm_packed_run(const GemmArgs* g, std::size_t count, float* ws, const Gemm
             custom->pack(custom->ctx, pc, kc, j0, nn, bpanel);
           else
             pack_b(b.trans_b ? b.b + j0 * b.ldb + pc : b.b + pc * b.ldb + j0, b.ldb, kc, nn, bpanel, b.trans_b);
-          const float* ap = apack;
+          const float* ap = ablock;
           for (std::size_t i0 = 0; i0 < mc; i0 += kMR, ap += kc * kMR)
             tile(g[s], ic + i0, j0, std::min(kMR, mc - i0), nn, kc, ap, bp, pc == 0);
         }
@@ -328,6 +343,24 @@ void gemm_packed_b_simd(const GemmArgs& g, const GemmPackB& b, float* workspace)
 
 void gemm_prepacked_b_simd(const GemmArgs& g, float* workspace) {
   gemm_packed_run(&g, 1, workspace, nullptr, true);
+}
+
+std::size_t gemm_packed_a_floats(std::size_t m, std::size_t k) {
+  return a_rows(m) * k;
+}
+
+void gemm_pack_a(const GemmArgs& a, float* dst) {
+  const std::size_t kb = k_block(a.k);
+  for (std::size_t pc = 0; pc < a.k; pc += kb) {
+    const std::size_t kc = std::min(kb, a.k - pc);
+    for (std::size_t ic = 0; ic < a.m; ic += kMC)
+      pack_a(a.trans_a ? a.a + pc * a.lda + ic : a.a + ic * a.lda + pc, a.lda, std::min(kMC, a.m - ic), kc,
+             dst + a_offset(a.m, pc, ic, kc), a.trans_a);
+  }
+}
+
+void gemm_prepacked_ab_simd(const GemmArgs& g, const float* a_packed, float* workspace) {
+  gemm_packed_run(&g, 1, workspace, nullptr, true, a_packed);
 }
 
 void pack_b_panels_ref(const float* b, std::size_t ldb, bool trans, std::size_t k, std::size_t n,

@@ -274,7 +274,8 @@ TEST_CASE("packed B: layout, in-place packing, and the product on it") {
         pack_b_panels_in_place(got.data(), trans, k, n, scratch.data());
         CHECK(scratch.intact());
         CHECK(got == want);
-        for (std::size_t m : {1, 2, 3, 7, 8, 9, 33}) {
+        for (std::size_t m : {1, 2, 3, 7, 8, 9, 33, 130}) {
+          if (m == 130 && k * n > 20000) continue;
           CAPTURE(m);
           const int variant = int((m + n + k) % 3);  // plain, bias, bias + accumulate
           const std::size_t ldc = n + 1;
@@ -318,7 +319,43 @@ TEST_CASE("packed B: layout, in-place packing, and the product on it") {
             gemm_packed_simd(g, ws.data());
             CHECK(c_pre == c_packed);
           }
+          // A packed once, the columns made by two calls split at a multiple of NR: the same bits.
+          std::vector<float> a_packed(gemm_packed_a_floats(m, k));
+          gemm_pack_a({m, 0, k, a.data(), k, nullptr, 0, nullptr, 0, nullptr, false}, a_packed.data());
+          auto c_split = c0;
+          const std::size_t j1 = n > nr ? nr * (n / nr / 2 + 1) : n;
+          for (const auto& [j0, cols] : {std::pair<std::size_t, std::size_t>{0, j1}, {j1, n - j1}}) {
+            if (cols == 0) continue;
+            const GemmArgs part{m,           cols,
+                                k,           nullptr,
+                                0,           got.data() + j0 * k,
+                                0,           c_split.data() + j0,
+                                ldc,         variant >= 1 ? bias.data() + j0 : nullptr,
+                                variant == 2};
+            gemm_prepacked_ab_simd(part, a_packed.data(), ws.data());
+          }
+          CHECK(ws.intact());
+          CHECK(c_split == c_pre);
         }
       }
+    }
+  // gemm_pack_a reads A transposed too ([k, m] stored).
+  for (std::size_t m : {3, 130})
+    for (std::size_t k : {5, 600}) {
+      CAPTURE(m);
+      CAPTURE(k);
+      const std::size_t n = 2 * nr + 3;
+      const auto at = ref::random_vec(rng, k * m), b = ref::random_vec(rng, k * n);
+      std::vector<float> a(m * k), packed(k * n), c1(m * n), c2(m * n), a_packed(gemm_packed_a_floats(m, k));
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t p = 0; p < k; ++p) a[i * k + p] = at[p * m + i];
+      pack_b_panels_ref(b.data(), n, false, k, n, packed.data());
+      GemmArgs g{m, n, k, a.data(), k, packed.data(), 0, c1.data(), n, nullptr, false};
+      Guarded ws(gemm_packed_workspace_floats(g));
+      gemm_prepacked_b_simd(g, ws.data());
+      gemm_pack_a({m, 0, k, at.data(), m, nullptr, 0, nullptr, 0, nullptr, false, true}, a_packed.data());
+      g.c = c2.data();
+      gemm_prepacked_ab_simd(g, a_packed.data(), ws.data());
+      CHECK(c1 == c2);
     }
 }

@@ -25,7 +25,9 @@
 // Threads (set_pool): each GEMM is split by columns (chunks of whole 64-column
 // panels; the unembedding's vocabulary too), attention by heads, the logit
 // lens's top-k by rows, the chunks claimed by whichever worker is free; each
-// worker has its own workspace. Every output element is computed by the same
+// worker has its own workspace. A product on packed weights packs its A once,
+// before the split, so its chunks can be single 64-column panels (a step then
+// waits at most one such panel for its last worker). Every output element is computed by the same
 // arithmetic in the same order whatever the split, so results do not depend on
 // the number of threads.
 #pragma once
@@ -176,6 +178,8 @@ class PretrainedModel {
   // Activations, grown to the largest t asked. kt_, gws_, aws_: one part per
   // worker, of kt_part_, gws_part_, aws_part_ floats.
   std::vector<float> x_, ln_, stats_, qkv_, heads_, tmp_, fc_, logits_, scores_, kt_, gws_, aws_;
+  // With more than one worker: A of a product on packed weights, packed once for every chunk.
+  std::vector<float> apack_;
   std::size_t kt_part_ = 0, gws_part_ = 0, aws_part_ = 0;
   // generate(): q, k, v [layers][kv_rows_][3 d], freed when it returns.
   std::vector<float> kv_;

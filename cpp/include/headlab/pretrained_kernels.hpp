@@ -60,6 +60,8 @@ struct WideGemmArgs {
   const float* bias;  // [n] or nullptr
   bool accumulate;
   bool b_packed = false;  // float32 only
+  // With b_packed: A as gemm_pack_a packed it (m, k of this product), or nullptr to pack it here.
+  const float* a_packed = nullptr;
 };
 void gemm_wide_ref(const WideGemmArgs& g);
 

@@ -43,7 +43,7 @@ void layernorm(Path path, const LayerNormArgs& a) {
 
 // Sizes (floats) of the activation buffers for one run.
 struct Sizes {
-  std::size_t x, qkv, fc, logits, kt, gws, aws;
+  std::size_t x, qkv, fc, logits, kt, gws, aws, apack;
 };
 
 }  // namespace
@@ -393,6 +393,7 @@ Sizes sizes_for(const PretrainedConfig& c, std::size_t t, bool attention, bool a
   a.t_q = a.t_k = t;
   a.d_k = a.d_v = dk;
   s.aws = std::max(attention_fused_simd_workspace_floats(a), attention_fused_ref_workspace_floats(a));
+  s.apack = gemm_packed_a_floats(t, std::max(d, c.d_ff));  // used with more than one worker
   return s;
 }
 
@@ -403,14 +404,15 @@ std::size_t PretrainedModel::activation_bytes(std::size_t t, bool attention, boo
   const Sizes s = sizes_for(config_, t, attention, all_logits, lens);
   const std::size_t out = (attention ? config_.num_layers * config_.num_heads * t * t : 0) +
                           (all_logits ? t : 1) * config_.vocab;
-  return 4 * (4 * s.x + 2 * t + s.qkv + s.fc + s.logits + threads() * (s.kt + s.gws + s.aws) + out);
+  return 4 * (4 * s.x + 2 * t + s.qkv + s.fc + s.logits + threads() * (s.kt + s.gws + s.aws) +
+              (threads() > 1 ? s.apack : 0) + out);
 }
 
 std::size_t PretrainedModel::memory_bytes() const {
   const std::size_t floats = x_.capacity() + ln_.capacity() + stats_.capacity() + qkv_.capacity() +
                              heads_.capacity() + tmp_.capacity() + fc_.capacity() + logits_.capacity() +
                              scores_.capacity() + kt_.capacity() + gws_.capacity() + aws_.capacity() +
-                             kv_.capacity();
+                             apack_.capacity() + kv_.capacity();
   return weight_bytes() + floats * sizeof(float);
 }
 
@@ -435,6 +437,7 @@ void PretrainedModel::reserve(std::size_t t, bool attention, bool all_logits, bo
   grow(kt_, workers * kt_part_);
   grow(gws_, workers * gws_part_);
   grow(aws_, workers * aws_part_);
+  if (workers > 1) grow(apack_, s.apack);
 }
 
 void PretrainedModel::set_pool(std::unique_ptr<PretrainedPool> pool) {
@@ -444,6 +447,7 @@ void PretrainedModel::set_pool(std::unique_ptr<PretrainedPool> pool) {
   std::vector<float>().swap(kt_);
   std::vector<float>().swap(gws_);
   std::vector<float>().swap(aws_);
+  std::vector<float>().swap(apack_);
 }
 
 void PretrainedModel::parallel(std::size_t chunks, const PretrainedPool::Task& task) {
@@ -456,13 +460,17 @@ void PretrainedModel::parallel(std::size_t chunks, const PretrainedPool::Task& t
   pool_->run(chunks, task);
 }
 
-// g split by columns into chunks of whole kWidePanel-column panels (about 4 per worker; one
-// chunk on one thread); with gelu, GELU applied to each chunk's columns row by row. Chunks
-// start at multiples of kWidePanel, so GELU's SIMD groups are the same whatever the split.
+// g split by columns into chunks of whole kWidePanel-column panels (one chunk on one thread;
+// about 4 per worker, each packing A for itself, or with packed weights one panel each after
+// A is packed once); with gelu, GELU applied to each chunk's columns row by row. Chunks start
+// at multiples of kWidePanel, so GELU's SIMD groups are the same whatever the split.
 void PretrainedModel::product(Path path, const WideGemmArgs& g, bool gelu) {
   const std::size_t workers = threads();
   const std::size_t panels = (g.n + kWidePanel - 1) / kWidePanel;
+  const bool share_a = workers > 1 && g.b_packed && path == Path::simd;
+  if (share_a) gemm_pack_a({g.m, 0, g.k, g.a, g.lda, nullptr, 0, nullptr, 0, nullptr, false}, apack_.data());
   const std::size_t per = workers == 1 ? std::max<std::size_t>(panels, 1)
+                          : share_a    ? 1
                                        : std::max<std::size_t>(1, (panels + 4 * workers - 1) / (4 * workers));
   const std::size_t cols = per * kWidePanel, chunks = (g.n + cols - 1) / cols;
   const std::size_t es = dtype_bytes(g.b_dtype);
@@ -476,6 +484,7 @@ void PretrainedModel::product(Path path, const WideGemmArgs& g, bool gelu) {
     part.b = b + (g.b_packed ? begin * g.k : g.b_transposed ? begin * g.ldb : begin) * es;
     part.c = g.c + begin;
     part.bias = g.bias ? g.bias + begin : nullptr;
+    part.a_packed = share_a ? apack_.data() : nullptr;
     gemm_wide(path, part, gws_.data() + w * gws_part_);
     if (gelu)
       for (std::size_t i = 0; i < g.m; ++i) gelu_row(part.c + i * g.ldc, part.c + i * g.ldc, part.n);

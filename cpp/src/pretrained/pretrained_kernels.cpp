@@ -181,8 +181,8 @@ void pack_wide(const void* ctx, std::size_t p0, std::size_t kc, std::size_t j0, 
 
 void gemm_wide_simd(const WideGemmArgs& g, float* workspace) {
   if (g.b_packed) {
-    GemmArgs p = plain(g, static_cast<const float*>(g.b), 0, 0, g.n);
-    gemm_prepacked_b_simd(p, workspace);
+    const GemmArgs p = plain(g, static_cast<const float*>(g.b), 0, 0, g.n);
+    g.a_packed ? gemm_prepacked_ab_simd(p, g.a_packed, workspace) : gemm_prepacked_b_simd(p, workspace);
     return;
   }
   if (in_place(g)) {

@@ -85,6 +85,13 @@ void pack_b_panels_in_place(float* b, bool trans, std::size_t k, std::size_t n, 
 // gemm_packed_simd with g.b packed as above (g.ldb, g.trans_b unused); any m >= 1
 // takes the packed path. Sums as gemm_packed_simd. workspace: gemm_packed_workspace_floats(g).
 void gemm_prepacked_b_simd(const GemmArgs& g, float* workspace);
+// op(A) [m, k] packed once for products that share it but are made by separate calls (a
+// product's columns split over threads): the blocks each call would pack, all of them, in
+// gemm_packed_a_floats(m, k) floats. gemm_prepacked_ab_simd is gemm_prepacked_b_simd with
+// g.a (and lda, trans_a) replaced by a_packed from gemm_pack_a of the same m, k; same sums.
+std::size_t gemm_packed_a_floats(std::size_t m, std::size_t k);
+void gemm_pack_a(const GemmArgs& a, float* dst);  // reads a.m, a.k, a.a, a.lda, a.trans_a
+void gemm_prepacked_ab_simd(const GemmArgs& g, const float* a_packed, float* workspace);
 
 // count products C_s = A B_s (+ bias_s) sharing one A (every g[s] has the same
 // m, k, a, lda), e.g. the Q, K and V projections of self-attention: each
