@@ -59,8 +59,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     'measured in the page: "first skeleton" is when the element first takes its room (a sized "Loading …" box), ' +
     '"interactive" when it has drawn its first result with its controls live (data-drawn), "formulas shown" when its formulas, ' +
     'typeset but unseen until KaTeX\'s fonts have loaded, are shown (data-formulas="ready"); "transferred" counts the page\'s ' +
-    'and its Workers\' responses. The machine is a busy 2-core one ' +
-    '(other jobs running): CPU time adds to the network time; its 1-minute load average was ' +
+    'and its Workers\' responses. CPU time adds to the network time, so other jobs on the machine slow the ' +
+    'figures down; its 1-minute load average was ' +
     `${loadBefore.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (${os.cpus().length} cores). ` +
     'Compare builds by ratios from runs made one after the other.\n\n' + `${table}\n`;
   await writeFile(path.join(repo, 'bench/results/first-picture.md'), md);
