@@ -17,6 +17,7 @@ import { TrainerSession, PACES } from '../../web/lib/teach/trainer-session.js';
 import { specialisation, TRACK_SHARE, SPECIALISED_ACCURACY } from '../../web/lib/teach/trainer-verdicts.js';
 import { serve } from '../../tools/serve.mjs';
 import { runLm, reportLm } from './lm.mjs';
+import { measurePeak } from '../lib/peak.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
@@ -265,6 +266,9 @@ function report(result) {
 }
 
 const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, loadBefore: os.loadavg() };
+// The host's speed moves from day to day (a shared VM): the SIMD peak probe beside the seconds says how fast it
+// ran this time (bench/lib/peak.mjs, as `npm run bench` prints it).
+machine.simdPeakGflops = (await measurePeak()).gflops;
 if (machine.loadBefore[0] > machine.cores) log(`warning: load average ${machine.loadBefore[0].toFixed(1)} on ${machine.cores} cores; the numbers will be low and noisy`);
 const result = { date: new Date().toISOString(), node: null, browser: null, lm: null, machine, versions: { node: process.version } };
 if (part !== 'lm') {
@@ -279,7 +283,8 @@ machine.loadAfter = os.loadavg();
 result.presets = PRESETS;
 result.seeds = seeds;
 const text = [part !== 'lm' ? report(result) : null, result.lm ? reportLm(result.lm) : null,
-  `Load average before / after: ${machine.loadBefore.map((x) => x.toFixed(1)).join(' ')} / ${machine.loadAfter.map((x) => x.toFixed(1)).join(' ')} on ${machine.cores} cores.`]
+  `Load average before / after: ${machine.loadBefore.map((x) => x.toFixed(1)).join(' ')} / ${machine.loadAfter.map((x) => x.toFixed(1)).join(' ')} on ${machine.cores} cores; ` +
+    `WASM SIMD peak probe (Node, before the runs): ${machine.simdPeakGflops.toFixed(1)} GFLOP/s.`]
   .filter(Boolean).join('\n\n');
 result.markdown = text;
 fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
