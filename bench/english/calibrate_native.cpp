@@ -1,11 +1,11 @@
 // headlab_english_calibrate: the small English in HeadLab's own C++ trainer
 // (the `english` task's defaults), for bench/english/calibration.md.
 //
-//   headlab_english_calibrate --seed S [--steps N] [--heads H] [--save FILE.hlm] [--every K]
+//   headlab_english_calibrate --seed S [--steps N] [--heads H] [--layers L] [--save FILE.hlm] [--every K]
 //       trains one seed on one thread and saves the model; with --every, also
 //       FILE-<step>.hlm every K steps (one run gives the models of several
 //       budgets: without a decay schedule, step s does not depend on the total);
-//       --heads overrides the task's heads per layer (d_model stays)
+//       --heads overrides the task's heads per layer (d_model stays), --layers its layers
 //   headlab_english_calibrate --load FILE.hlm [--examples N]
 //       scores a saved model: every head's relation scores, the baselines,
 //       the accuracies and the agreement ablation (as the issue asks), printed
@@ -48,10 +48,12 @@ std::string checkpoint_path(const std::string& save, std::size_t step) {
   return stem + "-" + std::to_string(step) + (dot == std::string::npos ? "" : save.substr(dot));
 }
 
-int train(std::uint64_t seed, std::size_t steps, std::size_t heads, const std::string& save, std::size_t every) {
+int train(std::uint64_t seed, std::size_t steps, std::size_t heads, std::size_t layers, const std::string& save,
+          std::size_t every) {
   const LmTaskSpec& spec = *find_lm_task("english");
   LmTrainConfig config = lm_train_defaults(spec, seed);
   if (heads) config.num_heads = heads;
+  if (layers) config.num_layers = layers;
   LmTrainer trainer(spec, config);
   if (!steps) steps = spec.defaults.steps;
   const auto t0 = std::chrono::steady_clock::now();
@@ -243,10 +245,10 @@ int score(const std::string& path, std::size_t examples) {
 
 int main(int argc, char** argv) {
   std::uint64_t seed = 1;
-  std::size_t steps = 0, examples = 2000, every = 0, heads = 0;
+  std::size_t steps = 0, examples = 2000, every = 0, heads = 0, layers = 0;
   std::string save, load;
   if (argc < 3 || argc % 2 == 0) {
-    std::fprintf(stderr, "usage: %s --seed S [--steps N] [--heads H] [--save FILE] [--every K] | --load FILE [--examples N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --seed S [--steps N] [--heads H] [--layers L] [--save FILE] [--every K] | --load FILE [--examples N]\n", argv[0]);
     return 2;
   }
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -256,6 +258,7 @@ int main(int argc, char** argv) {
     else if (k == "--save") save = argv[i + 1];
     else if (k == "--load") load = argv[i + 1];
     else if (k == "--heads") heads = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (k == "--layers") layers = std::strtoull(argv[i + 1], nullptr, 10);
     else if (k == "--every") every = std::strtoull(argv[i + 1], nullptr, 10);
     else if (k == "--examples") examples = std::strtoull(argv[i + 1], nullptr, 10);
     else {
@@ -263,6 +266,6 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (load.empty()) return train(seed, steps, heads, save, every);
+  if (load.empty()) return train(seed, steps, heads, layers, save, every);
   return score(load, examples);
 }
