@@ -54,6 +54,11 @@ int train(std::uint64_t seed, std::size_t steps, std::size_t heads, std::size_t 
   LmTrainConfig config = lm_train_defaults(spec, seed);
   if (heads) config.num_heads = heads;
   if (layers) config.num_layers = layers;
+  const std::string bad = lm_train_config_error(spec, config);
+  if (!bad.empty()) {
+    std::fprintf(stderr, "bad --heads or --layers: %s\n", bad.c_str());
+    return 2;
+  }
   LmTrainer trainer(spec, config);
   if (!steps) steps = spec.defaults.steps;
   const auto t0 = std::chrono::steady_clock::now();
