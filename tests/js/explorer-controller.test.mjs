@@ -141,6 +141,27 @@ test('a hub model: loading with progress, ready with head scores and results for
   assert.equal(c.progress, null);
 });
 
+test('progress held back by the 100 ms limit is sent late, not lost: a download that stalls shows the bytes it got', async () => {
+  let release;
+  const loadPretrained = (source, o) => new Promise((resolve) => {
+    o.onProgress({ file: 'model.safetensors', loaded: 0, total: 1000 });
+    o.onProgress({ file: 'model.safetensors', loaded: 200, total: 1000 });
+    o.onProgress({ file: 'model.safetensors', loaded: 400, total: 1000 });
+    // ... and then nothing more arrives for a while.
+    release = () => resolve(new FakeModel());
+  });
+  const { c, events } = controller(sessionClient(lab, loadPretrained));
+  const done = c.load({ kind: 'hub', id: 'openai-community/gpt2', revision: 'main' });
+  await settle();
+  assert.deepEqual(c.progress, { file: 'model.safetensors', loaded: 0, total: 1000 }, 'the first update goes out at once');
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.deepEqual(c.progress, { file: 'model.safetensors', loaded: 400, total: 1000 }, 'the latest held update followed');
+  assert.equal(events.filter((e) => e.type === 'progress').length, 2, 'the one in between was merged');
+  release();
+  await done;
+  assert.equal(c.state, 'ready');
+});
+
 test('switching heads off runs again with them off, shows the all-on top tokens beside, and back on', async () => {
   const model = new FakeModel();
   const { c } = controller(sessionClient(lab, async () => model));

@@ -14,7 +14,8 @@
 //           lens when asked for (or already computed for this text), else null
 //   lens    { ids }                                     → the logit lens of those ids (kept for analyze)
 //   dispose
-// Events: { event: 'progress', file, loaded, total } while a load downloads (at most every 100 ms per file).
+// Events: { event: 'progress', file, loaded, total } while a load downloads (at most every 100 ms per file;
+// an update held back is sent late, never dropped).
 
 import { ShippedModel } from './lm-adapter.js';
 
@@ -76,14 +77,25 @@ export class ExplorerSession {
     if (source.kind === 'shipped') {
       model = new ShippedModel(await this.lab.loadLanguageModel(source.bytes), { name: source.name, bytes: source.bytes.length });
     } else {
-      const last = new Map();
+      // At most one event per file every 100 ms, and never one dropped for good: an update held
+      // back is sent when its 100 ms are up (a download that stalls shows the bytes it did get).
+      const last = new Map();    // file → when its last event was sent
+      const held = new Map();    // file → { loaded, total, timer } not sent yet
+      const send = (file) => {
+        const p = held.get(file);
+        held.delete(file);
+        clearTimeout(p?.timer);
+        if (!p || job !== this._job) return;
+        last.set(file, now());
+        this.emit({ event: 'progress', file, loaded: p.loaded, total: p.total ?? null });
+      };
       const onProgress = ({ file, loaded, total }) => {
         if (job !== this._job) return;
-        const t = now();
-        const done = total && loaded >= total;
-        if (!done && t - (last.get(file) ?? -Infinity) < 100) return;
-        last.set(file, t);
-        this.emit({ event: 'progress', file, loaded, total: total ?? null });
+        const timer = held.get(file)?.timer;
+        held.set(file, { loaded, total, timer });
+        const wait = 100 - (now() - (last.get(file) ?? -Infinity));
+        if ((total && loaded >= total) || wait <= 0) send(file);
+        else if (timer === undefined) held.get(file).timer = setTimeout(() => send(file), wait);
       };
       const options = { onProgress, signal: abort?.signal, cache: true };
       if (source.revision) options.revision = source.revision;
