@@ -10,7 +10,7 @@ export const SHIPPED = [
   { file: 'induction.hlm', config: { task: 'induction', seed: 4 } },
   { file: 'induction-1-layer.hlm', config: { task: 'induction', numLayers: 1, seed: 4 } },
   { file: 'cricket.hlm', config: { task: 'cricket', seed: 2 } },
-  { file: 'english.hlm', config: { task: 'english', seed: 3 } },
+  { file: 'english.hlm', config: { task: 'english', seed: 1 } },
 ];
 
 /** Trains one shipped model: its saved bytes and what it scores. */

@@ -7,7 +7,7 @@
 // API's error naming the word; typed text stays text. Screenshots at 1280 and 360 px.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DIST, SCREENSHOTS, ensureScreenshotDir, watch, useSite, fileUrl } from './helpers.mjs';
 import { eventually, expectText } from './expect.mjs';
@@ -16,6 +16,8 @@ const TIMEOUT = 180_000;
 const PAGE = 'demos/language-model/index.html';
 const TAG = 'headlab-language-model';
 const problems = [];
+/** What web/models/models.json says of the shipped english model. */
+const SHIPPED = JSON.parse(readFileSync(path.join(DIST, 'models', 'models.json'), 'utf8')).models.find((m) => m.file === 'english.hlm');
 
 const site = useSite({ csp: true }, { setup: async () => ensureScreenshotDir() });
 
@@ -77,8 +79,10 @@ test('english: picking the task loads the shipped model; the relations view show
   await lm(page).locator('[data-testid="lm-task"]').selectOption('english');
   await eventually(async () => {
     const s = await page.evaluate((tag) => document.querySelector(tag).snapshot?.runs[0], TAG);
-    assert.ok(s && s.step === 3000, `the shipped model (3000 steps) is loaded: step ${s?.step}`);
+    assert.ok(s && s.step === SHIPPED.steps, `the shipped model (${SHIPPED.steps} steps) is loaded: step ${s?.step}`);
+    assert.equal(s.shape[0], SHIPPED.config.numLayers, 'with its own layers');
   }, { timeout: 60_000 });
+  assert.equal(await lm(page).locator('[data-testid="lm-layers"]').inputValue(), String(SHIPPED.config.numLayers), 'the layers menu says what was loaded');
   const text = await lm(page).locator('[data-testid="lm-text"]').inputValue();
   assert.match(text, /\./, 'the example sentence is in the text box');
   const got = await eventually(async () => {

@@ -102,13 +102,13 @@ TEST_CASE("lm english task: the table row and its calibrated defaults") {
   for (std::size_t t = 0; t < s.vocab; ++t) CHECK(english_word(std::int32_t(t)).text == s.token_names[t]);
   // bench/english/calibration.md: the settings the thresholds were met with.
   const LmDefaults& d = s.defaults;
-  CHECK(d.num_layers == 2);
+  CHECK(d.num_layers == 3);
   CHECK(d.num_heads == 4);
   CHECK(d.d_model == 64);
   CHECK(d.mlp);
   CHECK(d.learning_rate == 3e-3f);
   CHECK(d.batch_size == 64);
-  CHECK(d.steps == 3000);
+  CHECK(d.steps == 5000);
   CHECK(d.warmup_steps == 100);
   CHECK(d.adam_beta2 == 0.999f);
 }

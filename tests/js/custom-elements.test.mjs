@@ -81,7 +81,7 @@ const we: HeadlabWorkedExample | null = document.querySelector('headlab-worked-e
 if (we) { we.step = 'all'; const q: number = we.query; we.hideControls = true; console.log(q); }
 const lm = document.createElement('headlab-language-model');
 lm.task = 'cricket';
-const layers: number = lm.layers;
+const layers: number | null = lm.layers;  // null: the task's own
 const trainer = document.querySelector('headlab-trainer');
 const heads: number | undefined = trainer?.heads;
 await loadElement(tags[0]);

@@ -50,8 +50,8 @@ export type HeadlabHeadsEventType = 'headlab-ready' | 'headlab-change' | 'headla
 export declare class HeadlabLanguageModel extends HTMLElement {
   /** induction | cricket | english; default induction (english: with the relations view) (attribute `task`) */
   task: 'induction' | 'cricket' | 'english';
-  /** 1–4; default the task's (2) (attribute `layers`) */
-  layers: number;
+  /** 1–4; default the task's (2; english 3) (attribute `layers`) */
+  layers: number | null;
   /** heads per layer, 1, 2, 4 or 8; default the task's (4) (attribute `heads`) */
   heads: number;
   /** seeds initialisation and data; default: the task's suggested seed (attribute `seed`) */

@@ -12,7 +12,7 @@
  * arc beside the attention of the head that tracks it, are in ./language-model/.
  *
  * @attr {string} task        induction | cricket | english; default induction (english: with the relations view)
- * @attr {number} layers      1–4; default the task's (2)
+ * @attr {number} layers      1–4; default the task's (2; english 3)
  * @attr {number} heads       heads per layer, 1, 2, 4 or 8; default the task's (4)
  * @attr {number} seed        seeds initialisation and data; default: the task's suggested seed
  * @attr {string} speed       slow | normal | fast (as fast as the machine goes); default fast
@@ -95,7 +95,7 @@ export class HeadlabLanguageModel extends TrainingElement {
   static messages = withTraining(messages);
   static props = {
     task: { type: 'enum', values: ['induction', 'cricket', 'english'], default: 'induction', state: true },
-    layers: { type: 'int', default: 2, min: 1, max: 4, state: true },
+    layers: { type: 'int', default: null, min: 1, max: 4, state: true },  // null: the task's defaults.numLayers
     heads: { type: 'int', default: 4, min: 1, max: 8, state: true },
     seed: { type: 'int', default: null, min: 0, max: 2 ** 31 - 1, state: true },  // null: the task's defaults.seed
     speed: { type: 'enum', values: ['slow', 'normal', 'fast'], default: 'fast', state: true },
@@ -221,9 +221,9 @@ export class HeadlabLanguageModel extends TrainingElement {
       s.addEventListener('change', () => change(s.value));
       return s;
     };
-    // english trains for minutes: picking it loads the shipped model.
+    // english trains for minutes: picking it loads the shipped model, with the task's own layers.
     this.taskSelect = select('lm-task', ['induction', 'cricket', 'english'].map((k) => option(k, t(`lm.task.${k}`))),
-      (v) => { this.pretrained = v === 'english'; this.task = v; });
+      (v) => { this.pretrained = v === 'english'; if (this.pretrained) this.layers = null; this.task = v; });
     this.layersSelect = select('lm-layers', LAYERS.map((n) => option(n)), (v) => { this.pretrained = false; this.layers = Number(v); });
     this.headsSelect = select('lm-heads', HEADS.map((n) => option(n)), (v) => { this.pretrained = false; this.heads = Number(v); });
     // While training, the controller sends the new pace (see configure).
@@ -344,7 +344,7 @@ export class HeadlabLanguageModel extends TrainingElement {
   }
 
   update() {
-    selectValue(this.layersSelect, this.layers);
+    selectValue(this.layersSelect, this.runLayers);
     selectValue(this.headsSelect, this.heads);
     this.taskSelect.value = this.task;
     this.speedSelect.value = this.speed;
@@ -354,6 +354,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     const tasks = this.ctl.tasks;
     this._task = tasks.find((t) => t.name === this.task) ?? tasks[0];
     this.seedInput.value = String(this.runSeed);  // now with the task's suggested seed, the one the run uses
+    selectValue(this.layersSelect, this.runLayers);  // and its layers
     setText(this.heading, this.t(`lm.title.${this._task.name}`));
     if (this._introTask !== this.task) {
       this._introTask = this.task;
@@ -363,10 +364,15 @@ export class HeadlabLanguageModel extends TrainingElement {
     const example = this._pendingText ??
       (this._example && this._exampleTask === this._task.name ? this._example : TASK_TEXT[this._task.name].example);
     this.ctl.configure({
-      task: this.task, layers: this.layers, heads: this.heads, seed: this.runSeed, compare: this.compare, pretrained: this.pretrained,
+      task: this.task, layers: this.runLayers, heads: this.heads, seed: this.runSeed, compare: this.compare, pretrained: this.pretrained,
       speed: this.speed, maxSteps: this.roundSteps, example,
     }, { autoplay: this.autoplay, connect: this.isConnected });
     this.renderButtons();
+  }
+
+  /** The layers attribute, else the task's own (english needs a third layer for its relations). */
+  get runLayers() {
+    return this.layers ?? this._task?.defaults.numLayers ?? 2;
   }
 
   /** The seed attribute, else the task's suggested seed (one on which its heads form in browsers). */
