@@ -162,6 +162,22 @@ test('progress held back by the 100 ms limit is sent late, not lost: a download 
   assert.equal(c.state, 'ready');
 });
 
+test('a load that fails sends no progress held back before it failed', async () => {
+  const events = [];
+  const session = new ExplorerSession(lab, (m) => events.push(m), {
+    loadPretrained: async (source, o) => {
+      o.onProgress({ file: 'model.safetensors', loaded: 0, total: 1000 });
+      o.onProgress({ file: 'model.safetensors', loaded: 200, total: 1000 });
+      throw new Error('the download of model.safetensors was cut after 200 of 1000 bytes');
+    },
+  });
+  await assert.rejects(() => session.handle('load', { kind: 'hub', id: 'openai-community/gpt2' }), /cut after 200/);
+  const sent = events.length;
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.equal(events.length, sent, `nothing after the failure: ${JSON.stringify(events.slice(sent))}`);
+  session.dispose();
+});
+
 test('switching heads off runs again with them off, shows the all-on top tokens beside, and back on', async () => {
   const model = new FakeModel();
   const { c } = controller(sessionClient(lab, async () => model));

@@ -109,6 +109,10 @@ export class ExplorerSession {
           throw new Error(`${e?.message ?? e} (this page's Content-Security-Policy blocked ${this.violation.blockedURI || 'a download'}: ${this.violation.directive})`, { cause: e });
         }
         throw e;
+      } finally {
+        // Once the load has settled, an update still held back is stale: it never goes out.
+        for (const p of held.values()) clearTimeout(p.timer);
+        held.clear();
       }
     }
     if (job !== this._job) {
