@@ -301,7 +301,7 @@ class Draw:
 
 def llama_like_state(r, V, H, KV, hd, arch, tied):
     """Tensors of LlamaForCausalLM and its relatives ([out, in] nn.Linear weights, `model.` prefix)."""
-    s = [("model.embed_tokens.weight", r(V, D, std=0.5 if arch != "gemma" else 0.1))]
+    s = [("model.embed_tokens.weight", r(V, D, std=0.5 if arch != "gemma" else 0.35))]
     norm_mean = 0.0 if arch == "gemma" else 1.0  # Gemma stores w for a (1 + w) scale
     for i in range(N_LAYER):
         p = f"model.layers.{i}."
@@ -797,7 +797,7 @@ def greedy(m, prompt, count, limit):
         top = torch.topk(logits[-1], 2)
         margin = min(margin, (top.values[0] - top.values[1]).item())
         seq.append(int(top.indices[0]))
-    assert margin > 1e-2, f"greedy continuation too close to a tie ({margin})"
+    assert margin > 2e-2, f"greedy continuation too close to a tie ({margin})"  # 10x the 16-bit tolerance
     assert all(t < limit for t in seq), "greedy picked an id past the tokenizer"
     return {"prompt": list(prompt), "next": seq[len(prompt):], "minMargin": float("%.8g" % margin)}
 
@@ -1056,7 +1056,7 @@ def families():
     c = base_config("MistralForCausalLM", "mistral", V, "bfloat16", attention_dropout=0.0, bos_token_id=1,
                     eos_token_id=2, head_dim=8, hidden_act="silu", num_attention_heads=4, num_key_value_heads=2,
                     rms_norm_eps=1e-5, rope_theta=10000.0, sliding_window=4, tie_word_embeddings=False)
-    t = cast(llama_like_state(Draw(SEED + 4), V, 4, 2, 8, "mistral", tied=False), torch.bfloat16)
+    t = cast(llama_like_state(Draw(SEED + 14), V, 4, 2, 8, "mistral", tied=False), torch.bfloat16)
     out["mistral-window"] = Family("mistral-window", "mistral", c, t, sp, decoder_cases(FALLBACK_CASE), sp_cfg)
 
     # 5. Pythia: parallel residual, partial rotary, fused per-head qkv, padded vocab; two revisions.
@@ -1078,7 +1078,7 @@ def families():
                     bos_token_id=1, eos_token_id=2, hidden_act="silu", num_attention_heads=4, num_key_value_heads=2,
                     original_max_position_embeddings=MAX_POS, rms_norm_eps=1e-5, rope_scaling=None,
                     rope_theta=10000.0, sliding_window=2047, tie_word_embeddings=False)
-    t = cast(llama_like_state(Draw(SEED + 7), V, 4, 2, 8, "phi3", tied=False), torch.bfloat16)
+    t = cast(llama_like_state(Draw(SEED + 17), V, 4, 2, 8, "phi3", tied=False), torch.bfloat16)
     out["phi3"] = Family("phi3", "phi3", c, t, sp, decoder_cases(FALLBACK_CASE), sp_cfg)
 
     # 7. Gemma: (1 + w) RMSNorm, sqrt(hidden) embedding scale, head_dim 16 != 32 / 4, GeGLU (tanh), tied.
