@@ -1044,7 +1044,7 @@ def families():
     V = 384
     assert V > qt.size
     c = base_config("Qwen2ForCausalLM", "qwen2", V, "bfloat16", attention_dropout=0.0, bos_token_id=qt.eot_id,
-                    eos_token_id=qt.eot_id, hidden_act="silu", max_window_layers=N_LAYER, num_attention_heads=4,
+                    eos_token_id=qt.eot_id, hidden_act="silu", max_window_layers=1, num_attention_heads=4,
                     num_key_value_heads=2, rms_norm_eps=1e-6, rope_scaling=None, rope_theta=1000000.0,
                     sliding_window=4, tie_word_embeddings=True, use_sliding_window=False)
     t = cast(pad_rows(llama_like_state(Draw(SEED + 13), V, 4, 2, 8, "qwen2", tied=True), qt.size), torch.bfloat16)
