@@ -201,6 +201,7 @@ class WordPiece:
         self.size = len(self.vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.bos_in_ids = self.vocab["[CLS]"]
+        self.mask_token = "[MASK]"
 
     @staticmethod
     def normalize(text):
@@ -284,6 +285,71 @@ class WordPiece:
             "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
             "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
                       "max_input_chars_per_word": 100, "vocab": self.vocab},
+        }
+
+
+class RobertaBPE:
+    """roberta-base-style tokenizer.json: byte-level BPE with <s> <pad> </s> <unk> first (ids 0-3), the 256
+    byte symbols, the merges, then <mask> (an added token with lstrip: it swallows the space before it);
+    RobertaProcessing adds <s> ... </s>."""
+
+    SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]
+
+    def __init__(self, merges):
+        self.vocab = {t: i for i, t in enumerate(self.SPECIALS)}
+        for b in mp.BYTE_ORDER:
+            self.vocab[mp.BYTE_TO_CHAR[b]] = len(self.vocab)
+        for a, b in merges:
+            if a + b not in self.vocab:
+                self.vocab[a + b] = len(self.vocab)
+        self.mask_id = len(self.vocab)
+        self.size = self.mask_id + 1
+        self.merges, self.ranks = merges, {p: i for i, p in enumerate(merges)}
+        self.id_to_token = {i: t for t, i in self.vocab.items()}
+        self.id_to_token[self.mask_id] = "<mask>"
+        self.specials = self.SPECIALS + ["<mask>"]
+        self.bos_in_ids = 0
+        self.mask_token = "<mask>"
+
+    def bpe(self, word):
+        symbols = list(word)
+        while len(symbols) > 1:
+            ranked = [self.ranks[p] for p in zip(symbols, symbols[1:]) if p in self.ranks]
+            if not ranked:
+                break
+            symbols = mp.merge_pair(symbols, self.merges[min(ranked)])
+        return symbols
+
+    def encode(self, text):
+        """ids, tokens, token types of <s> text </s>."""
+        tokens = ["<s>"]
+        parts = text.split("<mask>")
+        for k, part in enumerate(parts):
+            if k > 0:
+                tokens.append("<mask>")
+            if k + 1 < len(parts):
+                part = part.rstrip()  # <mask> has lstrip
+            for word in mp.pre_tokenize(part):
+                tokens += self.bpe(word)
+        tokens.append("</s>")
+        ids = [self.mask_id if t == "<mask>" else self.vocab[t] for t in tokens]
+        return ids, tokens, [0] * len(ids)
+
+    def tokenizer_json(self):
+        added = [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                  "normalized": True, "special": True} for i, t in enumerate(self.SPECIALS)]
+        added.append({"id": self.mask_id, "content": "<mask>", "single_word": False, "lstrip": True,
+                      "rstrip": False, "normalized": False, "special": True})
+        byte_level = {"add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+        return {
+            "version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
+            "pre_tokenizer": dict({"type": "ByteLevel"}, **byte_level),
+            "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0],
+                               "trim_offsets": True, "add_prefix_space": False},
+            "decoder": dict({"type": "ByteLevel"}, **byte_level),
+            "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                      "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False,
+                      "vocab": self.vocab, "merges": [a + " " + b for a, b in self.merges]},
         }
 
 
@@ -380,6 +446,56 @@ def bert_state(r, V):
           ("cls.predictions.transform.LayerNorm.gamma", r(D, std=0.2, mean=1.0)),
           ("cls.predictions.transform.LayerNorm.beta", r(D, std=0.1)),
           ("cls.seq_relationship.weight", r(2, D, std=0.2)), ("cls.seq_relationship.bias", r(2, std=0.1))]
+    return s
+
+
+def roberta_state(r, V):
+    """RobertaForMaskedLM's tensors: BERT's layout with LayerNorm.weight / .bias, max_position_embeddings + 2
+    position rows (positions start at padding_idx + 1 = 2), one token type row, a pooler (ignored), lm_head
+    with its own bias and no lm_head.decoder.weight (tied)."""
+    e = "roberta.embeddings."
+    s = [(e + "word_embeddings.weight", r(V, D, std=0.6)), (e + "position_embeddings.weight", r(MAX_POS + 2, D, std=0.3)),
+         (e + "token_type_embeddings.weight", r(1, D, std=0.3)),
+         (e + "LayerNorm.weight", r(D, std=0.2, mean=1.0)), (e + "LayerNorm.bias", r(D, std=0.1))]
+    for i in range(N_LAYER):
+        p = f"roberta.encoder.layer.{i}."
+        for n, std in (("query", 0.35), ("key", 0.35), ("value", 0.3)):
+            s += [(p + f"attention.self.{n}.weight", r(D, D, std=std)), (p + f"attention.self.{n}.bias", r(D, std=0.2))]
+        s += [
+            (p + "attention.output.dense.weight", r(D, D, std=D ** -0.5)), (p + "attention.output.dense.bias", r(D, std=0.1)),
+            (p + "attention.output.LayerNorm.weight", r(D, std=0.2, mean=1.0)),
+            (p + "attention.output.LayerNorm.bias", r(D, std=0.1)),
+            (p + "intermediate.dense.weight", r(FF, D, std=D ** -0.5)), (p + "intermediate.dense.bias", r(FF, std=0.2)),
+            (p + "output.dense.weight", r(D, FF, std=FF ** -0.5)), (p + "output.dense.bias", r(D, std=0.1)),
+            (p + "output.LayerNorm.weight", r(D, std=0.2, mean=1.0)), (p + "output.LayerNorm.bias", r(D, std=0.1)),
+        ]
+    s += [("roberta.pooler.dense.weight", r(D, D, std=0.2)), ("roberta.pooler.dense.bias", r(D, std=0.1)),
+          ("lm_head.bias", r(V, std=0.5)), ("lm_head.dense.weight", r(D, D, std=D ** -0.5 * 1.5)),
+          ("lm_head.dense.bias", r(D, std=0.1)), ("lm_head.layer_norm.weight", r(D, std=0.2, mean=1.0)),
+          ("lm_head.layer_norm.bias", r(D, std=0.1))]
+    return s
+
+
+def distilbert_state(r, V):
+    """DistilBertForMaskedLM's tensors: q_lin / k_lin / v_lin / out_lin, sa_layer_norm, ffn.lin1 / lin2,
+    output_layer_norm, vocab_transform, vocab_layer_norm, vocab_projector.bias (its weight tied, absent);
+    no token types."""
+    e = "distilbert.embeddings."
+    s = [(e + "word_embeddings.weight", r(V, D, std=0.6)), (e + "position_embeddings.weight", r(MAX_POS, D, std=0.3)),
+         (e + "LayerNorm.weight", r(D, std=0.2, mean=1.0)), (e + "LayerNorm.bias", r(D, std=0.1))]
+    for i in range(N_LAYER):
+        p = f"distilbert.transformer.layer.{i}."
+        for n, std in (("q_lin", 0.35), ("k_lin", 0.35), ("v_lin", 0.3), ("out_lin", D ** -0.5)):
+            s += [(p + f"attention.{n}.weight", r(D, D, std=std)), (p + f"attention.{n}.bias", r(D, std=0.1))]
+        s += [
+            (p + "sa_layer_norm.weight", r(D, std=0.2, mean=1.0)), (p + "sa_layer_norm.bias", r(D, std=0.1)),
+            (p + "ffn.lin1.weight", r(FF, D, std=D ** -0.5)), (p + "ffn.lin1.bias", r(FF, std=0.2)),
+            (p + "ffn.lin2.weight", r(D, FF, std=FF ** -0.5)), (p + "ffn.lin2.bias", r(D, std=0.1)),
+            (p + "output_layer_norm.weight", r(D, std=0.2, mean=1.0)), (p + "output_layer_norm.bias", r(D, std=0.1)),
+        ]
+    s += [("vocab_transform.weight", r(D, D, std=D ** -0.5 * 1.5)), ("vocab_transform.bias", r(D, std=0.1)),
+          ("vocab_layer_norm.weight", r(D, std=0.2, mean=1.0)), ("vocab_layer_norm.bias", r(D, std=0.1)),
+          ("vocab_projector.bias", r(V, std=0.5))]
     return s
 
 
@@ -621,6 +737,59 @@ def canonical_bert(w, c):
                    unembed=w[e + "word_embeddings.weight"], unembed_bias=w["cls.predictions.bias"])
 
 
+def canonical_roberta(w, c):
+    H = c["num_attention_heads"]
+    hd = c["hidden_size"] // H
+    eps = c["layer_norm_eps"]
+    ln = lambda p: {"kind": "layer", "w": w[p + ".weight"], "b": w[p + ".bias"], "eps": eps}  # noqa: E731
+    layers = []
+    for li in range(c["num_hidden_layers"]):
+        p = f"roberta.encoder.layer.{li}."
+        s = p + "attention.self."
+        layers.append({
+            "norm1": ln(p + "attention.output.LayerNorm"), "norm2": ln(p + "output.LayerNorm"),
+            "wq": w[s + "query.weight"].T, "wk": w[s + "key.weight"].T, "wv": w[s + "value.weight"].T,
+            "bq": w[s + "query.bias"], "bk": w[s + "key.bias"], "bv": w[s + "value.bias"],
+            "wo": w[p + "attention.output.dense.weight"].T, "bo": w[p + "attention.output.dense.bias"],
+            "w_gate": None, "w_up": w[p + "intermediate.dense.weight"].T, "b_up": w[p + "intermediate.dense.bias"],
+            "w_down": w[p + "output.dense.weight"].T, "b_down": w[p + "output.dense.bias"],
+            "act": ACT[c["hidden_act"]], "window": 0,
+        })
+    e = "roberta.embeddings."
+    return model64(embed=w[e + "word_embeddings.weight"], pos_embed=w[e + "position_embeddings.weight"],
+                   pos_offset=c["pad_token_id"] + 1, type_embed=w[e + "token_type_embeddings.weight"],
+                   emb_norm=ln(e + "LayerNorm"), heads=H, kv_heads=H, head_dim=hd, scale=hd ** -0.5, layers=layers,
+                   causal=False, post_norm=True, act=ACT[c["hidden_act"]],
+                   mlm={"w": w["lm_head.dense.weight"].T, "b": w["lm_head.dense.bias"], "norm": ln("lm_head.layer_norm")},
+                   unembed=w[e + "word_embeddings.weight"], unembed_bias=w["lm_head.bias"])
+
+
+def canonical_distilbert(w, c):
+    H = c["n_heads"]
+    hd = c["dim"] // H
+    eps = 1e-12  # DistilBERT's LayerNorms are built with eps 1e-12; its config has no key for it
+    ln = lambda p: {"kind": "layer", "w": w[p + ".weight"], "b": w[p + ".bias"], "eps": eps}  # noqa: E731
+    layers = []
+    for li in range(c["n_layers"]):
+        p = f"distilbert.transformer.layer.{li}."
+        a = p + "attention."
+        layers.append({
+            "norm1": ln(p + "sa_layer_norm"), "norm2": ln(p + "output_layer_norm"),
+            "wq": w[a + "q_lin.weight"].T, "wk": w[a + "k_lin.weight"].T, "wv": w[a + "v_lin.weight"].T,
+            "bq": w[a + "q_lin.bias"], "bk": w[a + "k_lin.bias"], "bv": w[a + "v_lin.bias"],
+            "wo": w[a + "out_lin.weight"].T, "bo": w[a + "out_lin.bias"],
+            "w_gate": None, "w_up": w[p + "ffn.lin1.weight"].T, "b_up": w[p + "ffn.lin1.bias"],
+            "w_down": w[p + "ffn.lin2.weight"].T, "b_down": w[p + "ffn.lin2.bias"],
+            "act": ACT[c["activation"]], "window": 0,
+        })
+    e = "distilbert.embeddings."
+    return model64(embed=w[e + "word_embeddings.weight"], pos_embed=w[e + "position_embeddings.weight"],
+                   emb_norm=ln(e + "LayerNorm"), heads=H, kv_heads=H, head_dim=hd, scale=hd ** -0.5, layers=layers,
+                   causal=False, post_norm=True, act=ACT[c["activation"]],
+                   mlm={"w": w["vocab_transform.weight"].T, "b": w["vocab_transform.bias"], "norm": ln("vocab_layer_norm")},
+                   unembed=w[e + "word_embeddings.weight"], unembed_bias=w["vocab_projector.bias"])
+
+
 # ---------------------------------------------------------------------------------------------
 # Second forward, float32, following the stored tensors the way Hugging Face's modules use them
 # (nn.Linear on [out, in], view-split heads, rotate_half over cat(freqs, freqs), repeat_kv, masks with
@@ -777,6 +946,51 @@ def hf_bert32(f, c, ids, types):
     return F.linear(y, f[e + "word_embeddings.weight"], f["cls.predictions.bias"])
 
 
+def hf_roberta32(f, c, ids):
+    # create_position_ids_from_input_ids: cumulative count of non-padding tokens, plus padding_idx
+    pad = c["pad_token_id"]
+    ids_t = torch.tensor(ids)
+    mask = ids_t.ne(pad).int()
+    positions = (torch.cumsum(mask, dim=0).type_as(mask) * mask).long() + pad
+    renamed = {k.replace("roberta.", "bert.", 1): v for k, v in f.items()}
+    renamed = {re.sub(r"LayerNorm\.weight$", "LayerNorm.gamma", re.sub(r"LayerNorm\.bias$", "LayerNorm.beta", k)): v
+               for k, v in renamed.items()}
+    shifted = dict(renamed)
+    shifted["bert.embeddings.position_embeddings.weight"] = renamed["bert.embeddings.position_embeddings.weight"][positions]
+    shifted["cls.predictions.transform.dense.weight"] = f["lm_head.dense.weight"]
+    shifted["cls.predictions.transform.dense.bias"] = f["lm_head.dense.bias"]
+    shifted["cls.predictions.transform.LayerNorm.gamma"] = f["lm_head.layer_norm.weight"]
+    shifted["cls.predictions.transform.LayerNorm.beta"] = f["lm_head.layer_norm.bias"]
+    shifted["cls.predictions.bias"] = f["lm_head.bias"]
+    # position rows already gathered: BERT's module then reads rows 0..T-1 of the gathered table
+    return hf_bert32(shifted, c, ids, [0] * len(ids))
+
+
+def hf_distilbert32(f, c, ids):
+    H, dim = c["n_heads"], c["dim"]
+    dh = dim // H
+    T = len(ids)
+    e = "distilbert.embeddings."
+    x = F.embedding(torch.tensor(ids), f[e + "word_embeddings.weight"]) + F.embedding(torch.arange(T), f[e + "position_embeddings.weight"])
+    x = F.layer_norm(x, (dim,), f[e + "LayerNorm.weight"], f[e + "LayerNorm.bias"], 1e-12)
+    for li in range(c["n_layers"]):
+        p = f"distilbert.transformer.layer.{li}."
+        a = p + "attention."
+        shape = lambda t: t.view(T, H, dh).transpose(0, 1)  # noqa: E731
+        q = shape(F.linear(x, f[a + "q_lin.weight"], f[a + "q_lin.bias"])) / math.sqrt(dh)
+        k = shape(F.linear(x, f[a + "k_lin.weight"], f[a + "k_lin.bias"]))
+        v = shape(F.linear(x, f[a + "v_lin.weight"], f[a + "v_lin.bias"]))
+        ctx = torch.matmul(F.softmax(torch.matmul(q, k.transpose(1, 2)), dim=-1), v).transpose(0, 1).reshape(T, dim)
+        sa = F.layer_norm(F.linear(ctx, f[a + "out_lin.weight"], f[a + "out_lin.bias"]) + x, (dim,),
+                          f[p + "sa_layer_norm.weight"], f[p + "sa_layer_norm.bias"], 1e-12)
+        ffn = F.linear(F.gelu(F.linear(sa, f[p + "ffn.lin1.weight"], f[p + "ffn.lin1.bias"])),
+                       f[p + "ffn.lin2.weight"], f[p + "ffn.lin2.bias"])
+        x = F.layer_norm(ffn + sa, (dim,), f[p + "output_layer_norm.weight"], f[p + "output_layer_norm.bias"], 1e-12)
+    y = F.gelu(F.linear(x, f["vocab_transform.weight"], f["vocab_transform.bias"]))
+    y = F.layer_norm(y, (dim,), f["vocab_layer_norm.weight"], f["vocab_layer_norm.bias"], 1e-12)
+    return F.linear(y, f[e + "word_embeddings.weight"], f["vocab_projector.bias"])
+
+
 # ---------------------------------------------------------------------------------------------
 # Families
 
@@ -807,7 +1021,7 @@ def fill(m, tok, text):
     in the top 6 (so a reader's rounding cannot reorder them)."""
     ids, tokens, types = tok.encode(text)
     logits = forward64(m, ids, types=types)["logits"]
-    mask_id = tok.vocab["[MASK]"]
+    mask_id = tok.mask_id if isinstance(tok, RobertaBPE) else tok.vocab["[MASK]"]
     positions = [p for p, t in enumerate(ids) if t == mask_id]
     top, margin = [], math.inf
     for p in positions:
@@ -831,6 +1045,10 @@ class Family:
             return canonical_neox(w, self.config)
         if self.arch == "bert":
             return canonical_bert(w, self.config)
+        if self.arch == "roberta":
+            return canonical_roberta(w, self.config)
+        if self.arch == "distilbert":
+            return canonical_distilbert(w, self.config)
         return canonical_llama_like(w, self.config, self.arch)
 
     def hf32(self, w, ids, types):
@@ -839,12 +1057,18 @@ class Family:
             return hf_neox32(f, self.config, ids)
         if self.arch == "bert":
             return hf_bert32(f, self.config, ids, types)
+        if self.arch == "roberta":
+            return hf_roberta32(f, self.config, ids)
+        if self.arch == "distilbert":
+            return hf_distilbert32(f, self.config, ids)
         return hf_llama_like32(f, self.config, self.arch, ids)
 
 
 def encode_case(tok, text, pair=None):
     if isinstance(tok, WordPiece):
         return tok.encode(text, pair)
+    if isinstance(tok, RobertaBPE):
+        return tok.encode(text)
     ids, tokens = tok.encode(text)
     assert tok.decode(ids) == text, (text, tok.decode(ids))
     return ids, tokens, [0] * len(ids)
@@ -877,6 +1101,8 @@ def misreadings(fam, m):
         out["embeddings not scaled"] = swap(embed_scale=1.0)
     if fam.arch == "bert":
         out["token types ignored"] = swap(type_embed=None)
+    if fam.arch == "roberta":
+        out["positions from 0, not padding_idx + 1"] = swap(pos_offset=0)
     return out
 
 
@@ -910,14 +1136,14 @@ def expected_for(fam, stored):
                 "logits": rounded(out["logits"]), "attention": rounded(out["attention"])}
         if pair is not None:
             case["pair"] = pair
-        if isinstance(tok, WordPiece):
+        if not m["causal"]:
             case["tokenTypes"] = types
         if with_lens:
             case["lens"] = rounded(out["lens"])
         cases.append(case)
     g = torch.Generator().manual_seed(SEED + 1)
     first = tok.bos_in_ids if tok.bos_in_ids is not None else tok.eot_id
-    special = set(getattr(tok, "specials", [])) | set(BERT_SPECIALS) | {mp.EOT}
+    special = set(getattr(tok, "specials", [])) | set(BERT_SPECIALS) | {mp.EOT, "<mask>"}
     pool = [i for i in range(tok.size) if tok.id_to_token[i] not in special]
     r = [pool[k] for k in torch.randint(0, len(pool), (HEAD_SCORE_N,), generator=g).tolist()]
     seq = [first] + r + r
@@ -1106,6 +1332,29 @@ def families():
     fills = ["Virat hit the [MASK] because it was full and outside off.",
              "The [MASK] was full and the batter hit it through the [MASK]."]
     out["bert"] = Family("bert", "bert", c, bert_state(Draw(SEED + 9), V), wp, cases, bcfg, fills=fills)
+
+    # 9. RoBERTa: positions from padding_idx + 1, byte-level BPE with <mask>; DistilBERT: its own names.
+    rt = RobertaBPE(bl.merges)
+    V = rt.size
+    c = base_config("RobertaForMaskedLM", "roberta", V, "float16", attention_probs_dropout_prob=0.1, bos_token_id=0,
+                    eos_token_id=2, hidden_act="gelu", hidden_dropout_prob=0.1, layer_norm_eps=1e-5,
+                    max_position_embeddings=MAX_POS + 2, num_attention_heads=4, pad_token_id=1,
+                    position_embedding_type="absolute", type_vocab_size=1)
+    rcfg = {"add_prefix_space": False, "bos_token": "<s>", "cls_token": "<s>", "eos_token": "</s>",
+            "mask_token": "<mask>", "pad_token": "<pad>", "sep_token": "</s>", "unk_token": "<unk>",
+            "model_max_length": MAX_POS, "tokenizer_class": "RobertaTokenizer"}
+    rfills = ["Virat hit the <mask> because it was full and outside off.",
+              "The ball was full and the batter hit it through the <mask>."]
+    out["roberta"] = Family("roberta", "roberta", c, cast(roberta_state(Draw(SEED + 10), V), torch.float16), rt,
+                            cases[:2], rcfg, fills=rfills)
+    c = {"activation": "gelu", "architectures": ["DistilBertForMaskedLM"], "attention_dropout": 0.1, "dim": D,
+         "dropout": 0.1, "hidden_dim": FF, "initializer_range": 0.02, "max_position_embeddings": MAX_POS,
+         "model_type": "distilbert", "n_heads": 4, "n_layers": N_LAYER, "pad_token_id": 0, "qa_dropout": 0.1,
+         "seq_classif_dropout": 0.2, "sinusoidal_pos_embds": False, "tie_weights_": True, "torch_dtype": "float16",
+         "transformers_version": "4.46.0", "vocab_size": wp.size}
+    dcfg = dict(bcfg, tokenizer_class="DistilBertTokenizer")
+    out["distilbert"] = Family("distilbert", "distilbert", c, cast(distilbert_state(Draw(SEED + 11), wp.size), torch.float16), wp,
+                               cases[:2], dcfg, fills=fills)
     return out
 
 
