@@ -11,6 +11,7 @@
 
 import { languageOf, translator } from '../lib/i18n/index.js';
 import messages from '../lib/i18n/catalogues/theme-toggle.js';
+import { ElementBase, canDefineElements } from './shared/elements/platform.js';
 
 const KEY = 'headlab-theme';
 const NEXT = { auto: 'light', light: 'dark', dark: 'auto' };
@@ -19,13 +20,13 @@ function remembered() {
   try { return localStorage.getItem(KEY); } catch { return null; }
 }
 
-export class HeadlabThemeToggle extends HTMLElement {
+export class HeadlabThemeToggle extends ElementBase {
   static tag = 'headlab-theme-toggle';
 
   static get observedAttributes() { return ['theme', 'lang']; }
 
   static define() {
-    if (!customElements.get(this.tag)) customElements.define(this.tag, this);
+    if (canDefineElements() && !customElements.get(this.tag)) customElements.define(this.tag, this);
   }
 
   constructor() {
