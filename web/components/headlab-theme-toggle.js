@@ -3,9 +3,10 @@
  * elements. It sets `data-theme` on <html> and the `theme` attribute of every
  * headlab-* element on the page, and remembers the choice (localStorage) when allowed.
  *
- * @attr {string} theme  light | dark | auto; default: the remembered choice, else auto
+ * @attr {'light' | 'dark' | 'auto'} theme  light | dark | auto; default: the remembered choice, else auto
  * @attr {string} lang   the language of its label (else the page's); en | es
- * @fires headlab-theme  detail: { theme }
+ * @prop {'light' | 'dark' | 'auto'} theme the reader's choice (the `theme` attribute; auto when it is neither light nor dark)
+ * @fires {{ theme: 'light' | 'dark' | 'auto' }} headlab-theme  the reader chose a theme
  * @csspart button
  */
 
