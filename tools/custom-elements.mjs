@@ -5,7 +5,7 @@
 //                                         read: tag names, attributes, properties, events, CSS parts
 //   web/components/headlab-components.d.ts  the elements' types and their HTMLElementTagNameMap entries
 //                                         (the npm package's components/index.d.ts), from the manifest
-//   web/components/types/<framework>.d.ts  React 19 JSX, Vue 3 GlobalComponents, Svelte's svelteHTML, from
+//   web/components/types/<framework>.d.ts  React 19 JSX, Vue 3 GlobalComponents, Svelte's svelteHTML, Preact 11 JSX, from
 //                                         the manifest (the package's components/<framework>.d.ts)
 // Attributes and properties come from each class's props table (what observedAttributes returns),
 // loaded in Node with HTMLElement stubbed; descriptions, other properties, methods, events (with their
@@ -24,7 +24,7 @@ const web = path.join(repo, 'web');
 export const MANIFEST = path.join(repo, 'custom-elements.json');
 export const TYPES = path.join(web, 'components/headlab-components.d.ts');
 /** Each framework's typing of the tags (frameworkTypes()): the package's components/<framework>.d.ts. */
-export const FRAMEWORK_TYPES = { react: 'react', vue: 'vue', svelte: 'svelte' };
+export const FRAMEWORK_TYPES = { react: 'react', vue: 'vue', svelte: 'svelte', preact: 'preact' };
 export const frameworkTypesFile = (framework) => path.join(web, `components/types/${framework}.d.ts`);
 
 /** Every element class, loaded in Node (HTMLElement and customElements stubbed), after define(). */
@@ -347,5 +347,20 @@ export function frameworkTypes(manifest) {
     '  }',
     '}',
   ];
-  return Object.fromEntries(Object.entries({ react, vue, svelte }).map(([k, v]) => [k, `${v.join('\n')}\n`]));
+  const preact = [
+    ...head('preact', "Preact 11 JSX: `import 'headlab/components/preact';` types each tag's attributes, ref and on<event> props."),
+    "import type { HTMLAttributes as PreactHTMLAttributes } from 'preact';",
+    '',
+    '/** Preact listens to `on<event name>` props: onheadlab-step={(e) => e.detail.step}. */',
+    'type Listeners<E> = { [K in keyof E as `on${K & string}`]?: (event: E[K]) => void };',
+    '',
+    "declare module 'preact' {",
+    '  namespace JSX {',
+    '    interface IntrinsicElements {',
+    ...all.map(({ name, tagName }) => `      '${tagName}': PreactHTMLAttributes<${name}> & ${name}Attributes & Listeners<${name}Events>;`),
+    '    }',
+    '  }',
+    '}',
+  ];
+  return Object.fromEntries(Object.entries({ react, vue, svelte, preact }).map(([k, v]) => [k, `${v.join('\n')}\n`]));
 }

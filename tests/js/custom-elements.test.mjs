@@ -25,7 +25,7 @@ test('custom-elements.json, headlab-components.d.ts and types/*.d.ts are current
   const { manifest, types, frameworks } = await describe();
   assert.equal(readFileSync(MANIFEST, 'utf8'), manifest, 'custom-elements.json is stale: run node scripts/custom-elements.mjs');
   assert.equal(readFileSync(TYPES, 'utf8'), types, 'web/components/headlab-components.d.ts is stale: run node scripts/custom-elements.mjs');
-  assert.deepEqual(Object.keys(frameworks).sort(), ['react', 'svelte', 'vue']);
+  assert.deepEqual(Object.keys(frameworks).sort(), ['preact', 'react', 'svelte', 'vue']);
   for (const [framework, text] of Object.entries(frameworks)) {
     assert.equal(readFileSync(frameworkTypesFile(framework), 'utf8'), text, `web/components/types/${framework}.d.ts is stale: run node scripts/custom-elements.mjs`);
   }

@@ -5,6 +5,7 @@
 //    onheadlab-change prop and addEventListener('headlab-step', (e) => e.detail.step) reading typed details;
 //  - Vue 3: GlobalComponents' entries as h() checks their props;
 //  - Svelte 5: svelteHTML.IntrinsicElements as svelte-check reads it (with svelte's svelte-html.d.ts);
+//  - Preact 11: its JSX.IntrinsicElements, with a ref and an on<event> prop;
 //  - and mistakes, each of which must be a compile error on its own line: a step that does not exist, an
 //    unknown task, a detail field no event has, a method's wrong argument, a read-only property set.
 import { test } from 'node:test';
@@ -63,6 +64,17 @@ const SVELTE = `import 'headlab/components/svelte';
 type WorkedExample = svelteHTML.IntrinsicElements['headlab-worked-example'];
 export const props: WorkedExample = { step: 'all', 'hide-controls': true, class: 'demo', 'onheadlab-change': (e) => console.log(e.detail.output[0]) };
 `;
+// Preact through its automatic JSX runtime (the pragma: this app's default is React's).
+const PREACT = `/** @jsxImportSource preact */
+import { useRef } from 'preact/hooks';
+import 'headlab/components/preact';
+import type { HeadlabTrainer } from 'headlab/components';
+
+export function Lesson() {
+  const ref = useRef<HeadlabTrainer>(null);
+  return <headlab-trainer ref={ref} class="demo" heads={4} compare onheadlab-specialised={(e) => console.log(e.detail.tracks[0].head, ref.current?.runsIn)} />;
+}
+`;
 // Each line after the first is a mistake the types must refuse (one error on that line).
 const MISTAKES = {
   'react-mistakes.tsx': `import 'headlab/components/react';
@@ -76,19 +88,22 @@ document.querySelector('headlab-model-explorer')!.state = 'ready';
   'vue-mistakes.ts': `import { h, type GlobalComponents } from 'vue';
 declare const LanguageModel: GlobalComponents['headlab-language-model']; export const bad = h(LanguageModel, { task: 'sorting' });
 `,
+  'preact-mistakes.tsx': `/** @jsxImportSource preact */ import 'headlab/components/preact';
+export const bad = <headlab-trainer speed="turbo" />;
+`,
   'svelte-mistakes.ts': `import 'headlab/components/svelte';
 export const bad: svelteHTML.IntrinsicElements['headlab-worked-example'] = { step: 11 };
 `,
 };
 
-test('React 19, Vue 3 and Svelte type the elements from headlab/components/<framework>; mistakes do not compile', { timeout: 180_000 }, async () => {
+test('React 19, Vue 3, Svelte and Preact type the elements from headlab/components/<framework>; mistakes do not compile', { timeout: 180_000 }, async () => {
   await buildComponents();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-frameworks-'));
   try {
     mkdirSync(path.join(dir, 'node_modules'));
     for (const name of readdirSync(path.join(repo, 'node_modules'))) symlinkSync(path.join(repo, 'node_modules', name), path.join(dir, 'node_modules', name));
     symlinkSync(repo, path.join(dir, 'node_modules/headlab'));
-    const files = { 'react.tsx': REACT, 'vue.ts': VUE, 'svelte.ts': SVELTE, ...MISTAKES };
+    const files = { 'react.tsx': REACT, 'vue.ts': VUE, 'svelte.ts': SVELTE, 'preact.tsx': PREACT, ...MISTAKES };
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
