@@ -1,9 +1,9 @@
 // The elements on a server (issue 32): Next.js, Astro, SvelteKit and VitePress import modules in Node,
 // where there is no DOM. In a bare Node process (no HTMLElement, document or customElements), from an app
 // whose node_modules/headlab is this repository with its package build (components/), every element's
-// module and 'headlab/components' import without throwing and export their classes (tags readable);
-// loadElement() rejects once, saying why in words, and nothing else is raised (no uncaught error, no
-// unhandled rejection: the process exits 0 with an empty stderr).
+// module, 'headlab/components' and its framework entries (react, vue, svelte, preact) import without
+// throwing and export their classes (tags readable); loadElement() rejects once, saying why in words, and
+// nothing else is raised (no uncaught error, no unhandled rejection: the process exits 0, stderr empty).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -35,6 +35,10 @@ for (const name of ${JSON.stringify(elements.map((e) => e.name))}) {
 }
 const { tags, loadElement } = await import('headlab/components');
 out.push('tags ' + tags.length);
+for (const framework of ['react', 'vue', 'svelte', 'preact']) {
+  const mod = await import('headlab/components/' + framework);
+  out.push(framework + ' ' + (mod.tags === tags));
+}
 const reasons = [];
 for (const tag of [tags[0], tags[1], tags[0]]) await loadElement(tag).then(() => reasons.push('resolved'), (e) => reasons.push(e.message));
 await new Promise((r) => setTimeout(r, 200));
@@ -44,7 +48,7 @@ console.log(JSON.stringify({ out, reasons }));
     assert.equal(r.stderr, '', 'nothing on stderr (no uncaught error, no unhandled rejection)');
     assert.equal(r.status, 0, `exit code 0\n${r.stdout}`);
     const { out, reasons } = JSON.parse(r.stdout);
-    assert.deepEqual(out, [...elements.map((e) => `${e.name} ${e.className} ${e.tag}`), 'tags 10']);
+    assert.deepEqual(out, [...elements.map((e) => `${e.name} ${e.className} ${e.tag}`), 'tags 10', 'react true', 'vue true', 'svelte true', 'preact true']);
     assert.equal(reasons.length, 3);
     for (const reason of reasons) assert.match(reason, /^loadElement\("headlab-[a-z-]+"\): custom elements need a browser's document and customElements/);
   } finally {
