@@ -248,7 +248,9 @@ export function typesText(manifest) {
     out.push(`export interface ${className}EventMap extends HTMLElementEventMap, ${className}Events {}`);
     out.push(`/** The attributes of <${tag}> in markup (HTMLElement's own, such as id and class, come from each framework). */`);
     out.push(`export interface ${className}Attributes {`);
-    for (const a of d.attributes.filter((x) => !INHERITED.has(x.name) && x.name !== 'lang')) {
+    // Every attribute but lang, which each framework's HTML attributes type; one that shares a platform name
+    // (<headlab-misconceptions part="b">) narrows that framework's type.
+    for (const a of d.attributes.filter((x) => x.name !== 'lang')) {
       if (a.description) out.push(`  /** ${comment(a.description)} */`);
       out.push(`  '${a.name}'?: ${attributeTypeText(a.type.text)};`);
     }

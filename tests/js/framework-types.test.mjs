@@ -48,6 +48,7 @@ export function Lesson() {
       <headlab-language-model ref={lm} task="induction" layers={2} onheadlab-phase-change={(e) => console.log(e.detail.step.toFixed(0))} />
       <headlab-model-explorer ref={explorer} model="induction" hub-url="https://huggingface.co" />
       <headlab-theme-toggle theme="dark" />
+      <headlab-misconceptions part="b" swap />
     </>
   );
 }

@@ -266,6 +266,8 @@ export interface HeadlabMisconceptionsEvents {
 export interface HeadlabMisconceptionsEventMap extends HTMLElementEventMap, HeadlabMisconceptionsEvents {}
 /** The attributes of <headlab-misconceptions> in markup (HTMLElement's own, such as id and class, come from each framework). */
 export interface HeadlabMisconceptionsAttributes {
+  /** all | a | b | c; default all */
+  'part'?: 'all' | 'a' | 'b' | 'c';
   /** heads in part (a); default 4 (1, 2, 4, 8 or 16) */
   'heads'?: number | `${number}`;
   /** part (b): the two heads swap roles */
