@@ -230,7 +230,7 @@ export function typesText(manifest) {
     '// first use) or `import \'headlab/components/<name>\'` (one), with each tag in HTMLElementTagNameMap.',
     '// Per element: its class (attributes mirrored as properties, read-only properties, methods, typed',
     '// addEventListener), its events (<Class>Events: each CustomEvent\'s detail) and its markup attributes',
-    '// (<Class>Attributes, what JSX, Vue and Svelte type: headlab/components/react, /vue, /svelte).',
+    '// (<Class>Attributes, what JSX, Vue and Svelte type: headlab/components/react, /vue, /svelte, /preact).',
     '// (In the package, components/index.d.ts imports \'../web/lib/headlab.js\'.)',
     'import type { CreateHeadlabOptions, Headlab } from \'../lib/headlab.js\';',
     '',
