@@ -7,6 +7,8 @@
 //   components/headlab-chunk-*.js    code the entries share (the elements' base, KaTeX, the teaching library)
 //   components/katex/fonts/*.woff2   KaTeX's fonts; components/models/*.hlm the language models
 //   components/index.d.ts            the elements' types (HTMLElementTagNameMap)
+//   components/react.js, .d.ts       'headlab/components/react' (and vue, svelte): every element, with that
+//                                    framework's typing of the tags (web/components/types/)
 // Unlike the site's bundle (scripts/bundle.mjs), the API is not inside: every import of
 // web/lib/headlab.js stays an import of the package's own web/lib/headlab.js, so a page that imports
 // 'headlab' too runs one API instance and fetches each .wasm once, from where headlab.js names it
@@ -18,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registrarExternals } from './registrar.mjs';
 import { formulaModules } from './formulas.mjs';
+import { FRAMEWORK_TYPES, frameworkTypesFile } from './custom-elements.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(repo, 'web');
@@ -106,6 +109,12 @@ export async function buildComponents() {
   await writeFile(path.join(tmp, 'index.d.ts'), types.replace("from '../lib/headlab.js';", "from '../web/lib/headlab.js';"));
   for (const { name, className } of elements) {
     await writeFile(path.join(tmp, `${name}.d.ts`), `// Registers <headlab-${name}> (types: index.d.ts, with HTMLElementTagNameMap).\nexport { ${className} } from './index.js';\n`);
+  }
+  // 'headlab/components/react' (and vue, svelte): every element, as 'headlab/components', plus that framework's typing of the tags.
+  for (const framework of Object.keys(FRAMEWORK_TYPES)) {
+    const text = await readFile(frameworkTypesFile(framework), 'utf8');
+    await writeFile(path.join(tmp, `${framework}.d.ts`), text.replaceAll("'../headlab-components.js'", "'./index.js'"));
+    await writeFile(path.join(tmp, `${framework}.js`), `// 'headlab/components/${framework}': every element, as 'headlab/components' (${framework}.d.ts types the tags).\nexport * from './index.js';\n`);
   }
   await rm(out, { recursive: true, force: true });
   await cp(tmp, out, { recursive: true });

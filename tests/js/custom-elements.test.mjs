@@ -15,16 +15,71 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, loadElementClasses, parseHeader, MANIFEST, TYPES } from '../../tools/custom-elements.mjs';
+import { describe, loadElementClasses, parseHeader, MANIFEST, TYPES, frameworkTypesFile } from '../../tools/custom-elements.mjs';
 import { buildComponents } from '../../tools/package-components.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 
-test('custom-elements.json and headlab-components.d.ts are current (node scripts/custom-elements.mjs)', async () => {
-  const { manifest, types } = await describe();
+test('custom-elements.json, headlab-components.d.ts and types/*.d.ts are current (node scripts/custom-elements.mjs)', async () => {
+  const { manifest, types, frameworks } = await describe();
   assert.equal(readFileSync(MANIFEST, 'utf8'), manifest, 'custom-elements.json is stale: run node scripts/custom-elements.mjs');
   assert.equal(readFileSync(TYPES, 'utf8'), types, 'web/components/headlab-components.d.ts is stale: run node scripts/custom-elements.mjs');
+  assert.deepEqual(Object.keys(frameworks).sort(), ['preact', 'react', 'svelte', 'vue']);
+  for (const [framework, text] of Object.entries(frameworks)) {
+    assert.equal(readFileSync(frameworkTypesFile(framework), 'utf8'), text, `web/components/types/${framework}.d.ts is stale: run node scripts/custom-elements.mjs`);
+  }
+});
+
+// Getters that are the elements' plumbing, not their API: the training elements' controller (made on first
+// use; the explorer's is public as `controller`), and the round length and run settings the views read.
+const INTERNAL_GETTERS = new Set(['ctl', 'roundSteps', 'runLayers', 'runSeed']);
+
+/** The events an element's code dispatches, read from its source and the base classes it extends. */
+function dispatched(source) {
+  const files = [source, readFileSync(path.join(repo, 'web/components/shared/elements/base.js'), 'utf8')];
+  if (/extends TrainingElement\b/.test(source)) files.push(readFileSync(path.join(repo, 'web/components/shared/elements/training-element.js'), 'utf8'));
+  const names = files.flatMap((f) => [...f.matchAll(/\bemit\('([a-z-]+)'/g)].map((m) => `headlab-${m[1]}`));
+  // An element that does not extend HeadlabElement dispatches its CustomEvents itself.
+  if (!/extends (HeadlabElement|TrainingElement)\b/.test(source)) return [...new Set([...source.matchAll(/new CustomEvent\('([a-z-]+)'/g)].map((m) => m[1]))].sort();
+  return [...new Set(names)].sort();
+}
+
+test('the manifest\'s properties, methods and events are the elements\': each exists as documented, each public getter is documented', async () => {
+  const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8'));
+  const declared = new Map(manifest.modules.map((m) => [m.declarations[0].tagName, m.declarations[0]]));
+  for (const { name, cls } of await loadElementClasses()) {
+    const decl = declared.get(cls.tag);
+    const source = readFileSync(path.join(repo, `web/components/headlab-${name}.js`), 'utf8');
+    assert.equal(/^\s*\*\s*(Methods|Properties)\b/m.test(source.slice(0, source.indexOf('*/'))), false, `${cls.tag}: methods and properties are @method / @prop tags, not prose`);
+    const descriptor = (key) => {
+      for (let p = cls.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+        const d = Object.getOwnPropertyDescriptor(p, key);
+        if (d) return d;
+      }
+      return undefined;
+    };
+    for (const m of decl.members) {
+      const d = descriptor(m.name);
+      assert.ok(d, `${cls.tag}.${m.name} (in the manifest) exists on the element`);
+      if (m.kind === 'method') assert.equal(typeof d.value, 'function', `${cls.tag}.${m.name}() is a method`);
+      else assert.ok(d.get, `${cls.tag}.${m.name} is a property`);
+      if (m.readonly) assert.equal(d.set, undefined, `${cls.tag}.${m.name} is read-only`);
+      else if (m.kind === 'field') assert.ok(d.set, `${cls.tag}.${m.name} can be set`);
+    }
+    // The element's own getters and its training base's (HeadlabElement's are the base's plumbing; below it, the stand-in for HTMLElement).
+    const getters = [];
+    for (let p = cls.prototype; p.constructor.name !== 'HeadlabElement' && Object.getPrototypeOf(p) !== Object.prototype; p = Object.getPrototypeOf(p)) {
+      for (const key of Object.getOwnPropertyNames(p)) {
+        if (!key.startsWith('_') && Object.getOwnPropertyDescriptor(p, key).get) getters.push(key);
+      }
+    }
+    for (const key of getters.filter((k) => !INTERNAL_GETTERS.has(k))) {
+      assert.ok(decl.members.some((m) => m.name === key), `${cls.tag}.${key} is public (a getter): document it with @prop`);
+    }
+    assert.deepEqual(decl.events.map((e) => e.name).sort(), dispatched(source), `${cls.tag}: the events in the manifest are those its code dispatches`);
+    assert.ok(decl.events.every((e) => /^CustomEvent<.+>$/.test(e.type.text) && e.type.text !== 'CustomEvent<unknown>'), `${cls.tag}: every event's detail is typed`);
+  }
 });
 
 test('the manifest lists each element\'s observedAttributes, and only attributes its source reads', async () => {

@@ -3,7 +3,12 @@
 // tarball itself).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { packageReadme, repositoryUrl } from '../../tools/package-readme.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const source = 'See [the API](docs/api.md), [a part](docs/api.md#multi-core), [all](docs/), [changes](CHANGELOG.md), [npm](https://www.npmjs.com/) and [below](#install).\n';
 
@@ -25,4 +30,23 @@ test('repository shorthands and git URLs become web addresses', () => {
   assert.equal(repositoryUrl({ repository: 'github:course/headlab' }), 'https://github.com/course/headlab');
   assert.equal(repositoryUrl({ repository: { url: 'git+https://example.org/x/y.git' } }), 'https://example.org/x/y');
   assert.equal(repositoryUrl({}), null);
+});
+
+// Issue 32: package.json named no repository, homepage or bugs, so the installed README's links into
+// docs/ led nowhere. Every link of the real package README now names a file the tarball holds or the
+// same file in the repository that package.json names (which exists here), and homepage and bugs are that
+// repository's.
+test('package.json names the repository, homepage and bugs; the package README links every docs/ file there', () => {
+  const pkg = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8'));
+  const base = repositoryUrl(pkg);
+  assert.match(base ?? '', /^https:\/\/[\w.-]+\/[\w.-]+\/[\w.-]+$/, 'repository is a web address');
+  assert.equal(pkg.homepage, `${base}#readme`);
+  assert.equal(pkg.bugs?.url, `${base}/issues`);
+  const links = [...packageReadme({ pkg }).matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((l) => !l.startsWith('#') && !l.startsWith('https://www.'));
+  assert.ok(links.filter((l) => l.startsWith(`${base}/blob/HEAD/docs/`)).length >= 5, `links into docs/: ${links.join(', ')}`);
+  for (const link of links) {
+    const file = link.startsWith(`${base}/blob/HEAD/`) ? link.slice(`${base}/blob/HEAD/`.length).replace(/#.*$/, '') : link.replace(/#.*$/, '');
+    assert.ok(existsSync(path.join(repo, file)), `${link}: ${file} exists in the repository`);
+    if (!link.startsWith('https://')) assert.ok(pkg.files.includes(file) || /^(README|LICENSE)/.test(file), `${link} is shipped in the tarball`);
+  }
 });

@@ -232,6 +232,14 @@ for (const moduleResolution of ['bundler', 'nodenext']) {
   }
 }
 
+// Issue 32: a Node-only project (lib ES2022, no DOM lib, no @types/node) failed on headlab.d.ts's
+// FileList, Blob, URL and AbortSignal.
+test('tsc --strict: a Node project without the DOM lib compiles against headlab.d.ts', { timeout: 120_000 }, () => {
+  const r = compile({ 'typed.ts': typed, 'lm.ts': languageModel }, ['ES2022'], { moduleResolution: 'nodenext' });
+  assert.equal(r.status, 0, `tsc failed:\n${r.out}`);
+  assert.deepEqual(r.read.sort(), ['web/lib/headlab.d.ts']);
+});
+
 test('tsc --strict: a misspelt option (returnWeight) is a compile error that names the right one', { timeout: 120_000 }, () => {
   const r = compile({ 'misspelt.ts': misspelt }, ['ES2022', 'DOM']);
   assert.notEqual(r.status, 0, 'returnWeight: true must not compile');

@@ -14,14 +14,16 @@
  * @attr {number} d-model   model width; default 512
  * @attr {number} heads     number of heads; default 8 (snapped to a divisor of d-model)
  * @attr {boolean} hide-controls hides the toolbar
- * @attr {string} theme     light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
+ * @attr {'light' | 'dark' | 'auto'} theme     light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
- * Properties: runsIn ('worker' | 'main-thread', read-only: where its calculations run; null before the first).
+ * @prop {'worker' | 'main-thread' | null} runsIn read-only: where its calculations run; null before the first
  *
- * @fires headlab-ready
- * @fires headlab-change  detail: { dModel, heads, dK, impostorRate }
- * @fires headlab-measured detail: { rows } after "Measure again" finishes
- * @fires headlab-link    detail: { url }
+ * @fires {{ element: string }} headlab-ready  the module is loaded and the first result shown
+ * @fires {{ dModel: number, heads: number, dK: number, impostorRate: number }} headlab-change  after every recompute
+ * @fires {{ rows: object[] }} headlab-measured  after "Measure again" finishes: the re-measured table's rows
+ * @fires {{ message: string }} headlab-error  the WebAssembly module or the element's code did not load
+ * @fires {{ lang: string }} headlab-relocalised  its language changed (the `lang` attribute or an ancestor's)
+ * @fires {{ url: string }} headlab-link  a share link was made
  *
  * @csspart chart      the charts
  * @csspart export     download menus

@@ -109,6 +109,12 @@ function warmUp(tag) {
 export function loadElement(tag) {
   const load = LOADERS[tag];
   if (!load) return Promise.reject(new Error(`loadElement: "${tag}" is not a HeadLab element; expected one of ${tags.join(', ')}`));
+  // On a server (Node, server rendering) the tag is sent as HTML; the browser loads its code.
+  if (typeof customElements === 'undefined' || typeof document === 'undefined') {
+    return Promise.reject(new Error(`loadElement("${tag}"): custom elements need a browser's document and customElements, ` +
+      'which this environment (a server or Node) does not have. Render the tag as HTML; importing \'headlab/components\' ' +
+      'in the browser loads its code.'));
+  }
   if (!loads.has(tag)) {
     // The element's entry is asked for first, then the API (which then asks for the .wasm).
     const pending = load();
@@ -162,6 +168,7 @@ function refusedFile() {
 
 /** Replaces the skeleton of every `tag` on the page with why its code did not load (plain text). */
 function explainFailure(tag, error) {
+  if (typeof document === 'undefined') return;
   const file = refusedFile();
   const from = new URL(BASE_URL);
   const crossOrigin = location.protocol !== 'file:' && from.origin !== location.origin;

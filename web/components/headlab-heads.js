@@ -17,16 +17,18 @@
  * @attr {boolean} causal        causal mask (self-attention only)
  * @attr {string} src            URL of a JSON model (same format as the file input)
  * @attr {boolean} hide-controls hides the source controls and toolbar
- * @attr {string} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
- * @prop {object} model          a model object in the JSON format; setting it shows that model
+ * @attr {'light' | 'dark' | 'auto'} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
+ * @prop {object | null} model    a model object in the JSON format; setting it shows that model
+ * @prop {'worker' | 'main-thread' | null} runsIn read-only: where its calculations run; null before the first
  *
- * Properties: runsIn ('worker' | 'main-thread', read-only: where its calculations run; null before the first).
- *
- * @fires headlab-ready
- * @fires headlab-change  detail: { tokens, queryTokens, numHeads, weights: Float32Array [h, Tq, Tk] }
- * @fires headlab-error   detail: { message, errors: string[] } when a model is rejected
- * @fires headlab-select  detail: { query: number|null } a query token was highlighted
- * @fires headlab-link    detail: { url }
+ * @fires {{ element: string }} headlab-ready  the module is loaded and the first result shown
+ * @fires {{ tokens: string[], queryTokens: string[], numHeads: number, weights: Float32Array }} headlab-change
+ *   after every recompute (weights: [h, Tq, Tk] row-major)
+ * @fires {{ message: string, errors?: string[] }} headlab-error  a model was rejected (errors: why, field by field),
+ *   or the module did not load
+ * @fires {{ query: number | null }} headlab-select  a query token was highlighted (from 0; null: none)
+ * @fires {{ lang: string }} headlab-relocalised  its language changed (the `lang` attribute or an ancestor's)
+ * @fires {{ url: string }} headlab-link  a share link was made
  *
  * @csspart heatmap   each head's heatmap
  * @csspart lines     the lines view

@@ -21,26 +21,45 @@
  * @attr {boolean} pretrained loads the trained model shipped with HeadLab (models/<task>.hlm) at once
  * @attr {boolean} autoplay   starts training once loaded
  * @attr {boolean} compact    hides the explanations
- * @attr {string} theme       light | dark | auto
+ * @attr {'light' | 'dark' | 'auto'} theme       light | dark | auto
  *
- * Methods: start(), pause(), step(n), reset(), setHeadEnabled(layer, head, on, run?),
- * openHead(layer, head), showText(text) → Promise, generate({ prompt, maxTokens, temperature }) → Promise,
- * saveModel(run?) → Promise<Uint8Array>, loadModel(bytes) → Promise<{ task, layers, heads, seed, step }> (a file saveModel
- * wrote; rejects with the API's RangeError for a file it cannot read). Layers, heads and runs count from 0.
- * Properties: running, snapshot, history, phaseChange ({ step, seconds } or null), computeMode,
- * runsIn ('worker' | 'main-thread', read-only: where training runs; null until known),
- * threads (how many threads a training step uses: 2 or more only in the Worker of a cross-origin isolated page).
+ * Layers, heads and runs count from 0 (run 1: the one-layer model of `compare`).
+ * @method {() => void} start starts training
+ * @method {() => void} pause pauses training
+ * @method {(n?: number) => Promise<void>} step trains n steps while paused (default 10)
+ * @method {() => void} reset a new model from step 0
+ * @method {(layer: number, head: number, on: boolean, run?: number) => Promise<void>} setHeadEnabled switches a head off or on
+ * @method {(layer: number, head: number) => void} openHead shows one head's full heatmap below the grid
+ * @method {(text: string) => Promise<void>} showText draws every head on `text`; rejects with the API's RangeError
+ *   when a word is unknown
+ * @method {(options?: { prompt?: string, maxTokens?: number, temperature?: number }) =>
+ *   Promise<{ text: string, tokens: string[], newTokens: string[] }>} generate
+ *   continues a prompt
+ * @method {(run?: number) => Promise<Uint8Array>} saveModel the model as an .hlm file
+ * @method {(bytes: Uint8Array | ArrayBuffer, name?: string | null) =>
+ *   Promise<{ task: string, layers: number, heads: number, seed: number, step: number }>} loadModel
+ *   loads a file saveModel wrote, paused; rejects with the API's RangeError for a file it cannot read
+ * @prop {boolean} running        read-only: whether it is training
+ * @prop {object | null} snapshot read-only: the latest numbers of every run
+ * @prop {{ layers: number, points: object[] }[]} history read-only: every run's curves
+ * @prop {{ step: number, seconds: number } | null} phaseChange read-only: when the phase change happened; null before
+ * @prop {'worker' | 'main' | null} computeMode read-only: where training runs ('main': on the page, in short bursts)
+ * @prop {'worker' | 'main-thread' | null} runsIn read-only: where training runs; null until known
+ * @prop {number | null} threads  read-only: how many threads a training step uses (2 or more only in the Worker of a
+ *   cross-origin isolated page)
  *
- * @fires headlab-ready
- * @fires headlab-step          detail: { step, seconds, runs: [{ layers, step, loss, evalLoss, accuracy }] }
- * @fires headlab-run           detail: { running, reason }
- * @fires headlab-phase-change  detail: { layers, step, seconds, accuracy }
- * @fires headlab-ablate        detail: { run, layer, head, enabled }
- * @fires headlab-generate      detail: { prompt, text }
- * @fires headlab-export        detail: { format, filename }
- * @fires headlab-load          detail: { files }
- * @fires headlab-error         detail: { message }
- * @fires headlab-link          detail: { url }
+ * @fires {{ element: string }} headlab-ready  the module is loaded and the first result shown
+ * @fires {{ step: number, seconds: number, runs: { layers: number, step: number, loss: number | null, evalLoss: number,
+ *   accuracy: number }[] }} headlab-step  on every update
+ * @fires {{ running: boolean, reason: string }} headlab-run  training started or paused
+ * @fires {{ layers: number, step: number, seconds: number, accuracy: number }} headlab-phase-change  the induction heads formed
+ * @fires {{ run: number, layer: number, head: number, enabled: boolean }} headlab-ablate  a head was switched off or on
+ * @fires {{ prompt: string, text: string }} headlab-generate  a continuation was generated
+ * @fires {{ format: string, filename: string }} headlab-export  a download was made
+ * @fires {{ files: string[] }} headlab-load  a model was loaded
+ * @fires {{ message: string }} headlab-error  something failed (training, a file, the module)
+ * @fires {{ lang: string }} headlab-relocalised  its language changed (the `lang` attribute or an ancestor's)
+ * @fires {{ url: string }} headlab-link  a share link was made
  *
  * @csspart heads     the layers × heads grid
  * @csspart heatmap   the opened head's heatmap

@@ -13,11 +13,14 @@
  * @attr {number} heads     heads in part (a); default 4 (1, 2, 4, 8 or 16)
  * @attr {boolean} swap     part (b): the two heads swap roles
  * @attr {string} ablate    part (c): heads switched off, comma-separated, e.g. "1"
- * @attr {string} theme     light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
+ * @attr {'light' | 'dark' | 'auto'} theme     light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
- * @fires headlab-ready
- * @fires headlab-change  detail: { part, ... } after each recompute
- * @fires headlab-link    detail: { url }
+ * @fires {{ element: string }} headlab-ready  the module is loaded and the first result shown
+ * @fires {{ part: 'all' | 'a' | 'b' | 'c', a?: object, b?: object, c?: object }} headlab-change  after each recompute,
+ *   with the numbers of each part shown
+ * @fires {{ message: string }} headlab-error  the WebAssembly module or the element's code did not load
+ * @fires {{ lang: string }} headlab-relocalised  its language changed (the `lang` attribute or an ancestor's)
+ * @fires {{ url: string }} headlab-link  a share link was made
  *
  * @csspart heatmap    heatmaps in part (a)
  * @csspart export     download menus

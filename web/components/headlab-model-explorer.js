@@ -16,26 +16,39 @@
  *                        model the course sentence "Virat hit the ball because it was full and outside off."
  * @attr {string} hub-url where Hugging Face ids are fetched from; default https://huggingface.co
  * @attr {boolean} compact hides the explanations
- * @attr {string} theme   light | dark | auto
+ * @attr {'light' | 'dark' | 'auto'} theme   light | dark | auto
  *
- * Methods (layers and heads count from 0): load(source) → Promise, cancel(), setText(text) → Promise,
- * setHeadEnabled(layer, head, on) → Promise, allHeadsOn() → Promise, openHead(layer, head), computeLens() → Promise
- * (the logit lens of a long text on a large model waits for this, or its button).
- * source: { kind: 'shipped', name } | { kind: 'hub', id, revision? } | { kind: 'files', files: File[] }.
- * Properties: state (empty | loading | ready | running | error | cancelled), info (the model's info),
- * scores, results (the last run: tokens, attention, next, baseline, lens), progress, controller,
- * runsIn ('worker' | 'main-thread', read-only: where the model runs; null before one is loaded).
+ * Layers and heads count from 0.
+ * @method {(source: { kind: 'shipped', name: string } | { kind: 'hub', id: string, revision?: string } |
+ *   { kind: 'files', files: File[] }) => Promise<void>} load
+ *   loads a model: one of HeadLab's own (induction, induction-1-layer, cricket), a Hugging Face id, or files
+ * @method {() => void} cancel stops a download under way
+ * @method {(text: string) => Promise<void>} setText runs the model on `text`
+ * @method {(layer: number, head: number, on: boolean) => Promise<void>} setHeadEnabled switches a head off or on
+ * @method {() => Promise<void>} allHeadsOn switches every head back on
+ * @method {(layer: number, head: number) => void} openHead opens a head's heatmap and lines view
+ * @method {() => Promise<void>} computeLens computes the logit lens (a long text on a large model waits for this, or its button)
+ * @prop {'empty' | 'loading' | 'ready' | 'running' | 'error' | 'cancelled'} state read-only: what the element is doing
+ * @prop {object | null} info     read-only: the loaded model's info (name, layers, heads, …); null before one is loaded
+ * @prop {object | null} scores   read-only: every head's detector scores; null before they are computed
+ * @prop {object | null} results  read-only: the last run (tokens, attention, next, baseline, lens)
+ * @prop {{ file: string, loaded: number, total: number | null } | null} progress read-only: the download under way
+ * @prop {object | null} controller read-only: the DOM-free controller it views (web/lib/teach/explorer-controller.js)
+ * @prop {'worker' | 'main-thread' | null} runsIn read-only: where the model runs; null before one is loaded
  *
- * @fires headlab-ready
- * @fires headlab-state     detail: { from, to, reason }
- * @fires headlab-progress  detail: { file, loaded, total }
- * @fires headlab-load      detail: { info, source }
- * @fires headlab-results   detail: { tokens, next, baseline, problem }
- * @fires headlab-ablate    detail: { layer, head, enabled }
- * @fires headlab-open      detail: { layer, head }
- * @fires headlab-export    detail: { format, filename }
- * @fires headlab-error     detail: { message }
- * @fires headlab-link      detail: { url }
+ * @fires {{ element: string }} headlab-ready  the module is loaded and the first result shown
+ * @fires {{ from: string, to: string, reason: string | null }} headlab-state  its state changed
+ * @fires {{ file: string, loaded: number, total: number | null }} headlab-progress  download progress
+ * @fires {{ info: object, source: { kind: 'shipped' | 'hub' | 'files', name?: string, id?: string, revision?: string } }} headlab-load
+ *   a model was loaded
+ * @fires {{ tokens: string[], next: object[], baseline: object[] | null, problem: string | null }} headlab-results
+ *   a run finished (next: the top next tokens)
+ * @fires {{ layer: number, head: number, enabled: boolean }} headlab-ablate  a head was switched off or on
+ * @fires {{ layer: number, head: number }} headlab-open  a head was opened
+ * @fires {{ format: string, filename: string }} headlab-export  a download was made
+ * @fires {{ message: string }} headlab-error  a model or text was refused, or the module did not load
+ * @fires {{ lang: string }} headlab-relocalised  its language changed (the `lang` attribute or an ancestor's)
+ * @fires {{ url: string }} headlab-link  a share link was made
  *
  * @csspart picker    the model buttons and the file drop
  * @csspart progress  the download progress bar and Cancel

@@ -15,11 +15,14 @@
  * @attr {number} d-v              per-head value width in split mode; default 64
  * @attr {boolean} bias            count the bias vectors too
  * @attr {boolean} hide-controls   hides presets and the copy-link toolbar
- * @attr {string} theme            light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
+ * @attr {'light' | 'dark' | 'auto'} theme light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
- * @fires headlab-ready
- * @fires headlab-change  detail: { dModel, heads, dK, dV, total } (total null when h does not divide d_model)
- * @fires headlab-link    detail: { url }
+ * @fires {{ element: string }} headlab-ready  the module is loaded and the first result shown
+ * @fires {{ dModel: number, heads: number, dK: number | null, dV: number | null, total: number | null }} headlab-change
+ *   after every change (dK, dV and total null when h does not divide d_model)
+ * @fires {{ message: string }} headlab-error  the WebAssembly module or the element's code did not load
+ * @fires {{ lang: string }} headlab-relocalised  its language changed (the `lang` attribute or an ancestor's)
+ * @fires {{ url: string }} headlab-link  a share link was made
  *
  * @csspart drawing    the matrices drawn to scale
  * @csspart export     the download menu

@@ -11,13 +11,16 @@
  * @attr {number} keys           keys per query (the softmax's length); default 64
  * @attr {number} seed           random seed; default 1
  * @attr {boolean} hide-controls hides the toolbar
- * @attr {string} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
+ * @attr {'light' | 'dark' | 'auto'} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
- * Properties: runsIn ('worker' | 'main-thread', read-only: where its calculations run; null before the first).
+ * @prop {'worker' | 'main-thread' | null} runsIn read-only: where its calculations run; null before the first
  *
- * @fires headlab-ready
- * @fires headlab-change detail: { dK, varianceRaw, varianceScaled, entropyScaled, entropyUnscaled, maxWeightScaled, maxWeightUnscaled }
- * @fires headlab-link   detail: { url }
+ * @fires {{ element: string }} headlab-ready  the module is loaded and the first result shown
+ * @fires {{ dK: number, varianceRaw: number, varianceScaled: number, entropyScaled: number, entropyUnscaled: number,
+ *   maxWeightScaled: number, maxWeightUnscaled: number }} headlab-change  after every recompute
+ * @fires {{ message: string }} headlab-error  the WebAssembly module or the element's code did not load
+ * @fires {{ lang: string }} headlab-relocalised  its language changed (the `lang` attribute or an ancestor's)
+ * @fires {{ url: string }} headlab-link  a share link was made
  *
  * @csspart chart      each chart
  * @csspart export     download menus

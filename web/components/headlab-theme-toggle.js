@@ -3,14 +3,16 @@
  * elements. It sets `data-theme` on <html> and the `theme` attribute of every
  * headlab-* element on the page, and remembers the choice (localStorage) when allowed.
  *
- * @attr {string} theme  light | dark | auto; default: the remembered choice, else auto
+ * @attr {'light' | 'dark' | 'auto'} theme  light | dark | auto; default: the remembered choice, else auto
  * @attr {string} lang   the language of its label (else the page's); en | es
- * @fires headlab-theme  detail: { theme }
+ * @prop {'light' | 'dark' | 'auto'} theme the reader's choice (the `theme` attribute; auto when it is neither light nor dark)
+ * @fires {{ theme: 'light' | 'dark' | 'auto' }} headlab-theme  the reader chose a theme
  * @csspart button
  */
 
 import { languageOf, translator } from '../lib/i18n/index.js';
 import messages from '../lib/i18n/catalogues/theme-toggle.js';
+import { ElementBase, canDefineElements } from './shared/elements/platform.js';
 
 const KEY = 'headlab-theme';
 const NEXT = { auto: 'light', light: 'dark', dark: 'auto' };
@@ -19,13 +21,13 @@ function remembered() {
   try { return localStorage.getItem(KEY); } catch { return null; }
 }
 
-export class HeadlabThemeToggle extends HTMLElement {
+export class HeadlabThemeToggle extends ElementBase {
   static tag = 'headlab-theme-toggle';
 
   static get observedAttributes() { return ['theme', 'lang']; }
 
   static define() {
-    if (!customElements.get(this.tag)) customElements.define(this.tag, this);
+    if (canDefineElements() && !customElements.get(this.tag)) customElements.define(this.tag, this);
   }
 
   constructor() {

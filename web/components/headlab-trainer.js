@@ -22,36 +22,52 @@
  * @attr {boolean} autoplay      starts training once loaded
  * @attr {boolean} hide-controls hides the settings and the file tools (start, pause, step, reset and head switches stay)
  * @attr {string} heads-view     id of a <headlab-heads> on the page: "Show in the heads view" hands the trained layer to it
- * @attr {string} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
+ * @attr {'light' | 'dark' | 'auto'} theme          light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
  * Numbers outside these ranges are clamped and values that are not numbers fall
  * back to the default; a note under the title says which. Settings that cannot
  * train (h not dividing d_model, an unknown task) are explained, and training
  * pauses until they can.
  *
- * Methods: start(), pause(), step(n) (n from 1 to 10000, while paused), reset(), restart(),
- * setHeadEnabled(head, on, run?) (head and run from 0), saveModel() → Promise<Uint8Array>,
- * loadModel(bytes, name?) → Promise. They reject with a TypeError or RangeError naming a bad argument.
+ * The methods reject with a TypeError or RangeError naming a bad argument; heads and runs count from 0.
+ * @method {() => void} start starts training
+ * @method {() => void} pause pauses training
+ * @method {(n?: number) => Promise<void>} step trains n steps (1 to 10000, default 1) while paused
+ * @method {() => void} reset a new model from step 0
+ * @method {() => void} restart a new Worker and a new model from step 0 (after the Worker stopped)
+ * @method {() => void} lowerRate after a divergence: a tenth of the rate (at most the default), then a new model from step 0
+ * @method {(head: number, on: boolean, run?: number) => Promise<void>} setHeadEnabled switches a head off or on
+ * @method {(run?: number) => Promise<Uint8Array>} saveModel the model as a file loadModel reads
+ * @method {(bytes: Uint8Array | ArrayBuffer, name?: string) => Promise<object>} loadModel loads a file saveModel wrote
+ *   (resolves to its settings)
+ *
  * If the trainer Worker stops (crash, or no answer for 10 s), the element says so and offers
  * "Restart training", which starts a new Worker and trains a new model from step 0 (restart()).
  * If training diverges (the learning rate is too high: the loss or the weights blow up), training
  * stops at the last good step and the element says so, with "Lower the rate and train again"
  * (lowerRate(): a tenth of the rate, at most the default, then a new model from step 0) and
  * "Reset"; Start and Step stay off until then, while saving and the views work on the kept model.
- * Properties: running, snapshot (the latest numbers), history (the curves), computeMode ('worker' | 'main'),
- * runsIn ('worker' | 'main-thread', read-only: where training runs; null until known).
  *
- * @fires headlab-ready
- * @fires headlab-step         detail: { step, seconds, runs: [{ heads, step, loss, accuracy, evalLoss, evalAccuracy }] } on every update
- * @fires headlab-run          detail: { running, reason } when training starts or pauses
- * @fires headlab-specialised  detail: { heads, step, seconds, tracks: [{ relation, head }] } when every relation has its own
- *                             head and accuracy ≥ 0.99
- * @fires headlab-ablate       detail: { run, head, enabled }
- * @fires headlab-export       detail: { format, filename }
- * @fires headlab-load         detail: { name, config }
- * @fires headlab-error        detail: { message }
- * @fires headlab-diverged     detail: { heads, step, learningRate, optimizer, reason: 'loss' | 'update' } when training diverges
- * @fires headlab-link         detail: { url }
+ * @prop {boolean} running        read-only: whether it is training
+ * @prop {object | null} snapshot read-only: the latest numbers of every run
+ * @prop {{ heads: number, points: object[] }[]} history read-only: every run's curves
+ * @prop {'worker' | 'main' | null} computeMode read-only: where training runs ('main': on the page, in short bursts)
+ * @prop {'worker' | 'main-thread' | null} runsIn read-only: where training runs; null until known
+ *
+ * @fires {{ element: string }} headlab-ready  the module is loaded and the first result shown
+ * @fires {{ step: number, seconds: number, runs: { heads: number, step: number, loss: number | null, accuracy: number | null,
+ *   evalLoss: number, evalAccuracy: number }[] }} headlab-step  on every update
+ * @fires {{ running: boolean, reason: string }} headlab-run  training started or paused
+ * @fires {{ heads: number, step: number, seconds: number, tracks: { relation: string, head: number }[] }} headlab-specialised
+ *   every relation has a head of its own and accuracy ≥ 0.99
+ * @fires {{ run: number, head: number, enabled: boolean }} headlab-ablate  a head was switched off or on
+ * @fires {{ format: string, filename: string }} headlab-export  a download was made
+ * @fires {{ name: string, config: object }} headlab-load  a model was loaded
+ * @fires {{ message: string }} headlab-error  something failed (training, a file, the module)
+ * @fires {{ heads: number, step: number, learningRate: number, optimizer: string, reason: 'loss' | 'update' }} headlab-diverged
+ *   training diverged and stopped at the last good step
+ * @fires {{ lang: string }} headlab-relocalised  its language changed (the `lang` attribute or an ancestor's)
+ * @fires {{ url: string }} headlab-link  a share link was made
  *
  * @csspart heatmap   each head's heatmap
  * @csspart chart     the loss and accuracy charts

@@ -13,12 +13,13 @@
  * @attr {number} query           the highlighted query token, 1..3; default 3 ("it")
  * @attr {string} wo              W^O preset: identity | mix | drop-1 | drop-2 | custom; default identity
  * @attr {string} ablate          heads switched off, comma-separated, e.g. "2"
- * @attr {string} theme           light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
+ * @attr {'light' | 'dark' | 'auto'} theme light | dark | auto (default: light, or dark when the page declares a dark color-scheme)
  *
- * @fires headlab-ready   the module is loaded and the first result shown
- * @fires headlab-change  after every recompute; detail: { output: number[][], weights: number[][][] }
- * @fires headlab-error   detail: { message } when the inputs cannot be computed
- * @fires headlab-link    a share link was made; detail: { url }
+ * @fires {{ element: string }} headlab-ready  the module is loaded and the first result shown
+ * @fires {{ output: number[][], weights: number[][][] }} headlab-change  after every recompute
+ * @fires {{ message: string, detail?: unknown }} headlab-error  the inputs cannot be computed, or the module did not load
+ * @fires {{ lang: string }} headlab-relocalised  its language changed (the `lang` attribute or an ancestor's)
+ * @fires {{ url: string }} headlab-link  a share link was made
  *
  * @csspart heatmap   each attention heatmap figure
  * @csspart export    each download menu

@@ -20,6 +20,14 @@ declare global {
   interface AsyncDisposable {
     [Symbol.asyncDispose](): PromiseLike<void>;
   }
+  // The platform types the API takes (files, URLs, abort signals), so a Node project without the DOM
+  // lib (`lib: ["es2022"]`, no @types/node) compiles: empty declarations merge with the DOM lib's or
+  // @types/node's where those are present, and change nothing there.
+  interface Blob {}
+  interface File extends Blob {}
+  interface FileList {}
+  interface URL {}
+  interface AbortSignal {}
 }
 
 /**

@@ -10,6 +10,7 @@ import { BASE_URL } from '../lab/assets.js';
 import { readState, urlWithState } from '../../../lib/teach/url-state.js';
 import { copyLinkControl } from './copy-link.js';
 import { reserveRoom, releaseRoom } from './reserve.js';
+import { ElementBase, canDefineElements } from './platform.js';
 import { languageOf, translator, fixed, integer, formatNumber } from '../../../lib/i18n/index.js';
 import shared from '../../../lib/i18n/catalogues/shared.js';
 
@@ -92,7 +93,7 @@ function hostColorScheme() {
 
 const systemDark = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
 
-export class HeadlabElement extends HTMLElement {
+export class HeadlabElement extends ElementBase {
   /** @type {string} */ static tag = '';
   /** Default prefix of this element's keys in the URL. */ static stateKey = '';
   /** name → { attr?, type: 'int'|'number'|'bool'|'enum'|'string', default, min?, max?, values?, state? } */
@@ -112,9 +113,9 @@ export class HeadlabElement extends HTMLElement {
     return [...Object.entries(this.props).map(([name, spec]) => spec.attr ?? camelToKebab(name)), 'lang'];
   }
 
-  /** Defines property accessors from the props table and registers the tag once. */
+  /** Defines property accessors from the props table and registers the tag once (nothing without customElements: a server). */
   static define() {
-    if (customElements.get(this.tag)) return;
+    if (!canDefineElements() || customElements.get(this.tag)) return;
     // Every element takes `compact`: its explanatory paragraphs are hidden (for narrow course columns).
     if (!this.props.compact) this.props = { ...this.props, compact: { type: 'bool', default: false } };
     for (const [name, spec] of Object.entries(this.props)) {
