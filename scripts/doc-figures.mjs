@@ -70,6 +70,7 @@ const PACKAGE_GROUPS = [
   [/^components\/katex\//, '`components/katex/`', 'KaTeX\'s fonts (woff2) and licence, for the elements\' formulas'],
   [/^components\/models\/.*\.hlm$/, '`components/models/*.hlm`', 'the trained language models `<headlab-language-model pretrained>` loads'],
   [/^custom-elements\.json$/, '`custom-elements.json`', 'the elements\' Custom Elements Manifest'],
+  [/^docs\/[\w-]+\.md$/, '`docs/*.md`', 'the user\'s documentation the package README links to'],
 ];
 const PACKAGE_DOCS = /^(README\.md|CHANGELOG\.md|LICENSE|package\.json)$/;
 const order = (p) => ['.mjs', '.wasm', '.worker.js', '.js', '.ts', '.json'].findIndex((e) => p.endsWith(e));

@@ -39,8 +39,10 @@ test('npm pack gives a tarball with the API, its types and every built module, a
       'components/headlab-lm-worker.js', 'components/katex/fonts/KaTeX_Main-Regular.woff2', 'components/models/induction.hlm']) {
       assert.ok(components.includes(f), `components/ holds ${f}`);
     }
+    // The user's docs that the package README links to (its links then resolve once installed).
+    const docs = ['api', 'embedding', 'install', 'language-models', 'model-explorer', 'performance', 'pretrained', 'safety', 'training'].map((d) => `docs/${d}.md`);
     assert.deepEqual(files, ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', ...types, 'web/lib/headlab.js', 'web/lib/headlab.node.js',
-      'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-files.js', ...api, ...modules, ...threads, ...components, 'custom-elements.json'].sort());
+      'web/lib/headlab-parallel-worker.js', 'web/lib/headlab-files.js', ...api, ...modules, ...threads, ...components, ...docs, 'custom-elements.json'].sort());
 
     const app = path.join(dir, 'app');
     execFileSync('mkdir', ['-p', app]);
