@@ -828,6 +828,38 @@ export interface HeadlabInfo {
   };
 }
 
+/** One prompt of {@link Findings.ioiPrompts}. */
+export interface IoiPrompt {
+  /** e.g. 'When Mary and John went to the store, John gave a drink to' */
+  clean: string;
+  /** `clean` with the repeated name replaced by a third one (Wang et al.'s ABC form) */
+  corrupted: string;
+  /** the indirect object with its leading space, e.g. ' Mary' */
+  answer: string;
+  /** the subject (the repeated name) with its leading space, e.g. ' John' */
+  wrong: string;
+  /** index of the template used */
+  template: number;
+  /** 'ABBA': the indirect object is named first; 'BABA': the subject is */
+  order: 'ABBA' | 'BABA';
+  /** [indirect object, subject, the corrupted prompt's third name], without spaces */
+  names: [string, string, string];
+}
+
+/** `lab.findings`: prompt sets for checking the interpretability papers' findings (docs/findings.md). */
+export interface Findings {
+  /**
+   * `n` indirect-object-identification prompts (Wang et al. 2022), ABBA and BABA in turn; the same seed
+   * gives the same set.
+   * @throws TypeError or RangeError naming `n` or `seed` (n from 1 to 100000, seed a non-negative integer).
+   * @example
+   * const [p] = lab.findings.ioiPrompts({ n: 1, seed: 3 });
+   * p.clean;   // 'When Mary and Lisa got a bone at the station, Lisa decided to give it to'
+   * p.answer;  // ' Mary'
+   */
+  ioiPrompts(options: { n: number; seed?: number }): IoiPrompt[];
+}
+
 export declare class Headlab {
   private constructor();
   /**
@@ -893,6 +925,8 @@ export declare class Headlab {
    * or field) that is missing, damaged or unsupported, or the download that was cut; an AbortError when cancelled.
    */
   loadPretrained(source: string | URL | FileList | Blob | Blob[] | PretrainedObjects, options?: LoadPretrainedOptions): Promise<PretrainedModel>;
+  /** Prompt sets for the findings' checks; pure data, no wasm. */
+  readonly findings: Findings;
   info(): HeadlabInfo;
   /** Live Embind handles in the modules loaded; 0 when nothing leaked. */
   liveHandleCount(): number;

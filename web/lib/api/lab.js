@@ -8,6 +8,7 @@ import { instantiate, simdSupported } from './load.js';
 import { heapLimits } from './memory.js';
 import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { checkWorkers, createParallelLayer, defaultMechanism, liveWorkerCount, workersUnavailable } from './parallel.js';
+import { findings } from './findings.js';
 import { loadPretrained } from './pretrained.js';
 import { createTrainer, loadTrainer } from './trainer.js';
 
@@ -314,6 +315,20 @@ export class Headlab {
    */
   async loadPretrained(source, options) {
     return loadPretrained(this, source, options);
+  }
+
+  /**
+   * Prompt sets for checking the interpretability papers' findings (issue 35); pure data, no wasm.
+   * `ioiPrompts({ n, seed })`: indirect-object prompts in Wang et al. 2022's form, clean and corrupted
+   * (docs/findings.md).
+   * @returns {import('../headlab').Findings}
+   * @example
+   * const prompts = lab.findings.ioiPrompts({ n: 8, seed: 1 });
+   * prompts[0].clean;   // 'When … and … went to the …, … gave a … to'
+   * prompts[0].answer;  // the indirect object, e.g. ' Mary'
+   */
+  get findings() {
+    return findings;
   }
 
   /**
