@@ -138,7 +138,9 @@ function mainThreadCpu(trace) {
   if (top) {
     for (const e of own) {
       if (e === top || e.ts < top.ts || e.ts + e.dur > top.ts + top.dur || e.name === 'RunTask') continue;
-      parts.set(e.name, (parts.get(e.name) ?? 0) + (e.tdur ?? e.dur) / 1000);
+      const data = e.args?.data ?? {};
+      const where = data.url || data.functionName ? ` (${data.functionName ?? ''}@${String(data.url ?? '').replace(base, '')})` : '';
+      parts.set(`${e.name}${where}`, (parts.get(`${e.name}${where}`) ?? 0) + (e.tdur ?? e.dur) / 1000);
     }
   }
   const cpu = tasks.map((x) => x.cpu);

@@ -9,7 +9,7 @@
 import { el, svgEl, uid, setText } from '../shared/render/dom.js';
 import { fixed } from '../../lib/i18n/index.js';
 import { rowPeak } from '../../lib/teach/head-trend.js';
-import { viridisRGB } from '../shared/render/colormap.js';
+import { viridisInto } from '../shared/render/colormap.js';
 import { createHeatmap } from '../shared/render/heatmap.js';
 import { liveHeatmap } from '../shared/render/trainer-heatmap.js';
 
@@ -329,12 +329,6 @@ function drawMini(canvas, weights, offset, T) {
   const ctx = canvas.getContext('2d');
   if (!ctx) return;
   const image = ctx.createImageData(T, T);
-  for (let q = 0; q < T; q++) {
-    for (let k = 0; k < T; k++) {
-      const [r, g, b] = viridisRGB(weights[offset + q * T + k]);
-      const p = (q * T + k) * 4;
-      image.data[p] = r; image.data[p + 1] = g; image.data[p + 2] = b; image.data[p + 3] = 255;
-    }
-  }
+  for (let i = 0; i < T * T; i++) viridisInto(weights[offset + i], image.data, 4 * i);
   ctx.putImageData(image, 0, 0);
 }

@@ -7,7 +7,7 @@
 
 import { el, svgEl, uid, onWidthChange } from './dom.js';
 import { clip } from '../../../lib/teach/format.js';
-import { viridis, viridisRGB, textOn } from './colormap.js';
+import { viridis, viridisInto, textOn } from './colormap.js';
 import { figureToSVG, textWidth } from './figure.js';
 import { exportMenu, matrixCSV, slug } from './export.js';
 import { translator, fixed } from '../../../lib/i18n/index.js';
@@ -258,8 +258,7 @@ export function createHeatmap(o) {
         for (let c = 0; c < cols; c++, p += 4) {
           const v = at(r, c);
           if (!Number.isFinite(v)) continue;
-          const [R, G, B] = viridisRGB((v - min) / span);
-          data[p] = R; data[p + 1] = G; data[p + 2] = B; data[p + 3] = 255;
+          viridisInto((v - min) / span, data, p);
         }
       }
     }
