@@ -326,9 +326,9 @@ export class HeadlabLanguageModel extends TrainingElement {
 
     const chartBox = this.lossChart.box;
     this._resizeObserver = onWidthChange(chartBox, () => this._chartWidth ?? 0, () => {
-      this._chartWidth = chartBox.clientWidth;
+      this._chartWidth = this._chartBoxWidth;
       this.scheduleRender(true);
-    }, 30, () => chartBox.clientWidth);
+    }, 30, (e) => { this._chartBoxWidth = e.contentRect.width; return this._chartBoxWidth; });
   }
 
   // ---------------------------------------------------------------- state
@@ -496,7 +496,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.grid.build(r, this._open);
     this.ablation.switches.build(r);
     this.comparePanel.layout(runs);
-    this._chartWidth = this.lossChart.box.clientWidth;
+    this._chartWidth = this._chartBoxWidth ?? 0;  // as the observer reported it: no layout read here
     this.detail.shown = null;
   }
 

@@ -328,9 +328,9 @@ export class HeadlabTrainer extends TrainingElement {
     // observer nothing refers to can be garbage-collected.)
     const chartBox = this.lossChart.box;
     this._resizeObserver = onWidthChange(chartBox, () => this._chartWidth ?? 0, () => {
-      this._chartWidth = chartBox.clientWidth;
+      this._chartWidth = this._chartBoxWidth;
       this.scheduleRender(true);
-    }, 30, () => chartBox.clientWidth);
+    }, 30, (e) => { this._chartBoxWidth = e.contentRect.width; return this._chartBoxWidth; });
   }
 
   // ---------------------------------------------------------------- config
@@ -422,7 +422,7 @@ export class HeadlabTrainer extends TrainingElement {
         // Verdict and switch go under the heatmap's title, above the map.
         hm.element.querySelector('.heatmap__title').after(verdict, sw);
         const card = el('div', { class: 'head', part: 'heatmap' }, hm.element);
-        return { hm, live: liveHeatmap(hm, T, T), verdict, box, card, lastVerdict: '' };
+        return { hm, live: liveHeatmap(hm), verdict, box, card, lastVerdict: '' };
       });
       const R = taskInfo.numRelations;
       const relationNames = this.relationNames(taskInfo);
@@ -454,7 +454,7 @@ export class HeadlabTrainer extends TrainingElement {
       return run;
     });
     this.runsBox.replaceChildren(...this._views.map((v) => v.section));
-    this._chartWidth = this.lossChart.box.clientWidth;
+    this._chartWidth = this._chartBoxWidth ?? 0;  // as the observer reported it: no layout read here
     this.buildReadout();
     runs.forEach((r, k) => this._views[k].heads.forEach((x) => x.hm.highlight(r.taskInfo.queryPosition)));
     this.summaryLine.hidden = true;

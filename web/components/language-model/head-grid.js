@@ -9,7 +9,7 @@
 import { el, svgEl, uid, setText } from '../shared/render/dom.js';
 import { fixed } from '../../lib/i18n/index.js';
 import { rowPeak } from '../../lib/teach/head-trend.js';
-import { viridisRGB } from '../shared/render/colormap.js';
+import { viridisInto } from '../shared/render/colormap.js';
 import { createHeatmap } from '../shared/render/heatmap.js';
 import { liveHeatmap } from '../shared/render/trainer-heatmap.js';
 
@@ -222,15 +222,20 @@ export class HeadDetail {
     const [L, H, T] = s.shape;
     if (layer >= L || head >= H) return;
     const labels = s.tokens.map((t, i) => `${i}:${t}`);
-    const key = `${layer}.${head}\u0002${labels.join('\u0001')}`;
+    const key = labels.join('\u0001');
     const t = this.t;
     const num = (v) => fixed(t.lang, v, 2);
     const title = this.name ? t('lm.detail.titleNamed', { name: this.name, layer: layer + 1, head: head + 1 }) : t('lm.detail.title', { layer: layer + 1, head: head + 1 });
+    // The figure and its table are built once per sequence; another head on it fills them again.
     if (!this.shown || this.shown.key !== key) {
       const hm = createHeatmap({ title, rowLabels: labels, colLabels: labels, testid: `${this.prefix}-detail-table`,
         fileName: this.fileName(layer, head), onExport: this.onExport, t });
-      this.shown = { key, hm, live: liveHeatmap(hm, T, T) };
+      this.shown = { key, hm, live: liveHeatmap(hm), head: `${layer}.${head}` };
       this.box.replaceChildren(hm.element);
+      full = true;
+    } else if (this.shown.head !== `${layer}.${head}`) {
+      this.shown.head = `${layer}.${head}`;
+      this.shown.hm.setFileName(this.fileName(layer, head));
       full = true;
     }
     const score = s.scores.find((q) => q.layer === layer && q.head === head);
@@ -240,9 +245,8 @@ export class HeadDetail {
     const scores = SCORE_FIELDS.filter(([k]) => Number.isFinite(score[k])).map(([k, n]) => t('lm.detail.score', { name: t(`lm.label.${n}`), value: num(score[k]) }));
     setText(this.text, `${d.kind === 'none' ? t('lm.detail.noLabel', { means: d.means }) : t('lm.detail.withLabel', { tag: d.tag, means: d.means })} ` +
       t('lm.detail.scores', { scores: scores.join(', ') }) + (Number.isFinite(score.coreference) && !Number.isFinite(score.agreement) ? ` ${corefNote(s, layer * H + head, score, t)}` : ''));
-    // While training only the cells' colours change; the figure and its table are rebuilt when a
-    // head is opened or training stops (a rebuild is a page layout of T² cells: 85–130 ms of the main
-    // thread at T = 32 on a busy 2-core machine, once a second before).
+    // While training only the cells' colours change (one canvas at T = 32); the numbers follow when a
+    // head is opened or training stops.
     this.shown.live.update(s.weights, (layer * H + head) * T * T, { full: full || !running });
     this.box.dataset.head = `${layer + 1}.${head + 1}`;
   }
@@ -325,12 +329,6 @@ function drawMini(canvas, weights, offset, T) {
   const ctx = canvas.getContext('2d');
   if (!ctx) return;
   const image = ctx.createImageData(T, T);
-  for (let q = 0; q < T; q++) {
-    for (let k = 0; k < T; k++) {
-      const [r, g, b] = viridisRGB(weights[offset + q * T + k]);
-      const p = (q * T + k) * 4;
-      image.data[p] = r; image.data[p + 1] = g; image.data[p + 2] = b; image.data[p + 3] = 255;
-    }
-  }
+  for (let i = 0; i < T * T; i++) viridisInto(weights[offset + i], image.data, 4 * i);
   ctx.putImageData(image, 0, 0);
 }

@@ -210,6 +210,9 @@ input.cell[aria-invalid="true"] { border-color: var(--hl-error); background: var
 figure.heatmap { margin: 0; min-width: 0; }
 .heatmap__title { margin: 0 0 0.3rem; font-size: 0.95rem; }
 .heatmap__figure { max-width: 100%; overflow-x: auto; }
+.heatmap__plot { position: relative; }
+.heatmap__plot > svg { position: relative; }
+.heatmap__cells { position: absolute; display: block; image-rendering: pixelated; }
 svg.fig { display: block; width: 100%; height: auto; color: var(--hl-text); }
 .heatmap__readout { min-height: 1.4em; margin: 0.2rem 0; }
 .heatmap__tools { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: flex-start; }

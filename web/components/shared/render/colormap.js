@@ -14,6 +14,18 @@ export function viridisRGB(t) {
   return VIRIDIS[i].map((c, k) => Math.round(c + (VIRIDIS[i + 1][k] - c) * f));
 }
 
+/** viridisRGB(t) written to `out[at..at+2]` and alpha 255 to `out[at+3]` (pixels of an ImageData, no garbage per cell). */
+export function viridisInto(t, out, at) {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(x));
+  const f = x - i;
+  const a = VIRIDIS[i], b = VIRIDIS[i + 1];
+  out[at] = Math.round(a[0] + (b[0] - a[0]) * f);
+  out[at + 1] = Math.round(a[1] + (b[1] - a[1]) * f);
+  out[at + 2] = Math.round(a[2] + (b[2] - a[2]) * f);
+  out[at + 3] = 255;
+}
+
 export function viridis(t) {
   const [r, g, b] = viridisRGB(t);
   return `rgb(${r}, ${g}, ${b})`;

@@ -66,24 +66,31 @@ export function announce(region, message) {
   setTimeout(() => { region.textContent = message; }, 30);
 }
 
+/** The border-box width of a ResizeObserver entry (what getBoundingClientRect().width says, without a layout). */
+export const borderWidth = (entry) => entry.borderBoxSize?.[0]?.inlineSize ?? entry.contentRect.width;
+
 /**
- * Calls `redraw()` after `target`'s width (`measure()`) has moved more than
- * `step` px from what `drawnWidth()` says it was drawn for. The redraw runs in the next
+ * Calls `redraw(width)` after `target`'s width has moved more than `step` px from
+ * what `drawnWidth()` says it was drawn for. The width is the observer's own
+ * (`measure(entry)`: the border box by default, `(e) => e.contentRect.width` for
+ * the content box), so nothing reads layout. The redraw runs in the next
  * animation frame, not inside the observer's callback: a redraw there changes
  * the size of what is observed within the same frame, and Firefox and WebKit
  * then report "ResizeObserver loop completed with undelivered notifications"
  * as a window error. Returns the observer (keep it: one nothing refers to may
  * be garbage-collected), or null where ResizeObserver does not exist.
  */
-export function onWidthChange(target, drawnWidth, redraw, step = 24, measure = () => target.getBoundingClientRect().width) {
+export function onWidthChange(target, drawnWidth, redraw, step = 24, measure = borderWidth) {
   if (typeof ResizeObserver === 'undefined') return null;
   let pending = 0;
-  const observer = new ResizeObserver(() => {
+  let width = 0;
+  const observer = new ResizeObserver((entries) => {
+    width = measure(entries[entries.length - 1]);
     if (pending) return;
     pending = requestAnimationFrame(() => {
       pending = 0;
       const drawn = drawnWidth();
-      if (drawn !== undefined && Math.abs(measure() - drawn) > step) redraw();
+      if (drawn !== undefined && Math.abs(width - drawn) > step) redraw(width);
     });
   });
   observer.observe(target);
@@ -101,8 +108,11 @@ export function hintScroll(box, t = null) {
   if (t) box._scrollWords = t;
   if (hinted.has(box) || typeof ResizeObserver === 'undefined') return;
   hinted.add(box);
-  const check = () => {
-    const over = box.scrollWidth > box.clientWidth + 1 && !box.classList.contains('sr-only');
+  // Measured in the observer's callback, where layout is fresh (a read in the next frame, after the
+  // element's writes, would force one); written in the next frame, as onWidthChange does.
+  let pending = 0, over = false;
+  const apply = () => {
+    pending = 0;
     if (over === box.hasAttribute('data-overflow')) return;
     box.toggleAttribute('data-overflow', over);
     if (over) {
@@ -118,7 +128,10 @@ export function hintScroll(box, t = null) {
       box.removeAttribute('aria-label');
     }
   };
-  const observer = new ResizeObserver(() => requestAnimationFrame(check));
+  const observer = new ResizeObserver(() => {
+    over = box.scrollWidth > box.clientWidth + 1 && !box.classList.contains('sr-only');
+    pending ||= requestAnimationFrame(apply);
+  });
   observer.observe(box);
   if (box.firstElementChild) observer.observe(box.firstElementChild);
   box._scrollHint = observer;

@@ -1,10 +1,13 @@
 // An attention heatmap: SVG cells on the viridis scale with a legend, a data
 // table with the same numbers (visually hidden until asked for, always there
 // for screen readers), hover/focus row highlighting and PNG/SVG/JSON/CSV export.
+// A map of more than CANVAS_CELLS cells paints its cells on a canvas under the
+// SVG (labels, legend and highlight stay SVG): recolouring a thousand SVG rects
+// restyles a thousand elements, one canvas is one paint.
 
 import { el, svgEl, uid, onWidthChange } from './dom.js';
 import { clip } from '../../../lib/teach/format.js';
-import { viridis, textOn } from './colormap.js';
+import { viridis, viridisInto, textOn } from './colormap.js';
 import { figureToSVG, textWidth } from './figure.js';
 import { exportMenu, matrixCSV, slug } from './export.js';
 import { translator, fixed } from '../../../lib/i18n/index.js';
@@ -12,6 +15,8 @@ import shared from '../../../lib/i18n/catalogues/shared.js';
 
 const LABEL_SIZE = 12;
 const GAP = 6;
+/** Maps with more cells than this paint them on a canvas. */
+export const CANVAS_CELLS = 256;
 
 /**
  * Lays out a heatmap as a figure (see figure.js).
@@ -127,6 +132,7 @@ export function createHeatmap(o) {
         toggle.setAttribute('aria-expanded', String(open));
         toggle.textContent = open ? t('heatmap.hide') : t('heatmap.show');
         tableBox.classList.toggle('sr-only', !open);
+        if (open) fillTable();
       },
     },
   }, t('heatmap.show'));
@@ -146,14 +152,16 @@ export function createHeatmap(o) {
   const element = el('figure', { class: 'heatmap', part: 'heatmap' }, title, figureBox, readout, tools, tableBox);
 
   let cells = [];
+  let caption = null;
   function buildTable() {
     if (rowLabels.length * colLabels.length > 4096) {
       cells = [];
+      caption = null;
       tableBox.replaceChildren(el('p', { class: 'small' }, t('heatmap.tooMany', { rows: rowLabels.length, cols: colLabels.length })));
       return;
     }
     const table = el('table', { class: 'matrix matrix--heat', dataset: o.testid ? { testid: o.testid } : {} },
-      el('caption', {}, t('heatmap.caption', { title: o.title, rows: rowAxis, cols: colAxis })),
+      caption = el('caption', {}, t('heatmap.caption', { title: o.title, rows: rowAxis, cols: colAxis })),
       el('thead', {}, el('tr', {}, el('td', {}), colLabels.map((l) => el('th', { scope: 'col' }, l)))));
     const body = el('tbody');
     cells = rowLabels.map((label, r) => {
@@ -173,23 +181,50 @@ export function createHeatmap(o) {
 
   let overlay = null;
   let grid = null;
-  let lastWidth = 0;
-  figureBox._widthObserver = onWidthChange(figureBox, () => lastWidth, () => draw(), 24, () => figureBox.clientWidth);
+  let rects = [];  // the SVG's cells, [r][c] (none when a canvas paints them)
+  let canvas = null;
+  // The width drawn for and the box's width as the observer last reported it (never read from layout:
+  // a read after the element's writes in the same frame forces a layout of the page).
+  let lastWidth = 0, boxWidth = 0;
+  const observed = (e) => { boxWidth = e.contentRect.width; return boxWidth; };
+  figureBox._widthObserver = onWidthChange(figureBox, () => lastWidth, () => draw(), 24, observed);
   function draw() {
-    lastWidth = figureBox.clientWidth;
+    lastWidth = boxWidth;
     const fig = heatmapFigure({ rowLabels, colLabels, values, min, max, digits, rowAxis, colAxis, markRow: o.markRow ?? -1,
       maxGrid: o.maxGrid ?? 420, fitWidth: lastWidth, legend: o.legend ?? t('heatmap.legend'), lang: t.lang });
-    const svg = figureToSVG(fig);
-    svg.setAttribute('class', 'fig');
-    svg.style.maxWidth = `${fig.width}px`;
     grid = fig.grid;
     const { left, top, cs, rows, cols } = grid;
+    const painted = rows * cols > CANVAS_CELLS;
+    const svg = figureToSVG(painted ? { ...fig, shapes: fig.shapes.filter((s) => !s.data) } : fig);
+    // The cells' 1 px borders (the SVG rects' strokes) as one path over the canvas.
+    if (painted && cs > 12) {
+      const lines = [];
+      for (let r = 0; r <= rows; r++) lines.push(`M${left} ${top + r * cs}h${cols * cs}`);
+      for (let c = 0; c <= cols; c++) lines.push(`M${left + c * cs} ${top}v${rows * cs}`);
+      svg.append(svgEl('path', { d: lines.join(''), stroke: 'var(--hl-fig-background)', 'stroke-width': 1, fill: 'none' }));
+    }
+    svg.setAttribute('class', 'fig');
+    let plot = svg;
+    if (painted) {
+      // The canvas sits under the (transparent) SVG, placed in the figure's own units so it scales with it.
+      const pct = (v, of) => `${(100 * v) / of}%`;
+      canvas = el('canvas', { class: 'heatmap__cells', 'aria-hidden': 'true', style: {
+        left: pct(left, fig.width), top: pct(top, fig.height), width: pct(cols * cs, fig.width), height: pct(rows * cs, fig.height) } });
+      plot = el('div', { class: 'heatmap__plot', style: { 'max-width': `${fig.width}px` } }, canvas, svg);
+      rects = [];
+      paintCanvas(values ? (r, c) => values[r][c] : null);
+    } else {
+      canvas = null;
+      svg.style.maxWidth = `${fig.width}px`;
+      rects = Array.from({ length: rows }, () => new Array(cols));
+      for (const rect of svg.querySelectorAll('rect[data-r]')) rects[rect.dataset.r][rect.dataset.c] = rect;
+    }
     // The hover/focus outline is one rect moved in place, so the map is not redrawn while pointing.
     overlay = svgEl('rect', { x: left - 1.5, y: top - 1.5, width: cols * cs + 3, height: cs + 3, fill: 'none',
       stroke: 'var(--hl-fig-highlight)', 'stroke-width': 3, visibility: 'hidden', 'pointer-events': 'none' });
     svg.append(overlay);
     placeOverlay();
-    figureBox.replaceChildren(svg);
+    figureBox.replaceChildren(plot);
     const cellAt = (event) => {
       const box = svg.getBoundingClientRect();
       const k = fig.width / box.width;
@@ -208,6 +243,28 @@ export function createHeatmap(o) {
     svg.addEventListener('pointerleave', () => { lastRow = null; readout.textContent = '\u00a0'; o.onHoverRow?.(null); });
   }
 
+  /** The cells on the canvas, one pixel each (scaled up, pixelated): `at(r, c)` the value, null for none. */
+  function paintCanvas(at) {
+    const { rows, cols } = grid;
+    if (canvas.width !== cols) canvas.width = cols;
+    if (canvas.height !== rows) canvas.height = rows;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return;
+    const image = ctx.createImageData(cols, rows);
+    if (at) {
+      const data = image.data;
+      const span = max - min || 1;
+      for (let r = 0, p = 0; r < rows; r++) {
+        for (let c = 0; c < cols; c++, p += 4) {
+          const v = at(r, c);
+          if (!Number.isFinite(v)) continue;
+          viridisInto((v - min) / span, data, p);
+        }
+      }
+    }
+    ctx.putImageData(image, 0, 0);
+  }
+
   function placeOverlay() {
     if (!overlay || !grid) return;
     const visible = highlightRow >= 0 && highlightRow < grid.rows;
@@ -217,6 +274,7 @@ export function createHeatmap(o) {
   }
 
   function fillTable() {
+    const hidden = tableBox.classList.contains('sr-only');
     cells.forEach((tds, r) => tds.forEach((td, c) => {
       if (!values) {
         td.textContent = '—';
@@ -226,7 +284,10 @@ export function createHeatmap(o) {
       }
       const v = values[r][c];
       const share = (v - min) / (max - min || 1);
-      td.textContent = num(v, digits);
+      const text = num(v, digits);
+      if (td.textContent !== text) td.textContent = text;
+      // Colours matter only once the table is shown (the toggle fills it again then).
+      if (hidden) return;
       td.style.backgroundColor = viridis(share);
       td.style.color = textOn(share);
     }));
@@ -254,9 +315,26 @@ export function createHeatmap(o) {
       buildTable();
       draw();
     },
+    /**
+     * Recolours the cells drawn for `flat` (rows*cols weights from `offset`) in place, leaving the
+     * numbers (table, readout, exports) as the last update() set them.
+     */
+    paint(flat, offset = 0) {
+      const cols = colLabels.length;
+      if (canvas) { paintCanvas((r, c) => flat[offset + r * cols + c]); return; }
+      rects.forEach((row, r) => row.forEach((rect, c) => {
+        const v = flat[offset + r * cols + c];
+        rect.setAttribute('fill', Number.isFinite(v) ? viridis((v - min) / (max - min || 1)) : 'var(--hl-fig-background)');
+      }));
+    },
+    setFileName(name) {
+      o.fileName = name;
+    },
     setTitle(text) {
+      if (o.title === text) return;
       o.title = text;
       title.textContent = text;
+      if (caption) caption.textContent = t('heatmap.caption', { title: text, rows: rowAxis, cols: colAxis });
     },
     highlight(row) {
       const next = row === null || row === undefined ? -1 : row;
