@@ -20,8 +20,8 @@ bert-base (BertForMaskedLM): 12 layers, d 768, 12 heads, MLP 3072, vocabulary 30
 
 Both: config.json, model.safetensors (float32), tokenizer.json (byte-level BPE / WordPiece padded to the
 vocabulary: the bench feeds ids), check.json (ids, PyTorch's float32 logits at the last of 64 positions,
-and for the decoder the greedy continuations of three prompts through the cache path, each step's
-margin beside it). Each export module is checked against
+and for the decoder a 64-token prompt text with its ids, and the greedy continuations of three prompt
+texts through the cache path, each step's margin beside it). Each export module is checked against
 tests/golden/families/make_families.py's Hugging Face-style float32 forward (independent code) first.
 """
 
@@ -47,6 +47,7 @@ torch.set_num_threads(os.cpu_count() or 1)  # make_families pins 1
 SEED = 135
 CHECK_T = 64
 GREEDY = 8
+GEN_PROMPT = 64
 
 SHAPES = {
     "smollm2": dict(L=30, d=576, H=9, KV=3, ff=1536, V=49152, pos=8192),
@@ -65,17 +66,24 @@ def normal(gen, *shape, std=1.0, mean=0.0):
 
 
 def byte_level(V):
-    """make_pretrained's byte-level BPE grown with byte-pair merges to V entries, <|endoftext|> last."""
+    """make_pretrained's byte-level BPE grown to V entries, <|endoftext|> last, by merges of printable ASCII
+    (pairs, then a pair and a character): every token but the 128 single bytes >= 0x80 is UTF-8 on its own,
+    which llama.cpp's server needs to answer with text (NON_UTF8_IDS below)."""
     merges = mp.train_bpe(mp.TRAINING_TEXT, min(96, V - 257))
     have = {mp.BYTE_TO_CHAR[b] for b in mp.BYTE_ORDER} | {a + b for a, b in merges}
-    chars = [mp.BYTE_TO_CHAR[b] for b in mp.BYTE_ORDER]
-    for a in chars:
-        for b in chars:
-            if len(merges) == V - 257:
-                break
-            if a + b not in have:
-                merges.append((a, b))
-                have.add(a + b)
+    chars = [mp.BYTE_TO_CHAR[b] for b in range(32, 127)]
+    firsts = list(chars)
+    while len(merges) < V - 257:
+        made = []
+        for a in firsts:
+            for b in chars:
+                if len(merges) == V - 257:
+                    break
+                if a + b not in have:
+                    merges.append((a, b))
+                    have.add(a + b)
+                    made.append(a + b)
+        firsts = made
     tok = mp.ByteLevelBPE(merges)
     assert tok.size == V, (tok.size, V)
     return tok
@@ -90,6 +98,20 @@ def word_piece(V):
         k += 1
     assert len(wp.vocab) == V, (len(wp.vocab), V)
     return wp
+
+
+def prompt_text(tok, n):
+    """A text of the course's sentences that encodes to exactly n ids."""
+    words = " ".join(mp.TRAINING_TEXT * 8).split(" ")
+    text = words[0]
+    for w in words[1:]:
+        if len(tok.encode(text + " " + w)[0]) > n:
+            break
+        text += " " + w
+    while len(tok.encode(text)[0]) < n:
+        text += "."
+    assert len(tok.encode(text)[0]) == n, (len(tok.encode(text)[0]), n)
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,14 +226,20 @@ def past_names(L):
     return ins, outs
 
 
-def greedy_with_cache(model, ids, n):
+def non_utf8_ids(tok):
+    """The single-byte tokens of bytes 0x80-0xff: not text on their own."""
+    return [tok.vocab[mp.BYTE_TO_CHAR[b]] for b in range(128, 256)]
+
+
+def greedy_with_cache(model, ids, n, banned=()):
     """Greedy continuation through the cache path (prefill, then one token at a time), each step's
-    top-1 minus top-2 logit beside it."""
+    top-1 minus top-2 logit beside it; `banned` ids never chosen (as a logit bias of -inf)."""
     with torch.no_grad():
         out = model(torch.tensor([ids]), *model.empty_past())
         nxt, margins = [], []
         for _ in range(n):
-            last = out[0][0, -1]
+            last = out[0][0, -1].clone()
+            last[list(banned)] = -math.inf
             top2 = torch.topk(last, 2)
             tok = int(top2.indices[0])
             nxt.append(tok)
@@ -474,11 +502,19 @@ def main():
     last = logits[-1]
     check = {"ids": ids, "lastLogits": [float("%.7g" % v) for v in last.tolist()], "top5": torch.topk(last, 5).indices.tolist()}
     if kind == "smollm2":
+        # wllama takes text only: prompts are texts whose encoding (the same BPE in llama.cpp) is the ids
+        text64 = prompt_text(tok, GEN_PROMPT)
+        check["generate"] = {"text": text64, "ids": tok.encode(text64)[0]}
+        check["nonUtf8Ids"] = non_utf8_ids(tok)
         check["greedy"] = []
-        for prompt in (ids, ids[:20], ids[40:47]):
+        for text in (text64, mp.COURSE, "Virat hit the ball."):
+            prompt = tok.encode(text)[0]
             nxt, margins = greedy_with_cache(model, prompt, GREEDY)
-            check["greedy"].append({"prompt": prompt, "next": nxt, "margins": [round(m, 4) for m in margins]})
-            print(f"  greedy after {len(prompt)} ids: {nxt}, smallest margin {min(margins):.3f}")
+            nxt_text, margins_text = greedy_with_cache(model, prompt, GREEDY, check["nonUtf8Ids"])
+            check["greedy"].append({"text": text, "prompt": prompt, "next": nxt, "margins": [round(m, 4) for m in margins],
+                                    "nextText": nxt_text, "marginsText": [round(m, 4) for m in margins_text]})
+            print(f"  greedy after {len(prompt)} ids: {nxt}, smallest margin {min(margins):.3f}; "
+                  f"without single bytes >= 0x80: {nxt_text}, smallest margin {min(margins_text):.3f}")
     mp.write_json(os.path.join(out, "check.json"), check, compact=True)
 
     if "--no-onnx" not in sys.argv:
