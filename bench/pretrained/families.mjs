@@ -119,7 +119,7 @@ function render(res) {
     L.push('| where | run | last-position logits vs PyTorch: max abs diff ÷ max abs logit | greedy continuations vs PyTorch |');
     L.push('| --- | --- | --- | --- |');
     for (const r of res.runs.filter((x) => x.model === model)) {
-      const g = r.checkGreedy ? r.checkGreedy.map((x) => `${x.promptLength} ids: ${x.same ? 'same' : 'DIFFERENT'} (margin ≥ ${x.minMargin.toFixed(2)})`).join('; ') : '–';
+      const g = r.checkGreedy ? r.checkGreedy.map((x) => `${x.promptLength} ids + ${x.tokens}: ${x.same ? 'same' : 'DIFFERENT'} (margin ≥ ${x.minMargin.toFixed(2)})`).join('; ') : '–';
       const logits = r.checkPytorch ? r.checkPytorch.relDiff.toExponential(2) : r.status === 'ok' ? '– (no logits)' : `${r.status} (${note(r.error)})`;
       L.push(`| ${ENV_LABEL[r.env]} | ${r.label}, ${r.threads} thread(s), round ${r.round} | ${logits} | ${g} |`);
     }
