@@ -117,11 +117,10 @@ async function wllamaEngine(ctx, folder, threads) {
     if (t === undefined) throw new Error('wllama: no prompt text in check.json for these ids');
     return t;
   };
-  let last = null;
   const complete = async (ids, n) => {
     // llama.cpp's server cannot answer with a token that is not UTF-8 on its own (a JSON error): those
     // 128 ids are banned here, and the check compares with PyTorch's greedy under the same ban.
-    last = await wllama.createCompletion({
+    const last = await wllama.createCompletion({
       prompt: textOf(ids), max_tokens: n, temp: 0, top_k: 1, ignore_eos: true, cache_prompt: false,
       logit_bias: check.nonUtf8Ids.map((id) => [id, false]),
     });
@@ -139,7 +138,6 @@ async function wllamaEngine(ctx, folder, threads) {
       const r = await complete(ids, n);
       return { n: r.timings?.predicted_n ?? r.usage?.completion_tokens ?? n, timings: r.timings };
     },
-    lastTimings: () => last?.timings,
     dispose: () => wllama.exit(),
   };
 }
