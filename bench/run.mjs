@@ -7,9 +7,11 @@
 //                    [--engines headlab,ort,tfjs,plain,headlab-parallel,headlab-workers,ort-2t] [--reps 5]
 //                    [--budget 20] [--parallel-shapes 512x8] [--parallel-seqs 256,1024] [--out bench/results/latest]
 //   npm run bench -- --part pretrained [--rounds 2] [--reps 3] [--seqs 64,256]   (the real-model part alone)
+//   npm run bench -- --part families [--tiny] [--models smollm2,bert-base]   (SmolLM2- and bert-base-shaped models)
 //   npm run bench -- --busy [--env node|isolated|…] [--reps 9]   (the 2-thread table under a standard background load)
 // --part attention|pretrained|all: all (the default without --quick or --busy) runs the attention grid, then
-// the real-model part (bench/pretrained/run.mjs: a GPT-2-small-shaped model against ORT Web).
+// the real-model part (bench/pretrained/run.mjs: a GPT-2-small-shaped model against ORT Web), then the
+// families part (bench/pretrained/families.mjs: SmolLM2- and bert-base-shaped models against ORT Web and wllama).
 // Environments: node; browser (a Chromium page that is not cross-origin isolated: ORT Web falls
 // back to 1 thread, HeadLab's multi-core layer uses Workers); isolated (a Chromium page served
 // with COOP/COEP: ORT Web's threads and HeadLab's pthreads run; only the multi-core cells, with
@@ -399,19 +401,23 @@ function parts(argv) {
   if (i < 0) return { part: argv.includes('--quick') || argv.includes('--busy') ? 'attention' : 'all', rest: argv };
   const inline = argv[i].includes('=');
   const part = inline ? argv[i].split('=')[1] : argv[i + 1];
-  if (!['attention', 'pretrained', 'all'].includes(part)) throw new Error(`--part must be attention, pretrained or all, got "${part}"`);
+  if (!['attention', 'pretrained', 'families', 'all'].includes(part)) throw new Error(`--part must be attention, pretrained, families or all, got "${part}"`);
   return { part, rest: argv.filter((_, j) => j !== i && (inline || j !== i + 1)) };
 }
 
 async function runParts() {
   const { part, rest } = parts(process.argv.slice(2));
-  if (part !== 'pretrained') {
+  if (part === 'attention' || part === 'all') {
     process.argv = [...process.argv.slice(0, 2), ...rest];
     await main();
   }
-  if (part !== 'attention') {
+  if (part === 'pretrained' || part === 'all') {
     const { runPretrained } = await import('./pretrained/run.mjs');
     await runPretrained(part === 'pretrained' ? rest : []);
+  }
+  if (part === 'families' || part === 'all') {
+    const { runFamilies } = await import('./pretrained/families.mjs');
+    await runFamilies(part === 'families' ? rest : []);
   }
 }
 

@@ -43,7 +43,7 @@ export function render(res) {
   lines.push(`- Date: ${res.startedAt}${res.complete ? '' : ' (INCOMPLETE: run still going or interrupted)'}; took ${res.elapsedS != null ? (res.elapsedS / 60).toFixed(1) + ' min' : '?'}`);
   lines.push(`- Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memGiB} GiB; Node ${m.node}; Chromium ${m.chromium ?? 'not run'}; load average at start ${m.loadAvgStart?.map((x) => x.toFixed(2)).join(' ')}, at end ${m.loadAvgEnd?.map((x) => x.toFixed(2)).join(' ') ?? '?'}`);
   const peak = res.peak ?? {};
-  lines.push(`- WASM SIMD128 peak probe (8 independent f32x4 mul+add chains): ${Object.entries(peak).map(([env, p]) => `${ENV_NAMES[env]} ${p.gflops ? p.gflops.toFixed(1) + ' GFLOP/s' : 'failed: ' + p.error}`).join(', ')}`);
+  lines.push(`- WASM SIMD128 peak probe (independent f32x4 mul+add chains; the best chain count): ${Object.entries(peak).map(([env, p]) => `${ENV_NAMES[env]} ${p.gflops ? `${p.gflops.toFixed(1)} GFLOP/s${p.chains ? ` (${p.chains} chains)` : ''}` : 'failed: ' + p.error}`).join(', ')}`);
   const s = res.sizes;
   lines.push(`- Shipped size: web/lib/gen/headlab_core.mjs ${s['headlab_core.mjs']?.bytes} B (gzip ${s['headlab_core.mjs']?.gzipBytes}), headlab_core.wasm ${s['headlab_core.wasm']?.bytes} B (gzip ${s['headlab_core.wasm']?.gzipBytes}); for scale: ORT Web ${s.ortWasm?.file} ${s.ortWasm?.bytes} B, TF.js ${s.tfWasm?.file} ${s.tfWasm?.bytes} B`);
   lines.push(`- Versions: ${Object.entries(res.versions ?? {}).map(([e, v]) => `${ENGINE_NAMES[e] ?? e} ${v}`).join('; ')}; HeadLab build ${res.build?.wasmSha256?.slice(0, 12)} (${res.build?.wasmMtime}), git ${res.build?.gitHead}${res.build?.dirty ? ' + uncommitted changes in cpp/' : ''}`);

@@ -2,11 +2,14 @@
 // one per run, so ORT's process-wide numThreads and idle threads never touch HeadLab's timings):
 //   node bench/pretrained/engine.mjs --engine headlab|ort --threads 1 --folder build/bench-gpt2
 //     --seqs 64,256 --reps 3 [--ref ort-logits.f32] [--save-logits out.f32] [--headlab-module web/lib/headlab.js]
-// What it measures: measure.mjs. Prints one line "RESULT {json}" on stdout.
+//   node bench/pretrained/engine.mjs --family --engine headlab|ort --threads 1 --folder build/bench-smollm2
+//     --seqs 64,256 --reps 3 [--gen 64x32]   (make_families.py's models: measure-families.mjs)
+// What it measures: measure.mjs, measure-families.mjs. Prints one line "RESULT {json}" on stdout.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { measurePretrained } from './measure.mjs';
+import { measureFamily } from './measure-families.mjs';
 import { parseArgs, printResult } from '../lib/child.mjs';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -19,6 +22,17 @@ async function main() {
     importHeadlab: () => import(pathToFileURL(path.resolve(repo, a['headlab-module'] ?? 'web/lib/headlab.js')).href),
     importOrt: () => import('onnxruntime-web'),
   };
+  if (a.family) {
+    const [prompt, tokens] = String(a.gen ?? '').split('x').map(Number);
+    const result = await measureFamily({
+      ctx, engine: a.engine, threads: Number(a.threads ?? 1), folder: path.relative(repo, path.resolve(repo, a.folder)),
+      seqs: String(a.seqs ?? '64,256').split(',').filter(Boolean).map(Number), reps: Number(a.reps ?? 3),
+      gen: tokens ? { prompt, tokens } : null,
+    });
+    result.memory = { ...result.memory, rssPeakBytes: process.resourceUsage().maxRSS * 1024, rssBaselineBytes: baselineRss };
+    printResult(result);
+    process.exit(0);
+  }
   let ref = null;
   if (a.ref) {
     const b = fs.readFileSync(a.ref);

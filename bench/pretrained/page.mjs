@@ -1,6 +1,9 @@
 // The browser side of one real-model run: the page, served from the repository root, exposes
-// benchPretrained(args) for bench/pretrained/run.mjs to call (a fresh Chromium per run).
+// benchPretrained(args) for bench/pretrained/run.mjs, benchFamily(args) and benchPeak() for
+// bench/pretrained/families.mjs to call (a fresh Chromium per run).
 import { measurePretrained } from './measure.mjs';
+import { measureFamily } from './measure-families.mjs';
+import { measurePeak } from '../lib/peak.mjs';
 
 const root = new URL('/', location.href).href;
 const ctx = {
@@ -11,6 +14,10 @@ const ctx = {
   },
   importHeadlab: () => import(root + 'web/lib/headlab.js'),
   importOrt: () => import(root + 'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs'),
+  importWllama: async () => ({
+    ...(await import(root + 'node_modules/@wllama/wllama/esm/index.js')),
+    wasmUrl: root + 'node_modules/@wllama/wllama/esm/wasm/wllama.wasm',
+  }),
 };
 
 window.benchPretrained = async ({ engine, threads, folder, seqs, reps, refPath }) => {
@@ -20,4 +27,11 @@ window.benchPretrained = async ({ engine, threads, folder, seqs, reps, refPath }
   result.isolated = globalThis.crossOriginIsolated === true;
   return result;
 };
+window.benchFamily = async (args) => {
+  const result = await measureFamily({ ctx, ...args });
+  if (result.memory && performance.memory) result.memory.jsHeapBytes = performance.memory.usedJSHeapSize;
+  result.isolated = globalThis.crossOriginIsolated === true;
+  return result;
+};
+window.benchPeak = () => measurePeak();
 window.benchReady = true;

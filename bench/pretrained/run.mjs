@@ -41,8 +41,8 @@ function ensureModel(folder) {
   return null;
 }
 
-/** One run on a fresh Chromium: a page of page.html from `url` (isolated or not). */
-async function runBrowser(url, args, timeoutMs) {
+/** One run on a fresh Chromium: a page of page.html from `url` (isolated or not), calling window[fn](args). */
+export async function runBrowser(url, args, timeoutMs, fn = 'benchPretrained') {
   const { chromium } = await import('playwright-core');
   const server = await chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   const pid = server.process().pid;
@@ -59,7 +59,7 @@ async function runBrowser(url, args, timeoutMs) {
     const timeout = new Promise((resolve) => {
       timer = setTimeout(() => resolve({ status: 'fails', error: 'no answer (timeout)' }), timeoutMs);
     });
-    const work = page.evaluate((a) => window.benchPretrained(a), args)
+    const work = page.evaluate(([f, a]) => window[f](a), [fn, args])
       .catch((e) => ({ status: 'fails', error: String(e.message).split('\n')[0].slice(0, 300) }));
     const result = await Promise.race([work, crashed, timeout]);
     if (result.status === 'fails' && errors.length) result.error += ` (page: ${errors.slice(-2).join(' | ').slice(0, 300)})`;
