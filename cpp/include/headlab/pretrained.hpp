@@ -78,6 +78,11 @@ struct PretrainedConfig {
 // "" when valid, else a message naming the field.
 std::string pretrained_config_error(const PretrainedConfig& c);
 
+// config.json's class name (GPT2LMHeadModel, LlamaForCausalLM, ...) to the architecture;
+// false for one HeadLab does not run. pretrained_arch_names(): the names, comma-separated.
+bool pretrained_arch_from_name(const std::string& name, PretrainedArch* out);
+std::string pretrained_arch_names();
+
 // One transformer block, as data: what the forward pass composes (no architecture
 // names in it). Made from a config by its architecture (block_spec()).
 struct BlockSpec {

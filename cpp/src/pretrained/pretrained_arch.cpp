@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <string>
 
 namespace headlab {
 namespace arch {
@@ -233,6 +235,8 @@ BlockSpec gpt_neox(const PretrainedConfig& c) {
   return b;
 }
 
+}  // namespace
+
 template <std::size_t N>
 constexpr std::size_t count(const TensorEntry (&)[N]) {
   return N;
@@ -249,11 +253,25 @@ const Architecture kArchitectures[] = {
     {"GemmaForCausalLM", "model.", kMistralGemma, count(kMistralGemma), gemma},
 };
 
-}  // namespace
-
 const Architecture& architecture(PretrainedArch a) {
   return kArchitectures[static_cast<int>(a)];
 }
 
 }  // namespace arch
+
+bool pretrained_arch_from_name(const std::string& name, PretrainedArch* out) {
+  for (std::size_t i = 0; i < std::size(arch::kArchitectures); ++i)
+    if (name == arch::kArchitectures[i].name) {
+      *out = static_cast<PretrainedArch>(i);
+      return true;
+    }
+  return false;
+}
+
+std::string pretrained_arch_names() {
+  std::string s;
+  for (const arch::Architecture& a : arch::kArchitectures) s += (s.empty() ? "" : ", ") + std::string(a.name);
+  return s;
+}
+
 }  // namespace headlab
