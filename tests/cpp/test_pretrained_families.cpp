@@ -5,7 +5,8 @@
 // text), Pythia (parallel residual, partial rotary, per-head fused QKV), Phi-3
 // (fused qkv and gate_up) and Gemma (RMSNorm 1 + w, scaled embeddings, head_dim
 // != d / h). Logits, attention, ablation, the lens, head scores and greedy
-// generation within 1e-4 (float32) and 2e-3 (16-bit). Native only (reads files).
+// generation within 1e-4 (float32) and 2e-3 (16-bit); the same bits on 1, 2 and 3 threads.
+// Native only (reads files).
 #ifndef __EMSCRIPTEN__
 #include <doctest/doctest.h>
 
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "headlab/pretrained.hpp"
+#include "headlab/pretrained_pool.hpp"
 
 using namespace headlab;
 using nlohmann::json;
@@ -108,6 +110,14 @@ double max_abs(const std::vector<float>& got, const std::vector<double>& want) {
   return m;
 }
 
+std::unique_ptr<PretrainedModel> load(const std::string& folder) {
+  const std::string dir = fixtures() + folder + "/";
+  auto m = std::make_unique<PretrainedModel>(config_of(read_json(dir + "config.json")));
+  for (const std::string& f : weight_files(dir)) REQUIRE(add(*m, f, read_bytes(dir + f)) == "");
+  REQUIRE(m->finish() == "");
+  return m;
+}
+
 const char* const kDecoders[] = {"llama-gqa", "llama-sp-bf16", "llama-sp-bf16-sharded", "qwen2",
                                  "mistral-window", "pythia", "pythia-step1000", "phi3", "gemma"};
 
@@ -186,6 +196,30 @@ TEST_CASE("families: every decoder fixture's logits, attention, ablation, lens, 
     std::vector<std::int32_t> got;
     REQUIRE(m.generate(prompt.data(), prompt.size(), next.size(), 0.0f, 1, -1, &got) == "");
     CHECK(got == next);
+  }
+}
+TEST_CASE("families: results do not depend on the number of threads") {
+  for (const char* folder : {"llama-gqa", "pythia", "gemma"}) {
+    CAPTURE(std::string(folder));
+    const json expected = read_json(fixtures() + folder + "/expected.json");
+    const std::vector<std::int32_t> ids = expected.at("cases")[0].at("ids");
+    PretrainedRunOptions o;
+    o.attention = true, o.all_logits = true, o.lens = true;
+    auto m = load(folder);
+    PretrainedRunResult one;
+    REQUIRE(m->run(ids.data(), ids.size(), o, &one) == "");
+    std::vector<std::int32_t> gen1, gen;
+    REQUIRE(m->generate(ids.data(), 4, 6, 0.8f, 7, -1, &gen1) == "");
+    for (std::size_t threads : {2, 3}) {
+      m->set_pool(make_pretrained_pool(threads));
+      PretrainedRunResult r;
+      REQUIRE(m->run(ids.data(), ids.size(), o, &r) == "");
+      CHECK(r.logits == one.logits);
+      CHECK(r.attention == one.attention);
+      CHECK(r.lens_ids == one.lens_ids);
+      REQUIRE(m->generate(ids.data(), 4, 6, 0.8f, 7, -1, &gen) == "");
+      CHECK(gen == gen1);
+    }
   }
 }
 #endif
