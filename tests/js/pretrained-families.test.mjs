@@ -2,7 +2,7 @@
 // tests/golden/families/ (make_families.py): Llama (grouped-query, llama3 rope scaling, tied
 // without lm_head; bfloat16 and sharded), Qwen2, Mistral, Pythia, Phi-3, Gemma. Logits and
 // attention within 1e-4 (float32) and 2e-3 (16-bit), ablation included; model.info's kind and
-// key-value heads; a config key HeadLab does not run is refused naming it.
+// key-value heads; tokens of each text as the reference's; a config key HeadLab does not run is refused naming it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
@@ -37,7 +37,10 @@ for (const name of DECODERS) {
       const worst = { logits: 0, attention: 0 };
       for (const c of expected.cases) {
         const ablate = c.ablate.map(([layer, head]) => ({ layer, head }));
-        const r = await model.run(c.ids, { attention: true, allLogits: true, ablate });
+        // The tokenizer (byte-level BPE, or SentencePiece-style with byte fallback and <s> / <bos>
+        // from the post-processor) gives the reference's ids.
+        assert.deepEqual(Array.from(model.tokenize(c.text).ids), c.ids, `${name} ${c.name}: ids of ${JSON.stringify(c.text)}`);
+        const r = await model.run(c.text, { attention: true, allLogits: true, ablate });
         const T = c.ids.length;
         assert.equal(r.attention.length, L * H * T * T);
         worst.logits = Math.max(worst.logits, assertClose(r.logits, c.logits, tol, `${name} ${c.name} logits`));
