@@ -53,9 +53,11 @@ bool size_field(const val& cfg, const char* name, std::size_t* out, std::string*
 
 class PretrainedCoreJs {
  public:
-  // cfg: { architecture: 'gpt2' | 'gpt_neo', numLayers, numHeads, dModel, dFF, vocabSize,
-  //        contextLength, layerNormEps, scaleScores, windows: number[], activation: 'gelu_new',
-  //        dtype?: 'F32' | 'F16' | 'BF16' }
+  // cfg: { architecture: 'gpt2' | 'gpt_neo' | a class name (LlamaForCausalLM, ...), numLayers,
+  //        numHeads, dModel, dFF, vocabSize, contextLength, layerNormEps, scaleScores,
+  //        windows: number[], activation: 'gelu_new' (GPT-2, GPT-Neo), dtype?: 'F32' | 'F16' | 'BF16',
+  //        numKeyValueHeads?, headDim?, ropeTheta?, rotaryFraction?, attentionBias?, mlpBias?,
+  //        tieEmbeddings?, ropeScaling?: { factor, lowFreqFactor, highFreqFactor, originalContext } }
   std::string configure(val cfg) {
     if (model_) return "configure: already configured";
     if (!is_object(cfg)) return "configure: cfg must be an object";
@@ -66,8 +68,11 @@ class PretrainedCoreJs {
       c.architecture = headlab::PretrainedArch::gpt2;
     else if (a == "gpt_neo")
       c.architecture = headlab::PretrainedArch::gpt_neo;
-    else
-      return "architecture must be 'gpt2' or 'gpt_neo'";
+    else if (!headlab::pretrained_arch_from_name(a, &c.architecture))
+      return "architecture must be 'gpt2' or 'gpt_neo' or one of " + headlab::pretrained_arch_names() +
+             ", not '" + a + "'";
+    const bool gpt = c.architecture == headlab::PretrainedArch::gpt2 ||
+                     c.architecture == headlab::PretrainedArch::gpt_neo;
     std::string error;
     if (!size_field(cfg, "numLayers", &c.num_layers, &error) ||
         !size_field(cfg, "numHeads", &c.num_heads, &error) ||
@@ -91,8 +96,45 @@ class PretrainedCoreJs {
       c.windows.push_back(w.as<std::size_t>());
     }
     const val act = cfg["activation"];
-    if (!act.isString() || act.as<std::string>() != "gelu_new")
+    if (gpt && (!act.isString() || act.as<std::string>() != "gelu_new"))
       return "activation must be 'gelu_new' (the only one GPT-2 and GPT-Neo checkpoints use here)";
+    // The rotary families (each optional, defaults as PretrainedConfig's).
+    if (!cfg["numKeyValueHeads"].isUndefined() && !size_field(cfg, "numKeyValueHeads", &c.num_kv_heads, &error))
+      return error;
+    if (!cfg["headDim"].isUndefined() && !size_field(cfg, "headDim", &c.head_dim, &error)) return error;
+    auto number = [&](const char* name, double* out) {
+      const val x = cfg[name];
+      if (x.isUndefined()) return true;
+      if (!x.isNumber()) {
+        error = std::string(name) + " must be a number";
+        return false;
+      }
+      *out = x.as<double>();
+      return true;
+    };
+    auto flag = [&](const char* name, bool* out) {
+      const val x = cfg[name];
+      if (x.isUndefined()) return true;
+      if (!x.isTrue() && !x.isFalse()) {
+        error = std::string(name) + " must be a boolean";
+        return false;
+      }
+      *out = x.isTrue();
+      return true;
+    };
+    if (!number("ropeTheta", &c.rope_theta) || !number("rotaryFraction", &c.rotary_fraction) ||
+        !flag("attentionBias", &c.attention_bias) || !flag("mlpBias", &c.mlp_bias) ||
+        !flag("tieEmbeddings", &c.tie_embeddings))
+      return error;
+    const val rs = cfg["ropeScaling"];
+    if (!rs.isUndefined() && !rs.isNull()) {
+      if (!is_object(rs)) return "ropeScaling must be an object { factor, lowFreqFactor, highFreqFactor, originalContext }";
+      const val f = rs["factor"], lo = rs["lowFreqFactor"], hi = rs["highFreqFactor"], oc = rs["originalContext"];
+      if (!f.isNumber() || !lo.isNumber() || !hi.isNumber() || !oc.isNumber())
+        return "ropeScaling must have numbers factor, lowFreqFactor, highFreqFactor, originalContext";
+      c.rope_factor = f.as<double>(), c.rope_low_freq_factor = lo.as<double>();
+      c.rope_high_freq_factor = hi.as<double>(), c.rope_original_context = oc.as<double>();
+    }
     const val dtype = cfg["dtype"];
     if (dtype.isString())
       c.dtype = dtype.as<std::string>();
@@ -124,6 +166,8 @@ class PretrainedCoreJs {
     o.set("parameters", model_ ? num(model_->parameters()) : 0.0);
     o.set("bytes", model_ ? num(model_->weight_bytes()) : 0.0);
     o.set("dtype", model_ ? model_->dtype() : std::string());
+    o.set("numKeyValueHeads", model_ ? num(model_->block().kv_heads) : 0.0);
+    o.set("headDim", model_ ? num(model_->block().head_dim) : 0.0);
     return o;
   }
 

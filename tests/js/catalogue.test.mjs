@@ -495,7 +495,7 @@ const CASES = [
   ['loadPretrained: onProgress a string', () => lab.loadPretrained(pre(), { onProgress: 'log' }), TypeError, 'onProgress', /function/],
   ['loadPretrained: cache a string', () => lab.loadPretrained(pre(), { cache: 'yes' }), TypeError, 'cache', /boolean/],
   // loadPretrained: damaged or unsupported files, each an Error naming the file and the field or tensor
-  ['loadPretrained: an unsupported architecture', () => lab.loadPretrained(preConfig({ architectures: ['LlamaForCausalLM'] })), Error, 'LlamaForCausalLM',
+  ['loadPretrained: an unsupported architecture', () => lab.loadPretrained(preConfig({ architectures: ['T5ForConditionalGeneration'] })), Error, 'T5ForConditionalGeneration',
     /config\.json: architectures .* is not supported; HeadLab runs GPT2LMHeadModel, GPTNeoForCausalLM/],
   ['loadPretrained: config.json without n_layer', () => lab.loadPretrained(preConfig({ n_layer: undefined })), Error, 'n_layer', /config\.json: n_layer is missing/],
   ['loadPretrained: config.json n_head not dividing n_embd', () => lab.loadPretrained(preConfig({ n_head: 5 })), Error, 'n_head', /config\.json: n_head 5 does not divide n_embd 32/],

@@ -22,7 +22,7 @@ before(async () => {
   // Repositories made from the fixtures for the failure cases.
   repo('pt-only', { 'config.json': gpt2.get('config.json'), 'tokenizer.json': gpt2.get('tokenizer.json'), 'pytorch_model.bin': Buffer.alloc(1000) });
   repo('no-weights', { 'config.json': gpt2.get('config.json'), 'tokenizer.json': gpt2.get('tokenizer.json') });
-  repo('llama', { 'config.json': json({ ...JSON.parse(gpt2.get('config.json')), architectures: ['LlamaForCausalLM'], model_type: 'llama' }),
+  repo('t5', { 'config.json': json({ ...JSON.parse(gpt2.get('config.json')), architectures: ['T5ForConditionalGeneration'], model_type: 't5' }),
     'tokenizer.json': gpt2.get('tokenizer.json'), 'model.safetensors': gpt2.get('model.safetensors') });
   // GPT-2 XL's shapes (1.5 billion parameters, 6 GB in float32), announced by Content-Length.
   repo('xl', { 'config.json': json({ ...JSON.parse(gpt2.get('config.json')), n_layer: 48, n_head: 25, n_embd: 1600, n_positions: 1024, n_ctx: 1024, vocab_size: 50257 }),
@@ -62,7 +62,7 @@ test('a hub id loads: progress for every file reaches its total, the weights thr
     assert.equal(model.info.architecture, 'GPT2LMHeadModel');
     assert.equal(model.info.dtype, 'F32');
     assert.equal(model.threads, 1);
-    assert.deepEqual(Object.keys(model.info).sort(), ['architecture', 'bytes', 'contextLength', 'dModel', 'dtype', 'numHeads', 'numLayers', 'parameters', 'vocabSize']);
+    assert.deepEqual(Object.keys(model.info).sort(), ['architecture', 'bytes', 'contextLength', 'dModel', 'dtype', 'kind', 'numHeads', 'numKeyValueHeads', 'numLayers', 'parameters', 'vocabSize']);
     // GPT-2's parameters: embeddings, per layer 12 d² + 13 d (d_ff = 4d), the final LayerNorm.
     const d = 32, L = 2;
     assert.equal(model.info.parameters, 353 * d + 32 * d + L * (12 * d * d + 13 * d) + 2 * d);
@@ -210,8 +210,8 @@ test('missing files, pytorch_model.bin only, an unsupported architecture, a malf
   await assert.rejects(lab.loadPretrained('headlab-test/no-weights', hubOptions()), /has no model\.safetensors \(nor model\.safetensors\.index\.json\)/);
   await assert.rejects(lab.loadPretrained('headlab-test/pt-only', hubOptions()),
     /has only pytorch_model\.bin.*needs model\.safetensors.*\/headlab-test\/pt-only\/discussions.*revision: 'refs\/pr\/1'/);
-  await assert.rejects(lab.loadPretrained('headlab-test/llama', hubOptions()),
-    /config\.json: architectures \["LlamaForCausalLM"\] is not supported; HeadLab runs GPT2LMHeadModel, GPTNeoForCausalLM/);
+  await assert.rejects(lab.loadPretrained('headlab-test/t5', hubOptions()),
+    /config\.json: architectures \["T5ForConditionalGeneration"\] is not supported; HeadLab runs GPT2LMHeadModel, GPTNeoForCausalLM, LlamaForCausalLM/);
   await assert.rejects(lab.loadPretrained('headlab-test/bad-tokenizer', hubOptions()), /tokenizer\.json: .*NoSuchPreTokenizer/);
   await assert.rejects(lab.loadPretrained('headlab-test/gpt2-f32', hubOptions({ revision: 'v9' })), /revision v9 .* has no config\.json/);
   // A revision with a slash goes into the URL encoded, as the hub expects it.

@@ -673,9 +673,15 @@ export interface LoadPretrainedOptions {
 
 export interface PretrainedInfo {
   /** As config.json names it. */
-  architecture: 'GPT2LMHeadModel' | 'GPTNeoForCausalLM';
+  architecture: 'GPT2LMHeadModel' | 'GPTNeoForCausalLM' | 'LlamaForCausalLM' | 'Qwen2ForCausalLM' |
+    'MistralForCausalLM' | 'GPTNeoXForCausalLM' | 'Phi3ForCausalLM' | 'GemmaForCausalLM';
+  /** Every architecture loaded today is a decoder (causal attention, next-token logits). */
+  kind: 'decoder' | 'encoder';
   numLayers: number;
+  /** Query heads: attention maps and ablation are per query head. */
   numHeads: number;
+  /** Key-value heads (fewer than numHeads: grouped-query; query head h reads h / (numHeads / numKeyValueHeads)). */
+  numKeyValueHeads: number;
   dModel: number;
   vocabSize: number;
   contextLength: number;

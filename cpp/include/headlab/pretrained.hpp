@@ -1,23 +1,30 @@
-// Inference for pretrained GPT-2 (GPT2LMHeadModel) and GPT-Neo (GPTNeoForCausalLM)
-// checkpoints read from safetensors files, on the kernels the language models use
-// (LayerNorm, GELU, the fused attention, GEMM) plus pretrained_kernels.hpp for
-// weights kept as stored (float32/float16/bfloat16, [in, out] or [out, in]).
+// Inference for pretrained decoder checkpoints read from safetensors files: one
+// transformer block described by data (BlockSpec), run over the kernel dispatches,
+// and per architecture a table from its checkpoint's tensor names to the block's
+// canonical slots (pretrained_arch.cpp). GPT2LMHeadModel, GPTNeoForCausalLM,
+// LlamaForCausalLM, Qwen2ForCausalLM, MistralForCausalLM, GPTNeoXForCausalLM,
+// Phi3ForCausalLM and GemmaForCausalLM; docs/architecture-cpp.md has the tables.
 //
-//   X_0 = wte[token] + wpe[position]                                   [T, d]
-//   per block l:  A = LN1(X);  Q, K, V = A W_q (+ b), A W_k (+ b), A W_v (+ b)
-//                 head h: O_h = softmax(mask(Q_h K_h^T * s)) V_h        s = 1/sqrt(d_k) (GPT-2) or 1
-//                 (GPT-Neo) mask: causal; a local layer (window w > 0) lets query i see keys i - w < j <= i
-//                 an ablated head's O_h is zero; M = X + concat(O) W_o + b_o
-//                 X' = M + GELU_tanh(LN2(M) W_fc + b_fc) W_proj + b_proj
-//   logits = LN_f(X_L) wte^T                                            [T, V] (tied unembedding)
+//   X_0 = embed[token] (+ pos[position]) (* embed_scale)                [T, d]
+//   per block l:  A = norm1(X) (X itself post-norm)
+//                 Q, K, V = A W_q (+ b), A W_k (+ b), A W_v (+ b)      h query, g key-value heads of size d_k
+//                 rotary: Q, K rotated on their first rot_dim dims at their positions
+//                 head i: O_i = softmax(mask(Q_i K_j^T * s)) V_j        j = i / (h / g) (grouped-query)
+//                 mask: causal or none; a window w > 0 lets query i see keys i - w < j
+//                 an ablated head's O_i is zero; Att = concat(O) W_o (+ b_o)
+//                 sequential: M = X + Att; X' = M + MLP(norm2(M))     (post-norm: M = norm1(X + Att),
+//                                                                     X' = norm2(M + MLP(M)))
+//                 parallel:   X' = X + Att + MLP(norm2(X))            (GPT-NeoX)
+//                 MLP: act(A W_up + b) W_down + b (GELU tanh / erf) or (act(A W_gate) * A W_up) W_down
+//                      (SwiGLU: SiLU; GeGLU: GELU tanh)
+//   logits = norm_f(X_L) W_unembed^T                                    [T, V] (tied: W_unembed = embed)
 //
-// Weights: GPT-2's Conv1D stores [in, out] with q, k, v fused in c_attn ([d, 3d]);
-// GPT-Neo's nn.Linear stores [out, in] with separate q/k/v projections and no
-// q/k/v bias. Matrices are used where they lie in the file buffers (no copy);
-// vectors (LayerNorm parameters, biases) are widened to float32 at finish(), and
-// float32 matrices (wte included) are rearranged in place, once, into the panels
-// the packed GEMM reads (gemm.hpp's packed_b_index), which every reader of them
-// then reads: the products, the embedding lookup, the unembedding (16-bit
+// Weights: matrices are used where they lie in the file buffers ([in, out] as
+// GPT-2's Conv1D stores them, or [out, in] as nn.Linear does; no copy); vectors
+// (norm parameters, biases) are widened to float32 at finish(), and float32
+// matrices (the unembedding included) are rearranged in place, once, into the
+// panels the packed GEMM reads (gemm.hpp's packed_b_index), which every reader of
+// them then reads: the products, the embedding lookup, the unembedding (16-bit
 // matrices stay as stored and are widened as they are packed, on every call).
 // Activations are sized for the T of the call (grown, never for the whole
 // context); there are no backward buffers.
@@ -39,24 +46,67 @@
 #include <string>
 #include <vector>
 
+#include "headlab/kernels.hpp"
 #include "headlab/pretrained_kernels.hpp"
 #include "headlab/pretrained_pool.hpp"
 
 namespace headlab {
 
-enum class PretrainedArch { gpt2, gpt_neo };
+// The architectures (config.json's `architectures`): each is a tensor table and a
+// block description made from the config (pretrained_arch.cpp).
+enum class PretrainedArch { gpt2, gpt_neo, llama, qwen2, mistral, gpt_neox, phi3, gemma };
 
 struct PretrainedConfig {
   PretrainedArch architecture = PretrainedArch::gpt2;
   std::size_t num_layers = 0, num_heads = 0, d_model = 0, d_ff = 0, vocab = 0, context = 0;
-  float ln_eps = 1e-5f;
+  float ln_eps = 1e-5f;              // the norms' eps (layer_norm_epsilon, rms_norm_eps, ...)
   bool scale_scores = true;          // 1/sqrt(d_k) (GPT-2); GPT-Neo does not scale
-  std::vector<std::size_t> windows;  // per layer; 0 = global, w > 0 = local with window w
+  std::vector<std::size_t> windows;  // per layer; 0 = global, w > 0 = local / sliding with window w
   std::string dtype;                 // "" (any) or the dtype every tensor must have: F32, F16, BF16
+  // The rotary families:
+  std::size_t num_kv_heads = 0;  // 0: num_heads (no grouped-query attention)
+  std::size_t head_dim = 0;      // 0: d_model / num_heads
+  double rope_theta = 10000;
+  double rotary_fraction = 1;  // share of each head rotated (GPT-NeoX's rotary_pct)
+  double rope_factor = 0;      // rope_scaling llama3: factor (0 = none), and its other keys
+  double rope_low_freq_factor = 1, rope_high_freq_factor = 4, rope_original_context = 8192;
+  bool attention_bias = false;   // Llama's attention_bias: q, k, v and o biases
+  bool mlp_bias = false;         // Llama's mlp_bias
+  bool tie_embeddings = false;   // Llama, Qwen2, Mistral, Phi-3: no lm_head.weight, embed reused
 };
 
 // "" when valid, else a message naming the field.
 std::string pretrained_config_error(const PretrainedConfig& c);
+
+// config.json's class name (GPT2LMHeadModel, LlamaForCausalLM, ...) to the architecture;
+// false for one HeadLab does not run. pretrained_arch_names(): the names, comma-separated.
+bool pretrained_arch_from_name(const std::string& name, PretrainedArch* out);
+std::string pretrained_arch_names();
+
+// One transformer block, as data: what the forward pass composes (no architecture
+// names in it). Made from a config by its architecture (block_spec()).
+struct BlockSpec {
+  enum class Norm { layer, rms, rms_one_plus };     // LayerNorm; RMSNorm with w; with 1 + w (Gemma)
+  enum class Positions { learned, rotary, none };  // wpe added; Q, K rotated; nothing
+  enum class Mlp { gelu_tanh, gelu_erf, swiglu, geglu };
+  Norm norm = Norm::layer;
+  float eps = 1e-5f;
+  Positions positions = Positions::learned;
+  RopeArgs rope{0, 10000.0};  // rot_dim: dims rotated per head (even, <= head_dim)
+  std::size_t heads = 0, kv_heads = 0, head_dim = 0;
+  bool causal = true;
+  std::vector<std::size_t> windows;  // per layer, 0 = everything the mask allows
+  float score_scale = 1;
+  // Q, K, V: one [in, q + 2 kv] product (fused) or three; their columns in the qkv rows:
+  // head i of Q at q_base + i * q_stride, key-value head j of K at k_base + j * kv_stride, V at
+  // v_base + j * kv_stride (GPT-NeoX interleaves heads: [head][q, k, v][d_k]).
+  bool fused_qkv = false;
+  std::size_t q_base = 0, k_base = 0, v_base = 0, q_stride = 0, kv_stride = 0;
+  bool parallel_residual = false, post_norm = false;
+  Mlp mlp = Mlp::gelu_tanh;
+  bool fused_gate_up = false;  // [gate | up] in one product (Phi-3)
+  float embed_scale = 1;       // Gemma: sqrt(d_model) rounded to the weights' dtype
+};
 
 struct PretrainedRunOptions {
   bool attention = false;                // materialise [L, H, T, T]
@@ -127,34 +177,46 @@ class PretrainedModel {
     const void* data = nullptr;
     DType dtype = DType::f32;
     bool present = false;
-    bool packed = false;  // float32 matrix in the packed GEMM's panels (finish())
+    bool packed = false;        // float32 matrix in the packed GEMM's panels (finish())
+    bool transposed = false;    // matrix stored [out, in] (nn.Linear) rather than [in, out]
+    std::size_t in = 0, out = 0;  // a matrix's op(B) is [in, out]; a vector has `out` elements
+    const float* values = nullptr;  // a vector widened to float32 at finish()
   };
+
+  // The block's canonical tensors, which every architecture's table fills.
+  enum Global { embed, pos_embed, final_w, final_b, unembed, kGlobals };
+  enum LayerSlot {
+    norm1_w, norm1_b, norm2_w, norm2_b,
+    qkv_w, qkv_b, q_w, q_b, k_w, k_b, v_w, v_b, o_w, o_b,
+    up_w, up_b, gate_w, gate_b, gate_up_w, down_w, down_b, kLayerSlots
+  };
+
+  const BlockSpec& block() const { return block_; }
 
  private:
   struct Slot;
   struct Layer {
-    Tensor ln1_g, ln1_b, ln2_g, ln2_b;
-    Tensor qkv_w, qkv_b;   // GPT-2: c_attn [d, 3d] and its bias
-    Tensor q_w, k_w, v_w;  // GPT-Neo: [d, d] each, [out, in]
-    Tensor o_w, o_b, fc_w, fc_b, proj_w, proj_b;
-    // Widened at finish():
-    const float *ln1g, *ln1b, *ln2g, *ln2b, *qkvb, *ob, *fcb, *projb;
+    Tensor t[kLayerSlots];
   };
   struct File {
     std::uint8_t* data = nullptr;
     std::size_t bytes = 0;
     bool added = false;
   };
+  enum class Act { none, gelu_tanh, gelu_erf };
 
   void build_slots();
   void reserve(std::size_t t, bool attention, bool all_logits, bool lens);
   // task(chunk, worker) for every chunk in [0, chunks), spread over the workers (the pool's,
   // or worker 0 alone); each worker uses its own workspace part.
   void parallel(std::size_t chunks, const PretrainedPool::Task& task);
-  // gelu: GELU applied to c after the bias (each worker on its columns).
-  void linear(Path path, const float* a, std::size_t rows, const Tensor& w, std::size_t in, std::size_t out,
-              const float* bias, float* c, std::size_t ldc, bool gelu = false);
-  void product(Path path, const WideGemmArgs& g, bool gelu);
+  // c[rows, w.out] = act(a[rows, w.in] (lda) W + bias), each worker applying act on its columns.
+  void linear(Path path, const float* a, std::size_t lda, std::size_t rows, const Tensor& w, const Tensor& bias,
+              float* c, std::size_t ldc, Act act = Act::none);
+  void product(Path path, const WideGemmArgs& g, Act act);
+  // y[rows, d] = the block's norm of x with weight w (and bias b for LayerNorm).
+  void norm(Path path, const Tensor& w, const Tensor& b, const float* x, float* y, std::size_t rows);
+  void mlp(Path path, const Layer& y, const float* a, std::size_t rows, float* out);
   void attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv,
               const std::uint8_t* ablate, float* attention_out);
   void attend_head(Path path, std::size_t l, std::size_t h, std::size_t t0, std::size_t t, const float* qkv,
@@ -163,11 +225,14 @@ class PretrainedModel {
   void forward(const std::int32_t* tokens, std::size_t t0, std::size_t t, const PretrainedRunOptions& options,
                PretrainedRunResult* result, Path path, bool cache);
   void lens_layer(Path path, std::size_t l, std::size_t t, std::size_t k, PretrainedRunResult* r);
+  const Tensor& unembedding() const;
+  std::size_t qkv_width() const;
+  std::size_t fc_width() const;
 
   PretrainedConfig config_;
+  BlockSpec block_;
   std::vector<Layer> layers_;
-  Tensor wte_, wpe_, lnf_g_, lnf_b_;
-  const float *lnfg_ = nullptr, *lnfb_ = nullptr;
+  Tensor globals_[kGlobals];
   std::map<std::string, Slot> slots_;
   std::vector<File> files_;
   std::vector<float> vectors_;  // widened LayerNorm parameters and biases
@@ -177,11 +242,12 @@ class PretrainedModel {
 
   // Activations, grown to the largest t asked. kt_, gws_, aws_: one part per
   // worker, of kt_part_, gws_part_, aws_part_ floats.
-  std::vector<float> x_, ln_, stats_, qkv_, heads_, tmp_, fc_, logits_, scores_, kt_, gws_, aws_;
+  std::vector<float> x_, ln_, stats_, qkv_, heads_, tmp_, tmp2_, fc_, logits_, scores_, kt_, gws_, aws_;
+  std::vector<float> rope_cos_, rope_sin_;  // [T, rot_dim / 2] for the rows of a call
   // With more than one worker: A of a product on packed weights, packed once for every chunk.
   std::vector<float> apack_;
   std::size_t kt_part_ = 0, gws_part_ = 0, aws_part_ = 0;
-  // generate(): q, k, v [layers][kv_rows_][3 d], freed when it returns.
+  // generate(): q, k, v [layers][kv_rows_][qkv_width()], freed when it returns.
   std::vector<float> kv_;
   std::size_t kv_rows_ = 0;
 };

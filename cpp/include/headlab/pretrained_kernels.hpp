@@ -83,7 +83,8 @@ std::size_t gemm_wide_workspace_floats(const WideGemmArgs& g);
 void gemm_wide_simd(const WideGemmArgs& g, float* workspace);
 
 // x[t, :] = widen(wte[tokens[t], :]) + widen(wpe[t, :]) for t < t_len; wte [vocab, d]
-// and wpe [>= t_len, d] stored as their dtypes. Token ids must be in range.
+// and wpe [>= t_len, d] stored as their dtypes, wpe nullptr for none (rotary models).
+// Token ids must be in range.
 // wte_packed_vocab > 0: wte is float32 packed as the unembedding reads it (op(B) = wte^T,
 // K = d, N = wte_packed_vocab), so wte[v, c] = wte[packed_b_index(d, vocab, c, v)].
 void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
@@ -95,6 +96,8 @@ void embed_wide_simd(const std::int32_t* tokens, std::size_t t_len, std::size_t 
 
 // Dispatch on path, as kernels.hpp's gemm(Path, ...).
 void gemm_wide(Path path, const WideGemmArgs& g, float* workspace);
+void embed_wide(Path path, const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
+                DType wte_dtype, const void* wpe, DType wpe_dtype, float* x, std::size_t wte_packed_vocab = 0);
 void widen(Path path, const void* src, DType dtype, float* dst, std::size_t n);
 
 }  // namespace headlab

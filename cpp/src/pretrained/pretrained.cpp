@@ -9,6 +9,7 @@
 #include "headlab/attention_fused.hpp"
 #include "headlab/lm_kernels.hpp"
 #include "headlab/pretrained_safetensors.hpp"
+#include "pretrained_arch.hpp"
 #include "headlab/tasks.hpp"  // Rng
 
 namespace headlab {
@@ -37,10 +38,6 @@ std::size_t align16(std::size_t n) {
   return (n + 15) & ~std::size_t{15};
 }
 
-void layernorm(Path path, const LayerNormArgs& a) {
-  path == Path::simd ? layernorm_forward_simd(a) : layernorm_forward_ref(a);
-}
-
 // Sizes (floats) of the activation buffers for one run.
 struct Sizes {
   std::size_t x, qkv, fc, logits, kt, gws, aws, apack;
@@ -51,7 +48,15 @@ struct Sizes {
 std::string pretrained_config_error(const PretrainedConfig& c) {
   if (c.num_layers < 1) return "numLayers must be at least 1";
   if (c.num_heads < 1) return "numHeads must be at least 1";
-  if (c.d_model < 1 || c.d_model % c.num_heads != 0) return "dModel must be a positive multiple of numHeads";
+  if (c.d_model < 1 || (c.head_dim == 0 && c.d_model % c.num_heads != 0))
+    return "dModel must be a positive multiple of numHeads";
+  if (c.num_kv_heads && c.num_heads % c.num_kv_heads != 0)
+    return "numKeyValueHeads must divide numHeads (" + std::to_string(c.num_heads) + ")";
+  if (!(c.rotary_fraction > 0 && c.rotary_fraction <= 1)) return "rotaryFraction must be in (0, 1]";
+  if (!(c.rope_theta > 0) || !std::isfinite(c.rope_theta)) return "ropeTheta must be positive";
+  if (!(c.rope_factor >= 0) || !(c.rope_high_freq_factor > c.rope_low_freq_factor) ||
+      !(c.rope_low_freq_factor > 0) || !(c.rope_original_context > 0))
+    return "ropeScaling must have factor >= 0 and 0 < lowFreqFactor < highFreqFactor";
   if (c.d_ff < 1) return "dFF must be positive";
   if (c.vocab < 1) return "vocabSize must be positive";
   if (c.context < 1) return "contextLength must be positive";
@@ -65,9 +70,9 @@ std::string pretrained_config_error(const PretrainedConfig& c) {
 }
 
 // One tensor the model expects (or accepts and ignores), by its name without the
-// "transformer." prefix.
+// architecture's prefix.
 struct PretrainedModel::Slot {
-  Tensor* target = nullptr;          // nullptr: accepted and dropped (buffers, lm_head.weight)
+  Tensor* target = nullptr;          // nullptr: accepted and dropped (buffers, a tied lm_head.weight)
   std::vector<std::uint64_t> shape;  // empty for ignored buffers: any shape
   bool check_shape = true;
   bool seen = false;
@@ -76,7 +81,7 @@ struct PretrainedModel::Slot {
 };
 
 PretrainedModel::PretrainedModel(const PretrainedConfig& config)
-    : config_(config), layers_(config.num_layers) {
+    : config_(config), block_(arch::architecture(config.architecture).block(config)), layers_(config.num_layers) {
   build_slots();
 }
 
@@ -86,55 +91,61 @@ PretrainedModel::~PretrainedModel() {
 
 void PretrainedModel::build_slots() {
   const PretrainedConfig& c = config_;
-  const std::uint64_t d = c.d_model, f = c.d_ff, v = c.vocab, n = c.context;
-  auto add = [&](const std::string& name, Tensor* t, std::vector<std::uint64_t> shape) {
-    Slot s;
-    s.target = t;
-    s.shape = std::move(shape);
-    s.elements = 1;
-    for (auto e : s.shape) s.elements *= e;
-    slots_[name] = s;
+  const BlockSpec& b = block_;
+  const arch::Architecture& a = arch::architecture(c.architecture);
+  const std::uint64_t q = b.heads * b.head_dim, kv = b.kv_heads * b.head_dim;
+  auto dim = [&](arch::Dim x) -> std::uint64_t {
+    switch (x) {
+      case arch::Dim::d: return c.d_model;
+      case arch::Dim::f: return c.d_ff;
+      case arch::Dim::f2: return 2 * c.d_ff;
+      case arch::Dim::v: return c.vocab;
+      case arch::Dim::n: return c.context;
+      case arch::Dim::q: return q;
+      case arch::Dim::kv: return kv;
+      case arch::Dim::qkv: return q + 2 * kv;
+      case arch::Dim::none: break;
+    }
+    return 0;
   };
-  auto ignore = [&](const std::string& name) {
-    Slot s;
-    s.check_shape = false;
-    slots_[name] = s;
+  auto present = [&](arch::When w) {
+    switch (w) {
+      case arch::When::always: return true;
+      case arch::When::attention_bias: return c.attention_bias;
+      case arch::When::mlp_bias: return c.mlp_bias;
+      case arch::When::untied: return !c.tie_embeddings;
+      case arch::When::tied: return c.tie_embeddings;
+    }
+    return false;
   };
-  add("wte.weight", &wte_, {v, d});
-  add("wpe.weight", &wpe_, {n, d});
-  add("ln_f.weight", &lnf_g_, {d});
-  add("ln_f.bias", &lnf_b_, {d});
-  add("lm_head.weight", nullptr, {v, d});  // tied to wte: checked and dropped
-  const bool neo = c.architecture == PretrainedArch::gpt_neo;
-  for (std::size_t l = 0; l < c.num_layers; ++l) {
-    Layer& y = layers_[l];
-    const std::string h = "h." + std::to_string(l) + ".";
-    add(h + "ln_1.weight", &y.ln1_g, {d});
-    add(h + "ln_1.bias", &y.ln1_b, {d});
-    add(h + "ln_2.weight", &y.ln2_g, {d});
-    add(h + "ln_2.bias", &y.ln2_b, {d});
-    add(h + "mlp.c_fc.bias", &y.fc_b, {f});
-    add(h + "mlp.c_proj.bias", &y.proj_b, {d});
-    if (!neo) {
-      add(h + "attn.c_attn.weight", &y.qkv_w, {d, 3 * d});
-      add(h + "attn.c_attn.bias", &y.qkv_b, {3 * d});
-      add(h + "attn.c_proj.weight", &y.o_w, {d, d});
-      add(h + "attn.c_proj.bias", &y.o_b, {d});
-      add(h + "mlp.c_fc.weight", &y.fc_w, {d, f});
-      add(h + "mlp.c_proj.weight", &y.proj_w, {f, d});
-      ignore(h + "attn.bias");
-      ignore(h + "attn.masked_bias");
-    } else {
-      const std::string a = h + "attn.attention.";
-      add(a + "q_proj.weight", &y.q_w, {d, d});
-      add(a + "k_proj.weight", &y.k_w, {d, d});
-      add(a + "v_proj.weight", &y.v_w, {d, d});
-      add(a + "out_proj.weight", &y.o_w, {d, d});
-      add(a + "out_proj.bias", &y.o_b, {d});
-      add(h + "mlp.c_fc.weight", &y.fc_w, {f, d});
-      add(h + "mlp.c_proj.weight", &y.proj_w, {d, f});
-      ignore(a + "bias");
-      ignore(a + "masked_bias");
+  for (std::size_t i = 0; i < a.count; ++i) {
+    const arch::TensorEntry& e = a.tensors[i];
+    if (!present(e.when)) continue;
+    for (std::size_t l = 0; l < (e.per_layer ? c.num_layers : 1); ++l) {
+      std::string name = e.name;
+      const std::size_t at = name.find("{}");
+      if (at != std::string::npos) name.replace(at, 2, std::to_string(l));
+      Slot s;
+      if (e.layout == arch::Layout::ignored) {
+        s.check_shape = false;
+        slots_[name] = s;
+        continue;
+      }
+      const std::uint64_t rows = dim(e.rows), cols = dim(e.cols);
+      s.shape = e.layout == arch::Layout::vector ? std::vector<std::uint64_t>{rows}
+                                                 : std::vector<std::uint64_t>{rows, cols};
+      s.elements = 1;
+      for (auto x : s.shape) s.elements *= x;
+      if (e.slot >= 0 && e.layout != arch::Layout::checked) {
+        Tensor* t = e.per_layer ? &layers_[l].t[e.slot] : &globals_[e.slot];
+        s.target = t;
+        // An embedding read as the unembedding is op(B) = embed^T: [out, in] with out = vocab.
+        const bool in_out = e.layout == arch::Layout::in_out, vector = e.layout == arch::Layout::vector;
+        t->transposed = !in_out && !vector;
+        t->in = vector ? 0 : in_out ? rows : cols;
+        t->out = in_out ? cols : rows;
+      }
+      slots_[name] = s;
     }
   }
 }
@@ -164,7 +175,8 @@ std::string PretrainedModel::add_safetensors(const std::string& file, std::uint8
   std::string error = parse_safetensors(file, buffer, bytes, &header);
   if (!error.empty()) return fail(error);
 
-  const bool neo = config_.architecture == PretrainedArch::gpt_neo;
+  const arch::Architecture& a = arch::architecture(config_.architecture);
+  const std::string prefix = a.prefix;
   struct Kept {
     const SafetensorsEntry* e;
     Slot* slot;
@@ -177,14 +189,14 @@ std::string PretrainedModel::add_safetensors(const std::string& file, std::uint8
   for (const SafetensorsEntry& e : header.tensors) {
     std::string name = e.name;
     const std::string where = file + ": " + e.name + ": ";
-    if (name.rfind("transformer.", 0) == 0) name = name.substr(12);
+    if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
     auto s = slots_.find(name);
     if (s == slots_.end())
-      return fail(where + "not a tensor of " + (neo ? "GPTNeoForCausalLM" : "GPT2LMHeadModel") + " with " +
+      return fail(where + "not a tensor of " + a.name + " with " +
                   std::to_string(config_.num_layers) + " layers");
     Slot& slot = s->second;
     if (slot.seen || std::find(seen_here.begin(), seen_here.end(), &slot) != seen_here.end())
-      return fail(where + "appears twice (with and without the transformer. prefix, or in two files)");
+      return fail(where + "appears twice (with and without the " + prefix + " prefix, or in two files)");
     seen_here.push_back(&slot);
     seen_names.push_back(e.name);
     if (!slot.check_shape) continue;  // a causal-mask buffer: dropped
@@ -199,7 +211,7 @@ std::string PretrainedModel::add_safetensors(const std::string& file, std::uint8
                   shape_text(slot.shape) + " (dModel " + std::to_string(config_.d_model) + ", dFF " +
                   std::to_string(config_.d_ff) + ", vocabSize " + std::to_string(config_.vocab) +
                   ", contextLength " + std::to_string(config_.context) + ")");
-    if (!slot.target) continue;  // lm_head.weight: tied to wte
+    if (!slot.target) continue;  // a tied lm_head.weight
     kept.push_back({&e, &slot, t, 0});
   }
 
@@ -258,7 +270,7 @@ std::string PretrainedModel::finish() {
     for (std::size_t i = 0; i < missing.size() && i < 4; ++i) list += (i ? ", " : "") + missing[i];
     if (missing.size() > 4) list += " and " + std::to_string(missing.size() - 4) + " more";
     return "missing tensor" + std::string(missing.size() > 1 ? "s " : " ") + list +
-           " (looked for with and without the transformer. prefix)";
+           " (looked for with and without the " + std::string(arch::architecture(config_.architecture).prefix) + " prefix)";
   }
   for (const auto& [name, s] : slots_) {
     if (!s.target) continue;
@@ -275,69 +287,44 @@ std::string PretrainedModel::finish() {
       std::free(files_[i].data);
       files_.erase(files_.begin() + static_cast<std::ptrdiff_t>(i));
     }
-  // float32 matrices into the packed GEMM's panels, in place: op(B) is [in, out] for the products
-  // (GPT-2's Conv1D stores it so; nn.Linear stores [out, in]) and wte^T for the unembedding.
-  const bool neo = config_.architecture == PretrainedArch::gpt_neo;
+  // float32 matrices into the packed GEMM's panels, in place: op(B) is [in, out] for the
+  // products and embed^T for a tied unembedding (an untied embedding stays by rows).
   {
-    struct Matrix {
-      Tensor* t;
-      std::size_t k, n;
-      bool trans;
-    };
-    const std::size_t d = config_.d_model, f = config_.d_ff;
-    std::vector<Matrix> matrices = {{&wte_, d, config_.vocab, true}};
-    for (Layer& y : layers_) {
-      matrices.insert(matrices.end(), {{&y.o_w, d, d, neo}, {&y.fc_w, d, f, neo}, {&y.proj_w, f, d, neo}});
-      if (neo)
-        matrices.insert(matrices.end(), {{&y.q_w, d, d, true}, {&y.k_w, d, d, true}, {&y.v_w, d, d, true}});
-      else
-        matrices.push_back({&y.qkv_w, d, 3 * d, false});
-    }
+    std::vector<Tensor*> matrices;
+    if (!globals_[unembed].present) matrices.push_back(&globals_[embed]);
+    matrices.push_back(&globals_[unembed]);
+    for (Layer& y : layers_)
+      for (Tensor& t : y.t)
+        if (t.present && t.in) matrices.push_back(&t);
     std::size_t bytes = 0;
-    for (const Matrix& m : matrices)
-      if (m.t->dtype == DType::f32)
-        bytes = std::max(bytes, pack_b_panels_in_place_scratch_bytes(m.trans, m.k, m.n));
+    for (const Tensor* m : matrices)
+      if (m->present && m->dtype == DType::f32)
+        bytes = std::max(bytes, pack_b_panels_in_place_scratch_bytes(m->transposed, m->in, m->out));
     std::vector<float> scratch((bytes + 3) / 4);
-    for (const Matrix& m : matrices)
-      if (m.t->dtype == DType::f32 && !m.t->packed) {
+    for (Tensor* m : matrices)
+      if (m->present && m->dtype == DType::f32 && !m->packed) {
         // The tensor lies in a file buffer this model owns.
-        pack_b_panels_in_place(static_cast<float*>(const_cast<void*>(m.t->data)), m.trans, m.k, m.n,
+        pack_b_panels_in_place(static_cast<float*>(const_cast<void*>(m->data)), m->transposed, m->in, m->out,
                                scratch.data());
-        m.t->packed = true;
+        m->packed = true;
       }
   }
   // Widen every vector into one float block.
-  std::vector<std::pair<const Tensor*, const float**>> vecs = {{&lnf_g_, &lnfg_}, {&lnf_b_, &lnfb_}};
-  for (Layer& y : layers_) {
-    vecs.insert(vecs.end(), {{&y.ln1_g, &y.ln1g},
-                             {&y.ln1_b, &y.ln1b},
-                             {&y.ln2_g, &y.ln2g},
-                             {&y.ln2_b, &y.ln2b},
-                             {&y.o_b, &y.ob},
-                             {&y.fc_b, &y.fcb},
-                             {&y.proj_b, &y.projb}});
-    if (!neo)
-      vecs.push_back({&y.qkv_b, &y.qkvb});
-    else
-      y.qkvb = nullptr;
-  }
-  const std::size_t d = config_.d_model;
-  auto length = [&](const Tensor* t) -> std::size_t {
-    for (const Layer& y : layers_) {
-      if (t == &y.fc_b) return config_.d_ff;
-      if (t == &y.qkv_b) return 3 * d;
-    }
-    return d;
-  };
+  std::vector<Tensor*> vecs;
+  for (Tensor* t : {&globals_[final_w], &globals_[final_b]}) vecs.push_back(t);
+  for (Layer& y : layers_)
+    for (Tensor& t : y.t)
+      if (!t.in) vecs.push_back(&t);
   std::size_t total = 0;
-  for (const auto& v : vecs) total += align16(length(v.first) * 4) / 4;
+  for (const Tensor* v : vecs)
+    if (v->present) total += align16(v->out * 4) / 4;
   vectors_.assign(total, 0.0f);
   std::size_t o = 0;
-  for (const auto& v : vecs) {
-    const std::size_t n = length(v.first);
-    widen_ref(v.first->data, v.first->dtype, vectors_.data() + o, n);
-    *v.second = vectors_.data() + o;
-    o += align16(n * 4) / 4;
+  for (Tensor* v : vecs) {
+    if (!v->present) continue;
+    widen_ref(v->data, v->dtype, vectors_.data() + o, v->out);
+    v->values = vectors_.data() + o;
+    o += align16(v->out * 4) / 4;
   }
   ready_ = true;
   return "";
@@ -371,19 +358,21 @@ namespace {
 constexpr std::size_t kLensRows = 32;
 
 // kt, gws, aws: one worker's part.
-Sizes sizes_for(const PretrainedConfig& c, std::size_t t, bool attention, bool all_logits, bool lens) {
-  const std::size_t d = c.d_model, dk = d / c.num_heads;
+Sizes sizes_for(const PretrainedConfig& c, const BlockSpec& b, std::size_t t, bool attention, bool all_logits,
+                bool lens) {
+  const std::size_t d = c.d_model, dk = b.head_dim, q = b.heads * dk;
+  const bool gated = b.mlp == BlockSpec::Mlp::swiglu || b.mlp == BlockSpec::Mlp::geglu;
   Sizes s{};
-  s.x = t * d;
-  s.qkv = 3 * t * d;
-  s.fc = t * c.d_ff;
+  s.x = t * std::max(d, q);
+  s.qkv = t * (q + 2 * b.kv_heads * dk);
+  s.fc = t * c.d_ff * (gated ? 2 : 1);
   // The logits themselves are written straight into the result ([T, V] or [V]).
   s.logits = lens ? std::min(t, kLensRows) * c.vocab : 0;
   (void)all_logits;
   s.kt = attention ? dk * t : 0;
   // The largest workspace any product needs: 16-bit weights cost the most, [in, out] ones (a
   // widened panel of k rows) more than [out, in] ones once k passes a packed panel's rows.
-  for (std::size_t k : {d, c.d_ff})
+  for (std::size_t k : {d, c.d_ff, q})
     for (bool transposed : {false, true}) {
       const WideGemmArgs probe{t, 1,          k,       nullptr, k,       nullptr, DType::f16,
                                k, transposed, nullptr, 1,       nullptr, false};
@@ -393,31 +382,46 @@ Sizes sizes_for(const PretrainedConfig& c, std::size_t t, bool attention, bool a
   a.t_q = a.t_k = t;
   a.d_k = a.d_v = dk;
   s.aws = std::max(attention_fused_simd_workspace_floats(a), attention_fused_ref_workspace_floats(a));
-  s.apack = gemm_packed_a_floats(t, std::max(d, c.d_ff));  // used with more than one worker
+  s.apack = gemm_packed_a_floats(t, std::max({d, c.d_ff, q}));  // used with more than one worker
   return s;
 }
 
 }  // namespace
 
+std::size_t PretrainedModel::qkv_width() const {
+  return (block_.heads + 2 * block_.kv_heads) * block_.head_dim;
+}
+
+std::size_t PretrainedModel::fc_width() const {
+  const bool gated = block_.mlp == BlockSpec::Mlp::swiglu || block_.mlp == BlockSpec::Mlp::geglu;
+  return config_.d_ff * (gated ? 2 : 1);
+}
+
+const PretrainedModel::Tensor& PretrainedModel::unembedding() const {
+  return globals_[unembed].present ? globals_[unembed] : globals_[embed];
+}
+
 std::size_t PretrainedModel::activation_bytes(std::size_t t, bool attention, bool all_logits,
                                               bool lens) const {
-  const Sizes s = sizes_for(config_, t, attention, all_logits, lens);
+  const Sizes s = sizes_for(config_, block_, t, attention, all_logits, lens);
   const std::size_t out = (attention ? config_.num_layers * config_.num_heads * t * t : 0) +
                           (all_logits ? t : 1) * config_.vocab;
-  return 4 * (4 * s.x + 2 * t + s.qkv + s.fc + s.logits + threads() * (s.kt + s.gws + s.aws) +
+  const std::size_t rope = block_.positions == BlockSpec::Positions::rotary ? t * block_.rope.rot_dim : 0;
+  return 4 * ((block_.parallel_residual ? 5 : 4) * s.x + 2 * t + s.qkv + s.fc + s.logits + rope + threads() * (s.kt + s.gws + s.aws) +
               (threads() > 1 ? s.apack : 0) + out);
 }
 
 std::size_t PretrainedModel::memory_bytes() const {
   const std::size_t floats = x_.capacity() + ln_.capacity() + stats_.capacity() + qkv_.capacity() +
-                             heads_.capacity() + tmp_.capacity() + fc_.capacity() + logits_.capacity() +
-                             scores_.capacity() + kt_.capacity() + gws_.capacity() + aws_.capacity() +
-                             apack_.capacity() + kv_.capacity();
+                             heads_.capacity() + tmp_.capacity() + tmp2_.capacity() + fc_.capacity() +
+                             logits_.capacity() + scores_.capacity() + kt_.capacity() + gws_.capacity() +
+                             aws_.capacity() + apack_.capacity() + kv_.capacity() + rope_cos_.capacity() +
+                             rope_sin_.capacity();
   return weight_bytes() + floats * sizeof(float);
 }
 
 void PretrainedModel::reserve(std::size_t t, bool attention, bool all_logits, bool lens) {
-  const Sizes s = sizes_for(config_, t, attention, all_logits, lens);
+  const Sizes s = sizes_for(config_, block_, t, attention, all_logits, lens);
   auto grow = [](std::vector<float>& v, std::size_t n) {
     if (v.size() < n) v.resize(n);
   };
@@ -425,10 +429,15 @@ void PretrainedModel::reserve(std::size_t t, bool attention, bool all_logits, bo
   grow(ln_, s.x);
   grow(heads_, s.x);
   grow(tmp_, s.x);
+  if (block_.parallel_residual) grow(tmp2_, s.x);
   grow(stats_, 2 * t);
   grow(qkv_, s.qkv);
   grow(fc_, s.fc);
   grow(logits_, s.logits);
+  if (block_.positions == BlockSpec::Positions::rotary) {
+    grow(rope_cos_, t * block_.rope.rot_dim / 2);
+    grow(rope_sin_, t * block_.rope.rot_dim / 2);
+  }
   // One part per worker: grown parts are laid out afresh (nothing in them is kept between calls).
   const std::size_t workers = threads();
   kt_part_ = std::max(kt_part_, s.kt);
@@ -462,9 +471,9 @@ void PretrainedModel::parallel(std::size_t chunks, const PretrainedPool::Task& t
 
 // g split by columns into chunks of whole kWidePanel-column panels (one chunk on one thread;
 // about 4 per worker, each packing A for itself, or with packed weights one panel each after
-// A is packed once); with gelu, GELU applied to each chunk's columns row by row. Chunks start
-// at multiples of kWidePanel, so GELU's SIMD groups are the same whatever the split.
-void PretrainedModel::product(Path path, const WideGemmArgs& g, bool gelu) {
+// A is packed once); act applied to each chunk's columns row by row. Chunks start at
+// multiples of kWidePanel, so the activation's SIMD groups are the same whatever the split.
+void PretrainedModel::product(Path path, const WideGemmArgs& g, Act act) {
   const std::size_t workers = threads();
   const std::size_t panels = (g.n + kWidePanel - 1) / kWidePanel;
   const bool share_a = workers > 1 && g.b_packed && path == Path::simd;
@@ -475,7 +484,6 @@ void PretrainedModel::product(Path path, const WideGemmArgs& g, bool gelu) {
   const std::size_t cols = per * kWidePanel, chunks = (g.n + cols - 1) / cols;
   const std::size_t es = dtype_bytes(g.b_dtype);
   const auto* b = static_cast<const std::uint8_t*>(g.b);
-  const auto gelu_row = path == Path::simd ? gelu_forward_simd : gelu_forward_ref;
   parallel(chunks, [&](std::size_t chunk, std::size_t w) {
     const std::size_t begin = chunk * cols, end = std::min(g.n, begin + cols);
     WideGemmArgs part = g;
@@ -486,18 +494,61 @@ void PretrainedModel::product(Path path, const WideGemmArgs& g, bool gelu) {
     part.bias = g.bias ? g.bias + begin : nullptr;
     part.a_packed = share_a ? apack_.data() : nullptr;
     gemm_wide(path, part, gws_.data() + w * gws_part_);
-    if (gelu)
-      for (std::size_t i = 0; i < g.m; ++i) gelu_row(part.c + i * g.ldc, part.c + i * g.ldc, part.n);
+    for (std::size_t i = 0; act != Act::none && i < g.m; ++i) {
+      float* row = part.c + i * g.ldc;
+      act == Act::gelu_tanh ? gelu_forward(path, row, row, part.n) : gelu_erf_forward(path, row, row, part.n);
+    }
   });
 }
 
-// c[rows, out] = a[rows, in] W + bias, W stored [in, out] (GPT-2) or [out, in] (GPT-Neo).
-void PretrainedModel::linear(Path path, const float* a, std::size_t rows, const Tensor& w, std::size_t in,
-                             std::size_t out, const float* bias, float* c, std::size_t ldc, bool gelu) {
-  const bool transposed = config_.architecture == PretrainedArch::gpt_neo;
-  const WideGemmArgs g{rows,       out, in,  a,    in,    w.data,  w.dtype, transposed ? in : out,
-                       transposed, c,   ldc, bias, false, w.packed};
-  product(path, g, gelu);
+void PretrainedModel::linear(Path path, const float* a, std::size_t lda, std::size_t rows, const Tensor& w,
+                             const Tensor& bias, float* c, std::size_t ldc, Act act) {
+  const WideGemmArgs g{rows,         w.out, w.in, a,           lda,   w.data,  w.dtype, w.transposed ? w.in : w.out,
+                       w.transposed, c,     ldc,  bias.values, false, w.packed};
+  product(path, g, act);
+}
+
+void PretrainedModel::norm(Path path, const Tensor& w, const Tensor& b, const float* x, float* y,
+                           std::size_t rows) {
+  const std::size_t d = config_.d_model;
+  switch (block_.norm) {
+    case BlockSpec::Norm::layer:
+      layernorm_forward(path, {rows, d, x, w.values, b.values, y, stats_.data(), stats_.data() + rows, block_.eps});
+      break;
+    case BlockSpec::Norm::rms:
+    case BlockSpec::Norm::rms_one_plus:
+      rmsnorm_forward(path, {rows, d, x, w.values, y, block_.eps, block_.norm == BlockSpec::Norm::rms_one_plus});
+      break;
+  }
+}
+
+// out[rows, d] = MLP(a[rows, d]).
+void PretrainedModel::mlp(Path path, const Layer& y, const float* a, std::size_t rows, float* out) {
+  const std::size_t f = config_.d_ff, d = config_.d_model;
+  float* fc = fc_.data();
+  switch (block_.mlp) {
+    case BlockSpec::Mlp::gelu_tanh:
+    case BlockSpec::Mlp::gelu_erf:
+      linear(path, a, d, rows, y.t[up_w], y.t[up_b], fc, f,
+             block_.mlp == BlockSpec::Mlp::gelu_tanh ? Act::gelu_tanh : Act::gelu_erf);
+      linear(path, fc, f, rows, y.t[down_w], y.t[down_b], out, d);
+      return;
+    case BlockSpec::Mlp::swiglu:
+    case BlockSpec::Mlp::geglu:
+      // Rows [gate | up] of 2f; the gated product written over the gate half.
+      if (block_.fused_gate_up) {
+        linear(path, a, d, rows, y.t[gate_up_w], y.t[gate_b], fc, 2 * f);
+      } else {
+        linear(path, a, d, rows, y.t[gate_w], y.t[gate_b], fc, 2 * f);
+        linear(path, a, d, rows, y.t[up_w], y.t[up_b], fc + f, 2 * f);
+      }
+      for (std::size_t i = 0; i < rows; ++i) {
+        float* r = fc + i * 2 * f;
+        block_.mlp == BlockSpec::Mlp::swiglu ? swiglu(path, r, r + f, r, f) : geglu(path, r, r + f, r, f);
+      }
+      linear(path, fc, 2 * f, rows, y.t[down_w], y.t[down_b], out, d);
+      return;
+  }
 }
 
 // Heads split over the workers, each with its own workspace.
@@ -511,73 +562,67 @@ void PretrainedModel::attend(Path path, std::size_t l, std::size_t t0, std::size
 void PretrainedModel::attend_head(Path path, std::size_t l, std::size_t h, std::size_t t0, std::size_t t,
                                   const float* qkv, const std::uint8_t* ablate, float* attention_out,
                                   std::size_t worker) {
-  const PretrainedConfig& c = config_;
-  const std::size_t d = c.d_model, nh = c.num_heads, dk = d / nh, ld = 3 * d, w = c.windows[l];
-  const float scale = c.scale_scores ? 1.0f / std::sqrt(float(dk)) : 1.0f;
-  const auto fused = path == Path::simd ? attention_fused_simd : attention_fused_ref;
+  const BlockSpec& b = block_;
+  const std::size_t nh = b.heads, dk = b.head_dim, ld = qkv_width(), ldo = nh * dk, w = b.windows[l];
+  const std::size_t j = h / (nh / b.kv_heads);  // the key-value head this query head reads
+  const float scale = b.score_scale;
   float* aws = aws_.data() + worker * aws_part_;
   float* kt = kt_.data() + worker * kt_part_;
-  {
-    const float *q = qkv + h * dk, *k = qkv + d + h * dk, *v = qkv + 2 * d + h * dk;
-    float* o = heads_.data() + h * dk;
-    const bool off = ablate && ablate[l * nh + h];
-    if (t0 > 0) {
-      // Rows t0..t-1 after cached keys (generation): each query alone over the
-      // keys it sees, 0..i or, in a local layer, its last w.
-      if (!off)
-        for (std::size_t i = t0; i < t; ++i) {
-          const std::size_t lo = (w && i + 1 > w) ? i + 1 - w : 0;
-          AttentionArgs a;
-          a.d_k = a.d_v = dk;
-          a.ldq = a.ldk = a.ldv = ld;
-          a.ldo = d;
-          a.scale = scale;
-          a.t_q = 1;
-          a.t_k = i + 1 - lo;
-          a.q = q + i * ld, a.k = k + lo * ld, a.v = v + lo * ld, a.o = o + (i - t0) * d;
-          fused(a, aws);
-        }
-    } else if (attention_out) {
-      // Scores materialised: S = Q K^T * s, masked, softmax, then O = S V.
-      float* s = attention_out + h * t * t;
-      transpose(t, dk, k, ld, kt, t);
-      gemm(path, {t, t, dk, q, ld, kt, t, s, t, nullptr, false});
-      const float neg = -std::numeric_limits<float>::infinity();
-      for (std::size_t i = 0; i < t; ++i)
-        for (std::size_t j = 0; j < t; ++j) {
-          float& x = s[i * t + j];
-          x = (j > i || (w && j + w <= i)) ? neg : x * scale;
-        }
-      softmax_rows(path, s, t, t, t);
-      if (!off) gemm(path, {t, dk, t, s, t, v, ld, o, d, nullptr, false});
-    } else if (!off) {
-      // The fused kernel knows causal masks, not windows: a local layer runs the
-      // first w queries as one causal block, then each later query alone over its w keys.
-      AttentionArgs a;
-      a.d_k = a.d_v = dk;
-      a.ldq = a.ldk = a.ldv = ld;
-      a.ldo = d;
-      a.scale = scale;
-      a.causal = true;
-      a.t_q = a.t_k = (w && t > w) ? w : t;
-      a.q = q, a.k = k, a.v = v, a.o = o;
-      fused(a, aws);
-      if (w && t > w) {
-        a.causal = false;
+  const float *q = qkv + b.q_base + h * b.q_stride, *k = qkv + b.k_base + j * b.kv_stride,
+              *v = qkv + b.v_base + j * b.kv_stride;
+  float* o = heads_.data() + h * dk;
+  const bool off = ablate && ablate[l * nh + h];
+  AttentionArgs a;
+  a.d_k = a.d_v = dk;
+  a.ldq = a.ldk = a.ldv = ld;
+  a.ldo = ldo;
+  a.scale = scale;
+  if (t0 > 0) {
+    // Rows t0..t-1 after cached keys (generation, causal): each query alone over the
+    // keys it sees, 0..i or, in a local layer, its last w.
+    if (!off)
+      for (std::size_t i = t0; i < t; ++i) {
+        const std::size_t lo = (w && i + 1 > w) ? i + 1 - w : 0;
         a.t_q = 1;
-        a.t_k = w;
-        for (std::size_t i = w; i < t; ++i) {
-          a.q = q + i * ld;
-          a.k = k + (i + 1 - w) * ld;
-          a.v = v + (i + 1 - w) * ld;
-          a.o = o + i * d;
-          fused(a, aws);
-        }
+        a.t_k = i + 1 - lo;
+        a.q = q + i * ld, a.k = k + lo * ld, a.v = v + lo * ld, a.o = o + (i - t0) * ldo;
+        attention_fused(path, a, aws);
+      }
+  } else if (attention_out) {
+    // Scores materialised: S = Q K^T * s, masked, softmax, then O = S V.
+    float* s = attention_out + h * t * t;
+    transpose(t, dk, k, ld, kt, t);
+    gemm(path, {t, t, dk, q, ld, kt, t, s, t, nullptr, false});
+    const float neg = -std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < t; ++i)
+      for (std::size_t jj = 0; jj < t; ++jj) {
+        float& x = s[i * t + jj];
+        x = ((b.causal && jj > i) || (w && jj + w <= i)) ? neg : x * scale;
+      }
+    softmax_rows(path, s, t, t, t);
+    if (!off) gemm(path, {t, dk, t, s, t, v, ld, o, ldo, nullptr, false});
+  } else if (!off) {
+    // The fused kernel knows causal masks, not windows: a local layer runs the
+    // first w queries as one causal block, then each later query alone over its w keys.
+    a.causal = b.causal;
+    a.t_q = a.t_k = (w && t > w) ? w : t;
+    a.q = q, a.k = k, a.v = v, a.o = o;
+    attention_fused(path, a, aws);
+    if (w && t > w) {
+      a.causal = false;
+      a.t_q = 1;
+      a.t_k = w;
+      for (std::size_t i = w; i < t; ++i) {
+        a.q = q + i * ld;
+        a.k = k + (i + 1 - w) * ld;
+        a.v = v + (i + 1 - w) * ld;
+        a.o = o + i * ldo;
+        attention_fused(path, a, aws);
       }
     }
-    if (off)
-      for (std::size_t i = 0; i < t - t0; ++i) std::fill(o + i * d, o + i * d + dk, 0.0f);
   }
+  if (off)
+    for (std::size_t i = 0; i < t - t0; ++i) std::fill(o + i * ldo, o + i * ldo + dk, 0.0f);
 }
 
 namespace {
@@ -609,11 +654,8 @@ void PretrainedModel::lens_layer(Path path, std::size_t l, std::size_t t, std::s
   const std::size_t d = c.d_model, v = c.vocab, chunk = std::min(t, kLensRows);
   for (std::size_t r0 = 0; r0 < t; r0 += chunk) {
     const std::size_t rows = std::min(chunk, t - r0);
-    layernorm(path, {rows, d, x_.data() + r0 * d, lnfg_, lnfb_, ln_.data(), stats_.data(), stats_.data() + t,
-                     c.ln_eps});
-    const WideGemmArgs g{rows,           v, d,       ln_.data(), d,          wte_.data, wte_.dtype, d, true,
-                         logits_.data(), v, nullptr, false,      wte_.packed};
-    product(path, g, false);
+    norm(path, globals_[final_w], globals_[final_b], x_.data() + r0 * d, ln_.data(), rows);
+    linear(path, ln_.data(), d, rows, unembedding(), Tensor{}, logits_.data(), v);
     parallel(rows, [&](std::size_t i, std::size_t) {
       const std::size_t at = (l * t + r0 + i) * k;
       top_k(logits_.data() + i * v, v, k, r->lens_ids.data() + at, r->lens_probs.data() + at);
@@ -643,57 +685,84 @@ std::string PretrainedModel::run(const std::int32_t* tokens, std::size_t t,
 }
 
 // Rows t0..t-1 of tokens[0..t) (checked). cache: q, k, v of every layer kept in
-// kv_ at their positions, and rows before t0 taken from there (t0 > 0 only with
-// cache; options other than ablate only with t0 = 0).
+// kv_ at their positions (keys already rotated), and rows before t0 taken from there
+// (t0 > 0 only with cache; options other than ablate only with t0 = 0).
 void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::size_t t,
                               const PretrainedRunOptions& options, PretrainedRunResult* result, Path path,
                               bool cache) {
   const PretrainedConfig& c = config_;
+  const BlockSpec& b = block_;
   const std::size_t lens_k =
       options.lens ? std::min(std::max<std::size_t>(options.lens_top_k, 1), c.vocab) : 0;
   reserve(t, options.attention, options.all_logits, options.lens);
-  const std::size_t d = c.d_model, f = c.d_ff, v = c.vocab, nh = c.num_heads, big_l = c.num_layers,
-                    n = t - t0;
-  const bool simd = path == Path::simd, neo = c.architecture == PretrainedArch::gpt_neo;
-  const auto add = simd ? add_simd : add_ref;
+  const std::size_t d = c.d_model, v = c.vocab, nh = b.heads, big_l = c.num_layers, n = t - t0,
+                    qw = qkv_width();
   PretrainedRunResult& r = *result;
   r.attention.assign(options.attention ? big_l * nh * t * t : 0, 0.0f);
   r.lens_ids.assign(big_l * t * lens_k, 0);
   r.lens_probs.assign(big_l * t * lens_k, 0.0f);
-  float *x = x_.data(), *ln = ln_.data(), *mean = stats_.data(), *rstd = stats_.data() + t;
+  float *x = x_.data(), *ln = ln_.data(), *att = tmp_.data(), *mlp_out = b.parallel_residual ? tmp2_.data() : att;
 
-  const auto* wpe = static_cast<const std::uint8_t*>(wpe_.data) + t0 * d * dtype_bytes(wpe_.dtype);
-  (simd ? embed_wide_simd : embed_wide_ref)(tokens + t0, n, d, wte_.data, wte_.dtype, wpe, wpe_.dtype, x,
-                                            wte_.packed ? v : 0);
+  const Tensor &emb = globals_[embed], &pos = globals_[pos_embed];
+  const void* pos_rows =
+      pos.present ? static_cast<const std::uint8_t*>(pos.data) + t0 * d * dtype_bytes(pos.dtype) : nullptr;
+  embed_wide(path, tokens + t0, n, d, emb.data, emb.dtype, pos_rows, pos.dtype, x, emb.packed ? v : 0);
+  if (b.embed_scale != 1.0f) scale(path, x, n * d, b.embed_scale);
+  const bool rotary = b.positions == BlockSpec::Positions::rotary;
+  if (rotary) rope_table(b.rope, t0, n, rope_cos_.data(), rope_sin_.data());
   for (std::size_t l = 0; l < big_l; ++l) {
     const Layer& y = layers_[l];
-    float* qkv = cache ? kv_.data() + l * kv_rows_ * 3 * d : qkv_.data();
-    float* rows_qkv = qkv + t0 * 3 * d;
-    layernorm(path, {n, d, x, y.ln1g, y.ln1b, ln, mean, rstd, c.ln_eps});
-    if (!neo) {
-      linear(path, ln, n, y.qkv_w, d, 3 * d, y.qkvb, rows_qkv, 3 * d);
+    float* qkv = cache ? kv_.data() + l * kv_rows_ * qw : qkv_.data();
+    float* rows_qkv = qkv + t0 * qw;
+    const float* a_in = x;
+    if (!b.post_norm) {
+      norm(path, y.t[norm1_w], y.t[norm1_b], x, ln, n);
+      a_in = ln;
+    }
+    if (b.fused_qkv) {
+      linear(path, a_in, d, n, y.t[qkv_w], y.t[qkv_b], rows_qkv, qw);
     } else {
-      linear(path, ln, n, y.q_w, d, d, nullptr, rows_qkv, 3 * d);
-      linear(path, ln, n, y.k_w, d, d, nullptr, rows_qkv + d, 3 * d);
-      linear(path, ln, n, y.v_w, d, d, nullptr, rows_qkv + 2 * d, 3 * d);
+      linear(path, a_in, d, n, y.t[q_w], y.t[q_b], rows_qkv + b.q_base, qw);
+      linear(path, a_in, d, n, y.t[k_w], y.t[k_b], rows_qkv + b.k_base, qw);
+      linear(path, a_in, d, n, y.t[v_w], y.t[v_b], rows_qkv + b.v_base, qw);
+    }
+    if (rotary) {
+      const std::size_t dk = b.head_dim;
+      for (std::size_t h = 0; h < nh; ++h)
+        rotary_apply(path, {n, 1, dk, b.rope.rot_dim, rows_qkv + b.q_base + h * b.q_stride, qw, rope_cos_.data(),
+                            rope_sin_.data()});
+      for (std::size_t h = 0; h < b.kv_heads; ++h)
+        rotary_apply(path, {n, 1, dk, b.rope.rot_dim, rows_qkv + b.k_base + h * b.kv_stride, qw,
+                            rope_cos_.data(), rope_sin_.data()});
     }
     attend(path, l, t0, t, qkv, options.ablate,
            options.attention ? r.attention.data() + l * nh * t * t : nullptr);
-    linear(path, heads_.data(), n, y.o_w, d, d, y.ob, tmp_.data(), d);
-    add(x, tmp_.data(), x, n * d);
-    layernorm(path, {n, d, x, y.ln2g, y.ln2b, ln, mean, rstd, c.ln_eps});
-    linear(path, ln, n, y.fc_w, d, f, y.fcb, fc_.data(), f, true);
-    linear(path, fc_.data(), n, y.proj_w, f, d, y.projb, tmp_.data(), d);
-    add(x, tmp_.data(), x, n * d);
+    linear(path, heads_.data(), nh * b.head_dim, n, y.t[o_w], y.t[o_b], att, d);
+    if (b.parallel_residual) {
+      // X' = X + Att + MLP(norm2(X))
+      norm(path, y.t[norm2_w], y.t[norm2_b], x, ln, n);
+      mlp(path, y, ln, n, mlp_out);
+      add(path, x, att, x, n * d);
+      add(path, x, mlp_out, x, n * d);
+    } else if (b.post_norm) {
+      add(path, x, att, x, n * d);
+      norm(path, y.t[norm1_w], y.t[norm1_b], x, x, n);
+      mlp(path, y, x, n, mlp_out);
+      add(path, x, mlp_out, x, n * d);
+      norm(path, y.t[norm2_w], y.t[norm2_b], x, x, n);
+    } else {
+      add(path, x, att, x, n * d);
+      norm(path, y.t[norm2_w], y.t[norm2_b], x, ln, n);
+      mlp(path, y, ln, n, mlp_out);
+      add(path, x, mlp_out, x, n * d);
+    }
     if (lens_k) lens_layer(path, l, t, lens_k, &r);
   }
   const std::size_t rows = options.all_logits ? n : 1;
   const float* last = x + (n - rows) * d;
-  layernorm(path, {rows, d, last, lnfg_, lnfb_, ln, mean, rstd, c.ln_eps});
+  norm(path, globals_[final_w], globals_[final_b], last, ln, rows);
   r.logits.resize(rows * v);
-  const WideGemmArgs g{rows, v,       d,     ln,         d, wte_.data, wte_.dtype, d, true, r.logits.data(),
-                       v,    nullptr, false, wte_.packed};
-  product(path, g, false);
+  linear(path, ln, d, rows, unembedding(), Tensor{}, r.logits.data(), v);
 }
 
 std::string PretrainedModel::head_scores(const std::int32_t* tokens, std::size_t t, std::size_t n,
@@ -706,7 +775,7 @@ std::string PretrainedModel::head_scores(const std::int32_t* tokens, std::size_t
   PretrainedRunResult r;
   std::string error = run(tokens, t, o, &r, path);
   if (!error.empty()) return error;
-  const std::size_t lh = config_.num_layers * config_.num_heads;
+  const std::size_t lh = config_.num_layers * block_.heads;
   out->assign(lh * 4, 0.0f);
   for (std::size_t i = 0; i < lh; ++i) {
     const float* a = r.attention.data() + i * t * t;
@@ -740,7 +809,7 @@ std::string PretrainedModel::generate(const std::int32_t* tokens, std::size_t t,
   // q, k, v of every layer for every position the sequence will reach: each new
   // token then costs one row through the model.
   kv_rows_ = std::min(config_.context, t + max_tokens);
-  kv_.assign(config_.num_layers * kv_rows_ * 3 * config_.d_model, 0.0f);
+  kv_.assign(config_.num_layers * kv_rows_ * qkv_width(), 0.0f);
   Rng rng(seed);
   const std::size_t v = config_.vocab;
   std::vector<double> p(v);

@@ -272,7 +272,7 @@ void embed_wide_ref(const std::int32_t* tokens, std::size_t t_len, std::size_t d
     for (std::size_t c = 0; c < d; ++c)
       x[t * d + c] = load_element(wte, wte_dtype,
                                   wte_packed_vocab ? packed_b_index(d, wte_packed_vocab, c, v) : v * d + c) +
-                     load_element(wpe, wpe_dtype, t * d + c);
+                     (wpe ? load_element(wpe, wpe_dtype, t * d + c) : 0.0f);
   }
 }
 
@@ -296,7 +296,7 @@ void embed_wide_simd(const std::int32_t* tokens, std::size_t t_len, std::size_t 
     } else {
       widen_simd(te + v * d * tes, wte_dtype, row, d);
     }
-    for (std::size_t c0 = 0; c0 < d; c0 += kChunk) {
+    for (std::size_t c0 = 0; wpe && c0 < d; c0 += kChunk) {
       const std::size_t len = std::min(kChunk, d - c0);
       widen_simd(pe + (t * d + c0) * pes, wpe_dtype, pos, len);
       add_simd(row + c0, pos, row + c0, len);
@@ -306,6 +306,12 @@ void embed_wide_simd(const std::int32_t* tokens, std::size_t t_len, std::size_t 
 
 void gemm_wide(Path path, const WideGemmArgs& g, float* workspace) {
   path == Path::simd ? gemm_wide_simd(g, workspace) : gemm_wide_ref(g);
+}
+
+void embed_wide(Path path, const std::int32_t* tokens, std::size_t t_len, std::size_t d, const void* wte,
+                DType wte_dtype, const void* wpe, DType wpe_dtype, float* x, std::size_t wte_packed_vocab) {
+  path == Path::simd ? embed_wide_simd(tokens, t_len, d, wte, wte_dtype, wpe, wpe_dtype, x, wte_packed_vocab)
+                     : embed_wide_ref(tokens, t_len, d, wte, wte_dtype, wpe, wpe_dtype, x, wte_packed_vocab);
 }
 
 void widen(Path path, const void* src, DType dtype, float* dst, std::size_t n) {

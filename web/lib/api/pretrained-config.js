@@ -1,8 +1,9 @@
 // config.json of a Hugging Face checkpoint → the engine's configuration (PretrainedCore.configure),
 // with an Error naming the field for anything the engine does not run.
 
-/** The architectures HeadLab runs, as config.json's `architectures` names them. */
-export const SUPPORTED_ARCHITECTURES = ['GPT2LMHeadModel', 'GPTNeoForCausalLM'];
+/** The architectures HeadLab runs, as config.json's `architectures` names them (READERS' keys). */
+export const SUPPORTED_ARCHITECTURES = ['GPT2LMHeadModel', 'GPTNeoForCausalLM', 'LlamaForCausalLM', 'Qwen2ForCausalLM',
+  'MistralForCausalLM', 'GPTNeoXForCausalLM', 'Phi3ForCausalLM', 'GemmaForCausalLM'];
 
 function field(fn, config, names, { optional = false, fallback } = {}) {
   for (const name of names) {
@@ -44,7 +45,17 @@ export function readConfig(fn, config) {
   if (!architecture) {
     throw new Error(`${fn}: config.json: architectures ${JSON.stringify(archs)} is not supported; HeadLab runs ${supported}`);
   }
-  const gpt2 = architecture === 'GPT2LMHeadModel';
+  const { engine, info } = READERS[architecture](fn, config);
+  const bosId = tokenId(fn, config, 'bos_token_id', engine.vocabSize);
+  const eosId = tokenId(fn, config, 'eos_token_id', engine.vocabSize);
+  // torch_dtype, when config.json gives one the engine knows: the weights must be stored so.
+  const dtype = { float32: 'F32', float16: 'F16', bfloat16: 'BF16' }[config.torch_dtype];
+  if (dtype) engine.dtype = dtype;
+  return { engine, info: { architecture, ...info }, bosId, eosId };
+}
+
+/** GPT2LMHeadModel and GPTNeoForCausalLM: learned positions, LayerNorm, GELU (tanh). */
+function readGpt(fn, config, gpt2) {
   const numLayers = field(fn, config, gpt2 ? ['n_layer'] : ['num_layers']);
   const numHeads = field(fn, config, gpt2 ? ['n_head'] : ['num_heads']);
   const dModel = field(fn, config, gpt2 ? ['n_embd'] : ['hidden_size']);
@@ -54,10 +65,7 @@ export function readConfig(fn, config) {
   if (dModel % numHeads !== 0) {
     throw new Error(`${fn}: config.json: ${gpt2 ? 'n_head' : 'num_heads'} ${numHeads} does not divide ${gpt2 ? 'n_embd' : 'hidden_size'} ${dModel}`);
   }
-  const eps = config.layer_norm_epsilon ?? 1e-5;
-  if (typeof eps !== 'number' || !(eps > 0 && eps < 1)) {
-    throw new Error(`${fn}: config.json: layer_norm_epsilon must be a number in (0, 1), got ${JSON.stringify(eps)}`);
-  }
+  const eps = epsilon(fn, config, 'layer_norm_epsilon', 1e-5);
   const activation = config.activation_function ?? 'gelu_new';
   if (activation !== 'gelu_new') {
     throw new Error(`${fn}: config.json: activation_function ${JSON.stringify(activation)} is not supported; HeadLab runs gelu_new (GELU, tanh form)`);
@@ -73,16 +81,107 @@ export function readConfig(fn, config) {
   } else {
     windows = neoWindows(fn, config, numLayers);
   }
-  const bosId = tokenId(fn, config, 'bos_token_id', vocabSize);
-  const eosId = tokenId(fn, config, 'eos_token_id', vocabSize);
   const engine = {
     architecture: gpt2 ? 'gpt2' : 'gpt_neo', numLayers, numHeads, dModel, dFF, vocabSize, contextLength,
     layerNormEps: eps, scaleScores: gpt2 ? config.scale_attn_weights !== false : false, windows, activation: 'gelu_new',
   };
-  // torch_dtype, when config.json gives one the engine knows: the weights must be stored so.
-  const dtype = { float32: 'F32', float16: 'F16', bfloat16: 'BF16' }[config.torch_dtype];
-  if (dtype) engine.dtype = dtype;
-  return { engine, info: { architecture, numLayers, numHeads, dModel, vocabSize, contextLength }, bosId, eosId };
+  return { engine, info: { numLayers, numHeads, dModel, vocabSize, contextLength } };
+}
+
+function epsilon(fn, config, name, fallback) {
+  const eps = config[name] ?? fallback;
+  if (typeof eps !== 'number' || !(eps > 0 && eps < 1)) {
+    throw new Error(`${fn}: config.json: ${name} must be a number in (0, 1), got ${JSON.stringify(eps)}`);
+  }
+  return eps;
+}
+
+function refuse(fn, key, value, why) {
+  throw new Error(`${fn}: config.json: ${key} ${JSON.stringify(value)} is not supported${why ? ` (${why})` : ''}`);
+}
+
+/** rope_scaling: null, or llama3 with its four keys; any other type is refused naming it. */
+function ropeScaling(fn, config) {
+  const s = config.rope_scaling;
+  if (s === undefined || s === null) return undefined;
+  const type = s.rope_type ?? s.type;
+  if (type === 'default') return undefined;
+  if (type !== 'llama3') refuse(fn, 'rope_scaling.rope_type', type, 'HeadLab runs llama3 scaling or none');
+  const num = (k) => {
+    if (typeof s[k] !== 'number' || !(s[k] > 0)) throw new Error(`${fn}: config.json: rope_scaling.${k} must be a positive number, got ${JSON.stringify(s[k])}`);
+    return s[k];
+  };
+  return { factor: num('factor'), lowFreqFactor: num('low_freq_factor'), highFreqFactor: num('high_freq_factor'),
+    originalContext: num('original_max_position_embeddings') };
+}
+
+/**
+ * The rotary decoders (Llama, Qwen2, Mistral, GPT-NeoX, Phi-3, Gemma): one reader with a row of
+ * differences per architecture (ROTARY), not branches.
+ */
+function readRotary(fn, config, row) {
+  const numLayers = field(fn, config, ['num_hidden_layers']);
+  const numHeads = field(fn, config, ['num_attention_heads']);
+  const dModel = field(fn, config, ['hidden_size']);
+  const vocabSize = field(fn, config, ['vocab_size']);
+  const contextLength = field(fn, config, ['max_position_embeddings']);
+  const dFF = field(fn, config, ['intermediate_size']);
+  const numKeyValueHeads = field(fn, config, ['num_key_value_heads'], { optional: true, fallback: numHeads });
+  if (numHeads % numKeyValueHeads !== 0) {
+    throw new Error(`${fn}: config.json: num_key_value_heads ${numKeyValueHeads} does not divide num_attention_heads ${numHeads}`);
+  }
+  const headDim = row.headDim ? field(fn, config, ['head_dim'], { optional: true, fallback: 0 }) : 0;
+  if (!headDim && dModel % numHeads !== 0) {
+    throw new Error(`${fn}: config.json: num_attention_heads ${numHeads} does not divide hidden_size ${dModel}`);
+  }
+  const act = row.activationKeys.map((k) => config[k]).find((v) => v !== undefined && v !== null) ?? row.activation;
+  if (act !== row.activation) refuse(fn, row.activationKeys[0], act, `HeadLab runs ${row.activation} for ${row.name}`);
+  for (const key of ['attn_logit_softcapping', 'final_logit_softcapping']) {
+    if (config[key] !== undefined && config[key] !== null) refuse(fn, key, config[key], 'logit soft-capping');
+  }
+  if (row.parallel && config.use_parallel_residual === false) refuse(fn, 'use_parallel_residual', false, 'HeadLab runs the parallel residual');
+  // Windows: every layer (Mistral, Phi-3) or none; Qwen2's per-layer use_sliding_window is refused.
+  let window = 0;
+  if (row.window && config.sliding_window !== undefined && config.sliding_window !== null) {
+    window = field(fn, config, ['sliding_window']);
+  }
+  if (config.use_sliding_window === true) refuse(fn, 'use_sliding_window', true, 'a window on some layers only');
+  const scaling = ropeScaling(fn, config);
+  const theta = config[row.thetaKey] ?? 10000;
+  const fraction = row.fractionKey ? config[row.fractionKey] ?? 1 : 1;
+  const engine = {
+    architecture: row.name, numLayers, numHeads, dModel, dFF, vocabSize, contextLength,
+    layerNormEps: epsilon(fn, config, row.epsKey, 1e-6), scaleScores: true, windows: new Array(numLayers).fill(window),
+    activation: act, numKeyValueHeads, ropeTheta: theta, rotaryFraction: fraction,
+    attentionBias: row.biases ? config.attention_bias === true : false, mlpBias: row.biases ? config.mlp_bias === true : false,
+    tieEmbeddings: config.tie_word_embeddings ?? row.tied,
+  };
+  if (headDim) engine.headDim = headDim;
+  if (scaling) engine.ropeScaling = scaling;
+  return { engine, info: { numLayers, numHeads, dModel, vocabSize, contextLength, kind: 'decoder', numKeyValueHeads } };
+}
+
+const LLAMA = { headDim: true, activationKeys: ['hidden_act'], activation: 'silu', thetaKey: 'rope_theta', epsKey: 'rms_norm_eps', tied: false };
+/** One row per rotary architecture: what its config.json calls things, and its defaults. */
+const ROTARY = {
+  LlamaForCausalLM: { ...LLAMA, name: 'LlamaForCausalLM', biases: true },
+  Qwen2ForCausalLM: { ...LLAMA, name: 'Qwen2ForCausalLM' },
+  MistralForCausalLM: { ...LLAMA, name: 'MistralForCausalLM', window: true },
+  Phi3ForCausalLM: { ...LLAMA, name: 'Phi3ForCausalLM', window: true },
+  GemmaForCausalLM: { ...LLAMA, name: 'GemmaForCausalLM', activationKeys: ['hidden_activation', 'hidden_act'], activation: 'gelu_pytorch_tanh', tied: true },
+  GPTNeoXForCausalLM: { name: 'GPTNeoXForCausalLM', activationKeys: ['hidden_act'], activation: 'gelu', thetaKey: 'rotary_emb_base',
+    fractionKey: 'rotary_pct', epsKey: 'layer_norm_eps', parallel: true, tied: false },
+};
+
+/** config.json's class name → its reader: { engine, info }. */
+const READERS = {
+  GPT2LMHeadModel: (fn, c) => withKind(readGpt(fn, c, true)),
+  GPTNeoForCausalLM: (fn, c) => withKind(readGpt(fn, c, false)),
+  ...Object.fromEntries(Object.entries(ROTARY).map(([name, row]) => [name, (fn, c) => readRotary(fn, c, row)])),
+};
+
+function withKind(r) {
+  return { engine: r.engine, info: { ...r.info, kind: 'decoder', numKeyValueHeads: r.info.numHeads } };
 }
 
 /** GPT-Neo's per-layer windows (0 = global) from attention_types and window_size. */

@@ -394,10 +394,13 @@ export class PretrainedModel {
     return Array.from(ids, (id) => this._piece(id));
   }
 
-  /** @private text → ids, without the context check. */
+  /**
+   * @private text → ids, without the context check. The post-processor's special tokens are added as
+   * Hugging Face's tokenizer adds them (Llama's `<s>`, Gemma's `<bos>`; GPT-2's ByteLevel adds none).
+   */
   _encode(fn, name, text) {
     if (typeof text !== 'string') throw new TypeError(`PretrainedModel.${fn}: ${name} must be a string, got ${describe(text)}`);
-    return Int32Array.from(this._tok.tokenizer.encode(text, { add_special_tokens: false }).ids);
+    return Int32Array.from(this._tok.tokenizer.encode(text, { add_special_tokens: true }).ids);
   }
 
   /** @private textOrIds → Int32Array of 1..contextLength ids (`room` more must fit for generation). */

@@ -60,3 +60,26 @@ void column_sums(Path path, const float* x, std::size_t rows, std::size_t cols, 
                  bool accumulate);
 
 }  // namespace headlab
+
+namespace headlab {
+
+// ------------------------------------------------- erf-GELU and gated products
+
+// GELU, exact form (torch.nn.GELU(), BERT's "gelu"): y = 0.5 x (1 + erf(x / sqrt 2)).
+// y[i] = gelu_erf(x[i]) for n elements (y may alias x). The SIMD version uses
+// Abramowitz-Stegun 7.1.26 for erfc (absolute error below 1.5e-7 in erf).
+void gelu_erf_forward_ref(const float* x, float* y, std::size_t n);
+void gelu_erf_forward_simd(const float* x, float* y, std::size_t n);
+void gelu_erf_forward(Path path, const float* x, float* y, std::size_t n);
+
+// Gated MLP products over n elements (out may alias gate or up):
+//   swiglu: out[i] = silu(gate[i]) * up[i],      silu(x) = x / (1 + exp(-x))   (Llama's SiLU gate)
+//   geglu:  out[i] = gelu_tanh(gate[i]) * up[i]                                 (Gemma's gelu_pytorch_tanh)
+void swiglu_ref(const float* gate, const float* up, float* out, std::size_t n);
+void swiglu_simd(const float* gate, const float* up, float* out, std::size_t n);
+void swiglu(Path path, const float* gate, const float* up, float* out, std::size_t n);
+void geglu_ref(const float* gate, const float* up, float* out, std::size_t n);
+void geglu_simd(const float* gate, const float* up, float* out, std::size_t n);
+void geglu(Path path, const float* gate, const float* up, float* out, std::size_t n);
+
+}  // namespace headlab

@@ -48,3 +48,24 @@ void layernorm_backward_simd(const LayerNormBackwardArgs& a);
 void layernorm_backward(Path path, const LayerNormBackwardArgs& a);
 
 }  // namespace headlab
+
+namespace headlab {
+
+// RMSNorm over the last axis (Llama, Gemma), in float32 as Hugging Face computes it:
+//   rstd_r = 1 / sqrt(avg_c x[r,c]^2 + eps)
+//   y[r,c] = x[r,c] * rstd_r * w[c]           (one_plus false: Llama, Qwen2, Mistral, Phi-3)
+//   y[r,c] = x[r,c] * rstd_r * (1 + w[c])     (one_plus true: Gemma stores w - 1)
+// x, y [rows, d] (may alias); w [d].
+struct RmsNormArgs {
+  std::size_t rows, d;
+  const float* x;
+  const float* w;
+  float* y;
+  float eps;
+  bool one_plus;
+};
+void rmsnorm_forward_ref(const RmsNormArgs& a);
+void rmsnorm_forward_simd(const RmsNormArgs& a);
+void rmsnorm_forward(Path path, const RmsNormArgs& a);
+
+}  // namespace headlab

@@ -1,0 +1,277 @@
+#include "pretrained_arch.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <string>
+
+namespace headlab {
+namespace arch {
+
+namespace {
+
+using M = PretrainedModel;
+using L = Layout;
+
+constexpr bool kLayer = true, kGlobal = false;
+
+// ---------------------------------------------------------------- tables
+
+const TensorEntry kGpt2[] = {
+    {"wte.weight", M::embed, kGlobal, L::embed, Dim::v, Dim::d},
+    {"wpe.weight", M::pos_embed, kGlobal, L::embed, Dim::n, Dim::d},
+    {"ln_f.weight", M::final_w, kGlobal, L::vector, Dim::d, Dim::none},
+    {"ln_f.bias", M::final_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"lm_head.weight", -1, kGlobal, L::checked, Dim::v, Dim::d},
+    {"h.{}.ln_1.weight", M::norm1_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.ln_1.bias", M::norm1_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.ln_2.weight", M::norm2_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.ln_2.bias", M::norm2_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.attn.c_attn.weight", M::qkv_w, kLayer, L::in_out, Dim::d, Dim::qkv},
+    {"h.{}.attn.c_attn.bias", M::qkv_b, kLayer, L::vector, Dim::qkv, Dim::none},
+    {"h.{}.attn.c_proj.weight", M::o_w, kLayer, L::in_out, Dim::q, Dim::d},
+    {"h.{}.attn.c_proj.bias", M::o_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.mlp.c_fc.weight", M::up_w, kLayer, L::in_out, Dim::d, Dim::f},
+    {"h.{}.mlp.c_fc.bias", M::up_b, kLayer, L::vector, Dim::f, Dim::none},
+    {"h.{}.mlp.c_proj.weight", M::down_w, kLayer, L::in_out, Dim::f, Dim::d},
+    {"h.{}.mlp.c_proj.bias", M::down_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.attn.bias", -1, kLayer, L::ignored, Dim::none, Dim::none},
+    {"h.{}.attn.masked_bias", -1, kLayer, L::ignored, Dim::none, Dim::none},
+};
+
+const TensorEntry kGptNeo[] = {
+    {"wte.weight", M::embed, kGlobal, L::embed, Dim::v, Dim::d},
+    {"wpe.weight", M::pos_embed, kGlobal, L::embed, Dim::n, Dim::d},
+    {"ln_f.weight", M::final_w, kGlobal, L::vector, Dim::d, Dim::none},
+    {"ln_f.bias", M::final_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"lm_head.weight", -1, kGlobal, L::checked, Dim::v, Dim::d},
+    {"h.{}.ln_1.weight", M::norm1_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.ln_1.bias", M::norm1_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.ln_2.weight", M::norm2_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.ln_2.bias", M::norm2_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.attn.attention.q_proj.weight", M::q_w, kLayer, L::out_in, Dim::q, Dim::d},
+    {"h.{}.attn.attention.k_proj.weight", M::k_w, kLayer, L::out_in, Dim::kv, Dim::d},
+    {"h.{}.attn.attention.v_proj.weight", M::v_w, kLayer, L::out_in, Dim::kv, Dim::d},
+    {"h.{}.attn.attention.out_proj.weight", M::o_w, kLayer, L::out_in, Dim::d, Dim::q},
+    {"h.{}.attn.attention.out_proj.bias", M::o_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.mlp.c_fc.weight", M::up_w, kLayer, L::out_in, Dim::f, Dim::d},
+    {"h.{}.mlp.c_fc.bias", M::up_b, kLayer, L::vector, Dim::f, Dim::none},
+    {"h.{}.mlp.c_proj.weight", M::down_w, kLayer, L::out_in, Dim::d, Dim::f},
+    {"h.{}.mlp.c_proj.bias", M::down_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"h.{}.attn.attention.bias", -1, kLayer, L::ignored, Dim::none, Dim::none},
+    {"h.{}.attn.attention.masked_bias", -1, kLayer, L::ignored, Dim::none, Dim::none},
+};
+
+// Llama's names (Mistral's and Gemma's too; Qwen2 adds q/k/v biases).
+#define HEADLAB_LLAMA_COMMON                                                                                   \
+  {"embed_tokens.weight", M::embed, kGlobal, L::embed, Dim::v, Dim::d},                                       \
+      {"norm.weight", M::final_w, kGlobal, L::vector, Dim::d, Dim::none},                                     \
+      {"lm_head.weight", M::unembed, kGlobal, L::out_in, Dim::v, Dim::d, When::untied},                       \
+      {"lm_head.weight", -1, kGlobal, L::checked, Dim::v, Dim::d, When::tied},                                \
+      {"layers.{}.input_layernorm.weight", M::norm1_w, kLayer, L::vector, Dim::d, Dim::none},                 \
+      {"layers.{}.post_attention_layernorm.weight", M::norm2_w, kLayer, L::vector, Dim::d, Dim::none},        \
+      {"layers.{}.self_attn.q_proj.weight", M::q_w, kLayer, L::out_in, Dim::q, Dim::d},                       \
+      {"layers.{}.self_attn.k_proj.weight", M::k_w, kLayer, L::out_in, Dim::kv, Dim::d},                      \
+      {"layers.{}.self_attn.v_proj.weight", M::v_w, kLayer, L::out_in, Dim::kv, Dim::d},                      \
+      {"layers.{}.self_attn.o_proj.weight", M::o_w, kLayer, L::out_in, Dim::d, Dim::q},                       \
+      {"layers.{}.mlp.gate_proj.weight", M::gate_w, kLayer, L::out_in, Dim::f, Dim::d},                       \
+      {"layers.{}.mlp.up_proj.weight", M::up_w, kLayer, L::out_in, Dim::f, Dim::d},                           \
+      {"layers.{}.mlp.down_proj.weight", M::down_w, kLayer, L::out_in, Dim::d, Dim::f},                       \
+      {"layers.{}.self_attn.rotary_emb.inv_freq", -1, kLayer, L::ignored, Dim::none, Dim::none}
+
+const TensorEntry kLlama[] = {
+    HEADLAB_LLAMA_COMMON,
+    {"layers.{}.self_attn.q_proj.bias", M::q_b, kLayer, L::vector, Dim::q, Dim::none, When::attention_bias},
+    {"layers.{}.self_attn.k_proj.bias", M::k_b, kLayer, L::vector, Dim::kv, Dim::none, When::attention_bias},
+    {"layers.{}.self_attn.v_proj.bias", M::v_b, kLayer, L::vector, Dim::kv, Dim::none, When::attention_bias},
+    {"layers.{}.self_attn.o_proj.bias", M::o_b, kLayer, L::vector, Dim::d, Dim::none, When::attention_bias},
+    {"layers.{}.mlp.gate_proj.bias", M::gate_b, kLayer, L::vector, Dim::f, Dim::none, When::mlp_bias},
+    {"layers.{}.mlp.up_proj.bias", M::up_b, kLayer, L::vector, Dim::f, Dim::none, When::mlp_bias},
+    {"layers.{}.mlp.down_proj.bias", M::down_b, kLayer, L::vector, Dim::d, Dim::none, When::mlp_bias},
+};
+
+const TensorEntry kQwen2[] = {
+    HEADLAB_LLAMA_COMMON,
+    {"layers.{}.self_attn.q_proj.bias", M::q_b, kLayer, L::vector, Dim::q, Dim::none},
+    {"layers.{}.self_attn.k_proj.bias", M::k_b, kLayer, L::vector, Dim::kv, Dim::none},
+    {"layers.{}.self_attn.v_proj.bias", M::v_b, kLayer, L::vector, Dim::kv, Dim::none},
+};
+
+const TensorEntry kMistralGemma[] = {HEADLAB_LLAMA_COMMON};
+
+#undef HEADLAB_LLAMA_COMMON
+
+const TensorEntry kPhi3[] = {
+    {"embed_tokens.weight", M::embed, kGlobal, L::embed, Dim::v, Dim::d},
+    {"norm.weight", M::final_w, kGlobal, L::vector, Dim::d, Dim::none},
+    {"lm_head.weight", M::unembed, kGlobal, L::out_in, Dim::v, Dim::d, When::untied},
+    {"lm_head.weight", -1, kGlobal, L::checked, Dim::v, Dim::d, When::tied},
+    {"layers.{}.input_layernorm.weight", M::norm1_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"layers.{}.post_attention_layernorm.weight", M::norm2_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"layers.{}.self_attn.qkv_proj.weight", M::qkv_w, kLayer, L::out_in, Dim::qkv, Dim::d},
+    {"layers.{}.self_attn.o_proj.weight", M::o_w, kLayer, L::out_in, Dim::d, Dim::q},
+    {"layers.{}.mlp.gate_up_proj.weight", M::gate_up_w, kLayer, L::out_in, Dim::f2, Dim::d},
+    {"layers.{}.mlp.down_proj.weight", M::down_w, kLayer, L::out_in, Dim::d, Dim::f},
+};
+
+const TensorEntry kGptNeox[] = {
+    {"embed_in.weight", M::embed, kGlobal, L::embed, Dim::v, Dim::d},
+    {"final_layer_norm.weight", M::final_w, kGlobal, L::vector, Dim::d, Dim::none},
+    {"final_layer_norm.bias", M::final_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"embed_out.weight", M::unembed, kGlobal, L::out_in, Dim::v, Dim::d, When::untied},
+    {"embed_out.weight", -1, kGlobal, L::checked, Dim::v, Dim::d, When::tied},
+    {"layers.{}.input_layernorm.weight", M::norm1_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"layers.{}.input_layernorm.bias", M::norm1_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"layers.{}.post_attention_layernorm.weight", M::norm2_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"layers.{}.post_attention_layernorm.bias", M::norm2_b, kLayer, L::vector, Dim::d, Dim::none},
+    // Rows interleaved per head: [head][q, k, v][d_k] (BlockSpec's bases and strides).
+    {"layers.{}.attention.query_key_value.weight", M::qkv_w, kLayer, L::out_in, Dim::qkv, Dim::d},
+    {"layers.{}.attention.query_key_value.bias", M::qkv_b, kLayer, L::vector, Dim::qkv, Dim::none},
+    {"layers.{}.attention.dense.weight", M::o_w, kLayer, L::out_in, Dim::d, Dim::q},
+    {"layers.{}.attention.dense.bias", M::o_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"layers.{}.mlp.dense_h_to_4h.weight", M::up_w, kLayer, L::out_in, Dim::f, Dim::d},
+    {"layers.{}.mlp.dense_h_to_4h.bias", M::up_b, kLayer, L::vector, Dim::f, Dim::none},
+    {"layers.{}.mlp.dense_4h_to_h.weight", M::down_w, kLayer, L::out_in, Dim::d, Dim::f},
+    {"layers.{}.mlp.dense_4h_to_h.bias", M::down_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"layers.{}.attention.bias", -1, kLayer, L::ignored, Dim::none, Dim::none},
+    {"layers.{}.attention.masked_bias", -1, kLayer, L::ignored, Dim::none, Dim::none},
+    {"layers.{}.attention.rotary_emb.inv_freq", -1, kLayer, L::ignored, Dim::none, Dim::none},
+};
+
+// ---------------------------------------------------------------- blocks
+
+std::size_t head_dim(const PretrainedConfig& c) {
+  return c.head_dim ? c.head_dim : c.d_model / c.num_heads;
+}
+
+std::size_t kv_heads(const PretrainedConfig& c) {
+  return c.num_kv_heads ? c.num_kv_heads : c.num_heads;
+}
+
+// Q, K, V side by side in each row: [h d_k | g d_k | g d_k].
+void side_by_side(BlockSpec* b) {
+  b->q_base = 0;
+  b->k_base = b->heads * b->head_dim;
+  b->v_base = b->k_base + b->kv_heads * b->head_dim;
+  b->q_stride = b->kv_stride = b->head_dim;
+}
+
+BlockSpec common(const PretrainedConfig& c) {
+  BlockSpec b;
+  b.eps = c.ln_eps;
+  b.heads = c.num_heads;
+  b.kv_heads = kv_heads(c);
+  b.head_dim = head_dim(c);
+  b.windows = c.windows;
+  b.score_scale = 1.0f / std::sqrt(float(b.head_dim));
+  side_by_side(&b);
+  return b;
+}
+
+BlockSpec gpt2(const PretrainedConfig& c) {
+  BlockSpec b = common(c);
+  b.score_scale = c.scale_scores ? b.score_scale : 1.0f;
+  b.fused_qkv = true;
+  return b;
+}
+
+BlockSpec gpt_neo(const PretrainedConfig& c) {
+  BlockSpec b = common(c);
+  b.score_scale = c.scale_scores ? b.score_scale : 1.0f;  // GPT-Neo does not scale
+  return b;
+}
+
+void rotary(const PretrainedConfig& c, BlockSpec* b) {
+  b->positions = BlockSpec::Positions::rotary;
+  std::size_t rot = std::size_t(double(b->head_dim) * c.rotary_fraction);
+  b->rope = {rot - rot % 2, c.rope_theta, c.rope_factor, c.rope_low_freq_factor, c.rope_high_freq_factor,
+             c.rope_original_context};
+}
+
+BlockSpec llama(const PretrainedConfig& c) {
+  BlockSpec b = common(c);
+  b.norm = BlockSpec::Norm::rms;
+  rotary(c, &b);
+  b.mlp = BlockSpec::Mlp::swiglu;
+  return b;
+}
+
+BlockSpec phi3(const PretrainedConfig& c) {
+  BlockSpec b = llama(c);
+  b.fused_qkv = true;
+  b.fused_gate_up = true;
+  return b;
+}
+
+BlockSpec gemma(const PretrainedConfig& c) {
+  BlockSpec b = llama(c);
+  b.norm = BlockSpec::Norm::rms_one_plus;
+  b.mlp = BlockSpec::Mlp::geglu;
+  // sqrt(d_model) rounded to the weights' dtype, as Gemma multiplies in it.
+  float s = std::sqrt(float(c.d_model));
+  std::uint32_t bits;
+  std::memcpy(&bits, &s, 4);
+  if (c.dtype == "BF16") {
+    bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;  // round to nearest even
+  } else if (c.dtype == "F16") {
+    bits = (bits + 0xfffu + ((bits >> 13) & 1u)) & 0xffffe000u;  // 10 mantissa bits (normal range)
+  }
+  std::memcpy(&s, &bits, 4);
+  b.embed_scale = s;
+  return b;
+}
+
+BlockSpec gpt_neox(const PretrainedConfig& c) {
+  BlockSpec b = common(c);
+  rotary(c, &b);
+  b.fused_qkv = true;
+  b.q_base = 0;
+  b.k_base = b.head_dim;
+  b.v_base = 2 * b.head_dim;
+  b.q_stride = b.kv_stride = 3 * b.head_dim;
+  b.parallel_residual = true;
+  b.mlp = BlockSpec::Mlp::gelu_erf;
+  return b;
+}
+
+}  // namespace
+
+template <std::size_t N>
+constexpr std::size_t count(const TensorEntry (&)[N]) {
+  return N;
+}
+
+const Architecture kArchitectures[] = {
+    {"GPT2LMHeadModel", "transformer.", kGpt2, count(kGpt2), gpt2},
+    {"GPTNeoForCausalLM", "transformer.", kGptNeo, count(kGptNeo), gpt_neo},
+    {"LlamaForCausalLM", "model.", kLlama, count(kLlama), llama},
+    {"Qwen2ForCausalLM", "model.", kQwen2, count(kQwen2), llama},
+    {"MistralForCausalLM", "model.", kMistralGemma, count(kMistralGemma), llama},
+    {"GPTNeoXForCausalLM", "gpt_neox.", kGptNeox, count(kGptNeox), gpt_neox},
+    {"Phi3ForCausalLM", "model.", kPhi3, count(kPhi3), phi3},
+    {"GemmaForCausalLM", "model.", kMistralGemma, count(kMistralGemma), gemma},
+};
+
+const Architecture& architecture(PretrainedArch a) {
+  return kArchitectures[static_cast<int>(a)];
+}
+
+}  // namespace arch
+
+bool pretrained_arch_from_name(const std::string& name, PretrainedArch* out) {
+  for (std::size_t i = 0; i < std::size(arch::kArchitectures); ++i)
+    if (name == arch::kArchitectures[i].name) {
+      *out = static_cast<PretrainedArch>(i);
+      return true;
+    }
+  return false;
+}
+
+std::string pretrained_arch_names() {
+  std::string s;
+  for (const arch::Architecture& a : arch::kArchitectures) s += (s.empty() ? "" : ", ") + std::string(a.name);
+  return s;
+}
+
+}  // namespace headlab

@@ -1,0 +1,225 @@
+// The one-block engine against the model-family fixtures (tests/golden/families/,
+// written by make_families.py with an independent float64 forward): Llama with
+// grouped-query attention and llama3 rope scaling, bfloat16 Llama (also sharded),
+// Qwen2 (q/k/v biases, padded vocabulary), Mistral (a window shorter than the
+// text), Pythia (parallel residual, partial rotary, per-head fused QKV), Phi-3
+// (fused qkv and gate_up) and Gemma (RMSNorm 1 + w, scaled embeddings, head_dim
+// != d / h). Logits, attention, ablation, the lens, head scores and greedy
+// generation within 1e-4 (float32) and 2e-3 (16-bit); the same bits on 1, 2 and 3 threads.
+// Native only (reads files).
+#ifndef __EMSCRIPTEN__
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "headlab/pretrained.hpp"
+#include "headlab/pretrained_pool.hpp"
+
+using namespace headlab;
+using nlohmann::json;
+
+namespace {
+
+std::string fixtures() {
+  std::string f = __FILE__;
+  return f.substr(0, f.rfind('/')) + "/../golden/families/";
+}
+
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+json read_json(const std::string& path) {
+  const auto b = read_bytes(path);
+  return json::parse(b.begin(), b.end());
+}
+
+// config.json -> PretrainedConfig, written from Hugging Face's config classes (as the
+// JavaScript reader in web/lib/api/pretrained-config.js does).
+PretrainedConfig config_of(const json& j) {
+  PretrainedConfig c;
+  const std::string a = j.at("architectures")[0];
+  const bool neox = a == "GPTNeoXForCausalLM";
+  c.architecture = a == "LlamaForCausalLM"     ? PretrainedArch::llama
+                   : a == "Qwen2ForCausalLM"   ? PretrainedArch::qwen2
+                   : a == "MistralForCausalLM" ? PretrainedArch::mistral
+                   : neox                      ? PretrainedArch::gpt_neox
+                   : a == "Phi3ForCausalLM"    ? PretrainedArch::phi3
+                                               : PretrainedArch::gemma;
+  c.num_layers = j.at("num_hidden_layers"), c.num_heads = j.at("num_attention_heads");
+  c.d_model = j.at("hidden_size"), c.d_ff = j.at("intermediate_size"), c.vocab = j.at("vocab_size");
+  c.context = j.at("max_position_embeddings");
+  c.num_kv_heads = j.value("num_key_value_heads", std::size_t(0));
+  c.head_dim = j.contains("head_dim") && !j.at("head_dim").is_null() ? std::size_t(j.at("head_dim")) : 0;
+  c.ln_eps = neox ? float(j.at("layer_norm_eps")) : float(j.at("rms_norm_eps"));
+  c.rope_theta = neox ? double(j.at("rotary_emb_base")) : double(j.at("rope_theta"));
+  c.rotary_fraction = neox ? double(j.at("rotary_pct")) : 1.0;
+  if (j.contains("rope_scaling") && !j.at("rope_scaling").is_null()) {
+    const json& s = j.at("rope_scaling");
+    REQUIRE(s.at("rope_type") == "llama3");
+    c.rope_factor = s.at("factor"), c.rope_low_freq_factor = s.at("low_freq_factor");
+    c.rope_high_freq_factor = s.at("high_freq_factor");
+    c.rope_original_context = s.at("original_max_position_embeddings");
+  }
+  c.attention_bias = a == "LlamaForCausalLM" && j.value("attention_bias", false);
+  c.mlp_bias = a == "LlamaForCausalLM" && j.value("mlp_bias", false);
+  c.tie_embeddings = j.value("tie_word_embeddings", a == "GemmaForCausalLM");
+  // Mistral and Phi-3 window every layer; Qwen2 only with use_sliding_window (false here).
+  std::size_t w = 0;
+  if ((a == "MistralForCausalLM" || a == "Phi3ForCausalLM") && j.contains("sliding_window") &&
+      !j.at("sliding_window").is_null())
+    w = j.at("sliding_window");
+  if (a == "Qwen2ForCausalLM") REQUIRE(j.value("use_sliding_window", false) == false);
+  c.windows.assign(c.num_layers, w);
+  const std::string t = j.value("torch_dtype", "");
+  c.dtype = t == "float32" ? "F32" : t == "float16" ? "F16" : t == "bfloat16" ? "BF16" : "";
+  return c;
+}
+
+std::vector<std::string> weight_files(const std::string& dir) {
+  std::ifstream index(dir + "model.safetensors.index.json");
+  if (!index.good()) return {"model.safetensors"};
+  std::set<std::string> files;
+  const json index_json = read_json(dir + "model.safetensors.index.json");
+  for (const auto& [name, file] : index_json.at("weight_map").items()) files.insert(file.get<std::string>());
+  return {files.begin(), files.end()};
+}
+
+std::string add(PretrainedModel& m, const std::string& name, const std::vector<std::uint8_t>& bytes) {
+  std::uint8_t* p = m.alloc_file(bytes.size());
+  REQUIRE(p != nullptr);
+  std::memcpy(p, bytes.data(), bytes.size());
+  return m.add_safetensors(name, p, bytes.size());
+}
+
+double max_abs(const std::vector<float>& got, const std::vector<double>& want) {
+  if (got.size() != want.size()) return INFINITY;
+  double m = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) m = std::max(m, std::abs(double(got[i]) - want[i]));
+  return m;
+}
+
+std::unique_ptr<PretrainedModel> load(const std::string& folder) {
+  const std::string dir = fixtures() + folder + "/";
+  auto m = std::make_unique<PretrainedModel>(config_of(read_json(dir + "config.json")));
+  for (const std::string& f : weight_files(dir)) REQUIRE(add(*m, f, read_bytes(dir + f)) == "");
+  REQUIRE(m->finish() == "");
+  return m;
+}
+
+const char* const kDecoders[] = {"llama-gqa", "llama-sp-bf16", "llama-sp-bf16-sharded", "qwen2",
+                                 "mistral-window", "pythia", "pythia-step1000", "phi3", "gemma"};
+
+}  // namespace
+
+TEST_CASE("families: every decoder fixture's logits, attention, ablation, lens, head scores, greedy") {
+  for (const char* folder : kDecoders) {
+    const std::string folder_name = folder;
+    CAPTURE(folder_name);
+    const std::string dir = fixtures() + folder + "/";
+    const json expected = read_json(dir + "expected.json");
+    const PretrainedConfig cfg = config_of(read_json(dir + "config.json"));
+    REQUIRE(pretrained_config_error(cfg) == "");
+    PretrainedModel m(cfg);
+    for (const std::string& f : weight_files(dir)) REQUIRE(add(m, f, read_bytes(dir + f)) == "");
+    REQUIRE(m.finish() == "");
+    const double tol = cfg.dtype == "F32" ? 1e-4 : 2e-3;
+    const std::size_t big_l = cfg.num_layers, nh = cfg.num_heads, v = cfg.vocab;
+    CHECK(std::size_t(expected.at("shapes").at("vocab")) == v);
+    for (const json& c : expected.at("cases")) {
+      const std::string name = c.at("name");
+      CAPTURE(name);
+      const std::vector<std::int32_t> ids = c.at("ids");
+      const std::size_t t = ids.size();
+      std::vector<std::uint8_t> ablate(big_l * nh, 0);
+      for (const json& a : c.at("ablate")) ablate[std::size_t(a[0]) * nh + std::size_t(a[1])] = 1;
+      const std::vector<double> logits = c.at("logits"), attention = c.at("attention");
+      for (Path path : {Path::simd, Path::ref}) {
+        PretrainedRunOptions o;
+        o.attention = true, o.all_logits = true, o.ablate = ablate.data();
+        o.lens = c.contains("lens"), o.lens_top_k = 5;
+        PretrainedRunResult r;
+        REQUIRE(m.run(ids.data(), t, o, &r, path) == "");
+        const double dl = max_abs(r.logits, logits), da = max_abs(r.attention, attention);
+        MESSAGE(folder_name << " " << name << std::string(path == Path::simd ? " simd" : " ref")
+                            << ": max |logits - float64| " << dl << ", attention " << da);
+        CHECK(dl <= tol);
+        CHECK(da <= tol);
+        o.attention = false;  // the fused attention
+        PretrainedRunResult fused;
+        REQUIRE(m.run(ids.data(), t, o, &fused, path) == "");
+        CHECK(max_abs(fused.logits, logits) <= tol);
+        if (o.lens) {
+          const std::vector<double> lens = c.at("lens");
+          for (std::size_t l = 0; l < big_l; ++l)
+            for (std::size_t p = 0; p < t; ++p) {
+              const double* row = lens.data() + (l * t + p) * v;
+              const double mx = *std::max_element(row, row + v);
+              double z = 0;
+              for (std::size_t j = 0; j < v; ++j) z += std::exp(row[j] - mx);
+              for (std::size_t k = 0; k < 5; ++k) {
+                const std::size_t at = (l * t + p) * 5 + k;
+                CHECK(std::abs(r.lens_probs[at] - std::exp(row[r.lens_ids[at]] - mx) / z) <= tol);
+              }
+              // The top entry is the reference's most probable token (or within tol of it).
+              const double top = std::exp(row[r.lens_ids[(l * t + p) * 5]] - mx) / z;
+              CHECK(top >= 1 / z - tol);
+            }
+        }
+      }
+    }
+    const json& hs = expected.at("headScores");
+    const std::vector<std::int32_t> seq = hs.at("sequence");
+    std::vector<float> scores;
+    REQUIRE(m.head_scores(seq.data(), seq.size(), hs.at("n"), &scores) == "");
+    for (const json& s : hs.at("scores")) {
+      const std::size_t i = std::size_t(s.at("layer")) * nh + std::size_t(s.at("head"));
+      CHECK(std::abs(scores[i * 4 + 0] - double(s.at("previousToken"))) <= tol);
+      CHECK(std::abs(scores[i * 4 + 1] - double(s.at("duplicateToken"))) <= tol);
+      CHECK(std::abs(scores[i * 4 + 2] - double(s.at("induction"))) <= tol);
+      CHECK(std::abs(scores[i * 4 + 3] - double(s.at("firstToken"))) <= tol);
+    }
+    // Greedy generation with the KV cache (rotated keys kept at their positions).
+    const std::vector<std::int32_t> prompt = expected.at("greedy").at("prompt"),
+                                    next = expected.at("greedy").at("next");
+    std::vector<std::int32_t> got;
+    REQUIRE(m.generate(prompt.data(), prompt.size(), next.size(), 0.0f, 1, -1, &got) == "");
+    CHECK(got == next);
+  }
+}
+TEST_CASE("families: results do not depend on the number of threads") {
+  for (const char* folder : {"llama-gqa", "pythia", "gemma"}) {
+    CAPTURE(std::string(folder));
+    const json expected = read_json(fixtures() + folder + "/expected.json");
+    const std::vector<std::int32_t> ids = expected.at("cases")[0].at("ids");
+    PretrainedRunOptions o;
+    o.attention = true, o.all_logits = true, o.lens = true;
+    auto m = load(folder);
+    PretrainedRunResult one;
+    REQUIRE(m->run(ids.data(), ids.size(), o, &one) == "");
+    std::vector<std::int32_t> gen1, gen;
+    REQUIRE(m->generate(ids.data(), 4, 6, 0.8f, 7, -1, &gen1) == "");
+    for (std::size_t threads : {2, 3}) {
+      m->set_pool(make_pretrained_pool(threads));
+      PretrainedRunResult r;
+      REQUIRE(m->run(ids.data(), ids.size(), o, &r) == "");
+      CHECK(r.logits == one.logits);
+      CHECK(r.attention == one.attention);
+      CHECK(r.lens_ids == one.lens_ids);
+      REQUIRE(m->generate(ids.data(), 4, 6, 0.8f, 7, -1, &gen) == "");
+      CHECK(gen == gen1);
+    }
+  }
+}
+#endif

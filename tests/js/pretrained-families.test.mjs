@@ -1,0 +1,64 @@
+// The model families through loadPretrained against the float64 references of
+// tests/golden/families/ (make_families.py): Llama (grouped-query, llama3 rope scaling, tied
+// without lm_head; bfloat16 and sharded), Qwen2, Mistral, Pythia, Phi-3, Gemma. Logits and
+// attention within 1e-4 (float32) and 2e-3 (16-bit), ablation included; model.info's kind and
+// key-value heads; tokens of each text as the reference's; a config key HeadLab does not run is refused naming it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { createHeadlab } from '../../web/lib/headlab.js';
+import { assertClose, toArrayBuffer } from './pretrained-helpers.mjs';
+
+const lab = await createHeadlab();
+const ROOT = new URL('../golden/families/', import.meta.url);
+const DECODERS = ['llama-gqa', 'llama-sp-bf16', 'llama-sp-bf16-sharded', 'qwen2', 'mistral-window', 'pythia', 'phi3', 'gemma'];
+
+const read = (name, file) => readFileSync(new URL(`${name}/${file}`, ROOT));
+const readJson = (name, file) => JSON.parse(read(name, file).toString('utf8'));
+
+function objects(name) {
+  const config = readJson(name, 'config.json');
+  const tokenizer = readJson(name, 'tokenizer.json');
+  const weights = existsSync(new URL(`${name}/model.safetensors`, ROOT))
+    ? toArrayBuffer(read(name, 'model.safetensors'))
+    : [...new Set(Object.values(readJson(name, 'model.safetensors.index.json').weight_map))].map((f) => toArrayBuffer(read(name, f)));
+  return { config, tokenizer, weights };
+}
+
+for (const name of DECODERS) {
+  test(`${name}: logits and attention of every case agree with the float64 reference, ablation included`, async () => {
+    const expected = readJson(name, 'expected.json');
+    const tol = expected.shapes && readJson(name, 'config.json').torch_dtype === 'float32' ? 1e-4 : 2e-3;
+    const model = await lab.loadPretrained(objects(name));
+    try {
+      const { numLayers: L, numHeads: H, vocabSize: V, kind, numKeyValueHeads } = model.info;
+      assert.deepEqual([L, H, V, kind, numKeyValueHeads],
+        [expected.shapes.layers, expected.shapes.heads, expected.shapes.vocab, 'decoder', expected.shapes.kvHeads]);
+      const worst = { logits: 0, attention: 0 };
+      for (const c of expected.cases) {
+        const ablate = c.ablate.map(([layer, head]) => ({ layer, head }));
+        // The tokenizer (byte-level BPE, or SentencePiece-style with byte fallback and <s> / <bos>
+        // from the post-processor) gives the reference's ids.
+        assert.deepEqual(Array.from(model.tokenize(c.text).ids), c.ids, `${name} ${c.name}: ids of ${JSON.stringify(c.text)}`);
+        const r = await model.run(c.text, { attention: true, allLogits: true, ablate });
+        const T = c.ids.length;
+        assert.equal(r.attention.length, L * H * T * T);
+        worst.logits = Math.max(worst.logits, assertClose(r.logits, c.logits, tol, `${name} ${c.name} logits`));
+        worst.attention = Math.max(worst.attention, assertClose(r.attention, c.attention, tol, `${name} ${c.name} attention`));
+      }
+      console.log(`${name}: largest difference from the float64 reference: logits ${worst.logits.toExponential(2)}, attention ${worst.attention.toExponential(2)} (tolerance ${tol})`);
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('config keys HeadLab does not run are refused, naming the key', async () => {
+  const base = objects('llama-gqa');
+  const bad = (patch) => lab.loadPretrained({ ...base, config: { ...base.config, ...patch } });
+  await assert.rejects(bad({ rope_scaling: { rope_type: 'yarn', factor: 4 } }), /rope_scaling\.rope_type "yarn" is not supported/);
+  await assert.rejects(bad({ final_logit_softcapping: 30 }), /final_logit_softcapping 30 is not supported/);
+  await assert.rejects(bad({ use_sliding_window: true }), /use_sliding_window true is not supported/);
+  await assert.rejects(bad({ hidden_act: 'relu' }), /hidden_act "relu" is not supported/);
+  await assert.rejects(bad({ num_key_value_heads: 3 }), /num_key_value_heads 3 does not divide num_attention_heads 4/);
+});
