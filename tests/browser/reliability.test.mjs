@@ -440,6 +440,22 @@ test('the wasm file missing (404) or cut short: every element says so in words, 
   assertNoProblems(LOAD_NOISE);
 });
 
+test('a CSP whose worker-src refuses HeadLab\'s own Workers: the trainer and choosing h compute on the main thread and name the directive to add', { timeout: TIMEOUT }, async () => {
+  const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 } }), 'worker-src none', problems);
+  await page.route('**/reliability-workers.html', (route) => route.fulfill({
+    status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': `${STRICT_CSP}; worker-src 'none'` },
+    body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>HeadLab reliability</title><script type="module" src="/headlab-components.js"></script>' +
+      '</head><body><headlab-trainer></headlab-trainer><headlab-choosing-h lang="es"></headlab-choosing-h></body></html>',
+  }));
+  await page.goto(new URL('reliability-workers.html', site.server.url).href);
+  await expectText(page.locator('headlab-trainer [data-testid="trainer-mode"]'),
+    /its main thread.*this page’s Content-Security-Policy refused the Worker script \(worker-src\): add 'self' to its worker-src directive/s);
+  await expectText(page.locator('headlab-choosing-h p.status'),
+    /su hilo principal.*la Content-Security-Policy de esta página rechazó el script del Worker \(worker-src\): añada 'self' a su directiva worker-src/s);
+  await page.close();
+  assertNoProblems([/console error: Creating a worker from '.*headlab-(trainer-)?worker\.js' violates the following Content Security Policy directive: "worker-src 'none'"/]);
+});
+
 test('offline (no answer to any .wasm request): every element, the language model too, says the connection is the cause, with no uncaught error', { timeout: TIMEOUT }, async () => {
   const lm = 'headlab-language-model';
   const page = await blankPage('wasm offline', {
