@@ -24,7 +24,7 @@ import { FRAMEWORK_TYPES, frameworkTypesFile } from './custom-elements.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(repo, 'web');
-const out = path.join(repo, 'components');
+const OUT = path.join(repo, 'components');
 const api = path.join(web, 'lib/headlab.js');
 const katexDir = path.join(repo, 'node_modules/katex/dist');
 
@@ -75,7 +75,8 @@ async function virtualModules() {
   };
 }
 
-export async function buildComponents() {
+/** Builds the elements into `out` (components/ of the repository unless given). */
+export async function buildComponents({ out = OUT } = {}) {
   const elements = await elementSources();
   const tmp = `${out}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });

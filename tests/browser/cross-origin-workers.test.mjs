@@ -146,7 +146,7 @@ test('with worker-src \'self\' (no blob: Workers) it trains on the main thread, 
   const r = await trainAndWatch(page, 150);
   assert.equal(r.runsIn, 'main-thread');
   const note = await expectText(page.locator(`${TAG} [data-testid="lm-mode"]`), /runs on the page itself \(its main thread\)/);
-  assert.match(note, /Content-Security-Policy does not allow blob: Workers/, note);
+  assert.match(note, /Content-Security-Policy does not allow blob: Workers \(worker-src\).*: add blob: to its worker-src directive/, note);
   assert.ok(await page.locator(`${TAG} [data-testid="lm-mode"]`).isVisible(), 'the note is visible');
   assertResponsive(r, 200, 'main thread (the CSP refuses blob: Workers)');
   await page.screenshot({ path: `${SCREENSHOTS}/cross-origin-csp-main-thread.png` });
@@ -193,8 +193,8 @@ test('the trainer, the real-models explorer and choosing h run in Workers from a
   assertNoProblems();
   page = await open('elements cross-origin csp', '/elements-strict.html', elementsPage(true), NO_BLOB_WORKERS);
   assert.deepEqual(await whereEach(page), ['main-thread', 'main-thread', 'main-thread']);
-  const why = /Content-Security-Policy does not allow blob: Workers \(worker-src\)/;
-  const porque = /la Content-Security-Policy de esta página no permite Workers blob: \(worker-src\), que HeadLab necesita/;
+  const why = /Content-Security-Policy does not allow blob: Workers \(worker-src\).*: add blob: to its worker-src directive/;
+  const porque = /la Content-Security-Policy de esta página no permite Workers blob: \(worker-src\), que HeadLab necesita.*: añada blob: a su directiva worker-src/;
   assert.match(await expectText(page.locator('headlab-trainer [data-testid="trainer-mode"]'), porque), /^El entrenamiento se hace en la propia página \(su hilo principal\)/);
   assert.match(await expectText(page.locator('headlab-model-explorer [data-testid="explorer-mode"]'), why), /The model runs on the page itself/);
   assert.match(await expectText(page.locator('headlab-choosing-h p.status'), porque), /^Consultas y claves .*Los cálculos se hacen en la propia página \(su hilo principal\)/);

@@ -6,6 +6,8 @@
 //   module build, no CORS             → the author's fallback text stays in each element's place
 //   module build, CORS but not on .wasm → each element says what failed and how the author fixes it
 //   classic build, no CORS            → the demo computes (classic scripts need no CORS)
+//   module build, CORS, a CSP without 'wasm-unsafe-eval' or without HeadLab's origin in connect-src
+//                                     → each element names the directive to add (English, Spanish)
 import { test, before, after } from 'node:test';
 import http from 'node:http';
 import assert from 'node:assert/strict';
@@ -17,6 +19,7 @@ import { expected } from '../fixtures/course.mjs';
 const TIMEOUT = 60_000;
 let course;  // the course site: serves the page the current test sets
 let lesson = '';
+let lessonCsp = null;  // the course page's Content-Security-Policy header, if any
 const FALLBACK = 'The interactive demo appears here once HeadLab has loaded. If this text stays, HeadLab could not load.';
 const TAGS = ['headlab-worked-example', 'headlab-params'];
 
@@ -31,7 +34,7 @@ before(async () => {
   servers.all = await serve({ port: 0, root: DIST, cors: true });
   servers.noWasm = await serve({ port: 0, root: DIST, cors: (pathname) => !pathname.endsWith('.wasm') });
   course = http.createServer((req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...(lessonCsp ? { 'Content-Security-Policy': lessonCsp } : {}) });
     res.end(lesson);
   });
   await new Promise((resolve) => course.listen(0, '127.0.0.1', resolve));
@@ -46,18 +49,19 @@ after(async () => {
 });
 
 /** The course page: light, its own styles, the snippet of docs/embedding.md pointing at `bundleUrl`. */
-function coursePage(bundleUrl, { module = true } = {}) {
+function coursePage(bundleUrl, { module = true, spanish = false } = {}) {
   const script = module ? `<script type="module" src="${bundleUrl}headlab-components.js"></script>`
     : `<script src="${bundleUrl}headlab-components.classic.js" defer></script>`;
   return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lesson 4: multi-head attention</title>' +
     '<style>body { font: 16px Georgia, serif; max-width: 46rem; margin: 2rem auto; background: #fffdf7; color: #222; }</style>' +
     `${script}</head><body><h1>Lesson 4</h1><p>Work through the example below.</p>` +
-    TAGS.map((t) => `<${t}><p class="fallback">${FALLBACK}</p></${t}>`).join('\n') + '</body></html>';
+    TAGS.map((t, i) => `<${t}${spanish && i === 1 ? ' lang="es"' : ''}><p class="fallback">${FALLBACK}</p></${t}>`).join('\n') + '</body></html>';
 }
 
-async function openCourse(label, bundleUrl, options) {
+async function openCourse(label, bundleUrl, options = {}) {
   const page = watch(await browser.newPage({ viewport: { width: 1000, height: 900 } }), label, problems);
   lesson = coursePage(bundleUrl, options);
+  lessonCsp = options.csp ?? null;
   await page.goto(`http://localhost:${course.address().port}/lesson.html`);
   return page;
 }
@@ -115,11 +119,35 @@ test('module build from another origin with CORS on the code but not on the wasm
     const text = await expectText(page.locator(`${tag} [data-testid="fatal"]`), /This demo could not start: its WebAssembly module \(headlab_core\.wasm\) did not load\./);
     assert.ok(text.includes(`HeadLab is served from ${origin}, another origin than this page`), `${tag} names the origin: ${text}`);
     assert.match(text, /Access-Control-Allow-Origin.*headlab-components\.classic\.js/s, `${tag} says how to fix it: ${text}`);
+    assert.doesNotMatch(text, /Content-Security-Policy refused|got no answer/, `${tag} blames CORS alone: ${text}`);
     assert.ok(await page.locator(`${tag} [data-testid="fatal"]`).isVisible());
   }
   await page.screenshot({ path: `${SCREENSHOTS}/embed-cross-origin-no-wasm-cors.png` });
   await page.close();
   assertNoProblems(blocked('headlab_core\\.wasm'));
+});
+
+// What Chromium reports of a CSP refusal: its console line and the refused request. Nothing else
+// (no uncaught error, no unhandled rejection) may reach the page.
+const REFUSED = [/console error: .*(Content Security Policy|Content Security policy)/, /request failed: .* \(csp\)$/];
+
+test('module build from another origin with CORS, under a CSP that refuses it: each element names the directive to add, in its language', { timeout: TIMEOUT }, async () => {
+  const cdn = new URL(servers.all.url).origin;
+  const common = "default-src 'self'; style-src 'self' 'unsafe-inline'";
+  for (const [label, csp, directive, source] of [
+    ['csp without wasm-unsafe-eval', `${common}; script-src 'self' ${cdn}; connect-src ${cdn}; font-src ${cdn}`, 'script-src', "'wasm-unsafe-eval'"],
+    ['csp without connect-src', `${common}; script-src 'self' 'wasm-unsafe-eval' ${cdn}; font-src ${cdn}`, 'connect-src', cdn],
+  ]) {
+    const page = await openCourse(label, servers.all.url, { csp, spanish: true });
+    await page.waitForFunction((tags) => tags.every((t) => document.querySelector(t)?.dataset.state === 'failed'), TAGS, { timeout: 30_000 });
+    const english = await expectText(page.locator(`${TAGS[0]} [data-testid="fatal"]`), /did not load\./);
+    assert.ok(english.includes(`this page’s Content-Security-Policy refused it. Add ${source} to the page’s ${directive} directive`), `${label}: ${english}`);
+    const spanish = await expectText(page.locator(`${TAGS[1]} [data-testid="fatal"]`), /no se cargó/);
+    assert.ok(spanish.includes(`la Content-Security-Policy de esta página lo rechazó. Añada ${source} a la directiva ${directive} de la página`), `${label}: ${spanish}`);
+    for (const text of [english, spanish]) assert.doesNotMatch(text, /Access-Control-Allow-Origin/, `${label}: CORS is not blamed: ${text}`);
+    await page.close();
+    assertNoProblems(REFUSED);
+  }
 });
 
 test('classic build from another origin without CORS: the demos compute', { timeout: TIMEOUT }, async () => {

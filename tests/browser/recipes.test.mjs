@@ -5,7 +5,11 @@
 // tools, also devDependencies here, linked from this repository's node_modules), served, and
 // loaded in headless Chromium: the worked example's numbers as the page prints them against the
 // course's (tests/fixtures/course.json), no console error or failed request, and each .wasm
-// fetched once.
+// answered (200, or 304 from the HTTP cache: the elements' Workers load their own). Each recipe's page
+// holds all nine elements: on the production build each must reach its ready state, the
+// explorer and the language model with HeadLab's shipped models loaded (their layers and steps
+// as web/models/models.json gives them), and no request may get a 4xx or 5xx (a bundler that
+// did not emit a file the elements name by URL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -23,17 +27,20 @@ const RECIPES = path.join(REPO, 'examples/recipes');
 const CDN_PLACEHOLDER = 'https://cdn.example.org/npm/';
 const HEADLAB_PLACEHOLDER = 'https://headlab.example.org';
 const TIMEOUT = 300_000;  // installs and builds wait for each other on a busy machine
+const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions',
+  'headlab-choosing-h', 'headlab-trainer', 'headlab-language-model', 'headlab-model-explorer'];
+// The shipped models the page's explorer (its default, induction) and language model (pretrained, task induction) load.
+const INDUCTION = JSON.parse(readFileSync(path.join(REPO, 'web/models/models.json'), 'utf8')).models.find((m) => m.file === 'induction.hlm');
 
 // How each recipe is served once built: the folder its page is in.
-// `element`: the page shows <headlab-worked-example> too.
 const PAGES = {
   vite: { root: 'dist' },
-  react: { root: 'dist', element: true },
+  react: { root: 'dist' },
   esbuild: { root: '.' },
   // Another classic script after the bundle's tag: a classic webpack bundle loaded as a module would
   // take that script's folder for its own (ChunkLoadError); the recipe's ES module bundle does not.
   webpack: { root: '.', scriptAfter: true },
-  mdx: { root: '.', element: true },
+  mdx: { root: '.' },
 };
 
 let dir, tgz, browser;
@@ -112,9 +119,9 @@ function recordingServer(root, log, options = {}) {
 /**
  * Opens `url` in a new browser context (an empty cache), waits for the worked example in
  * `frameOf(page)` (the page itself unless given) and checks its numbers, that nothing went wrong,
- * and that each .wasm the servers answered was fetched once, headlab_core.wasm among them.
+ * and that each .wasm the servers answered was answered (200 or 304), headlab_core.wasm among them.
  */
-async function checkPage(label, url, log, { frameOf = (page) => page.mainFrame(), route, element = false } = {}) {
+async function checkPage(label, url, log, { frameOf = (page) => page.mainFrame(), route } = {}) {
   const problems = [];
   const context = await browser.newContext();
   const page = watch(await context.newPage(), label, problems);
@@ -136,14 +143,20 @@ async function checkPage(label, url, log, { frameOf = (page) => page.mainFrame()
     };
     near(shown.output, expected.output, 'output of "it"');
     near(shown.weights, expected.weightsHead1, 'head 1 weights of "it"');
-    if (element) {
-      // The element's own table of head 1's weights (its shadow DOM), from the same instance.
-      await frame.waitForSelector('headlab-worked-example[data-drawn]', { timeout: 60_000 });
-      near((await frame.locator('[data-testid="weights-head-1"] td.num').allTextContents()).join(' '), expected.weightsHead1, 'the element\'s head 1 weights');
-      const state = await frame.evaluate(() => document.querySelector('#element-state')?.textContent);
-      if (state !== undefined) assert.equal(state, 'ready', `${label}: the headlab-ready event reached the app`);
-    }
+    // The element's own table of head 1's weights (its shadow DOM), from the same instance.
+    await frame.waitForSelector('headlab-worked-example[data-drawn]', { timeout: 60_000 });
+    near((await frame.locator('[data-testid="weights-head-1"] td.num').allTextContents()).join(' '), expected.weightsHead1, 'the element\'s head 1 weights');
+    const state = await frame.evaluate(() => document.querySelector('#element-state')?.textContent);
+    if (state !== undefined) assert.equal(state, 'ready', `${label}: the headlab-ready event reached the app`);
+    await allElementsReady(label, frame, problems);
     assert.deepEqual(problems, [], `${label}: problems`);
+    const failed = log.filter((r) => r.status >= 400).map((r) => `${r.status} ${r.path}`);
+    assert.deepEqual(failed, [], `${label}: requests answered with an error`);
+    // The shipped model, named as the bundler likes (a hash): compare the bytes.
+    const models = log.filter((r) => r.path.endsWith('.hlm'));
+    const induction = readFileSync(path.join(REPO, 'web/models/induction.hlm')).toString('base64');
+    assert.ok(models.some((r) => r.status === 200 && readFileSync(path.join(r.root, r.path)).toString('base64') === induction),
+      `${label}: models/induction.hlm was fetched: ${models.map((r) => `${r.status} ${r.path}`).join(', ')}`);
 
     // The server logs a response when Node has handed its last byte to the socket ('finish'), which
     // on a busy machine can come after the browser has compiled the module and drawn the numbers.
@@ -153,7 +166,11 @@ async function checkPage(label, url, log, { frameOf = (page) => page.mainFrame()
     const wasm = log.filter((r) => r.path.endsWith('.wasm'));
     const counts = {};
     for (const r of wasm) (counts[r.path] ??= []).push(r);
-    for (const [p, rs] of Object.entries(counts)) assert.deepEqual(rs.map((r) => r.status), [200], `${label}: ${p} answered ${rs.map((r) => r.status)}`);
+    // Each answered in full or from the HTTP cache: the page and each element's Worker load their own
+    // instance (requests made at once may each download it).
+    for (const [p, rs] of Object.entries(counts)) {
+      assert.ok(rs.every((r) => r.status === 200 || r.status === 304), `${label}: ${p} answered ${rs.map((r) => r.status)}`);
+    }
     const core = readFileSync(path.join(REPO, 'web/lib/gen/headlab_core.wasm')).toString('base64');
     assert.ok(wasm.some((r) => readFileSync(path.join(r.root, r.path)).toString('base64') === core),
       `${label}: headlab_core.wasm is among the fetched .wasm files (${Object.keys(counts).join(', ')})`);
@@ -162,7 +179,31 @@ async function checkPage(label, url, log, { frameOf = (page) => page.mainFrame()
   }
 }
 
-for (const [name, { root, scriptAfter, element }] of Object.entries(PAGES)) {
+/**
+ * Waits for the nine elements on `frame`: each defined, ready and idle, the explorer's model and the
+ * language model's shipped model loaded. On a timeout, the assertion says where each one is.
+ */
+async function allElementsReady(label, frame, problems) {
+  const where = () => frame.evaluate(({ tags, layers, steps }) => tags.map((tag) => {
+    const e = document.querySelector(tag);
+    if (!e) return `${tag}: not on the page`;
+    const ready = customElements.get(tag) && e.dataset.state === 'ready' && !e.hasAttribute('data-busy');
+    const model = tag === 'headlab-model-explorer' ? e.state === 'ready' && e.info?.numLayers === layers
+      : tag === 'headlab-language-model' ? e.snapshot?.runs?.[0]?.step === steps : true;
+    return ready && model ? null : `${tag}: state ${e.dataset.state}, busy ${e.hasAttribute('data-busy')}, model ${model}` +
+      ` (${tag === 'headlab-model-explorer' ? `explorer ${e.state}` : `step ${e.snapshot?.runs?.[0]?.step}`})`;
+  }).filter(Boolean), { tags: ELEMENTS, layers: INDUCTION.config.numLayers, steps: INDUCTION.steps });
+  const t0 = Date.now();
+  let waiting = await where();
+  while (waiting.length > 0 && Date.now() - t0 < 120_000 && problems.length === 0) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    waiting = await where();
+  }
+  assert.deepEqual(waiting, [], `${label}: every element ready, with the shipped models loaded (problems: ${problems.join('; ')})`);
+  console.log(`# ${label}: nine elements ready ${((Date.now() - t0) / 1000).toFixed(1)} s after the worked example`);
+}
+
+for (const [name, { root, scriptAfter }] of Object.entries(PAGES)) {
   test(`${name}: the recipe, installed from the tarball and built, runs the worked example`, { timeout: TIMEOUT }, async () => {
     const app = await prepared[name];
     if (scriptAfter) {
@@ -176,7 +217,7 @@ for (const [name, { root, scriptAfter, element }] of Object.entries(PAGES)) {
         const response = await r.fetch();
         await r.fulfill({ response, body: (await response.text()).replace('</body>', '<script src="./other.js"></script>\n</body>') });
       }];
-      await checkPage(name, `${server.url}index.html`, log, { route, element });
+      await checkPage(name, `${server.url}index.html`, log, { route });
     } finally {
       await server.close();
     }
@@ -198,8 +239,8 @@ test('cdn: the plain HTML page imports the package from a CDN that mirrors npm',
     const html = readFileSync(path.join(app, 'index.html'), 'utf8');
     assert.ok(html.includes(`${CDN_PLACEHOLDER}headlab@${version}/web/lib/headlab.js`), 'the page names this version');
     writeFileSync(path.join(app, 'index.html'), html.replaceAll(CDN_PLACEHOLDER, `${cdn.url}npm/`));
-    await checkPage('cdn', `${site.url}index.html`, log, { element: true });
-    assert.ok(log.every((r) => r.status === 200), `every request answered: ${log.map((r) => `${r.status} ${r.path}`).join(', ')}`);
+    await checkPage('cdn', `${site.url}index.html`, log);
+    assert.ok(log.every((r) => r.status === 200 || r.status === 304), `every request answered: ${log.map((r) => `${r.status} ${r.path}`).join(', ')}`);
   } finally {
     await cdn.close();
     await site.close();
@@ -227,7 +268,7 @@ test('lms: a page whose policy allows only frames shows the lesson served from H
       const iframe = await page.waitForSelector('iframe');
       return iframe.contentFrame();
     };
-    await checkPage('lms', `http://localhost:${host.address().port}/host.html`, log, { frameOf, element: true });
+    await checkPage('lms', `http://localhost:${host.address().port}/host.html`, log, { frameOf });
   } finally {
     host.closeAllConnections();
     await new Promise((resolve) => host.close(resolve));

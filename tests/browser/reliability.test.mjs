@@ -371,9 +371,9 @@ test('removing every element frees what it held: live Embind handles and the hea
 
 const LOAD_FAILURE = /This demo could not start: its WebAssembly module \(headlab_core\.wasm\) did not load\..*Details: \S/s;
 
-/** Every element shows the load failure as text in its shadow root, within 15 s; the theme toggle still works. */
-async function expectLoadFailure(page, what) {
-  await page.waitForFunction((tags) => tags.every((t) => document.querySelector(t)?.dataset.state === 'failed'), TAGS, { timeout: 15_000 });
+/** Every element shows the load failure as text in its shadow root, within `timeout` ms; the theme toggle still works. */
+async function expectLoadFailure(page, what, timeout = 15_000) {
+  await page.waitForFunction((tags) => tags.every((t) => document.querySelector(t)?.dataset.state === 'failed'), TAGS, { timeout });
   const shown = await page.evaluate((tags) => tags.map((t) => {
     const box = document.querySelector(t).shadowRoot.querySelector('[role="alert"]');
     return { tag: t, text: box?.textContent ?? '', visible: Boolean(box && box.getBoundingClientRect().height > 20) };
@@ -411,6 +411,8 @@ test('the wasm file missing (404) or cut short: every element says so in words, 
     await page.screenshot({ path: path.join(SCREENSHOTS, `reliability-wasm-${fault}.png`) });
     // The details name what the server answered (the library's one request), then the browser's reason.
     assert.match(text, fault === '404' ? /Details: HTTP 404 Not Found$/ : /Details: HTTP 200, application\/wasm; CompileError: /);
+    // A missing or damaged file, not the policy, CORS or the network.
+    assert.match(text, /The file may be missing, cut short or blocked\./);
     assert.doesNotMatch(text, /ASSERTIONS/, 'no build advice meant for developers');
     await page.close();
   };
@@ -436,6 +438,41 @@ test('the wasm file missing (404) or cut short: every element says so in words, 
 
   await Promise.all([moduleBuild('404'), moduleBuild('truncated'), classicBuild()]);
   assertNoProblems(LOAD_NOISE);
+});
+
+test('a CSP whose worker-src refuses HeadLab\'s own Workers: the trainer and choosing h compute on the main thread and name the directive to add', { timeout: TIMEOUT }, async () => {
+  const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 } }), 'worker-src none', problems);
+  await page.route('**/reliability-workers.html', (route) => route.fulfill({
+    status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': `${STRICT_CSP}; worker-src 'none'` },
+    body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>HeadLab reliability</title><script type="module" src="/headlab-components.js"></script>' +
+      '</head><body><headlab-trainer></headlab-trainer><headlab-choosing-h lang="es"></headlab-choosing-h></body></html>',
+  }));
+  await page.goto(new URL('reliability-workers.html', site.server.url).href);
+  await expectText(page.locator('headlab-trainer [data-testid="trainer-mode"]'),
+    /its main thread.*this page’s Content-Security-Policy refused the Worker script \(worker-src\): add 'self' to its worker-src directive/s);
+  await expectText(page.locator('headlab-choosing-h p.status'),
+    /su hilo principal.*la Content-Security-Policy de esta página rechazó el script del Worker \(worker-src\): añada 'self' a su directiva worker-src/s);
+  await page.close();
+  assertNoProblems([/console error: Creating a worker from '.*headlab-(trainer-)?worker\.js' violates the following Content Security Policy directive: "worker-src 'none'"/]);
+});
+
+test('offline (no answer to any .wasm request): every element, the language model too, says the connection is the cause, with no uncaught error', { timeout: TIMEOUT }, async () => {
+  const lm = 'headlab-language-model';
+  const page = await blankPage('wasm offline', {
+    name: 'reliability-offline.html', body: `${ALL_ELEMENTS}<${lm}></${lm}>`,
+    // The page's requests and its Workers' (the language model's Worker loads its own module).
+    setup: (p) => p.route('**/*.wasm', (route) => route.abort('internetdisconnected')),
+  });
+  // Each element that connects after a failed load asks again (a failed load can be retried): on a busy machine that takes a while.
+  const text = await expectLoadFailure(page, 'offline', 45_000);
+  const cause = /did not load\.The request for headlab_core\.wasm got no answer: the connection may have dropped, or the browser is offline\./;
+  assert.match(text, cause);
+  await page.waitForFunction((t) => document.querySelector(t)?.dataset.state === 'failed', lm, { timeout: 45_000 });
+  assert.match(await page.locator(`${lm} [role="alert"]`).first().textContent(), cause);
+  // The language model's Worker could not load its module either: its main-thread fallback fails quietly (the element already says why).
+  await eventually(async () => assert.ok(await page.evaluate((t) => document.querySelector(t).ctl?.client?.mode === 'main', lm), 'the Worker gave up'));
+  await page.close();
+  assertNoProblems([/request failed: .*\.wasm \(net::ERR_INTERNET_DISCONNECTED\)$/, /console error: Failed to load resource: net::ERR_INTERNET_DISCONNECTED$/]);
 });
 
 test('the trainer Worker crashes, then goes silent, during training: the element says so, and Restart trains again in a new Worker', { timeout: TIMEOUT }, async () => {

@@ -12,6 +12,7 @@ import { planWorker, refusalReason, workerReason, WORKER_REASONS } from '../../w
 import {
   CLIENT_REASONS, FALLBACK_REASONS, fallbackReason, reasonKey, reasonText, modeText, computeText,
 } from '../../web/components/shared/worker/fallback-reasons.js';
+import { cspCause } from '../../web/components/shared/lab/refusals.js';
 
 const PAGE = 'https://course.example';
 const CDN = 'https://cdn.example/headlab/';
@@ -34,6 +35,7 @@ const SAMPLES = {
   'wasm-load': fallbackReason('wasm-load', { detail: 'out of memory' }),
   'wasm-abort': fallbackReason('wasm-abort'),
   'worker-crash': fallbackReason('worker-crash'),
+  'csp-refused': fallbackReason('csp-refused', cspCause('', `${PAGE}/headlab-worker.js`, [{ directive: 'worker-src', blocked: `${PAGE}/headlab-worker.js` }], PAGE)),
 };
 
 // What each code must say, written here and not read from the catalogues.
@@ -43,7 +45,8 @@ const EXPECTED = {
   'file-url': { en: /^opened from a file, .*file:\/\/$/, es: /^la página se abrió desde un archivo, .*file:\/\/$/ },
   'no-origin': { en: /no origin of its own/, es: /no tiene un origen propio/ },
   'no-blob-urls': { en: /cannot make blob: URLs/, es: /no puede crear URL blob:/ },
-  'csp': { en: /^this page’s Content-Security-Policy does not allow blob: Workers \(script-src\)/, es: /^la Content-Security-Policy de esta página no permite Workers blob: \(script-src\)/ },
+  'csp': { en: /^this page’s Content-Security-Policy does not allow blob: Workers \(script-src\).*: add blob: to its script-src directive$/,
+    es: /^la Content-Security-Policy de esta página no permite Workers blob: \(script-src\).*: añada blob: a su directiva script-src$/ },
   'timeout': { en: /headlab-trainer-worker\.js did not start within 20 s$/, es: /headlab-trainer-worker\.js no arrancó en 20 s$/ },
   'cors': { en: /could not be loaded from another origin/, es: /no se pudo cargar el script del Worker .* desde otro origen/ },
   'blocked': { en: /could not start \(blocked by/, es: /no pudo arrancar \(lo bloqueó/ },
@@ -53,6 +56,7 @@ const EXPECTED = {
   'wasm-load': { en: /could not load WebAssembly \(out of memory\)$/, es: /no pudo cargar WebAssembly \(out of memory\)$/ },
   'wasm-abort': { en: /WebAssembly module in the Worker stopped/, es: /módulo WebAssembly del Worker se detuvo/ },
   'worker-crash': { en: /^the Worker stopped with an error$/, es: /^el Worker se detuvo con un error$/ },
+  'csp-refused': { en: /refused the Worker script \(worker-src\): add 'self' to its worker-src directive$/, es: /rechazó el script del Worker \(worker-src\): añada 'self' a su directiva worker-src$/ },
 };
 
 const placeholders = (text) => [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
@@ -138,4 +142,21 @@ test('fallbackReason: the clients\' codes beside worker-start.js\'s; an unknown 
   assert.equal(fallbackReason('wasm-load', { detail: 'x' }).reason, 'the Worker could not load WebAssembly (x)');
   assert.throws(() => workerReason('wasm-load', { detail: 'x' }), TypeError, 'the API\'s own table has no client codes');
   assert.throws(() => fallbackReason('wasm'), /code must be one of/);
+});
+
+test('cspCause names the directive to add: a CompileError naming unsafe-eval, a refusal of the file\'s URL, nothing else', () => {
+  const chromium = 'HTTP 200, application/wasm; CompileError: WebAssembly.compileStreaming(): Compiling or instantiating WebAssembly module violates ' +
+    'the following Content Security policy directive because \'unsafe-eval\' is not an allowed source of script in the following Content Security Policy directive: "script-src \'self\'".';
+  const wasmEval = { directive: 'script-src', source: "'wasm-unsafe-eval'" };
+  assert.deepEqual(cspCause(chromium, null), wasmEval);
+  assert.deepEqual(cspCause('the request failed (Failed to fetch)', null, [{ directive: 'script-src', blocked: 'wasm-eval' }]), wasmEval);
+  const wasm = `${CDN}headlab_core.wasm`;
+  assert.deepEqual(cspCause('the request failed (Failed to fetch)', wasm, [{ directive: 'connect-src', blocked: wasm }], PAGE), { directive: 'connect-src', source: new URL(CDN).origin });
+  assert.deepEqual(cspCause('x', `${PAGE}/a.wasm`, [{ directive: 'connect-src', blocked: `${PAGE}/a.wasm` }], PAGE), { directive: 'connect-src', source: "'self'" });
+  assert.deepEqual(cspCause('x', `${PAGE}/headlab-worker.js`, [{ directive: 'worker-src', blocked: `${PAGE}/headlab-worker.js` }], PAGE),
+    { directive: 'worker-src', source: "'self'" });
+  // A refusal of something else (another origin, an image), a plain 404, a CORS failure: not the policy's doing.
+  assert.equal(cspCause('HTTP 404 Not Found', wasm, [{ directive: 'connect-src', blocked: 'https://elsewhere.example/x' }], PAGE), null);
+  assert.equal(cspCause('the request failed (Failed to fetch)', wasm, [{ directive: 'img-src', blocked: wasm }], PAGE), null);
+  assert.equal(cspCause('CompileError: WebAssembly.compile(): expected magic word', wasm, [], PAGE), null);
 });

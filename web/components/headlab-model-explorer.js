@@ -71,7 +71,7 @@ import { asImage, figureToSVG } from './shared/render/figure.js';
 import { exportMenu } from './shared/render/export.js';
 import { viridis } from './shared/render/colormap.js';
 import { TrainerClient } from './shared/worker/trainer-client.js';
-import { BASE_URL } from './shared/lab/assets.js';
+import { shippedModelUrl } from './shared/lab/model-urls.js';
 import {
   ExplorerController, COURSE_SENTENCE, DETECTORS, STRONG, strongest, sizeText,
 } from '../lib/teach/explorer-controller.js';
@@ -177,7 +177,7 @@ async function shippedBytes(name) {
   const spec = SHIPPED_MODELS.find((m) => m.name === name);
   if (!spec) throw new RangeError(`headlab-model-explorer: no shipped model named ${JSON.stringify(name)} (known: ${SHIPPED_MODELS.map((m) => m.name).join(', ')})`);
   if (embeddedModels?.[spec.file]) return decodeBase64(embeddedModels[spec.file]);
-  const url = new URL(`models/${spec.file}`, BASE_URL).href;
+  const url = shippedModelUrl(spec.file);
   let response;
   try {
     response = await fetch(url);

@@ -1,10 +1,15 @@
 // node build.mjs: compiles the MDX page (with @mdx-js/esbuild) and bundles it into dist/ for index.html.
-import { cpSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 import mdx from '@mdx-js/esbuild';
 
+// The elements' Workers, which esbuild does not bundle by itself (they are named
+// new Worker(new URL('./headlab-…-worker.js', import.meta.url)) next to the elements' code).
+const workers = ['headlab-worker', 'headlab-trainer-worker', 'headlab-lm-worker', 'headlab-explorer-worker']
+  .map((name) => ({ in: `node_modules/headlab/components/${name}.js`, out: name }));
+
 await esbuild.build({
-  entryPoints: ['src/main.jsx'],
+  entryPoints: ['src/main.jsx', ...workers],
   plugins: [mdx()],               // .mdx → JSX for React's automatic runtime
   jsx: 'automatic',               // the .jsx files too
   bundle: true, format: 'esm', splitting: true, platform: 'browser', target: 'es2022',
@@ -14,6 +19,12 @@ await esbuild.build({
   minify: true,
   logLevel: 'warning',
 });
-// The elements' KaTeX fonts, which their styles name next to the code (esbuild does not follow
-// new URL(…, import.meta.url), so it does not copy them).
+// What the elements name with new URL('./…', import.meta.url), which esbuild leaves as it is:
+// KaTeX's fonts, the trained models, and the .wasm files their Workers load (gen/, where the
+// package's headlab.js looks for them).
 cpSync('node_modules/headlab/components/katex', 'dist/katex', { recursive: true });
+cpSync('node_modules/headlab/components/models', 'dist/models', { recursive: true });
+mkdirSync('dist/gen', { recursive: true });
+for (const f of readdirSync('node_modules/headlab/web/lib/gen').filter((f) => f.endsWith('.wasm'))) {
+  cpSync(`node_modules/headlab/web/lib/gen/${f}`, `dist/gen/${f}`);
+}

@@ -4,9 +4,8 @@
 // next to it).
 
 import { el } from '../shared/render/dom.js';
-import { BASE_URL } from '../shared/lab/assets.js';
+import { shippedModelUrl } from '../shared/lab/model-urls.js';
 import embeddedModels from 'headlab:embedded-models';
-import { modelUrls } from 'headlab:layout';
 
 /** Each task's example sequence and generation prompt (token text only, in the task's own words; the model tokenizes). */
 export const TASK_TEXT = {
@@ -42,8 +41,7 @@ export async function shippedModel(file) {
   if (embeddedModels?.[file]) return decodeBase64(embeddedModels[file]);
   // A page opened from disk cannot fetch: the classic bundle carries only the smaller models (english.hlm is not one).
   if (globalThis.location?.protocol === 'file:') throw new Error(NOT_EMBEDDED);
-  // The npm package names each model with a literal new URL(…, import.meta.url), which bundlers emit.
-  const url = (modelUrls?.[file]?.() ?? new URL(`models/${file}`, BASE_URL)).href;
+  const url = shippedModelUrl(file);
   let response;
   try {
     response = await fetch(url);

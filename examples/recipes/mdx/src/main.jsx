@@ -1,5 +1,5 @@
 import { createHeadlab } from 'headlab';
-import 'headlab/components/worked-example';
+import 'headlab/components';   // defines every element; each one's code loads when the page first uses it
 import { createRoot } from 'react-dom/client';
 import { locateFile } from './wasm-files.js';
 import Lesson from './lesson.mdx';

@@ -12,6 +12,15 @@ export function Lesson() {
       <h2>Step by step</h2>
       <p>The element is <output id="element-state">{state}</output>.</p>
       <headlab-worked-example step="all" onheadlab-ready={() => setState('ready')}></headlab-worked-example>
+      <h2>Every element</h2>
+      <headlab-heads></headlab-heads>
+      <headlab-params></headlab-params>
+      <headlab-scaling></headlab-scaling>
+      <headlab-misconceptions></headlab-misconceptions>
+      <headlab-choosing-h></headlab-choosing-h>
+      <headlab-trainer></headlab-trainer>
+      <headlab-language-model pretrained></headlab-language-model>
+      <headlab-model-explorer></headlab-model-explorer>
     </main>
   );
 }

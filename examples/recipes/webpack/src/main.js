@@ -1,4 +1,5 @@
 import { createHeadlab } from 'headlab';
+import 'headlab/components';   // defines every element; each one's code loads when the page first uses it
 import { workedExample } from './worked-example.js';
 
 const lab = await createHeadlab();

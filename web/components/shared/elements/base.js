@@ -7,6 +7,7 @@ import { sharedCss } from './styles.js';
 import { installFonts, formulaFontsReady } from '../render/fonts.js';
 import { getLab } from '../lab/lab.js';
 import { BASE_URL } from '../lab/assets.js';
+import { cspCause, refusals, watchRefusals } from '../lab/refusals.js';
 import { readState, urlWithState } from '../../../lib/teach/url-state.js';
 import { copyLinkControl } from './copy-link.js';
 import { reserveRoom, releaseRoom } from './reserve.js';
@@ -55,13 +56,46 @@ function parse(spec, raw, t = null) {
   return { value: raw, problem: null };
 }
 
+watchRefusals();
+
+/**
+ * Why HeadLab's WebAssembly module did not load, beyond what its error says: { kind: 'csp',
+ * directive, source } when the page's Content-Security-Policy refused it (a CompileError naming
+ * 'unsafe-eval', or a recorded refusal of its URL), { kind: 'network' } when a request got no
+ * answer at all (offline, a dropped connection), else null. Never rejects.
+ */
+async function diagnose(e) {
+  try {
+    const message = String(e?.message ?? e);
+    const url = /could not load its WebAssembly module headlab_\w+\.wasm from (\S+?): /.exec(message)?.[1] ?? null;
+    const pageOrigin = typeof location !== 'undefined' ? location.origin : null;
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    // The refusal's event is queued after the refused request has failed: let it arrive.
+    await settle();
+    let csp = cspCause(message, url, refusals(), pageOrigin);
+    if (csp) return { kind: 'csp', ...csp };
+    if (url && /: the request failed \(/.test(message)) {
+      // A server that does not send CORS headers still answers a no-cors request; no connection does not.
+      const answered = await fetch(url, { mode: 'no-cors', cache: 'no-store' }).then(() => true, () => false);
+      if (!answered) await settle();
+      csp = cspCause(message, url, refusals(), pageOrigin);
+      if (csp) return { kind: 'csp', ...csp };
+      if (!answered) return { kind: 'network' };
+    }
+  } catch {
+    // No more than the error itself says.
+  }
+  return null;
+}
+
 /**
  * What a reader is told when HeadLab's code or WebAssembly module does not load:
- * lines of plain text. When the bundle comes from another origin than the page,
- * the likely cause is a server without CORS headers, and the author is told how
- * to fix it.
+ * lines of plain text. `cause` is diagnose()'s: a Content-Security-Policy refusal names the
+ * directive to change, no answer at all says so; otherwise, when the bundle comes from another
+ * origin than the page, the likely cause is a server without CORS headers, and the author is
+ * told how to fix it.
  */
-function loadFailure(e, t) {
+function loadFailure(e, t, cause = null) {
   // headlab.js names the module that failed (headlab_core, headlab_train or their _scalar builds),
   // where it looked, and the cause with Emscripten's "Aborted(…)" wrapping already removed.
   const message = String(e?.message ?? e);
@@ -74,9 +108,11 @@ function loadFailure(e, t) {
   const what = chunk ? (chunkName ? t('load.whatChunkNamed', { chunk: chunkName }) : t('load.whatChunk')) : t('load.whatModule', { file });
   const from = new URL(BASE_URL);
   const crossOrigin = typeof location !== 'undefined' && location.protocol !== 'file:' && from.origin !== location.origin;
-  const advice = crossOrigin
-    ? t('load.adviceCrossOrigin', { origin: from.origin })
-    : t('load.adviceSameOrigin', { file: chunk ? chunkName ?? t('load.everyChunk') : file });
+  const advice = cause?.kind === 'csp' ? t('load.adviceCsp', { directive: cause.directive, source: cause.source })
+    : cause?.kind === 'network' ? t('load.adviceNetwork', { file })
+      : crossOrigin
+        ? t('load.adviceCrossOrigin', { origin: from.origin })
+        : t('load.adviceSameOrigin', { file: chunk ? chunkName ?? t('load.everyChunk') : file });
   return [t('load.failed', { what }), advice, t('load.details', { detail: detail || t('load.noReason') })];
 }
 
@@ -170,10 +206,12 @@ export class HeadlabElement extends ElementBase {
       this._render();
       this.emit('ready', { element: this.localName });
       if (this.constructor.formulas) formulaFontsReady(this).then(() => { this.dataset.formulas = 'ready'; });
-    }, (e) => {
-      this.dataset.state = 'failed';
+    }, async (e) => {
       this._loadError = e;
-      this.showFatal(loadFailure(e, this.t));
+      this._loadCause = await diagnose(e);
+      // The state changes with what the element shows.
+      this.dataset.state = 'failed';
+      this.showFatal(loadFailure(e, this.t, this._loadCause));
       this.emit('error', { message: String(e?.message ?? e) });
     });
   }
@@ -224,7 +262,7 @@ export class HeadlabElement extends ElementBase {
     this._widthObserver?.disconnect?.();
     const style = this.root.querySelector('style');
     this.root.replaceChildren(style);
-    if (this.dataset.state === 'failed') { this.showFatal(loadFailure(this._loadError, this.t)); return; }
+    if (this.dataset.state === 'failed') { this.showFatal(loadFailure(this._loadError, this.t, this._loadCause)); return; }
     this.build();
     this._placeNotes();
     this.setExtraState(new Map(Object.entries(extra)));

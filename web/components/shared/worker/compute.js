@@ -6,7 +6,7 @@
 // bootstrap. Messages go through worker-rpc.js, like the trainer's.
 
 import { getLab } from '../lab/lab.js';
-import { openWorker, Pending, runsIn } from './worker-rpc.js';
+import { openWorker, Pending, refusedWorker, runsIn } from './worker-rpc.js';
 import { headsTrialInSlices } from '../../../lib/teach/heads-trial-slices.js';
 import { computeText, fallbackReason } from './fallback-reasons.js';
 import { translator } from '../../../lib/i18n/index.js';
@@ -42,9 +42,11 @@ async function startWorker() {
     pending.settle(data);
     if (data.fatal) fallBack(fallbackReason('wasm-abort'));
   });
+  const started = worker;
   worker.addEventListener('error', (event) => {
     event.preventDefault();
-    fallBack(fallbackReason('worker-crash'));
+    // Refused by the page's policy (worker-src), or stopped: say which.
+    refusedWorker('headlab-worker.js').then((csp) => { if (worker === started) fallBack(csp ?? fallbackReason('worker-crash')); });
   });
 }
 

@@ -14,6 +14,7 @@ export const CLIENT_REASONS = Object.freeze({
   'wasm-load': 'the Worker could not load WebAssembly ({detail})',
   'wasm-abort': 'the WebAssembly module in the Worker stopped',
   'worker-crash': 'the Worker stopped with an error',
+  'csp-refused': 'this page’s Content-Security-Policy refused the Worker script ({directive}): add {source} to its {directive} directive',
 });
 
 /** Every reason an element may run on the main thread: code → English message. */

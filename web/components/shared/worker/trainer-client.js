@@ -11,7 +11,7 @@
 
 import { getLab } from '../lab/lab.js';
 import { TrainerSession } from '../../../lib/teach/trainer-session.js';
-import { openWorker, Pending, runsIn } from './worker-rpc.js';
+import { openWorker, Pending, refusedWorker, runsIn } from './worker-rpc.js';
 import { fallbackReason } from './fallback-reasons.js';
 
 const WORKER_FILE = 'headlab-trainer-worker.js';
@@ -64,7 +64,8 @@ export class TrainerClient {
       }
       this._worker.terminate();
       this._worker = null;
-      this._useMain(fallbackReason('script-load'));
+      // Refused by the page's policy (worker-src), or not loaded: say which.
+      refusedWorker(this.workerFile).then((csp) => { if (!this._disposed) this._useMain(csp ?? fallbackReason('script-load')); });
     });
   }
 
@@ -105,6 +106,7 @@ export class TrainerClient {
     this.fallback = fallback;
     // Short chunks, each its own task, so input and painting happen in between.
     this._session = getLab().then((lab) => this.openSession(lab, (m) => this.onEvent(m), { chunkMs: 8 }));
+    this._session.catch(() => {});  // reported by each request that awaits it (none may come)
     const queued = this._queue.splice(0);
     for (const job of queued) this._runMain(job);
   }

@@ -10,10 +10,25 @@
 import { BASE_URL, FROM_FILE } from '../lab/assets.js';
 import { startWorker, workerPlanHere, workerReason } from '../../../lib/api/worker-start.js';
 import { WORKER_FILES } from './worker-files.js';
+import { fallbackReason } from './fallback-reasons.js';
+import { cspCause, refusals } from '../lab/refusals.js';
 
 import { rebuildError, errorReply } from './worker-errors.js';
 
 export { rebuildError, errorReply };
+
+/**
+ * Why the Worker script `file` did not start, when the page's Content-Security-Policy refused it
+ * (a recorded securitypolicyviolation naming its URL): fallbackReason('csp-refused', …), else null.
+ * Waits a moment first: the refusal's event is queued after the Worker's error.
+ */
+export async function refusedWorker(file) {
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const known = WORKER_FILES[file];
+  const url = known ? known.url().href : new URL(file, BASE_URL).href;
+  const cause = cspCause('', url, refusals().filter((r) => r.blocked.split(/[?#]/)[0] === url), globalThis.location?.origin ?? null);
+  return cause ? fallbackReason('csp-refused', cause) : null;
+}
 
 /**
  * Starts the module Worker `file` (next to the bundle): resolves { worker, how } (how: 'direct',
