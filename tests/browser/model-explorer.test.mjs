@@ -366,8 +366,12 @@ test('a GPT-2 checkpoint from the hub stand-in: offered, downloaded with progres
     const off = await api([[1, 2]]);
     await eventually(async () => close(await nextTokens(page), off, 'layer 2 head 3 off'));
     assert.ok(off.some((n, i) => n[0] !== s.next[i][0] || Math.abs(n[1] - s.next[i][1]) > 1e-3), 'switching layer 2 head 3 off changes the top 5');
-    const lens = await page.evaluate((tag) => document.querySelector(tag).results.lens.length, TAG);
-    assert.equal(lens, 2, 'the logit lens: one entry per layer');
+    await page.waitForFunction((tag) => document.querySelector(tag).results.lens, TAG);
+    const lens = await page.evaluate((tag) => document.querySelector(tag).results.lens.map((l) => l.positions.at(-1)[0]), TAG);
+    assert.equal(lens.length, 2, 'the logit lens: one entry per layer');
+    // The lens ran with the same head off: its last layer is the table's first row.
+    assert.equal(lens[1].token, off[0][0], 'the lens after the last layer names the table\'s top token');
+    assert.ok(Math.abs(lens[1].probability - off[0][1]) <= 1e-5, `lens ${lens[1].probability} vs table ${off[0][1]}`);
     await expectText(x(page).locator('[data-testid="explorer-lens"]'), /after layer 1.*after layer 2/s);
     await page.screenshot({ path: `${SCREENSHOTS}/model-explorer-hub-1280.png`, fullPage: true });
     // A download that stalls: Cancel stops it.

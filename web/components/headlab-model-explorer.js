@@ -854,7 +854,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       return el('li', {}, el('span', { class: 'layer' }, this.t('explorer.afterLayer', { layer: row.layer + 1 })), el('span', { class: 'tok' }, showToken(top?.token)),
         el('span', { class: 'p' }, this.prob(top?.probability ?? NaN)));
     }));
-    setText(this.lensNote, this.t('explorer.lensNote', { p, token: showToken(r.tokens[p]) }));
+    setText(this.lensNote, this.t(r.ablate?.length ? 'explorer.lensNoteOff' : 'explorer.lensNote', { p, token: showToken(r.tokens[p]) }));
   }
 
   scoresCSV() {

@@ -599,13 +599,15 @@ export class PretrainedModel {
 
   /**
    * The logit lens: for each layer l, the residual stream after block l read through the final
-   * LayerNorm and the unembedding, as the topK most probable tokens at every position.
+   * LayerNorm and the unembedding, as the topK most probable tokens at every position. `ablate`
+   * switches heads off as in run(), so the last layer's answer is run()'s with the same heads off.
    * @param {string|Int32Array|number[]} textOrIds
-   * @param {{topK?: number}} [options] default 5
+   * @param {{topK?: number, ablate?: Array<{layer: number, head: number}>}} [options] topK default 5
    * @returns {Promise<import('../headlab').PretrainedLogitLens>}
    * @example
    * const lens = await model.logitLens('The cat sat on the');
    * lens.layers[0].positions[4][0].token;  // layer 0's best guess after ' the'
+   * await model.logitLens('The cat sat on the', { ablate: [{ layer: 1, head: 0 }] });  // with that head off
    */
   async logitLens(textOrIds, options = {}) {
     const fn = 'PretrainedModel.logitLens';
@@ -613,8 +615,9 @@ export class PretrainedModel {
     requireObject(fn, options, OPTION_KEYS[fn]);
     const ids = this._sequence('logitLens', textOrIds);
     const topK = this._count(fn, 'topK', options.topK, 5, Math.min(100, this._info.vocabSize));
+    const ablate = this._ablation(fn, options.ablate);
     this._put(core, ids);
-    const r = this._check('logitLens', core.run(ids.length, { attention: false, allLogits: false, ablate: new Uint8Array(this._info.numLayers * this._info.numHeads), lens: true, lensTopK: topK }));
+    const r = this._check('logitLens', core.run(ids.length, { attention: false, allLogits: false, ablate, lens: true, lensTopK: topK }));
     const T = ids.length;
     const layers = [];
     for (let layer = 0; layer < this._info.numLayers; layer++) {

@@ -277,14 +277,15 @@ export class ExplorerController {
     const job = this._job;
     this.go('running', 'analyze');
     let answer = null, problem = '';
+    const ablate = this.ablate;
     try {
-      answer = await this.client.request('analyze', { text: this.text, ablate: this.ablate, topK: 5, lens: false });
+      answer = await this.client.request('analyze', { text: this.text, ablate, topK: 5, lens: false });
     } catch (e) {
       problem = String(e?.message ?? e);
     }
     if (job !== this._job || this.state !== 'running') return;
     if (answer) {
-      this.results = { ...answer, text: this.text };
+      this.results = { ...answer, text: this.text, ablate };
       this.textProblem = '';
       if (!this.open) this.open = this.defaultHead();
     } else {
@@ -320,7 +321,7 @@ export class ExplorerController {
     this.go('running', 'lens');
     let lens = null, problem = '';
     try {
-      lens = await this.client.request('lens', { ids: results.ids });
+      lens = await this.client.request('lens', { ids: results.ids, ablate: results.ablate ?? [] });
     } catch (e) {
       problem = String(e?.message ?? e);
     }

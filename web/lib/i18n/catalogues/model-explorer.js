@@ -111,6 +111,7 @@ export default {
     'explorer.lensNone': 'HeadLab’s own small models do not expose what each layer adds, so they have no logit lens; a Hugging Face model has one.',
     'explorer.afterLayer': 'after layer {layer}',
     'explorer.lensNote': 'Top token after each layer, at position {p} (“{token}”); the last layer’s is the model’s own prediction.',
+    'explorer.lensNoteOff': 'Top token after each layer, at position {p} (“{token}”), with the switched-off heads off; the last layer’s is the model’s prediction in the table.',
 
     'explorer.detector.previousToken': 'previous-token',
     'explorer.detector.duplicateToken': 'duplicate-token',
@@ -251,6 +252,7 @@ export default {
     'explorer.lensNone': 'Los modelos pequeños propios de HeadLab no muestran lo que añade cada capa, así que no tienen lente de logits; un modelo de Hugging Face sí la tiene.',
     'explorer.afterLayer': 'tras la capa {layer}',
     'explorer.lensNote': 'El token más probable tras cada capa, en la posición {p} («{token}»); el de la última capa es la propia predicción del modelo.',
+    'explorer.lensNoteOff': 'El token más probable tras cada capa, en la posición {p} («{token}»), con las cabezas apagadas; el de la última capa es la predicción del modelo que muestra la tabla.',
 
     'explorer.detector.previousToken': 'token anterior',
     'explorer.detector.duplicateToken': 'token duplicado',
