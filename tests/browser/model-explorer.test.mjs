@@ -297,6 +297,39 @@ test('a download shows its progress bar and Cancel stops it (a fake client in th
   assertNoProblems();
 });
 
+test('offline after the page loaded: HeadLab\'s own models still open (Cache API); a hub model that cannot come says so and keeps the model', { timeout: TIMEOUT }, async () => {
+  for (const width of [1280, 360]) {
+    const page = await open(`explorer offline ${width}`, { width });
+    await ready(page);
+    // Every shipped model is put in the cache once the page has loaded.
+    await page.waitForFunction(async () => {
+      const cache = await caches.open('headlab-shipped-models-v1');
+      return (await cache.keys()).length === 3;
+    }, null, { timeout: 30_000 });
+    await page.context().setOffline(true);
+    await x(page).locator('[data-model="cricket"]').click();
+    await page.waitForFunction((tag) => {
+      const e = document.querySelector(tag);
+      return e.state === 'ready' && e.results && e.info.vocabSize > 40;
+    }, TAG, { timeout: 60_000 });
+    assert.equal(await page.evaluate((tag) => document.querySelector(tag).failed, TAG), null, 'the cricket model opened offline');
+    await x(page).locator('[data-testid="explorer-hub-tinystories-1m"]').click();
+    await page.waitForFunction((tag) => document.querySelector(tag).failed, TAG, { timeout: 60_000 });
+    const s = await page.evaluate((tag) => ({ state: document.querySelector(tag).state, failed: document.querySelector(tag).failed }), TAG);
+    assert.equal(s.state, 'ready', 'the cricket model stays');
+    assert.equal(s.failed.source.id, 'roneneldan/TinyStories-1M');
+    // This site's CSP blocks the hub too: that is said first (it stays true once back online).
+    await expectText(x(page).locator('[data-testid="explorer-error"]'), /did not load\. This page does not allow downloads.*You still have HeadLab’s model “Cricket commentary”/s);
+    await expectText(x(page).locator('[data-testid="explorer-status"]'), /did not load.*You still have/);
+    assert.doesNotMatch(await x(page).locator('[data-testid="explorer-status"]').textContent(), /Loading/);
+    assert.ok(await overflow(page) <= 0, 'no horizontal overflow');
+    await page.screenshot({ path: `${SCREENSHOTS}/model-explorer-offline-${width}.png`, fullPage: true });
+    await page.context().setOffline(false);
+    await page.close();
+  }
+  assertNoProblems([/Failed to fetch|ERR_INTERNET_DISCONNECTED|net::/]);
+});
+
 // ---------------------------------------------------------------- a real checkpoint through the hub stand-in
 
 /**

@@ -24,7 +24,8 @@
  * source: { kind: 'shipped', name } | { kind: 'hub', id, revision? } | { kind: 'files', files: File[] }.
  * Properties: state (empty | loading | ready | running | error | cancelled), info (the model's info),
  * scores, results (the last run: tokens, attention, next, baseline, lens), progress, controller,
- * runsIn ('worker' | 'main-thread', read-only: where the model runs; null before one is loaded).
+ * failed (the last load that failed while the model before it stayed: { source, code, message }; the
+ * state is then ready, with that model), runsIn ('worker' | 'main-thread', read-only: where the model runs; null before one is loaded).
  *
  * @fires headlab-ready
  * @fires headlab-state     detail: { from, to, reason }
@@ -65,6 +66,7 @@ import {
 import { ExplorerSession } from '../lib/teach/explorer-session.js';
 import { SHIPPED_MODELS } from '../lib/teach/lm-adapter.js';
 import { hubDownloadSize } from '../lib/teach/hub-size.js';
+import { readShipped, warmShipped } from '../lib/teach/shipped-cache.js';
 import embeddedModels from 'headlab:embedded-models';
 import messages from '../lib/i18n/catalogues/model-explorer.js';
 
@@ -159,20 +161,23 @@ function decodeBase64(text) {
   return bytes;
 }
 
-/** One of HeadLab's models: carried inside the classic bundle (file://), else fetched next to the bundle. */
+/**
+ * One of HeadLab's models: carried inside the classic bundle (file://), else fetched next to the
+ * bundle, from the Cache API when the network gives no answer (shipped-cache.js).
+ */
 async function shippedBytes(name) {
   const spec = SHIPPED_MODELS.find((m) => m.name === name);
   if (!spec) throw new RangeError(`headlab-model-explorer: no shipped model named ${JSON.stringify(name)} (known: ${SHIPPED_MODELS.map((m) => m.name).join(', ')})`);
   if (embeddedModels?.[spec.file]) return decodeBase64(embeddedModels[spec.file]);
   const url = new URL(`models/${spec.file}`, BASE_URL).href;
-  let response;
-  try {
-    response = await fetch(url);
-  } catch (e) {
-    throw new Error(`models/${spec.file} could not be fetched (${e?.message ?? e})`, { cause: e });
-  }
-  if (!response.ok) throw new Error(`models/${spec.file} could not be fetched (HTTP ${response.status})`);
-  return new Uint8Array(await response.arrayBuffer());
+  return readShipped(url, { file: spec.file });
+}
+
+/** Over http(s), every one of HeadLab's models into the Cache API once the page has loaded: they open offline later. */
+let warmed = null;
+function warmShippedModels() {
+  if (warmed || embeddedModels || !/^https?:$/.test(new URL(BASE_URL).protocol)) return;
+  warmed = warmShipped(SHIPPED_MODELS.map((spec) => new URL(`models/${spec.file}`, BASE_URL).href)).catch(() => 0);
 }
 
 /** A token as it is drawn: spaces made visible at its ends, control characters as escapes. */
@@ -208,6 +213,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
   get scores() { return this._c?.scores ?? null; }
   get results() { return this._c?.results ?? null; }
   get progress() { return this._c?.progress ?? null; }
+  /** The last load that failed while the model before it stayed: { source, code, message }, else null. */
+  get failed() { return this._c?.failed ?? null; }
   /** Where the model runs: 'worker' or 'main-thread', null before a model is loaded. Read-only. */
   get runsIn() { return this._c?.client?.runsIn ?? null; }
 
@@ -271,7 +278,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       if (files.length) this.loadFiles(files);
     });
     this.pendingNote = el('p', { class: 'note note--warn', hidden: true, 'aria-live': 'polite', dataset: { testid: 'explorer-pending' } });
-    this.otherInput = el('input', { type: 'text', id: uid('other'), placeholder: 'owner/name', autocomplete: 'off', spellcheck: 'false', class: 'mono',
+    this.otherInput = el('input', { type: 'text', id: uid('other'), placeholder: t('explorer.idPlaceholder'), autocomplete: 'off', spellcheck: 'false', class: 'mono',
       dataset: { testid: 'explorer-other' } });
     this.otherButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'check-size' }, on: { click: () => this.offer(this.otherInput.value.trim()) } }, t('explorer.checkSize'));
     this.otherInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.offer(this.otherInput.value.trim()); } });
@@ -362,6 +369,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
   connectedCallback() {
     super.connectedCallback();
     clearTimeout(this._disposeTimer);
+    if (document.readyState === 'complete') warmShippedModels();
+    else addEventListener('load', warmShippedModels, { once: true });
     // Back after being removed for good: load again.
     if (this.lab && !this._loadedKey) this.requestUpdate();
   }
@@ -525,6 +534,13 @@ export class HeadlabModelExplorer extends HeadlabElement {
       } else if (detail.to === 'error') {
         this.removeAttribute('data-busy');
         this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.noModel')), ` ${c.error}`);
+        this.say(`${this.t('explorer.noModel')} ${c.error}`);
+      } else if (detail.to === 'ready' && detail.reason === 'load-failed') {
+        // The model loaded before is still there: say so beside why the new one did not load.
+        this.removeAttribute('data-busy');
+        const kept = this.t('explorer.keptModel', { model: this.modelTitle() });
+        this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.loadFailed')), ` ${c.error} ${kept}`);
+        this.say(`${this.t('explorer.loadFailed')} ${kept}`);
       }
       this.renderAll();
     } else if (type === 'progress') {
@@ -559,7 +575,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       this.renderDetail();
     } else if (type === 'error') {
       this.emit('error', { message: detail.message });
-      if (c.state === 'error' || c.state === 'empty') this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.noModel')), ` ${detail.message}`);
+      if (!detail.kept && (c.state === 'error' || c.state === 'empty')) this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.noModel')), ` ${detail.message}`);
     }
   }
 

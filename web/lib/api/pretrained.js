@@ -5,7 +5,7 @@ import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireS
 import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { loadTokenizers } from '../headlab-files.js';
 import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, threadsUnavailable } from './threaded-module.js';
-import { CACHE_NAME, abortError, makeSource, mib, readEntry, readJson } from './pretrained-files.js';
+import { CACHE_NAME, abortError, coded, makeSource, mib, readEntry, readJson } from './pretrained-files.js';
 import { activationBytes, readConfig } from './pretrained-config.js';
 
 const FN = 'loadPretrained';
@@ -86,13 +86,13 @@ function loadContext(o) {
     /** Refuses a file before its body is read when its announced length would pass maxBytes. */
     budget(name, total) {
       if (total !== null && spent + total > o.maxBytes) {
-        throw new RangeError(`${FN}: maxBytes: ${name} is ${total} bytes (${mib(total)})${spent ? ` after ${spent} bytes already read` : ''}, ` +
-          `more than maxBytes ${o.maxBytes} (${mib(o.maxBytes)}); nothing more was downloaded`);
+        throw coded(new RangeError(`${FN}: maxBytes: ${name} is ${total} bytes (${mib(total)})${spent ? ` after ${spent} bytes already read` : ''}, ` +
+          `more than maxBytes ${o.maxBytes} (${mib(o.maxBytes)}); nothing more was downloaded`), 'too-large');
       }
     },
     spend(name, n) {
       spent += n;
-      if (spent > o.maxBytes) throw new RangeError(`${FN}: maxBytes: reading ${name} passed maxBytes ${o.maxBytes} (${mib(o.maxBytes)}); the download was stopped`);
+      if (spent > o.maxBytes) throw coded(new RangeError(`${FN}: maxBytes: reading ${name} passed maxBytes ${o.maxBytes} (${mib(o.maxBytes)}); the download was stopped`), 'too-large');
     },
     openCache() {
       if (!useCache) return null;
@@ -105,7 +105,7 @@ function loadContext(o) {
 /** Opens a file that must be there: an Error naming it and the source when it is not. */
 async function required(source, name, ctx, hint = '') {
   const entry = await source.open(name, ctx);
-  if (!entry) throw new Error(`${FN}: ${source.where} has no ${name}${hint}`);
+  if (!entry) throw coded(new Error(`${FN}: ${source.where} has no ${name}${hint}`), 'not-found', { file: name });
   return entry;
 }
 
@@ -144,9 +144,9 @@ async function weightEntries(source, ctx) {
       ? ` The hub's conversion bot often has a safetensors copy on a pull-request revision: look for "Adding \`safetensors\` variant of this model" ` +
         `at ${ctx.hubUrl}/${source.hub}/discussions and pass its revision, e.g. { revision: 'refs/pr/1' }.`
       : ' Convert it to model.safetensors first (for example with the safetensors conversion Space on the Hugging Face hub).';
-    throw new Error(`${FN}: ${source.where} has only pytorch_model.bin, a pickle that HeadLab does not read (loading a pickle can run code); it needs model.safetensors.${where}`);
+    throw coded(new Error(`${FN}: ${source.where} has only pytorch_model.bin, a pickle that HeadLab does not read (loading a pickle can run code); it needs model.safetensors.${where}`), 'pytorch-only');
   }
-  throw new Error(`${FN}: ${source.where} has no model.safetensors (nor model.safetensors.index.json)`);
+  throw coded(new Error(`${FN}: ${source.where} has no model.safetensors (nor model.safetensors.index.json)`), 'not-found', { file: 'model.safetensors' });
 }
 
 /** The tokenizer: an Error naming tokenizer.json and the field when it is not one the library reads. */
@@ -181,10 +181,10 @@ async function addWeights(module, core, entry, ctx, heapMax, reserved) {
   await readEntry(entry, ctx, (n) => {
     length = n;
     if (reserved.bytes + n > heapMax) {
-      throw new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's ${mib(heapMax)} beside what is loaded`);
+      throw coded(new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's ${mib(heapMax)} beside what is loaded`), 'too-large');
     }
     ptr = core.allocFile(Math.max(n, 1));
-    if (!ptr) throw new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's memory (${mib(heapMax)} at most)`);
+    if (!ptr) throw coded(new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's memory (${mib(heapMax)} at most)`), 'too-large');
     return (chunk, at) => { module.HEAPU8.set(chunk, ptr + at); };
   });
   reserved.bytes += length;
@@ -257,8 +257,8 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
     const reserved = { bytes: activations + SLACK_BYTES };
     // A sharded model announces its size in its index: refused before any shard is downloaded.
     if (weights.totalBytes !== undefined && reserved.bytes + weights.totalBytes > heapMax) {
-      throw new RangeError(`${FN}: ${src.where} cannot fit: its shards hold ${mib(weights.totalBytes)} (model.safetensors.index.json) and a run of ${T} tokens ` +
-        `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`);
+      throw coded(new RangeError(`${FN}: ${src.where} cannot fit: its shards hold ${mib(weights.totalBytes)} (model.safetensors.index.json) and a run of ${T} tokens ` +
+        `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`), 'too-large');
     }
     // Shards are opened one at a time (an entry holds a live response).
     for (let i = 0; i < weights.length; i++) {
@@ -268,8 +268,8 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
         if (need > heapMax) {
           entry.cancel();
           for (const later of weights.slice(i + 1)) later.cancel?.();
-          throw new RangeError(`${FN}: ${src.where} cannot fit: ${entry.name} is ${mib(entry.total)} and a run of ${T} tokens needs about ${mib(activations)} ` +
-            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`);
+          throw coded(new RangeError(`${FN}: ${src.where} cannot fit: ${entry.name} is ${mib(entry.total)} and a run of ${T} tokens needs about ${mib(activations)} ` +
+            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`), 'too-large');
         }
         try {
           ctx.budget(entry.name, entry.total);

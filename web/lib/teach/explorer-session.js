@@ -71,9 +71,11 @@ export class ExplorerSession {
     this._kept = null;
   }
 
+  /** Loads a model; the one loaded before stays until the new one is in (a failed load keeps it). */
   async load(source) {
-    this.cancel();
-    const job = ++this._job;
+    this._job += 1;
+    this._abort?.abort();
+    const job = this._job;
     const abort = (this._abort = typeof AbortController === 'function' ? new AbortController() : null);
     this.violation = null;
     let model;
@@ -123,6 +125,7 @@ export class ExplorerSession {
       throw new DOMException('the load was cancelled', 'AbortError');
     }
     this._abort = null;
+    this._free();
     this.model = model;
     // TransformerLens's sequence is 2n + 1 tokens: n = 20 where the context allows it.
     const n = Math.max(1, Math.min(20, Math.floor(((model.info.contextLength ?? 41) - 1) / 2)));
