@@ -228,3 +228,15 @@ test('many runs leave the heap and the handle count where they were', async () =
     assert.equal(lab.liveHandleCount(), handles);
   });
 });
+
+test('tokens that are bytes, not whole characters, read as <0xE2>, and whole characters as themselves', async () => {
+  await withModel('gpt2-f32', async (model) => {
+    const text = 'a—é';
+    const { tokens } = model.tokenize(text);
+    // The fixture's tokenizer has no merges over these bytes: one token per UTF-8 byte of — and é.
+    const bytes = [...new TextEncoder().encode('—é')].map((b) => `<0x${b.toString(16).toUpperCase()}>`);
+    assert.deepEqual(tokens, ['a', ...bytes]);
+    assert.ok(!tokens.some((t) => t.includes('\uFFFD')), 'no replacement character');
+    assert.equal(model.decode(model.tokenize(text).ids), text, 'decoding the ids still gives the text');
+  });
+});

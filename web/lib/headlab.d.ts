@@ -353,6 +353,8 @@ export interface LanguageTask {
   metric: string;
   /** Tokens per sequence, start token included. */
   seqLen: number;
+  /** A text of the task's language, in its vocabulary (what the pages draw heads on). */
+  example: string;
   /** Token names; a token's id is its index. */
   vocabulary: string[];
   /** The token at position 0 of every sequence; `tokenize` prepends it. */

@@ -15,6 +15,45 @@ const SLACK_BYTES = 64 * 2 ** 20;  // the module's own memory, malloc's overhead
 
 const MAX_THREADS = 64;  // PretrainedCore.setThreads' limit
 
+/** GPT-2's byte-level alphabet, character → byte (bytes_to_unicode in OpenAI's encoder.py, inverted). */
+let byteOfChar = null;
+function byteLevelBytes(token) {
+  if (typeof token !== 'string') return null;
+  if (!byteOfChar) {
+    byteOfChar = new Map();
+    let n = 0;
+    for (let b = 0; b < 256; b++) {
+      const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+      byteOfChar.set(String.fromCodePoint(printable ? b : 256 + n++), b);
+    }
+  }
+  const out = [];
+  for (const ch of token) {
+    const b = byteOfChar.get(ch);
+    if (b === undefined) return null;  // not a byte-level token
+    out.push(b);
+  }
+  return out;
+}
+
+/** Bytes as text: each whole UTF-8 character as itself, every other byte as <0xE2>. */
+function readableBytes(bytes) {
+  if (!bytes) return null;
+  let s = '';
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i];
+    const n = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+    const seq = n && i + n <= bytes.length ? bytes.slice(i, i + n) : null;
+    const ok = seq && seq.slice(1).every((c) => (c & 0xc0) === 0x80);
+    let text = null;
+    if (ok) {
+      try { text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Uint8Array.from(seq)); } catch { /* overlong, surrogate: bytes */ }
+    }
+    if (text !== null) { s += text; i += n; } else { s += `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`; i += 1; }
+  }
+  return s;
+}
+
 /**
  * The `threads` option → { threads, why }: undefined → 1; 'auto' → the cores available (at most 8)
  * where the threaded module can run (threadsUnavailable: Node, cross-origin isolated pages and their
@@ -384,6 +423,8 @@ export class PretrainedModel {
     let s = this._pieces.get(id);
     if (s === undefined) {
       s = this._tok.tokenizer.decode([id], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
+      // Bytes that are not whole characters decode to U+FFFD: show them as <0xE2> instead.
+      if (s.includes('\uFFFD')) s = readableBytes(byteLevelBytes(this._tok.tokenizer.id_to_token?.(id))) ?? s;
       this._pieces.set(id, s);
     }
     return s;
