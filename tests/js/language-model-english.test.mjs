@@ -55,7 +55,8 @@ test('relations(text): the grammar\'s arcs of hand-written sentences, as written
 test('relations(text): text outside the language is an Error naming the word and where parsing stops', async () => {
   await withModel(SMALL, (lm) => {
     assert.throws(() => lm.relations('the dog run .'), (e) => e instanceof Error && /LanguageModel\.relations/.test(e.message) &&
-      /word 3 \('run'\)/.test(e.message) && /does not agree/.test(e.message));
+      /word 3 \('run'\)/.test(e.message) && /does not agree/.test(e.message) &&
+      e.code === 'grammar' && e.params.position === 3 && e.params.word === 'run' && e.params.stops === false);
     // A last sentence without its "." (as learners type it) is read with one.
     assert.deepEqual(lm.relations('the dog runs'), lm.relations('the dog runs .'));
     assert.deepEqual(lm.relations('the keys to the old cabinet are on the table').arcs, lm.relations('the keys to the old cabinet are on the table .').arcs);

@@ -508,12 +508,16 @@ export class LanguageModel extends TrainingSession {
     const core = this._english('relations');
     let ids = this._sequence('relations', tokensOrText);
     const stop = this._spec.vocabulary.indexOf('.');
-    if (stop >= 0 && ids.length > 1 && ids.length < this._spec.seqLen && ids[ids.length - 1] !== stop) ids = Int32Array.from([...ids, stop]);
+    const room = ids.length > 1 && ids.length < this._spec.seqLen;
+    if (stop >= 0 && room && ids[ids.length - 1] !== stop) ids = Int32Array.from([...ids, stop]);
     this._put(core, ids);
     const r = core.relations(ids.length);
     if (r.error !== undefined) {
-      throw new Error(`LanguageModel.relations: the text is not a sentence of the english grammar: ${r.error} ` +
-        '(positions count the start token as 0)');
+      // code 'grammar', params { position, word? (where it stops being the language), stops (the text ends too soon) }
+      const at = /word (\d+)(?: \('([^']*)'\))?/.exec(r.error);
+      const params = at ? { position: Number(at[1]), word: at[2] ?? null, stops: /stops after/.test(r.error) } : {};
+      throw Object.assign(new Error(`LanguageModel.relations: the text is not a sentence of the english grammar: ${r.error} ` +
+        '(positions count the start token as 0)'), { code: 'grammar', params });
     }
     return { tokens: Array.from(ids, (i) => this._spec.vocabulary[i]), arcs: r.arcs };
   }
