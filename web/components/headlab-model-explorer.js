@@ -146,11 +146,18 @@ table.next td.tok.new::after { content: " " attr(data-new); font-weight: 400; fo
 .lens .p { display: block; font-variant-numeric: tabular-nums; color: var(--hl-muted); font-size: 0.75rem; }
 [aria-busy="true"] table.next, [aria-busy="true"] .lens { opacity: 0.55; }
 @media (prefers-reduced-motion: no-preference) { table.next, .lens { transition: opacity 150ms linear 150ms; } }
+.hcell[data-costly] { outline: 2px dashed var(--hl-text); outline-offset: -4px; }
+ul.plain { list-style: none; padding: 0; margin: 0.4rem 0; }
+ul.plain li { margin: 0.4rem 0; }
 .off-list { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; }
 @container (max-width: 30rem) {
   .heads-grid [role="row"] { grid-template-columns: 1.5rem repeat(var(--heads), minmax(0.9rem, 2.2rem)); gap: 1px; }
   .hcell { font-size: 0.62rem; }
   .heads-grid [role="columnheader"] { font-size: 0.6rem; }
+  /* The bar repeats the probability: dropped so "With every head on" fits. */
+  table.next td.bar, table.next th.bar { display: none; }
+  table.next td.tok { max-width: 6.5rem; }
+  table.next th { white-space: normal; }
 }
 `;
 
@@ -332,6 +339,14 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('div', { class: 'grid-tools' }, el('div', { class: 'field' }, el('label', { for: this.colourSelect.id }, t('explorer.colourBy')), this.colourSelect)),
       this.legend, el('div', { class: 'grid-wrap' }, this.grid), this.gridNote, this.gridExport);
 
+    // What each head costs: loss change with it off, and with its label's group off
+    this.importanceButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'importance' },
+      on: { click: () => this._c.computeImportance().catch((e) => this.showError(e)) } }, t('explorer.imp.button'));
+    this.importanceText = el('div', { class: 'small', dataset: { testid: 'explorer-importance' } });
+    this.importancePart = el('section', { class: 'part', dataset: { testid: 'explorer-importance-part' } },
+      el('h3', {}, t('explorer.imp.title')), el('p', { class: 'small muted explain' }, t('explorer.imp.explain')),
+      el('div', { class: 'toolbar' }, this.importanceButton), this.importanceText);
+
     // Opened head
     this.detailTitle = el('h3', { dataset: { testid: 'explorer-detail-title' } }, t('explorer.oneHead'));
     this.detailText = el('p', { class: 'small', dataset: { testid: 'explorer-detail-text' } });
@@ -357,7 +372,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('p', { class: 'small muted explain' }, t('explorer.lensExplain')),
       el('div', { class: 'field' }, el('label', { for: this.lensSelect.id }, t('explorer.afterToken')), this.lensSelect), this.lensStrip, this.lensNote, this.lensButton);
 
-    this.resultsBox = el('div', { dataset: { testid: 'explorer-results' } }, this.gridPart, this.detailPart, this.nextPart, this.lensPart);
+    this.resultsBox = el('div', { dataset: { testid: 'explorer-results' } }, this.gridPart, this.importancePart, this.detailPart, this.nextPart, this.lensPart);
     this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox,
       this.modeNote, this.infoLine, this.textPart, this.resultsBox, el('div', { class: 'toolbar' }, this.copyLink()));
     this.renderLegend();
@@ -567,6 +582,11 @@ export class HeadlabModelExplorer extends HeadlabElement {
         const top = c.results.next[0];
         this.say(this.t('explorer.mostLikely', { off: c.off.size ? this.t.plural('explorer.headsOff', c.off.size) : '', token: showToken(top?.token), p: this.prob(top?.probability ?? NaN) }));
       }
+    } else if (type === 'importance') {
+      this.removeAttribute('data-busy');
+      this.renderImportance();
+      this.renderGrid();
+      if (detail.problem) this.showError(new Error(detail.problem));
     } else if (type === 'head') {
       this.emit('ablate', detail);
     } else if (type === 'open') {
@@ -618,7 +638,9 @@ export class HeadlabModelExplorer extends HeadlabElement {
     }
     if (i.dtype && i.architecture !== 'headlab') parts.push(t('explorer.dtype', { dtype: i.dtype }));
     const line = parts.join(', ');
-    setText(this.infoLine, `${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
+    // A repository id is written as the hub writes it ("me/tiny"), never capitalised.
+    const asWritten = c.source?.kind === 'hub' && line.startsWith(this.modelTitle());
+    setText(this.infoLine, `${asWritten ? line.charAt(0) : line.charAt(0).toUpperCase()}${line.slice(1)}.`);
     if (!c.results) return;
     this.renderTokens();
     this.buildGrid();
@@ -626,6 +648,34 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.renderDetail();
     this.renderNext();
     this.renderLens();
+    this.renderImportance();
+  }
+
+  /** The heads ranked by what switching them off costs on the text, the groups, and redundancy in words. */
+  renderImportance() {
+    const c = this._c, t = this.t, imp = c.importance;
+    this.importanceButton.disabled = c.state !== 'ready';
+    if (!imp) { this.importanceText.replaceChildren(); return; }
+    const nats = (x) => `${x >= 0 ? '+' : '−'}${this.fmt(Math.abs(x), 2)}`;
+    const label = (key) => (key ? this.detector(DETECTORS.find((d) => d.key === key)) : t('explorer.imp.noLabel'));
+    const rows = imp.heads.slice(0, 8).map((h) => el('tr', {},
+      el('th', { scope: 'row' }, this.headName(h.layer, h.head)), el('td', {}, label(h.label)), el('td', { class: 'num' }, nats(h.lossChange))));
+    const table = el('table', { class: 'next', dataset: { testid: 'explorer-importance-heads' } },
+      el('caption', { class: 'small muted' }, t('explorer.imp.caption', { loss: this.fmt(imp.loss, 2), text: imp.text === c.text ? t('explorer.imp.thisText') : t('explorer.imp.earlierText') })),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t('explorer.imp.head')), el('th', { scope: 'col' }, t('explorer.imp.label')),
+        el('th', { scope: 'col' }, t('explorer.imp.change')))),
+      el('tbody', {}, rows));
+    const groups = imp.groups.map((g) => {
+      const name = label(g.label);
+      const words = g.redundant
+        ? t('explorer.imp.redundant', { n: g.heads.length, name, group: nats(g.lossChange), alone: nats(g.largestAlone) })
+        : t('explorer.imp.group', { n: g.heads.length, name, group: nats(g.lossChange), alone: nats(g.largestAlone) });
+      const allOff = g.heads.every((h) => !c.headEnabled(h.layer, h.head));
+      return el('li', { dataset: { testid: `explorer-group-${g.label}`, redundant: String(g.redundant) } }, el('p', {}, words),
+        el('button', { type: 'button', class: 'btn', dataset: { action: 'group-off', label: g.label }, disabled: allOff || c.state !== 'ready',
+          on: { click: () => c.setHeadsEnabled(g.heads, false).catch((e) => this.showError(e)) } }, t('explorer.imp.groupOff', { name })));
+    });
+    this.importanceText.replaceChildren(table, groups.length ? el('ul', { class: 'plain' }, groups) : el('p', { class: 'muted' }, t('explorer.imp.noGroups')));
   }
 
   textProblemWords(message) {
@@ -733,8 +783,11 @@ export class HeadlabModelExplorer extends HeadlabElement {
       const t = this.t;
       const all = DETECTORS.map((d) => `${this.detector(d)} ${this.fmt(s[d.key], 2)}`).join(', ');
       const name = this.headName(s.layer, s.head);
-      cell.setAttribute('aria-label', `${name}: ${best.score >= STRONG ? t('explorer.cellHead', { name: this.detector(best) }) : ''}${all}${off ? t('explorer.cellOff') : ''}`);
-      cell.title = `${name}\n${DETECTORS.map((d) => `${this.detector(d)}: ${this.fmt(s[d.key], 2)}`).join('\n')}${off ? `\n${t('explorer.titleOff')}` : ''}`;
+      const cost = c.importance?.heads.find((h) => h.layer === s.layer && h.head === s.head);
+      const costText = cost ? t('explorer.imp.cell', { change: `${cost.lossChange >= 0 ? '+' : '−'}${this.fmt(Math.abs(cost.lossChange), 2)}` }) : '';
+      cell.toggleAttribute('data-costly', Boolean(cost && cost.lossChange >= 0.1));
+      cell.setAttribute('aria-label', `${name}: ${best.score >= STRONG ? t('explorer.cellHead', { name: this.detector(best) }) : ''}${all}${costText ? `, ${costText}` : ''}${off ? t('explorer.cellOff') : ''}`);
+      cell.title = `${name}\n${DETECTORS.map((d) => `${this.detector(d)}: ${this.fmt(s[d.key], 2)}`).join('\n')}${costText ? `\n${costText}` : ''}${off ? `\n${t('explorer.titleOff')}` : ''}`;
     }
     const basis = c.scores?.basis === 'task' ? this.t('explorer.basisTask')
       : this.t('explorer.basisLens', { n: c.scores?.sequence ? (c.scores.sequence.length - 1) / 2 : 20 });
@@ -843,7 +896,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       base ? el('td', { class: 'tok' }, el('bdi', {}, showToken(base[k].token)), ` ${prob(base[k].probability)}`) : null));
     this.nextBox.replaceChildren(el('table', { class: 'matrix next' },
       el('caption', {}, offHeads.length ? t.plural('explorer.afterOff', offHeads.length, { token: last }) : t('explorer.after', { token: last })),
-      el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
+      el('thead', {}, el('tr', {}, head.map((h, k) => el('th', { scope: 'col', class: k === 3 ? 'bar' : null }, h)))),
       el('tbody', {}, rows)));
   }
 

@@ -123,6 +123,7 @@ export class ExplorerController {
     this.text = COURSE_SENTENCE;
     this.off = new Set();       // switched-off heads as "layer.head" (from 0)
     this.results = null;        // the last analyze answer
+    this.importance = null;     // the last computeImportance answer, with its text
     this.textProblem = '';      // why the text could not be run ('' when it could)
     this.open = null;           // { layer, head } whose heatmap is shown
     this._job = 0;
@@ -167,7 +168,10 @@ export class ExplorerController {
     const job = ++this._job;
     // What a failed load goes back to: the model loaded before stays in the session until a new one is in.
     const kept = this.hasModel && this.info && this.client && !this.client.dead
-      ? { source: this.source, info: this.info, scores: this.scores, results: this.results, off: new Set(this.off), open: this.open }
+      ? {
+        source: this.source, info: this.info, scores: this.scores, results: this.results, off: new Set(this.off), open: this.open,
+        importance: this.importance,
+      }
       : null;
     this.failed = null;
     this.source = source;
@@ -179,6 +183,7 @@ export class ExplorerController {
     this.textProblem = '';
     this.off.clear();
     this.open = null;
+    this.importance = null;
     this._again = false;
     this.go('loading', source.kind);
     if (text !== undefined) this.text = text;
@@ -359,6 +364,41 @@ export class ExplorerController {
       this._again = false;
       await this.analyze();
     }
+  }
+
+  /**
+   * Ranks the heads by what switching each off (and each label's group) costs on the text on screen
+   * (head-importance.js): `importance` holds the answer for `importance.text`.
+   */
+  async computeImportance() {
+    if (this.state !== 'ready' || !this.results) return;
+    const job = this._job;
+    const text = this.text;
+    this.go('running', 'importance');
+    let answer = null, problem = '';
+    try {
+      answer = await this.client.request('importance', { text, scores: this.scores?.scores ?? [] });
+    } catch (e) {
+      problem = String(e?.message ?? e);
+    }
+    if (job !== this._job || this.state !== 'running') return;
+    this.importance = answer && { ...answer, text };
+    this.go('ready', answer ? 'importance' : 'refused');
+    this.emit('importance', { importance: this.importance, problem });
+    if (this._again) {
+      this._again = false;
+      await this.analyze();
+    }
+  }
+
+  /** Switches every head of `heads` ([{ layer, head }]) off, or back on, and runs the text once. */
+  setHeadsEnabled(heads, on) {
+    for (const { layer, head } of heads) {
+      this._checkHead('setHeadsEnabled', layer, head);
+      if (on) this.off.delete(`${layer}.${head}`); else this.off.add(`${layer}.${head}`);
+      this.emit('head', { layer, head, enabled: Boolean(on) });
+    }
+    return this.analyze();
   }
 
   /** The head shown first: the strongest induction head, else the last layer's first. */

@@ -13,11 +13,13 @@
 //           baseline: the top tokens with every head on (null when none is off); lens: the logit
 //           lens with the same heads off, when asked for (or already computed), else null
 //   lens    { ids, ablate }                             → the logit lens of those ids with those heads off (kept for analyze)
+//   importance { text, scores }                         → head-importance.js's answer: each head's and each label's loss change
 //   dispose
 // Events: { event: 'progress', file, loaded, total } while a load downloads (at most every 100 ms per file;
 // an update held back is sent late, never dropped).
 
 import { ShippedModel } from './lm-adapter.js';
+import { headImportance } from './head-importance.js';
 
 /** The switched-off heads as one key, order-free. */
 const offKey = (ablate) => ablate.map((a) => `${a.layer}.${a.head}`).sort().join(',');
@@ -60,6 +62,7 @@ export class ExplorerSession {
         return { result, transfer: result.attention ? [result.attention.buffer] : [] };
       }
       case 'lens': return { result: await this.lens(payload.ids, payload.ablate) };
+      case 'importance': return { result: await this.importance(payload) };
       case 'dispose': this.dispose(); return { result: null };
       default: throw new TypeError(`explorer session: unknown request ${JSON.stringify(String(type))}`);
     }
@@ -182,6 +185,12 @@ export class ExplorerSession {
     if (!model) throw new Error('explorer session: no model is loaded');
     if (typeof model.logitLens !== 'function') return null;
     return this._lensOf(model, this._keep(model, 5, Array.from(ids)), ids, ablate);
+  }
+
+  /** Head importance by ablation on `text` (head-importance.js), labels from the head scores given. */
+  async importance({ text, scores }) {
+    if (!this.model) throw new Error('explorer session: no model is loaded');
+    return headImportance(this.model, text, { scores });
   }
 
   dispose() {
