@@ -660,7 +660,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     const label = (key) => (key ? this.detector(DETECTORS.find((d) => d.key === key)) : t('explorer.imp.noLabel'));
     const rows = imp.heads.slice(0, 8).map((h) => el('tr', {},
       el('th', { scope: 'row' }, this.headName(h.layer, h.head)), el('td', {}, label(h.label)), el('td', { class: 'num' }, nats(h.lossChange))));
-    const table = el('table', { class: 'next', dataset: { testid: 'explorer-importance-heads' } },
+    const table = el('table', { class: 'matrix next', dataset: { testid: 'explorer-importance-heads' } },
       el('caption', { class: 'small muted' }, t('explorer.imp.caption', { loss: this.fmt(imp.loss, 2), text: imp.text === c.text ? t('explorer.imp.thisText') : t('explorer.imp.earlierText') })),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t('explorer.imp.head')), el('th', { scope: 'col' }, t('explorer.imp.label')),
         el('th', { scope: 'col' }, t('explorer.imp.change')))),
