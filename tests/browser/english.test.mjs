@@ -166,9 +166,11 @@ test('english: picking the task loads the shipped model; the relations view show
   assertNoProblems();
 });
 
-test('english at 360 px: no horizontal overflow; screenshot', { timeout: TIMEOUT }, async () => {
-  const page = await open('english 360', { width: 360, hash: '#lm.task=english&lm.pretrained=1' });
+test('english at 360 px, from a link that names only the task: the shipped model opens; no horizontal overflow; screenshot', { timeout: TIMEOUT }, async () => {
+  const page = await open('english 360', { width: 360, hash: '#lm.task=english' });
   await eventually(async () => assert.equal((await shown(page)).state, 'ready'), { timeout: 60_000 });
+  // The shipped model, trained ahead of time: not a new one at step 0.
+  await eventually(async () => assert.ok(await page.evaluate(() => document.querySelector('headlab-language-model').ctl?.currentStep > 0)), { timeout: 60_000 });
   await eventually(async () => {
     const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(wide <= 0, `the page is ${wide} px wider than the screen`);

@@ -56,7 +56,8 @@ class FakeModel {
     return { sequence: [0, 1, 2], scores };
   }
 
-  async logitLens(ids) {
+  async logitLens(ids, { ablate = [] } = {}) {
+    this.lensOff = ablate.map((a) => `${a.layer}.${a.head}`);
     return { layers: [0, 1].map((layer) => ({ layer, positions: Array.from(ids, () => [{ id: 1, token: 'x', probability: 0.5 }]) })) };
   }
 
@@ -353,7 +354,7 @@ test('the adapter: log-probabilities as logits, every position with allLogits, g
   lm.dispose();
 });
 
-test('an expensive logit lens waits to be asked for; once computed it stays for the text while heads switch', async () => {
+test('an expensive logit lens waits to be asked for; it is computed with the heads that are off, and kept per text and heads', async () => {
   const model = new FakeModel();
   let lensCalls = 0;
   const logitLens = model.logitLens.bind(model);
@@ -367,11 +368,17 @@ test('an expensive logit lens waits to be asked for; once computed it stays for 
   await c.computeLens();
   assert.equal(c.results.lens.length, 2);
   assert.equal(lensCalls, 1);
+  assert.deepEqual(model.lensOff, []);
   assert.deepEqual(states().slice(-2), ['running', 'ready']);
   await c.setHeadEnabled(0, 1, false);
-  assert.equal(c.results.lens.length, 2, 'the lens of this text is kept');
-  assert.equal(lensCalls, 1, 'and not computed again');
+  assert.equal(c.results.lens, null, 'the all-on lens is not shown beside a run with a head off');
+  await c.computeLens();
+  assert.equal(lensCalls, 2);
+  assert.deepEqual(model.lensOff, ['0.1'], 'the lens ran with the same head off');
+  await c.setHeadEnabled(0, 1, true);
+  assert.equal(c.results.lens.length, 2, 'the all-on lens of this text is kept');
+  assert.equal(lensCalls, 2, 'and not computed again');
   await c.setText('a short one');
   assert.equal(c.results.lens.length, 2, 'a short text is under the budget: its lens comes with the run');
-  assert.equal(lensCalls, 2);
+  assert.equal(lensCalls, 3);
 });

@@ -18,6 +18,13 @@ async function withModel(options, fn) {
   }
 }
 
+test('languageTasks(): every task has an example, written in its own vocabulary', async () => {
+  for (const task of await lab.languageTasks()) {
+    assert.equal(typeof task.example, 'string', `${task.name}: example`);
+    for (const word of task.example.split(' ')) assert.ok(task.vocabulary.includes(word), `${task.name}: "${word}" is in the vocabulary`);
+  }
+});
+
 const pairs = (arcs, relation) => arcs.filter((a) => a.relation === relation).map((a) => [a.query, a.target]);
 
 test('relations(text): the grammar\'s arcs of hand-written sentences, as written out by hand', async () => {
@@ -48,8 +55,12 @@ test('relations(text): the grammar\'s arcs of hand-written sentences, as written
 test('relations(text): text outside the language is an Error naming the word and where parsing stops', async () => {
   await withModel(SMALL, (lm) => {
     assert.throws(() => lm.relations('the dog run .'), (e) => e instanceof Error && /LanguageModel\.relations/.test(e.message) &&
-      /word 3 \('run'\)/.test(e.message) && /does not agree/.test(e.message));
-    assert.throws(() => lm.relations('the dog runs'), /stops after word 3: expected '\.'/);
+      /word 3 \('run'\)/.test(e.message) && /does not agree/.test(e.message) &&
+      e.code === 'grammar' && e.params.position === 3 && e.params.word === 'run' && e.params.stops === false);
+    // A last sentence without its "." (as learners type it) is read with one.
+    assert.deepEqual(lm.relations('the dog runs'), lm.relations('the dog runs .'));
+    assert.deepEqual(lm.relations('the keys to the old cabinet are on the table').arcs, lm.relations('the keys to the old cabinet are on the table .').arcs);
+    assert.throws(() => lm.relations('the dog'), /LanguageModel\.relations/);
     assert.throws(() => lm.relations('the dog xyz .'), (e) => e instanceof RangeError && /unknown word "xyz" at word 3/.test(e.message));
   });
   const cricket = await lab.createLanguageModel({ task: 'cricket', numLayers: 1, numHeads: 2, dModel: 8, batchSize: 8 });

@@ -131,6 +131,31 @@ for (const name of ['gpt2-f32', 'neo-f32']) {
   });
 }
 
+for (const name of ['gpt2-f32', 'neo-f32']) {
+  test(`${name}: with heads off, the lens's last layer at every position ranks as the reference's ablated logits, and as run() with them off`, async () => {
+    const c = expectedOf(name).cases.find((x) => x.ablate.length);
+    const tol = toleranceOf(name);
+    const ablate = c.ablate.map(([layer, head]) => ({ layer, head }));
+    await withModel(name, async (model) => {
+      const { numLayers: L, vocabSize: V } = model.info;
+      const T = c.ids.length;
+      const lens = await model.logitLens(c.ids, { topK: 5, ablate });
+      for (let t = 0; t < T; t++) {
+        const p = softmax(c.logits.slice(t * V, (t + 1) * V));
+        const order = p.map((x, i) => [x, i]).sort((a, b) => b[0] - a[0]).slice(0, 5);
+        const got = lens.layers[L - 1].positions[t];
+        assert.deepEqual(got.map((x) => x.id), order.map(([, i]) => i), `position ${t}`);
+        got.forEach((x, k) => assert.ok(Math.abs(x.probability - order[k][0]) <= tol, `position ${t} #${k}: ${x.probability} vs ${order[k][0]}`));
+      }
+      const r = await model.run(c.ids, { topK: 5, ablate });
+      assert.deepEqual(lens.layers[L - 1].positions[T - 1].map((x) => x.id), r.next.map((x) => x.id));
+      lens.layers[L - 1].positions[T - 1].forEach((x, k) => assert.ok(Math.abs(x.probability - r.next[k].probability) <= 1e-5));
+      const plain = await model.logitLens(c.ids, { topK: 5 });
+      assert.notDeepEqual(plain.layers[L - 1].positions.map((row) => row[0].probability), lens.layers[L - 1].positions.map((row) => row[0].probability), 'the heads off change the lens');
+    });
+  });
+}
+
 for (const name of NAMES) {
   test(`${name}: greedy generation continues the course sentence as the float64 reference does`, async () => {
     const { greedy } = expectedOf(name);
@@ -201,5 +226,17 @@ test('many runs leave the heap and the handle count where they were', async () =
     }
     assert.equal(lab._pretrained.HEAPU8.length, heap);
     assert.equal(lab.liveHandleCount(), handles);
+  });
+});
+
+test('tokens that are bytes, not whole characters, read as <0xE2>, and whole characters as themselves', async () => {
+  await withModel('gpt2-f32', async (model) => {
+    const text = 'a—é';
+    const { tokens } = model.tokenize(text);
+    // The fixture's tokenizer has no merges over these bytes: one token per UTF-8 byte of — and é.
+    const bytes = [...new TextEncoder().encode('—é')].map((b) => `<0x${b.toString(16).toUpperCase()}>`);
+    assert.deepEqual(tokens, ['a', ...bytes]);
+    assert.ok(!tokens.some((t) => t.includes('\uFFFD')), 'no replacement character');
+    assert.equal(model.decode(model.tokenize(text).ids), text, 'decoding the ids still gives the text');
   });
 });

@@ -359,6 +359,8 @@ export declare class HeadlabModelExplorer extends HTMLElement {
   readonly progress: { file: string, loaded: number, total: number | null } | null;
   /** the DOM-free controller it views (web/lib/teach/explorer-controller.js) */
   readonly controller: object | null;
+  /** the last load that failed while the model before it stayed (the state is then ready, with that model) */
+  readonly failed: { source: object, code: string, message: string } | null;
   /** where the model runs; null before one is loaded */
   readonly runsIn: 'worker' | 'main-thread' | null;
   /** loads a model: one of HeadLab's own (induction, induction-1-layer, cricket), a Hugging Face id, or files */

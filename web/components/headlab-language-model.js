@@ -357,6 +357,8 @@ export class HeadlabLanguageModel extends TrainingElement {
   }
 
   setExtraState(map) {
+    // A link to the english task opens the shipped model, as picking the task does (unless it says otherwise).
+    if (map.get('task') === 'english' && !map.has('pretrained')) { this.pretrained = true; this.layers = null; }
     if (map.has('text')) this._pendingText = map.get('text');
     const head = /^(\d+)\.(\d+)$/.exec(map.get('head') ?? '');
     if (head) { this._open = { layer: Number(head[1]) - 1, head: Number(head[2]) - 1 }; this._userOpened = true; }

@@ -34,6 +34,8 @@
  * @prop {object | null} results  read-only: the last run (tokens, attention, next, baseline, lens)
  * @prop {{ file: string, loaded: number, total: number | null } | null} progress read-only: the download under way
  * @prop {object | null} controller read-only: the DOM-free controller it views (web/lib/teach/explorer-controller.js)
+ * @prop {{ source: object, code: string, message: string } | null} failed read-only: the last load that failed while the
+ *   model before it stayed (the state is then ready, with that model)
  * @prop {'worker' | 'main-thread' | null} runsIn read-only: where the model runs; null before one is loaded
  *
  * @fires {{ element: string }} headlab-ready  the module is loaded and the first result shown
@@ -78,6 +80,7 @@ import {
 import { ExplorerSession } from '../lib/teach/explorer-session.js';
 import { SHIPPED_MODELS } from '../lib/teach/lm-adapter.js';
 import { hubDownloadSize } from '../lib/teach/hub-size.js';
+import { readShipped, warmShipped } from '../lib/teach/shipped-cache.js';
 import embeddedModels from 'headlab:embedded-models';
 import messages from '../lib/i18n/catalogues/model-explorer.js';
 
@@ -157,11 +160,18 @@ table.next td.tok.new::after { content: " " attr(data-new); font-weight: 400; fo
 .lens .p { display: block; font-variant-numeric: tabular-nums; color: var(--hl-muted); font-size: 0.75rem; }
 [aria-busy="true"] table.next, [aria-busy="true"] .lens { opacity: 0.55; }
 @media (prefers-reduced-motion: no-preference) { table.next, .lens { transition: opacity 150ms linear 150ms; } }
+.hcell[data-costly] { outline: 2px dashed var(--hl-text); outline-offset: -4px; }
+ul.plain { list-style: none; padding: 0; margin: 0.4rem 0; }
+ul.plain li { margin: 0.4rem 0; }
 .off-list { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; }
 @container (max-width: 30rem) {
   .heads-grid [role="row"] { grid-template-columns: 1.5rem repeat(var(--heads), minmax(0.9rem, 2.2rem)); gap: 1px; }
   .hcell { font-size: 0.62rem; }
   .heads-grid [role="columnheader"] { font-size: 0.6rem; }
+  /* The bar repeats the probability: dropped so "With every head on" fits. */
+  table.next td.bar, table.next th.bar { display: none; }
+  table.next td.tok { max-width: 6.5rem; }
+  table.next th { white-space: normal; }
 }
 `;
 
@@ -172,20 +182,23 @@ function decodeBase64(text) {
   return bytes;
 }
 
-/** One of HeadLab's models: carried inside the classic bundle (file://), else fetched next to the bundle. */
+/**
+ * One of HeadLab's models: carried inside the classic bundle (file://), else fetched next to the
+ * bundle, from the Cache API when the network gives no answer (shipped-cache.js).
+ */
 async function shippedBytes(name) {
   const spec = SHIPPED_MODELS.find((m) => m.name === name);
   if (!spec) throw new RangeError(`headlab-model-explorer: no shipped model named ${JSON.stringify(name)} (known: ${SHIPPED_MODELS.map((m) => m.name).join(', ')})`);
   if (embeddedModels?.[spec.file]) return decodeBase64(embeddedModels[spec.file]);
   const url = shippedModelUrl(spec.file);
-  let response;
-  try {
-    response = await fetch(url);
-  } catch (e) {
-    throw new Error(`models/${spec.file} could not be fetched (${e?.message ?? e})`, { cause: e });
-  }
-  if (!response.ok) throw new Error(`models/${spec.file} could not be fetched (HTTP ${response.status})`);
-  return new Uint8Array(await response.arrayBuffer());
+  return readShipped(url, { file: spec.file });
+}
+
+/** Over http(s), every one of HeadLab's models into the Cache API once the page has loaded: they open offline later. */
+let warmed = null;
+function warmShippedModels() {
+  if (warmed || embeddedModels || !/^https?:$/.test(new URL(shippedModelUrl(SHIPPED_MODELS[0].file)).protocol)) return;
+  warmed = warmShipped(SHIPPED_MODELS.map((spec) => shippedModelUrl(spec.file))).catch(() => 0);
 }
 
 /** A token as it is drawn: spaces made visible at its ends, control characters as escapes. */
@@ -221,6 +234,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
   get scores() { return this._c?.scores ?? null; }
   get results() { return this._c?.results ?? null; }
   get progress() { return this._c?.progress ?? null; }
+  /** The last load that failed while the model before it stayed: { source, code, message }, else null. */
+  get failed() { return this._c?.failed ?? null; }
   /** Where the model runs: 'worker' or 'main-thread', null before a model is loaded. Read-only. */
   get runsIn() { return this._c?.client?.runsIn ?? null; }
 
@@ -284,7 +299,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       if (files.length) this.loadFiles(files);
     });
     this.pendingNote = el('p', { class: 'note note--warn', hidden: true, 'aria-live': 'polite', dataset: { testid: 'explorer-pending' } });
-    this.otherInput = el('input', { type: 'text', id: uid('other'), placeholder: 'owner/name', autocomplete: 'off', spellcheck: 'false', class: 'mono',
+    this.otherInput = el('input', { type: 'text', id: uid('other'), placeholder: t('explorer.idPlaceholder'), autocomplete: 'off', spellcheck: 'false', class: 'mono',
       dataset: { testid: 'explorer-other' } });
     this.otherButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'check-size' }, on: { click: () => this.offer(this.otherInput.value.trim()) } }, t('explorer.checkSize'));
     this.otherInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.offer(this.otherInput.value.trim()); } });
@@ -338,6 +353,14 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('div', { class: 'grid-tools' }, el('div', { class: 'field' }, el('label', { for: this.colourSelect.id }, t('explorer.colourBy')), this.colourSelect)),
       this.legend, el('div', { class: 'grid-wrap' }, this.grid), this.gridNote, this.gridExport);
 
+    // What each head costs: loss change with it off, and with its label's group off
+    this.importanceButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'importance' },
+      on: { click: () => this._c.computeImportance().catch((e) => this.showError(e)) } }, t('explorer.imp.button'));
+    this.importanceText = el('div', { class: 'small', dataset: { testid: 'explorer-importance' } });
+    this.importancePart = el('section', { class: 'part', dataset: { testid: 'explorer-importance-part' } },
+      el('h3', {}, t('explorer.imp.title')), el('p', { class: 'small muted explain' }, t('explorer.imp.explain')),
+      el('div', { class: 'toolbar' }, this.importanceButton), this.importanceText);
+
     // Opened head
     this.detailTitle = el('h3', { dataset: { testid: 'explorer-detail-title' } }, t('explorer.oneHead'));
     this.detailText = el('p', { class: 'small', dataset: { testid: 'explorer-detail-text' } });
@@ -363,7 +386,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('p', { class: 'small muted explain' }, t('explorer.lensExplain')),
       el('div', { class: 'field' }, el('label', { for: this.lensSelect.id }, t('explorer.afterToken')), this.lensSelect), this.lensStrip, this.lensNote, this.lensButton);
 
-    this.resultsBox = el('div', { dataset: { testid: 'explorer-results' } }, this.gridPart, this.detailPart, this.nextPart, this.lensPart);
+    this.resultsBox = el('div', { dataset: { testid: 'explorer-results' } }, this.gridPart, this.importancePart, this.detailPart, this.nextPart, this.lensPart);
     this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox,
       this.modeNote, this.infoLine, this.textPart, this.resultsBox, el('div', { class: 'toolbar' }, this.copyLink()));
     this.renderLegend();
@@ -375,6 +398,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
   connectedCallback() {
     super.connectedCallback();
     clearTimeout(this._disposeTimer);
+    if (document.readyState === 'complete') warmShippedModels();
+    else addEventListener('load', warmShippedModels, { once: true });
     // Back after being removed for good: load again.
     if (this.lab && !this._loadedKey) this.requestUpdate();
   }
@@ -538,6 +563,13 @@ export class HeadlabModelExplorer extends HeadlabElement {
       } else if (detail.to === 'error') {
         this.removeAttribute('data-busy');
         this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.noModel')), ` ${c.error}`);
+        this.say(`${this.t('explorer.noModel')} ${c.error}`);
+      } else if (detail.to === 'ready' && detail.reason === 'load-failed') {
+        // The model loaded before is still there: say so beside why the new one did not load.
+        this.removeAttribute('data-busy');
+        const kept = this.t('explorer.keptModel', { model: this.modelTitle() });
+        this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.loadFailed')), ` ${c.error} ${kept}`);
+        this.say(`${this.t('explorer.loadFailed')} ${kept}`);
       }
       this.renderAll();
     } else if (type === 'progress') {
@@ -564,6 +596,11 @@ export class HeadlabModelExplorer extends HeadlabElement {
         const top = c.results.next[0];
         this.say(this.t('explorer.mostLikely', { off: c.off.size ? this.t.plural('explorer.headsOff', c.off.size) : '', token: showToken(top?.token), p: this.prob(top?.probability ?? NaN) }));
       }
+    } else if (type === 'importance') {
+      this.removeAttribute('data-busy');
+      this.renderImportance();
+      this.renderGrid();
+      if (detail.problem) this.showError(new Error(detail.problem));
     } else if (type === 'head') {
       this.emit('ablate', detail);
     } else if (type === 'open') {
@@ -572,7 +609,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       this.renderDetail();
     } else if (type === 'error') {
       this.emit('error', { message: detail.message });
-      if (c.state === 'error' || c.state === 'empty') this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.noModel')), ` ${detail.message}`);
+      if (!detail.kept && (c.state === 'error' || c.state === 'empty')) this.errorBox.replaceChildren(el('strong', {}, this.t('explorer.noModel')), ` ${detail.message}`);
     }
   }
 
@@ -615,7 +652,9 @@ export class HeadlabModelExplorer extends HeadlabElement {
     }
     if (i.dtype && i.architecture !== 'headlab') parts.push(t('explorer.dtype', { dtype: i.dtype }));
     const line = parts.join(', ');
-    setText(this.infoLine, `${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
+    // A repository id is written as the hub writes it ("me/tiny"), never capitalised.
+    const asWritten = c.source?.kind === 'hub' && line.startsWith(this.modelTitle());
+    setText(this.infoLine, `${asWritten ? line.charAt(0) : line.charAt(0).toUpperCase()}${line.slice(1)}.`);
     if (!c.results) return;
     this.renderTokens();
     this.buildGrid();
@@ -623,6 +662,34 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.renderDetail();
     this.renderNext();
     this.renderLens();
+    this.renderImportance();
+  }
+
+  /** The heads ranked by what switching them off costs on the text, the groups, and redundancy in words. */
+  renderImportance() {
+    const c = this._c, t = this.t, imp = c.importance;
+    this.importanceButton.disabled = c.state !== 'ready';
+    if (!imp) { this.importanceText.replaceChildren(); return; }
+    const nats = (x) => `${x >= 0 ? '+' : '−'}${this.fmt(Math.abs(x), 2)}`;
+    const label = (key) => (key ? this.detector(DETECTORS.find((d) => d.key === key)) : t('explorer.imp.noLabel'));
+    const rows = imp.heads.slice(0, 8).map((h) => el('tr', {},
+      el('th', { scope: 'row' }, this.headName(h.layer, h.head)), el('td', {}, label(h.label)), el('td', { class: 'num' }, nats(h.lossChange))));
+    const table = el('table', { class: 'matrix next', dataset: { testid: 'explorer-importance-heads' } },
+      el('caption', { class: 'small muted' }, t('explorer.imp.caption', { loss: this.fmt(imp.loss, 2), text: imp.text === c.text ? t('explorer.imp.thisText') : t('explorer.imp.earlierText') })),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t('explorer.imp.head')), el('th', { scope: 'col' }, t('explorer.imp.label')),
+        el('th', { scope: 'col' }, t('explorer.imp.change')))),
+      el('tbody', {}, rows));
+    const groups = imp.groups.map((g) => {
+      const name = label(g.label);
+      const words = g.redundant
+        ? t('explorer.imp.redundant', { n: g.heads.length, name, group: nats(g.lossChange), alone: nats(g.largestAlone) })
+        : t('explorer.imp.group', { n: g.heads.length, name, group: nats(g.lossChange), alone: nats(g.largestAlone) });
+      const allOff = g.heads.every((h) => !c.headEnabled(h.layer, h.head));
+      return el('li', { dataset: { testid: `explorer-group-${g.label}`, redundant: String(g.redundant) } }, el('p', {}, words),
+        el('button', { type: 'button', class: 'btn', dataset: { action: 'group-off', label: g.label }, disabled: allOff || c.state !== 'ready',
+          on: { click: () => c.setHeadsEnabled(g.heads, false).catch((e) => this.showError(e)) } }, t('explorer.imp.groupOff', { name })));
+    });
+    this.importanceText.replaceChildren(table, groups.length ? el('ul', { class: 'plain' }, groups) : el('p', { class: 'muted' }, t('explorer.imp.noGroups')));
   }
 
   textProblemWords(message) {
@@ -730,8 +797,11 @@ export class HeadlabModelExplorer extends HeadlabElement {
       const t = this.t;
       const all = DETECTORS.map((d) => `${this.detector(d)} ${this.fmt(s[d.key], 2)}`).join(', ');
       const name = this.headName(s.layer, s.head);
-      cell.setAttribute('aria-label', `${name}: ${best.score >= STRONG ? t('explorer.cellHead', { name: this.detector(best) }) : ''}${all}${off ? t('explorer.cellOff') : ''}`);
-      cell.title = `${name}\n${DETECTORS.map((d) => `${this.detector(d)}: ${this.fmt(s[d.key], 2)}`).join('\n')}${off ? `\n${t('explorer.titleOff')}` : ''}`;
+      const cost = c.importance?.heads.find((h) => h.layer === s.layer && h.head === s.head);
+      const costText = cost ? t('explorer.imp.cell', { change: `${cost.lossChange >= 0 ? '+' : '−'}${this.fmt(Math.abs(cost.lossChange), 2)}` }) : '';
+      cell.toggleAttribute('data-costly', Boolean(cost && cost.lossChange >= 0.1));
+      cell.setAttribute('aria-label', `${name}: ${best.score >= STRONG ? t('explorer.cellHead', { name: this.detector(best) }) : ''}${all}${costText ? `, ${costText}` : ''}${off ? t('explorer.cellOff') : ''}`);
+      cell.title = `${name}\n${DETECTORS.map((d) => `${this.detector(d)}: ${this.fmt(s[d.key], 2)}`).join('\n')}${costText ? `\n${costText}` : ''}${off ? `\n${t('explorer.titleOff')}` : ''}`;
     }
     const basis = c.scores?.basis === 'task' ? this.t('explorer.basisTask')
       : this.t('explorer.basisLens', { n: c.scores?.sequence ? (c.scores.sequence.length - 1) / 2 : 20 });
@@ -840,7 +910,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       base ? el('td', { class: 'tok' }, el('bdi', {}, showToken(base[k].token)), ` ${prob(base[k].probability)}`) : null));
     this.nextBox.replaceChildren(el('table', { class: 'matrix next' },
       el('caption', {}, offHeads.length ? t.plural('explorer.afterOff', offHeads.length, { token: last }) : t('explorer.after', { token: last })),
-      el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col' }, h)))),
+      el('thead', {}, el('tr', {}, head.map((h, k) => el('th', { scope: 'col', class: k === 3 ? 'bar' : null }, h)))),
       el('tbody', {}, rows)));
   }
 
@@ -867,7 +937,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       return el('li', {}, el('span', { class: 'layer' }, this.t('explorer.afterLayer', { layer: row.layer + 1 })), el('span', { class: 'tok' }, showToken(top?.token)),
         el('span', { class: 'p' }, this.prob(top?.probability ?? NaN)));
     }));
-    setText(this.lensNote, this.t('explorer.lensNote', { p, token: showToken(r.tokens[p]) }));
+    setText(this.lensNote, this.t(r.ablate?.length ? 'explorer.lensNoteOff' : 'explorer.lensNote', { p, token: showToken(r.tokens[p]) }));
   }
 
   scoresCSV() {

@@ -361,6 +361,8 @@ export interface LanguageTask {
   metric: string;
   /** Tokens per sequence, start token included. */
   seqLen: number;
+  /** A text of the task's language, in its vocabulary (what the pages draw heads on). */
+  example: string;
   /** Token names; a token's id is its index. */
   vocabulary: string[];
   /** The token at position 0 of every sequence; `tokenize` prepends it. */
@@ -776,7 +778,8 @@ export declare class PretrainedModel {
   run(textOrIds: string | Int32Array | number[], options?: PretrainedRunOptions): Promise<PretrainedRunResult>;
   /** TransformerLens's detector scores on BOS + n random tokens repeated (length n, default 20). */
   headScores(options?: { length?: number; seed?: number }): Promise<PretrainedHeadScores>;
-  logitLens(textOrIds: string | Int32Array | number[], options?: { topK?: number }): Promise<PretrainedLogitLens>;
+  /** `ablate` switches heads off as in run(): the last layer's answer is run()'s with them off. */
+  logitLens(textOrIds: string | Int32Array | number[], options?: { topK?: number; ablate?: Array<{ layer: number; head: number }> }): Promise<PretrainedLogitLens>;
   /** '' starts from bos_token_id. */
   generate(prompt: string | Int32Array | number[], options?: PretrainedGenerateOptions): Promise<PretrainedGenerateResult>;
   dispose(): void;

@@ -86,7 +86,12 @@ export class RelationsView {
       if (job !== this._job) return;
       const message = String(e?.message ?? e);
       const grammar = /not a sentence of the english grammar: (.*?)\.? \(positions count/.exec(message);
-      if (grammar) setText(this.error, this.t('lm.rel.notGrammar', { detail: grammar[1] }));
+      const at = e?.code === 'grammar' ? e.params ?? {} : null;
+      if (at && Number.isInteger(at.position)) {
+        // The element's own words from the error's code: no English from the API in another language.
+        setText(this.error, at.stops ? this.t('lm.rel.grammarStops', { position: at.position })
+          : this.t('lm.rel.grammarAt', { position: at.position, word: at.word ?? '' }));
+      } else if (grammar) setText(this.error, this.t('lm.rel.notGrammar', { detail: grammar[1] }));
       else showProblem(this.error, wordProblem(message, this.vocabulary(), this.t));
       this.list.replaceChildren();
       this.element.dataset.state = 'error';

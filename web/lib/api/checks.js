@@ -96,7 +96,7 @@ export const OPTION_KEYS = {
   loadPretrained: ['hubUrl', 'revision', 'threads', 'cache', 'onProgress', 'signal', 'maxBytes'],
   'PretrainedModel.run': ['attention', 'ablate', 'allLogits', 'topK'],
   'PretrainedModel.headScores': ['length', 'seed'],
-  'PretrainedModel.logitLens': ['topK'],
+  'PretrainedModel.logitLens': ['topK', 'ablate'],
   'PretrainedModel.generate': ['maxTokens', 'temperature', 'seed'],
 };
 

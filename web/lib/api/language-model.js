@@ -10,10 +10,20 @@ import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, onPageMainThr
 const MAX_LM_THREADS = 64;
 
 /** The language-model task table, read once from the training module and kept on `lab`. */
+/** A text of each task's language, in its vocabulary: what `example` holds in languageTasks(). */
+const TASK_EXAMPLES = {
+  induction: 'j 4 e p x 2 m q b k r p x 2 m q b k r 0 w z s',
+  cricket: 'virat hit the ball with the bat because it was full',
+  english: 'the girls near the king eat the cake . anna berg met tom and she was happy . later anna berg smiled .',
+};
+
 export async function languageTaskTable(lab) {
   if (!lab._lmTasks) {
     lab._lmTasks = (await lab._trainModule()).languageTaskTable();
-    for (const t of lab._lmTasks) t.defaults.learningRate = fromFloat32(t.defaults.learningRate);
+    for (const t of lab._lmTasks) {
+      t.defaults.learningRate = fromFloat32(t.defaults.learningRate);
+      if (TASK_EXAMPLES[t.name]) t.example = TASK_EXAMPLES[t.name];
+    }
   }
   return lab._lmTasks;
 }
@@ -480,7 +490,8 @@ export class LanguageModel extends TrainingSession {
 
   /**
    * English only: the grammar's own analysis of a sentence typed in the vocabulary
-   * (one or more sentences, each ending in "."): `tokens` (start token first, as
+   * (one or more sentences, each ending in "."; a last sentence without its "." gets one, as learners
+   * type them): `tokens` (start token first, as
    * {@link LanguageModel#attention} numbers them) and `arcs`, each `{ relation,
    * query, target, label, answer, class?, foil?, attractor? }` with query and target
    * positions in `tokens`, exactly the arcs headScores averages over.
@@ -495,12 +506,18 @@ export class LanguageModel extends TrainingSession {
    */
   relations(tokensOrText) {
     const core = this._english('relations');
-    const ids = this._sequence('relations', tokensOrText);
+    let ids = this._sequence('relations', tokensOrText);
+    const stop = this._spec.vocabulary.indexOf('.');
+    const room = ids.length > 1 && ids.length < this._spec.seqLen;
+    if (stop >= 0 && room && ids[ids.length - 1] !== stop) ids = Int32Array.from([...ids, stop]);
     this._put(core, ids);
     const r = core.relations(ids.length);
     if (r.error !== undefined) {
-      throw new Error(`LanguageModel.relations: the text is not a sentence of the english grammar: ${r.error} ` +
-        '(positions count the start token as 0)');
+      // code 'grammar', params { position, word? (where it stops being the language), stops (the text ends too soon) }
+      const at = /word (\d+)(?: \('([^']*)'\))?/.exec(r.error);
+      const params = at ? { position: Number(at[1]), word: at[2] ?? null, stops: /stops after/.test(r.error) } : {};
+      throw Object.assign(new Error(`LanguageModel.relations: the text is not a sentence of the english grammar: ${r.error} ` +
+        '(positions count the start token as 0)'), { code: 'grammar', params });
     }
     return { tokens: Array.from(ids, (i) => this._spec.vocabulary[i]), arcs: r.arcs };
   }

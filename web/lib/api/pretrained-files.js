@@ -111,6 +111,18 @@ async function headUrl(url, ctx) {
   }
 }
 
+/**
+ * An Error with a stable `code` (and `params`) beside its English message: elements say it in their
+ * own words by the code. Codes: 'network' (no answer: offline, or no CORS headers), 'http' (an error
+ * status), 'forbidden' (401/403), 'not-found' (a file the model needs is missing), 'pytorch-only',
+ * 'cut' (a download stopped early), 'too-large' (maxBytes, or the module's memory), 'csp'.
+ */
+export function coded(error, code, params = {}) {
+  error.code = code;
+  error.params = params;
+  return error;
+}
+
 /** GET a file (from the Cache API first, when it is on): null on 404, else an entry. */
 async function openUrl(fn, url, name, ctx, where) {
   if (ctx.signal?.aborted) throw abortError(fn, name, ctx.signal);
@@ -126,8 +138,8 @@ async function openUrl(fn, url, name, ctx, where) {
     response = await fetch(url, { signal: ctx.signal, cache: 'no-store' });
   } catch (e) {
     if (ctx.signal?.aborted) throw abortError(fn, name, ctx.signal);
-    throw new Error(`${fn}: could not download ${name} from ${url}: ${e.cause?.message ?? e.message}. ` +
-      'The network may be offline, or the server may not send CORS headers (the Hugging Face hub does; a self-hosted folder must send Access-Control-Allow-Origin)', { cause: e });
+    throw coded(new Error(`${fn}: could not download ${name} from ${url}: ${e.cause?.message ?? e.message}. ` +
+      'The network may be offline, or the server may not send CORS headers (the Hugging Face hub does; a self-hosted folder must send Access-Control-Allow-Origin)', { cause: e }), 'network', { file: name });
   }
   if (response.status === 404) {
     response.body?.cancel().catch(() => {});
@@ -138,7 +150,8 @@ async function openUrl(fn, url, name, ctx, where) {
     const why = response.status === 401 || response.status === 403
       ? ': the repository may be gated or private (HeadLab sends no access token), or the URL may be wrong'
       : '';
-    throw new Error(`${fn}: ${where} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''} for ${name} (${url})${why}`);
+    throw coded(new Error(`${fn}: ${where} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''} for ${name} (${url})${why}`),
+      why ? 'forbidden' : 'http', { file: name, status: response.status });
   }
   return responseEntry(response, name, cache ? url : null, cache);
 }
@@ -172,7 +185,7 @@ function fileSource(fn, files) {
   }
   return {
     hub: null,
-    where: `the files given (${[...byName.keys()].join(', ')})`,
+    where: `the set of files given (${[...byName.keys()].join(', ')})`,
     names: [...byName.keys()],
     async open(name) {
       const f = byName.get(name);
@@ -269,7 +282,7 @@ export async function readEntry(entry, ctx, sink) {
         step = await reader.read();
       } catch (e) {
         if (signal?.aborted) throw abortError(fn, name, signal);
-        throw new Error(`${fn}: the download of ${name} was cut after ${loaded}${total !== null ? ` of ${total}` : ''} bytes: ${e.cause?.message ?? e.message}`, { cause: e });
+        throw coded(new Error(`${fn}: the download of ${name} was cut after ${loaded}${total !== null ? ` of ${total}` : ''} bytes: ${e.cause?.message ?? e.message}`, { cause: e }), 'cut', { file: name });
       }
       if (signal?.aborted) throw abortError(fn, name, signal);
       if (step.done) break;
@@ -289,7 +302,7 @@ export async function readEntry(entry, ctx, sink) {
     reader.releaseLock?.();
   }
   if (total !== null && loaded !== total) {
-    throw new Error(`${fn}: the download of ${name} was cut after ${loaded} of ${total} bytes`);
+    throw coded(new Error(`${fn}: the download of ${name} was cut after ${loaded} of ${total} bytes`), 'cut', { file: name });
   }
   if (!write) {
     write = sink(loaded);

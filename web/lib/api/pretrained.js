@@ -5,7 +5,7 @@ import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireS
 import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { loadTokenizers } from '../headlab-files.js';
 import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, threadsUnavailable } from './threaded-module.js';
-import { CACHE_NAME, abortError, makeSource, mib, readEntry, readJson } from './pretrained-files.js';
+import { CACHE_NAME, abortError, coded, makeSource, mib, readEntry, readJson } from './pretrained-files.js';
 import { activationBytes, readConfig } from './pretrained-config.js';
 
 const FN = 'loadPretrained';
@@ -14,6 +14,45 @@ const FIT_TOKENS = 256;  // a model must hold at least this many tokens' activat
 const SLACK_BYTES = 64 * 2 ** 20;  // the module's own memory, malloc's overhead, the token buffers
 
 const MAX_THREADS = 64;  // PretrainedCore.setThreads' limit
+
+/** GPT-2's byte-level alphabet, character → byte (bytes_to_unicode in OpenAI's encoder.py, inverted). */
+let byteOfChar = null;
+function byteLevelBytes(token) {
+  if (typeof token !== 'string') return null;
+  if (!byteOfChar) {
+    byteOfChar = new Map();
+    let n = 0;
+    for (let b = 0; b < 256; b++) {
+      const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+      byteOfChar.set(String.fromCodePoint(printable ? b : 256 + n++), b);
+    }
+  }
+  const out = [];
+  for (const ch of token) {
+    const b = byteOfChar.get(ch);
+    if (b === undefined) return null;  // not a byte-level token
+    out.push(b);
+  }
+  return out;
+}
+
+/** Bytes as text: each whole UTF-8 character as itself, every other byte as <0xE2>. */
+function readableBytes(bytes) {
+  if (!bytes) return null;
+  let s = '';
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i];
+    const n = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+    const seq = n && i + n <= bytes.length ? bytes.slice(i, i + n) : null;
+    const ok = seq && seq.slice(1).every((c) => (c & 0xc0) === 0x80);
+    let text = null;
+    if (ok) {
+      try { text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Uint8Array.from(seq)); } catch { /* overlong, surrogate: bytes */ }
+    }
+    if (text !== null) { s += text; i += n; } else { s += `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`; i += 1; }
+  }
+  return s;
+}
 
 /**
  * The `threads` option → { threads, why }: undefined → 1; 'auto' → the cores available (at most 8)
@@ -86,13 +125,13 @@ function loadContext(o) {
     /** Refuses a file before its body is read when its announced length would pass maxBytes. */
     budget(name, total) {
       if (total !== null && spent + total > o.maxBytes) {
-        throw new RangeError(`${FN}: maxBytes: ${name} is ${total} bytes (${mib(total)})${spent ? ` after ${spent} bytes already read` : ''}, ` +
-          `more than maxBytes ${o.maxBytes} (${mib(o.maxBytes)}); nothing more was downloaded`);
+        throw coded(new RangeError(`${FN}: maxBytes: ${name} is ${total} bytes (${mib(total)})${spent ? ` after ${spent} bytes already read` : ''}, ` +
+          `more than maxBytes ${o.maxBytes} (${mib(o.maxBytes)}); nothing more was downloaded`), 'too-large');
       }
     },
     spend(name, n) {
       spent += n;
-      if (spent > o.maxBytes) throw new RangeError(`${FN}: maxBytes: reading ${name} passed maxBytes ${o.maxBytes} (${mib(o.maxBytes)}); the download was stopped`);
+      if (spent > o.maxBytes) throw coded(new RangeError(`${FN}: maxBytes: reading ${name} passed maxBytes ${o.maxBytes} (${mib(o.maxBytes)}); the download was stopped`), 'too-large');
     },
     openCache() {
       if (!useCache) return null;
@@ -105,7 +144,7 @@ function loadContext(o) {
 /** Opens a file that must be there: an Error naming it and the source when it is not. */
 async function required(source, name, ctx, hint = '') {
   const entry = await source.open(name, ctx);
-  if (!entry) throw new Error(`${FN}: ${source.where} has no ${name}${hint}`);
+  if (!entry) throw coded(new Error(`${FN}: ${source.where} has no ${name}${hint}`), 'not-found', { file: name });
   return entry;
 }
 
@@ -144,9 +183,9 @@ async function weightEntries(source, ctx) {
       ? ` The hub's conversion bot often has a safetensors copy on a pull-request revision: look for "Adding \`safetensors\` variant of this model" ` +
         `at ${ctx.hubUrl}/${source.hub}/discussions and pass its revision, e.g. { revision: 'refs/pr/1' }.`
       : ' Convert it to model.safetensors first (for example with the safetensors conversion Space on the Hugging Face hub).';
-    throw new Error(`${FN}: ${source.where} has only pytorch_model.bin, a pickle that HeadLab does not read (loading a pickle can run code); it needs model.safetensors.${where}`);
+    throw coded(new Error(`${FN}: ${source.where} has only pytorch_model.bin, a pickle that HeadLab does not read (loading a pickle can run code); it needs model.safetensors.${where}`), 'pytorch-only');
   }
-  throw new Error(`${FN}: ${source.where} has no model.safetensors (nor model.safetensors.index.json)`);
+  throw coded(new Error(`${FN}: ${source.where} has no model.safetensors (nor model.safetensors.index.json)`), 'not-found', { file: 'model.safetensors' });
 }
 
 /** The tokenizer: an Error naming tokenizer.json and the field when it is not one the library reads. */
@@ -181,10 +220,10 @@ async function addWeights(module, core, entry, ctx, heapMax, reserved) {
   await readEntry(entry, ctx, (n) => {
     length = n;
     if (reserved.bytes + n > heapMax) {
-      throw new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's ${mib(heapMax)} beside what is loaded`);
+      throw coded(new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's ${mib(heapMax)} beside what is loaded`), 'too-large');
     }
     ptr = core.allocFile(Math.max(n, 1));
-    if (!ptr) throw new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's memory (${mib(heapMax)} at most)`);
+    if (!ptr) throw coded(new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's memory (${mib(heapMax)} at most)`), 'too-large');
     return (chunk, at) => { module.HEAPU8.set(chunk, ptr + at); };
   });
   reserved.bytes += length;
@@ -257,8 +296,8 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
     const reserved = { bytes: activations + SLACK_BYTES };
     // A sharded model announces its size in its index: refused before any shard is downloaded.
     if (weights.totalBytes !== undefined && reserved.bytes + weights.totalBytes > heapMax) {
-      throw new RangeError(`${FN}: ${src.where} cannot fit: its shards hold ${mib(weights.totalBytes)} (model.safetensors.index.json) and a run of ${T} tokens ` +
-        `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`);
+      throw coded(new RangeError(`${FN}: ${src.where} cannot fit: its shards hold ${mib(weights.totalBytes)} (model.safetensors.index.json) and a run of ${T} tokens ` +
+        `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`), 'too-large');
     }
     // Shards are opened one at a time (an entry holds a live response).
     for (let i = 0; i < weights.length; i++) {
@@ -268,8 +307,8 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
         if (need > heapMax) {
           entry.cancel();
           for (const later of weights.slice(i + 1)) later.cancel?.();
-          throw new RangeError(`${FN}: ${src.where} cannot fit: ${entry.name} is ${mib(entry.total)} and a run of ${T} tokens needs about ${mib(activations)} ` +
-            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`);
+          throw coded(new RangeError(`${FN}: ${src.where} cannot fit: ${entry.name} is ${mib(entry.total)} and a run of ${T} tokens needs about ${mib(activations)} ` +
+            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`), 'too-large');
         }
         try {
           ctx.budget(entry.name, entry.total);
@@ -384,6 +423,8 @@ export class PretrainedModel {
     let s = this._pieces.get(id);
     if (s === undefined) {
       s = this._tok.tokenizer.decode([id], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
+      // Bytes that are not whole characters decode to U+FFFD: show them as <0xE2> instead.
+      if (s.includes('\uFFFD')) s = readableBytes(byteLevelBytes(this._tok.tokenizer.id_to_token?.(id))) ?? s;
       this._pieces.set(id, s);
     }
     return s;
@@ -602,13 +643,15 @@ export class PretrainedModel {
 
   /**
    * The logit lens: for each layer l, the residual stream after block l read through the final
-   * LayerNorm and the unembedding, as the topK most probable tokens at every position.
+   * LayerNorm and the unembedding, as the topK most probable tokens at every position. `ablate`
+   * switches heads off as in run(), so the last layer's answer is run()'s with the same heads off.
    * @param {string|Int32Array|number[]} textOrIds
-   * @param {{topK?: number}} [options] default 5
+   * @param {{topK?: number, ablate?: Array<{layer: number, head: number}>}} [options] topK default 5
    * @returns {Promise<import('../headlab').PretrainedLogitLens>}
    * @example
    * const lens = await model.logitLens('The cat sat on the');
    * lens.layers[0].positions[4][0].token;  // layer 0's best guess after ' the'
+   * await model.logitLens('The cat sat on the', { ablate: [{ layer: 1, head: 0 }] });  // with that head off
    */
   async logitLens(textOrIds, options = {}) {
     const fn = 'PretrainedModel.logitLens';
@@ -616,8 +659,9 @@ export class PretrainedModel {
     requireObject(fn, options, OPTION_KEYS[fn]);
     const ids = this._sequence('logitLens', textOrIds);
     const topK = this._count(fn, 'topK', options.topK, 5, Math.min(100, this._info.vocabSize));
+    const ablate = this._ablation(fn, options.ablate);
     this._put(core, ids);
-    const r = this._check('logitLens', core.run(ids.length, { attention: false, allLogits: false, ablate: new Uint8Array(this._info.numLayers * this._info.numHeads), lens: true, lensTopK: topK }));
+    const r = this._check('logitLens', core.run(ids.length, { attention: false, allLogits: false, ablate, lens: true, lensTopK: topK }));
     const T = ids.length;
     const layers = [];
     for (let layer = 0; layer < this._info.numLayers; layer++) {

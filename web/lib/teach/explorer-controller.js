@@ -15,7 +15,8 @@
 //
 // Transitions (TRANSITIONS below is the table go() enforces: any other change throws)
 //   empty      load() → loading
-//   loading    loaded → ready; failed → error; cancel() → cancelled; load() → loading
+//   loading    loaded → ready; failed → error, or ready with the model loaded before (`failed` says
+//              what happened); cancel() → cancelled; load() → loading
 //   ready      analyze (new text, a head switched) → running; load() → loading; Worker lost → error
 //   running    answered or refused → ready; load() → loading; Worker lost → error
 //   error      load() → loading
@@ -71,14 +72,24 @@ export function sizeText(bytes) {
 }
 
 /**
- * Why a load failed, in plain words (one or two sentences, in the language of `t`), from the
- * error's message and what the page knows: whether the browser says it is online.
+ * Why a load failed, in plain words with what to do next (in the language of `t`): by the error's
+ * `code` (the API's coded errors, see pretrained-files.js) where it has one, else from its message;
+ * and what the page knows: whether the browser says it is online. Only an error with no code known
+ * here quotes the API's (English) message.
  */
-export function explainLoadError(message, { online = true, what, t = ENGLISH } = {}) {
+export function explainLoadError(message, { online = true, what, t = ENGLISH, code = '', params = {}, shipped = false } = {}) {
   const m = String(message ?? '');
   const thing = what ?? t('explorer.err.whatModel');
-  if (/security policy|Content-Security-Policy|CSP/i.test(m)) return t('explorer.err.csp', { detail: m });
-  if (!online) return t('explorer.err.offline', { what: thing });
+  const file = params?.file ?? '';
+  if (code === 'csp' || /security policy|Content-Security-Policy|CSP/i.test(m)) return t('explorer.err.csp', { detail: m });
+  if (!online) return t(shipped ? 'explorer.err.offlineShipped' : 'explorer.err.offline', { what: thing });
+  if (code === 'not-found' || code === 'http' && params?.status === 404) return t('explorer.err.notFoundFile', { file: file || '?' });
+  if (code === 'forbidden') return t('explorer.err.forbidden', { file });
+  if (code === 'pytorch-only') return t('explorer.err.pytorchOnly');
+  if (code === 'cut') return t('explorer.err.cutFile', { file });
+  if (code === 'network') return t('explorer.err.networkPlain');
+  if (code === 'too-large') return t('explorer.err.tooLarge');
+  if (code === 'http') return t('explorer.err.http', { status: params?.status ?? '?', file });
   if (/\b404\b|not found/i.test(m)) return t('explorer.err.notFound', { detail: m });
   if (/pytorch_model\.bin|only.*pickle/i.test(m)) return t('explorer.err.pytorch', { detail: m });
   if (/\bwas cut\b|incomplete|truncat/i.test(m)) return t('explorer.err.cut', { detail: m });
@@ -107,10 +118,12 @@ export class ExplorerController {
     this.info = null;           // the model's info
     this.scores = null;         // { sequence, basis, scores: [...] }
     this.progress = null;       // { file, loaded, total } during a download
-    this.error = '';            // why the state is error (plain words)
+    this.error = '';            // why the state is error, or why the last load failed (plain words)
+    this.failed = null;         // the last load that failed while a model was kept: { source, code, message }
     this.text = COURSE_SENTENCE;
     this.off = new Set();       // switched-off heads as "layer.head" (from 0)
     this.results = null;        // the last analyze answer
+    this.importance = null;     // the last computeImportance answer, with its text
     this.textProblem = '';      // why the text could not be run ('' when it could)
     this.open = null;           // { layer, head } whose heatmap is shown
     this._job = 0;
@@ -153,6 +166,14 @@ export class ExplorerController {
       throw new TypeError(`${this.name}: load(source): source.kind must be 'shipped', 'hub' or 'files', got ${JSON.stringify(source?.kind)}`);
     }
     const job = ++this._job;
+    // What a failed load goes back to: the model loaded before stays in the session until a new one is in.
+    const kept = this.hasModel && this.info && this.client && !this.client.dead
+      ? {
+        source: this.source, info: this.info, scores: this.scores, results: this.results, off: new Set(this.off), open: this.open,
+        importance: this.importance,
+      }
+      : null;
+    this.failed = null;
     this.source = source;
     this.info = null;
     this.scores = null;
@@ -162,6 +183,7 @@ export class ExplorerController {
     this.textProblem = '';
     this.off.clear();
     this.open = null;
+    this.importance = null;
     this._again = false;
     this.go('loading', source.kind);
     if (text !== undefined) this.text = text;
@@ -179,9 +201,18 @@ export class ExplorerController {
     } catch (e) {
       if (job !== this._job) return;
       const t = this.t();
-      this.error = explainLoadError(e?.message ?? e, { online: this.online(), what: t(source.kind === 'shipped' ? 'explorer.err.whatShipped' : 'explorer.err.whatModel'), t });
-      this.go('error', 'load-failed');
-      this.emit('error', { message: this.error, cause: e });
+      const shipped = source.kind === 'shipped';
+      this.error = explainLoadError(e?.message ?? e, {
+        online: this.online(), what: t(shipped ? 'explorer.err.whatShipped' : 'explorer.err.whatModel'), t, code: e?.code, params: e?.params, shipped,
+      });
+      this.failed = { source, code: e?.code ?? (this.online() ? 'other' : 'offline'), message: this.error };
+      if (kept && this.client && !this.client.dead) {
+        Object.assign(this, kept);
+        this.go('ready', 'load-failed');
+      } else {
+        this.go('error', 'load-failed');
+      }
+      this.emit('error', { message: this.error, cause: e, kept: Boolean(kept) });
       return;
     }
     if (job !== this._job) return;
@@ -277,14 +308,15 @@ export class ExplorerController {
     const job = this._job;
     this.go('running', 'analyze');
     let answer = null, problem = '';
+    const ablate = this.ablate;
     try {
-      answer = await this.client.request('analyze', { text: this.text, ablate: this.ablate, topK: 5, lens: false });
+      answer = await this.client.request('analyze', { text: this.text, ablate, topK: 5, lens: false });
     } catch (e) {
       problem = String(e?.message ?? e);
     }
     if (job !== this._job || this.state !== 'running') return;
     if (answer) {
-      this.results = { ...answer, text: this.text };
+      this.results = { ...answer, text: this.text, ablate };
       this.textProblem = '';
       if (!this.open) this.open = this.defaultHead();
     } else {
@@ -320,7 +352,7 @@ export class ExplorerController {
     this.go('running', 'lens');
     let lens = null, problem = '';
     try {
-      lens = await this.client.request('lens', { ids: results.ids });
+      lens = await this.client.request('lens', { ids: results.ids, ablate: results.ablate ?? [] });
     } catch (e) {
       problem = String(e?.message ?? e);
     }
@@ -332,6 +364,41 @@ export class ExplorerController {
       this._again = false;
       await this.analyze();
     }
+  }
+
+  /**
+   * Ranks the heads by what switching each off (and each label's group) costs on the text on screen
+   * (head-importance.js): `importance` holds the answer for `importance.text`.
+   */
+  async computeImportance() {
+    if (this.state !== 'ready' || !this.results) return;
+    const job = this._job;
+    const text = this.text;
+    this.go('running', 'importance');
+    let answer = null, problem = '';
+    try {
+      answer = await this.client.request('importance', { text, scores: this.scores?.scores ?? [] });
+    } catch (e) {
+      problem = String(e?.message ?? e);
+    }
+    if (job !== this._job || this.state !== 'running') return;
+    this.importance = answer && { ...answer, text };
+    this.go('ready', answer ? 'importance' : 'refused');
+    this.emit('importance', { importance: this.importance, problem });
+    if (this._again) {
+      this._again = false;
+      await this.analyze();
+    }
+  }
+
+  /** Switches every head of `heads` ([{ layer, head }]) off, or back on, and runs the text once. */
+  setHeadsEnabled(heads, on) {
+    for (const { layer, head } of heads) {
+      this._checkHead('setHeadsEnabled', layer, head);
+      if (on) this.off.delete(`${layer}.${head}`); else this.off.add(`${layer}.${head}`);
+      this.emit('head', { layer, head, enabled: Boolean(on) });
+    }
+    return this.analyze();
   }
 
   /** The head shown first: the strongest induction head, else the last layer's first. */

@@ -11,13 +11,18 @@
 //   cancel                                              aborts a load on its way and frees any model
 //   analyze { text, ablate, topK, lens }                → { ids, tokens, attention, shape, next, baseline, lens, lensNote }
 //           baseline: the top tokens with every head on (null when none is off); lens: the logit
-//           lens when asked for (or already computed for this text), else null
-//   lens    { ids }                                     → the logit lens of those ids (kept for analyze)
+//           lens with the same heads off, when asked for (or already computed), else null
+//   lens    { ids, ablate }                             → the logit lens of those ids with those heads off (kept for analyze)
+//   importance { text, scores }                         → head-importance.js's answer: each head's and each label's loss change
 //   dispose
 // Events: { event: 'progress', file, loaded, total } while a load downloads (at most every 100 ms per file;
 // an update held back is sent late, never dropped).
 
 import { ShippedModel } from './lm-adapter.js';
+import { headImportance } from './head-importance.js';
+
+/** The switched-off heads as one key, order-free. */
+const offKey = (ablate) => ablate.map((a) => `${a.layer}.${a.head}`).sort().join(',');
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -56,7 +61,8 @@ export class ExplorerSession {
         const result = await this.analyze(payload);
         return { result, transfer: result.attention ? [result.attention.buffer] : [] };
       }
-      case 'lens': return { result: await this.lens(payload.ids) };
+      case 'lens': return { result: await this.lens(payload.ids, payload.ablate) };
+      case 'importance': return { result: await this.importance(payload) };
       case 'dispose': this.dispose(); return { result: null };
       default: throw new TypeError(`explorer session: unknown request ${JSON.stringify(String(type))}`);
     }
@@ -68,9 +74,11 @@ export class ExplorerSession {
     this._kept = null;
   }
 
+  /** Loads a model; the one loaded before stays until the new one is in (a failed load keeps it). */
   async load(source) {
-    this.cancel();
-    const job = ++this._job;
+    this._job += 1;
+    this._abort?.abort();
+    const job = this._job;
     const abort = (this._abort = typeof AbortController === 'function' ? new AbortController() : null);
     this.violation = null;
     let model;
@@ -120,6 +128,7 @@ export class ExplorerSession {
       throw new DOMException('the load was cancelled', 'AbortError');
     }
     this._abort = null;
+    this._free();
     this.model = model;
     // TransformerLens's sequence is 2n + 1 tokens: n = 20 where the context allows it.
     const n = Math.max(1, Math.min(20, Math.floor(((model.info.contextLength ?? 41) - 1) / 2)));
@@ -143,32 +152,45 @@ export class ExplorerSession {
       ids: Array.from(r.ids), tokens: r.tokens, attention: r.attention, shape: [L, H, T, T],
       next: r.next, baseline: null, lens: null, lensNote: '',
     };
-    // What does not depend on the switched-off heads (the all-on top tokens, the lens) is kept per text.
-    const key = `${topK}|${out.ids.join(',')}`;
-    if (this._kept?.key !== key || this._kept.model !== model) this._kept = { key, model, next: null, lens: null };
-    const kept = this._kept;
+    // The all-on top tokens are kept per text; the lens per text and switched-off heads.
+    const kept = this._keep(model, topK, out.ids);
     if (!ablate.length) kept.next = r.next;
     else out.baseline = kept.next ??= (await model.run(r.ids, { topK })).next;
     if (typeof model.logitLens !== 'function') {
       out.lensNote = 'HeadLab’s own small models do not expose what each layer adds, so they have no logit lens; a Hugging Face model has one.';
       out.lensNoteKey = 'explorer.lensNone';  // the same in the element's language (catalogues/model-explorer.js)
-    } else if (lens || kept.lens) {
-      out.lens = kept.lens ??= (await model.logitLens(r.ids, { topK: 3 })).layers;
+    } else if (lens || kept.lens.has(offKey(ablate))) {
+      out.lens = await this._lensOf(model, kept, out.ids, ablate);
     }
     return out;
   }
 
-  /** The logit lens of `ids` (all heads on), kept with the text's other all-on answers. */
-  async lens(ids) {
+  /** @private What is kept for this model and text (one text at a time). */
+  _keep(model, topK, ids) {
+    const key = `${topK}|${ids.join(',')}`;
+    if (this._kept?.key !== key || this._kept.model !== model) this._kept = { key, model, next: null, lens: new Map() };
+    return this._kept;
+  }
+
+  /** @private The lens of `ids` with `ablate` off (the same heads as the run beside it). */
+  async _lensOf(model, kept, ids, ablate) {
+    const k = offKey(ablate);
+    if (!kept.lens.has(k)) kept.lens.set(k, (await model.logitLens(Int32Array.from(ids), { topK: 3, ablate })).layers);
+    return kept.lens.get(k);
+  }
+
+  /** The logit lens of `ids` with the heads of `ablate` off, kept with the text's other answers. */
+  async lens(ids, ablate = []) {
     const model = this.model;
     if (!model) throw new Error('explorer session: no model is loaded');
     if (typeof model.logitLens !== 'function') return null;
-    const key = `5|${Array.from(ids).join(',')}`;
-    if (this._kept?.key === key && this._kept.model === model && this._kept.lens) return this._kept.lens;
-    const layers = (await model.logitLens(Int32Array.from(ids), { topK: 3 })).layers;
-    if (this._kept?.key === key && this._kept.model === model) this._kept.lens = layers;
-    else this._kept = { key, model, next: null, lens: layers };
-    return layers;
+    return this._lensOf(model, this._keep(model, 5, Array.from(ids)), ids, ablate);
+  }
+
+  /** Head importance by ablation on `text` (head-importance.js), labels from the head scores given. */
+  async importance({ text, scores }) {
+    if (!this.model) throw new Error('explorer session: no model is loaded');
+    return headImportance(this.model, text, { scores });
   }
 
   dispose() {

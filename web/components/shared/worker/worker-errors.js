@@ -2,13 +2,17 @@
 // (session-host.js) imports these without the page side's Worker factories (worker-files.js),
 // which would make each Worker bundle name every Worker, itself included (a cycle bundlers refuse).
 
-/** An error sent across as { name, message }, rebuilt with the same type. */
+/** An error sent across as { name, message, code?, params? }, rebuilt with the same type and code. */
 export function rebuildError(e) {
   const Ctor = { TypeError, RangeError }[e?.name] ?? Error;
-  return new Ctor(e?.message ?? String(e));
+  const error = new Ctor(e?.message ?? String(e));
+  if (typeof e?.code === 'string') Object.assign(error, { code: e.code, params: e.params ?? {} });
+  return error;
 }
 
 /** The { error, fatal } part of a reply for an exception thrown in the Worker. */
 export function errorReply(e) {
-  return { error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) }, fatal: e instanceof WebAssembly.RuntimeError };
+  const error = { name: e?.name ?? 'Error', message: e?.message ?? String(e) };
+  if (typeof e?.code === 'string') Object.assign(error, { code: e.code, params: JSON.parse(JSON.stringify(e.params ?? {})) });
+  return { error, fatal: e instanceof WebAssembly.RuntimeError };
 }
