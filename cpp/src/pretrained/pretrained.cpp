@@ -9,8 +9,8 @@
 #include "headlab/attention_fused.hpp"
 #include "headlab/lm_kernels.hpp"
 #include "headlab/pretrained_safetensors.hpp"
-#include "pretrained_arch.hpp"
 #include "headlab/tasks.hpp"  // Rng
+#include "pretrained_arch.hpp"
 
 namespace headlab {
 
@@ -81,7 +81,9 @@ struct PretrainedModel::Slot {
 };
 
 PretrainedModel::PretrainedModel(const PretrainedConfig& config)
-    : config_(config), block_(arch::architecture(config.architecture).block(config)), layers_(config.num_layers) {
+    : config_(config),
+      block_(arch::architecture(config.architecture).block(config)),
+      layers_(config.num_layers) {
   build_slots();
 }
 
@@ -96,25 +98,39 @@ void PretrainedModel::build_slots() {
   const std::uint64_t q = b.heads * b.head_dim, kv = b.kv_heads * b.head_dim;
   auto dim = [&](arch::Dim x) -> std::uint64_t {
     switch (x) {
-      case arch::Dim::d: return c.d_model;
-      case arch::Dim::f: return c.d_ff;
-      case arch::Dim::f2: return 2 * c.d_ff;
-      case arch::Dim::v: return c.vocab;
-      case arch::Dim::n: return c.context;
-      case arch::Dim::q: return q;
-      case arch::Dim::kv: return kv;
-      case arch::Dim::qkv: return q + 2 * kv;
-      case arch::Dim::none: break;
+      case arch::Dim::d:
+        return c.d_model;
+      case arch::Dim::f:
+        return c.d_ff;
+      case arch::Dim::f2:
+        return 2 * c.d_ff;
+      case arch::Dim::v:
+        return c.vocab;
+      case arch::Dim::n:
+        return c.context;
+      case arch::Dim::q:
+        return q;
+      case arch::Dim::kv:
+        return kv;
+      case arch::Dim::qkv:
+        return q + 2 * kv;
+      case arch::Dim::none:
+        break;
     }
     return 0;
   };
   auto present = [&](arch::When w) {
     switch (w) {
-      case arch::When::always: return true;
-      case arch::When::attention_bias: return c.attention_bias;
-      case arch::When::mlp_bias: return c.mlp_bias;
-      case arch::When::untied: return !c.tie_embeddings;
-      case arch::When::tied: return c.tie_embeddings;
+      case arch::When::always:
+        return true;
+      case arch::When::attention_bias:
+        return c.attention_bias;
+      case arch::When::mlp_bias:
+        return c.mlp_bias;
+      case arch::When::untied:
+        return !c.tie_embeddings;
+      case arch::When::tied:
+        return c.tie_embeddings;
     }
     return false;
   };
@@ -192,8 +208,8 @@ std::string PretrainedModel::add_safetensors(const std::string& file, std::uint8
     if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
     auto s = slots_.find(name);
     if (s == slots_.end())
-      return fail(where + "not a tensor of " + a.name + " with " +
-                  std::to_string(config_.num_layers) + " layers");
+      return fail(where + "not a tensor of " + a.name + " with " + std::to_string(config_.num_layers) +
+                  " layers");
     Slot& slot = s->second;
     if (slot.seen || std::find(seen_here.begin(), seen_here.end(), &slot) != seen_here.end())
       return fail(where + "appears twice (with and without the " + prefix + " prefix, or in two files)");
@@ -270,7 +286,8 @@ std::string PretrainedModel::finish() {
     for (std::size_t i = 0; i < missing.size() && i < 4; ++i) list += (i ? ", " : "") + missing[i];
     if (missing.size() > 4) list += " and " + std::to_string(missing.size() - 4) + " more";
     return "missing tensor" + std::string(missing.size() > 1 ? "s " : " ") + list +
-           " (looked for with and without the " + std::string(arch::architecture(config_.architecture).prefix) + " prefix)";
+           " (looked for with and without the " +
+           std::string(arch::architecture(config_.architecture).prefix) + " prefix)";
   }
   for (const auto& [name, s] : slots_) {
     if (!s.target) continue;
@@ -404,11 +421,11 @@ const PretrainedModel::Tensor& PretrainedModel::unembedding() const {
 std::size_t PretrainedModel::activation_bytes(std::size_t t, bool attention, bool all_logits,
                                               bool lens) const {
   const Sizes s = sizes_for(config_, block_, t, attention, all_logits, lens);
-  const std::size_t out = (attention ? config_.num_layers * config_.num_heads * t * t : 0) +
-                          (all_logits ? t : 1) * config_.vocab;
+  const std::size_t out =
+      (attention ? config_.num_layers * config_.num_heads * t * t : 0) + (all_logits ? t : 1) * config_.vocab;
   const std::size_t rope = block_.positions == BlockSpec::Positions::rotary ? t * block_.rope.rot_dim : 0;
-  return 4 * ((block_.parallel_residual ? 5 : 4) * s.x + 2 * t + s.qkv + s.fc + s.logits + rope + threads() * (s.kt + s.gws + s.aws) +
-              (threads() > 1 ? s.apack : 0) + out);
+  return 4 * ((block_.parallel_residual ? 5 : 4) * s.x + 2 * t + s.qkv + s.fc + s.logits + rope +
+              threads() * (s.kt + s.gws + s.aws) + (threads() > 1 ? s.apack : 0) + out);
 }
 
 std::size_t PretrainedModel::memory_bytes() const {
@@ -503,8 +520,9 @@ void PretrainedModel::product(Path path, const WideGemmArgs& g, Act act) {
 
 void PretrainedModel::linear(Path path, const float* a, std::size_t lda, std::size_t rows, const Tensor& w,
                              const Tensor& bias, float* c, std::size_t ldc, Act act) {
-  const WideGemmArgs g{rows,         w.out, w.in, a,           lda,   w.data,  w.dtype, w.transposed ? w.in : w.out,
-                       w.transposed, c,     ldc,  bias.values, false, w.packed};
+  const WideGemmArgs g{
+      rows,         w.out, w.in, a,           lda,   w.data,  w.dtype, w.transposed ? w.in : w.out,
+      w.transposed, c,     ldc,  bias.values, false, w.packed};
   product(path, g, act);
 }
 
@@ -513,11 +531,13 @@ void PretrainedModel::norm(Path path, const Tensor& w, const Tensor& b, const fl
   const std::size_t d = config_.d_model;
   switch (block_.norm) {
     case BlockSpec::Norm::layer:
-      layernorm_forward(path, {rows, d, x, w.values, b.values, y, stats_.data(), stats_.data() + rows, block_.eps});
+      layernorm_forward(path,
+                        {rows, d, x, w.values, b.values, y, stats_.data(), stats_.data() + rows, block_.eps});
       break;
     case BlockSpec::Norm::rms:
     case BlockSpec::Norm::rms_one_plus:
-      rmsnorm_forward(path, {rows, d, x, w.values, y, block_.eps, block_.norm == BlockSpec::Norm::rms_one_plus});
+      rmsnorm_forward(path,
+                      {rows, d, x, w.values, y, block_.eps, block_.norm == BlockSpec::Norm::rms_one_plus});
       break;
   }
 }
@@ -588,36 +608,40 @@ void PretrainedModel::attend_head(Path path, std::size_t l, std::size_t h, std::
         a.q = q + i * ld, a.k = k + lo * ld, a.v = v + lo * ld, a.o = o + (i - t0) * ldo;
         attention_fused(path, a, aws);
       }
-  } else if (attention_out) {
-    // Scores materialised: S = Q K^T * s, masked, softmax, then O = S V.
-    float* s = attention_out + h * t * t;
-    transpose(t, dk, k, ld, kt, t);
-    gemm(path, {t, t, dk, q, ld, kt, t, s, t, nullptr, false});
-    const float neg = -std::numeric_limits<float>::infinity();
-    for (std::size_t i = 0; i < t; ++i)
-      for (std::size_t jj = 0; jj < t; ++jj) {
-        float& x = s[i * t + jj];
-        x = ((b.causal && jj > i) || (w && jj + w <= i)) ? neg : x * scale;
-      }
-    softmax_rows(path, s, t, t, t);
-    if (!off) gemm(path, {t, dk, t, s, t, v, ld, o, ldo, nullptr, false});
-  } else if (!off) {
+  } else {
+    // The output always comes from the fused kernel, so the logits are the same numbers whether
+    // or not the attention is also returned; asked for, the scores are materialised beside it:
+    // S = softmax(mask(Q K^T * s)).
+    if (attention_out) {
+      float* s = attention_out + h * t * t;
+      transpose(t, dk, k, ld, kt, t);
+      gemm(path, {t, t, dk, q, ld, kt, t, s, t, nullptr, false});
+      const float neg = -std::numeric_limits<float>::infinity();
+      for (std::size_t i = 0; i < t; ++i)
+        for (std::size_t jj = 0; jj < t; ++jj) {
+          float& x = s[i * t + jj];
+          x = ((b.causal && jj > i) || (w && jj + w <= i)) ? neg : x * scale;
+        }
+      softmax_rows(path, s, t, t, t);
+    }
     // The fused kernel knows causal masks, not windows: a local layer runs the
     // first w queries as one causal block, then each later query alone over its w keys.
-    a.causal = b.causal;
-    a.t_q = a.t_k = (w && t > w) ? w : t;
-    a.q = q, a.k = k, a.v = v, a.o = o;
-    attention_fused(path, a, aws);
-    if (w && t > w) {
-      a.causal = false;
-      a.t_q = 1;
-      a.t_k = w;
-      for (std::size_t i = w; i < t; ++i) {
-        a.q = q + i * ld;
-        a.k = k + (i + 1 - w) * ld;
-        a.v = v + (i + 1 - w) * ld;
-        a.o = o + i * ldo;
-        attention_fused(path, a, aws);
+    if (!off) {
+      a.causal = b.causal;
+      a.t_q = a.t_k = (w && t > w) ? w : t;
+      a.q = q, a.k = k, a.v = v, a.o = o;
+      attention_fused(path, a, aws);
+      if (w && t > w) {
+        a.causal = false;
+        a.t_q = 1;
+        a.t_k = w;
+        for (std::size_t i = w; i < t; ++i) {
+          a.q = q + i * ld;
+          a.k = k + (i + 1 - w) * ld;
+          a.v = v + (i + 1 - w) * ld;
+          a.o = o + i * ldo;
+          attention_fused(path, a, aws);
+        }
       }
     }
   }
@@ -701,7 +725,8 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
   r.attention.assign(options.attention ? big_l * nh * t * t : 0, 0.0f);
   r.lens_ids.assign(big_l * t * lens_k, 0);
   r.lens_probs.assign(big_l * t * lens_k, 0.0f);
-  float *x = x_.data(), *ln = ln_.data(), *att = tmp_.data(), *mlp_out = b.parallel_residual ? tmp2_.data() : att;
+  float *x = x_.data(), *ln = ln_.data(), *att = tmp_.data(),
+        *mlp_out = b.parallel_residual ? tmp2_.data() : att;
 
   const Tensor &emb = globals_[embed], &pos = globals_[pos_embed];
   const void* pos_rows =
@@ -729,8 +754,8 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
     if (rotary) {
       const std::size_t dk = b.head_dim;
       for (std::size_t h = 0; h < nh; ++h)
-        rotary_apply(path, {n, 1, dk, b.rope.rot_dim, rows_qkv + b.q_base + h * b.q_stride, qw, rope_cos_.data(),
-                            rope_sin_.data()});
+        rotary_apply(path, {n, 1, dk, b.rope.rot_dim, rows_qkv + b.q_base + h * b.q_stride, qw,
+                            rope_cos_.data(), rope_sin_.data()});
       for (std::size_t h = 0; h < b.kv_heads; ++h)
         rotary_apply(path, {n, 1, dk, b.rope.rot_dim, rows_qkv + b.k_base + h * b.kv_stride, qw,
                             rope_cos_.data(), rope_sin_.data()});
