@@ -37,10 +37,14 @@ export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, 
   const valueSize = cs >= 52 ? 12 : cs >= 42 ? 11 : 10;
   const labelSize = cs < 14 ? 9 : LABEL_SIZE;
   const colText = colLabels.map((l) => clip(l));
-  const labelEvery = cs < 9 ? Math.ceil(9 / cs) : 1;  // thin out labels on very large maps
   const rowW = Math.max(0, ...rowText.map((t) => textWidth(t, labelSize))) + GAP;
   const colW = Math.max(0, ...colText.map((t) => textWidth(t, labelSize)));
   const rotate = colW > cs - 4;
+  // Labels are thinned out where neighbours would overlap: rows need a line of text each, and column
+  // labels drawn at 45° lie cs·sin 45° apart, so a narrow map (a phone) labels every second or third key.
+  const line = labelSize;
+  const rowEvery = Math.ceil(line / cs);
+  const colEvery = rotate ? Math.ceil(line / (cs * Math.SQRT1_2)) : 1;
   const titleH = title ? 24 : 0;
   const axisH = 16;
   const colH = rotate ? Math.ceil(colW * 0.72) + 8 : labelSize + 6;
@@ -55,13 +59,13 @@ export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, 
   shapes.push({ type: 'text', x: left + gridW / 2, y: titleH + 7, text: `${colAxis} →`, anchor: 'middle', size: 11, fill: { role: 'muted' } });
   shapes.push({ type: 'text', x: 6, y: top + gridH / 2, text: `${rowAxis} →`, anchor: 'middle', size: 11, rotate: 90, fill: { role: 'muted' } });
   colText.forEach((t, c) => {
-    if (c % labelEvery) return;
+    if (c % colEvery) return;
     const x = left + c * cs + cs / 2;
     if (rotate) shapes.push({ type: 'text', x: x - 2, y: top - 6, text: t, size: labelSize, rotate: -45, fill: { role: 'text' } });
     else shapes.push({ type: 'text', x, y: top - 8, text: t, anchor: 'middle', size: labelSize, fill: { role: 'text' } });
   });
   rowText.forEach((t, r) => {
-    if (r % labelEvery) return;
+    if (r % rowEvery) return;
     shapes.push({ type: 'text', x: left - GAP, y: top + r * cs + cs / 2, text: t, anchor: 'end', size: labelSize,
       weight: r === highlightRow || r === markRow ? 700 : 400, fill: { role: 'text' } });
   });
