@@ -457,9 +457,9 @@ test('a CSP whose worker-src refuses HeadLab\'s own Workers: the trainer and cho
 });
 
 test('offline (no answer to any .wasm request): every element, the language model too, says the connection is the cause, with no uncaught error', { timeout: TIMEOUT }, async () => {
-  const lm = 'headlab-language-model';
+  const lm = 'headlab-language-model', explorer = 'headlab-model-explorer';
   const page = await blankPage('wasm offline', {
-    name: 'reliability-offline.html', body: `${ALL_ELEMENTS}<${lm}></${lm}>`,
+    name: 'reliability-offline.html', body: `${ALL_ELEMENTS}<${lm}></${lm}><${explorer}></${explorer}>`,
     // The page's requests and its Workers' (the language model's Worker loads its own module).
     setup: (p) => p.route('**/*.wasm', (route) => route.abort('internetdisconnected')),
   });
@@ -471,6 +471,10 @@ test('offline (no answer to any .wasm request): every element, the language mode
   assert.match(await page.locator(`${lm} [role="alert"]`).first().textContent(), cause);
   // The language model's Worker could not load its module either: its main-thread fallback fails quietly (the element already says why).
   await eventually(async () => assert.ok(await page.evaluate((t) => document.querySelector(t).ctl?.client?.mode === 'main', lm), 'the Worker gave up'));
+  // Issue 32: the explorer's state said 'empty' while its box said it could not start.
+  await page.waitForFunction((t) => document.querySelector(t)?.dataset.state === 'failed', explorer, { timeout: 45_000 });
+  assert.match(await page.locator(`${explorer} [role="alert"]`).first().textContent(), /did not load/);
+  assert.equal(await page.evaluate((t) => document.querySelector(t).state, explorer), 'error');
   await page.close();
   assertNoProblems([/request failed: .*\.wasm \(net::ERR_INTERNET_DISCONNECTED\)$/, /console error: Failed to load resource: net::ERR_INTERNET_DISCONNECTED$/]);
 });

@@ -229,7 +229,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
   // ---------------------------------------------------------------- public
 
   get controller() { return this._c; }
-  get state() { return this._c?.state ?? 'empty'; }
+  // 'error' too when the element itself could not start (its box then says why).
+  get state() { return this.dataset.state === 'failed' ? 'error' : this._c?.state ?? 'empty'; }
   get info() { return this._c?.info ?? null; }
   get scores() { return this._c?.scores ?? null; }
   get results() { return this._c?.results ?? null; }
