@@ -278,7 +278,9 @@ export function createHeatmap(o) {
   }
 
   function fillTable() {
-    const hidden = tableBox.classList.contains('sr-only');
+    // A large map's hidden table skips its colours (the toggle fills it again when shown); a small one
+    // keeps them, which cost nothing.
+    const hidden = tableBox.classList.contains('sr-only') && cells.length * (cells[0]?.length ?? 0) > CANVAS_CELLS;
     cells.forEach((tds, r) => tds.forEach((td, c) => {
       if (!values) {
         td.textContent = '—';
@@ -290,7 +292,6 @@ export function createHeatmap(o) {
       const share = (v - min) / (max - min || 1);
       const text = num(v, digits);
       if (td.textContent !== text) td.textContent = text;
-      // Colours matter only once the table is shown (the toggle fills it again then).
       if (hidden) return;
       td.style.backgroundColor = viridis(share);
       td.style.color = textOn(share);
