@@ -146,6 +146,11 @@ test('english: picking the task loads the shipped model; the relations view show
   assert.equal(got.tags.filter((x) => x.includes('object → verb')).length, 1, `one head labelled object → verb: ${got.tags}`);
   assert.match(got.tags[lead.layer * H + lead.head], /object → verb/);
   assert.ok(!got.tags.some((x) => /subject → verb|verb → object/.test(x)), 'no label points against the arcs');
+  // A head that scores over 0.3 but leads nothing says so, not "no score at the threshold".
+  const follower = want.heads.find((h) => h.selection >= 0.3 && h.selection < lead.selection && ['agreement', 'coreference', 'induction', 'previousToken']
+    .every((k) => want.heads.some((o) => o[k] > h[k]) || h[k] < 0.3));
+  await lm(page).locator(`[data-testid="lm-cell-${follower.layer + 1}-${follower.head + 1}"]`).click();
+  await expectText(lm(page).locator('[data-testid="lm-detail-text"]'), /^No label: this head leads no relation/);
   // No 1-vs-2-layer panel on the 3-layer page; the page says what the model does not do.
   assert.ok(got.compareHidden && got.compareBoxHidden, 'no side-by-side panel or option for english');
   assert.match(got.intro, /does not do: in a subject relative clause/);

@@ -78,12 +78,13 @@ export function describeHead(s, key, t) {
   const name = (l) => t(`lm.label.${l}`);
   const shown = key && Number.isFinite(s[key]) ? { score: s[key], scoreName: name(SCORE_NAMES[key]) } : null;
   const tag = () => (s.leads ? s.leads.map((k) => t(`lm.rel.name.${k}`).toLowerCase()).join(', ') : name(label));
-  if (info) return { tag: tag(), score: s[info.key], scoreName: name(label), kind: info.kind, means: t(`lm.means.${label}`), ...shown };
+  const means = () => t(s.leads && (label === 'coreference' || label === 'induction') ? `lm.means.en.${label}` : `lm.means.${label}`);
+  if (info) return { tag: tag(), score: s[info.key], scoreName: name(label), kind: info.kind, means: means(), ...shown };
   let best = shown;
   for (const [key, label] of SCORE_FIELDS) {
     if (!shown && Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name(label) };
   }
-  return { tag: t('lm.label.none'), kind: 'none', means: t('lm.means.none'), ...best };
+  return { tag: t('lm.label.none'), kind: 'none', means: t(s.leads ? 'lm.means.noLead' : 'lm.means.none'), ...best };
 }
 
 export class HeadGrid {
