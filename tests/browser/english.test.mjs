@@ -44,11 +44,17 @@ const view = (page) => lm(page).locator('[data-testid="lm-relations"]');
 const shown = (page) => page.evaluate((tag) => {
   const v = document.querySelector(tag).shadowRoot.querySelector('[data-testid="lm-relations"]');
   return {
-    state: v.dataset.state, hidden: v.hidden, text: v.dataset.text,
+    state: v.dataset.state, hidden: v.hidden, text: v.dataset.text, intro: v.querySelector('.explain').textContent,
+    compareHidden: document.querySelector(tag).shadowRoot.querySelector('.compare').hidden,
+    compareBoxHidden: document.querySelector(tag).shadowRoot.querySelector('[data-testid="lm-compare"]').closest('.wide').hidden,
+    tags: [...document.querySelector(tag).shadowRoot.querySelectorAll('[data-testid="lm-grid"] .tag')].map((x) => x.textContent),
     relations: [...v.querySelectorAll('.rel')].map((r) => ({
       relation: r.dataset.relation,
+      heading: r.querySelector('h4').textContent,
+      sentence: r.querySelector('[data-testid="lm-relation-sentence"]')?.dataset.verdict,
       score: r.querySelector('[data-testid="lm-relation-score"]').textContent,
       arcs: [...r.querySelectorAll('[data-testid="lm-arc"]')].map((a) => ({
+        caption: a.querySelector('p').textContent,
         query: Number(a.dataset.query), target: Number(a.dataset.target), targetWord: a.dataset.targetWord,
         marked: [...a.querySelectorAll('li.target')].map((li) => ({ position: Number(li.dataset.position), word: li.querySelector('span').textContent })),
         words: [...a.querySelectorAll('li span')].map((s) => s.textContent),
@@ -72,6 +78,25 @@ const truth = (page, text) => page.evaluate(async (text) => {
     m.dispose();
   }
 }, text);
+
+/** Per relation: 'beats' | 'partly' | 'notBeats' on this sentence's arcs (self-arcs left out), recomputed from `truth`. */
+function verdicts(want) {
+  const [, H, T] = want.shape;
+  const out = {};
+  for (const key of ['agreement', 'selection', 'coreference', 'induction', 'previousToken']) {
+    const arcs = want.arcs.filter((a) => a.relation === key && a.query !== a.target);
+    if (!arcs.length) continue;
+    const best = want.heads.reduce((b, h) => (h[key] > b[key] ? h : b));
+    const k = want.baselines[key].offset;
+    const w = (q, j) => want.weights[((best.layer * H + best.head) * T + q) * T + j];
+    const head = arcs.reduce((s, a) => s + w(a.query, a.target), 0) / arcs.length;
+    const position = arcs.filter((a) => Math.max(0, a.query - k) === a.target).length / arcs.length;
+    const row = (q) => Array.from({ length: q + 1 }, (_, j) => w(q, j));
+    const missed = arcs.filter((a) => row(a.query).some((x) => x > w(a.query, a.target))).length;
+    out[key] = head <= position ? 'notBeats' : missed ? 'partly' : 'beats';
+  }
+  return out;
+}
 
 test('english: picking the task loads the shipped model; the relations view shows the true arcs of the example beside the best head\'s attention', { timeout: TIMEOUT }, async () => {
   const page = await open('english pick');
@@ -110,23 +135,42 @@ test('english: picking the task loads the shipped model; the relations view show
       a.weights.forEach((w, k) => assert.ok(Math.abs(w - want.weights[base + k]) <= 1e-6, `${r.relation}: weight ${k}: ${w} vs ${want.weights[base + k]}`));
     }
   }
+  // Each verdict is about this sentence: its arcs against position alone on them.
+  assert.deepEqual(Object.fromEntries(got.relations.map((r) => [r.relation, r.sentence])), verdicts(want), 'verdicts on this sentence');
+  // Arrows point as the arcs do: from the word that looks to the word it looks at.
+  const agreementRel = got.relations.find((r) => r.relation === 'agreement');
+  assert.match(agreementRel.heading, /^Verb → subject/);
+  assert.match(agreementRel.arcs[0].caption, new RegExp(`from “${want.tokens[agreementRel.arcs[0].query]}”.* to “${agreementRel.arcs[0].targetWord}”`));
+  // A relation's label on the grid: only on the head that leads it (highest score, at least 0.3).
+  const lead = want.heads.reduce((b, h) => (h.selection > b.selection ? h : b));
+  assert.equal(got.tags.filter((x) => x.includes('object → verb')).length, 1, `one head labelled object → verb: ${got.tags}`);
+  assert.match(got.tags[lead.layer * H + lead.head], /object → verb/);
+  assert.ok(!got.tags.some((x) => /subject → verb|verb → object/.test(x)), 'no label points against the arcs');
+  // A head that scores over 0.3 but leads nothing says so, not "no score at the threshold".
+  const follower = want.heads.find((h) => h.selection >= 0.3 && h.selection < lead.selection && ['agreement', 'coreference', 'induction', 'previousToken']
+    .every((k) => want.heads.some((o) => o[k] > h[k]) || h[k] < 0.3));
+  await lm(page).locator(`[data-testid="lm-cell-${follower.layer + 1}-${follower.head + 1}"]`).click();
+  await expectText(lm(page).locator('[data-testid="lm-detail-text"]'), /^No label: this head leads no relation/);
+  // No 1-vs-2-layer panel on the 3-layer page; the page says what the model does not do.
+  assert.ok(got.compareHidden && got.compareBoxHidden, 'no side-by-side panel or option for english');
+  assert.match(got.intro, /does not do: in a subject relative clause/);
   const agreement = got.relations[0].arcs[0];
   console.log(`# example "${text}": agreement arc ${want.tokens[agreement.query]} → ${agreement.targetWord}, weight on it ${agreement.weights[agreement.target].toFixed(2)}`);
   await lm(page).screenshot({ path: `${SCREENSHOTS}/language-model-english-1280.png` });
   await view(page).screenshot({ path: `${SCREENSHOTS}/language-model-english-relations-1280.png` });
 
-  // A sentence outside the grammar: the API's error, naming the word, as text.
+  // A sentence outside the grammar: the API's error (its code and position), in the element's words, as text.
   const bad = 'the dog run .';
   await lm(page).locator('[data-testid="lm-text"]').fill(bad);
   await lm(page).locator('[data-action="show-text"]').click();
-  const said = await expectText(lm(page).locator('[data-testid="lm-relations-error"]'), /word 3 \('run'\)/);
+  const said = await expectText(lm(page).locator('[data-testid="lm-relations-error"]'), /word 3 \(“run”/);
   const api = await page.evaluate(async (text) => {
     const { createHeadlab } = await import('/lib/headlab.js');
     const m = await (await createHeadlab()).loadLanguageModel(new Uint8Array(await (await fetch('/models/english.hlm')).arrayBuffer()));
-    try { m.relations(text); return null; } catch (e) { return e.message; } finally { m.dispose(); }
+    try { m.relations(text); return null; } catch (e) { return { code: e.code, ...e.params }; } finally { m.dispose(); }
   }, bad);
-  const detail = /grammar: (.*?)\.? \(positions/.exec(api)[1];
-  assert.ok(said.includes(detail), `the view says the API's reason "${detail}": ${said}`);
+  assert.equal(api.code, 'grammar');
+  assert.ok(said.includes(`word ${api.position} (“${api.word}”`), `the view names the API's word ${JSON.stringify(api)}: ${said}`);
   assert.equal((await shown(page)).relations.length, 0, 'no arcs for a text outside the grammar');
   // Text that looks like HTML stays text (an unknown word, refused by the text box first).
   await lm(page).locator('[data-testid="lm-text"]').fill('the <b>dog</b> runs .');
@@ -144,6 +188,23 @@ test('english: picking the task loads the shipped model; the relations view show
     assert.ok(coref, JSON.stringify(x.relations.map((r) => r.relation)));
     assert.equal(coref.arcs[0].targetWord, 'kings');
   });
+  // A subject relative: the verdict comes from this sentence (the head misses "that" → "dog"); no self-arcs.
+  for (const text of ['the dog that chases the cats runs home .', 'the dog runs home .']) {
+    await lm(page).locator('[data-testid="lm-text"]').fill(text);
+    await lm(page).locator('[data-action="show-text"]').click();
+    const x = await eventually(async () => {
+      const y = await shown(page);
+      assert.equal(y.state, 'ready');
+      assert.equal(y.text, text);
+      return y;
+    });
+    assert.deepEqual(Object.fromEntries(x.relations.map((r) => [r.relation, r.sentence])), verdicts(await truth(page, text)), text);
+    for (const r of x.relations) for (const a of r.arcs) assert.notEqual(a.query, a.target, `${text}: ${r.relation} arc from a word to itself`);
+    if (text.includes('that')) {
+      await view(page).screenshot({ path: `${SCREENSHOTS}/language-model-english-relative-1280.png` });
+      assert.notEqual(x.relations.find((r) => r.relation === 'agreement').sentence, 'beats');
+    }
+  }
   // A sentence the model writes: it goes in the text box, and the view shows the grammar's arcs of it.
   await lm(page).locator('[data-action="sample-sentence"]').click();
   const sampled = await eventually(async () => {

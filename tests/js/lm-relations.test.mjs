@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createHeadlab } from '../../web/lib/headlab.js';
 import { LmSession } from '../../web/lib/teach/lm-session.js';
 import { LmController } from '../../web/lib/teach/lm-controller.js';
-import { relationRows, RELATIONS, MAX_ARCS } from '../../web/lib/teach/lm-relations.js';
+import { relationRows, RELATIONS, MAX_ARCS, LABEL_THRESHOLD, leadingLabels, sentenceVerdict } from '../../web/lib/teach/lm-relations.js';
 import { FakeClient, settle } from './fake-client.mjs';
 import { scoresCSV } from '../../web/components/language-model/head-grid.js';
 
@@ -50,9 +50,9 @@ test('relationRows: per relation the best head, its attention row at each arc\'s
     // The best head, found here by sorting.
     const best = [...result.heads].sort((a, b) => b[rel.key] - a[rel.key])[0];
     assert.deepEqual([rel.head.layer, rel.head.head, rel.head.score], [best.layer, best.head, best[rel.key]], rel.key);
-    assert.equal(rel.head.labelled, best.relation === rel.key);
+    assert.equal(rel.head.labelled, best[rel.key] >= LABEL_THRESHOLD, `${rel.key}: the best head leads the relation when it reaches the threshold`);
     assert.equal(rel.baseline, result.baselines[rel.key]);
-    const all = result.arcs.filter((a) => a.relation === rel.key);
+    const all = result.arcs.filter((a) => a.relation === rel.key && a.query !== a.target);
     assert.equal(rel.arcs.length + rel.more, all.length);
     assert.ok(rel.arcs.length >= 1 && rel.arcs.length <= (rel.key === 'previousToken' ? 1 : MAX_ARCS));
     for (const a of rel.arcs) {
@@ -110,4 +110,95 @@ test('the head-scores CSV of an english snapshot carries its agreement and selec
     assert.equal(Number(cells[header.indexOf('agreement')]), heads[i].agreement);
     assert.equal(Number(cells[header.indexOf('selection')]), heads[i].selection);
   });
+});
+
+const KEYS = RELATIONS.map((r) => r.key);
+
+test('leadingLabels: a head is labelled only with the relations no other head scores higher on (at least 0.3)', () => {
+  const heads = direct.headScores(256);
+  const led = leadingLabels(heads);
+  for (const key of KEYS) {
+    const sorted = [...heads].sort((a, b) => b[key] - a[key]);
+    const leaders = sorted.filter((h) => h[key] === sorted[0][key] && h[key] >= 0.3).map((h) => `${h.layer}.${h.head}`);
+    assert.deepEqual(led.filter((h) => h.leads.includes(key)).map((h) => `${h.layer}.${h.head}`), leaders, key);
+  }
+  for (const h of led) {
+    const own = KEYS.filter((k) => h.leads.includes(k)).sort((a, b) => h[b] - h[a]);
+    assert.equal(h.relation, own[0] ?? null, `${h.layer}.${h.head}: its label is the highest relation it leads`);
+  }
+  // The API's label (best own relation at or above 0.3) puts one relation on several heads; leading puts it on one.
+  const shared = KEYS.filter((k) => heads.filter((h) => h.relation === k).length > 1);
+  console.log(`# API labels shared by several heads: ${shared.join(', ')}; leading labels: ${led.map((h) => `${h.layer + 1}.${h.head + 1}:${h.leads.join('+')}`).join(' ')}`);
+  for (const k of KEYS) assert.ok(led.filter((h) => h.leads.includes(k)).length <= 1, `${k} is led by one head`);
+  // The best coreference head carries that relation in its label.
+  const coref = [...heads].sort((a, b) => b.coreference - a.coreference)[0];
+  assert.ok(led.find((h) => h.layer === coref.layer && h.head === coref.head).leads.includes('coreference'));
+});
+
+/** Per relation: the best head's mean weight on this sentence's arcs and fixed-offset position on them, recomputed here. */
+function recompute(text) {
+  const r = direct.relations(text);
+  const att = direct.attention(text);
+  const heads = direct.headScores(256);
+  const base = direct.baselines(256);
+  const [, H, T] = att.shape;
+  const out = {};
+  for (const key of KEYS) {
+    const arcs = r.arcs.filter((a) => a.relation === key && a.query !== a.target);
+    if (!arcs.length) continue;
+    const best = [...heads].sort((a, b) => b[key] - a[key])[0];
+    const w = (q, k) => att.weights[((best.layer * H + best.head) * T + q) * T + k];
+    let head = 0;
+    let position = 0;
+    let missed = 0;
+    for (const a of arcs) {
+      head += w(a.query, a.target);
+      position += (a.query - base[key].offset === a.target || (a.target === 0 && a.query <= base[key].offset)) ? 1 : 0;
+      let top = 0;
+      for (let k = 0; k <= a.query; k++) top = Math.max(top, w(a.query, k));
+      if (top > w(a.query, a.target)) missed++;
+    }
+    out[key] = { head: head / arcs.length, position: position / arcs.length, missed, arcs: arcs.length,
+      heldOutBeats: best[key] > base[key].best,
+      weights: arcs.map((a) => [r.tokens[a.query], r.tokens[a.target], w(a.query, a.target), w(a.query, 0)]) };
+  }
+  return out;
+}
+
+test('the verdict on a sentence comes from its own arcs against position on them, not from held-out averages', async () => {
+  const RELATIVE = 'the dog that chases the cats runs home .';
+  for (const text of [TEXT, RELATIVE]) {
+    const { result } = await session.handle('relations', { text });
+    const rows = relationRows(result);
+    const want = recompute(text);
+    assert.deepEqual(rows.relations.map((x) => x.key), Object.keys(want), text);
+    for (const rel of rows.relations) {
+      const w = want[rel.key];
+      const v = rel.sentence;
+      assert.ok(Math.abs(v.head - w.head) < 1e-6 && Math.abs(v.position - w.position) < 1e-12, `${rel.key}: ${JSON.stringify(v)} vs ${JSON.stringify(w)}`);
+      assert.equal(v.arcs, w.arcs);
+      assert.equal(v.missed, w.missed);
+      assert.equal(v.verdict, w.head <= w.position ? 'notBeats' : w.missed ? 'partly' : 'beats', rel.key);
+    }
+    console.log(`# "${text}": ${rows.relations.map((x) => `${x.key} ${x.sentence.head.toFixed(2)} vs ${x.sentence.position.toFixed(2)} ${x.sentence.verdict} (held-out beats: ${want[x.key].heldOutBeats})`).join('; ')}`);
+  }
+  // Subject relatives: "that" → "dog" gets almost nothing (the weight sits on the start token), though over held-out
+  // sentences the agreement head beats position: the sentence's verdict must not say it does here.
+  const rel = recompute(RELATIVE).agreement;
+  const that = rel.weights.find(([q]) => q === 'that');
+  assert.ok(that[2] < 0.05 && that[3] > 0.5, `that → dog ${that[2]}, on <s> ${that[3]}`);
+  assert.equal(rel.heldOutBeats, true);
+  const { result } = await session.handle('relations', { text: RELATIVE });
+  assert.notEqual(relationRows(result).relations.find((x) => x.key === 'agreement').sentence.verdict, 'beats');
+  // The page's example: "was" → "anna" gets 0.14, the largest weight is on "tom": not 'beats'.
+  const { result: ex } = await session.handle('relations', { text: TEXT });
+  assert.notEqual(relationRows(ex).relations.find((x) => x.key === 'coreference').sentence.verdict, 'beats');
+  assert.throws(() => sentenceVerdict(result, [{ query: 2, target: 2 }], { layer: 0, head: 0 }, 1), /sentenceVerdict: arcs/);
+});
+
+test('no arc from a word to itself: a subject just before its verb gives the grammar a self-arc the view leaves out', async () => {
+  const text = 'the dog runs home .';
+  assert.ok(direct.relations(text).arcs.some((a) => a.query === a.target), 'the grammar has a self-arc here');
+  const { result } = await session.handle('relations', { text });
+  for (const rel of relationRows(result).relations) for (const a of rel.arcs) assert.notEqual(a.query, a.target, rel.key);
 });

@@ -260,7 +260,7 @@ export class HeadlabLanguageModel extends TrainingElement {
         el('div', { class: 'wide' }, field(t('lm.field.task'), this.taskSelect)),
         field(t('lm.field.layers'), this.layersSelect), field(t('lm.field.heads'), this.headsSelect),
         field(t('lm.field.speed'), this.speedSelect), field(t('lm.field.seed'), this.seedInput),
-        el('div', { class: 'wide' }, el('label', { class: 'check', for: this.compareBox.id }, this.compareBox, t('lm.field.compare')))));
+        this.compareField = el('div', { class: 'wide' }, el('label', { class: 'check', for: this.compareBox.id }, this.compareBox, t('lm.field.compare')))));
 
     const button = (action, label, click, primary = '') => el('button', { type: 'button', class: `btn${primary}`, dataset: { action }, on: { click } }, label);
     this.startButton = button('start', t('training.start'), () => (this.running ? this.pause() : this.start()), ' btn--primary btn--start');
@@ -371,6 +371,8 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.speedSelect.value = this.speed;
     this.seedInput.value = String(this.runSeed);
     this.compareBox.checked = this.compare;
+    // The 1-vs-2-layer comparison is about the induction trick; the 3-layer english page does not offer it.
+    this.compareField.hidden = this.comparePanel.element.hidden = this.task === 'english';
     if (!this.lab) return;
     const tasks = this.ctl.tasks;
     this._task = tasks.find((t) => t.name === this.task) ?? tasks[0];
@@ -385,7 +387,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     const example = this._pendingText ??
       (this._example && this._exampleTask === this._task.name ? this._example : TASK_TEXT[this._task.name].example);
     this.ctl.configure({
-      task: this.task, layers: this.runLayers, heads: this.heads, seed: this.runSeed, compare: this.compare, pretrained: this.pretrained,
+      task: this.task, layers: this.runLayers, heads: this.heads, seed: this.runSeed, compare: this.compare && this.task !== 'english', pretrained: this.pretrained,
       speed: this.speed, maxSteps: this.roundSteps, example,
     }, { autoplay: this.autoplay, connect: this.isConnected });
     this.renderButtons();

@@ -9,6 +9,7 @@
 import { el, svgEl, uid, setText } from '../shared/render/dom.js';
 import { fixed } from '../../lib/i18n/index.js';
 import { rowPeak } from '../../lib/teach/head-trend.js';
+import { leadingLabels } from '../../lib/teach/lm-relations.js';
 import { viridisInto } from '../shared/render/colormap.js';
 import { createHeatmap } from '../shared/render/heatmap.js';
 import { liveHeatmap } from '../shared/render/trainer-heatmap.js';
@@ -71,16 +72,19 @@ export const SCORE_NAMES = Object.fromEntries(SCORE_FIELDS);
  * head-trend.js's taskScoreKey) when given, else the label's, else the highest; in the words of `t`.
  */
 export function describeHead(s, key, t) {
-  const label = s.relation ?? s.label;
+  // english (leadingLabels): only the relations the head leads, named as the relations view's headings.
+  const label = s.leads ? s.relation : s.relation ?? s.label;
   const info = LABELS[label];
   const name = (l) => t(`lm.label.${l}`);
   const shown = key && Number.isFinite(s[key]) ? { score: s[key], scoreName: name(SCORE_NAMES[key]) } : null;
-  if (info) return { tag: name(label), score: s[info.key], scoreName: name(label), kind: info.kind, means: t(`lm.means.${label}`), ...shown };
+  const tag = () => (s.leads ? s.leads.map((k) => t(`lm.rel.name.${k}`).toLowerCase()).join(', ') : name(label));
+  const means = () => t(s.leads && (label === 'coreference' || label === 'induction') ? `lm.means.en.${label}` : `lm.means.${label}`);
+  if (info) return { tag: tag(), score: s[info.key], scoreName: name(label), kind: info.kind, means: means(), ...shown };
   let best = shown;
   for (const [key, label] of SCORE_FIELDS) {
     if (!shown && Number.isFinite(s[key]) && (!best || s[key] > best.score)) best = { score: s[key], scoreName: name(label) };
   }
-  return { tag: t('lm.label.none'), kind: 'none', means: t('lm.means.none'), ...best };
+  return { tag: t('lm.label.none'), kind: 'none', means: t(s.leads ? 'lm.means.noLead' : 'lm.means.none'), ...best };
 }
 
 export class HeadGrid {
@@ -177,9 +181,10 @@ export class HeadGrid {
   draw(s, trendOf = null) {
     const [, H, T] = s.shape;
     const t = this.t;
+    const scores = leadingLabels(s.scores);
     for (const x of this.cells) {
       const i = x.l * H + x.h;
-      const score = s.scores.find((q) => q.layer === x.l && q.head === x.h) ?? s.scores[i];
+      const score = scores.find((q) => q.layer === x.l && q.head === x.h) ?? scores[i];
       const trend = trendOf?.(x.l, x.h);
       const d = describeHead(score, trend?.key, t);
       const on = s.enabled[i];
@@ -238,7 +243,7 @@ export class HeadDetail {
       this.shown.hm.setFileName(this.fileName(layer, head));
       full = true;
     }
-    const score = s.scores.find((q) => q.layer === layer && q.head === head);
+    const score = leadingLabels(s.scores).find((q) => q.layer === layer && q.head === head);
     const d = describeHead(score, null, t);
     this.shown.hm.setTitle(t('lm.detail.labelled', { title, tag: d.tag }));
     setText(this.title, t('lm.detail.opened', { title }));

@@ -2,7 +2,8 @@
 // task: for the sentence in the text box, each relation the grammar finds in it (agreement ·
 // syntax, selection · semantics, coreference · entities, induction · long range, previous
 // token · local context) with its true arc beside the attention row, at that arc's query, of
-// the head that scores best on the relation; the head's score and what position alone scores.
+// the head that scores best on the relation; what the head and position alone put on this
+// sentence's arcs (the verdict), then the held-out averages, labelled as such.
 // The numbers come from the controller's relations request (lm-session.js relationsReply),
 // sliced by web/lib/teach/lm-relations.js. Words go in as text, never as HTML.
 
@@ -145,16 +146,22 @@ export class RelationsView {
     const b = r.baseline;
     const position = b.lastNoun > b.fixedOffset ? t('lm.rel.lastNoun') : t(b.offset < 2 ? `lm.rel.offset${b.offset}` : 'lm.rel.offset', { k: b.offset });
     const beats = r.head.score > b.best;
+    const v = r.sentence;
+    const fixedHow = t(v.offset < 2 ? `lm.rel.offset${v.offset}` : 'lm.rel.offset', { k: v.offset });
     return el('div', { class: 'rel', dataset: { relation: r.key } },
       el('h4', {}, t(`lm.rel.name.${r.key}`), ' · ', el('span', { class: 'kind' }, t(`lm.rel.kind.${r.key}`))),
       el('p', { class: 'small' }, t(`lm.rel.about.${r.key}`)),
       r.arcs.map((a) => this.arc(a, who, tokens)),
       r.more > 0 ? el('p', { class: 'small muted' }, t('lm.rel.more', { n: r.more })) : null,
-      el('p', { class: 'small rel-verdict', dataset: { testid: 'lm-relation-score' } },
+      // This sentence first: its own arcs against position alone on them; then the held-out average.
+      el('p', { class: 'small rel-verdict', dataset: { testid: 'lm-relation-sentence', verdict: v.verdict } },
+        t('lm.rel.sentence', { who, arcs: t.plural('lm.rel.arcs', v.arcs), weight: num(v.head), position: num(v.position), how: fixedHow }), ' ',
+        el(v.verdict === 'beats' ? 'strong' : 'span', {}, t(`lm.rel.sentence.${v.verdict}`, { missed: v.missed, arcs: t.plural('lm.rel.arcs', v.arcs) }))),
+      el('p', { class: 'small muted', dataset: { testid: 'lm-relation-score' } },
         t(r.head.labelled ? 'lm.rel.scoreLabelled' : r.head.relation ? 'lm.rel.scoreOther' : 'lm.rel.scoreUnlabelled',
           { who, score: num(r.head.score), other: r.head.relation && t(`lm.rel.name.${r.head.relation}`) }), ' ',
         t('lm.rel.baseline', { best: num(b.best), how: position }), ' ',
-        el(beats && r.key !== 'previousToken' ? 'strong' : 'span', {}, t(beats ? 'lm.rel.beats' : 'lm.rel.notBeats'))));
+        t(beats ? 'lm.rel.beats' : 'lm.rel.notBeats')));
   }
 
   /** One true arc (query word → target word) and the head's attention row at its query, the target marked. */
