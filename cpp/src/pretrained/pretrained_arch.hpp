@@ -16,7 +16,7 @@ namespace arch {
 
 // A stored dimension, from the config: d_model, d_ff, 2 d_ff, vocab, context,
 // h d_k (queries), g d_k (keys or values), h d_k + 2 g d_k (fused q, k, v).
-enum class Dim { none, d, f, f2, v, n, q, kv, qkv };
+enum class Dim { none, d, f, f2, v, n, q, kv, qkv, types };  // n: context + position offset
 
 enum class Layout {
   vector,   // [rows]
