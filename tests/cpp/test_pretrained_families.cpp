@@ -51,8 +51,9 @@ PretrainedConfig encoder_config_of(const json& j) {
   PretrainedConfig c;
   const std::string a = j.at("architectures")[0];
   const bool distil = a == "DistilBertForMaskedLM";
-  c.architecture = a == "BertForMaskedLM" ? PretrainedArch::bert : distil ? PretrainedArch::distilbert
-                                                                         : PretrainedArch::roberta;
+  c.architecture = a == "BertForMaskedLM" ? PretrainedArch::bert
+                   : distil               ? PretrainedArch::distilbert
+                                          : PretrainedArch::roberta;
   c.num_layers = j.at(distil ? "n_layers" : "num_hidden_layers");
   c.num_heads = j.at(distil ? "n_heads" : "num_attention_heads");
   c.d_model = j.at(distil ? "dim" : "hidden_size");

@@ -57,7 +57,10 @@ namespace headlab {
 
 // The architectures (config.json's `architectures`): each is a tensor table and a
 // block description made from the config (pretrained_arch.cpp).
-enum class PretrainedArch { gpt2, gpt_neo, llama, qwen2, mistral, gpt_neox, phi3, gemma, bert, roberta, distilbert };
+enum class PretrainedArch {
+  gpt2, gpt_neo, llama, qwen2, mistral, gpt_neox, phi3, gemma,  // decoders
+  bert, roberta, distilbert                                     // masked-LM encoders
+};
 
 struct PretrainedConfig {
   PretrainedArch architecture = PretrainedArch::gpt2;

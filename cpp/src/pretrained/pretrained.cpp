@@ -331,7 +331,8 @@ std::string PretrainedModel::finish() {
   }
   // Widen every vector into one float block.
   std::vector<Tensor*> vecs;
-  for (Global g : {final_w, final_b, embed_norm_w, embed_norm_b, head_b, unembed_b}) vecs.push_back(&globals_[g]);
+  for (Global g : {final_w, final_b, embed_norm_w, embed_norm_b, head_b, unembed_b})
+    vecs.push_back(&globals_[g]);
   for (Layer& y : layers_)
     for (Tensor& t : y.t)
       if (!t.in) vecs.push_back(&t);
@@ -692,7 +693,8 @@ void PretrainedModel::lens_layer(Path path, std::size_t l, std::size_t t, std::s
 
 void PretrainedModel::head(Path path, const float* x, std::size_t rows, float* out) {
   if (block_.mlm_head) {
-    linear(path, x, config_.d_model, rows, globals_[head_w], globals_[head_b], out, config_.d_model, Act::gelu_erf);
+    linear(path, x, config_.d_model, rows, globals_[head_w], globals_[head_b], out, config_.d_model,
+           Act::gelu_erf);
     x = out;
   }
   norm(path, globals_[final_w], globals_[final_b], x, out, rows);
@@ -748,9 +750,9 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
         *mlp_out = b.parallel_residual ? tmp2_.data() : att;
 
   const Tensor &emb = globals_[embed], &pos = globals_[pos_embed];
-  const void* pos_rows =
-      pos.present ? static_cast<const std::uint8_t*>(pos.data) + (t0 + b.position_offset) * d * dtype_bytes(pos.dtype)
-                  : nullptr;
+  const void* pos_rows = pos.present ? static_cast<const std::uint8_t*>(pos.data) +
+                                           (t0 + b.position_offset) * d * dtype_bytes(pos.dtype)
+                                     : nullptr;
   embed_wide(path, tokens + t0, n, d, emb.data, emb.dtype, pos_rows, pos.dtype, x, emb.packed ? v : 0);
   if (globals_[type_embed].present) {
     const Tensor& te = globals_[type_embed];
