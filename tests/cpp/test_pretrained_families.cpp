@@ -308,6 +308,42 @@ TEST_CASE("families: the encoders' masked-LM logits, attention, ablation, token 
   }
 }
 
+TEST_CASE("families: a BERT file with LayerNorm.weight / bias (newer transformers) reads as gamma / beta") {
+  // The bert fixture's header rewritten with the other spelling; the data stays where it is.
+  const std::vector<std::uint8_t> file = read_bytes(fixtures() + "bert/model.safetensors");
+  std::uint64_t n = 0;
+  std::memcpy(&n, file.data(), 8);
+  json header = json::parse(file.begin() + 8, file.begin() + 8 + std::ptrdiff_t(n)), renamed;
+  std::size_t count = 0;
+  for (const auto& [key, value] : header.items()) {
+    std::string k = key;
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"LayerNorm.gamma", "LayerNorm.weight"},
+                                   {"LayerNorm.beta", "LayerNorm.bias"}})
+      if (k.size() > from.size() && k.compare(k.size() - from.size(), from.size(), from) == 0)
+        k = k.substr(0, k.size() - from.size()) + to, ++count;
+    renamed[k] = value;
+  }
+  CHECK(count == 12);  // the embeddings', 2 per layer and the head's: gamma and beta each
+  std::string text = renamed.dump();
+  text.resize((text.size() + 7) / 8 * 8, ' ');  // offsets are from the data's start: only its length changes
+  std::vector<std::uint8_t> bytes(8);
+  for (std::size_t i = 0; i < 8; ++i) bytes[i] = std::uint8_t(std::uint64_t(text.size()) >> (8 * i));
+  bytes.insert(bytes.end(), text.begin(), text.end());
+  bytes.insert(bytes.end(), file.begin() + 8 + std::ptrdiff_t(n), file.end());
+  const PretrainedConfig cfg = config_of(read_json(fixtures() + "bert/config.json"));
+  PretrainedModel m(cfg);
+  REQUIRE(add(m, "model.safetensors", bytes) == "");
+  REQUIRE(m.finish() == "");
+  const json expected = read_json(fixtures() + "bert/expected.json");
+  const json& c = expected.at("cases")[0];
+  const std::vector<std::int32_t> ids = c.at("ids");
+  PretrainedRunOptions o;
+  o.all_logits = true;
+  PretrainedRunResult r;
+  REQUIRE(m.run(ids.data(), ids.size(), o, &r) == "");
+  CHECK(max_abs(r.logits, c.at("logits").get<std::vector<double>>()) <= 1e-4);
+}
+
 TEST_CASE("families: results do not depend on the number of threads") {
   for (const char* folder : {"llama-gqa", "pythia", "gemma"}) {
     CAPTURE(std::string(folder));

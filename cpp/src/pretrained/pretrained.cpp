@@ -208,6 +208,11 @@ std::string PretrainedModel::add_safetensors(const std::string& file, std::uint8
     std::string name = e.name;
     const std::string where = file + ": " + e.name + ": ";
     if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+    for (std::size_t r = 0; r < a.rename_count; ++r) {
+      const std::string other = a.renames[r][0];
+      if (name.size() >= other.size() && name.compare(name.size() - other.size(), other.size(), other) == 0)
+        name = name.substr(0, name.size() - other.size()) + a.renames[r][1];
+    }
     auto s = slots_.find(name);
     if (s == slots_.end())
       return fail(where + "not a tensor of " + a.name + " with " + std::to_string(config_.num_layers) +

@@ -182,6 +182,9 @@ const TensorEntry kBert[] = {
     {"cls.seq_relationship.bias", -1, kGlobal, L::ignored, Dim::none, Dim::none},
 };
 
+const char* const kBertRenames[][2] = {{"LayerNorm.weight", "LayerNorm.gamma"},
+                                       {"LayerNorm.bias", "LayerNorm.beta"}};
+
 const TensorEntry kRoberta[] = {
     HEADLAB_BERT_COMMON("weight", "bias"),
     {"lm_head.dense.weight", M::head_w, kGlobal, L::out_in, Dim::d, Dim::d},
@@ -349,7 +352,7 @@ const Architecture kArchitectures[] = {
     {"GPTNeoXForCausalLM", "gpt_neox.", kGptNeox, count(kGptNeox), gpt_neox},
     {"Phi3ForCausalLM", "model.", kPhi3, count(kPhi3), phi3},
     {"GemmaForCausalLM", "model.", kMistralGemma, count(kMistralGemma), gemma},
-    {"BertForMaskedLM", "bert.", kBert, count(kBert), encoder},
+    {"BertForMaskedLM", "bert.", kBert, count(kBert), encoder, kBertRenames, std::size(kBertRenames)},
     {"RobertaForMaskedLM", "roberta.", kRoberta, count(kRoberta), encoder},
     {"DistilBertForMaskedLM", "distilbert.", kDistilBert, count(kDistilBert), encoder},
 };

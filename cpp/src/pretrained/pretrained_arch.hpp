@@ -45,6 +45,10 @@ struct Architecture {
   const TensorEntry* tensors;
   std::size_t count;
   BlockSpec (*block)(const PretrainedConfig&);
+  // Other spellings of a name's ending, read as the table's: {other, table's} (BERT files saved
+  // by newer transformers name bert-base-uncased's LayerNorm.gamma / beta weight / bias).
+  const char* const (*renames)[2] = nullptr;
+  std::size_t rename_count = 0;
 };
 
 const Architecture& architecture(PretrainedArch a);
