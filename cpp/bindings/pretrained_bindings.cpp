@@ -57,7 +57,8 @@ class PretrainedCoreJs {
   //        numHeads, dModel, dFF, vocabSize, contextLength, layerNormEps, scaleScores,
   //        windows: number[], activation: 'gelu_new' (GPT-2, GPT-Neo), dtype?: 'F32' | 'F16' | 'BF16',
   //        numKeyValueHeads?, headDim?, ropeTheta?, rotaryFraction?, attentionBias?, mlpBias?,
-  //        tieEmbeddings?, ropeScaling?: { factor, lowFreqFactor, highFreqFactor, originalContext } }
+  //        tieEmbeddings?, ropeScaling?: { factor, lowFreqFactor, highFreqFactor, originalContext },
+  //        typeVocabSize?, positionOffset? (the encoders) }
   std::string configure(val cfg) {
     if (model_) return "configure: already configured";
     if (!is_object(cfg)) return "configure: cfg must be an object";
@@ -102,6 +103,9 @@ class PretrainedCoreJs {
     if (!cfg["numKeyValueHeads"].isUndefined() && !size_field(cfg, "numKeyValueHeads", &c.num_kv_heads, &error))
       return error;
     if (!cfg["headDim"].isUndefined() && !size_field(cfg, "headDim", &c.head_dim, &error)) return error;
+    if (!cfg["typeVocabSize"].isUndefined() && !size_field(cfg, "typeVocabSize", &c.type_vocab, &error))
+      return error;
+    double offset = 0;
     auto number = [&](const char* name, double* out) {
       const val x = cfg[name];
       if (x.isUndefined()) return true;
@@ -122,6 +126,10 @@ class PretrainedCoreJs {
       *out = x.isTrue();
       return true;
     };
+    if (!number("positionOffset", &offset)) return error;
+    if (!(offset >= 0 && offset < 65536) || offset != std::floor(offset))
+      return "positionOffset must be a non-negative integer";
+    c.position_offset = static_cast<std::size_t>(offset);
     if (!number("ropeTheta", &c.rope_theta) || !number("rotaryFraction", &c.rotary_fraction) ||
         !flag("attentionBias", &c.attention_bias) || !flag("mlpBias", &c.mlp_bias) ||
         !flag("tieEmbeddings", &c.tie_embeddings))
@@ -168,6 +176,7 @@ class PretrainedCoreJs {
     o.set("dtype", model_ ? model_->dtype() : std::string());
     o.set("numKeyValueHeads", model_ ? num(model_->block().kv_heads) : 0.0);
     o.set("headDim", model_ ? num(model_->block().head_dim) : 0.0);
+    o.set("encoder", model_ ? !model_->block().causal : false);
     return o;
   }
 
@@ -176,13 +185,14 @@ class PretrainedCoreJs {
     return val(emscripten::typed_memory_view(tokens_.size(), tokens_.data()));
   }
 
-  // options: { attention, allLogits, ablate /* L*H, 1 = off */, lens, lensTopK }
+  // options: { attention, allLogits, ablate /* L*H, 1 = off */, lens, lensTopK, tokenTypes /* T */ }
   val run(double t_in, val options) {
     std::string error;
     const std::size_t t = tokens_length(t_in, &error);
     if (!error.empty()) return val(error);
     headlab::PretrainedRunOptions o;
     std::vector<std::uint8_t> ablate;
+    std::vector<std::int32_t> types;
     if (is_object(options)) {
       o.attention = options["attention"].isTrue();
       o.all_logits = options["allLogits"].isTrue();
@@ -197,6 +207,14 @@ class PretrainedCoreJs {
           return val("ablate must have numLayers * numHeads = " + std::to_string(lh) + " entries, not " +
                      std::to_string(ablate.size()));
         o.ablate = ablate.data();
+      }
+      const val tt = options["tokenTypes"];
+      if (!tt.isUndefined() && !tt.isNull()) {
+        types = emscripten::convertJSArrayToNumberVector<std::int32_t>(tt);
+        if (types.size() != t)
+          return val("tokenTypes must have one entry per token (" + std::to_string(t) + "), not " +
+                     std::to_string(types.size()));
+        o.token_types = types.data();
       }
     }
     error = model_->run(tokens_.data(), t, o, &result_);

@@ -47,9 +47,33 @@ json read_json(const std::string& path) {
 
 // config.json -> PretrainedConfig, written from Hugging Face's config classes (as the
 // JavaScript reader in web/lib/api/pretrained-config.js does).
+PretrainedConfig encoder_config_of(const json& j) {
+  PretrainedConfig c;
+  const std::string a = j.at("architectures")[0];
+  const bool distil = a == "DistilBertForMaskedLM";
+  c.architecture = a == "BertForMaskedLM" ? PretrainedArch::bert
+                   : distil               ? PretrainedArch::distilbert
+                                          : PretrainedArch::roberta;
+  c.num_layers = j.at(distil ? "n_layers" : "num_hidden_layers");
+  c.num_heads = j.at(distil ? "n_heads" : "num_attention_heads");
+  c.d_model = j.at(distil ? "dim" : "hidden_size");
+  c.d_ff = j.at(distil ? "hidden_dim" : "intermediate_size");
+  c.vocab = j.at("vocab_size");
+  // RoBERTa's positions start at padding_idx + 1, so its table has that many rows more.
+  c.position_offset = a == "RobertaForMaskedLM" ? std::size_t(j.at("pad_token_id")) + 1 : 0;
+  c.context = std::size_t(j.at("max_position_embeddings")) - c.position_offset;
+  c.type_vocab = distil ? 0 : std::size_t(j.at("type_vocab_size"));
+  c.ln_eps = distil ? 1e-12f : float(j.at("layer_norm_eps"));  // DistilBERT's is fixed in its code
+  c.windows.assign(c.num_layers, 0);
+  const std::string t = j.value("torch_dtype", "");
+  c.dtype = t == "float32" ? "F32" : t == "float16" ? "F16" : t == "bfloat16" ? "BF16" : "";
+  return c;
+}
+
 PretrainedConfig config_of(const json& j) {
   PretrainedConfig c;
   const std::string a = j.at("architectures")[0];
+  if (a.find("ForMaskedLM") != std::string::npos) return encoder_config_of(j);
   const bool neox = a == "GPTNeoXForCausalLM";
   c.architecture = a == "LlamaForCausalLM"     ? PretrainedArch::llama
                    : a == "Qwen2ForCausalLM"   ? PretrainedArch::qwen2
@@ -120,6 +144,8 @@ std::unique_ptr<PretrainedModel> load(const std::string& folder) {
 
 const char* const kDecoders[] = {"llama-gqa", "llama-sp-bf16", "llama-sp-bf16-sharded", "qwen2",
                                  "mistral-window", "pythia", "pythia-step1000", "phi3", "gemma"};
+
+const char* const kEncoders[] = {"bert", "roberta", "distilbert"};
 
 }  // namespace
 
@@ -198,6 +224,126 @@ TEST_CASE("families: every decoder fixture's logits, attention, ablation, lens, 
     CHECK(got == next);
   }
 }
+TEST_CASE("families: the encoders' masked-LM logits, attention, ablation, token types, fill, head scores") {
+  for (const char* folder : kEncoders) {
+    const std::string folder_name = folder;
+    CAPTURE(folder_name);
+    const std::string dir = fixtures() + folder + "/";
+    const json expected = read_json(dir + "expected.json");
+    const PretrainedConfig cfg = config_of(read_json(dir + "config.json"));
+    REQUIRE(pretrained_config_error(cfg) == "");
+    auto m = load(folder);
+    CHECK(!m->block().causal);
+    const double tol = cfg.dtype == "F32" ? 1e-4 : 2e-3;
+    const std::size_t big_l = cfg.num_layers, nh = cfg.num_heads, v = cfg.vocab;
+    CHECK(expected.at("shapes").at("kind") == "encoder");
+    CHECK(std::size_t(expected.at("shapes").at("vocab")) == v);
+    for (const json& c : expected.at("cases")) {
+      const std::string name = c.at("name");
+      CAPTURE(name);
+      const std::vector<std::int32_t> ids = c.at("ids");
+      std::vector<std::int32_t> types(ids.size(), 0);
+      if (c.contains("tokenTypes")) types = c.at("tokenTypes").get<std::vector<std::int32_t>>();
+      const std::size_t t = ids.size();
+      std::vector<std::uint8_t> ablate(big_l * nh, 0);
+      for (const json& a : c.at("ablate")) ablate[std::size_t(a[0]) * nh + std::size_t(a[1])] = 1;
+      const std::vector<double> logits = c.at("logits"), attention = c.at("attention");
+      for (Path path : {Path::simd, Path::ref}) {
+        PretrainedRunOptions o;
+        o.attention = true, o.all_logits = true, o.ablate = ablate.data(), o.token_types = types.data();
+        PretrainedRunResult r;
+        REQUIRE(m->run(ids.data(), t, o, &r, path) == "");
+        const double dl = max_abs(r.logits, logits), da = max_abs(r.attention, attention);
+        MESSAGE(folder_name << " " << name << std::string(path == Path::simd ? " simd" : " ref")
+                            << ": max |logits - float64| " << dl << ", attention " << da);
+        CHECK(dl <= tol);
+        CHECK(da <= tol);
+      }
+    }
+    // A sentence pair's second segment reads token type row 1: all-zero types give other logits.
+    if (folder_name == "bert") {
+      const json& pair = expected.at("cases")[2];
+      REQUIRE(pair.at("name") == "pair");
+      const std::vector<std::int32_t> ids = pair.at("ids");
+      PretrainedRunOptions o;
+      o.all_logits = true;
+      PretrainedRunResult r;
+      REQUIRE(m->run(ids.data(), ids.size(), o, &r) == "");
+      CHECK(max_abs(r.logits, pair.at("logits").get<std::vector<double>>()) > 100 * tol);
+      std::vector<std::int32_t> bad(ids.size(), 0);
+      bad[1] = 2;
+      o.token_types = bad.data();
+      CHECK(m->run(ids.data(), ids.size(), o, &r).find("token type 2 at position 1 is outside 0..1") == 0);
+    }
+    // The reference's top 5 at every mask, best first.
+    for (const json& f : expected.at("fill")) {
+      const std::vector<std::int32_t> ids = f.at("ids");
+      PretrainedRunOptions o;
+      o.all_logits = true;
+      PretrainedRunResult r;
+      REQUIRE(m->run(ids.data(), ids.size(), o, &r) == "");
+      for (std::size_t k = 0; k < f.at("positions").size(); ++k) {
+        const std::size_t p = f.at("positions")[k];
+        const float* row = r.logits.data() + p * v;
+        std::vector<std::int32_t> order(v);
+        for (std::size_t j = 0; j < v; ++j) order[j] = std::int32_t(j);
+        std::partial_sort(order.begin(), order.begin() + 5, order.end(),
+                          [&](std::int32_t a, std::int32_t b) { return row[a] > row[b]; });
+        CHECK(std::vector<std::int32_t>(order.begin(), order.begin() + 5) ==
+              f.at("top")[k].get<std::vector<std::int32_t>>());
+      }
+    }
+    const json& hs = expected.at("headScores");
+    const std::vector<std::int32_t> seq = hs.at("sequence");
+    std::vector<float> scores;
+    REQUIRE(m->head_scores(seq.data(), seq.size(), hs.at("n"), &scores) == "");
+    for (const json& s : hs.at("scores")) {
+      const std::size_t i = std::size_t(s.at("layer")) * nh + std::size_t(s.at("head"));
+      CHECK(std::abs(scores[i * 4 + 0] - double(s.at("previousToken"))) <= tol);
+      CHECK(std::abs(scores[i * 4 + 2] - double(s.at("induction"))) <= tol);
+      CHECK(std::abs(scores[i * 4 + 3] - double(s.at("firstToken"))) <= tol);
+    }
+    std::vector<std::int32_t> got;
+    CHECK(m->generate(seq.data(), 3, 2, 0.0f, 1, -1, &got).find("generate needs a decoder") == 0);
+  }
+}
+
+TEST_CASE("families: a BERT file with LayerNorm.weight / bias (newer transformers) reads as gamma / beta") {
+  // The bert fixture's header rewritten with the other spelling; the data stays where it is.
+  const std::vector<std::uint8_t> file = read_bytes(fixtures() + "bert/model.safetensors");
+  std::uint64_t n = 0;
+  std::memcpy(&n, file.data(), 8);
+  json header = json::parse(file.begin() + 8, file.begin() + 8 + std::ptrdiff_t(n)), renamed;
+  std::size_t count = 0;
+  for (const auto& [key, value] : header.items()) {
+    std::string k = key;
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"LayerNorm.gamma", "LayerNorm.weight"},
+                                   {"LayerNorm.beta", "LayerNorm.bias"}})
+      if (k.size() > from.size() && k.compare(k.size() - from.size(), from.size(), from) == 0)
+        k = k.substr(0, k.size() - from.size()) + to, ++count;
+    renamed[k] = value;
+  }
+  CHECK(count == 12);  // the embeddings', 2 per layer and the head's: gamma and beta each
+  std::string text = renamed.dump();
+  text.resize((text.size() + 7) / 8 * 8, ' ');  // offsets are from the data's start: only its length changes
+  std::vector<std::uint8_t> bytes(8);
+  for (std::size_t i = 0; i < 8; ++i) bytes[i] = std::uint8_t(std::uint64_t(text.size()) >> (8 * i));
+  bytes.insert(bytes.end(), text.begin(), text.end());
+  bytes.insert(bytes.end(), file.begin() + 8 + std::ptrdiff_t(n), file.end());
+  const PretrainedConfig cfg = config_of(read_json(fixtures() + "bert/config.json"));
+  PretrainedModel m(cfg);
+  REQUIRE(add(m, "model.safetensors", bytes) == "");
+  REQUIRE(m.finish() == "");
+  const json expected = read_json(fixtures() + "bert/expected.json");
+  const json& c = expected.at("cases")[0];
+  const std::vector<std::int32_t> ids = c.at("ids");
+  PretrainedRunOptions o;
+  o.all_logits = true;
+  PretrainedRunResult r;
+  REQUIRE(m.run(ids.data(), ids.size(), o, &r) == "");
+  CHECK(max_abs(r.logits, c.at("logits").get<std::vector<double>>()) <= 1e-4);
+}
+
 TEST_CASE("families: results do not depend on the number of threads") {
   for (const char* folder : {"llama-gqa", "pythia", "gemma"}) {
     CAPTURE(std::string(folder));

@@ -3,6 +3,8 @@
 // without lm_head; bfloat16 and sharded), Qwen2, Mistral, Pythia, Phi-3, Gemma. Logits and
 // attention within 1e-4 (float32) and 2e-3 (16-bit), ablation included; model.info's kind and
 // key-value heads; tokens of each text as the reference's; a config key HeadLab does not run is refused naming it.
+// The encoders (BERT with token types and a sentence pair, RoBERTa, DistilBERT): masked-LM logits at
+// every position, attention, ablation, and fill against the reference's top 5 at each mask.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
@@ -61,4 +63,63 @@ test('config keys HeadLab does not run are refused, naming the key', async () =>
   await assert.rejects(bad({ use_sliding_window: true }), /use_sliding_window true is not supported/);
   await assert.rejects(bad({ hidden_act: 'relu' }), /hidden_act "relu" is not supported/);
   await assert.rejects(bad({ num_key_value_heads: 3 }), /num_key_value_heads 3 does not divide num_attention_heads 4/);
+});
+
+const ENCODERS = ['bert', 'roberta', 'distilbert'];
+
+for (const name of ENCODERS) {
+  test(`${name}: masked-LM logits, attention, ablation, ids and token types agree with the float64 reference; fill gives its top 5`, async () => {
+    const expected = readJson(name, 'expected.json');
+    const tol = readJson(name, 'config.json').torch_dtype === 'float32' ? 1e-4 : 2e-3;
+    const model = await lab.loadPretrained(objects(name));
+    try {
+      const { numLayers: L, numHeads: H, vocabSize: V, kind } = model.info;
+      assert.deepEqual([L, H, V, kind], [expected.shapes.layers, expected.shapes.heads, expected.shapes.vocab, 'encoder']);
+      const worst = { logits: 0, attention: 0 };
+      for (const c of expected.cases) {
+        const ablate = c.ablate.map(([layer, head]) => ({ layer, head }));
+        const r = await model.run(c.text, { attention: true, ablate, ...(c.pair === undefined ? {} : { pair: c.pair }) });
+        assert.deepEqual(Array.from(r.ids), c.ids, `${name} ${c.name}: ids`);
+        assert.deepEqual(Array.from(r.tokenTypes ?? new Array(c.ids.length).fill(0)), c.tokenTypes, `${name} ${c.name}: token types`);
+        const T = c.ids.length;
+        assert.equal(r.logits.length, T * V, 'the masked-LM logits at every position');
+        worst.logits = Math.max(worst.logits, assertClose(r.logits, c.logits, tol, `${name} ${c.name} logits`));
+        worst.attention = Math.max(worst.attention, assertClose(r.attention, c.attention, tol, `${name} ${c.name} attention`));
+      }
+      for (const f of expected.fill) {
+        const got = await model.fill(f.text);
+        assert.deepEqual(Array.from(got.ids), f.ids, `${name} fill ids of ${JSON.stringify(f.text)}`);
+        assert.deepEqual(got.masks.map((m) => m.position), f.positions);
+        assert.deepEqual(got.masks.map((m) => m.top.map((t) => t.id)), f.top, `${name} fill: the reference's top 5 at each mask`);
+      }
+      console.log(`${name}: largest difference from the float64 reference: logits ${worst.logits.toExponential(2)}, attention ${worst.attention.toExponential(2)} (tolerance ${tol})`);
+      if (name === 'bert') {
+        // Token types given as ids: the pair case's, and then all 0, which must move the logits.
+        const pair = expected.cases.find((c) => c.pair !== undefined);
+        const typed = await model.run(pair.ids, { tokenTypes: pair.tokenTypes });
+        assertClose(typed.logits, pair.logits, tol, 'bert pair from ids and tokenTypes');
+        const untyped = await model.run(pair.ids);
+        assert.ok(untyped.logits.some((x, i) => Math.abs(x - pair.logits[i]) > 100 * tol), 'token types change the logits');
+        await assert.rejects(model.run(pair.ids, { tokenTypes: [0, 1] }), /tokenTypes must have one entry per token \(19\), got 2/);
+        await assert.rejects(model.run(pair.ids, { tokenTypes: pair.ids.map(() => 2) }), /token type 2 at position 0 is outside 0\.\.1/);
+        await assert.rejects(model.run(pair.ids, { pair: 'x' }), /pair needs textOrIds to be a string/);
+        await assert.rejects(model.fill('no mask here'), /text has no mask token; write \[MASK\]/);
+      }
+      await assert.rejects(model.generate('the'), /generate: this model is an encoder .*use fill/);
+      await assert.rejects(model.logitLens('the'), /logitLens: this model is an encoder/);
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('decoders refuse fill, pair and tokenTypes, naming them', async () => {
+  const model = await lab.loadPretrained(objects('llama-gqa'));
+  try {
+    await assert.rejects(model.fill('the [MASK]'), /fill needs an encoder/);
+    await assert.rejects(model.run('the', { pair: 'ball' }), /pair is for encoders/);
+    await assert.rejects(model.run('the', { tokenTypes: [0] }), /tokenTypes is for encoders/);
+  } finally {
+    model.dispose();
+  }
 });

@@ -676,8 +676,12 @@ export interface LoadPretrainedOptions {
 export interface PretrainedInfo {
   /** As config.json names it. */
   architecture: 'GPT2LMHeadModel' | 'GPTNeoForCausalLM' | 'LlamaForCausalLM' | 'Qwen2ForCausalLM' |
-    'MistralForCausalLM' | 'GPTNeoXForCausalLM' | 'Phi3ForCausalLM' | 'GemmaForCausalLM';
-  /** Every architecture loaded today is a decoder (causal attention, next-token logits). */
+    'MistralForCausalLM' | 'GPTNeoXForCausalLM' | 'Phi3ForCausalLM' | 'GemmaForCausalLM' |
+    'BertForMaskedLM' | 'RobertaForMaskedLM' | 'DistilBertForMaskedLM';
+  /**
+   * 'decoder': causal attention, next-token logits. 'encoder' (BERT, RoBERTa, DistilBERT): bidirectional
+   * attention, masked-LM logits at every position; fill() works, generate() and logitLens() refuse.
+   */
   kind: 'decoder' | 'encoder';
   numLayers: number;
   /** Query heads: attention maps and ablation are per query head. */
@@ -703,17 +707,30 @@ export interface PretrainedRunOptions {
   allLogits?: boolean;
   /** How many next-token candidates. Default 10. */
   topK?: number;
+  /** Encoders: a second text (textOrIds must be text): [CLS] A [SEP] B [SEP], token types 0 then 1. */
+  pair?: string;
+  /** Encoders: one token type per id (default all 0); not with pair. */
+  tokenTypes?: Int32Array | number[];
 }
 
 export interface PretrainedRunResult {
   ids: Int32Array<ArrayBuffer>;
   tokens: string[];
-  /** The last position's logits [V], or [T, V] row-major with allLogits. */
+  /** The last position's logits [V], or [T, V] row-major with allLogits (an encoder's: always [T, V]). */
   logits: Float32Array<ArrayBuffer>;
-  /** The most probable next tokens after the last one, most probable first. */
+  /** The most probable next tokens after the last one, most probable first (empty for an encoder: see fill()). */
   next: PretrainedNextToken[];
+  /** Encoders given pair or tokenTypes: the token types used. */
+  tokenTypes?: Int32Array<ArrayBuffer>;
   /** With `attention: true`: [numLayers, numHeads, T, T] row-major, rows queries, columns keys. */
   attention?: Float32Array<ArrayBuffer>;
+}
+
+/** PretrainedModel.fill(): each mask token's position in ids and the most probable tokens there. */
+export interface PretrainedFillResult {
+  ids: Int32Array<ArrayBuffer>;
+  tokens: string[];
+  masks: Array<{ position: number; top: PretrainedNextToken[] }>;
 }
 
 export interface PretrainedHeadScore {
@@ -780,7 +797,9 @@ export declare class PretrainedModel {
   headScores(options?: { length?: number; seed?: number }): Promise<PretrainedHeadScores>;
   /** `ablate` switches heads off as in run(): the last layer's answer is run()'s with them off. */
   logitLens(textOrIds: string | Int32Array | number[], options?: { topK?: number; ablate?: Array<{ layer: number; head: number }> }): Promise<PretrainedLogitLens>;
-  /** '' starts from bos_token_id. */
+  /** Encoders: the topK (default 5) most probable tokens at each [MASK] / <mask> of text. */
+  fill(text: string, options?: { topK?: number; ablate?: Array<{ layer: number; head: number }> }): Promise<PretrainedFillResult>;
+  /** '' starts from bos_token_id. Decoders only. */
   generate(prompt: string | Int32Array | number[], options?: PretrainedGenerateOptions): Promise<PretrainedGenerateResult>;
   dispose(): void;
   [Symbol.dispose](): void;

@@ -3,9 +3,11 @@
 // and per architecture a table from its checkpoint's tensor names to the block's
 // canonical slots (pretrained_arch.cpp). GPT2LMHeadModel, GPTNeoForCausalLM,
 // LlamaForCausalLM, Qwen2ForCausalLM, MistralForCausalLM, GPTNeoXForCausalLM,
-// Phi3ForCausalLM and GemmaForCausalLM; docs/architecture-cpp.md has the tables.
+// Phi3ForCausalLM, GemmaForCausalLM and the encoders BertForMaskedLM,
+// RobertaForMaskedLM, DistilBertForMaskedLM; docs/architecture-cpp.md has the tables.
 //
-//   X_0 = embed[token] (+ pos[position]) (* embed_scale)                [T, d]
+//   X_0 = embed[token] (+ pos[position + offset]) (+ type[token type]) (* embed_scale)   [T, d]
+//         (encoders: X_0 = LN(X_0))
 //   per block l:  A = norm1(X) (X itself post-norm)
 //                 Q, K, V = A W_q (+ b), A W_k (+ b), A W_v (+ b)      h query, g key-value heads of size d_k
 //                 rotary: Q, K rotated on their first rot_dim dims at their positions
@@ -18,6 +20,7 @@
 //                 MLP: act(A W_up + b) W_down + b (GELU tanh / erf) or (act(A W_gate) * A W_up) W_down
 //                      (SwiGLU: SiLU; GeGLU: GELU tanh)
 //   logits = norm_f(X_L) W_unembed^T                                    [T, V] (tied: W_unembed = embed)
+//   masked-LM head: logits = norm_f(gelu_erf(X_L W_head + b)) W_unembed^T + b_unembed
 //
 // Weights: matrices are used where they lie in the file buffers ([in, out] as
 // GPT-2's Conv1D stores them, or [out, in] as nn.Linear does; no copy); vectors
@@ -54,7 +57,10 @@ namespace headlab {
 
 // The architectures (config.json's `architectures`): each is a tensor table and a
 // block description made from the config (pretrained_arch.cpp).
-enum class PretrainedArch { gpt2, gpt_neo, llama, qwen2, mistral, gpt_neox, phi3, gemma };
+enum class PretrainedArch {
+  gpt2, gpt_neo, llama, qwen2, mistral, gpt_neox, phi3, gemma,  // decoders
+  bert, roberta, distilbert                                     // masked-LM encoders
+};
 
 struct PretrainedConfig {
   PretrainedArch architecture = PretrainedArch::gpt2;
@@ -73,6 +79,9 @@ struct PretrainedConfig {
   bool attention_bias = false;   // Llama's attention_bias: q, k, v and o biases
   bool mlp_bias = false;         // Llama's mlp_bias
   bool tie_embeddings = false;   // Llama, Qwen2, Mistral, Phi-3: no lm_head.weight, embed reused
+  // The encoders:
+  std::size_t type_vocab = 0;       // token type embedding rows (BERT 2, RoBERTa 1, DistilBERT none)
+  std::size_t position_offset = 0;  // RoBERTa: position i reads row i + padding_idx + 1
 };
 
 // "" when valid, else a message naming the field.
@@ -106,6 +115,10 @@ struct BlockSpec {
   Mlp mlp = Mlp::gelu_tanh;
   bool fused_gate_up = false;  // [gate | up] in one product (Phi-3)
   float embed_scale = 1;       // Gemma: sqrt(d_model) rounded to the weights' dtype
+  // Encoders: a norm after the embeddings; positions read from row i + position_offset; the
+  // masked-LM head norm_f(gelu_erf(X W_head + b)) W_unembed^T + b_unembed instead of norm_f(X) W^T.
+  bool embed_norm = false, mlm_head = false;
+  std::size_t position_offset = 0;
 };
 
 struct PretrainedRunOptions {
@@ -114,6 +127,7 @@ struct PretrainedRunOptions {
   const std::uint8_t* ablate = nullptr;  // [L * H], 1 = head switched off; or nullptr
   bool lens = false;                     // logit lens: top lens_top_k per layer and position
   std::size_t lens_top_k = 5;
+  const std::int32_t* token_types = nullptr;  // [T] (encoders with token type embeddings); nullptr: all 0
 };
 
 struct PretrainedRunResult {
@@ -184,7 +198,11 @@ class PretrainedModel {
   };
 
   // The block's canonical tensors, which every architecture's table fills.
-  enum Global { embed, pos_embed, final_w, final_b, unembed, kGlobals };
+  enum Global {
+    embed, pos_embed, final_w, final_b, unembed,
+    type_embed, embed_norm_w, embed_norm_b, head_w, head_b, unembed_b,  // the encoders
+    kGlobals
+  };
   enum LayerSlot {
     norm1_w, norm1_b, norm2_w, norm2_b,
     qkv_w, qkv_b, q_w, q_b, k_w, k_b, v_w, v_b, o_w, o_b,
@@ -225,6 +243,8 @@ class PretrainedModel {
   void forward(const std::int32_t* tokens, std::size_t t0, std::size_t t, const PretrainedRunOptions& options,
                PretrainedRunResult* result, Path path, bool cache);
   void lens_layer(Path path, std::size_t l, std::size_t t, std::size_t k, PretrainedRunResult* r);
+  // out[rows, d] = what the unembedding reads: norm_f(x), or the masked-LM head's transform.
+  void head(Path path, const float* x, std::size_t rows, float* out);
   const Tensor& unembedding() const;
   std::size_t qkv_width() const;
   std::size_t fc_width() const;

@@ -107,7 +107,9 @@ void PretrainedModel::build_slots() {
       case arch::Dim::v:
         return c.vocab;
       case arch::Dim::n:
-        return c.context;
+        return c.context + c.position_offset;
+      case arch::Dim::types:
+        return c.type_vocab;
       case arch::Dim::q:
         return q;
       case arch::Dim::kv:
@@ -206,6 +208,11 @@ std::string PretrainedModel::add_safetensors(const std::string& file, std::uint8
     std::string name = e.name;
     const std::string where = file + ": " + e.name + ": ";
     if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+    for (std::size_t r = 0; r < a.rename_count; ++r) {
+      const std::string other = a.renames[r][0];
+      if (name.size() >= other.size() && name.compare(name.size() - other.size(), other.size(), other) == 0)
+        name = name.substr(0, name.size() - other.size()) + a.renames[r][1];
+    }
     auto s = slots_.find(name);
     if (s == slots_.end())
       return fail(where + "not a tensor of " + a.name + " with " + std::to_string(config_.num_layers) +
@@ -310,6 +317,7 @@ std::string PretrainedModel::finish() {
     std::vector<Tensor*> matrices;
     if (!globals_[unembed].present) matrices.push_back(&globals_[embed]);
     matrices.push_back(&globals_[unembed]);
+    matrices.push_back(&globals_[head_w]);
     for (Layer& y : layers_)
       for (Tensor& t : y.t)
         if (t.present && t.in) matrices.push_back(&t);
@@ -328,7 +336,8 @@ std::string PretrainedModel::finish() {
   }
   // Widen every vector into one float block.
   std::vector<Tensor*> vecs;
-  for (Tensor* t : {&globals_[final_w], &globals_[final_b]}) vecs.push_back(t);
+  for (Global g : {final_w, final_b, embed_norm_w, embed_norm_b, head_b, unembed_b})
+    vecs.push_back(&globals_[g]);
   for (Layer& y : layers_)
     for (Tensor& t : y.t)
       if (!t.in) vecs.push_back(&t);
@@ -678,13 +687,22 @@ void PretrainedModel::lens_layer(Path path, std::size_t l, std::size_t t, std::s
   const std::size_t d = c.d_model, v = c.vocab, chunk = std::min(t, kLensRows);
   for (std::size_t r0 = 0; r0 < t; r0 += chunk) {
     const std::size_t rows = std::min(chunk, t - r0);
-    norm(path, globals_[final_w], globals_[final_b], x_.data() + r0 * d, ln_.data(), rows);
-    linear(path, ln_.data(), d, rows, unembedding(), Tensor{}, logits_.data(), v);
+    head(path, x_.data() + r0 * d, rows, ln_.data());
+    linear(path, ln_.data(), d, rows, unembedding(), globals_[unembed_b], logits_.data(), v);
     parallel(rows, [&](std::size_t i, std::size_t) {
       const std::size_t at = (l * t + r0 + i) * k;
       top_k(logits_.data() + i * v, v, k, r->lens_ids.data() + at, r->lens_probs.data() + at);
     });
   }
+}
+
+void PretrainedModel::head(Path path, const float* x, std::size_t rows, float* out) {
+  if (block_.mlm_head) {
+    linear(path, x, config_.d_model, rows, globals_[head_w], globals_[head_b], out, config_.d_model,
+           Act::gelu_erf);
+    x = out;
+  }
+  norm(path, globals_[final_w], globals_[final_b], x, out, rows);
 }
 
 std::string PretrainedModel::check(const std::int32_t* tokens, std::size_t t) const {
@@ -704,6 +722,14 @@ std::string PretrainedModel::run(const std::int32_t* tokens, std::size_t t,
                                  Path path) {
   const std::string error = check(tokens, t);
   if (!error.empty()) return error;
+  if (options.token_types) {
+    const std::size_t types = globals_[type_embed].present ? config_.type_vocab : 1;
+    for (std::size_t i = 0; i < t; ++i)
+      if (options.token_types[i] < 0 || std::size_t(options.token_types[i]) >= types)
+        return "token type " + std::to_string(options.token_types[i]) + " at position " + std::to_string(i) +
+               " is outside 0.." + std::to_string(types - 1) +
+               (globals_[type_embed].present ? "" : " (the model has no token type embeddings)");
+  }
   forward(tokens, 0, t, options, result, path, false);
   return "";
 }
@@ -729,10 +755,20 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
         *mlp_out = b.parallel_residual ? tmp2_.data() : att;
 
   const Tensor &emb = globals_[embed], &pos = globals_[pos_embed];
-  const void* pos_rows =
-      pos.present ? static_cast<const std::uint8_t*>(pos.data) + t0 * d * dtype_bytes(pos.dtype) : nullptr;
+  const void* pos_rows = pos.present ? static_cast<const std::uint8_t*>(pos.data) +
+                                           (t0 + b.position_offset) * d * dtype_bytes(pos.dtype)
+                                     : nullptr;
   embed_wide(path, tokens + t0, n, d, emb.data, emb.dtype, pos_rows, pos.dtype, x, emb.packed ? v : 0);
+  if (globals_[type_embed].present) {
+    const Tensor& te = globals_[type_embed];
+    std::vector<std::int32_t> zeros;
+    const std::int32_t* types = options.token_types ? options.token_types + t0 : nullptr;
+    if (!types) zeros.assign(n, 0), types = zeros.data();
+    embed_wide(path, types, n, d, te.data, te.dtype, nullptr, te.dtype, att);
+    add(path, x, att, x, n * d);
+  }
   if (b.embed_scale != 1.0f) scale(path, x, n * d, b.embed_scale);
+  if (b.embed_norm) norm(path, globals_[embed_norm_w], globals_[embed_norm_b], x, x, n);
   const bool rotary = b.positions == BlockSpec::Positions::rotary;
   if (rotary) rope_table(b.rope, t0, n, rope_cos_.data(), rope_sin_.data());
   for (std::size_t l = 0; l < big_l; ++l) {
@@ -785,9 +821,9 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
   }
   const std::size_t rows = options.all_logits ? n : 1;
   const float* last = x + (n - rows) * d;
-  norm(path, globals_[final_w], globals_[final_b], last, ln, rows);
+  head(path, last, rows, ln);
   r.logits.resize(rows * v);
-  linear(path, ln, d, rows, unembedding(), Tensor{}, r.logits.data(), v);
+  linear(path, ln, d, rows, unembedding(), globals_[unembed_b], r.logits.data(), v);
 }
 
 std::string PretrainedModel::head_scores(const std::int32_t* tokens, std::size_t t, std::size_t n,
@@ -823,8 +859,11 @@ std::string PretrainedModel::head_scores(const std::int32_t* tokens, std::size_t
 std::string PretrainedModel::generate(const std::int32_t* tokens, std::size_t t, std::size_t max_tokens,
                                       float temperature, std::uint64_t seed, std::int32_t stop_id,
                                       std::vector<std::int32_t>* out, Path path) {
-  if (!(temperature >= 0) || !std::isfinite(temperature)) return "temperature must be a finite number >= 0";
   out->clear();
+  if (!block_.causal)
+    return "generate needs a decoder: this model is an encoder (bidirectional attention), which predicts "
+           "masked tokens rather than the next one";
+  if (!(temperature >= 0) || !std::isfinite(temperature)) return "temperature must be a finite number >= 0";
   PretrainedRunResult r;
   const PretrainedRunOptions o;
   const std::string error = check(tokens, t);

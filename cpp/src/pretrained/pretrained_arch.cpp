@@ -139,6 +139,95 @@ const TensorEntry kGptNeox[] = {
     {"layers.{}.attention.rotary_emb.inv_freq", -1, kLayer, L::ignored, Dim::none, Dim::none},
 };
 
+// BERT and RoBERTa: the same encoder layers; bert-base-uncased's own file names its norms
+// gamma / beta (N, B), RoBERTa weight / bias. The pooler and the next-sentence head are ignored.
+#define HEADLAB_BERT_COMMON(N, B)                                                                              \
+  {"embeddings.word_embeddings.weight", M::embed, kGlobal, L::embed, Dim::v, Dim::d},                         \
+      {"embeddings.position_embeddings.weight", M::pos_embed, kGlobal, L::embed, Dim::n, Dim::d},             \
+      {"embeddings.token_type_embeddings.weight", M::type_embed, kGlobal, L::embed, Dim::types, Dim::d},      \
+      {"embeddings.LayerNorm." N, M::embed_norm_w, kGlobal, L::vector, Dim::d, Dim::none},                    \
+      {"embeddings.LayerNorm." B, M::embed_norm_b, kGlobal, L::vector, Dim::d, Dim::none},                    \
+      {"embeddings.position_ids", -1, kGlobal, L::ignored, Dim::none, Dim::none},                             \
+      {"encoder.layer.{}.attention.self.query.weight", M::q_w, kLayer, L::out_in, Dim::q, Dim::d},            \
+      {"encoder.layer.{}.attention.self.query.bias", M::q_b, kLayer, L::vector, Dim::q, Dim::none},           \
+      {"encoder.layer.{}.attention.self.key.weight", M::k_w, kLayer, L::out_in, Dim::kv, Dim::d},             \
+      {"encoder.layer.{}.attention.self.key.bias", M::k_b, kLayer, L::vector, Dim::kv, Dim::none},            \
+      {"encoder.layer.{}.attention.self.value.weight", M::v_w, kLayer, L::out_in, Dim::kv, Dim::d},           \
+      {"encoder.layer.{}.attention.self.value.bias", M::v_b, kLayer, L::vector, Dim::kv, Dim::none},          \
+      {"encoder.layer.{}.attention.output.dense.weight", M::o_w, kLayer, L::out_in, Dim::d, Dim::q},          \
+      {"encoder.layer.{}.attention.output.dense.bias", M::o_b, kLayer, L::vector, Dim::d, Dim::none},         \
+      {"encoder.layer.{}.attention.output.LayerNorm." N, M::norm1_w, kLayer, L::vector, Dim::d, Dim::none},   \
+      {"encoder.layer.{}.attention.output.LayerNorm." B, M::norm1_b, kLayer, L::vector, Dim::d, Dim::none},   \
+      {"encoder.layer.{}.intermediate.dense.weight", M::up_w, kLayer, L::out_in, Dim::f, Dim::d},             \
+      {"encoder.layer.{}.intermediate.dense.bias", M::up_b, kLayer, L::vector, Dim::f, Dim::none},            \
+      {"encoder.layer.{}.output.dense.weight", M::down_w, kLayer, L::out_in, Dim::d, Dim::f},                 \
+      {"encoder.layer.{}.output.dense.bias", M::down_b, kLayer, L::vector, Dim::d, Dim::none},                \
+      {"encoder.layer.{}.output.LayerNorm." N, M::norm2_w, kLayer, L::vector, Dim::d, Dim::none},             \
+      {"encoder.layer.{}.output.LayerNorm." B, M::norm2_b, kLayer, L::vector, Dim::d, Dim::none},             \
+      {"pooler.dense.weight", -1, kGlobal, L::ignored, Dim::none, Dim::none},                                 \
+      {"pooler.dense.bias", -1, kGlobal, L::ignored, Dim::none, Dim::none}
+
+// The masked-LM head: transform (head_w, head_b), its LayerNorm (final_w, final_b), the
+// decoder tied to the word embeddings with its own bias (unembed_b).
+const TensorEntry kBert[] = {
+    HEADLAB_BERT_COMMON("gamma", "beta"),
+    {"cls.predictions.transform.dense.weight", M::head_w, kGlobal, L::out_in, Dim::d, Dim::d},
+    {"cls.predictions.transform.dense.bias", M::head_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"cls.predictions.transform.LayerNorm.gamma", M::final_w, kGlobal, L::vector, Dim::d, Dim::none},
+    {"cls.predictions.transform.LayerNorm.beta", M::final_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"cls.predictions.bias", M::unembed_b, kGlobal, L::vector, Dim::v, Dim::none},
+    {"cls.predictions.decoder.weight", -1, kGlobal, L::checked, Dim::v, Dim::d},
+    {"cls.predictions.decoder.bias", -1, kGlobal, L::ignored, Dim::none, Dim::none},
+    {"cls.seq_relationship.weight", -1, kGlobal, L::ignored, Dim::none, Dim::none},
+    {"cls.seq_relationship.bias", -1, kGlobal, L::ignored, Dim::none, Dim::none},
+};
+
+const char* const kBertRenames[][2] = {{"LayerNorm.weight", "LayerNorm.gamma"},
+                                       {"LayerNorm.bias", "LayerNorm.beta"}};
+
+const TensorEntry kRoberta[] = {
+    HEADLAB_BERT_COMMON("weight", "bias"),
+    {"lm_head.dense.weight", M::head_w, kGlobal, L::out_in, Dim::d, Dim::d},
+    {"lm_head.dense.bias", M::head_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"lm_head.layer_norm.weight", M::final_w, kGlobal, L::vector, Dim::d, Dim::none},
+    {"lm_head.layer_norm.bias", M::final_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"lm_head.bias", M::unembed_b, kGlobal, L::vector, Dim::v, Dim::none},
+    {"lm_head.decoder.weight", -1, kGlobal, L::checked, Dim::v, Dim::d},
+    {"lm_head.decoder.bias", -1, kGlobal, L::ignored, Dim::none, Dim::none},
+};
+
+#undef HEADLAB_BERT_COMMON
+
+const TensorEntry kDistilBert[] = {
+    {"embeddings.word_embeddings.weight", M::embed, kGlobal, L::embed, Dim::v, Dim::d},
+    {"embeddings.position_embeddings.weight", M::pos_embed, kGlobal, L::embed, Dim::n, Dim::d},
+    {"embeddings.LayerNorm.weight", M::embed_norm_w, kGlobal, L::vector, Dim::d, Dim::none},
+    {"embeddings.LayerNorm.bias", M::embed_norm_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"embeddings.position_ids", -1, kGlobal, L::ignored, Dim::none, Dim::none},
+    {"transformer.layer.{}.attention.q_lin.weight", M::q_w, kLayer, L::out_in, Dim::q, Dim::d},
+    {"transformer.layer.{}.attention.q_lin.bias", M::q_b, kLayer, L::vector, Dim::q, Dim::none},
+    {"transformer.layer.{}.attention.k_lin.weight", M::k_w, kLayer, L::out_in, Dim::kv, Dim::d},
+    {"transformer.layer.{}.attention.k_lin.bias", M::k_b, kLayer, L::vector, Dim::kv, Dim::none},
+    {"transformer.layer.{}.attention.v_lin.weight", M::v_w, kLayer, L::out_in, Dim::kv, Dim::d},
+    {"transformer.layer.{}.attention.v_lin.bias", M::v_b, kLayer, L::vector, Dim::kv, Dim::none},
+    {"transformer.layer.{}.attention.out_lin.weight", M::o_w, kLayer, L::out_in, Dim::d, Dim::q},
+    {"transformer.layer.{}.attention.out_lin.bias", M::o_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"transformer.layer.{}.sa_layer_norm.weight", M::norm1_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"transformer.layer.{}.sa_layer_norm.bias", M::norm1_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"transformer.layer.{}.ffn.lin1.weight", M::up_w, kLayer, L::out_in, Dim::f, Dim::d},
+    {"transformer.layer.{}.ffn.lin1.bias", M::up_b, kLayer, L::vector, Dim::f, Dim::none},
+    {"transformer.layer.{}.ffn.lin2.weight", M::down_w, kLayer, L::out_in, Dim::d, Dim::f},
+    {"transformer.layer.{}.ffn.lin2.bias", M::down_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"transformer.layer.{}.output_layer_norm.weight", M::norm2_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"transformer.layer.{}.output_layer_norm.bias", M::norm2_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"vocab_transform.weight", M::head_w, kGlobal, L::out_in, Dim::d, Dim::d},
+    {"vocab_transform.bias", M::head_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"vocab_layer_norm.weight", M::final_w, kGlobal, L::vector, Dim::d, Dim::none},
+    {"vocab_layer_norm.bias", M::final_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"vocab_projector.bias", M::unembed_b, kGlobal, L::vector, Dim::v, Dim::none},
+    {"vocab_projector.weight", -1, kGlobal, L::checked, Dim::v, Dim::d},
+};
+
 // ---------------------------------------------------------------- blocks
 
 std::size_t head_dim(const PretrainedConfig& c) {
@@ -235,6 +324,18 @@ BlockSpec gpt_neox(const PretrainedConfig& c) {
   return b;
 }
 
+// BERT, RoBERTa, DistilBERT: post-norm, bidirectional, LayerNorm after the embeddings, the MLM head.
+BlockSpec encoder(const PretrainedConfig& c) {
+  BlockSpec b = common(c);
+  b.causal = false;
+  b.post_norm = true;
+  b.mlp = BlockSpec::Mlp::gelu_erf;
+  b.embed_norm = true;
+  b.mlm_head = true;
+  b.position_offset = c.position_offset;
+  return b;
+}
+
 }  // namespace
 
 template <std::size_t N>
@@ -251,6 +352,9 @@ const Architecture kArchitectures[] = {
     {"GPTNeoXForCausalLM", "gpt_neox.", kGptNeox, count(kGptNeox), gpt_neox},
     {"Phi3ForCausalLM", "model.", kPhi3, count(kPhi3), phi3},
     {"GemmaForCausalLM", "model.", kMistralGemma, count(kMistralGemma), gemma},
+    {"BertForMaskedLM", "bert.", kBert, count(kBert), encoder, kBertRenames, std::size(kBertRenames)},
+    {"RobertaForMaskedLM", "roberta.", kRoberta, count(kRoberta), encoder},
+    {"DistilBertForMaskedLM", "distilbert.", kDistilBert, count(kDistilBert), encoder},
 };
 
 const Architecture& architecture(PretrainedArch a) {

@@ -16,7 +16,7 @@ namespace arch {
 
 // A stored dimension, from the config: d_model, d_ff, 2 d_ff, vocab, context,
 // h d_k (queries), g d_k (keys or values), h d_k + 2 g d_k (fused q, k, v).
-enum class Dim { none, d, f, f2, v, n, q, kv, qkv };
+enum class Dim { none, d, f, f2, v, n, q, kv, qkv, types };  // n: context + position offset
 
 enum class Layout {
   vector,   // [rows]
@@ -45,6 +45,10 @@ struct Architecture {
   const TensorEntry* tensors;
   std::size_t count;
   BlockSpec (*block)(const PretrainedConfig&);
+  // Other spellings of a name's ending, read as the table's: {other, table's} (BERT files saved
+  // by newer transformers name bert-base-uncased's LayerNorm.gamma / beta weight / bias).
+  const char* const (*renames)[2] = nullptr;
+  std::size_t rename_count = 0;
 };
 
 const Architecture& architecture(PretrainedArch a);

@@ -3,7 +3,8 @@
 
 /** The architectures HeadLab runs, as config.json's `architectures` names them (READERS' keys). */
 export const SUPPORTED_ARCHITECTURES = ['GPT2LMHeadModel', 'GPTNeoForCausalLM', 'LlamaForCausalLM', 'Qwen2ForCausalLM',
-  'MistralForCausalLM', 'GPTNeoXForCausalLM', 'Phi3ForCausalLM', 'GemmaForCausalLM'];
+  'MistralForCausalLM', 'GPTNeoXForCausalLM', 'Phi3ForCausalLM', 'GemmaForCausalLM',
+  'BertForMaskedLM', 'RobertaForMaskedLM', 'DistilBertForMaskedLM'];
 
 function field(fn, config, names, { optional = false, fallback } = {}) {
   for (const name of names) {
@@ -173,11 +174,58 @@ const ROTARY = {
     fractionKey: 'rotary_pct', epsKey: 'layer_norm_eps', parallel: true, tied: false },
 };
 
+/**
+ * The masked-LM encoders (BERT, RoBERTa, DistilBERT): learned positions (RoBERTa's from
+ * pad_token_id + 1), token types, post-norm blocks, erf GELU. One row of key names each.
+ */
+function readEncoder(fn, config, row) {
+  const k = row.keys;
+  const numLayers = field(fn, config, [k.layers]);
+  const numHeads = field(fn, config, [k.heads]);
+  const dModel = field(fn, config, [k.d]);
+  const dFF = field(fn, config, [k.ff]);
+  const vocabSize = field(fn, config, ['vocab_size']);
+  const maxPositions = field(fn, config, ['max_position_embeddings']);
+  if (dModel % numHeads !== 0) throw new Error(`${fn}: config.json: ${k.heads} ${numHeads} does not divide ${k.d} ${dModel}`);
+  const act = config[k.act] ?? 'gelu';
+  if (act !== 'gelu') refuse(fn, k.act, act, `HeadLab runs gelu (erf) for ${row.name}`);
+  if ((config.position_embedding_type ?? 'absolute') !== 'absolute') {
+    refuse(fn, 'position_embedding_type', config.position_embedding_type, 'HeadLab runs absolute positions');
+  }
+  if (config.sinusoidal_pos_embds === true) refuse(fn, 'sinusoidal_pos_embds', true, 'HeadLab reads learned positions');
+  let positionOffset = 0;
+  if (row.offsetPositions) {
+    const pad = config.pad_token_id ?? 1;
+    if (!Number.isInteger(pad) || pad < 0) throw new Error(`${fn}: config.json: pad_token_id must be a token id, got ${JSON.stringify(pad)}`);
+    positionOffset = pad + 1;
+    if (maxPositions <= positionOffset) {
+      throw new Error(`${fn}: config.json: max_position_embeddings ${maxPositions} leaves no position after pad_token_id + 1 = ${positionOffset}`);
+    }
+  }
+  const contextLength = maxPositions - positionOffset;
+  const typeVocabSize = row.types ? field(fn, config, ['type_vocab_size'], { optional: true, fallback: 2 }) : 0;
+  const engine = {
+    architecture: row.name, numLayers, numHeads, dModel, dFF, vocabSize, contextLength,
+    layerNormEps: row.eps ?? epsilon(fn, config, 'layer_norm_eps', 1e-12), scaleScores: true,
+    windows: new Array(numLayers).fill(0), activation: 'gelu', typeVocabSize, positionOffset,
+  };
+  return { engine, info: { numLayers, numHeads, dModel, vocabSize, contextLength, kind: 'encoder', numKeyValueHeads: numHeads } };
+}
+
+const BERT_KEYS = { layers: 'num_hidden_layers', heads: 'num_attention_heads', d: 'hidden_size', ff: 'intermediate_size', act: 'hidden_act' };
+/** One row per encoder; DistilBERT's LayerNorm eps is fixed in its code (1e-12), not in config.json. */
+const ENCODERS = {
+  BertForMaskedLM: { name: 'BertForMaskedLM', keys: BERT_KEYS, types: true },
+  RobertaForMaskedLM: { name: 'RobertaForMaskedLM', keys: BERT_KEYS, types: true, offsetPositions: true },
+  DistilBertForMaskedLM: { name: 'DistilBertForMaskedLM', keys: { layers: 'n_layers', heads: 'n_heads', d: 'dim', ff: 'hidden_dim', act: 'activation' }, eps: 1e-12 },
+};
+
 /** config.json's class name → its reader: { engine, info }. */
 const READERS = {
   GPT2LMHeadModel: (fn, c) => withKind(readGpt(fn, c, true)),
   GPTNeoForCausalLM: (fn, c) => withKind(readGpt(fn, c, false)),
   ...Object.fromEntries(Object.entries(ROTARY).map(([name, row]) => [name, (fn, c) => readRotary(fn, c, row)])),
+  ...Object.fromEntries(Object.entries(ENCODERS).map(([name, row]) => [name, (fn, c) => readEncoder(fn, c, row)])),
 };
 
 function withKind(r) {

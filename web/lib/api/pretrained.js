@@ -533,7 +533,9 @@ export class PretrainedModel {
    * ([T, V] row-major) with `allLogits`; `next` the topK most probable next tokens after the last
    * one; `attention` (with `attention: true`) every layer's and head's weights, Float32Array
    * [numLayers, numHeads, T, T], rows queries, columns keys. `ablate` switches heads off for this
-   * call: their outputs are zeroed before the output projection (whose bias stays).
+   * call: their outputs are zeroed before the output projection (whose bias stays). An encoder's
+   * `logits` are the masked-LM logits at every position ([T, V]) and `next` is empty (see fill);
+   * `pair` (a second text) or `tokenTypes` (one per id) give it token types, returned as `tokenTypes`.
    * @param {string|Int32Array|number[]} textOrIds
    * @param {import('../headlab').PretrainedRunOptions} [options]
    * @returns {Promise<import('../headlab').PretrainedRunResult>}
@@ -547,19 +549,102 @@ export class PretrainedModel {
     const fn = 'PretrainedModel.run';
     const core = this._live('run');
     requireObject(fn, options, OPTION_KEYS[fn]);
-    const ids = this._sequence('run', textOrIds);
+    const { ids, types } = this._input(fn, textOrIds, options);
     const attention = requireBool(fn, 'attention', options.attention);
-    const allLogits = requireBool(fn, 'allLogits', options.allLogits);
+    const encoder = this._info.kind === 'encoder';
+    // An encoder's logits are the masked-LM predictions at every position.
+    const allLogits = requireBool(fn, 'allLogits', options.allLogits) || encoder;
     const { vocabSize: V } = this._info;
     const topK = this._count(fn, 'topK', options.topK, 10, V);
     const ablate = this._ablation(fn, options.ablate);
     this._put(core, ids);
-    const r = this._check('run', core.run(ids.length, { attention, allLogits, ablate, lens: false, lensTopK: 0 }));
+    const r = this._check('run', core.run(ids.length, { attention, allLogits, ablate, lens: false, lensTopK: 0, tokenTypes: types }));
     const T = ids.length;
     const offset = allLogits ? (T - 1) * V : 0;
-    const out = { ids, tokens: this._tokens(ids), logits: r.logits, next: this._top(r.logits, offset, V, topK) };
+    const out = { ids, tokens: this._tokens(ids), logits: r.logits, next: encoder ? [] : this._top(r.logits, offset, V, topK) };
+    if (types) out.tokenTypes = types;
     if (attention) out.attention = r.attention;
     return out;
+  }
+
+  /**
+   * @private textOrIds and run's pair / tokenTypes → ids and token types (undefined: all 0). A pair
+   * goes through the tokenizer's post-processor ([CLS] A [SEP] B [SEP]), which gives the types.
+   */
+  _input(fn, textOrIds, options) {
+    const { pair, tokenTypes } = options;
+    const encoder = this._info.kind === 'encoder';
+    if ((pair !== undefined || tokenTypes !== undefined) && !encoder) {
+      throw new TypeError(`${fn}: ${pair !== undefined ? 'pair' : 'tokenTypes'} is for encoders (BERT, RoBERTa, DistilBERT); this model is a decoder`);
+    }
+    if (pair !== undefined && tokenTypes !== undefined) throw new TypeError(`${fn}: give pair or tokenTypes, not both`);
+    if (pair !== undefined) {
+      if (typeof pair !== 'string') throw new TypeError(`${fn}: pair must be a string (the second sentence), got ${describe(pair)}`);
+      if (typeof textOrIds !== 'string') throw new TypeError(`${fn}: pair needs textOrIds to be a string (the first sentence), got ${describe(textOrIds)}`);
+      const e = this._tok.tokenizer.encode(textOrIds, { text_pair: pair, add_special_tokens: true, return_token_type_ids: true });
+      const ids = Int32Array.from(e.ids);
+      if (ids.length > this._info.contextLength) {
+        throw new RangeError(`${fn}: textOrIds and pair are ${ids.length} tokens long, more than the ${this._info.contextLength} the model's context length allows`);
+      }
+      return { ids, types: Int32Array.from(e.token_type_ids ?? new Array(ids.length).fill(0)) };
+    }
+    const ids = this._sequence(fn.slice(fn.indexOf('.') + 1), textOrIds);
+    if (tokenTypes === undefined) return { ids, types: undefined };
+    if (!(tokenTypes instanceof Int32Array) && !Array.isArray(tokenTypes)) {
+      throw new TypeError(`${fn}: tokenTypes must be an Int32Array or number[] with one type per token, got ${describe(tokenTypes)}`);
+    }
+    if (tokenTypes.length !== ids.length) throw new RangeError(`${fn}: tokenTypes must have one entry per token (${ids.length}), got ${tokenTypes.length}`);
+    const types = new Int32Array(ids.length);
+    for (let i = 0; i < ids.length; i++) {
+      const x = tokenTypes[i];
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < 0) throw new RangeError(`${fn}: tokenTypes[${i}] must be a non-negative integer, got ${describe(x)}`);
+      types[i] = x;
+    }
+    return { ids, types };
+  }
+
+  /** @private Throws when a decoder-only method is called on an encoder. */
+  _decoderOnly(fn, why) {
+    if (this._info.kind === 'encoder') {
+      throw new TypeError(`${fn}: this model is an encoder (${this._info.architecture}: bidirectional attention, masked-LM head); ${why}`);
+    }
+  }
+
+  /**
+   * An encoder's guesses for its mask tokens ([MASK], <mask>): for each mask in the text, in order,
+   * its position in `ids` and the topK most probable tokens there (softmax over the masked-LM logits).
+   * @param {string} text with one or more mask tokens
+   * @param {{topK?: number, ablate?: Array<{layer: number, head: number}>}} [options] topK default 5
+   * @returns {Promise<import('../headlab').PretrainedFillResult>}
+   * @example
+   * const f = await model.fill('Virat hit the [MASK] through the covers.');
+   * f.masks[0].top[0].token;  // the most probable token at the mask
+   */
+  async fill(text, options = {}) {
+    const fn = 'PretrainedModel.fill';
+    const core = this._live('fill');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    if (this._info.kind !== 'encoder') throw new TypeError(`${fn}: fill needs an encoder with a masked-LM head (BERT, RoBERTa, DistilBERT); this model is a decoder: use run or generate`);
+    if (typeof text !== 'string') throw new TypeError(`${fn}: text must be a string with a mask token, got ${describe(text)}`);
+    const { vocabSize: V } = this._info;
+    const topK = this._count(fn, 'topK', options.topK, 5, V);
+    const ablate = this._ablation(fn, options.ablate);
+    const ids = this._sequence('fill', text, 'text');
+    const maskToken = this._maskToken();
+    const mask = this._tok.tokenizer.token_to_id(maskToken);
+    const positions = [];
+    ids.forEach((id, i) => { if (id === mask) positions.push(i); });
+    if (positions.length === 0) throw new RangeError(`${fn}: text has no mask token; write ${maskToken} where the model should guess`);
+    this._put(core, ids);
+    const r = this._check('fill', core.run(ids.length, { attention: false, allLogits: true, ablate, lens: false, lensTopK: 0 }));
+    const masks = positions.map((position) => ({ position, top: this._top(r.logits, position * V, V, topK) }));
+    return { ids, tokens: this._tokens(ids), masks };
+  }
+
+  /** @private The tokenizer's mask token: tokenizer_config.json's convention, [MASK] or <mask>. */
+  _maskToken() {
+    for (const t of ['[MASK]', '<mask>']) if ((this._tok.tokenizer.token_to_id(t) ?? null) !== null) return t;
+    throw new RangeError('PretrainedModel.fill: the tokenizer has no [MASK] or <mask> token');
   }
 
   /** @private A count in 1..max, or the default when undefined. */
@@ -610,7 +695,9 @@ export class PretrainedModel {
     const n = this._count(fn, 'length', options.length, Math.min(20, maxN), maxN);
     const seed = options.seed ?? 1;
     requireSeed(fn, 'seed', seed);
-    const bos = this._config.bosId ?? this._config.eosId;
+    // An encoder's texts start with [CLS] (BERT, DistilBERT: no bos_token_id in config.json).
+    const cls = this._info.kind === 'encoder' ? this._tok.tokenizer.token_to_id('[CLS]') ?? null : null;
+    const bos = this._config.bosId ?? cls ?? this._config.eosId;
     if (bos === null) throw new Error(`${fn}: config.json has no bos_token_id (nor eos_token_id) to start the sequence with`);
     const sequence = this._randomSequence(n, seed, bos);
     this._put(core, sequence);
@@ -656,6 +743,7 @@ export class PretrainedModel {
   async logitLens(textOrIds, options = {}) {
     const fn = 'PretrainedModel.logitLens';
     const core = this._live('logitLens');
+    this._decoderOnly(fn, 'the logit lens reads the next-token prediction of a decoder; use run or fill');
     requireObject(fn, options, OPTION_KEYS[fn]);
     const ids = this._sequence('logitLens', textOrIds);
     const topK = this._count(fn, 'topK', options.topK, 5, Math.min(100, this._info.vocabSize));
@@ -696,6 +784,7 @@ export class PretrainedModel {
   async generate(prompt, options = {}) {
     const fn = 'PretrainedModel.generate';
     const core = this._live('generate');
+    this._decoderOnly(fn, 'it predicts masked tokens, not the next one: use fill');
     requireObject(fn, options, OPTION_KEYS[fn]);
     const { contextLength } = this._info;
     const maxTokens = this._count(fn, 'maxTokens', options.maxTokens, 20, contextLength - 1);
