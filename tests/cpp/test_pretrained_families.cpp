@@ -21,10 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "fixture_files.hpp"
 #include "headlab/pretrained.hpp"
 #include "headlab/pretrained_pool.hpp"
 
 using namespace headlab;
+using namespace headlab::test;
 using nlohmann::json;
 
 namespace {
@@ -32,17 +34,6 @@ namespace {
 std::string fixtures() {
   std::string f = __FILE__;
   return f.substr(0, f.rfind('/')) + "/../golden/families/";
-}
-
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), path);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-json read_json(const std::string& path) {
-  const auto b = read_bytes(path);
-  return json::parse(b.begin(), b.end());
 }
 
 // config.json -> PretrainedConfig, written from Hugging Face's config classes (as the

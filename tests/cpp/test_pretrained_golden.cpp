@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "fixture_files.hpp"
 #include "headlab/pretrained.hpp"
 
 using namespace headlab;
@@ -31,17 +32,6 @@ namespace {
 std::string fixtures() {
   std::string f = __FILE__;
   return f.substr(0, f.rfind('/')) + "/../golden/pretrained/";
-}
-
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), path);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-json read_json(const std::string& path) {
-  const auto b = read_bytes(path);
-  return json::parse(b.begin(), b.end());
 }
 
 // config.json -> PretrainedConfig, as the JavaScript API reads it.

@@ -1,0 +1,27 @@
+// Reading the test fixtures under tests/golden/ (safetensors bytes, expected.json).
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace headlab::test {
+
+// A file's bytes; a missing file fails the test naming its path.
+inline std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+inline nlohmann::json read_json(const std::string& path) {
+  const auto b = read_bytes(path);
+  return nlohmann::json::parse(b.begin(), b.end());
+}
+
+}  // namespace headlab::test
