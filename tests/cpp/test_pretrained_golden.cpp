@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "checks.hpp"
-#include "fixture_files.hpp"
+#include "fixture_models.hpp"
 #include "headlab/pretrained.hpp"
 
 using namespace headlab;
@@ -34,63 +34,8 @@ std::string fixtures() {
   return f.substr(0, f.rfind('/')) + "/../golden/pretrained/";
 }
 
-// config.json -> PretrainedConfig, as the JavaScript API reads it.
-PretrainedConfig config_of(const json& j) {
-  PretrainedConfig c;
-  const bool neo = j.at("model_type") == "gpt_neo";
-  c.architecture = neo ? PretrainedArch::gpt_neo : PretrainedArch::gpt2;
-  if (!neo) {
-    c.num_layers = j.at("n_layer"), c.num_heads = j.at("n_head"), c.d_model = j.at("n_embd");
-    c.d_ff = j.at("n_inner").is_null() ? 4 * c.d_model : std::size_t(j.at("n_inner"));
-    c.context = j.at("n_positions");
-    c.scale_scores = true;
-    c.windows.assign(c.num_layers, 0);
-  } else {
-    c.num_layers = j.at("num_layers"), c.num_heads = j.at("num_heads"), c.d_model = j.at("hidden_size");
-    c.d_ff = j.at("intermediate_size").is_null() ? 4 * c.d_model : std::size_t(j.at("intermediate_size"));
-    c.context = j.at("max_position_embeddings");
-    c.scale_scores = false;
-    for (const json& group : j.at("attention_types"))
-      for (int r = 0; r < int(group[1]); ++r)
-        for (const json& kind : group[0])
-          c.windows.push_back(kind == "local" ? std::size_t(j.at("window_size")) : 0);
-  }
-  c.vocab = j.at("vocab_size");
-  c.ln_eps = j.at("layer_norm_epsilon");
-  const std::string t = j.value("torch_dtype", "");
-  c.dtype = t == "float32" ? "F32" : t == "float16" ? "F16" : t == "bfloat16" ? "BF16" : "";
-  return c;
-}
-
-std::vector<std::string> weight_files(const std::string& dir) {
-  std::ifstream index(dir + "model.safetensors.index.json");
-  if (!index.good()) return {"model.safetensors"};
-  std::set<std::string> files;
-  const json index_json = read_json(dir + "model.safetensors.index.json");
-  for (const auto& [name, file] : index_json.at("weight_map").items()) files.insert(file.get<std::string>());
-  return {files.begin(), files.end()};
-}
-
-std::string add(PretrainedModel& m, const std::string& name, const std::vector<std::uint8_t>& bytes) {
-  std::uint8_t* p = m.alloc_file(bytes.size());
-  REQUIRE(p != nullptr);
-  std::memcpy(p, bytes.data(), bytes.size());
-  return m.add_safetensors(name, p, bytes.size());
-}
-
 std::unique_ptr<PretrainedModel> load_fixture(const std::string& folder) {
-  const std::string dir = fixtures() + folder + "/";
-  auto m = std::make_unique<PretrainedModel>(config_of(read_json(dir + "config.json")));
-  REQUIRE(pretrained_config_error(m->config()) == "");
-  for (const std::string& f : weight_files(dir)) REQUIRE(add(*m, f, read_bytes(dir + f)) == "");
-  REQUIRE(m->finish() == "");
-  return m;
-}
-
-double max_abs(const std::vector<float>& got, const std::vector<double>& want) {
-  double m = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) m = std::max(m, std::abs(double(got[i]) - want[i]));
-  return m;
+  return load_model(fixtures() + folder + "/");
 }
 
 const char* const kFolders[] = {"gpt2-f32",     "gpt2-noprefix-f32", "gpt2-f16", "gpt2-bf16",

@@ -128,8 +128,34 @@ struct PretrainedRunOptions {
   bool lens = false;                     // logit lens: top lens_top_k per layer and position
   std::size_t lens_top_k = 5;
   const std::int32_t* token_types = nullptr;  // [T] (encoders with token type embeddings); nullptr: all 0
+  // Activation patching: the heads marked in patch_heads [L * H] take their outputs (before the
+  // output projection, every position) from an unpatched run on patch_source [T] (same length).
+  const std::int32_t* patch_source = nullptr;
+  std::size_t patch_source_length = 0;
+  const std::uint8_t* patch_heads = nullptr;
 };
 
+// patch_heads(): for each head (l, h), metric(corrupted run with head (l, h)'s outputs from the
+// clean run) - metric(corrupted run), metric = logits[at][answer] - logits[at][wrong].
+struct PatchHeadsArgs {
+  const std::int32_t* clean = nullptr;
+  const std::int32_t* corrupted = nullptr;
+  std::size_t t = 0;
+  std::int32_t answer = 0, wrong = 0;
+  std::size_t at = 0;  // the position of the metric (a decoder's last, an encoder's mask)
+};
+struct PatchHeadsResult {
+  std::vector<float> effects;  // [L * H], layer-major
+  float metric_clean = 0, metric_corrupted = 0;
+};
+// direct_logit_attribution(): each component's share of logits[at][answer] - logits[at][wrong]
+// through the final norm with its scale frozen (TransformerLens's apply_ln_to_stack).
+struct LogitAttribution {
+  std::vector<float> heads;  // [L * H]: head h's output at `at` through its rows of W_o, no bias
+  std::vector<float> mlps;   // [L]: each MLP's output at `at`, its bias included
+  float scale = 0;           // the final norm's divisor at `at`: sqrt(var + eps) or sqrt(mean x^2 + eps)
+  float logit_diff = 0;      // the run's own logits[at][answer] - logits[at][wrong]
+};
 struct PretrainedRunResult {
   std::vector<float> logits;           // [T, V] or [V]
   std::vector<float> attention;        // [L, H, T, T] when asked
@@ -184,6 +210,24 @@ class PretrainedModel {
                        std::uint64_t seed, std::int32_t stop_id, std::vector<std::int32_t>* out,
                        Path path = Path::simd);
 
+  // Activation patching over every head (PatchHeadsArgs). The work is shared where the maths
+  // allows: layers before a head's layer are the corrupted run's, and so are the rows before
+  // the first position where clean and corrupted differ (decoders); the heads of one layer
+  // then run as one batch through the rest of the model. patch_heads_begin() runs the clean
+  // and corrupted sequences; patch_heads_layer(l) fills effects[l * H .. (l + 1) * H) (a
+  // caller can show progress between layers); patch_heads() does both. naive: every head
+  // by a whole patched run (for the benchmark's comparison).
+  std::string patch_heads(const PatchHeadsArgs& args, PatchHeadsResult* out, Path path = Path::simd,
+                          bool naive = false);
+  std::string patch_heads_begin(const PatchHeadsArgs& args, PatchHeadsResult* out, Path path = Path::simd);
+  std::string patch_heads_layer(std::size_t layer, PatchHeadsResult* out, Path path = Path::simd,
+                                bool naive = false);
+  void patch_heads_end();
+  // Direct logit attribution at position at of tokens[0..t); pre-norm decoders only (an error
+  // in words for post-norm encoders and masked-LM heads, where the logits are no sum of parts).
+  std::string direct_logit_attribution(const std::int32_t* tokens, std::size_t t, std::int32_t answer,
+                                       std::int32_t wrong, std::size_t at, LogitAttribution* out,
+                                       Path path = Path::simd);
   // Bytes of activations and workspace one run over t tokens uses (with lens and attention as asked).
   std::size_t activation_bytes(std::size_t t, bool attention, bool all_logits, bool lens) const;
 
@@ -213,6 +257,17 @@ class PretrainedModel {
 
  private:
   struct Slot;
+  struct PatchSession;
+  // What forward() keeps of a run for the causal tools (each part only when asked).
+  struct Trace {
+    bool keep_x = false, keep_qkv = false;
+    std::size_t at = 0;                 // the row of mlp and x_final
+    std::vector<float> z;               // [L, T, H * d_k]: the heads' outputs before W_o
+    std::vector<float> x;               // [L, T, d]: the residual entering each layer
+    std::vector<float> qkv;             // [L, T, qkv_width()]: keys rotated
+    std::vector<float> mlp;             // [L, d]: each MLP's output at row `at`
+    std::vector<float> x_final;         // [d]: the residual after the last layer at row `at`
+  };
   struct Layer {
     Tensor t[kLayerSlots];
   };
@@ -235,13 +290,28 @@ class PretrainedModel {
   // y[rows, d] = the block's norm of x with weight w (and bias b for LayerNorm).
   void norm(Path path, const Tensor& w, const Tensor& b, const float* x, float* y, std::size_t rows);
   void mlp(Path path, const Layer& y, const float* a, std::size_t rows, float* out);
+  // heads_out: rows t0..t-1 of every head's output, [t - t0, H * d_k].
   void attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv,
-              const std::uint8_t* ablate, float* attention_out);
+              const std::uint8_t* ablate, float* attention_out, float* heads_out);
   void attend_head(Path path, std::size_t l, std::size_t h, std::size_t t0, std::size_t t, const float* qkv,
-                   const std::uint8_t* ablate, float* attention_out, std::size_t worker);
+                   const std::uint8_t* ablate, float* attention_out, float* heads_out, std::size_t worker);
+  // One layer's q, k, v for `seqs` sequences of n rows each (rows at positions p0..p0+n-1; the
+  // rotary tables in rope_cos_ / rope_sin_ are those rows'): x [seqs * n, d] -> qkv [seqs * n, qkv_width()].
+  void layer_qkv(Path path, std::size_t l, float* x, std::size_t seqs, std::size_t n, float* qkv);
+  // The rest of a layer after attention: x [rows, d] += heads [rows, H * d_k] W_o (+ b) and the MLP
+  // (sequential, parallel or post-norm). mlp_at: where the MLP's output row `trace->at` is kept.
+  void layer_rest(Path path, std::size_t l, float* x, const float* heads, std::size_t rows, Trace* trace);
+  // The causal tools' parts (pretrained_causal.cpp).
+  void trace_run(Path path, const std::int32_t* tokens, std::size_t t, const PretrainedRunOptions& options,
+                 PretrainedRunResult* result, Trace* trace);
+  std::string run_patched(const std::int32_t* tokens, std::size_t t, const PretrainedRunOptions& options,
+                          PretrainedRunResult* result, Path path);
+  void unembed_difference(std::int32_t answer, std::int32_t wrong, std::vector<float>* u, float* bias) const;
+  std::string patch_continue(Path path, std::size_t l, std::size_t seqs, float* metrics);
   std::string check(const std::int32_t* tokens, std::size_t t) const;
   void forward(const std::int32_t* tokens, std::size_t t0, std::size_t t, const PretrainedRunOptions& options,
-               PretrainedRunResult* result, Path path, bool cache);
+               PretrainedRunResult* result, Path path, bool cache, Trace* trace = nullptr,
+               const float* patch_z = nullptr);
   void lens_layer(Path path, std::size_t l, std::size_t t, std::size_t k, PretrainedRunResult* r);
   // out[rows, d] = what the unembedding reads: norm_f(x), or the masked-LM head's transform.
   void head(Path path, const float* x, std::size_t rows, float* out);
@@ -270,6 +340,7 @@ class PretrainedModel {
   // generate(): q, k, v [layers][kv_rows_][qkv_width()], freed when it returns.
   std::vector<float> kv_;
   std::size_t kv_rows_ = 0;
+  std::unique_ptr<PatchSession> patch_;  // between patch_heads_begin and patch_heads_end
 };
 
 }  // namespace headlab

@@ -11,6 +11,7 @@
 #include "headlab/pretrained_safetensors.hpp"
 #include "headlab/tasks.hpp"  // Rng
 #include "pretrained_arch.hpp"
+#include "pretrained_causal.hpp"
 
 namespace headlab {
 
@@ -582,15 +583,15 @@ void PretrainedModel::mlp(Path path, const Layer& y, const float* a, std::size_t
 
 // Heads split over the workers, each with its own workspace.
 void PretrainedModel::attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv,
-                             const std::uint8_t* ablate, float* attention_out) {
+                             const std::uint8_t* ablate, float* attention_out, float* heads_out) {
   parallel(config_.num_heads, [&](std::size_t h, std::size_t worker) {
-    attend_head(path, l, h, t0, t, qkv, ablate, attention_out, worker);
+    attend_head(path, l, h, t0, t, qkv, ablate, attention_out, heads_out, worker);
   });
 }
 
 void PretrainedModel::attend_head(Path path, std::size_t l, std::size_t h, std::size_t t0, std::size_t t,
                                   const float* qkv, const std::uint8_t* ablate, float* attention_out,
-                                  std::size_t worker) {
+                                  float* heads_out, std::size_t worker) {
   const BlockSpec& b = block_;
   const std::size_t nh = b.heads, dk = b.head_dim, ld = qkv_width(), ldo = nh * dk, w = b.windows[l];
   const std::size_t j = h / (nh / b.kv_heads);  // the key-value head this query head reads
@@ -599,7 +600,7 @@ void PretrainedModel::attend_head(Path path, std::size_t l, std::size_t h, std::
   float* kt = kt_.data() + worker * kt_part_;
   const float *q = qkv + b.q_base + h * b.q_stride, *k = qkv + b.k_base + j * b.kv_stride,
               *v = qkv + b.v_base + j * b.kv_stride;
-  float* o = heads_.data() + h * dk;
+  float* o = heads_out + h * dk;
   const bool off = ablate && ablate[l * nh + h];
   AttentionArgs a;
   a.d_k = a.d_v = dk;
@@ -730,16 +731,78 @@ std::string PretrainedModel::run(const std::int32_t* tokens, std::size_t t,
                " is outside 0.." + std::to_string(types - 1) +
                (globals_[type_embed].present ? "" : " (the model has no token type embeddings)");
   }
+  if (options.patch_heads) return run_patched(tokens, t, options, result, path);
   forward(tokens, 0, t, options, result, path, false);
   return "";
 }
 
+void PretrainedModel::layer_qkv(Path path, std::size_t l, float* x, std::size_t seqs, std::size_t n,
+                                float* qkv) {
+  const BlockSpec& b = block_;
+  const Layer& y = layers_[l];
+  const std::size_t d = config_.d_model, qw = qkv_width(), rows = seqs * n;
+  const float* a = x;
+  if (!b.post_norm) {
+    norm(path, y.t[norm1_w], y.t[norm1_b], x, ln_.data(), rows);
+    a = ln_.data();
+  }
+  if (b.fused_qkv) {
+    linear(path, a, d, rows, y.t[qkv_w], y.t[qkv_b], qkv, qw);
+  } else {
+    linear(path, a, d, rows, y.t[q_w], y.t[q_b], qkv + b.q_base, qw);
+    linear(path, a, d, rows, y.t[k_w], y.t[k_b], qkv + b.k_base, qw);
+    linear(path, a, d, rows, y.t[v_w], y.t[v_b], qkv + b.v_base, qw);
+  }
+  if (b.positions != BlockSpec::Positions::rotary) return;
+  const std::size_t dk = b.head_dim;
+  for (std::size_t s = 0; s < seqs; ++s) {
+    float* rows_qkv = qkv + s * n * qw;
+    for (std::size_t h = 0; h < b.heads; ++h)
+      rotary_apply(path, {n, 1, dk, b.rope.rot_dim, rows_qkv + b.q_base + h * b.q_stride, qw, rope_cos_.data(),
+                          rope_sin_.data()});
+    for (std::size_t h = 0; h < b.kv_heads; ++h)
+      rotary_apply(path, {n, 1, dk, b.rope.rot_dim, rows_qkv + b.k_base + h * b.kv_stride, qw, rope_cos_.data(),
+                          rope_sin_.data()});
+  }
+}
+
+void PretrainedModel::layer_rest(Path path, std::size_t l, float* x, const float* heads, std::size_t rows,
+                                 Trace* trace) {
+  const BlockSpec& b = block_;
+  const Layer& y = layers_[l];
+  const std::size_t d = config_.d_model;
+  float *ln = ln_.data(), *att = tmp_.data(), *mlp_out = b.parallel_residual ? tmp2_.data() : att;
+  linear(path, heads, b.heads * b.head_dim, rows, y.t[o_w], y.t[o_b], att, d);
+  if (b.parallel_residual) {
+    // X' = X + Att + MLP(norm2(X))
+    norm(path, y.t[norm2_w], y.t[norm2_b], x, ln, rows);
+    mlp(path, y, ln, rows, mlp_out);
+    add(path, x, att, x, rows * d);
+    add(path, x, mlp_out, x, rows * d);
+  } else if (b.post_norm) {
+    add(path, x, att, x, rows * d);
+    norm(path, y.t[norm1_w], y.t[norm1_b], x, x, rows);
+    mlp(path, y, x, rows, mlp_out);
+    add(path, x, mlp_out, x, rows * d);
+    norm(path, y.t[norm2_w], y.t[norm2_b], x, x, rows);
+  } else {
+    add(path, x, att, x, rows * d);
+    norm(path, y.t[norm2_w], y.t[norm2_b], x, ln, rows);
+    mlp(path, y, ln, rows, mlp_out);
+    add(path, x, mlp_out, x, rows * d);
+  }
+  if (trace && !trace->mlp.empty())
+    std::copy(mlp_out + trace->at * d, mlp_out + (trace->at + 1) * d, trace->mlp.data() + l * d);
+}
+
 // Rows t0..t-1 of tokens[0..t) (checked). cache: q, k, v of every layer kept in
 // kv_ at their positions (keys already rotated), and rows before t0 taken from there
-// (t0 > 0 only with cache; options other than ablate only with t0 = 0).
+// (t0 > 0 only with cache; options other than ablate only with t0 = 0). trace (t0 = 0):
+// what the causal tools keep, sized by the caller; patch_z [L, t, H * d_k]: the outputs of
+// the heads options.patch_heads marks.
 void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::size_t t,
                               const PretrainedRunOptions& options, PretrainedRunResult* result, Path path,
-                              bool cache) {
+                              bool cache, Trace* trace, const float* patch_z) {
   const PretrainedConfig& c = config_;
   const BlockSpec& b = block_;
   const std::size_t lens_k =
@@ -751,8 +814,7 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
   r.attention.assign(options.attention ? big_l * nh * t * t : 0, 0.0f);
   r.lens_ids.assign(big_l * t * lens_k, 0);
   r.lens_probs.assign(big_l * t * lens_k, 0.0f);
-  float *x = x_.data(), *ln = ln_.data(), *att = tmp_.data(),
-        *mlp_out = b.parallel_residual ? tmp2_.data() : att;
+  float *x = x_.data(), *ln = ln_.data();
 
   const Tensor &emb = globals_[embed], &pos = globals_[pos_embed];
   const void* pos_rows = pos.present ? static_cast<const std::uint8_t*>(pos.data) +
@@ -764,61 +826,32 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
     std::vector<std::int32_t> zeros;
     const std::int32_t* types = options.token_types ? options.token_types + t0 : nullptr;
     if (!types) zeros.assign(n, 0), types = zeros.data();
-    embed_wide(path, types, n, d, te.data, te.dtype, nullptr, te.dtype, att);
-    add(path, x, att, x, n * d);
+    embed_wide(path, types, n, d, te.data, te.dtype, nullptr, te.dtype, tmp_.data());
+    add(path, x, tmp_.data(), x, n * d);
   }
   if (b.embed_scale != 1.0f) scale(path, x, n * d, b.embed_scale);
   if (b.embed_norm) norm(path, globals_[embed_norm_w], globals_[embed_norm_b], x, x, n);
-  const bool rotary = b.positions == BlockSpec::Positions::rotary;
-  if (rotary) rope_table(b.rope, t0, n, rope_cos_.data(), rope_sin_.data());
+  if (b.positions == BlockSpec::Positions::rotary) rope_table(b.rope, t0, n, rope_cos_.data(), rope_sin_.data());
+  const std::size_t hw = nh * b.head_dim;
   for (std::size_t l = 0; l < big_l; ++l) {
-    const Layer& y = layers_[l];
     float* qkv = cache ? kv_.data() + l * kv_rows_ * qw : qkv_.data();
-    float* rows_qkv = qkv + t0 * qw;
-    const float* a_in = x;
-    if (!b.post_norm) {
-      norm(path, y.t[norm1_w], y.t[norm1_b], x, ln, n);
-      a_in = ln;
-    }
-    if (b.fused_qkv) {
-      linear(path, a_in, d, n, y.t[qkv_w], y.t[qkv_b], rows_qkv, qw);
-    } else {
-      linear(path, a_in, d, n, y.t[q_w], y.t[q_b], rows_qkv + b.q_base, qw);
-      linear(path, a_in, d, n, y.t[k_w], y.t[k_b], rows_qkv + b.k_base, qw);
-      linear(path, a_in, d, n, y.t[v_w], y.t[v_b], rows_qkv + b.v_base, qw);
-    }
-    if (rotary) {
-      const std::size_t dk = b.head_dim;
+    if (trace && trace->keep_x) std::copy(x, x + n * d, trace->x.data() + l * t * d);
+    layer_qkv(path, l, x, 1, n, qkv + t0 * qw);
+    if (trace && trace->keep_qkv) std::copy(qkv, qkv + n * qw, trace->qkv.data() + l * t * qw);
+    attend(path, l, t0, t, qkv, options.ablate, options.attention ? r.attention.data() + l * nh * t * t : nullptr,
+           heads_.data());
+    if (trace) std::copy(heads_.data(), heads_.data() + n * hw, trace->z.data() + l * t * hw);
+    if (patch_z && options.patch_heads)
       for (std::size_t h = 0; h < nh; ++h)
-        rotary_apply(path, {n, 1, dk, b.rope.rot_dim, rows_qkv + b.q_base + h * b.q_stride, qw,
-                            rope_cos_.data(), rope_sin_.data()});
-      for (std::size_t h = 0; h < b.kv_heads; ++h)
-        rotary_apply(path, {n, 1, dk, b.rope.rot_dim, rows_qkv + b.k_base + h * b.kv_stride, qw,
-                            rope_cos_.data(), rope_sin_.data()});
-    }
-    attend(path, l, t0, t, qkv, options.ablate,
-           options.attention ? r.attention.data() + l * nh * t * t : nullptr);
-    linear(path, heads_.data(), nh * b.head_dim, n, y.t[o_w], y.t[o_b], att, d);
-    if (b.parallel_residual) {
-      // X' = X + Att + MLP(norm2(X))
-      norm(path, y.t[norm2_w], y.t[norm2_b], x, ln, n);
-      mlp(path, y, ln, n, mlp_out);
-      add(path, x, att, x, n * d);
-      add(path, x, mlp_out, x, n * d);
-    } else if (b.post_norm) {
-      add(path, x, att, x, n * d);
-      norm(path, y.t[norm1_w], y.t[norm1_b], x, x, n);
-      mlp(path, y, x, n, mlp_out);
-      add(path, x, mlp_out, x, n * d);
-      norm(path, y.t[norm2_w], y.t[norm2_b], x, x, n);
-    } else {
-      add(path, x, att, x, n * d);
-      norm(path, y.t[norm2_w], y.t[norm2_b], x, ln, n);
-      mlp(path, y, ln, n, mlp_out);
-      add(path, x, mlp_out, x, n * d);
-    }
+        if (options.patch_heads[l * nh + h])
+          for (std::size_t i = 0; i < n; ++i) {
+            const float* from = patch_z + (l * t + i) * hw + h * b.head_dim;
+            std::copy(from, from + b.head_dim, heads_.data() + i * hw + h * b.head_dim);
+          }
+    layer_rest(path, l, x, heads_.data(), n, trace);
     if (lens_k) lens_layer(path, l, t, lens_k, &r);
   }
+  if (trace) std::copy(x + trace->at * d, x + (trace->at + 1) * d, trace->x_final.data());
   const std::size_t rows = options.all_logits ? n : 1;
   const float* last = x + (n - rows) * d;
   head(path, last, rows, ln);
