@@ -185,14 +185,16 @@ class PretrainedCoreJs {
     return val(emscripten::typed_memory_view(tokens_.size(), tokens_.data()));
   }
 
-  // options: { attention, allLogits, ablate /* L*H, 1 = off */, lens, lensTopK, tokenTypes /* T */ }
+  // options: { attention, allLogits, ablate /* L*H, 1 = off */, lens, lensTopK, tokenTypes /* T */,
+  //            patchSource /* ids */, patchHeads /* L*H, 1 = from patchSource's run */ }
   val run(double t_in, val options) {
     std::string error;
     const std::size_t t = tokens_length(t_in, &error);
     if (!error.empty()) return val(error);
     headlab::PretrainedRunOptions o;
     std::vector<std::uint8_t> ablate;
-    std::vector<std::int32_t> types;
+    std::vector<std::int32_t> types, patch_source;
+    std::vector<std::uint8_t> patch;
     if (is_object(options)) {
       o.attention = options["attention"].isTrue();
       o.all_logits = options["allLogits"].isTrue();
@@ -207,6 +209,18 @@ class PretrainedCoreJs {
           return val("ablate must have numLayers * numHeads = " + std::to_string(lh) + " entries, not " +
                      std::to_string(ablate.size()));
         o.ablate = ablate.data();
+      }
+      const val ps = options["patchSource"];
+      if (!ps.isUndefined() && !ps.isNull()) {
+        patch_source = emscripten::convertJSArrayToNumberVector<std::int32_t>(ps);
+        patch = emscripten::convertJSArrayToNumberVector<std::uint8_t>(options["patchHeads"]);
+        const std::size_t lh = model_->config().num_layers * model_->config().num_heads;
+        if (patch.size() != lh)
+          return val("patchHeads must have numLayers * numHeads = " + std::to_string(lh) + " entries, not " +
+                     std::to_string(patch.size()));
+        o.patch_source = patch_source.data();
+        o.patch_source_length = patch_source.size();
+        o.patch_heads = patch.data();
       }
       const val tt = options["tokenTypes"];
       if (!tt.isUndefined() && !tt.isNull()) {
@@ -226,6 +240,60 @@ class PretrainedCoreJs {
       r.set("lensIds", copy_of(result_.lens_ids.data(), result_.lens_ids.size()));
       r.set("lensProbs", copy_of(result_.lens_probs.data(), result_.lens_probs.size()));
     }
+    return r;
+  }
+
+  // patchHeads, a layer at a time: begin with the clean ids in the token buffer ({ metricClean,
+  // metricCorrupted } or an error), then patchHeadsLayer(l) for each layer (Float32Array [H]: each head's
+  // effect), then patchHeadsEnd(). naive: each head by a whole patched run (the benchmark's comparison).
+  val patch_heads_begin(double t_in, val corrupted, double answer, double wrong, double at) {
+    std::string error;
+    const std::size_t t = tokens_length(t_in, &error);
+    if (!error.empty()) return val(error);
+    corrupted_ = emscripten::convertJSArrayToNumberVector<std::int32_t>(corrupted);
+    if (corrupted_.size() != t)
+      return val("corrupted is " + std::to_string(corrupted_.size()) + " tokens long and clean " +
+                 std::to_string(t) + ": patching takes a head's output at every position, so both must have "
+                 "the same length");
+    headlab::PatchHeadsArgs a;
+    a.clean = tokens_.data(), a.corrupted = corrupted_.data(), a.t = t;
+    a.answer = static_cast<std::int32_t>(answer), a.wrong = static_cast<std::int32_t>(wrong);
+    a.at = static_cast<std::size_t>(at);
+    error = model_->patch_heads_begin(a, &patch_);
+    if (!error.empty()) return val(error);
+    val r = val::object();
+    r.set("metricClean", patch_.metric_clean);
+    r.set("metricCorrupted", patch_.metric_corrupted);
+    return r;
+  }
+
+  val patch_heads_layer(double layer, bool naive) {
+    if (!model_) return val(std::string("the model is not ready"));
+    const std::size_t l = static_cast<std::size_t>(layer), nh = model_->config().num_heads;
+    const std::string error = model_->patch_heads_layer(l, &patch_, headlab::Path::simd, naive);
+    if (!error.empty()) return val(error);
+    return copy_of(patch_.effects.data() + l * nh, nh);
+  }
+
+  void patch_heads_end() {
+    if (model_) model_->patch_heads_end();
+    std::vector<std::int32_t>().swap(corrupted_);
+  }
+
+  // { heads: Float32Array [L * H], mlps: Float32Array [L], scale, logitDiff } or an error.
+  val direct_logit_attribution(double t_in, double answer, double wrong, double at) {
+    std::string error;
+    const std::size_t t = tokens_length(t_in, &error);
+    if (!error.empty()) return val(error);
+    headlab::LogitAttribution d;
+    error = model_->direct_logit_attribution(tokens_.data(), t, static_cast<std::int32_t>(answer),
+                                             static_cast<std::int32_t>(wrong), static_cast<std::size_t>(at), &d);
+    if (!error.empty()) return val(error);
+    val r = val::object();
+    r.set("heads", copy_of(d.heads.data(), d.heads.size()));
+    r.set("mlps", copy_of(d.mlps.data(), d.mlps.size()));
+    r.set("scale", d.scale);
+    r.set("logitDiff", d.logit_diff);
     return r;
   }
 
@@ -300,6 +368,8 @@ class PretrainedCoreJs {
   std::unique_ptr<headlab::PretrainedModel> model_;
   std::vector<std::int32_t> tokens_;
   headlab::PretrainedRunResult result_;
+  headlab::PatchHeadsResult patch_;
+  std::vector<std::int32_t> corrupted_;  // patchHeadsBegin's argument
 };
 
 }  // namespace
@@ -316,6 +386,10 @@ EMSCRIPTEN_BINDINGS(headlab_pretrained) {
       .function("tokenBuffer", &PretrainedCoreJs::token_buffer)
       .function("run", &PretrainedCoreJs::run)
       .function("headScores", &PretrainedCoreJs::head_scores)
+      .function("patchHeadsBegin", &PretrainedCoreJs::patch_heads_begin)
+      .function("patchHeadsLayer", &PretrainedCoreJs::patch_heads_layer)
+      .function("patchHeadsEnd", &PretrainedCoreJs::patch_heads_end)
+      .function("directLogitAttribution", &PretrainedCoreJs::direct_logit_attribution)
       .function("generate", &PretrainedCoreJs::generate)
       .function("memoryBytes", &PretrainedCoreJs::memory_bytes)
 #ifdef HEADLAB_THREADS

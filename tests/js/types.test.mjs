@@ -144,10 +144,17 @@ const best: string = lens.layers[0].positions[0][0].token;
 const g = await model.generate('Once upon a time', { maxTokens: 5, temperature: 0.7, seed: 2 });
 const text: string = g.text + g.tokens.slice(g.promptLength).join('') + model.decode(g.ids);
 const dtype: 'F32' | 'F16' | 'BF16' = model.info.dtype;
+const [prompt] = lab.findings.ioiPrompts({ n: 1, seed: 0 });
+const patched = await model.patchHeads({ ...prompt, onProgress: ({ done, total }) => console.log(done / total), signal: controller.signal });
+const effect: number = patched.effects[9 * model.info.numHeads + 9] + patched.metricClean - patched.metricCorrupted;
+const viaIds = await model.patchHeads({ clean: ids, corrupted: [1, 2, 3], answer: 3, wrong: ' John', position: 2 });
+const dla = await model.directLogitAttribution({ ids: prompt.clean, answer: prompt.answer, wrong: prompt.wrong });
+const share: number = dla.heads[0] + dla.mlps[0] + dla.scale + dla.logitDiff + viaIds.answer;
+const swapped = await model.run(ids, { patch: { source: 'Virat hit the bat', heads: [{ layer: 9, head: 9 }] } });
 const n: number = model.info.contextLength + model.threads + tokens.length;
 model.dispose();
 await lab.loadPretrained({ config: {}, weights: [new ArrayBuffer(8), new Uint8Array(8)], tokenizer: '{}' });
-export { fromFiles, attention, p, induction, best, text, dtype, n };
+export { fromFiles, attention, p, induction, best, text, dtype, n, effect, share, swapped };
 `;
 const untyped = `import { createHeadlab } from '${api}';
 const lab = await createHeadlab();
@@ -182,6 +189,10 @@ const plainRun = await model.run('Virat', { topK: 2 });
 const noAttention: Float32Array = plainRun.attention;
 // @ts-expect-error topk (misspelt) is no option of PretrainedModel.run
 await model.run('Virat', { topk: 2 });
+// @ts-expect-error a patch needs the heads it patches
+await model.run('Virat', { patch: { source: 'Kohli' } });
+// @ts-expect-error the metric's tokens are answer and wrong, not target
+await model.patchHeads({ clean: 'a', corrupted: 'b', answer: 1, target: 2 });
 const scaling = lab.scalingExperiment({ dK: 8 });
 blobs.push(new Blob([scaling.dotProducts, scaling.weightsScaled]));
 const layer = lab.createLayer(weights);
@@ -307,6 +318,8 @@ test('every typed-array result is over a plain ArrayBuffer, from the threads bui
     tokenize: model.tokenize('Virat hit the ball'), run: await model.run('Virat hit the ball', { attention: true, allLogits: true }),
     headScores: await model.headScores({ length: 4 }), logitLens: await model.logitLens('The cat', { topK: 2 }),
     generate: await model.generate('a', { maxTokens: 2, temperature: 0 }),
+    patchHeads: await model.patchHeads({ clean: [5, 6, 7], corrupted: [5, 8, 7], answer: 1, wrong: 2 }),
+    directLogitAttribution: await model.directLogitAttribution({ ids: 'Virat hit', answer: 1, wrong: 2 }),
   });
   model.dispose();
   assert.equal(lab.liveWorkerCount(), 0);

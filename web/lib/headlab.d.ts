@@ -711,6 +711,64 @@ export interface PretrainedRunOptions {
   pair?: string;
   /** Encoders: one token type per id (default all 0); not with pair. */
   tokenTypes?: Int32Array | number[];
+  /**
+   * Activation patching: the listed heads' outputs (per head, before the output projection, at every
+   * position) are taken from a run on `source`, which must have the same length (a RangeError otherwise).
+   */
+  patch?: { source: string | Int32Array | number[]; heads: Array<{ layer: number; head: number }> };
+}
+
+/** A token for a metric: its id, or a text that is exactly one token (' Mary'; nothing added). */
+export type OneToken = number | string;
+
+export interface PatchHeadsOptions {
+  /** The prompt whose heads' outputs are patched in. */
+  clean: string | Int32Array | number[];
+  /** The prompt run with one head at a time patched; the same length as clean. */
+  corrupted: string | Int32Array | number[];
+  answer: OneToken;
+  wrong: OneToken;
+  /** Where the metric is read: default a decoder's last position, an encoder's first mask token. */
+  position?: number;
+  /** Called after each layer's heads. */
+  onProgress?: (progress: { done: number; total: number }) => void;
+  /** Stops between layers; the promise rejects with an AbortError. */
+  signal?: AbortSignal;
+}
+
+export interface PatchHeadsResult {
+  /** numLayers × numHeads, layer-major: metric(corrupted with the head from clean) − metric(corrupted). */
+  effects: Float32Array<ArrayBuffer>;
+  /** logit[answer] − logit[wrong] on the clean prompt. */
+  metricClean: number;
+  /** logit[answer] − logit[wrong] on the corrupted prompt. */
+  metricCorrupted: number;
+  position: number;
+  /** The token ids compared. */
+  answer: number;
+  wrong: number;
+}
+
+export interface DirectLogitAttributionOptions {
+  ids: string | Int32Array | number[];
+  answer: OneToken;
+  wrong: OneToken;
+  /** Default the last position. */
+  position?: number;
+}
+
+export interface DirectLogitAttribution {
+  /** numLayers × numHeads, layer-major: each head's direct share of logit[answer] − logit[wrong]. */
+  heads: Float32Array<ArrayBuffer>;
+  /** numLayers: each MLP's direct share. */
+  mlps: Float32Array<ArrayBuffer>;
+  /** The final norm's scale of the whole residual at the position. */
+  scale: number;
+  /** logit[answer] − logit[wrong] from the run itself. */
+  logitDiff: number;
+  position: number;
+  answer: number;
+  wrong: number;
 }
 
 export interface PretrainedRunResult {
@@ -799,6 +857,13 @@ export declare class PretrainedModel {
   logitLens(textOrIds: string | Int32Array | number[], options?: { topK?: number; ablate?: Array<{ layer: number; head: number }> }): Promise<PretrainedLogitLens>;
   /** Encoders: the topK (default 5) most probable tokens at each [MASK] / <mask> of text. */
   fill(text: string, options?: { topK?: number; ablate?: Array<{ layer: number; head: number }> }): Promise<PretrainedFillResult>;
+  /**
+   * Activation patching of every head, clean into corrupted: effects[layer × numHeads + head]. Layers
+   * before a head's, and a decoder's rows before the first difference, are computed once.
+   */
+  patchHeads(options: PatchHeadsOptions): Promise<PatchHeadsResult>;
+  /** Each head's and MLP's direct contribution to logit[answer] − logit[wrong]. Pre-norm decoders. */
+  directLogitAttribution(options: DirectLogitAttributionOptions): Promise<DirectLogitAttribution>;
   /** '' starts from bos_token_id. Decoders only. */
   generate(prompt: string | Int32Array | number[], options?: PretrainedGenerateOptions): Promise<PretrainedGenerateResult>;
   dispose(): void;

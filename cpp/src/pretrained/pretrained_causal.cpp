@@ -80,7 +80,11 @@ std::string PretrainedModel::patch_heads_begin(const PatchHeadsArgs& args, Patch
   if (args.at >= args.t)
     return "position " + std::to_string(args.at) + " is outside 0.." + std::to_string(args.t - 1) + " (the tokens)";
   auto s = std::make_unique<PatchSession>();
+  s->ids.assign(args.clean, args.clean + args.t);
+  s->ids.insert(s->ids.end(), args.corrupted, args.corrupted + args.t);
   s->args = args;
+  s->args.clean = s->ids.data();
+  s->args.corrupted = s->ids.data() + args.t;
   const std::size_t t = args.t, at = args.at, d = c.d_model, big_l = c.num_layers, nh = block_.heads;
   // A decoder's rows before the first difference are the same in every run, and rows after
   // `at` never reach it: only rows p0..at are recomputed. An encoder recomputes every row.
@@ -100,10 +104,10 @@ std::string PretrainedModel::patch_heads_begin(const PatchHeadsArgs& args, Patch
     const float* row = res.logits.data() + (o.all_logits ? at * c.vocab : 0);
     return row[args.answer] - row[args.wrong];
   };
-  trace_run(path, args.clean, t, o, &r, &s->clean);
+  trace_run(path, s->args.clean, t, o, &r, &s->clean);
   out->metric_clean = metric(r);
   s->corrupted.keep_x = s->corrupted.keep_qkv = true;
-  trace_run(path, args.corrupted, t, o, &r, &s->corrupted);
+  trace_run(path, s->args.corrupted, t, o, &r, &s->corrupted);
   out->metric_corrupted = metric(r);
   out->effects.assign(big_l * nh, 0.0f);
   unembed_difference(args.answer, args.wrong, &s->u, &s->bias);

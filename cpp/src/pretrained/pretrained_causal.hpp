@@ -11,7 +11,8 @@ namespace headlab {
 
 // Between patch_heads_begin and patch_heads_end: the two runs' traces and the shared rows.
 struct PretrainedModel::PatchSession {
-  PatchHeadsArgs args;
+  PatchHeadsArgs args;  // pointing into ids
+  std::vector<std::int32_t> ids;  // [clean | corrupted], the session's own copy
   Trace clean, corrupted;
   std::size_t p0 = 0, end = 0;  // the rows every patched run recomputes: p0..end-1
   std::size_t group = 1;        // patched runs batched together

@@ -15,6 +15,9 @@ const SLACK_BYTES = 64 * 2 ** 20;  // the module's own memory, malloc's overhead
 
 const MAX_THREADS = 64;  // PretrainedCore.setThreads' limit
 
+/** patchHeads({ …, [NAIVE]: true }): every head by a whole patched run, the benchmark's comparison. */
+export const NAIVE = Symbol('headlab.patchHeads.naive');
+
 /** GPT-2's byte-level alphabet, character → byte (bytes_to_unicode in OpenAI's encoder.py, inverted). */
 let byteOfChar = null;
 function byteLevelBytes(token) {
@@ -536,6 +539,8 @@ export class PretrainedModel {
    * call: their outputs are zeroed before the output projection (whose bias stays). An encoder's
    * `logits` are the masked-LM logits at every position ([T, V]) and `next` is empty (see fill);
    * `pair` (a second text) or `tokenTypes` (one per id) give it token types, returned as `tokenTypes`.
+   * `patch: { source, heads }` is activation patching: the listed heads' outputs (before the output
+   * projection, at every position) are taken from a run on `source` (text or ids of the same length).
    * @param {string|Int32Array|number[]} textOrIds
    * @param {import('../headlab').PretrainedRunOptions} [options]
    * @returns {Promise<import('../headlab').PretrainedRunResult>}
@@ -557,8 +562,9 @@ export class PretrainedModel {
     const { vocabSize: V } = this._info;
     const topK = this._count(fn, 'topK', options.topK, 10, V);
     const ablate = this._ablation(fn, options.ablate);
+    const patch = this._patch(fn, options.patch);
     this._put(core, ids);
-    const r = this._check('run', core.run(ids.length, { attention, allLogits, ablate, lens: false, lensTopK: 0, tokenTypes: types }));
+    const r = this._check('run', core.run(ids.length, { attention, allLogits, ablate, lens: false, lensTopK: 0, tokenTypes: types, ...patch }));
     const T = ids.length;
     const offset = allLogits ? (T - 1) * V : 0;
     const out = { ids, tokens: this._tokens(ids), logits: r.logits, next: encoder ? [] : this._top(r.logits, offset, V, topK) };
@@ -655,23 +661,144 @@ export class PretrainedModel {
     return v;
   }
 
-  /** @private [{ layer, head }] → Uint8Array [numLayers * numHeads], 1 = off. */
-  _ablation(fn, ablate) {
+  /** @private [{ layer, head }] → Uint8Array [numLayers * numHeads], 1 = listed. */
+  _ablation(fn, ablate, name = 'ablate') {
     const { numLayers: L, numHeads: H } = this._info;
     const mask = new Uint8Array(L * H);
     if (ablate === undefined) return mask;
-    if (!Array.isArray(ablate)) throw new TypeError(`${fn}: ablate must be an array of { layer, head }, got ${describe(ablate)}`);
+    if (!Array.isArray(ablate)) throw new TypeError(`${fn}: ${name} must be an array of { layer, head }, got ${describe(ablate)}`);
     ablate.forEach((x, i) => {
-      if (x === null || typeof x !== 'object') throw new TypeError(`${fn}: ablate[${i}] must be { layer, head }, got ${describe(x)}`);
+      if (x === null || typeof x !== 'object') throw new TypeError(`${fn}: ${name}[${i}] must be { layer, head }, got ${describe(x)}`);
       for (const [key, n] of [['layer', L], ['head', H]]) {
         const v = x[key];
-        const msg = `${fn}: ablate[${i}].${key} must be an integer in 0..${n - 1}, got ${describe(v)}`;
+        const msg = `${fn}: ${name}[${i}].${key} must be an integer in 0..${n - 1}, got ${describe(v)}`;
         if (typeof v !== 'number') throw new TypeError(msg);
         if (!Number.isInteger(v) || v < 0 || v >= n) throw new RangeError(msg);
       }
       mask[x.layer * H + x.head] = 1;
     });
     return mask;
+  }
+
+  /** @private run's patch option → the engine's { patchSource, patchHeads }, or {} without one. */
+  _patch(fn, patch) {
+    if (patch === undefined) return {};
+    if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
+      throw new TypeError(`${fn}: patch must be { source, heads }, got ${describe(patch)}`);
+    }
+    for (const key of Object.keys(patch)) {
+      if (key !== 'source' && key !== 'heads') throw new TypeError(`${fn}: patch has no option '${key}' (it takes source and heads)`);
+    }
+    if (patch.heads === undefined) throw new TypeError(`${fn}: patch.heads must list the heads to patch, as [{ layer, head }, …]`);
+    const patchSource = this._sequence(fn.slice(fn.indexOf('.') + 1), patch.source, 'patch.source');
+    return { patchSource, patchHeads: this._ablation(fn, patch.heads, 'patch.heads') };
+  }
+
+  /** @private A token id, or a text that is one token (nothing added), as the metric's answer or wrong token. */
+  _oneToken(fn, name, value) {
+    const V = this._info.vocabSize;
+    if (typeof value === 'number') {
+      if (!Number.isInteger(value) || value < 0 || value >= V) throw new RangeError(`${fn}: ${name} must be a token id in 0..${V - 1}, got ${value}`);
+      return value;
+    }
+    if (typeof value !== 'string') throw new TypeError(`${fn}: ${name} must be a token id or a text that is one token (like ' Mary'), got ${describe(value)}`);
+    const ids = this._tok.tokenizer.encode(value, { add_special_tokens: false }).ids;
+    if (ids.length !== 1) {
+      throw new RangeError(`${fn}: ${name} ${JSON.stringify(value)} is ${ids.length} tokens (${this._tokens(ids).map((t) => JSON.stringify(t)).join(', ')}); ` +
+        'the metric compares two single tokens: give a token id or a one-token text');
+    }
+    return ids[0];
+  }
+
+  /** @private The metric's position: options.position, else an encoder's first mask token, else the last. */
+  _position(fn, position, ids, name) {
+    if (position !== undefined) {
+      if (typeof position !== 'number' || !Number.isInteger(position) || position < 0 || position >= ids.length) {
+        throw new RangeError(`${fn}: position must be an integer in 0..${ids.length - 1} (a position of ${name}), got ${describe(position)}`);
+      }
+      return position;
+    }
+    if (this._info.kind !== 'encoder') return ids.length - 1;
+    const mask = this._tok.tokenizer.token_to_id(this._maskToken());
+    const at = ids.indexOf(mask);
+    if (at < 0) throw new RangeError(`${fn}: ${name} has no mask token and no position was given: an encoder's metric is read where it guesses`);
+    return at;
+  }
+
+  /**
+   * Activation patching of every head: for each head, metric(corrupted run with that head's outputs
+   * from the clean run) − metric(corrupted run), metric = logit[answer] − logit[wrong] at `position`
+   * (a decoder's last; an encoder's first mask token). `clean` and `corrupted` are texts or ids of the
+   * same length; `answer` and `wrong` token ids or one-token texts (' Mary'). Work the heads share is
+   * done once: layers before a head's, a decoder's rows before the first difference, and each layer's
+   * heads run as one batch. The work goes a layer at a time, giving the page its turn between layers;
+   * `onProgress({ done, total })` hears of each, and `signal` stops it (the promise rejects with an
+   * AbortError).
+   * @param {import('../headlab').PatchHeadsOptions} options
+   * @returns {Promise<import('../headlab').PatchHeadsResult>}
+   * @example
+   * const [p] = lab.findings.ioiPrompts({ n: 1 });
+   * const { effects } = await model.patchHeads(p);  // p: { clean, corrupted, answer, wrong }
+   * effects[9 * model.info.numHeads + 9];  // head 9.9's effect
+   */
+  async patchHeads(options) {
+    const fn = 'PretrainedModel.patchHeads';
+    const core = this._live('patchHeads');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const clean = this._sequence('patchHeads', options.clean, 'clean');
+    const corrupted = this._sequence('patchHeads', options.corrupted, 'corrupted');
+    if (clean.length !== corrupted.length) {
+      throw new RangeError(`${fn}: clean is ${clean.length} tokens and corrupted ${corrupted.length}; patching takes a head's output at every position, so both must have the same length`);
+    }
+    const answer = this._oneToken(fn, 'answer', options.answer);
+    const wrong = this._oneToken(fn, 'wrong', options.wrong);
+    const position = this._position(fn, options.position, clean, 'clean');
+    const { onProgress, signal } = options;
+    if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError(`${fn}: onProgress must be a function, got ${describe(onProgress)}`);
+    if (signal !== undefined && !(signal && typeof signal.aborted === 'boolean')) throw new TypeError(`${fn}: signal must be an AbortSignal, got ${describe(signal)}`);
+    const naive = options[NAIVE] === true;
+    const { numLayers: L, numHeads: H } = this._info;
+    if (signal?.aborted) throw abortError(fn, null, signal);
+    this._put(core, clean);
+    const begun = this._check('patchHeads', core.patchHeadsBegin(clean.length, corrupted, answer, wrong, position));
+    const effects = new Float32Array(L * H);
+    try {
+      for (let l = 0; l < L; l++) {
+        effects.set(this._check('patchHeads', core.patchHeadsLayer(l, naive)), l * H);
+        onProgress?.({ done: l + 1, total: L });
+        if (l + 1 < L) await new Promise((resolve) => setTimeout(resolve, 0));
+        if (signal?.aborted) throw abortError(fn, null, signal);
+        if (!this._core) throw new TypeError(`${fn}: this model was disposed while patching`);
+      }
+    } finally {
+      this._core?.patchHeadsEnd();
+    }
+    return { effects, metricClean: begun.metricClean, metricCorrupted: begun.metricCorrupted, position, answer, wrong };
+  }
+
+  /**
+   * Direct logit attribution at `position` (default the last) of a pre-norm decoder: each head's output
+   * there through its rows of the output projection (no bias), and each MLP's output, centred (LayerNorm)
+   * and divided by the final norm's scale of the whole residual, times the norm's weight, dotted with
+   * W_U[answer] − W_U[wrong] (TransformerLens's apply_ln_to_stack). Encoders (post-norm, masked-LM head)
+   * are refused: their logits are no sum of parts; patchHeads works on them.
+   * @param {import('../headlab').DirectLogitAttributionOptions} options
+   * @returns {Promise<import('../headlab').DirectLogitAttribution>}
+   * @example
+   * const d = await model.directLogitAttribution({ ids: 'When Mary and John went to the store, John gave a drink to', answer: ' Mary', wrong: ' John' });
+   * d.heads;  // Float32Array [numLayers × numHeads]
+   */
+  async directLogitAttribution(options) {
+    const fn = 'PretrainedModel.directLogitAttribution';
+    const core = this._live('directLogitAttribution');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const ids = this._sequence('directLogitAttribution', options.ids, 'ids');
+    const answer = this._oneToken(fn, 'answer', options.answer);
+    const wrong = this._oneToken(fn, 'wrong', options.wrong);
+    const position = this._position(fn, options.position, ids, 'ids');
+    this._put(core, ids);
+    const r = this._check('directLogitAttribution', core.directLogitAttribution(ids.length, answer, wrong, position));
+    return { heads: r.heads, mlps: r.mlps, scale: r.scale, logitDiff: r.logitDiff, position, answer, wrong };
   }
 
   /**
