@@ -78,7 +78,8 @@ Worst check_fixture(const std::string& name) {
     CHECK(max_abs(r.logits, want) / largest(want) > 100 * tol);
   }
   for (const json& c : expected.at("patchHeads")) {
-    const auto clean = ids_of(c, "clean"), corrupted = ids_of(c, "corrupted"), types = ids_of(c, "tokenTypes");
+    const auto clean = ids_of(c, "clean"), corrupted = ids_of(c, "corrupted"),
+               types = ids_of(c, "tokenTypes");
     PatchHeadsArgs a;
     a.clean = clean.data(), a.corrupted = corrupted.data(), a.t = clean.size();
     a.answer = c.at("answer"), a.wrong = c.at("wrong"), a.at = c.at("at");
@@ -104,8 +105,8 @@ Worst check_fixture(const std::string& name) {
   for (const json& c : expected.at("dla")) {
     const auto ids = ids_of(c, "ids");
     LogitAttribution d;
-    REQUIRE(m->direct_logit_attribution(ids.data(), ids.size(), c.at("answer"), c.at("wrong"), c.at("at"), &d) ==
-            "");
+    REQUIRE(m->direct_logit_attribution(ids.data(), ids.size(), c.at("answer"), c.at("wrong"), c.at("at"),
+                                        &d) == "");
     const std::vector<double> heads = c.at("heads"), mlps = c.at("mlps");
     const double scale = std::max(largest(heads), largest(mlps)),
                  err = std::max(max_abs(d.heads, heads), max_abs(d.mlps, mlps)) / scale;
@@ -113,7 +114,8 @@ Worst check_fixture(const std::string& name) {
     CHECK(err <= tol);
     worst.dla = std::max(worst.dla, err);
     CHECK(std::abs(d.scale - double(c.at("scale"))) <= tol * double(c.at("scale")));
-    CHECK(std::abs(d.logit_diff - double(c.at("logitDiff"))) <= tol * std::abs(double(c.at("logitDiff"))) + 1e-5);
+    CHECK(std::abs(d.logit_diff - double(c.at("logitDiff"))) <=
+          tol * std::abs(double(c.at("logitDiff"))) + 1e-5);
   }
   return worst;
 }
@@ -122,8 +124,8 @@ Worst check_fixture(const std::string& name) {
 
 TEST_CASE("causal families: grouped-query Llama, patching, patch_heads and attribution against float64") {
   const Worst w = check_fixture("llama-gqa");
-  MESSAGE("llama-gqa worst error / largest: patch " << w.patch << ", patch_heads shared " << w.shared << ", naive "
-                                                    << w.naive << ", dla " << w.dla);
+  MESSAGE("llama-gqa worst error / largest: patch " << w.patch << ", patch_heads shared " << w.shared
+                                                    << ", naive " << w.naive << ", dla " << w.dla);
 }
 
 TEST_CASE("causal families: BERT, patching and patch_heads at a mask, with token types, against float64") {
@@ -137,9 +139,21 @@ TEST_CASE("causal families: BERT, patching and patch_heads at a mask, with token
   const json& c = expected.at("patchHeads").at(0);
   const auto ids = ids_of(c, "clean");
   LogitAttribution d;
-  const std::string e = m->direct_logit_attribution(ids.data(), ids.size(), c.at("answer"), c.at("wrong"), c.at("at"), &d);
+  const std::string e =
+      m->direct_logit_attribution(ids.data(), ids.size(), c.at("answer"), c.at("wrong"), c.at("at"), &d);
   CHECK(e.find("normalises the residual after every layer") != std::string::npos);
   CHECK(e.find("masked-LM head") != std::string::npos);
+  // A token type past the model's is refused in words, and the model keeps working.
+  const auto corrupted = ids_of(c, "corrupted");
+  std::vector<std::int32_t> types(ids.size(), 0);
+  types[2] = 2;
+  PatchHeadsArgs a;
+  a.clean = ids.data(), a.corrupted = corrupted.data(), a.t = ids.size();
+  a.answer = c.at("answer"), a.wrong = c.at("wrong"), a.at = c.at("at"), a.token_types = types.data();
+  PatchHeadsResult p;
+  CHECK(m->patch_heads(a, &p) == "token_types: token type 2 at position 2 is outside 0..1");
+  types[2] = 1;
+  CHECK(m->patch_heads(a, &p) == "");
 }
 
 #endif
