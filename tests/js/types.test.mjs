@@ -163,7 +163,7 @@ const dtype: 'F32' | 'F16' | 'BF16' = model.info.dtype;
 const [prompt] = lab.findings.ioiPrompts({ n: 1, seed: 0 });
 const patched = await model.patchHeads({ ...prompt, onProgress: ({ done, total }) => console.log(done / total), signal: controller.signal });
 const effect: number = patched.effects[9 * model.info.numHeads + 9] + patched.metricClean - patched.metricCorrupted;
-const viaIds = await model.patchHeads({ clean: ids, corrupted: [1, 2, 3], answer: 3, wrong: ' John', position: 2 });
+const viaIds = await model.patchHeads({ clean: ids, corrupted: [1, 2, 3], answer: 3, wrong: ' John', position: 2, tokenTypes: [0, 0, 1] });
 const dla = await model.directLogitAttribution({ ids: prompt.clean, answer: prompt.answer, wrong: prompt.wrong });
 const share: number = dla.heads[0] + dla.mlps[0] + dla.scale + dla.logitDiff + viaIds.answer;
 const swapped = await model.run(ids, { patch: { source: 'Virat hit the bat', heads: [{ layer: 9, head: 9 }] } });

@@ -730,6 +730,8 @@ export interface PatchHeadsOptions {
   wrong: OneToken;
   /** Where the metric is read: default a decoder's last position, an encoder's first mask token. */
   position?: number;
+  /** An encoder's token types, one per token, for both prompts (e.g. 1 for a pair's second sentence). */
+  tokenTypes?: Int32Array | number[];
   /** Called after each layer's heads. */
   onProgress?: (progress: { done: number; total: number }) => void;
   /** Stops between layers; the promise rejects with an AbortError. */
