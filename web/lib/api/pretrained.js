@@ -795,7 +795,8 @@ export class PretrainedModel {
    * @param {import('../headlab').DirectLogitAttributionOptions} options
    * @returns {Promise<import('../headlab').DirectLogitAttribution>}
    * @example
-   * const d = await model.directLogitAttribution({ ids: 'When Mary and John went to the store, John gave a drink to', answer: ' Mary', wrong: ' John' });
+   * const ids = 'When Mary and John went to the store, John gave a drink to';
+   * const d = await model.directLogitAttribution({ ids, answer: ' Mary', wrong: ' John' });
    * d.heads;  // Float32Array [numLayers × numHeads]
    */
   async directLogitAttribution(options) {
