@@ -10,8 +10,8 @@
 import { HeadlabElement } from './base.js';
 import { el, announce } from '../render/dom.js';
 import { exportMenu } from '../render/export.js';
-import { curvesToSVG, forExport } from '../render/trainer-curves.js';
-import { asImage } from '../render/figure.js';
+import { curvesToSVG, forExport, forPage } from '../render/trainer-curves.js';
+import { asImage, updateFigure } from '../render/figure.js';
 import { LANGUAGES } from '../../../lib/i18n/index.js';
 import training from '../../../lib/i18n/catalogues/training.js';
 
@@ -118,7 +118,7 @@ export class TrainingElement extends HeadlabElement {
 
   /** A chart with its title, a note (holder.note, which the element may rewrite) and an export menu. */
   chartSection(title, note, name) {
-    const holder = { box: el('div'), fig: null, note: el('p', { class: 'small muted' }, note) };
+    const holder = { box: el('div'), fig: null, svg: null, note: el('p', { class: 'small muted' }, note) };
     holder.section = el('div', { class: 'chart', part: 'chart', dataset: { testid: `${this.constructor.chartPrefix}-chart-${name}` } },
       el('h3', {}, title), holder.note, holder.box,
       exportMenu({
@@ -133,10 +133,21 @@ export class TrainingElement extends HeadlabElement {
     return holder;
   }
 
-  /** Draws a curves figure into a chart holder; `label` describes it for screen readers. */
+  /**
+   * Draws a curves figure into a chart holder; `label` describes it for screen readers. The first
+   * figure builds the SVG; every later one changes that SVG's nodes in place (figure.js's updateFigure).
+   */
   drawChart(holder, fig, label) {
     holder.fig = fig;
-    holder.box.replaceChildren(asImage(curvesToSVG(fig), fig, label));
+    if (!holder.svg) {
+      holder.svg = asImage(curvesToSVG(fig), fig, label);
+      holder.box.replaceChildren(holder.svg);
+      return;
+    }
+    holder.last = updateFigure(holder.svg, forPage(fig));
+    if (holder.svg.getAttribute('aria-label') !== label) holder.svg.setAttribute('aria-label', label);
+    const max = `${fig.width}px`;
+    if (holder.svg.style.maxWidth !== max) holder.svg.style.maxWidth = max;
   }
 
   /**
