@@ -191,7 +191,12 @@ export function updateFigure(svg, fig) {
         if (value === null) node.removeAttribute(name);
         else node.setAttribute(name, value);
       }
-      if (text !== undefined) node.textContent = text;
+      if (text !== undefined) {
+        // The text node's data, so the text node stays too (textContent would put a new one in).
+        const child = node.firstChild;
+        if (child && child.nodeType === 3 && !child.nextSibling) child.data = text;
+        else node.textContent = text;
+      }
       if (set.length || text !== undefined) changed += 1;
     }
     const want = before ? before.nextSibling : svg.firstChild;
