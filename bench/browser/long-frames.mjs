@@ -2,7 +2,8 @@
 // a change, on a quiet machine and a busy one.
 //
 //   node bench/browser/long-frames.mjs --before build/dist-main --after dist [--seconds 20] [--rounds 1] \
-//     [--out bench/results/long-frames-YYYY-MM-DD] [--doc]
+//     [--out bench/results/long-frames-YYYY-MM-DD] [--doc] [--elements language-model,trainer] [--loads quiet,busy]
+//   node bench/browser/long-frames.mjs --render bench/results/long-frames-YYYY-MM-DD.json   (the table again)
 //
 // Each build (a dist/ folder: --before, --after; their labels are the folders' COMMIT file or name) is
 // served from http://127.0.0.1 with CORS to a course page on http://localhost, so training runs in a
@@ -91,10 +92,10 @@ async function measure(browser, course, cdn, element, seconds) {
     await page.goto(`${course.url}${name.slice(1)}`);
     await page.waitForFunction((t) => { const e = document.querySelector(t); return e?.dataset.state === 'ready' && !e.hasAttribute('data-busy') && e.runsIn !== null; },
       tag, { timeout: 120_000 });
-    const load = [os.loadavg()[0]];
+    const loadAverage = [os.loadavg()[0]];
     const from = await page.evaluate((t) => { document.querySelector(t).start(); return performance.now(); }, tag);
     await new Promise((r) => setTimeout(r, seconds * 1000));
-    load.push(os.loadavg()[0]);
+    loadAverage.push(os.loadavg()[0]);
     const r = await page.evaluate(([t, from]) => {
       const e = document.querySelector(t);
       e.pause();
@@ -105,7 +106,7 @@ async function measure(browser, course, cdn, element, seconds) {
     const frames = r.frames.map((f) => attribute(f, cdn.url));
     const ours = frames.filter((f) => f.ours);
     return {
-      runsIn: r.runsIn, steps: r.steps, seconds: r.seconds, load, errors,
+      runsIn: r.runsIn, steps: r.steps, seconds: r.seconds, loadAverage, errors,
       longTasks: r.tasks.length, longest: Math.max(0, ...r.tasks.map((x) => x.duration)), blocked: blockedTime(r.tasks),
       frames: frames.length, headlabFrames: ours.length, worstHeadlabFrame: Math.max(0, ...ours.map((f) => f.duration)),
       forced: frames.reduce((a, f) => a + f.forced, 0), forcedMax: Math.max(0, ...frames.map((f) => f.forced)),
@@ -138,7 +139,7 @@ function table(runs, o) {
     const [element, load, build] = key.split('|');
     const col = (f) => rs.map(f).join(' / ');
     lines.push(`| ${element} | ${load} | ${build} | ${col((r) => r.steps)} | ${col((r) => r.longTasks)} | ${col((r) => ms(r.longest))} | ${col((r) => ms(r.blocked))} | ` +
-      `${col((r) => `${r.frames} (${r.headlabFrames})`)} | ${col((r) => ms(r.worstHeadlabFrame))} | ${col((r) => ms(r.forced))} | ${col((r) => r.load.map((x) => x.toFixed(1)).join('–'))} |`);
+      `${col((r) => `${r.frames} (${r.headlabFrames})`)} | ${col((r) => ms(r.worstHeadlabFrame))} | ${col((r) => ms(r.forced))} | ${col((r) => r.loadAverage.map((x) => x.toFixed(1)).join('–'))} |`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -154,6 +155,12 @@ function writeDoc(md, out) {
 }
 
 async function main() {
+  if (process.argv[2] === '--render') {
+    // The Markdown again from a run's JSON (after a change to the table's layout).
+    const runs = JSON.parse(readFileSync(path.resolve(process.argv[3]), 'utf8'));
+    process.stdout.write(table(runs, runs.options));
+    return;
+  }
   const o = options(process.argv.slice(2));
   const builds = { after: o.after, ...(o.before ? { before: o.before } : {}) };
   const cdns = {};
