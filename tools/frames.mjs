@@ -26,3 +26,16 @@ export function attribute(frame, base) {
 
 /** Total blocking time of long tasks: what each spent over 50 ms, summed. */
 export const blockedTime = (tasks) => tasks.reduce((a, x) => a + Math.max(0, x.duration - 50), 0);
+
+/**
+ * The CPU time (thread time, ms) of every task of the renderers' main threads in a Chromium trace (categories
+ * devtools.timeline and disabled-by-default-devtools.timeline), longest first. A long task's duration is wall
+ * time: on a machine running more threads than it has cores it includes the time other processes held the
+ * core; the CPU time does not.
+ */
+export function mainThreadCpu(trace) {
+  const events = trace.traceEvents ?? trace;
+  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  return events.filter((e) => e.ph === 'X' && e.name === 'RunTask' && main.has(`${e.pid}:${e.tid}`))
+    .map((e) => (e.tdur ?? e.dur) / 1000).sort((a, b) => b - a);
+}

@@ -13,9 +13,11 @@
 // element, starts training, records `--seconds` of Long Animation Frames and long tasks
 // (PerformanceObserver, tools/frames.mjs), pauses and reports: long tasks (over 50 ms), the longest,
 // total blocked time (what each spent over 50 ms), long animation frames (all and HeadLab's, the frames
-// mostly HeadLab's own scripts), the forced style and layout inside HeadLab's scripts, and the steps
-// trained (the Worker went on). Writes OUT.json (every frame and task) and OUT.md; --doc also puts the
-// table into docs/performance.md in place of the block after <!-- long-frames: … -->.
+// mostly HeadLab's own scripts), the forced style and layout inside HeadLab's scripts, the main thread's
+// CPU time from a Chromium trace (in all, the longest task's, tasks over 50 ms of it: wall times on a
+// loaded machine include waiting for a core, CPU times do not), and the steps trained (the Worker went on).
+// Writes OUT.json (every frame and task) and OUT.md; --doc also puts the table into docs/performance.md in
+// place of the block after <!-- long-frames: … -->.
 // Not a test: nothing is asserted. A benchmark of the machine's moment, too: run builds alternately.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,7 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../../tools/serve.mjs';
 import { launch } from '../../tools/chromium.mjs';
-import { RECORDER, attribute, blockedTime } from '../../tools/frames.mjs';
+import { RECORDER, attribute, blockedTime, mainThreadCpu } from '../../tools/frames.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -93,6 +95,7 @@ async function measure(browser, course, cdn, element, seconds) {
     await page.waitForFunction((t) => { const e = document.querySelector(t); return e?.dataset.state === 'ready' && !e.hasAttribute('data-busy') && e.runsIn !== null; },
       tag, { timeout: 120_000 });
     const loadAverage = [os.loadavg()[0]];
+    await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
     const from = await page.evaluate((t) => { document.querySelector(t).start(); return performance.now(); }, tag);
     await new Promise((r) => setTimeout(r, seconds * 1000));
     loadAverage.push(os.loadavg()[0]);
@@ -103,6 +106,7 @@ async function measure(browser, course, cdn, element, seconds) {
       return { runsIn: e.runsIn, steps: e.snapshot?.runs[0].step ?? 0, seconds: (performance.now() - from) / 1000,
         frames: window.frames_.filter(since), tasks: window.tasks_.filter(since) };
     }, [tag, from]);
+    const cpu = mainThreadCpu(JSON.parse((await browser.stopTracing()).toString('utf8')));
     const frames = r.frames.map((f) => attribute(f, cdn.url));
     const ours = frames.filter((f) => f.ours);
     return {
@@ -110,6 +114,7 @@ async function measure(browser, course, cdn, element, seconds) {
       longTasks: r.tasks.length, longest: Math.max(0, ...r.tasks.map((x) => x.duration)), blocked: blockedTime(r.tasks),
       frames: frames.length, headlabFrames: ours.length, worstHeadlabFrame: Math.max(0, ...ours.map((f) => f.duration)),
       forced: frames.reduce((a, f) => a + f.forced, 0), forcedMax: Math.max(0, ...frames.map((f) => f.forced)),
+      cpuTotal: cpu.reduce((a, x) => a + x, 0), cpuLongest: cpu[0] ?? 0, cpuOver50: cpu.filter((x) => x > 50).length,
       raw: { frames, tasks: r.tasks },
     };
   } finally {
@@ -124,10 +129,12 @@ function table(runs, o) {
   const lines = [
     `Builds: before = ${runs.builds.before ?? '—'}, after = ${runs.builds.after}. ${o.seconds} s of training per run, ${o.rounds} round(s), builds alternating; ` +
     `${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim()}); "busy" = two \`node -e "for(;;){}"\` processes beside the browser. ` +
-    'Times in ms; with more than one round, each cell lists the rounds.',
+    'Times in ms; with more than one round, each cell lists the rounds. Long tasks, frames and blocked time are wall time (Long Tasks and ' +
+    'Long Animation Frames); the CPU columns are the main thread\'s thread time from a Chromium trace over the same stretch.',
     '',
-    '| element | machine | build | steps trained | long tasks | longest task | blocked time | long frames (HeadLab\'s) | worst HeadLab frame | forced layout in HeadLab scripts | load average |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| element | machine | build | steps trained | long tasks | longest task | blocked time | long frames (HeadLab\'s) | worst HeadLab frame | forced layout in HeadLab scripts | ' +
+    'main-thread CPU | longest task\'s CPU | tasks over 50 ms of CPU | load average |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   const groups = new Map();
   for (const r of runs.list) {
@@ -139,7 +146,8 @@ function table(runs, o) {
     const [element, load, build] = key.split('|');
     const col = (f) => rs.map(f).join(' / ');
     lines.push(`| ${element} | ${load} | ${build} | ${col((r) => r.steps)} | ${col((r) => r.longTasks)} | ${col((r) => ms(r.longest))} | ${col((r) => ms(r.blocked))} | ` +
-      `${col((r) => `${r.frames} (${r.headlabFrames})`)} | ${col((r) => ms(r.worstHeadlabFrame))} | ${col((r) => ms(r.forced))} | ${col((r) => r.loadAverage.map((x) => x.toFixed(1)).join('–'))} |`);
+      `${col((r) => `${r.frames} (${r.headlabFrames})`)} | ${col((r) => ms(r.worstHeadlabFrame))} | ${col((r) => ms(r.forced))} | ` +
+      `${col((r) => ms(r.cpuTotal))} | ${col((r) => ms(r.cpuLongest))} | ${col((r) => r.cpuOver50)} | ${col((r) => r.loadAverage.map((x) => x.toFixed(1)).join('–'))} |`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -188,7 +196,7 @@ async function main() {
               const r = await measure(browser, course, cdns[build], element, o.seconds);
               process.stderr.write(`${r.steps} steps, ${r.longTasks} long tasks, longest ${ms(r.longest)} ms, blocked ${ms(r.blocked)} ms\n`);
               runs.list.push({ round, element, load, build, ...r });
-              writeFileSync(path.join(repo, `${o.out}.json`), `${JSON.stringify({ ...runs, options: o, complete: false }, null, 1)}\n`);
+              writeFileSync(path.resolve(repo, `${o.out}.json`), `${JSON.stringify({ ...runs, options: o, complete: false }, null, 1)}\n`);
             }
           }
         } finally {
@@ -202,9 +210,9 @@ async function main() {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
-  writeFileSync(path.join(repo, `${o.out}.json`), `${JSON.stringify({ ...runs, options: o, complete: true, ended: new Date().toISOString() }, null, 1)}\n`);
+  writeFileSync(path.resolve(repo, `${o.out}.json`), `${JSON.stringify({ ...runs, options: o, complete: true, ended: new Date().toISOString() }, null, 1)}\n`);
   const md = table(runs, o);
-  writeFileSync(path.join(repo, `${o.out}.md`), `# Long tasks while training (bench/browser/long-frames.mjs, ${runs.started})\n\n${md}`);
+  writeFileSync(path.resolve(repo, `${o.out}.md`), `# Long tasks while training (bench/browser/long-frames.mjs, ${runs.started})\n\n${md}`);
   process.stdout.write(md);
   if (o.doc) writeDoc(md, o.out);
 }
