@@ -83,7 +83,11 @@ class FakeEncoder {
     this.fills = [];
   }
 
-  tokenize(text) { const tokens = ['[CLS]', ...text.split(/\s+/).filter(Boolean), '[SEP]']; return { ids: Int32Array.from(tokens, (_, i) => i), tokens }; }
+  tokenize(text) {
+    const tokens = ['[CLS]', ...text.split(/\s+/).filter(Boolean), '[SEP]'];
+    return { ids: Int32Array.from(tokens, (_, i) => i), tokens };
+  }
+
   async run(text, { attention } = {}) {
     const { ids, tokens } = this.tokenize(text);
     const T = ids.length;
@@ -97,7 +101,11 @@ class FakeEncoder {
     return { ids, tokens, masks: [{ position, top: [{ id: 3, token: ablate.length ? 'bat' : 'ball', probability: 0.6 }] }] };
   }
 
-  async headScores() { return { sequence: [0], scores: [{ layer: 0, head: 0, previousToken: 0, duplicateToken: 0, induction: 0, firstToken: 0.9 }, { layer: 0, head: 1, previousToken: 0, duplicateToken: 0, induction: 0, firstToken: 0.1 }] }; }
+  async headScores() {
+    const score = (head, firstToken) => ({ layer: 0, head, previousToken: 0, duplicateToken: 0, induction: 0, firstToken });
+    return { sequence: [0], scores: [score(0, 0.9), score(1, 0.1)] };
+  }
+
   async logitLens() { throw new Error('an encoder has no logit lens'); }
   dispose() {}
 }
@@ -105,7 +113,9 @@ class FakeEncoder {
 function inProcess(loadPretrained) {
   return (onEvent) => {
     const session = new ExplorerSession(lab, onEvent, { loadPretrained });
-    return { dead: false, request: (type, payload) => session.handle(type, payload).then((r) => r.result), dispose: () => session.dispose() };
+    return {
+      dead: false, request: (type, payload) => session.handle(type, payload).then((r) => r.result), dispose: () => session.dispose(),
+    };
   };
 }
 
