@@ -1,11 +1,14 @@
 /**
  * <headlab-model-explorer>: the heads of a real language model. Pick one of HeadLab's own
- * small models (in the page, offline, instant), a Hugging Face model (GPT-2 small,
- * distilgpt2, TinyStories; its download size is shown before anything is fetched) or your
- * own files; see every head in a layers × heads grid coloured by its detector scores
- * (previous-token, duplicate-token, induction, first-token); open a head to see its
- * heatmap and lines view on your text; switch heads off and watch the top 5 next tokens
- * change; read the logit lens (what each layer would predict). The model lives in a Web
+ * small models (in the page, offline, instant), a Hugging Face model (decoders: SmolLM2,
+ * Qwen2.5, TinyLlama, Llama 3.2, Pythia, GPT-2, GPT-Neo, Phi-3, Gemma; encoders: BERT, RoBERTa,
+ * DistilBERT; web/lib/teach/hub-models.js, each with its download size and a phone mark, shown
+ * before anything is fetched) or your own files; see every head in a layers × heads grid
+ * coloured by its detector scores (previous-token, duplicate-token, induction, first-token),
+ * with the query heads that share a key-value head banded and the attention sinks named; open a
+ * head to see its heatmap and lines view on your text; switch heads off and watch the top 5 next
+ * tokens change (an encoder: its guesses at each mask token); read the logit lens (what each
+ * layer would predict). The model lives in a Web
  * Worker (on the page where none can start, e.g. from file://); this element is a view over
  * web/lib/teach/explorer-controller.js and computes nothing itself.
  *
