@@ -104,9 +104,12 @@ const CSS = `
 .model-buttons .btn[aria-pressed="true"] .size { opacity: 1; }
 .picker .hub-models { grid-column: 1 / -1; min-width: 0; }
 .hub-models .kind-title { margin: 0.6rem 0 0.2rem; font-size: 0.95rem; font-weight: 700; }
-.hub-models .family { display: grid; grid-template-columns: 8.5rem minmax(0, 1fr); gap: 0.2rem 0.6rem; align-items: start; margin: 0.3rem 0; }
+.hub-models .family { display: grid; grid-template-columns: 7rem minmax(0, 1fr); gap: 0.2rem 0.6rem; align-items: start; margin: 0.3rem 0; }
 .hub-models .family-name { font-size: 0.82rem; font-weight: 600; color: var(--hl-muted); padding-top: 0.4rem; }
+.model-buttons .btn .meta { display: flex; flex-wrap: wrap; gap: 0 0.5rem; align-items: baseline; }
 .model-buttons .btn .mark { font-size: 0.72rem; font-weight: 600; }
+.hub-groups { display: grid; gap: 0 1.5rem; }
+@container (min-width: 64rem) { .hub-groups { grid-template-columns: minmax(0, 7fr) minmax(0, 3fr); } }
 .model-buttons .btn .mark.phone::before { content: ""; display: inline-block; width: 0.42rem; height: 0.68rem; border: 1.5px solid currentColor;
   border-radius: 2px; margin-right: 0.3rem; vertical-align: -0.1rem; }
 .model-buttons .btn .mark.gated { font-style: italic; }
@@ -293,10 +296,11 @@ export class HeadlabModelExplorer extends HeadlabElement {
     // The hub's models, decoders then encoders, one row of buttons per family (hub-models.js).
     this.hubButtons = [];
     const hubButton = (m) => {
-      const marks = [el('span', { class: 'size' }, t('explorer.download', { size: this.size(m.bytes) }))];
-      marks.push(m.phone
-        ? el('span', { class: 'mark phone', dataset: { testid: 'explorer-phone' } }, t('explorer.phone'))
-        : el('span', { class: 'sr-only' }, t('explorer.notPhone')));
+      // One line: the size and the phone mark; a second for "gated".
+      const marks = [el('span', { class: 'meta' }, el('span', { class: 'size' }, t('explorer.download', { size: this.size(m.bytes) })),
+        m.phone
+          ? el('span', { class: 'mark phone', dataset: { testid: 'explorer-phone' } }, t('explorer.phone'))
+          : el('span', { class: 'sr-only' }, t('explorer.notPhone')))];
       if (m.gated) marks.push(el('span', { class: 'mark gated' }, t('explorer.gated')));
       const b = el('button', {
         type: 'button', class: 'btn', 'aria-pressed': 'false', dataset: { model: m.id, testid: buttonTestId(m) },
@@ -305,12 +309,12 @@ export class HeadlabModelExplorer extends HeadlabElement {
       this.hubButtons.push(b);
       return b;
     };
-    const hubGroups = pickerGroups().map((k) => el('div', { class: 'kind', role: 'group', 'aria-labelledby': `${this._pickerId ??= uid('kind')}-${k.kind}`,
+    const hubGroups = el('div', { class: 'hub-groups' }, pickerGroups().map((k) => el('div', { class: 'kind', role: 'group', 'aria-labelledby': `${this._pickerId ??= uid('kind')}-${k.kind}`,
       dataset: { testid: `explorer-kind-${k.kind}` } },
     el('p', { class: 'kind-title', id: `${this._pickerId}-${k.kind}` }, t(k.kind === 'decoder' ? 'explorer.decoders' : 'explorer.encoders')),
     k.families.map((f) => el('div', { class: 'family', role: 'group', 'aria-label': t('explorer.familyModels', { family: f.family }) },
       el('span', { class: 'family-name', 'aria-hidden': 'true' }, f.family),
-      el('div', { class: 'model-buttons' }, f.models.map(hubButton))))));
+      el('div', { class: 'model-buttons' }, f.models.map(hubButton)))))));
     this.fileInput = el('input', { type: 'file', multiple: true, id: uid('files'), dataset: { testid: 'explorer-files' },
       accept: '.json,.safetensors', on: { change: () => { if (this.fileInput.files.length) this.loadFiles([...this.fileInput.files]); } } });
     this.drop = el('div', { class: 'drop', dataset: { testid: 'explorer-drop' } },
