@@ -15,6 +15,7 @@ import path from 'node:path';
 import { DIST, REPO, SCREENSHOTS, ensureScreenshotDir, watch, fileUrl, useSite } from './helpers.mjs';
 import { eventually, expectText } from './expect.mjs';
 import { sizeText } from '../../web/lib/teach/explorer-controller.js';
+import { HUB_MODELS } from '../../web/lib/teach/hub-models.js';
 
 const TIMEOUT = 120_000;
 const PAGE = 'demos/real-models/index.html';
@@ -195,7 +196,8 @@ test('a Hugging Face model in the link is only offered with its size; a download
   assert.ok(!requests.some((u) => /huggingface/.test(u)), 'nothing was fetched from the hub');
   // Every hub button says its size before anything is fetched.
   const sizes = await x(page).locator('[data-testid^="explorer-hub-"] .size').allTextContents();
-  assert.deepEqual(sizes, ['download 50.7 MB', 'download 293 MB', 'download 354 MB', 'download 549 MB']);
+  assert.deepEqual(sizes, HUB_MODELS.map((m) => `download ${sizeText(m.bytes)}`));
+  assert.ok(sizes.includes('download 549 MB'), 'GPT-2 small\'s model.safetensors and tokenizer.json');
   // This page's strict CSP allows no other origin: the download is refused, and the element says why.
   await x(page).locator('[data-action="download"]').click();
   await page.waitForFunction((tag) => document.querySelector(tag).state === 'error', TAG, { timeout: 30_000 });

@@ -188,7 +188,10 @@ test('a model that cannot fit in memory is refused from its Content-Length, with
   try {
     const events = [];
     await assert.rejects(lab.loadPretrained('headlab-test/xl', hubOptions({ onProgress: (p) => events.push(p) })),
-      (e) => e instanceof RangeError && /cannot fit: model\.safetensors is 5941 MiB .* more than the 2048 MiB/.test(e.message));
+      (e) => e instanceof RangeError && /cannot fit: model\.safetensors is 5941 MiB .* more than the 2048 MiB/.test(e.message) &&
+        // The numbers as numbers too, for a page to say in its own words (the explorer does).
+        e.code === 'too-large' && e.params.file === 'model.safetensors' && e.params.bytes === 6_230_000_000 && e.params.limit === 2 ** 31 &&
+        e.params.activations > 0);
     assert.ok(!events.some((p) => p.file === 'model.safetensors'), 'no byte of model.safetensors was read');
   } finally {
     hub.faults.delete('headlab-test/xl/model.safetensors');
@@ -201,7 +204,8 @@ test('a model that cannot fit in memory is refused from its Content-Length, with
     ...Object.fromEntries([...sharded].filter(([n]) => n.endsWith('.safetensors'))) });
   const from = hub.requests.length;
   await assert.rejects(lab.loadPretrained('headlab-test/xl-sharded', hubOptions()),
-    (e) => e instanceof RangeError && /cannot fit: its shards hold 5941 MiB \(model\.safetensors\.index\.json\)/.test(e.message));
+    (e) => e instanceof RangeError && /cannot fit: its shards hold 5941 MiB \(model\.safetensors\.index\.json\)/.test(e.message) &&
+      e.params.bytes === 6_230_000_000 && e.params.limit === 2 ** 31);
   assert.ok(!hub.requests.slice(from).some((r) => /model-0000/.test(r.path)), 'no shard was requested');
 });
 

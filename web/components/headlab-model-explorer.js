@@ -1,11 +1,14 @@
 /**
  * <headlab-model-explorer>: the heads of a real language model. Pick one of HeadLab's own
- * small models (in the page, offline, instant), a Hugging Face model (GPT-2 small,
- * distilgpt2, TinyStories; its download size is shown before anything is fetched) or your
- * own files; see every head in a layers × heads grid coloured by its detector scores
- * (previous-token, duplicate-token, induction, first-token); open a head to see its
- * heatmap and lines view on your text; switch heads off and watch the top 5 next tokens
- * change; read the logit lens (what each layer would predict). The model lives in a Web
+ * small models (in the page, offline, instant), a Hugging Face model (decoders: SmolLM2,
+ * Qwen2.5, TinyLlama, Llama 3.2, Pythia, GPT-2, GPT-Neo, Phi-3, Gemma; encoders: BERT, RoBERTa,
+ * DistilBERT; web/lib/teach/hub-models.js, each with its download size and a phone mark, shown
+ * before anything is fetched) or your own files; see every head in a layers × heads grid
+ * coloured by its detector scores (previous-token, duplicate-token, induction, first-token),
+ * with the query heads that share a key-value head banded and the attention sinks named; open a
+ * head to see its heatmap and lines view on your text; switch heads off and watch the top 5 next
+ * tokens change (an encoder: its guesses at each mask token); read the logit lens (what each
+ * layer would predict). The model lives in a Web
  * Worker (on the page where none can start, e.g. from file://); this element is a view over
  * web/lib/teach/explorer-controller.js and computes nothing itself.
  *
@@ -80,25 +83,14 @@ import {
 import { ExplorerSession } from '../lib/teach/explorer-session.js';
 import { SHIPPED_MODELS } from '../lib/teach/lm-adapter.js';
 import { hubDownloadSize } from '../lib/teach/hub-size.js';
+import { HUB_MODELS, hubModel, pickerGroups, whyKey, buttonTestId } from '../lib/teach/hub-models.js';
+import { kvGroups, sinkHeads, maskedCourseSentence, SINK } from '../lib/teach/explorer-families.js';
 import { readShipped, warmShipped } from '../lib/teach/shipped-cache.js';
 import embeddedModels from 'headlab:embedded-models';
 import messages from '../lib/i18n/catalogues/model-explorer.js';
 
-/**
- * The Hugging Face models offered, with what a learner downloads (model.safetensors and
- * tokenizer.json, sizes as the hub lists them). TinyStories-1M's main branch has only
- * pytorch_model.bin; the hub's converted copy is in the revision refs/pr/1.
- */
-export const HUB_MODELS = [
-  { id: 'roneneldan/TinyStories-1M', revision: 'refs/pr/1', title: 'TinyStories-1M', bytes: 48.6e6 + 2.11e6,
-    about: 'GPT-Neo, 8 layers × 16 heads, trained on children’s stories' },
-  { id: 'roneneldan/TinyStories-33M', title: 'TinyStories-33M', bytes: 291e6 + 2.11e6,
-    about: 'GPT-Neo, 4 layers × 16 heads, wider' },
-  { id: 'distilbert/distilgpt2', title: 'distilgpt2', bytes: 353e6 + 1.36e6,
-    about: 'GPT-2 distilled to 6 layers × 12 heads' },
-  { id: 'openai-community/gpt2', title: 'GPT-2 small', bytes: 548e6 + 1.36e6,
-    about: 'GPT-2 small, 12 layers × 12 heads' },
-];
+/** The Hugging Face models offered: web/lib/teach/hub-models.js (one row each, sizes as the hub listed them). */
+export { HUB_MODELS };
 
 /** Okabe–Ito colours (distinct under the common colour-vision deficiencies), one per detector; each cell also carries a letter. */
 const DETECTOR_COLOURS = { previousToken: '#0072b2', duplicateToken: '#e69f00', induction: '#009e73', firstToken: '#cc79a7' };
@@ -110,6 +102,23 @@ const CSS = `
 .model-buttons .btn { display: inline-flex; flex-direction: column; align-items: flex-start; text-align: left; }
 .model-buttons .btn .size { font-size: 0.78rem; opacity: 0.85; }
 .model-buttons .btn[aria-pressed="true"] .size { opacity: 1; }
+.picker .hub-models { grid-column: 1 / -1; min-width: 0; }
+.hub-models .kind-title { margin: 0.6rem 0 0.2rem; font-size: 0.95rem; font-weight: 700; }
+.hub-models .family { display: grid; grid-template-columns: 7rem minmax(0, 1fr); gap: 0.2rem 0.6rem; align-items: start; margin: 0.3rem 0; }
+.hub-models .family-name { font-size: 0.82rem; font-weight: 600; color: var(--hl-muted); padding-top: 0.4rem; }
+.model-buttons .btn .meta { display: flex; flex-wrap: wrap; gap: 0 0.5rem; align-items: baseline; }
+.model-buttons .btn .mark { font-size: 0.72rem; font-weight: 600; }
+.hub-groups { display: grid; gap: 0 1.5rem; }
+@container (min-width: 64rem) { .hub-groups { grid-template-columns: minmax(0, 7fr) minmax(0, 3fr); } }
+.model-buttons .btn .mark.phone::before { content: ""; display: inline-block; width: 0.42rem; height: 0.68rem; border: 1.5px solid currentColor;
+  border-radius: 2px; margin-right: 0.3rem; vertical-align: -0.1rem; }
+.model-buttons .btn .mark.gated { font-style: italic; }
+.heads-grid .kv-row .kv { font-size: 0.66rem; font-weight: 600; text-align: center; color: var(--hl-text); border-radius: 3px 3px 0 0;
+  border-bottom: 3px solid var(--hl-text); background: color-mix(in srgb, var(--hl-accent) 22%, var(--hl-bg)); overflow: hidden; white-space: nowrap; }
+.heads-grid .kv-row .kv[data-odd] { background: color-mix(in srgb, var(--hl-text) 10%, var(--hl-bg)); border-bottom-style: double; }
+.hcell[data-kv-start] { box-shadow: -3px 0 0 0 var(--hl-bg), -5px 0 0 0 var(--hl-muted); }
+.sink-line:empty { display: none; }
+.fill-hint { font-weight: 600; }
 .drop { border: 2px dashed var(--hl-border); border-radius: 8px; padding: 0.5rem 0.7rem; margin: 0.3rem 0; }
 .drop[data-over] { border-color: var(--hl-accent); background: var(--hl-accent-soft); }
 .drop input[type="file"] { max-width: 100%; }
@@ -167,6 +176,8 @@ ul.plain li { margin: 0.4rem 0; }
 @container (max-width: 30rem) {
   .heads-grid [role="row"] { grid-template-columns: 1.5rem repeat(var(--heads), minmax(0.9rem, 2.2rem)); gap: 1px; }
   .hcell { font-size: 0.62rem; }
+  .hub-models .family { grid-template-columns: minmax(0, 1fr); gap: 0.1rem; }
+  .hub-models .family-name { padding-top: 0; }
   .heads-grid [role="columnheader"] { font-size: 0.6rem; }
   /* The bar repeats the probability: dropped so "With every head on" fits. */
   table.next td.bar, table.next th.bar { display: none; }
@@ -282,10 +293,28 @@ export class HeadlabModelExplorer extends HeadlabElement {
       type: 'button', class: 'btn', 'aria-pressed': 'false', dataset: { model: m.name, testid: `explorer-model-${m.name}` },
       title: t(`explorer.shipped.${m.name}.about`), on: { click: () => this.pick(m.name) },
     }, el('span', {}, t(`explorer.shipped.${m.name}`)), el('span', { class: 'size' }, t('explorer.inPage', { size: this.size(m.bytes) }))));
-    this.hubButtons = HUB_MODELS.map((m) => el('button', {
-      type: 'button', class: 'btn', 'aria-pressed': 'false', dataset: { model: m.id, testid: `explorer-hub-${m.title.replace(/\W+/g, '-').toLowerCase()}` },
-      title: t(`explorer.hub.${m.title}`), on: { click: () => this.pick(m.id) },
-    }, el('span', {}, m.title), el('span', { class: 'size' }, t('explorer.download', { size: this.size(m.bytes) }))));
+    // The hub's models, decoders then encoders, one row of buttons per family (hub-models.js).
+    this.hubButtons = [];
+    const hubButton = (m) => {
+      // One line: the size and the phone mark; a second for "gated".
+      const marks = [el('span', { class: 'meta' }, el('span', { class: 'size' }, t('explorer.download', { size: this.size(m.bytes) })),
+        m.phone
+          ? el('span', { class: 'mark phone', dataset: { testid: 'explorer-phone' } }, t('explorer.phone'))
+          : el('span', { class: 'sr-only' }, t('explorer.notPhone')))];
+      if (m.gated) marks.push(el('span', { class: 'mark gated' }, t('explorer.gated')));
+      const b = el('button', {
+        type: 'button', class: 'btn', 'aria-pressed': 'false', dataset: { model: m.id, testid: buttonTestId(m) },
+        title: t(whyKey(m)), on: { click: () => this.pick(m.id) },
+      }, el('span', { class: 'name' }, m.title), ...marks);
+      this.hubButtons.push(b);
+      return b;
+    };
+    const hubGroups = el('div', { class: 'hub-groups' }, pickerGroups().map((k) => el('div', { class: 'kind', role: 'group', 'aria-labelledby': `${this._pickerId ??= uid('kind')}-${k.kind}`,
+      dataset: { testid: `explorer-kind-${k.kind}` } },
+    el('p', { class: 'kind-title', id: `${this._pickerId}-${k.kind}` }, t(k.kind === 'decoder' ? 'explorer.decoders' : 'explorer.encoders')),
+    k.families.map((f) => el('div', { class: 'family', role: 'group', 'aria-label': t('explorer.familyModels', { family: f.family }) },
+      el('span', { class: 'family-name', 'aria-hidden': 'true' }, f.family),
+      el('div', { class: 'model-buttons' }, f.models.map(hubButton)))))));
     this.fileInput = el('input', { type: 'file', multiple: true, id: uid('files'), dataset: { testid: 'explorer-files' },
       accept: '.json,.safetensors', on: { change: () => { if (this.fileInput.files.length) this.loadFiles([...this.fileInput.files]); } } });
     this.drop = el('div', { class: 'drop', dataset: { testid: 'explorer-drop' } },
@@ -308,9 +337,9 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('fieldset', {}, el('legend', {}, t('explorer.own')),
         el('p', { class: 'small muted explain' }, t('explorer.ownNote')),
         el('div', { class: 'model-buttons' }, this.shippedButtons)),
-      el('fieldset', {}, el('legend', {}, t('explorer.hub')),
-        el('p', { class: 'small muted explain' }, t('explorer.hubNote')),
-        el('div', { class: 'model-buttons' }, this.hubButtons),
+      el('fieldset', { class: 'hub-models' }, el('legend', {}, t('explorer.hub')),
+        el('p', { class: 'small muted explain' }, t('explorer.hubNote'), ' ', t('explorer.hubSizesNote')),
+        hubGroups,
         el('div', { class: 'textbox other' }, el('label', { for: this.otherInput.id }, t('explorer.another')), this.otherInput, this.otherButton)));
 
     // Progress
@@ -344,6 +373,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.grid = el('div', { class: 'heads-grid', role: 'grid', part: 'heads', dataset: { testid: 'explorer-grid' } });
     this.grid.addEventListener('keydown', (e) => this.onGridKey(e));
     this.gridNote = el('p', { class: 'small muted', dataset: { testid: 'explorer-grid-note' } });
+    this.kvNote = el('p', { class: 'small sink-line', dataset: { testid: 'explorer-kv-note' } });
+    this.sinkLine = el('p', { class: 'small sink-line', dataset: { testid: 'explorer-sink' } });
     this.gridExport = exportMenu({
       what: t('explorer.headScores'), name: () => `head-scores-${this.modelSlug()}`, t,
       csv: () => this.scoresCSV(), json: () => this._c.scores && { model: this._c.info, ...this._c.scores },
@@ -352,7 +383,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.gridPart = el('section', { class: 'part', dataset: { testid: 'explorer-heads-part' } },
       el('h3', {}, t('explorer.everyHead')),
       el('div', { class: 'grid-tools' }, el('div', { class: 'field' }, el('label', { for: this.colourSelect.id }, t('explorer.colourBy')), this.colourSelect)),
-      this.legend, el('div', { class: 'grid-wrap' }, this.grid), this.gridNote, this.gridExport);
+      this.legend, el('div', { class: 'grid-wrap' }, this.grid), this.kvNote, this.sinkLine, this.gridNote, this.gridExport);
 
     // What each head costs: loss change with it off, and with its label's group off
     this.importanceButton = el('button', { type: 'button', class: 'btn', dataset: { action: 'importance' },
@@ -374,9 +405,9 @@ export class HeadlabModelExplorer extends HeadlabElement {
     // Switched off, next tokens, lens
     this.offList = el('div', { class: 'off-list', dataset: { testid: 'explorer-off' } });
     this.nextBox = el('div', { class: 'table-scroll', part: 'next', dataset: { testid: 'explorer-next' } });
-    this.nextPart = el('section', { class: 'part' }, el('h3', {}, t('explorer.nextTitle')),
-      el('p', { class: 'small muted explain' }, t('explorer.nextExplain')),
-      this.offList, this.nextBox);
+    this.nextTitle = el('h3', { dataset: { testid: 'explorer-next-title' } }, t('explorer.nextTitle'));
+    this.nextExplain = el('p', { class: 'small muted explain' }, t('explorer.nextExplain'));
+    this.nextPart = el('section', { class: 'part' }, this.nextTitle, this.nextExplain, this.offList, this.nextBox);
     this.lensSelect = el('select', { id: uid('pos'), dataset: { testid: 'explorer-lens-position' } });
     this.lensSelect.addEventListener('change', () => this.renderLens());
     this.lensStrip = el('ol', { class: 'lens', part: 'lens', dataset: { testid: 'explorer-lens' } });
@@ -469,7 +500,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this._loadedKey = `${name}|${this.hubUrl}`;
     this.model = name;
     if (shipped) return this.load({ kind: 'shipped', name });
-    const hub = HUB_MODELS.find((m) => m.id === name);
+    const hub = hubModel(name);
     return this.load({ kind: 'hub', id: name, revision: hub?.revision, hubUrl: this.hubUrl });
   }
 
@@ -482,7 +513,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       return;
     }
     const t = this.t;
-    const hub = HUB_MODELS.find((m) => m.id === id);
+    const hub = hubModel(id);
     const button = (bytes) => el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'download' }, on: { click: () => this.pick(id) } },
       bytes ? t('explorer.downloadButtonSize', { name: hub?.title ?? id, size: this.size(bytes) }) : t('explorer.downloadButton', { name: hub?.title ?? id }));
     if (hub) {
@@ -515,7 +546,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
       return t;
     }
     const current = this._c.text;
-    const defaults = [COURSE_SENTENCE, ...SHIPPED_MODELS.map((m) => m.text), this.getAttribute('text')];
+    const defaults = [COURSE_SENTENCE, maskedCourseSentence('[MASK]'), maskedCourseSentence('<mask>'), ...SHIPPED_MODELS.map((m) => m.text), this.getAttribute('text')];
     const keep = this.textInput.value && !defaults.includes(this.textInput.value) ? this.textInput.value : null;
     if (keep) return keep;
     if (this.getAttribute('text')) return this.getAttribute('text');
@@ -594,8 +625,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
       this.emit('results', { tokens: c.results?.tokens ?? [], next: c.results?.next ?? [], baseline: c.results?.baseline ?? null, problem: detail.problem });
       this.renderAll();
       if (!detail.problem && c.results) {
-        const top = c.results.next[0];
-        this.say(this.t('explorer.mostLikely', { off: c.off.size ? this.t.plural('explorer.headsOff', c.off.size) : '', token: showToken(top?.token), p: this.prob(top?.probability ?? NaN) }));
+        const top = c.results.next[0] ?? c.results.fill?.[0]?.top[0];
+        if (top) this.say(this.t('explorer.mostLikely', { off: c.off.size ? this.t.plural('explorer.headsOff', c.off.size) : '', token: showToken(top?.token), p: this.prob(top?.probability ?? NaN) }));
       }
     } else if (type === 'importance') {
       this.removeAttribute('data-busy');
@@ -619,7 +650,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     if (!s) return '';
     const title = `explorer.shipped.${s.name}`;
     if (s.kind === 'shipped') return this.t('explorer.shippedTitle', { title: this.t.has(title) ? this.t(title) : s.name });
-    if (s.kind === 'hub') return HUB_MODELS.find((m) => m.id === s.id)?.title ?? s.id;
+    if (s.kind === 'hub') return hubModel(s.id)?.title ?? s.id;
     return this.t('explorer.yourModel');
   }
 
@@ -744,27 +775,43 @@ export class HeadlabModelExplorer extends HeadlabElement {
   /** The grid's cells, made again only when the model's shape changes. */
   buildGrid() {
     const { numLayers: L, numHeads: H } = this._c.info;
-    const key = `${L}x${H}|${this._c.source?.name ?? this._c.source?.id ?? ''}`;
+    // Grouped-query attention: a band over each set of query heads that share a key-value head.
+    const groups = kvGroups(this._c.info);
+    const key = `${L}x${H}x${groups.length}|${this._c.source?.name ?? this._c.source?.id ?? ''}`;
     if (this._gridKey === key) return;
     this._gridKey = key;
     this.grid.style.setProperty('--heads', String(H));
     this.grid.style.setProperty('--cell', H <= 4 ? '3.4rem' : H <= 8 ? '2.8rem' : '2.4rem');
     const t = this.t;
     this.grid.setAttribute('aria-label', t('explorer.gridAria'));
-    this.grid.setAttribute('aria-rowcount', String(L + 1));
+    this.grid.setAttribute('aria-rowcount', String(L + 1 + (groups.length ? 1 : 0)));
     const header = el('div', { role: 'row' }, el('span', { role: 'columnheader' }, el('span', { class: 'sr-only' }, t('explorer.layer'))),
       Array.from({ length: H }, (_, h) => el('span', { role: 'columnheader', 'aria-label': t('explorer.headN', { head: h + 1 }) }, String(h + 1))));
+    this._kvOf = new Map();
+    const bands = groups.length ? el('div', { role: 'row', class: 'kv-row', dataset: { testid: 'explorer-kv' } },
+      el('span', { role: 'columnheader' }, el('span', { class: 'sr-only' }, t('explorer.kvHeads'))),
+      groups.map((g, k) => {
+        const words = { from: g.heads[0] + 1, to: g.heads[g.heads.length - 1] + 1, kv: g.kvHead + 1 };
+        for (const h of g.heads) this._kvOf.set(h, words);
+        const share = t('explorer.kvShare', words);
+        return el('span', { role: 'columnheader', class: 'kv', 'aria-colspan': String(g.heads.length), title: share,
+          style: { 'grid-column': `span ${g.heads.length}` }, dataset: k % 2 ? { odd: '', kv: String(g.kvHead + 1) } : { kv: String(g.kvHead + 1) } },
+        el('span', { 'aria-hidden': 'true' }, t('explorer.kvShort', { kv: g.kvHead + 1 })), el('span', { class: 'sr-only' }, share));
+      })) : null;
+    const starts = new Set(groups.slice(1).map((g) => g.heads[0]));
     this._cells = [];
     const rows = Array.from({ length: L }, (_, l) => el('div', { role: 'row' },
       el('span', { role: 'rowheader', 'aria-label': t('explorer.layerN', { layer: l + 1 }) }, t('explorer.layerShort', { layer: l + 1 })),
       Array.from({ length: H }, (_, h) => {
         const cell = el('div', { role: 'gridcell', class: 'hcell', tabindex: '-1', 'aria-selected': 'false',
-          dataset: { layer: String(l), head: String(h), testid: `explorer-cell-${l + 1}-${h + 1}` },
+          dataset: { layer: String(l), head: String(h), testid: `explorer-cell-${l + 1}-${h + 1}`, ...(starts.has(h) ? { kvStart: '' } : {}) },
           on: { click: () => { this.focusCell(l, h); this.openHead(l, h); } } });
         this._cells.push(cell);
         return cell;
       })));
-    this.grid.replaceChildren(header, ...rows);
+    this.grid.replaceChildren(...(bands ? [bands] : []), header, ...rows);
+    const g0 = groups[0];
+    setText(this.kvNote, g0 ? t('explorer.kvNote', { n: g0.heads.length, kv: groups.length }) : '');
     const o = this._c.open ?? { layer: 0, head: 0 };
     this._focus = { layer: o.layer, head: o.head };
     this.cellAt(o.layer, o.head).tabIndex = 0;
@@ -801,13 +848,28 @@ export class HeadlabModelExplorer extends HeadlabElement {
       const cost = c.importance?.heads.find((h) => h.layer === s.layer && h.head === s.head);
       const costText = cost ? t('explorer.imp.cell', { change: `${cost.lossChange >= 0 ? '+' : '−'}${this.fmt(Math.abs(cost.lossChange), 2)}` }) : '';
       cell.toggleAttribute('data-costly', Boolean(cost && cost.lossChange >= 0.1));
-      cell.setAttribute('aria-label', `${name}: ${best.score >= STRONG ? t('explorer.cellHead', { name: this.detector(best) }) : ''}${all}${costText ? `, ${costText}` : ''}${off ? t('explorer.cellOff') : ''}`);
+      const kv = this._kvOf?.get(s.head);
+      cell.setAttribute('aria-label', `${name}: ${best.score >= STRONG ? t('explorer.cellHead', { name: this.detector(best) }) : ''}${all}${costText ? `, ${costText}` : ''}` +
+        `${kv ? t('explorer.kvCell', kv) : ''}${off ? t('explorer.cellOff') : ''}`);
       cell.title = `${name}\n${DETECTORS.map((d) => `${this.detector(d)}: ${this.fmt(s[d.key], 2)}`).join('\n')}${costText ? `\n${costText}` : ''}${off ? `\n${t('explorer.titleOff')}` : ''}`;
     }
     const basis = c.scores?.basis === 'task' ? this.t('explorer.basisTask')
       : this.t('explorer.basisLens', { n: c.scores?.sequence ? (c.scores.sequence.length - 1) / 2 : 20 });
     setText(this.gridNote, this.t('explorer.gridNote', { basis, strong: this.fmt(STRONG, String(STRONG).split('.')[1]?.length ?? 0) }));
+    this.renderSink();
     this.renderSelection();
+  }
+
+  /** A decoder's attention sinks: the heads with a first-token score of at least SINK, beside the grid. */
+  renderSink() {
+    const c = this._c;
+    if (c.info?.kind !== 'decoder' || !c.scores) { setText(this.sinkLine, ''); return; }
+    const sinks = sinkHeads(c.scores.scores, SINK);
+    const heads = sinks.heads.map((h) => this.t('explorer.offHead', { layer: h.layer + 1, head: h.head + 1 })).join(', ');
+    setText(this.sinkLine, sinks.heads.length
+      ? this.t('explorer.sink', { n: sinks.heads.length, total: sinks.total, percent: Math.round(100 * sinks.share), heads })
+      : this.t('explorer.sinkNone'));
+    this.sinkLine.dataset.sinks = String(sinks.heads.length);
   }
 
   renderSelection() {
@@ -898,6 +960,10 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('span', { class: 'small' }, t('explorer.offList', { heads: offHeads.map((a) => t('explorer.offHead', { layer: a.layer + 1, head: a.head + 1 })).join(', ') })),
       el('button', { type: 'button', class: 'btn btn--small', dataset: { action: 'all-on' }, on: { click: () => this.allHeadsOn().catch((e) => this.showError(e)) } }, t('explorer.allOn')),
     ] : [el('span', { class: 'small muted' }, t('explorer.everyOn'))]));
+    const encoder = c.info?.kind === 'encoder';
+    setText(this.nextTitle, t(encoder ? 'explorer.fillTitle' : 'explorer.nextTitle'));
+    setText(this.nextExplain, t(encoder ? 'explorer.fillExplain' : 'explorer.nextExplain'));
+    if (encoder) { this.renderFill(); return; }
     const base = r.baseline;
     const last = showToken(r.tokens[r.tokens.length - 1]);
     const before = new Set((base ?? []).map((n) => n.id));
@@ -915,9 +981,37 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('tbody', {}, rows)));
   }
 
+  /** An encoder's guesses at each mask (model.fill), or how to write a mask when the text has none. */
+  renderFill() {
+    const c = this._c, r = c.results, t = this.t;
+    const mask = c.info.maskToken;
+    if (!r.fill || !r.fill.length) {
+      this.nextBox.replaceChildren(el('p', { class: 'fill-hint', dataset: { testid: 'explorer-fill-hint' } },
+        mask ? t('explorer.fillHint', { mask, example: maskedCourseSentence(mask) }) : t('explorer.cannotRead', { detail: 'no [MASK] or <mask> token' })));
+      return;
+    }
+    const base = r.fillBaseline;
+    const prob = (p) => this.prob(p);
+    this.nextBox.replaceChildren(...r.fill.map((m, i) => {
+      const before = new Set((base?.[i]?.top ?? []).map((n) => n.id));
+      const head = ['#', t('explorer.fillWord'), t('explorer.probability'), el('span', { class: 'sr-only' }, t('explorer.bar'))];
+      if (base) head.push(t('explorer.withAll'));
+      return el('table', { class: 'matrix next', dataset: { testid: 'explorer-fill', position: String(m.position) } },
+        el('caption', {}, t(c.ablate.length ? 'explorer.fillAtOff' : 'explorer.fillAt', { mask, position: m.position })),
+        el('thead', {}, el('tr', {}, head.map((h, k) => el('th', { scope: 'col', class: k === 3 ? 'bar' : null }, h)))),
+        el('tbody', {}, m.top.map((n, k) => el('tr', {},
+          el('td', {}, String(k + 1)), el('td', { class: base && !before.has(n.id) ? 'tok new' : 'tok', dataset: { new: t('explorer.new') } }, el('bdi', {}, showToken(n.token))),
+          el('td', { class: 'num' }, prob(n.probability)),
+          el('td', { class: 'bar', 'aria-hidden': 'true' }, el('span', { class: 'barfill', style: { width: `${Math.max(0.5, 100 * n.probability)}%` } })),
+          base ? el('td', { class: 'tok' }, el('bdi', {}, showToken(base[i].top[k].token)), ` ${prob(base[i].top[k].probability)}`) : null))));
+    }));
+  }
+
   renderLens() {
     const r = this._c.results;
     if (!r) return;
+    // An encoder has no next token to read the layers through.
+    this.lensPart.hidden = this._c.info?.kind === 'encoder';
     const T = r.tokens.length;
     if (this.lensSelect.options.length !== T || this._lensTokens !== r.tokens.join('\u0001')) {
       this._lensTokens = r.tokens.join('\u0001');

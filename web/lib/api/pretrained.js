@@ -223,10 +223,11 @@ async function addWeights(module, core, entry, ctx, heapMax, reserved) {
   await readEntry(entry, ctx, (n) => {
     length = n;
     if (reserved.bytes + n > heapMax) {
-      throw coded(new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's ${mib(heapMax)} beside what is loaded`), 'too-large');
+      throw coded(new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's ${mib(heapMax)} beside what is loaded`), 'too-large',
+        { file: entry.name, bytes: n, limit: heapMax });
     }
     ptr = core.allocFile(Math.max(n, 1));
-    if (!ptr) throw coded(new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's memory (${mib(heapMax)} at most)`), 'too-large');
+    if (!ptr) throw coded(new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's memory (${mib(heapMax)} at most)`), 'too-large', { file: entry.name, bytes: n, limit: heapMax });
     return (chunk, at) => { module.HEAPU8.set(chunk, ptr + at); };
   });
   reserved.bytes += length;
@@ -300,7 +301,8 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
     // A sharded model announces its size in its index: refused before any shard is downloaded.
     if (weights.totalBytes !== undefined && reserved.bytes + weights.totalBytes > heapMax) {
       throw coded(new RangeError(`${FN}: ${src.where} cannot fit: its shards hold ${mib(weights.totalBytes)} (model.safetensors.index.json) and a run of ${T} tokens ` +
-        `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`), 'too-large');
+        `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`), 'too-large',
+      { file: 'model.safetensors.index.json', bytes: weights.totalBytes, activations, limit: heapMax });
     }
     // Shards are opened one at a time (an entry holds a live response).
     for (let i = 0; i < weights.length; i++) {
@@ -311,7 +313,8 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
           entry.cancel();
           for (const later of weights.slice(i + 1)) later.cancel?.();
           throw coded(new RangeError(`${FN}: ${src.where} cannot fit: ${entry.name} is ${mib(entry.total)} and a run of ${T} tokens needs about ${mib(activations)} ` +
-            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`), 'too-large');
+            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`), 'too-large',
+          { file: entry.name, bytes: entry.total, activations, limit: heapMax });
         }
         try {
           ctx.budget(entry.name, entry.total);

@@ -25,6 +25,7 @@
 
 import { translator } from '../i18n/index.js';
 import catalogue from '../i18n/catalogues/model-explorer.js';
+import { COURSE_SENTENCE, hasMask, maskedCourseSentence } from './explorer-families.js';
 
 const ENGLISH = translator(catalogue, 'en');
 
@@ -39,7 +40,7 @@ export const TRANSITIONS = {
 };
 
 /** The sentence of the course, the default text of every Hugging Face model. */
-export const COURSE_SENTENCE = 'Virat hit the ball because it was full and outside off.';
+export { COURSE_SENTENCE };
 
 /** The four detectors, in the order of the legend: score field, legend name, one-letter mark. */
 export const DETECTORS = [
@@ -88,6 +89,10 @@ export function explainLoadError(message, { online = true, what, t = ENGLISH, co
   if (code === 'pytorch-only') return t('explorer.err.pytorchOnly');
   if (code === 'cut') return t('explorer.err.cutFile', { file });
   if (code === 'network') return t('explorer.err.networkPlain');
+  if (code === 'too-large' && Number.isFinite(params?.bytes) && Number.isFinite(params?.limit)) {
+    // The API's numbers (pretrained.js): what the model needs beside a run's activations, and the engine's cap.
+    return t('explorer.err.tooLargeSize', { size: sizeText(params.bytes), limit: sizeText(params.limit) });
+  }
   if (code === 'too-large') return t('explorer.err.tooLarge');
   if (code === 'http') return t('explorer.err.http', { status: params?.status ?? '?', file });
   if (/\b404\b|not found/i.test(m)) return t('explorer.err.notFound', { detail: m });
@@ -219,6 +224,10 @@ export class ExplorerController {
     this.info = answer.info;
     this.scores = answer.scores;
     this.progress = null;
+    // An encoder guesses masked words: the course sentence gets its mask where "ball" was.
+    if (this.info.kind === 'encoder' && this.info.maskToken && this.text === COURSE_SENTENCE && !hasMask(this.text, this.info.maskToken)) {
+      this.text = maskedCourseSentence(this.info.maskToken);
+    }
     this.go('ready', 'loaded');
     this.emit('loaded', { info: this.info, scores: this.scores, source });
     await this.analyze();

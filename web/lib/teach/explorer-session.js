@@ -9,9 +9,13 @@
 //           { kind: 'files', files }                    dropped or chosen File objects
 //           → { info, scores }   (the old model is freed first; scores: model.headScores())
 //   cancel                                              aborts a load on its way and frees any model
-//   analyze { text, ablate, topK, lens }                → { ids, tokens, attention, shape, next, baseline, lens, lensNote }
+//   analyze { text, ablate, topK, lens }                → { ids, tokens, attention, shape, next, baseline, lens, lensNote,
+//                                                           fill, fillBaseline }
 //           baseline: the top tokens with every head on (null when none is off); lens: the logit
-//           lens with the same heads off, when asked for (or already computed), else null
+//           lens with the same heads off, when asked for (or already computed), else null.
+//           An encoder (info.kind 'encoder') has no next token: `fill` is model.fill's masks
+//           ([{ position, top }]) when the text holds info.maskToken, else null; fillBaseline the
+//           masks with every head on (null when none is off); it has no logit lens.
 //   lens    { ids, ablate }                             → the logit lens of those ids with those heads off (kept for analyze)
 //   importance { text, scores }                         → head-importance.js's answer: each head's and each label's loss change
 //   dispose
@@ -20,6 +24,7 @@
 
 import { ShippedModel } from './lm-adapter.js';
 import { headImportance } from './head-importance.js';
+import { hasMask, maskTokenOf } from './explorer-families.js';
 
 /** The switched-off heads as one key, order-free. */
 const offKey = (ablate) => ablate.map((a) => `${a.layer}.${a.head}`).sort().join(',');
@@ -133,7 +138,11 @@ export class ExplorerSession {
     // TransformerLens's sequence is 2n + 1 tokens: n = 20 where the context allows it.
     const n = Math.max(1, Math.min(20, Math.floor(((model.info.contextLength ?? 41) - 1) / 2)));
     const scores = await model.headScores({ length: n, seed: 1 });
-    return { info: { ...model.info }, scores };
+    const info = { ...model.info };
+    // An encoder's mask token, as its tokenizer writes it: the explorer's hint and first text.
+    if (info.kind === 'encoder') info.maskToken = maskTokenOf(model);
+    this._maskToken = info.maskToken ?? null;
+    return { info, scores };
   }
 
   cancel() {
@@ -154,6 +163,18 @@ export class ExplorerSession {
     };
     // The all-on top tokens are kept per text; the lens per text and switched-off heads.
     const kept = this._keep(model, topK, out.ids);
+    if (model.info.kind === 'encoder') {
+      out.fill = null;
+      out.fillBaseline = null;
+      if (hasMask(text, this._maskToken)) {
+        out.fill = (await model.fill(text, { topK, ablate })).masks;
+        if (!ablate.length) kept.fill = out.fill;
+        else out.fillBaseline = kept.fill ??= (await model.fill(text, { topK })).masks;
+      }
+      out.lensNote = 'An encoder reads the whole text at once and guesses masked words, so it has no logit lens of the next token.';
+      out.lensNoteKey = 'explorer.lensEncoder';
+      return out;
+    }
     if (!ablate.length) kept.next = r.next;
     else out.baseline = kept.next ??= (await model.run(r.ids, { topK })).next;
     if (typeof model.logitLens !== 'function') {
@@ -183,7 +204,7 @@ export class ExplorerSession {
   async lens(ids, ablate = []) {
     const model = this.model;
     if (!model) throw new Error('explorer session: no model is loaded');
-    if (typeof model.logitLens !== 'function') return null;
+    if (typeof model.logitLens !== 'function' || model.info.kind === 'encoder') return null;
     return this._lensOf(model, this._keep(model, 5, Array.from(ids)), ids, ablate);
   }
 
