@@ -63,7 +63,7 @@ export function figureToSVG(fig, { palette = null, title = '' } = {}) {
       node = svgEl('rect', {
         x: s.x, y: s.y, width: Math.max(0, s.w), height: Math.max(0, s.h),
         fill: resolve(s.fill, palette) ?? 'none', stroke: resolve(s.stroke, palette), 'stroke-width': s.strokeWidth,
-        rx: s.rx, opacity: s.opacity,
+        'stroke-dasharray': s.dash, rx: s.rx, opacity: s.opacity,
       });
     } else if (s.type === 'line') {
       node = svgEl('line', {
@@ -120,6 +120,7 @@ export function figureToPNG(fig, scale = 2) {
       if (stroke && stroke !== 'none') {
         ctx.strokeStyle = stroke;
         ctx.lineWidth = s.strokeWidth ?? 1;
+        if (s.dash) ctx.setLineDash(String(s.dash).split(/[\s,]+/).map(Number));
         ctx.strokeRect(s.x, s.y, s.w, s.h);
       }
     } else if (s.type === 'line') {
