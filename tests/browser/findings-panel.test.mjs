@@ -78,7 +78,10 @@ test('the trained IOI model as files: the IOI card\'s top-3 heads are PyTorch\'s
   assert.deepEqual(await topOf(page, 'findings-ioi-top-patch'), heads(expected.mean.top3Patch));
   assert.deepEqual(await topOf(page, 'findings-ioi-top-dla'), heads(expected.mean.top3Dla));
   // The logit difference and the answer-wins share against PyTorch's per-prompt metrics.
-  const r = await page.evaluate((tag) => { const c = document.querySelector(tag).findings.c.result; return { prompts: c.prompts, diff: c.logitDiff, wins: c.answerWins }; }, TAG);
+  const r = await page.evaluate((tag) => {
+    const c = document.querySelector(tag).findings.c.result;
+    return { prompts: c.prompts, diff: c.logitDiff, wins: c.answerWins };
+  }, TAG);
   const diff = expected.cases.reduce((s, c) => s + c.metricClean, 0) / expected.cases.length;
   const wins = expected.cases.filter((c) => c.metricClean > 0).length / expected.cases.length;
   assert.equal(r.prompts, expected.cases.length);

@@ -8,9 +8,9 @@
 
 import { el, uid, setText, announce } from '../shared/render/dom.js';
 import { createHeatmap } from '../shared/render/heatmap.js';
-import { SCALES, viridis } from '../shared/render/colormap.js';
+import { SCALES } from '../shared/render/colormap.js';
 import {
-  FindingsController, IOI_PAPER, IOI_PAPER_HEADS, IOI_ROLES, INDUCTION_PAPER_HEADS, GPT2_SMALL, SINK_THRESHOLD,
+  FindingsController, IOI_PAPER, IOI_PAPER_HEADS, IOI_ROLES, INDUCTION_PAPER_HEADS, GPT2_SMALL,
   isGpt2SmallShape, paperOutlines, inductionFinding, sinkFinding,
 } from '../../lib/teach/findings-controller.js';
 import { ioiPrompts } from '../../lib/api/findings.js';
@@ -38,6 +38,7 @@ export const FINDINGS_CSS = `
 .findings .run-progress progress { flex: 1 1 10rem; height: 1rem; accent-color: var(--hl-accent); }
 .findings .run-progress .what { font-variant-numeric: tabular-nums; font-size: 0.88rem; }
 .findings table.compare { margin: 0.4rem 0; }
+.findings table.compare th[scope="row"] { white-space: normal; max-width: none; }
 .findings table.compare td.num, .findings table.compare th { font-variant-numeric: tabular-nums; }
 .findings .maps { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); align-items: start; }
 .findings .maps > * { min-width: 0; }
@@ -250,12 +251,12 @@ export class FindingsPanel {
     const t = this.t, host = this.host;
     const [L, H] = r.shape;
     const row = (label, measured, paper) => el('tr', {}, el('th', { scope: 'row' }, label), el('td', { class: 'num' }, measured), el('td', { class: 'num' }, paper));
-    const table = el('table', { class: 'matrix compare', dataset: { testid: 'findings-ioi-compare' } },
+    const table = el('div', { class: 'table-scroll' }, el('table', { class: 'matrix compare', dataset: { testid: 'findings-ioi-compare' } },
       el('caption', { class: 'small' }, t.plural('explorer.find.ioi.caption', r.prompts, { skipped: r.skipped })),
       el('thead', {}, el('tr', {}, el('td', {}), el('th', { scope: 'col' }, t('explorer.find.thisModel')), el('th', { scope: 'col' }, t('explorer.find.paperGpt2')))),
       el('tbody', {},
         row(t('explorer.find.ioi.diff'), host.fmt(r.logitDiff, 2), host.fmt(IOI_PAPER.logitDiff, 2)),
-        row(t('explorer.find.ioi.wins'), this.percent(r.answerWins), this.percent(IOI_PAPER.answerWins))));
+        row(t('explorer.find.ioi.wins'), this.percent(r.answerWins), this.percent(IOI_PAPER.answerWins)))));
     const top = (list, testid) => el('ol', { class: 'top', dataset: { testid } },
       list.map((h) => el('li', { dataset: { head: headText(h.layer, h.head) } }, t('explorer.find.topItem', { head: headText(h.layer, h.head), value: host.fmt(h.value, 2) }))));
     const tops = [el('div', {}, el('p', { class: 'small' }, t('explorer.find.ioi.topPatch')), top(r.topPatch, 'findings-ioi-top-patch'))];
@@ -339,10 +340,9 @@ export class FindingsPanel {
       this._sinkMap = { key, map };
     }
     this._sinkMap.map.update(Float32Array.from(f.grid));
-    const swatch = el('span', { class: 'swatch', 'aria-hidden': 'true', style: { background: viridis(SINK_THRESHOLD), display: 'inline-block', width: '0.9rem', height: '0.9rem', 'vertical-align': 'middle' } });
     this.sinkBody.replaceChildren(
       el('p', { class: 'sink-count', dataset: { testid: 'findings-sinks-count' } }, t('explorer.find.sinks.count', { count: f.count, total: f.total, share: this.percent(f.share), threshold: host.fmt(f.threshold, 1) })),
-      el('p', { class: 'small muted' }, swatch, ' ', t('explorer.find.sinks.read', { threshold: host.fmt(f.threshold, 1) })),
+      el('p', { class: 'small muted' }, t('explorer.find.sinks.read', { threshold: host.fmt(f.threshold, 1) })),
       this._sinkMap.map.element);
   }
 }

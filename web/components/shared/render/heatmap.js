@@ -87,12 +87,12 @@ export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, 
       }
     }
   }
-  // Outlined cells: a frame inside the cell, wide enough to read beside its neighbours' frames.
+  // Outlined cells: a frame inside the cell over a white halo, so a dark frame still reads on a dark cell.
   const ow = cs >= 20 ? 3 : 2;
   for (const o of outlines) {
     if (o.r < 0 || o.r >= rows || o.c < 0 || o.c >= cols) continue;
-    shapes.push({ type: 'rect', x: left + o.c * cs + ow / 2, y: top + o.r * cs + ow / 2, w: cs - ow, h: cs - ow,
-      fill: 'none', stroke: o.stroke, strokeWidth: ow, dash: o.dash });
+    const frame = { type: 'rect', x: left + o.c * cs + ow / 2 + 1, y: top + o.r * cs + ow / 2 + 1, w: cs - ow - 2, h: cs - ow - 2, fill: 'none' };
+    shapes.push({ ...frame, stroke: '#ffffff', strokeWidth: ow + 2 }, { ...frame, stroke: o.stroke, strokeWidth: ow, dash: o.dash });
   }
   if (highlightRow >= 0 && highlightRow < rows) {
     shapes.push({ type: 'rect', x: left - 1.5, y: top + highlightRow * cs - 1.5, w: gridW + 3, h: cs + 3,
