@@ -92,6 +92,11 @@ test('the trained IOI model as files: the IOI card\'s top-3 heads are PyTorch\'s
   for (const id of ['findings-ioi-patch', 'findings-ioi-dla']) {
     assert.equal(await f(page, id).locator('rect[data-r]').count(), 8, id);
     assert.equal(await f(page, `${id}-table`).locator('tbody td').count(), 8, id);
+    // Of the paper's GPT-2 small heads only 0.1 (duplicate-token) exists in 2 × 4: framed once, at row 0, column 1.
+    const frames = await f(page, id).locator('rect[stroke="#cc79a7"]').evaluateAll((rs) => rs.map((r) => [r.getAttribute('x'), r.getAttribute('y')]));
+    const cell = await f(page, id).locator('rect[data-r="0"][data-c="1"]').evaluate((r) => [Number(r.getAttribute('x')), Number(r.getAttribute('y'))]);
+    assert.equal(frames.length, 1, id);
+    assert.ok(Number(frames[0][0]) > cell[0] && Number(frames[0][1]) > cell[1], `${id}: the frame sits inside cell 0.1`);
   }
   await page.screenshot({ path: `${SCREENSHOTS}/findings-panel-1280.png`, fullPage: true });
   // Stop: a longer run ends between prompts, with the means so far.

@@ -3,9 +3,13 @@
 // a name is two tokens, cancel between prompts (late answers dropped), errors, and the transition table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
-  FindingsController, TRANSITIONS, topHeads, inductionFinding, sinkFinding, paperOutlines, IOI_PAPER_HEADS, INDUCTION_PAPER_HEADS,
+  FindingsController, TRANSITIONS, topHeads, inductionFinding, sinkFinding, paperOutlines, sessionModel,
+  IOI_PAPER_HEADS, INDUCTION_PAPER_HEADS,
 } from '../../web/lib/teach/findings-controller.js';
+import { createHeadlab } from '../../web/lib/headlab.js';
+import { ExplorerSession } from '../../web/lib/teach/explorer-session.js';
 import { ioiPrompts } from '../../web/lib/api/findings.js';
 
 const lab = { findings: { ioiPrompts } };
@@ -215,4 +219,38 @@ test('paperOutlines: every paper head in GPT-2 small once, under its first role;
   assert.equal(all.length, listed.size);
   assert.deepEqual(all.find((o) => o.layer === 9 && o.head === 9), { layer: 9, head: 9, role: 'nameMover' });
   assert.deepEqual(paperOutlines({ numLayers: 2, numHeads: 4 }), [{ layer: 0, head: 1, role: 'duplicateToken' }]);
+});
+
+// The controller over the explorer's session (the requests the Worker answers), on the IOI model that
+// make_findings.py trained: the means over ioiPrompts({ n: 16, seed: 3 }) single out PyTorch's top 3.
+test('through an ExplorerSession on the trained IOI model: PyTorch\'s top-3 heads by patching and by attribution', { timeout: 60_000 }, async () => {
+  const dir = new URL('../golden/findings/ioi-model/', import.meta.url);
+  const read = (f) => readFileSync(new URL(f, dir));
+  const expected = JSON.parse(read('expected.json'));
+  const real = await createHeadlab();
+  const bytes = read('model.safetensors');
+  const session = new ExplorerSession(real, () => {}, {
+    loadPretrained: () => real.loadPretrained({ config: JSON.parse(read('config.json')), tokenizer: JSON.parse(read('tokenizer.json')),
+      weights: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) }),
+  });
+  const request = async (type, payload) => (await session.handle(type, payload)).result;
+  await assert.rejects(sessionModel(request, { numLayers: 2, numHeads: 4 }), /no model is loaded/);
+  const { info } = await request('load', { kind: 'files', files: [] });
+  try {
+    const model = await sessionModel(request, info);
+    assert.deepEqual([model.info.kind, model.maskToken, model.causal], ['decoder', null, true]);
+    const c = new FindingsController({ lab, emit: () => {} });
+    c.setModel(model);
+    await c.run({ n: expected.mean.prompts, seed: 3 });
+    assert.equal(c.state, 'done', c.error);
+    assert.equal(c.result.prompts, expected.cases.length);
+    const heads = (list) => list.map((h) => (Array.isArray(h) ? h : [h.layer, h.head]));
+    assert.deepEqual(heads(c.result.topPatch), expected.mean.top3Patch);
+    assert.deepEqual(heads(c.result.topDla), expected.mean.top3Dla);
+    const largest = Math.max(...expected.mean.effects.map(Math.abs));
+    expected.mean.effects.forEach((v, i) => assert.ok(Math.abs(c.result.effects[i] - v) <= 1e-3 * largest, `effect ${i}: ${c.result.effects[i]} vs ${v}`));
+    await assert.rejects(request('findings', { op: 'nothing' }), /unknown findings call "nothing"/);
+  } finally {
+    session.dispose();
+  }
 });

@@ -11,7 +11,7 @@ import { createHeatmap } from '../shared/render/heatmap.js';
 import { SCALES } from '../shared/render/colormap.js';
 import {
   FindingsController, IOI_PAPER, IOI_PAPER_HEADS, IOI_ROLES, INDUCTION_PAPER_HEADS, GPT2_SMALL,
-  isGpt2SmallShape, paperOutlines, inductionFinding, sinkFinding,
+  isGpt2SmallShape, paperOutlines, inductionFinding, sinkFinding, sessionModel,
 } from '../../lib/teach/findings-controller.js';
 import { ioiPrompts } from '../../lib/api/findings.js';
 
@@ -175,16 +175,9 @@ export class FindingsPanel {
     try {
       if (this.state.modelKey !== m.key || !this.c.model) {
         const client = this.host.controller.client;
-        const ask = (op, options) => client.request('findings', { op, options });
-        const described = await ask('describe');
+        const model = await sessionModel((type, payload) => client.request(type, payload), m.info);
         this.state.modelKey = m.key;
-        this.c.setModel({
-          info: { numLayers: m.info.numLayers, numHeads: m.info.numHeads, kind: described.kind },
-          maskToken: described.maskToken,
-          tokenize: (text) => ask('tokenize', text),
-          patchHeads: (o) => ask('patchHeads', o),
-          directLogitAttribution: (o) => ask('directLogitAttribution', o),
-        });
+        this.c.setModel(model);
       }
       await this.c.run({ n, seed });
     } catch (e) {

@@ -134,6 +134,25 @@ export function topHeads(grid, heads, k = 3) {
     .slice(0, k);
 }
 
+/**
+ * The model contract above over a session's requests (explorer-session.js's 'findings' request, in the
+ * explorer's Worker or on the page): `request(type, payload)` resolves to the session's result.
+ * @param {(type: string, payload: object) => Promise<any>} request
+ * @param {{ numLayers: number, numHeads: number }} shape  the loaded model's
+ */
+export async function sessionModel(request, { numLayers, numHeads }) {
+  const ask = (op, options) => request('findings', { op, options });
+  const described = await ask('describe');
+  return {
+    info: { numLayers, numHeads, kind: described.kind },
+    maskToken: described.maskToken,
+    causal: described.causal,
+    tokenize: (text) => ask('tokenize', text),
+    patchHeads: (o) => ask('patchHeads', o),
+    directLogitAttribution: (o) => ask('directLogitAttribution', o),
+  };
+}
+
 export class FindingsController {
   /**
    * @param {object} o
