@@ -57,7 +57,7 @@ export function shapeNode(s, palette = null) {
   if (s.type === 'rect') {
     tag = 'rect';
     attrs = { x: s.x, y: s.y, width: Math.max(0, s.w), height: Math.max(0, s.h), fill: resolve(s.fill, palette) ?? 'none',
-      stroke: resolve(s.stroke, palette), 'stroke-width': s.strokeWidth, rx: s.rx, opacity: s.opacity };
+      stroke: resolve(s.stroke, palette), 'stroke-width': s.strokeWidth, 'stroke-dasharray': s.dash, rx: s.rx, opacity: s.opacity };
   } else if (s.type === 'line') {
     tag = 'line';
     attrs = { x1: s.x1, y1: s.y1, x2: s.x2, y2: s.y2, stroke: resolve(s.stroke, palette),
@@ -244,6 +244,7 @@ export function figureToPNG(fig, scale = 2) {
       if (stroke && stroke !== 'none') {
         ctx.strokeStyle = stroke;
         ctx.lineWidth = s.strokeWidth ?? 1;
+        if (s.dash) ctx.setLineDash(String(s.dash).split(/[\s,]+/).map(Number));
         ctx.strokeRect(s.x, s.y, s.w, s.h);
       }
     } else if (s.type === 'line') {
