@@ -17,18 +17,24 @@ const L = 2;
 const H = 3;
 
 /** Words to ids; "Jessica" is two tokens, so prompts that use it must be skipped. */
-function fakeModel({ gate, failAt = -1 } = {}) {
+function fakeModel({ gate, failAt = -1, specials = null } = {}) {
   const vocab = new Map();
   const id = (w) => {
     if (!vocab.has(w)) vocab.set(w, vocab.size + 1);
     return vocab.get(w);
   };
   let calls = 0;
-  const tokenize = (text) => ({
-    ids: Int32Array.from((text.match(/ ?[A-Za-z]+|[^\sA-Za-z]/g) ?? []).flatMap((w) => (w.endsWith('Jessica') ? [id(' Jess'), id('ica')] : [id(w)]))),
-  });
+  const words = (text) => (text.match(/ ?[A-Za-z]+|[^\sA-Za-z]/g) ?? []).flatMap((w) => (w.endsWith('Jessica') ? [id(' Jess'), id('ica')] : [id(w)]));
+  const tokenize = (text) => {
+    if (!specials) return { ids: Int32Array.from(words(text)) };
+    // Llama-like: <s> first, and a text that starts with a space gets a lone '▁' first (SentencePiece's
+    // prefix space), so ' Mary' alone is two tokens. BERT-like: [CLS] … [SEP].
+    const inner = specials === 'llama' && text.startsWith(' ') ? [id('▁'), ...words(text)] : words(text);
+    return { ids: Int32Array.from(specials === 'llama' ? [9001, ...inner] : [9002, ...inner, 9003]) };
+  };
   const model = {
-    info: { numLayers: L, numHeads: H },
+    info: { numLayers: L, numHeads: H, kind: specials === 'bert' ? 'encoder' : 'decoder' },
+    maskToken: '[MASK]',
     tokenize,
     async patchHeads({ clean, corrupted, answer, wrong }) {
       if (calls++ === failAt) throw new Error('engine stopped');
@@ -96,6 +102,19 @@ test('a run gives the means over the prompts, skipping prompts whose names are t
   assert.deepEqual(c.result.topPatch, topHeads(c.result.effects, H));
   assert.equal(events.filter(([t]) => t === 'progress').length, 40);
   assert.deepEqual(events.filter(([t]) => t === 'state').map(([, d]) => d.to), ['running', 'done']);
+});
+
+test('names as they follow the prompt: a tokenizer that adds <s>, or [CLS] … [SEP], skips only the two-token names', async () => {
+  const plain = expectedMeans(40, 5, fakeModel().tokenize);
+  for (const specials of ['llama', 'bert']) {
+    const { model } = fakeModel({ specials });
+    const c = new FindingsController({ lab, emit: () => {} });
+    c.setModel(model);
+    await c.run({ n: 40, seed: 5 });
+    assert.equal(c.state, 'done', `${specials}: ${c.error}`);
+    assert.deepEqual([c.result.prompts, c.result.skipped], [plain.measured, plain.skipped], specials);
+    assert.equal(c.result.encoder, specials === 'bert');
+  }
 });
 
 test('topHeads ranks by value, then by layer and head', () => {

@@ -6,6 +6,7 @@
 // split into several tokens is the mean over its tokens, attention *to* it the sum.
 import { describe, requireDim, requireObject, requireSeed } from './checks.js';
 import { abortError } from './pretrained-files.js';
+import { innerIds } from './specials.js';
 
 /** The dependencies english_dependencies writes, in its order. */
 export const SYNTAX_RELATIONS = Object.freeze(['determiner', 'subject', 'object', 'coreference']);
@@ -56,11 +57,7 @@ export function wordSpans(model, words, ids) {
   if (full.length !== ids.length || full.some((x, i) => ids[i] !== x)) return null;
   let lead = 0;
   while (lead < specials.length && full[lead] === specials[lead]) lead++;
-  const tail = specials.slice(lead);
-  const inner = (t) => {
-    if (t.length < lead + tail.length || tail.some((x, i) => t[t.length - tail.length + i] !== x)) return null;
-    return t.slice(lead, t.length - tail.length);
-  };
+  const inner = (t) => innerIds(t, specials);
   const plain = inner(full);
   if (!plain) return null;
   const spans = [];

@@ -26,6 +26,8 @@
 //   done, cancelled, error    run() → running
 //   any but running           setModel() → idle
 
+import { continuationIds, innerIds } from '../api/specials.js';
+
 /** Every allowed change of state: from → the states it may go to. */
 export const TRANSITIONS = {
   idle: ['running'],
@@ -226,11 +228,18 @@ export class FindingsController {
     });
     this._partial = means;
     try {
+      const specials = Array.from((await this.model.tokenize('')).ids);  // what the tokenizer adds around any text
       for (const p of prompts) {
-        const [clean, corrupted, answer, wrong] = (await Promise.all([p.clean, p.corrupted, p.answer, p.wrong]
-          .map((text) => this.model.tokenize(text)))).map((r) => Array.from(r.ids));
+        // A name's token as it follows the prompt (a decoder: ' Mary' after "… to" is one token in GPT-2's
+        // BPE and in Llama's SentencePiece, where ' Mary' alone is two); an encoder's fills the mask (no space).
+        const texts = encoder ? [p.clean, p.corrupted, p.answer.trim(), p.wrong.trim()]
+          : [p.clean, p.corrupted, p.clean + p.answer, p.clean + p.wrong];
+        const [clean, corrupted, withAnswer, withWrong] = (await Promise.all(texts.map((text) => this.model.tokenize(text))))
+          .map((r) => Array.from(r.ids));
         if (run !== this._run) return;
-        if (clean.length !== corrupted.length || answer.length !== 1 || wrong.length !== 1) {
+        const answer = encoder ? innerIds(withAnswer, specials) : continuationIds(clean, withAnswer, specials);
+        const wrong = encoder ? innerIds(withWrong, specials) : continuationIds(clean, withWrong, specials);
+        if (clean.length !== corrupted.length || answer?.length !== 1 || wrong?.length !== 1) {
           skipped++;
         } else {
           const args = { answer: answer[0], wrong: wrong[0] };
