@@ -8,6 +8,7 @@
 //                    [--budget 20] [--parallel-shapes 512x8] [--parallel-seqs 256,1024] [--out bench/results/latest]
 //   npm run bench -- --part pretrained [--rounds 2] [--reps 3] [--seqs 64,256]   (the real-model part alone)
 //   npm run bench -- --part families [--tiny] [--models smollm2,bert-base]   (SmolLM2- and bert-base-shaped models)
+//   npm run bench -- --part patching [--reps 3]   (patchHeads over GPT-2 small's 144 heads, shared vs naive, quiet and busy)
 //   npm run bench -- --busy [--env node|isolated|…] [--reps 9]   (the 2-thread table under a standard background load)
 // --part attention|pretrained|all: all (the default without --quick or --busy) runs the attention grid, then
 // the real-model part (bench/pretrained/run.mjs: a GPT-2-small-shaped model against ORT Web), then the
@@ -401,7 +402,7 @@ function parts(argv) {
   if (i < 0) return { part: argv.includes('--quick') || argv.includes('--busy') ? 'attention' : 'all', rest: argv };
   const inline = argv[i].includes('=');
   const part = inline ? argv[i].split('=')[1] : argv[i + 1];
-  if (!['attention', 'pretrained', 'families', 'all'].includes(part)) throw new Error(`--part must be attention, pretrained, families or all, got "${part}"`);
+  if (!['attention', 'pretrained', 'families', 'patching', 'all'].includes(part)) throw new Error(`--part must be attention, pretrained, families, patching or all, got "${part}"`);
   return { part, rest: argv.filter((_, j) => j !== i && (inline || j !== i + 1)) };
 }
 
@@ -418,6 +419,10 @@ async function runParts() {
   if (part === 'families' || part === 'all') {
     const { runFamilies } = await import('./pretrained/families.mjs');
     await runFamilies(part === 'families' ? rest : []);
+  }
+  if (part === 'patching' || part === 'all') {
+    const { runPatching } = await import('./pretrained/patching.mjs');
+    await runPatching(part === 'patching' ? rest : []);
   }
 }
 

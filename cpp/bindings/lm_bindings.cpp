@@ -347,6 +347,33 @@ val language_task_table() {
   return a;
 }
 
+// The grammar's sentences with their dependencies (issue 35's syntax heads): n sequences of seed, each
+// { words: [..], arcs: [{ relation, dependent, head }] } without the start token (positions index words).
+val english_syntax(double n, double seed) {
+  headlab::Rng rng(static_cast<std::uint64_t>(seed), 35);
+  val out = val::array();
+  for (std::size_t k = 0; k < static_cast<std::size_t>(n); ++k) {
+    headlab::EnSequence q;
+    headlab::generate_english(rng, q);
+    val words = val::array();
+    for (std::size_t t = 1; t < q.length; ++t) words.set(t - 1, headlab::english_word(q.tokens[t]).text);
+    val arcs = val::array();
+    std::size_t i = 0;
+    for (const headlab::EnDependencyArc& a : headlab::english_dependencies(q.tokens, q.length, q.arcs)) {
+      val x = val::object();
+      x.set("relation", std::string(headlab::english_dependency_name(a.relation)));
+      x.set("dependent", a.dependent - 1);
+      x.set("head", a.head - 1);
+      arcs.set(i++, x);
+    }
+    val item = val::object();
+    item.set("words", words);
+    item.set("arcs", arcs);
+    out.set(k, item);
+  }
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(headlab_language_model) {
@@ -433,4 +460,5 @@ EMSCRIPTEN_BINDINGS(headlab_language_model) {
 #endif
       ;
   function("languageTaskTable", &language_task_table);
+  function("englishSyntax", &english_syntax);
 }

@@ -246,7 +246,13 @@ class PretrainedCoreJs {
   // patchHeads, a layer at a time: begin with the clean ids in the token buffer ({ metricClean,
   // metricCorrupted } or an error), then patchHeadsLayer(l) for each layer (Float32Array [H]: each head's
   // effect), then patchHeadsEnd(). naive: each head by a whole patched run (the benchmark's comparison).
+  // Two overloads by argument count: with a sixth, tokenTypes (one per token, both runs'; encoders).
   val patch_heads_begin(double t_in, val corrupted, double answer, double wrong, double at) {
+    return patch_heads_begin_types(t_in, corrupted, answer, wrong, at, val::undefined());
+  }
+
+  val patch_heads_begin_types(double t_in, val corrupted, double answer, double wrong, double at,
+                              val token_types) {
     std::string error;
     const std::size_t t = tokens_length(t_in, &error);
     if (!error.empty()) return val(error);
@@ -259,6 +265,14 @@ class PretrainedCoreJs {
     a.clean = tokens_.data(), a.corrupted = corrupted_.data(), a.t = t;
     a.answer = static_cast<std::int32_t>(answer), a.wrong = static_cast<std::int32_t>(wrong);
     a.at = static_cast<std::size_t>(at);
+    std::vector<std::int32_t> types;  // patch_heads_begin keeps its own copy
+    if (!token_types.isUndefined() && !token_types.isNull()) {
+      types = emscripten::convertJSArrayToNumberVector<std::int32_t>(token_types);
+      if (types.size() != t)
+        return val("tokenTypes must have one entry per token (" + std::to_string(t) + "), not " +
+                   std::to_string(types.size()));
+      a.token_types = types.data();
+    }
     error = model_->patch_heads_begin(a, &patch_);
     if (!error.empty()) return val(error);
     val r = val::object();
@@ -387,6 +401,7 @@ EMSCRIPTEN_BINDINGS(headlab_pretrained) {
       .function("run", &PretrainedCoreJs::run)
       .function("headScores", &PretrainedCoreJs::head_scores)
       .function("patchHeadsBegin", &PretrainedCoreJs::patch_heads_begin)
+      .function("patchHeadsBegin", &PretrainedCoreJs::patch_heads_begin_types)
       .function("patchHeadsLayer", &PretrainedCoreJs::patch_heads_layer)
       .function("patchHeadsEnd", &PretrainedCoreJs::patch_heads_end)
       .function("directLogitAttribution", &PretrainedCoreJs::direct_logit_attribution)

@@ -780,4 +780,43 @@ EnParse english_relations(const std::string& text) {
   return english_relations(words);
 }
 
+const char* english_dependency_name(EnDependency d) {
+  static const char* const names[] = {"determiner", "subject", "object", "coreference"};
+  return names[int(d)];
+}
+
+std::vector<EnDependencyArc> english_dependencies(const std::vector<std::int32_t>& tokens, std::size_t length,
+                                                  const std::vector<EnArc>& arcs) {
+  std::vector<EnDependencyArc> out;
+  const std::size_t end = std::min(length, tokens.size());
+  for (std::size_t i = 0; i < end; ++i) {
+    if (W(tokens[i]).cat != Cat::det) continue;
+    std::size_t j = i + 1;
+    while (j < end && (W(tokens[j]).cat == Cat::adj || W(tokens[j]).cat == Cat::very)) ++j;
+    if (j < end && W(tokens[j]).cat == Cat::noun)
+      out.push_back({EnDependency::determiner, std::int32_t(i), std::int32_t(j)});
+  }
+  // The arcs' query positions are where a next-token prediction needs them: the word itself is next to it.
+  const auto is = [&](std::int32_t k, Cat c) { return k >= 0 && std::size_t(k) < end && W(tokens[k]).cat == c; };
+  for (const EnArc& a : arcs) {
+    switch (a.relation) {
+      case EnRelation::agreement:  // query: the token before the verb; target: the subject
+        if (is(a.query + 1, Cat::verb_pres)) out.push_back({EnDependency::subject, a.target, a.query + 1});
+        break;
+      case EnRelation::selection:  // query: the token before the object; target: the verb
+        if (is(a.query + 1, Cat::noun)) out.push_back({EnDependency::object, a.query + 1, a.target});
+        break;
+      case EnRelation::coreference:  // query: was/were after the pronoun; target: the antecedent
+        if (is(a.query - 1, Cat::pronoun)) out.push_back({EnDependency::coreference, a.query - 1, a.target});
+        break;
+      default:
+        break;
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const EnDependencyArc& a, const EnDependencyArc& b) {
+    return a.relation != b.relation ? a.relation < b.relation : a.dependent < b.dependent;
+  });
+  return out;
+}
+
 }  // namespace headlab

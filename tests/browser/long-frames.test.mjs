@@ -18,6 +18,7 @@ import os from 'node:os';
 import assert from 'node:assert/strict';
 import { serve } from '../../tools/serve.mjs';
 import { DIST, ensureDist, launch, watch } from './helpers.mjs';
+import { RECORDER, attribute as attributeTo, blockedTime } from '../../tools/frames.mjs';
 
 const TIMEOUT = 150_000;
 const LIMIT_MS = 50;
@@ -50,31 +51,12 @@ after(async () => {
   await new Promise((resolve) => (course ? course.close(resolve) : resolve()));
 });
 
-// Records every long animation frame and long task from the page's first script on.
-const RECORDER = `<script>window.frames_ = []; window.tasks_ = [];
-new PerformanceObserver((l) => { for (const e of l.getEntries()) window.frames_.push({ start: e.startTime, duration: e.duration,
-  blocking: e.blockingDuration, render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0,
-  styleAndLayout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
-  scripts: e.scripts.map((s) => ({ url: s.sourceURL, fn: s.sourceFunctionName, at: s.sourceCharPosition, invoker: s.invoker,
-    type: s.invokerType, duration: s.duration, forced: s.forcedStyleAndLayoutDuration })) }); })
-  .observe({ type: 'long-animation-frame', buffered: true });
-new PerformanceObserver((l) => { for (const e of l.getEntries()) window.tasks_.push({ start: e.startTime, duration: e.duration }); })
-  .observe({ type: 'longtask', buffered: true });</script>`;
 const pages = new Map();
 const lesson = (body) => '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lesson</title>' +
   `<link rel="icon" href="data:,">${RECORDER}<script type="module" src="${base}headlab-components.js"></script></head>` +
   `<body><h1>Lesson</h1>${body}</body></html>`;
 
-/**
- * A frame's HeadLab part: the time of its scripts loaded from the HeadLab origin (their forced
- * style and layout included). A frame is HeadLab's when that is most of the frame's script time.
- */
-function attribute(frame) {
-  const ours = frame.scripts.filter((s) => s.url.startsWith(base));
-  const script = frame.scripts.reduce((a, s) => a + s.duration, 0);
-  const headlab = ours.reduce((a, s) => a + s.duration, 0);
-  return { ...frame, headlab, forced: ours.reduce((a, s) => a + s.forced, 0), script, ours: headlab > 0 && headlab >= script / 2 };
-}
+const attribute = (frame) => attributeTo(frame, base);
 
 const describe = (f) => `${f.duration.toFixed(0)} ms frame (blocking ${f.blocking.toFixed(0)} ms, rendering ${f.render.toFixed(0)} ms, ` +
   `style and layout ${f.styleAndLayout.toFixed(0)} ms): HeadLab scripts ${f.headlab.toFixed(0)} ms of ${f.script.toFixed(0)} ms script, ` +
@@ -109,7 +91,7 @@ async function trainAndRecord(label, tag, body, { done, maxSeconds }) {
   const ours = frames.filter((f) => f.ours);
   const worst = [...frames].sort((a, b) => b.duration - a.duration)[0];
   const worstOurs = [...ours].sort((a, b) => b.duration - a.duration)[0];
-  const blocked = r.tasks.reduce((a, x) => a + x.duration - 50, 0);
+  const blocked = blockedTime(r.tasks);
   console.log(`# ${label}${BUSY ? ', one core busy' : ', quiet'}: ${r.step} steps in ${r.seconds.toFixed(1)} s in ${r.runsIn}${r.phase ? `, phase change at step ${r.phase}` : ''}; ` +
     `load ${load.map((x) => x.toFixed(1)).join(' → ')} on ${os.availableParallelism()} cores`);
   console.log(`#   long animation frames: ${frames.length} (HeadLab's: ${ours.length}); long tasks: ${r.tasks.length}, longest ${Math.max(0, ...r.tasks.map((x) => x.duration)).toFixed(0)} ms, ` +

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -338,4 +339,62 @@ TEST_CASE("english: rates over 10,000 sequences, truth always holds, position al
     CHECK(double(last_noun_right[r]) / double(count[r]) <= 0.3);
   }
   CHECK(best_offset(R::previous_token) == 1.0);
+}
+
+TEST_CASE("english: dependencies for the syntax heads, from the grammar's structure and arcs") {
+  using D = EnDependency;
+  const auto deps = [](const char* text) {
+    const EnParse p = english_relations(text);
+    REQUIRE_MESSAGE(p.ok, p.error);
+    std::vector<std::int32_t> tokens;
+    std::istringstream s(text);
+    for (std::string w; s >> w;) tokens.push_back(tok(w.c_str()));
+    return english_dependencies(tokens, tokens.size(), p.arcs);
+  };
+  const auto of = [](const std::vector<EnDependencyArc>& arcs, D d) {
+    V out;
+    for (const EnDependencyArc& a : arcs)
+      if (a.relation == d) out.push_back({a.dependent, a.head});
+    return out;
+  };
+  SUBCASE("determiners across adjectives, a subject across an adverb, a selected object") {
+    // 0 the 1 girls 2 with 3 the 4 dogs 5 often 6 eat 7 some 8 very 9 red 10 apples 11 .
+    const auto d = deps("the girls with the dogs often eat some very red apples .");
+    CHECK(of(d, D::determiner) == V{{0, 1}, {3, 4}, {7, 10}});
+    CHECK(of(d, D::subject) == V{{1, 6}});
+    CHECK(of(d, D::object) == V{{10, 6}});
+    CHECK(of(d, D::coreference).empty());
+  }
+  SUBCASE("a pronoun and its antecedent; a past-tense verb has no agreement, so no subject arc") {
+    // 0 the 1 queen 2 fed 3 the 4 dog 5 near 6 the 7 prince 8 because 9 she 10 was 11 rich 12 .
+    const auto d = deps("the queen fed the dog near the prince because she was rich .");
+    CHECK(of(d, D::determiner) == V{{0, 1}, {3, 4}, {6, 7}});
+    CHECK(of(d, D::subject).empty());
+    CHECK(of(d, D::object) == V{{4, 2}});
+    CHECK(of(d, D::coreference) == V{{9, 1}});
+  }
+  SUBCASE("on generated text every arc of the source relations gives one dependency") {
+    Rng rng(11);
+    std::map<D, int> deps_n, arcs_n;
+    for (int s = 0; s < 500; ++s) {
+      EnSequence q;
+      generate_english(rng, q);
+      for (const EnArc& a : q.arcs) {
+        if (a.relation == R::agreement) ++arcs_n[D::subject];
+        if (a.relation == R::selection) ++arcs_n[D::object];
+        if (a.relation == R::coreference) ++arcs_n[D::coreference];
+      }
+      for (const EnDependencyArc& a : english_dependencies(q.tokens, q.length, q.arcs)) {
+        ++deps_n[a.relation];
+        const EnWord& dep = english_word(q.tokens[a.dependent]);
+        if (a.relation == D::determiner) {
+          CHECK(dep.cat == EnCategory::det);
+          CHECK(english_word(q.tokens[a.head]).cat == EnCategory::noun);
+          CHECK(a.head > a.dependent);
+        }
+      }
+    }
+    for (D d : {D::subject, D::object, D::coreference}) CHECK(deps_n[d] == arcs_n[d]);
+    CHECK(deps_n[D::determiner] > 1000);
+  }
 }

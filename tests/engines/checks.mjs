@@ -283,6 +283,47 @@ export const CHECKS = [
     },
   },
   {
+    name: 'the model explorer\'s findings panel runs the IOI check on the trained IOI model from the hub stand-in and lists PyTorch\'s top-3 heads',
+    timeout: 90_000,
+    async run(page, site) {
+      const ioi = JSON.parse(readFileSync(path.join(REPO, 'tests/golden/findings/ioi-model/expected.json'), 'utf8'));
+      const hub = await startHub({ repos: reposFromFolder(path.join(REPO, 'tests/golden/findings')) });
+      try {
+        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
+        await page.waitFor(elementsReady, null, 30_000);
+        await page.evaluate(`() => {
+          const e = document.querySelector('headlab-model-explorer');
+          e.shadowRoot.querySelector('[data-testid="explorer-text"]').value = 'When Mary and John went to the store, John gave a drink to';
+          e.load({ kind: 'hub', id: 'headlab-test/ioi-model', hubUrl: ${JSON.stringify(hub.url)} });
+          return true;
+        }`);
+        await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          return e.state === 'ready' && e.info?.architecture !== 'headlab' && !e.shadowRoot.querySelector('[data-testid="findings-ioi-run"]').disabled;
+        }, null, 60_000);
+        await page.evaluate(() => {
+          const root = document.querySelector('headlab-model-explorer').shadowRoot;
+          root.querySelector('[data-testid="findings-ioi-n"]').value = '16';
+          root.querySelector('[data-testid="findings-ioi-seed"]').value = '3';
+          root.querySelector('[data-testid="findings-ioi-run"]').click();
+          return true;
+        });
+        const got = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          const heads = (id) => [...e.shadowRoot.querySelectorAll(`[data-testid="${id}"] li`)].map((li) => li.dataset.head);
+          return e.findings.c.state === 'done' && {
+            patch: heads('findings-ioi-top-patch'), dla: heads('findings-ioi-top-dla'),
+            cells: e.shadowRoot.querySelectorAll('[data-testid="findings-ioi-patch"] rect[data-r]').length,
+          };
+        }, null, 60_000);
+        const names = (list) => list.map(([l, h]) => `${l}.${h}`);
+        assert.deepEqual(got, { patch: names(ioi.mean.top3Patch), dla: names(ioi.mean.top3Dla), cells: 8 });
+      } finally {
+        await hub.close();
+      }
+    },
+  },
+  {
     name: "the JS API computes the worked example on the main thread and in a module Worker, with info().flavour 'simd'",
     timeout: 60_000,
     async run(page, site) {

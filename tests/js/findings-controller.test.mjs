@@ -3,7 +3,13 @@
 // a name is two tokens, cancel between prompts (late answers dropped), errors, and the transition table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FindingsController, TRANSITIONS, topHeads } from '../../web/lib/teach/findings-controller.js';
+import { readFileSync } from 'node:fs';
+import {
+  FindingsController, TRANSITIONS, topHeads, inductionFinding, sinkFinding, paperOutlines, sessionModel,
+  IOI_PAPER_HEADS, INDUCTION_PAPER_HEADS,
+} from '../../web/lib/teach/findings-controller.js';
+import { createHeadlab } from '../../web/lib/headlab.js';
+import { ExplorerSession } from '../../web/lib/teach/explorer-session.js';
 import { ioiPrompts } from '../../web/lib/api/findings.js';
 
 const lab = { findings: { ioiPrompts } };
@@ -24,15 +30,13 @@ function fakeModel({ gate, failAt = -1 } = {}) {
   const model = {
     info: { numLayers: L, numHeads: H },
     tokenize,
-    async run(ids) {
-      const logits = new Float32Array(200);
-      for (const i of ids) logits[i] += 1;  // a name seen twice (the subject) gets 2, the answer 1
-      return { logits };
-    },
     async patchHeads({ clean, corrupted, answer, wrong }) {
       if (calls++ === failAt) throw new Error('engine stopped');
       if (gate) await gate();
-      return { effects: Float32Array.from({ length: L * H }, (_, i) => (answer * (i + 1) - wrong + clean.length - corrupted.length) % 7) };
+      // The metric: how often each name occurs (the subject, seen twice, gets 2; the answer 1).
+      const count = (id) => clean.filter((i) => i === id).length;
+      return { effects: Float32Array.from({ length: L * H }, (_, i) => (answer * (i + 1) - wrong + clean.length - corrupted.length) % 7),
+        metricClean: count(answer) - count(wrong) };
     },
     async directLogitAttribution({ ids, answer, wrong }) {
       return {
@@ -143,5 +147,110 @@ test('the transition table is enforced', () => {
       if (tos.includes(to)) c.go(to);
       else assert.throws(() => c.go(to), new RegExp(`no transition from ${from} to ${to}`));
     }
+  }
+});
+
+test('an encoder: prompts end with its mask token, no attribution is asked for, the DLA fields are null', async () => {
+  const { model } = fakeModel();
+  const seen = [];
+  const patch = model.patchHeads;
+  model.patchHeads = (a) => { seen.push(a.clean); return patch(a); };
+  model.directLogitAttribution = () => { throw new Error('an encoder has no direct logit attribution'); };
+  model.info = { ...model.info, kind: 'encoder' };
+  model.maskToken = '[MASK]';
+  const c = new FindingsController({ lab, emit: () => {} });
+  c.setModel(model);
+  await c.run({ n: 6, seed: 2 });
+  assert.equal(c.state, 'done', c.error);
+  assert.ok(seen.length > 0 && seen.every((ids) => ids.length >= 3));
+  assert.equal(c.result.dlaHeads, null);
+  assert.equal(c.result.topDla, null);
+  assert.equal(c.result.encoder, true);
+  assert.equal(c.result.effects.length, L * H);
+});
+
+test('run refuses a bad n or seed, naming it', async () => {
+  const c = new FindingsController({ lab, emit: () => {} });
+  c.setModel(fakeModel().model);
+  await assert.rejects(c.run({ n: 0 }), /n must be an integer in 1\.\.1000, got 0/);
+  await assert.rejects(c.run({ n: 2, seed: -1 }), /seed must be an integer ≥ 0, got -1/);
+  assert.equal(c.state, 'idle');
+});
+
+/** headScores()'s shape for a 12 × 12 model, each score from a formula of the head. */
+function fakeScores(L2, H2, f) {
+  const out = [];
+  for (let layer = 0; layer < L2; layer++) for (let head = 0; head < H2; head++) out.push({ layer, head, ...f(layer, head) });
+  return out;
+}
+
+test('inductionFinding: the top heads by induction score and the paper\'s heads\' ranks', () => {
+  // The paper's four heads score 0.9, 0.8, 0.7, 0.6 in its order; head 0.0 scores 0.75 and so ranks third.
+  const paper = new Map(INDUCTION_PAPER_HEADS.map(([l, h], i) => [`${l}.${h}`, 0.9 - 0.1 * i]));
+  const scores = fakeScores(12, 12, (l, h) => ({ induction: paper.get(`${l}.${h}`) ?? (l === 0 && h === 0 ? 0.75 : (l * 12 + h) / 1000), firstToken: 0 }));
+  const f = inductionFinding(scores, { numLayers: 12, numHeads: 12 });
+  assert.deepEqual(f.top.map((h) => [h.layer, h.head]), [[5, 5], [6, 9], [0, 0], [7, 10]]);
+  assert.deepEqual(f.paper.map((p) => p.rank), [1, 2, 4, 5]);
+  assert.equal(f.found, 3);
+  assert.equal(f.grid[5 * 12 + 5], 0.9);
+  // A smaller model: heads beyond its shape have no rank and no value.
+  const small = inductionFinding(fakeScores(2, 4, (l, h) => ({ induction: l + h / 10 })), { numLayers: 2, numHeads: 4 });
+  assert.deepEqual(small.paper.map((p) => p.rank), [null, null, null, null]);
+  assert.deepEqual(small.top.map((h) => [h.layer, h.head]), [[1, 3], [1, 2], [1, 1], [1, 0]]);
+  assert.equal(small.found, 0);
+  assert.throws(() => inductionFinding(null, { numLayers: 2, numHeads: 4 }), /scores must be headScores\(\)\.scores/);
+});
+
+test('sinkFinding: the share of heads with first-token score at least 0.5, and the grid', () => {
+  const scores = fakeScores(3, 4, (l, h) => ({ firstToken: [0.1, 0.5, 0.49, 0.95][h] * (l === 2 ? 0 : 1) }));
+  const f = sinkFinding(scores, { numLayers: 3, numHeads: 4 });
+  // Layers 0 and 1: heads 1 (0.5) and 3 (0.95) count; layer 2 is all zero.
+  assert.equal(f.count, 4);
+  assert.equal(f.total, 12);
+  assert.equal(f.share, 4 / 12);
+  assert.equal(f.grid[1 * 4 + 3], 0.95);
+  assert.deepEqual(f.top.map((h) => [h.layer, h.head]), [[0, 3], [1, 3], [0, 1]]);
+  assert.equal(sinkFinding(scores, { numLayers: 3, numHeads: 4 }, 0.9).count, 2);
+});
+
+test('paperOutlines: every paper head in GPT-2 small once, under its first role; none outside a small shape', () => {
+  const all = paperOutlines({ numLayers: 12, numHeads: 12 });
+  const listed = new Set(Object.values(IOI_PAPER_HEADS).flat().map(([l, h]) => `${l}.${h}`));
+  assert.equal(all.length, listed.size);
+  assert.deepEqual(all.find((o) => o.layer === 9 && o.head === 9), { layer: 9, head: 9, role: 'nameMover' });
+  assert.deepEqual(paperOutlines({ numLayers: 2, numHeads: 4 }), [{ layer: 0, head: 1, role: 'duplicateToken' }]);
+});
+
+// The controller over the explorer's session (the requests the Worker answers), on the IOI model that
+// make_findings.py trained: the means over ioiPrompts({ n: 16, seed: 3 }) single out PyTorch's top 3.
+test('through an ExplorerSession on the trained IOI model: PyTorch\'s top-3 heads by patching and by attribution', { timeout: 60_000 }, async () => {
+  const dir = new URL('../golden/findings/ioi-model/', import.meta.url);
+  const read = (f) => readFileSync(new URL(f, dir));
+  const expected = JSON.parse(read('expected.json'));
+  const real = await createHeadlab();
+  const bytes = read('model.safetensors');
+  const session = new ExplorerSession(real, () => {}, {
+    loadPretrained: () => real.loadPretrained({ config: JSON.parse(read('config.json')), tokenizer: JSON.parse(read('tokenizer.json')),
+      weights: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) }),
+  });
+  const request = async (type, payload) => (await session.handle(type, payload)).result;
+  await assert.rejects(sessionModel(request, { numLayers: 2, numHeads: 4 }), /no model is loaded/);
+  const { info } = await request('load', { kind: 'files', files: [] });
+  try {
+    const model = await sessionModel(request, info);
+    assert.deepEqual([model.info.kind, model.maskToken, model.causal], ['decoder', null, true]);
+    const c = new FindingsController({ lab, emit: () => {} });
+    c.setModel(model);
+    await c.run({ n: expected.mean.prompts, seed: 3 });
+    assert.equal(c.state, 'done', c.error);
+    assert.equal(c.result.prompts, expected.cases.length);
+    const heads = (list) => list.map((h) => (Array.isArray(h) ? h : [h.layer, h.head]));
+    assert.deepEqual(heads(c.result.topPatch), expected.mean.top3Patch);
+    assert.deepEqual(heads(c.result.topDla), expected.mean.top3Dla);
+    const largest = Math.max(...expected.mean.effects.map(Math.abs));
+    expected.mean.effects.forEach((v, i) => assert.ok(Math.abs(c.result.effects[i] - v) <= 1e-3 * largest, `effect ${i}: ${c.result.effects[i]} vs ${v}`));
+    await assert.rejects(request('findings', { op: 'nothing' }), /unknown findings call "nothing"/);
+  } finally {
+    session.dispose();
   }
 });

@@ -276,6 +276,7 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.lossChart = this.chartSection(t('lm.chart.loss'), t('lm.chart.lossNote'), 'loss');
     this.accChart = this.chartSection(t('lm.chart.accuracy'), '', 'accuracy');
     this.phaseNote = el('p', { class: 'small phase-note', dataset: { testid: 'lm-phase' } });
+    this._phaseSaid = null;
 
     // Heads grid
     this.grid = new HeadGrid({ onOpen: (layer, head) => this.openHead(layer, head), t });
@@ -562,7 +563,13 @@ export class HeadlabLanguageModel extends TrainingElement {
     this.drawChart(this.accChart, accuracy.fig, accuracy.label);
     const metric = `lm.metric.${this._task.name}`;
     setText(this.accChart.note, this.t('lm.chart.heldOutMetric', { metric: this.t.has(metric) ? this.t(metric) : this._task.metric }));
-    this.phaseNote.replaceChildren(...phaseNote(this.ctl.runs[0], this.t));
+    // The note's nodes are replaced only when what it says changes (rarely: at the phase change).
+    const note = phaseNote(this.ctl.runs[0], this.t);
+    const said = note.map((n) => (typeof n === 'string' ? n : `<${n.textContent}>`)).join('');
+    if (said !== this._phaseSaid) {
+      this._phaseSaid = said;
+      this.phaseNote.replaceChildren(...note);
+    }
   }
 
   renderProgress() {

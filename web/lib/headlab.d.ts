@@ -730,6 +730,8 @@ export interface PatchHeadsOptions {
   wrong: OneToken;
   /** Where the metric is read: default a decoder's last position, an encoder's first mask token. */
   position?: number;
+  /** An encoder's token types, one per token, for both prompts (e.g. 1 for a pair's second sentence). */
+  tokenTypes?: Int32Array | number[];
   /** Called after each layer's heads. */
   onProgress?: (progress: { done: number; total: number }) => void;
   /** Stops between layers; the promise rejects with an AbortError. */
@@ -951,6 +953,53 @@ export interface Findings {
    * p.answer;  // ' Mary'
    */
   ioiPrompts(options: { n: number; seed?: number }): IoiPrompt[];
+  /**
+   * `n` sequences of HeadLab's English grammar (about 3.5 sentences each) with their dependencies; the
+   * same seed gives the same sentences. Loads the training module on first use.
+   * @example
+   * const [s] = await lab.findings.syntaxSentences({ n: 1 });
+   * s.words[s.arcs[0].dependent];  // 'the' (a determiner) …
+   * s.words[s.arcs[0].head];       // … and its noun
+   */
+  syntaxSentences(options: { n: number; seed?: number }): Promise<SyntaxSentence[]>;
+  /**
+   * Every head of `model` against the sentences' dependencies (Clark et al. 2019): per relation, each
+   * head's accuracy (how often a dependent's most-attended other word is its head word; word-level
+   * attention, mean over a word's tokens from it, sum to it), the best head and the best fixed offset.
+   */
+  syntaxHeads(options: {
+    model: PretrainedModel;
+    sentences: SyntaxSentence[];
+    onProgress?: (progress: { done: number; total: number }) => void;
+    signal?: AbortSignal;
+  }): Promise<SyntaxHeads>;
+}
+
+export type SyntaxRelation = 'determiner' | 'subject' | 'object' | 'coreference';
+
+/** One item of {@link Findings.syntaxSentences}: positions index `words`. */
+export interface SyntaxSentence {
+  text: string;
+  words: string[];
+  /** The dependent word and the word it depends on (determiner → noun, subject → verb, object → verb, pronoun → antecedent). */
+  arcs: Array<{ relation: SyntaxRelation; dependent: number; head: number }>;
+}
+
+export interface SyntaxHeads {
+  /** Sentences scored, and skipped (a tokenizer that does not split the text at its spaces). */
+  sentences: number;
+  skipped: number;
+  /** [numLayers, numHeads] */
+  shape: [number, number];
+  relations: Array<{
+    relation: SyntaxRelation;
+    arcs: number;
+    /** numLayers × numHeads, layer-major. */
+    accuracy: Float64Array<ArrayBuffer>;
+    best: { layer: number; head: number; accuracy: number };
+    /** The best fixed offset (head word = dependent + offset) on the same arcs. */
+    baseline: { offset: number; accuracy: number };
+  }>;
 }
 
 export declare class Headlab {
@@ -1018,7 +1067,7 @@ export declare class Headlab {
    * or field) that is missing, damaged or unsupported, or the download that was cut; an AbortError when cancelled.
    */
   loadPretrained(source: string | URL | FileList | Blob | Blob[] | PretrainedObjects, options?: LoadPretrainedOptions): Promise<PretrainedModel>;
-  /** Prompt sets for the findings' checks; pure data, no wasm. */
+  /** Prompt sets and checks for the papers' findings (docs/findings.md). */
   readonly findings: Findings;
   info(): HeadlabInfo;
   /** Live Embind handles in the modules loaded; 0 when nothing leaked. */

@@ -164,4 +164,29 @@ EnParse english_relations(const std::vector<std::string>& words);
 // Splits on spaces and parses.
 EnParse english_relations(const std::string& text);
 
+// Dependencies in the sense of Clark et al. 2019 ("What does BERT look at?"): a dependent word and the
+// word it depends on (its head in the sentence's tree), read off the grammar's own structure, for
+// checking a model's heads against the truth (issue 35):
+//   determiner   a determiner -> the noun of its noun phrase (NP = [DET] {very ADJ | ADJ} NOUN)
+//   subject      a present-tense verb's subject noun -> the verb (from the agreement arcs)
+//   object       a selected object noun -> its verb (from the selection arcs)
+//   coreference  a pronoun -> its antecedent's head word (from the coreference arcs)
+// Positions index `tokens`, as the arcs' do.
+enum class EnDependency : std::uint8_t { determiner, subject, object, coreference };
+constexpr std::size_t kEnDependencyCount = 4;
+const char* english_dependency_name(EnDependency d);  // "determiner", "subject", "object", "coreference"
+
+struct EnDependencyArc {
+  EnDependency relation;
+  std::int32_t dependent, head;
+  bool operator==(const EnDependencyArc& o) const {
+    return relation == o.relation && dependent == o.dependent && head == o.head;
+  }
+};
+
+// From the first `length` tokens of a sequence and its arcs (generate_english's or english_relations');
+// sorted by (relation, dependent).
+std::vector<EnDependencyArc> english_dependencies(const std::vector<std::int32_t>& tokens, std::size_t length,
+                                                  const std::vector<EnArc>& arcs);
+
 }  // namespace headlab

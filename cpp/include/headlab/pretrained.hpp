@@ -143,6 +143,7 @@ struct PatchHeadsArgs {
   std::size_t t = 0;
   std::int32_t answer = 0, wrong = 0;
   std::size_t at = 0;  // the position of the metric (a decoder's last, an encoder's mask)
+  const std::int32_t* token_types = nullptr;  // [t], both runs' (encoders, e.g. a pair); nullptr: all 0
 };
 struct PatchHeadsResult {
   std::vector<float> effects;  // [L * H], layer-major
@@ -309,6 +310,7 @@ class PretrainedModel {
   void unembed_difference(std::int32_t answer, std::int32_t wrong, std::vector<float>* u, float* bias) const;
   std::string patch_continue(Path path, std::size_t l, std::size_t seqs, float* metrics);
   std::string check(const std::int32_t* tokens, std::size_t t) const;
+  std::string check_types(const std::int32_t* types, std::size_t t) const;  // "" for nullptr
   void forward(const std::int32_t* tokens, std::size_t t0, std::size_t t, const PretrainedRunOptions& options,
                PretrainedRunResult* result, Path path, bool cache, Trace* trace = nullptr,
                const float* patch_z = nullptr);

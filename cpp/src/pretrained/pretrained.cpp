@@ -718,19 +718,23 @@ std::string PretrainedModel::check(const std::int32_t* tokens, std::size_t t) co
   return "";
 }
 
+std::string PretrainedModel::check_types(const std::int32_t* token_types, std::size_t t) const {
+  if (!token_types) return "";
+  const std::size_t types = globals_[type_embed].present ? config_.type_vocab : 1;
+  for (std::size_t i = 0; i < t; ++i)
+    if (token_types[i] < 0 || std::size_t(token_types[i]) >= types)
+      return "token type " + std::to_string(token_types[i]) + " at position " + std::to_string(i) +
+             " is outside 0.." + std::to_string(types - 1) +
+             (globals_[type_embed].present ? "" : " (the model has no token type embeddings)");
+  return "";
+}
+
 std::string PretrainedModel::run(const std::int32_t* tokens, std::size_t t,
                                  const PretrainedRunOptions& options, PretrainedRunResult* result,
                                  Path path) {
-  const std::string error = check(tokens, t);
+  std::string error = check(tokens, t);
+  if (error.empty()) error = check_types(options.token_types, t);
   if (!error.empty()) return error;
-  if (options.token_types) {
-    const std::size_t types = globals_[type_embed].present ? config_.type_vocab : 1;
-    for (std::size_t i = 0; i < t; ++i)
-      if (options.token_types[i] < 0 || std::size_t(options.token_types[i]) >= types)
-        return "token type " + std::to_string(options.token_types[i]) + " at position " + std::to_string(i) +
-               " is outside 0.." + std::to_string(types - 1) +
-               (globals_[type_embed].present ? "" : " (the model has no token type embeddings)");
-  }
   if (options.patch_heads) return run_patched(tokens, t, options, result, path);
   forward(tokens, 0, t, options, result, path, false);
   return "";

@@ -74,6 +74,8 @@ std::string PretrainedModel::patch_heads_begin(const PatchHeadsArgs& args, Patch
   if (!error.empty()) return "clean: " + error;
   error = check(args.corrupted, args.t);
   if (!error.empty()) return "corrupted: " + error;
+  error = check_types(args.token_types, args.t);
+  if (!error.empty()) return "token_types: " + error;
   error = token_error("answer", args.answer, c.vocab);
   if (error.empty()) error = token_error("wrong", args.wrong, c.vocab);
   if (!error.empty()) return error;
@@ -85,6 +87,8 @@ std::string PretrainedModel::patch_heads_begin(const PatchHeadsArgs& args, Patch
   s->args = args;
   s->args.clean = s->ids.data();
   s->args.corrupted = s->ids.data() + args.t;
+  if (args.token_types) s->types.assign(args.token_types, args.token_types + args.t);
+  s->args.token_types = args.token_types ? s->types.data() : nullptr;
   const std::size_t t = args.t, at = args.at, d = c.d_model, big_l = c.num_layers, nh = block_.heads;
   // A decoder's rows before the first difference are the same in every run, and rows after
   // `at` never reach it: only rows p0..at are recomputed. An encoder recomputes every row.
@@ -99,6 +103,7 @@ std::string PretrainedModel::patch_heads_begin(const PatchHeadsArgs& args, Patch
   }
   PretrainedRunOptions o;
   o.all_logits = at != t - 1;
+  o.token_types = s->args.token_types;
   PretrainedRunResult r;
   const auto metric = [&](const PretrainedRunResult& res) {
     const float* row = res.logits.data() + (o.all_logits ? at * c.vocab : 0);
@@ -177,6 +182,7 @@ std::string PretrainedModel::patch_heads_layer(std::size_t l, PatchHeadsResult* 
     std::vector<std::uint8_t> mask(config_.num_layers * nh, 0);
     PretrainedRunOptions o;
     o.all_logits = s.args.at != t - 1;
+    o.token_types = s.args.token_types;
     o.patch_heads = mask.data();
     PretrainedRunResult r;
     for (std::size_t h = 0; h < nh; ++h) {

@@ -13,6 +13,7 @@ namespace headlab {
 struct PretrainedModel::PatchSession {
   PatchHeadsArgs args;  // pointing into ids
   std::vector<std::int32_t> ids;  // [clean | corrupted], the session's own copy
+  std::vector<std::int32_t> types;  // the token types' copy (empty: all 0)
   Trace clean, corrupted;
   std::size_t p0 = 0, end = 0;  // the rows every patched run recomputes: p0..end-1
   std::size_t group = 1;        // patched runs batched together

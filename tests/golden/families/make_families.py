@@ -555,10 +555,12 @@ def rotate64(x, freqs):
     return torch.cat([a * c - b * s, b * c + a * s, x[..., 2 * half:]], dim=-1)
 
 
-def forward64(m, ids, ablate=(), types=None):
+def forward64(m, ids, ablate=(), types=None, patch=None):
     """Returns a dict: logits [T, V]; attention [L, H, T, T]; lens [L, T, V] (decoders; the residual after
     block l through the final norm and the unembedding); heads [L, T, H, hd], each head's output before the
-    output projection (after ablation), for activation patching and direct logit attribution."""
+    output projection (after ablation and patching); mlp [L, T, d], each MLP's output as added to the
+    residual (pre-norm blocks); resid [T, d], the residual before the final norm or head. patch:
+    {(layer, head): z [T, hd]} replaces those heads' outputs (activation patching, ../findings/)."""
     T = len(ids)
     H, KV, hd = m["heads"], m["kv_heads"], m["head_dim"]
     x = m["embed"][torch.tensor(ids)] * m["embed_scale"]
@@ -570,7 +572,7 @@ def forward64(m, ids, ablate=(), types=None):
         x = norm64(x, m["emb_norm"])
     i = torch.arange(T).view(T, 1)
     j = torch.arange(T).view(1, T)
-    attn, lens, heads = [], [], []
+    attn, lens, heads, mlps = [], [], [], []
     for li, L in enumerate(m["layers"]):
         allowed = (j <= i) if m["causal"] else torch.ones(T, T, dtype=torch.bool)
         if L["window"]:
@@ -588,20 +590,27 @@ def forward64(m, ids, ablate=(), types=None):
         for (al, ah) in ablate:
             if al == li:
                 z[:, ah, :] = 0
+        for (pl, ph), src in (patch or {}).items():
+            if pl == li:
+                z[:, ph, :] = src
         attn_out = z.reshape(T, H * hd) @ L["wo"] + L["bo"]
         if m["post_norm"]:
             x = norm64(x + attn_out, L["norm1"])
-            x = norm64(x + mlp64(x, L), L["norm2"])
+            mo = mlp64(x, L)
+            x = norm64(x + mo, L["norm2"])
         elif m["parallel"]:
-            x = x + attn_out + mlp64(norm64(x, L["norm2"]), L)
+            mo = mlp64(norm64(x, L["norm2"]), L)
+            x = x + attn_out + mo
         else:
             x = x + attn_out
-            x = x + mlp64(norm64(x, L["norm2"]), L)
+            mo = mlp64(norm64(x, L["norm2"]), L)
+            x = x + mo
         attn.append(a)
         heads.append(z)
+        mlps.append(mo)
         if m["causal"]:
             lens.append(unembed64(m, x))
-    out = {"attention": torch.stack(attn), "heads": torch.stack(heads)}
+    out = {"attention": torch.stack(attn), "heads": torch.stack(heads), "mlp": torch.stack(mlps), "resid": x}
     if m["causal"]:
         out["lens"] = torch.stack(lens)
         out["logits"] = lens[-1]

@@ -95,7 +95,7 @@ export const OPTION_KEYS = {
   'LanguageModel.predict': ['topK'],
   loadPretrained: ['hubUrl', 'revision', 'threads', 'cache', 'onProgress', 'signal', 'maxBytes'],
   'PretrainedModel.run': ['attention', 'ablate', 'allLogits', 'topK', 'pair', 'tokenTypes', 'patch'],
-  'PretrainedModel.patchHeads': ['clean', 'corrupted', 'answer', 'wrong', 'position', 'onProgress', 'signal'],
+  'PretrainedModel.patchHeads': ['clean', 'corrupted', 'answer', 'wrong', 'position', 'tokenTypes', 'onProgress', 'signal'],
   'PretrainedModel.directLogitAttribution': ['ids', 'answer', 'wrong', 'position'],
   'PretrainedModel.fill': ['topK', 'ablate'],
   'PretrainedModel.headScores': ['length', 'seed'],

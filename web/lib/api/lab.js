@@ -9,6 +9,7 @@ import { heapLimits } from './memory.js';
 import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { checkWorkers, createParallelLayer, defaultMechanism, liveWorkerCount, workersUnavailable } from './parallel.js';
 import { findings } from './findings.js';
+import { syntaxHeads, syntaxSentences } from './syntax.js';
 import { loadPretrained } from './pretrained.js';
 import { createTrainer, loadTrainer } from './trainer.js';
 
@@ -35,6 +36,7 @@ export class Headlab {
     this._lmTasks = null;  // the language-model task table once read
     this._pretrained = null;  // the pretrained-model module once loaded
     this._pretrainedPending = null;
+    this._findings = null;  // lab.findings, made on first use
     // Preloaded modules are pending from the start; a failure is reported by the call that uses them.
     if (early.train) this._trainModule().catch(() => {});
     if (early.pretrained) this._pretrainedModule().catch(() => {});
@@ -318,17 +320,26 @@ export class Headlab {
   }
 
   /**
-   * Prompt sets for checking the interpretability papers' findings (issue 35); pure data, no wasm.
-   * `ioiPrompts({ n, seed })`: indirect-object prompts in Wang et al. 2022's form, clean and corrupted
-   * (docs/findings.md).
+   * Prompt sets and checks for the interpretability papers' findings (issue 35; docs/findings.md).
+   * `ioiPrompts({ n, seed })`: indirect-object prompts in Wang et al. 2022's form, clean and corrupted (pure
+   * data). `syntaxSentences({ n, seed })`: the English grammar's sentences with their dependencies
+   * (determiner, subject, object, coreference; loads the training module). `syntaxHeads({ model, sentences })`:
+   * every head of a loaded model scored against those dependencies, with the best fixed offset beside it.
    * @returns {import('../headlab').Findings}
    * @example
    * const prompts = lab.findings.ioiPrompts({ n: 8, seed: 1 });
    * prompts[0].clean;   // 'When … and … went to the …, … gave a … to'
    * prompts[0].answer;  // the indirect object, e.g. ' Mary'
+   * const sentences = await lab.findings.syntaxSentences({ n: 20 });
+   * sentences[0].arcs[0];  // { relation: 'determiner', dependent: 0, head: 1 }
    */
   get findings() {
-    return findings;
+    this._findings ??= Object.freeze({
+      ioiPrompts: findings.ioiPrompts,
+      syntaxSentences: (options) => syntaxSentences(this, options),
+      syntaxHeads: (options) => syntaxHeads(options),
+    });
+    return this._findings;
   }
 
   /**

@@ -598,18 +598,24 @@ export class PretrainedModel {
       return { ids, types: Int32Array.from(e.token_type_ids ?? new Array(ids.length).fill(0)) };
     }
     const ids = this._sequence(fn.slice(fn.indexOf('.') + 1), textOrIds);
-    if (tokenTypes === undefined) return { ids, types: undefined };
+    return { ids, types: this._types(fn, tokenTypes, ids.length) };
+  }
+
+  /** @private tokenTypes (one per token, undefined: all 0) → Int32Array or undefined. */
+  _types(fn, tokenTypes, length) {
+    if (tokenTypes === undefined) return undefined;
+    if (this._info.kind !== 'encoder') throw new TypeError(`${fn}: tokenTypes is for encoders (BERT, RoBERTa, DistilBERT); this model is a decoder`);
     if (!(tokenTypes instanceof Int32Array) && !Array.isArray(tokenTypes)) {
       throw new TypeError(`${fn}: tokenTypes must be an Int32Array or number[] with one type per token, got ${describe(tokenTypes)}`);
     }
-    if (tokenTypes.length !== ids.length) throw new RangeError(`${fn}: tokenTypes must have one entry per token (${ids.length}), got ${tokenTypes.length}`);
-    const types = new Int32Array(ids.length);
-    for (let i = 0; i < ids.length; i++) {
+    if (tokenTypes.length !== length) throw new RangeError(`${fn}: tokenTypes must have one entry per token (${length}), got ${tokenTypes.length}`);
+    const types = new Int32Array(length);
+    for (let i = 0; i < length; i++) {
       const x = tokenTypes[i];
       if (typeof x !== 'number' || !Number.isInteger(x) || x < 0) throw new RangeError(`${fn}: tokenTypes[${i}] must be a non-negative integer, got ${describe(x)}`);
       types[i] = x;
     }
-    return { ids, types };
+    return types;
   }
 
   /** @private Throws when a decoder-only method is called on an encoder. */
@@ -732,7 +738,8 @@ export class PretrainedModel {
    * Activation patching of every head: for each head, metric(corrupted run with that head's outputs
    * from the clean run) − metric(corrupted run), metric = logit[answer] − logit[wrong] at `position`
    * (a decoder's last; an encoder's first mask token). `clean` and `corrupted` are texts or ids of the
-   * same length; `answer` and `wrong` token ids or one-token texts (' Mary'). Work the heads share is
+   * same length; `answer` and `wrong` token ids or one-token texts (' Mary'); an encoder's `tokenTypes`
+   * (one per token, e.g. 1 for a pair's second sentence) hold for both runs. Work the heads share is
    * done once: layers before a head's, a decoder's rows before the first difference, and each layer's
    * heads run as one batch. The work goes a layer at a time, giving the page its turn between layers;
    * `onProgress({ done, total })` hears of each, and `signal` stops it (the promise rejects with an
@@ -756,6 +763,7 @@ export class PretrainedModel {
     const answer = this._oneToken(fn, 'answer', options.answer);
     const wrong = this._oneToken(fn, 'wrong', options.wrong);
     const position = this._position(fn, options.position, clean, 'clean');
+    const types = this._types(fn, options.tokenTypes, clean.length);
     const { onProgress, signal } = options;
     if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError(`${fn}: onProgress must be a function, got ${describe(onProgress)}`);
     if (signal !== undefined && !(signal && typeof signal.aborted === 'boolean')) throw new TypeError(`${fn}: signal must be an AbortSignal, got ${describe(signal)}`);
@@ -763,7 +771,9 @@ export class PretrainedModel {
     const { numLayers: L, numHeads: H } = this._info;
     if (signal?.aborted) throw abortError(fn, null, signal);
     this._put(core, clean);
-    const begun = this._check('patchHeads', core.patchHeadsBegin(clean.length, corrupted, answer, wrong, position));
+    const begun = this._check('patchHeads', types
+      ? core.patchHeadsBegin(clean.length, corrupted, answer, wrong, position, types)
+      : core.patchHeadsBegin(clean.length, corrupted, answer, wrong, position));
     const effects = new Float32Array(L * H);
     try {
       for (let l = 0; l < L; l++) {
@@ -788,7 +798,8 @@ export class PretrainedModel {
    * @param {import('../headlab').DirectLogitAttributionOptions} options
    * @returns {Promise<import('../headlab').DirectLogitAttribution>}
    * @example
-   * const d = await model.directLogitAttribution({ ids: 'When Mary and John went to the store, John gave a drink to', answer: ' Mary', wrong: ' John' });
+   * const ids = 'When Mary and John went to the store, John gave a drink to';
+   * const d = await model.directLogitAttribution({ ids, answer: ' Mary', wrong: ' John' });
    * d.heads;  // Float32Array [numLayers × numHeads]
    */
   async directLogitAttribution(options) {

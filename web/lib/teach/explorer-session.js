@@ -18,6 +18,7 @@
 //           masks with every head on (null when none is off); it has no logit lens.
 //   lens    { ids, ablate }                             → the logit lens of those ids with those heads off (kept for analyze)
 //   importance { text, scores }                         → head-importance.js's answer: each head's and each label's loss change
+//   findings { op, options }                            the findings panel's calls on the model (findings())
 //   dispose
 // Events: { event: 'progress', file, loaded, total } while a load downloads (at most every 100 ms per file;
 // an update held back is sent late, never dropped).
@@ -68,6 +69,7 @@ export class ExplorerSession {
       }
       case 'lens': return { result: await this.lens(payload.ids, payload.ablate) };
       case 'importance': return { result: await this.importance(payload) };
+      case 'findings': return { result: await this.findings(payload) };
       case 'dispose': this.dispose(); return { result: null };
       default: throw new TypeError(`explorer session: unknown request ${JSON.stringify(String(type))}`);
     }
@@ -212,6 +214,26 @@ export class ExplorerSession {
   async importance({ text, scores }) {
     if (!this.model) throw new Error('explorer session: no model is loaded');
     return headImportance(this.model, text, { scores });
+  }
+
+  /**
+   * The findings panel's calls (teach/findings-controller.js's model contract): op 'describe' → { kind,
+   * maskToken, causal }, 'tokenize' (options: the text) → { ids }, 'patchHeads' and 'directLogitAttribution'
+   * (their options) → their answers.
+   */
+  async findings({ op, options }) {
+    const model = this.model;
+    if (!model) throw new Error('explorer session: no model is loaded');
+    const causal = typeof model.patchHeads === 'function';
+    if (op === 'describe') {
+      const maskToken = ['[MASK]', '<mask>'].find((m) => causal && model.tokenize(m).ids.length === 1) ?? null;
+      return { kind: model.info.kind ?? 'decoder', maskToken, causal };
+    }
+    if (op === 'tokenize') return { ids: Array.from(model.tokenize(String(options)).ids) };
+    if (!causal) throw new Error('explorer session: HeadLab’s own models have no patching or attribution; load a Hugging Face model');
+    if (op === 'patchHeads') return model.patchHeads(options);
+    if (op === 'directLogitAttribution') return model.directLogitAttribution(options);
+    throw new TypeError(`explorer session: unknown findings call ${JSON.stringify(String(op))}`);
   }
 
   dispose() {

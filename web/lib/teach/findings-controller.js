@@ -1,13 +1,17 @@
-// The logic of the coming findings panel (issue 35), without the DOM: the IOI check run over a prompt set,
-// one prompt at a time, so a view can show progress and the learner can stop it. It holds ONE state,
-// changed only by the transitions below. Every number comes from the model it is handed, which implements
-// the issue's contract (the causal tools are coming; docs/findings.md):
-//   model.info                                         { numLayers, numHeads }
-//   model.tokenize(text)                               { ids }
-//   await model.run(ids)                               { logits: [vocab] at the last position }
-//   await model.patchHeads({ clean, corrupted, answer, wrong })      { effects: [layers × heads] }
+// The logic of the findings panel (issue 35; web/components/model-explorer/findings-panel.js draws it),
+// without the DOM: the IOI check run over a prompt set, one prompt at a time, so a view can show progress
+// and the learner can stop it. It holds ONE state, changed only by the transitions below. Every number
+// comes from the model it is handed (a PretrainedModel, or the explorer's proxy to one in its Worker):
+//   model.info                                         { numLayers, numHeads, kind? ('encoder' | 'decoder') }
+//   [await] model.tokenize(text)                       { ids }
+//   await model.patchHeads({ clean, corrupted, answer, wrong })
+//                                                      { effects: [layers × heads], metricClean }
 //   await model.directLogitAttribution({ ids, answer, wrong })       { heads: [layers × heads], mlps: [layers] }
-// and prompts come from lab.findings.ioiPrompts.
+//   model.maskToken                                    an encoder's mask token ('[MASK]', '<mask>')
+// and prompts come from lab.findings.ioiPrompts. An encoder has no direct logit attribution (its logits are
+// no sum of parts): its prompts end with the mask token, where patchHeads reads the metric, and the
+// result's DLA fields are null. The induction and attention-sink cards need no run: inductionFinding and
+// sinkFinding below read model.headScores()'s answer.
 //
 // States
 //   idle       nothing run yet (or a model was handed over)
@@ -42,14 +46,111 @@ export const IOI_PAPER_HEADS = Object.freeze({
   backupNameMover: [[10, 10], [10, 6], [10, 2], [10, 1], [11, 2], [9, 7], [9, 0], [11, 9]],
 });
 
+/** The IOI paper's roles in the order a legend lists them. */
+export const IOI_ROLES = Object.freeze(Object.keys(IOI_PAPER_HEADS));
+
 /** The paper's averages over its prompts, shown beside the measured ones. */
 export const IOI_PAPER = Object.freeze({ logitDiff: 3.56, answerWins: 0.993 });
+
+/** GPT-2 small's shape: the papers' head numbers refer to it. */
+export const GPT2_SMALL = Object.freeze({ numLayers: 12, numHeads: 12 });
+
+/** Olsson et al. (2022): GPT-2 small's heads with the highest induction scores. */
+export const INDUCTION_PAPER_HEADS = Object.freeze([[5, 5], [6, 9], [7, 10], [5, 1]]);
+
+/** A head counts as an attention sink when at least this share of its attention is on the first token. */
+export const SINK_THRESHOLD = 0.5;
+
+/** Whether a model has GPT-2 small's layers × heads (the papers' outlines mean something only then). */
+export function isGpt2SmallShape(info) {
+  return info?.numLayers === GPT2_SMALL.numLayers && info?.numHeads === GPT2_SMALL.numHeads;
+}
+
+/**
+ * The paper's IOI heads that exist in a model of this shape, as [{ layer, head, role }] (a head in two
+ * roles is listed once, under its first): what a heatmap outlines.
+ */
+export function paperOutlines({ numLayers, numHeads }) {
+  const seen = new Set();
+  const out = [];
+  for (const role of IOI_ROLES) {
+    for (const [layer, head] of IOI_PAPER_HEADS[role]) {
+      const key = `${layer}.${head}`;
+      if (layer < numLayers && head < numHeads && !seen.has(key)) {
+        seen.add(key);
+        out.push({ layer, head, role });
+      }
+    }
+  }
+  return out;
+}
+
+/** headScores()'s list as a layers × heads grid (row-major) of one score. */
+export function scoreGrid(scores, { numLayers, numHeads }, key) {
+  const grid = new Float64Array(numLayers * numHeads).fill(NaN);
+  for (const s of scores) {
+    if (s.layer < numLayers && s.head < numHeads) grid[s.layer * numHeads + s.head] = s[key];
+  }
+  return grid;
+}
+
+/**
+ * The induction card: headScores()'s induction scores, the `k` highest heads, and where the paper's
+ * GPT-2 small heads (5.5, 6.9, 7.10, 5.1) rank in this model (rank from 1; null when the model has no such
+ * head). `found` counts the paper's heads among the top k (k = 4 by default, as many as the paper names).
+ * @param {Array<{layer: number, head: number, induction: number}>} scores
+ * @param {{numLayers: number, numHeads: number}} shape
+ */
+export function inductionFinding(scores, shape, k = INDUCTION_PAPER_HEADS.length) {
+  if (!Array.isArray(scores)) throw new TypeError(`inductionFinding: scores must be headScores().scores, got ${typeof scores}`);
+  const grid = scoreGrid(scores, shape, 'induction');
+  const ranked = topHeads(grid.map((v) => (Number.isFinite(v) ? v : -Infinity)), shape.numHeads, grid.length);
+  const rankOf = new Map(ranked.map((h, i) => [`${h.layer}.${h.head}`, i + 1]));
+  const top = ranked.slice(0, k);
+  const paper = INDUCTION_PAPER_HEADS.map(([layer, head]) => {
+    const inside = layer < shape.numLayers && head < shape.numHeads;
+    return { layer, head, value: inside ? grid[layer * shape.numHeads + head] : null, rank: inside ? rankOf.get(`${layer}.${head}`) : null };
+  });
+  return { grid, top, paper, found: paper.filter((p) => p.rank !== null && p.rank <= k).length, k };
+}
+
+/**
+ * The attention-sink card: headScores()'s firstToken scores (the mean attention on position 0), and how
+ * many heads put at least `threshold` of it there.
+ */
+export function sinkFinding(scores, shape, threshold = SINK_THRESHOLD) {
+  if (!Array.isArray(scores)) throw new TypeError(`sinkFinding: scores must be headScores().scores, got ${typeof scores}`);
+  const grid = scoreGrid(scores, shape, 'firstToken');
+  const finite = grid.filter((v) => Number.isFinite(v));
+  const count = finite.filter((v) => v >= threshold).length;
+  return { grid, count, total: finite.length, share: finite.length ? count / finite.length : 0, threshold,
+    top: topHeads(grid.map((v) => (Number.isFinite(v) ? v : -Infinity)), shape.numHeads, 3) };
+}
 
 /** The `k` largest values of a layers × heads grid (row-major) as [{ layer, head, value }], largest first. */
 export function topHeads(grid, heads, k = 3) {
   return Array.from(grid, (value, i) => ({ layer: Math.floor(i / heads), head: i % heads, value }))
     .sort((a, b) => b.value - a.value || a.layer - b.layer || a.head - b.head)
     .slice(0, k);
+}
+
+/**
+ * The model contract above over a session's requests (explorer-session.js's 'findings' request, in the
+ * explorer's Worker or on the page): `request(type, payload)` resolves to the session's result.
+ * @param {(type: string, payload: object) => Promise<any>} request
+ * @param {{ numLayers: number, numHeads: number }} shape  the loaded model's
+ */
+export async function sessionModel(request, { numLayers, numHeads }) {
+  const ask = (op, options) => request('findings', { op, options });
+  const described = await ask('describe');
+  return {
+    info: { numLayers, numHeads, kind: described.kind },
+    maskToken: described.maskToken,
+    causal: described.causal,
+    tokenize: (text) => ask('tokenize', text),
+    patchHeads: (o) => ask('patchHeads', o),
+    directLogitAttribution: (o) => ask('directLogitAttribution', o),
+  };
 }
 
 export class FindingsController {
@@ -86,17 +187,22 @@ export class FindingsController {
   }
 
   /**
-   * Measures the IOI check on `n` prompts of `seed`: for each, the logit difference, whether the answer
-   * wins, patchHeads (clean → corrupted) and direct logit attribution on the clean prompt; the result is
-   * their means. A prompt whose clean and corrupted texts tokenise to different lengths, or whose names are
-   * not one token each, is skipped and counted (`skipped`).
+   * Measures the IOI check on `n` prompts of `seed`: for each, the logit difference (patchHeads'
+   * metricClean), whether the answer wins, patchHeads (clean → corrupted) and direct logit attribution on
+   * the clean prompt; the result is their means. A prompt whose clean and corrupted texts tokenise to
+   * different lengths, or whose names are not one token each, is skipped and counted (`skipped`).
    * @returns {Promise<void>} settles when the run ends (done, cancelled or error)
    */
   async run({ n = 20, seed = 0 } = {}) {
     if (!this.model) throw new Error('findings controller: run() before setModel()');
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new RangeError(`findings controller: n must be an integer in 1..1000, got ${n}`);
+    if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`findings controller: seed must be an integer ≥ 0, got ${seed}`);
+    if (this.state === 'running') this.cancel();
     const run = ++this._run;
     const { numLayers, numHeads } = this.model.info;
-    const prompts = this.lab.findings.ioiPrompts({ n, seed });
+    const encoder = this.model.info.kind === 'encoder';
+    const mask = encoder ? ` ${this.model.maskToken ?? '[MASK]'}.` : '';
+    const prompts = this.lab.findings.ioiPrompts({ n, seed }).map((p) => ({ ...p, clean: p.clean + mask, corrupted: p.corrupted + mask }));
     const size = numLayers * numHeads;
     const sum = { effects: new Float64Array(size), dla: new Float64Array(size), mlps: new Float64Array(numLayers), logitDiff: 0, wins: 0 };
     let measured = 0;
@@ -111,35 +217,33 @@ export class FindingsController {
       logitDiff: sum.logitDiff / measured,
       answerWins: sum.wins / measured,
       effects: Float64Array.from(sum.effects, (v) => v / measured),
-      dlaHeads: Float64Array.from(sum.dla, (v) => v / measured),
-      dlaMlps: Float64Array.from(sum.mlps, (v) => v / measured),
+      dlaHeads: encoder ? null : Float64Array.from(sum.dla, (v) => v / measured),
+      dlaMlps: encoder ? null : Float64Array.from(sum.mlps, (v) => v / measured),
       topPatch: topHeads(Float64Array.from(sum.effects, (v) => v / measured), numHeads),
-      topDla: topHeads(Float64Array.from(sum.dla, (v) => v / measured), numHeads),
+      topDla: encoder ? null : topHeads(Float64Array.from(sum.dla, (v) => v / measured), numHeads),
       shape: [numLayers, numHeads],
+      encoder,
     });
     this._partial = means;
     try {
       for (const p of prompts) {
-        const clean = Array.from(this.model.tokenize(p.clean).ids);
-        const corrupted = Array.from(this.model.tokenize(p.corrupted).ids);
-        const answer = this.model.tokenize(p.answer).ids;
-        const wrong = this.model.tokenize(p.wrong).ids;
+        const [clean, corrupted, answer, wrong] = (await Promise.all([p.clean, p.corrupted, p.answer, p.wrong]
+          .map((text) => this.model.tokenize(text)))).map((r) => Array.from(r.ids));
+        if (run !== this._run) return;
         if (clean.length !== corrupted.length || answer.length !== 1 || wrong.length !== 1) {
           skipped++;
         } else {
           const args = { answer: answer[0], wrong: wrong[0] };
-          const { logits } = await this.model.run(clean);
-          if (run !== this._run) return;
           const patched = await this.model.patchHeads({ clean, corrupted, ...args });
           if (run !== this._run) return;
-          const dla = await this.model.directLogitAttribution({ ids: clean, ...args });
-          if (run !== this._run) return;
-          for (let i = 0; i < size; i++) {
-            sum.effects[i] += patched.effects[i];
-            sum.dla[i] += dla.heads[i];
+          if (!encoder) {
+            const dla = await this.model.directLogitAttribution({ ids: clean, ...args });
+            if (run !== this._run) return;
+            for (let i = 0; i < size; i++) sum.dla[i] += dla.heads[i];
+            for (let l = 0; l < numLayers; l++) sum.mlps[l] += dla.mlps[l];
           }
-          for (let l = 0; l < numLayers; l++) sum.mlps[l] += dla.mlps[l];
-          const diff = logits[args.answer] - logits[args.wrong];
+          for (let i = 0; i < size; i++) sum.effects[i] += patched.effects[i];
+          const diff = patched.metricClean;
           sum.logitDiff += diff;
           sum.wins += diff > 0 ? 1 : 0;
           measured++;

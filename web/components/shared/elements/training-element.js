@@ -1,7 +1,8 @@
 // What <headlab-trainer> and <headlab-language-model> share around their training
 // Worker: the Worker's lifecycle (paused when the element is removed, freed when it
 // is removed for good, started again when it comes back), pausing while the page is
-// hidden, the render throttle, the loss and accuracy chart holders with their export
+// hidden, the render throttle (and no drawing far off screen while training), the loss
+// and accuracy chart holders (drawn once, then in place) with their export
 // menus, the CSS of their settings, run bar and charts, and how they announce and report
 // what their controller (web/lib/teach/training-controller.js) does. Each element has
 // its controller as `ctl` and implements render(), renderButtons(), curvesCSV(),
@@ -10,8 +11,8 @@
 import { HeadlabElement } from './base.js';
 import { el, announce } from '../render/dom.js';
 import { exportMenu } from '../render/export.js';
-import { curvesToSVG, forExport } from '../render/trainer-curves.js';
-import { asImage } from '../render/figure.js';
+import { curvesToSVG, forExport, forPage } from '../render/trainer-curves.js';
+import { asImage, updateFigure } from '../render/figure.js';
 import { LANGUAGES } from '../../../lib/i18n/index.js';
 import training from '../../../lib/i18n/catalogues/training.js';
 
@@ -69,6 +70,20 @@ export class TrainingElement extends HeadlabElement {
     // A hidden tab does not need to train: paused, and going on when it is shown again.
     this._onVisibility ??= () => (document.hidden ? this.ctl.hide() : this.ctl.show());
     document.addEventListener('visibilitychange', this._onVisibility);
+    // Far from the screen (more than a screen's height away), a training element does not draw; it
+    // draws in full when it comes back. Its Worker trains on either way.
+    if (typeof IntersectionObserver !== 'undefined') {
+      this._onScreen ??= new IntersectionObserver((entries) => {
+        const away = !entries[entries.length - 1].isIntersecting;
+        if (away === Boolean(this._away)) return;
+        this._away = away;
+        if (!away && this._missed) {
+          this._missed = false;
+          this.scheduleRender(true);
+        }
+      }, { rootMargin: '100% 0px' });
+      this._onScreen.observe(this);
+    }
     clearTimeout(this._disposeTimer);
     if (this.lab && !this.ctl.client) this.requestUpdate();
   }
@@ -76,6 +91,7 @@ export class TrainingElement extends HeadlabElement {
   disconnectedCallback() {
     super.disconnectedCallback();
     document.removeEventListener('visibilitychange', this._onVisibility);
+    this._onScreen?.disconnect();
     this.pause();
     // Removed for good (not just moved, which re-adds it within the same task): free the Worker and the wasm memory.
     this._disposeTimer = setTimeout(() => {
@@ -118,7 +134,7 @@ export class TrainingElement extends HeadlabElement {
 
   /** A chart with its title, a note (holder.note, which the element may rewrite) and an export menu. */
   chartSection(title, note, name) {
-    const holder = { box: el('div'), fig: null, note: el('p', { class: 'small muted' }, note) };
+    const holder = { box: el('div'), fig: null, svg: null, note: el('p', { class: 'small muted' }, note) };
     holder.section = el('div', { class: 'chart', part: 'chart', dataset: { testid: `${this.constructor.chartPrefix}-chart-${name}` } },
       el('h3', {}, title), holder.note, holder.box,
       exportMenu({
@@ -133,18 +149,36 @@ export class TrainingElement extends HeadlabElement {
     return holder;
   }
 
-  /** Draws a curves figure into a chart holder; `label` describes it for screen readers. */
+  /**
+   * Draws a curves figure into a chart holder; `label` describes it for screen readers. The first
+   * figure builds the SVG; every later one changes that SVG's nodes in place (figure.js's updateFigure).
+   */
   drawChart(holder, fig, label) {
     holder.fig = fig;
-    holder.box.replaceChildren(asImage(curvesToSVG(fig), fig, label));
+    if (!holder.svg) {
+      holder.svg = asImage(curvesToSVG(fig), fig, label);
+      holder.box.replaceChildren(holder.svg);
+      return;
+    }
+    holder.last = updateFigure(holder.svg, forPage(fig));
+    if (holder.svg.getAttribute('aria-label') !== label) holder.svg.setAttribute('aria-label', label);
+    const max = `${fig.width}px`;
+    if (holder.svg.style.maxWidth !== max) holder.svg.style.maxWidth = max;
   }
 
   /**
-   * Renders in the next animation frame, at most every 400 ms with reduced motion;
-   * `force` also redraws what render() otherwise refreshes less often (text, tables, curves).
+   * Renders in the next animation frame, at most every 400 ms with reduced motion, and not while the
+   * element trains far off screen; `force` also redraws what render() otherwise refreshes less often
+   * (text, tables, curves).
    */
   scheduleRender(force = false) {
     if (force) this._forceSlow = true;
+    // Off screen while training: drawn when it comes back (a paused element draws, so what it shows is final).
+    if (this._away && this.ctl.running) {
+      this._missed = true;
+      this._forceSlow = true;
+      return;
+    }
     if (this._raf) return;
     const minGap = this._reduced?.matches ? 400 : 0;
     const wait = Math.max(0, (this._lastRender ?? -Infinity) + minGap - performance.now());

@@ -40,3 +40,34 @@ export function textOn(t) {
   const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
   return lum > 0.22 ? '#111111' : '#ffffff';
 }
+
+// A diverging scale for signed values (patching effects, attributions): ColorBrewer's RdBu, blue for
+// negative, near-white at 0, red for positive; the two hues stay apart under the common colour-vision
+// deficiencies. A heatmap maps [−m, m] onto t in [0, 1], so 0 sits at t = 0.5.
+const RDBU = ['#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7', '#fddbc7', '#f4a582', '#d6604d', '#b2182b']
+  .map((hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)));
+
+function stopsRGB(stops, t) {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0.5)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(x));
+  const f = x - i;
+  return stops[i].map((c, k) => Math.round(c + (stops[i + 1][k] - c) * f));
+}
+
+function textOnRGB([r, g, b]) {
+  const lin = (c) => { const s = c / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b) > 0.22 ? '#111111' : '#ffffff';
+}
+
+/**
+ * A colour scale as the heatmap takes it: css(t) a CSS colour, into(t, out, at) RGBA pixels, textOn(t)
+ * black or white over css(t), for t in [0, 1].
+ */
+export const SCALES = {
+  viridis: { css: viridis, into: viridisInto, textOn },
+  diverging: {
+    css: (t) => `rgb(${stopsRGB(RDBU, t).join(', ')})`,
+    into: (t, out, at) => { const c = stopsRGB(RDBU, t); out[at] = c[0]; out[at + 1] = c[1]; out[at + 2] = c[2]; out[at + 3] = 255; },
+    textOn: (t) => textOnRGB(stopsRGB(RDBU, t)),
+  },
+};

@@ -7,8 +7,8 @@
 
 import { el, svgEl, uid, onWidthChange } from './dom.js';
 import { clip } from '../../../lib/teach/format.js';
-import { viridis, viridisInto, textOn } from './colormap.js';
-import { figureToSVG, textWidth } from './figure.js';
+import { SCALES } from './colormap.js';
+import { figureToSVG, updateFigure, textWidth } from './figure.js';
 import { exportMenu, matrixCSV, slug } from './export.js';
 import { translator, fixed } from '../../../lib/i18n/index.js';
 import shared from '../../../lib/i18n/catalogues/shared.js';
@@ -20,10 +20,13 @@ export const CANVAS_CELLS = 256;
 
 /**
  * Lays out a heatmap as a figure (see figure.js).
- * `values` is rows × cols (array of arrays); null draws empty cells.
+ * `values` is rows × cols (array of arrays); null draws empty cells. `scale` is one of colormap.js's
+ * SCALES (default viridis; SCALES.diverging for signed values, with min = −max). `outlines` are cells
+ * drawn with a coloured, dashed frame: [{ r, c, stroke, dash }] (e.g. a paper's heads by role).
  */
 export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, digits = 4, title = '',
-  rowAxis = 'query', colAxis = 'key', highlightRow = -1, markRow = -1, maxGrid = 420, fitWidth = 0, legend = 'attention weight', lang = 'en' }) {
+  rowAxis = 'query', colAxis = 'key', highlightRow = -1, markRow = -1, maxGrid = 420, fitWidth = 0, legend = 'attention weight', lang = 'en',
+  scale = SCALES.viridis, outlines = [] }) {
   const fmt = (v, d) => fixed(lang, v, d);
   const rows = rowLabels.length, cols = colLabels.length;
   const rowText = rowLabels.map((l) => clip(l));
@@ -76,13 +79,20 @@ export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, 
       const t = (v - min) / span;
       const finite = Number.isFinite(v);
       shapes.push({ type: 'rect', x: left + c * cs, y: top + r * cs, w: cs, h: cs,
-        fill: finite ? viridis(t) : { role: 'background' }, stroke: { role: 'background' }, strokeWidth: cs > 12 ? 1 : 0,
+        fill: finite ? scale.css(t) : { role: 'background' }, stroke: { role: 'background' }, strokeWidth: cs > 12 ? 1 : 0,
         data: { r: String(r), c: String(c) } });
       if (showValues && finite) {
         shapes.push({ type: 'text', x: left + c * cs + cs / 2, y: top + r * cs + cs / 2, text: fmt(v, digits >= 4 && cs < 42 ? 3 : digits),
-          anchor: 'middle', size: valueSize, fill: textOn(t) });
+          anchor: 'middle', size: valueSize, fill: scale.textOn(t) });
       }
     }
+  }
+  // Outlined cells: a frame inside the cell over a white halo, so a dark frame still reads on a dark cell.
+  const ow = cs >= 20 ? 3 : 2;
+  for (const o of outlines) {
+    if (o.r < 0 || o.r >= rows || o.c < 0 || o.c >= cols) continue;
+    const frame = { type: 'rect', x: left + o.c * cs + ow / 2 + 1, y: top + o.r * cs + ow / 2 + 1, w: cs - ow - 2, h: cs - ow - 2, fill: 'none' };
+    shapes.push({ ...frame, stroke: '#ffffff', strokeWidth: ow + 2 }, { ...frame, stroke: o.stroke, strokeWidth: ow, dash: o.dash });
   }
   if (highlightRow >= 0 && highlightRow < rows) {
     shapes.push({ type: 'rect', x: left - 1.5, y: top + highlightRow * cs - 1.5, w: gridW + 3, h: cs + 3,
@@ -92,7 +102,7 @@ export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, 
   const ly = top + gridH + 18;
   const steps = 48;
   for (let i = 0; i < steps; i++) {
-    shapes.push({ type: 'rect', x: left + (i * legendW) / steps, y: ly, w: legendW / steps + 0.6, h: 10, fill: viridis(i / (steps - 1)) });
+    shapes.push({ type: 'rect', x: left + (i * legendW) / steps, y: ly, w: legendW / steps + 0.6, h: 10, fill: scale.css(i / (steps - 1)) });
   }
   shapes.push({ type: 'rect', x: left, y: ly, w: legendW, h: 10, fill: 'none', stroke: { role: 'border' }, strokeWidth: 1 });
   const tick = (v) => (Number.isInteger(v) ? String(v) : fmt(v, 2));
@@ -114,13 +124,18 @@ export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, 
  * @param {string} [o.markRowTestid]      data-testid of that row
  * @param {(row: number|null) => void} [o.onHoverRow]
  * @param {number} [o.min] @param {number} [o.max] @param {number} [o.digits]
+ * @param {object} [o.scale]              one of colormap.js's SCALES (default viridis)
+ * @param {Array<{r: number, c: number, stroke: string, dash?: string}>} [o.outlines]  cells framed (setOutlines changes them)
  */
 export function createHeatmap(o) {
   const t = o.t ?? translator(shared, 'en');
   const num = (v, d) => fixed(t.lang, v, d);
   let rowLabels = o.rowLabels.slice();
   let colLabels = o.colLabels.slice();
-  const min = o.min ?? 0, max = o.max ?? 1, digits = o.digits ?? 4;
+  let min = o.min ?? 0, max = o.max ?? 1;
+  const digits = o.digits ?? 4;
+  const scale = o.scale ?? SCALES.viridis;
+  let outlines = o.outlines ?? [];
   const rowAxis = o.rowAxis ?? t('heatmap.query'), colAxis = o.colAxis ?? t('heatmap.key');
   let values = null;
   let highlightRow = -1;
@@ -144,7 +159,7 @@ export function createHeatmap(o) {
   const menu = exportMenu({
     what: o.title,
     name: () => o.fileName ?? slug(o.title),
-    figure: () => values && heatmapFigure({ rowLabels, colLabels, values, min, max, digits, title: o.title, rowAxis, colAxis, legend: o.legend ?? t('heatmap.legend'), lang: t.lang }),
+    figure: () => values && heatmapFigure({ rowLabels, colLabels, values, min, max, digits, title: o.title, rowAxis, colAxis, legend: o.legend ?? t('heatmap.legend'), lang: t.lang, scale, outlines }),
     json: () => values && {
       title: o.title, rows: rowAxis, columns: colAxis, rowLabels, colLabels, values: values.map((r) => Array.from(r)),
     },
@@ -185,33 +200,74 @@ export function createHeatmap(o) {
 
   let overlay = null;
   let grid = null;
-  let rects = [];  // the SVG's cells, [r][c] (none when a canvas paints them)
+  let shown = null;  // the figure drawn: its width and height, for the pointer's cell
+  let svg = null;
+  let plot = null;
+  let borders = null;  // a painted map's cell borders: one path
+  let rects = [];  // the SVG's cells, [r][c]: { node, desc } (none when a canvas paints them)
   let canvas = null;
   // The width drawn for and the box's width as the observer last reported it (never read from layout:
   // a read after the element's writes in the same frame forces a layout of the page).
   let lastWidth = 0, boxWidth = 0;
   const observed = (e) => { boxWidth = e.contentRect.width; return boxWidth; };
   figureBox._widthObserver = onWidthChange(figureBox, () => lastWidth, () => draw(), 24, observed);
+
+  /** The cells' 1 px borders (the SVG rects' strokes, when a canvas paints the cells) as one path's `d`. */
+  const borderPath = ({ left, top, cs, rows, cols }) => {
+    const lines = [];
+    for (let r = 0; r <= rows; r++) lines.push(`M${left} ${top + r * cs}h${cols * cs}`);
+    for (let c = 0; c <= cols; c++) lines.push(`M${left + c * cs} ${top}v${rows * cs}`);
+    return lines.join('');
+  };
+  const pct = (v, of) => `${(100 * v) / of}%`;
+  const setStyle = (node, name, value) => { if (node.style.getPropertyValue(name) !== value) node.style.setProperty(name, value); };
+  const setAttr = (node, name, value) => { if (node.getAttribute(name) !== value) node.setAttribute(name, value); };
+
+  /**
+   * Draws the map: the first time, and when its rows or columns change, a new SVG (and canvas); else the
+   * SVG drawn already, changed in place (figure.js's updateFigure), so its nodes stay the same nodes.
+   */
   function draw() {
     lastWidth = boxWidth;
     const fig = heatmapFigure({ rowLabels, colLabels, values, min, max, digits, rowAxis, colAxis, markRow: o.markRow ?? -1,
-      maxGrid: o.maxGrid ?? 420, fitWidth: lastWidth, legend: o.legend ?? t('heatmap.legend'), lang: t.lang });
-    grid = fig.grid;
-    const { left, top, cs, rows, cols } = grid;
+      maxGrid: o.maxGrid ?? 420, fitWidth: lastWidth, legend: o.legend ?? t('heatmap.legend'), lang: t.lang, scale, outlines });
+    const { left, top, cs, rows, cols } = fig.grid;
     const painted = rows * cols > CANVAS_CELLS;
-    const svg = figureToSVG(painted ? { ...fig, shapes: fig.shapes.filter((s) => !s.data) } : fig);
-    // The cells' 1 px borders (the SVG rects' strokes) as one path over the canvas.
-    if (painted && cs > 12) {
-      const lines = [];
-      for (let r = 0; r <= rows; r++) lines.push(`M${left} ${top + r * cs}h${cols * cs}`);
-      for (let c = 0; c <= cols; c++) lines.push(`M${left + c * cs} ${top}v${rows * cs}`);
-      svg.append(svgEl('path', { d: lines.join(''), stroke: 'var(--hl-fig-background)', 'stroke-width': 1, fill: 'none' }));
+    const page = painted ? { ...fig, shapes: fig.shapes.filter((s) => !s.data) } : fig;
+    const same = svg && grid.rows === rows && grid.cols === cols;
+    grid = fig.grid;
+    shown = fig;
+    if (same) {
+      updateFigure(svg, page);
+      if (painted) {
+        const d = cs > 12 ? borderPath(grid) : '';
+        if (borders) setAttr(borders, 'd', d);
+        setStyle(canvas, 'left', pct(left, fig.width));
+        setStyle(canvas, 'top', pct(top, fig.height));
+        setStyle(canvas, 'width', pct(cols * cs, fig.width));
+        setStyle(canvas, 'height', pct(rows * cs, fig.height));
+        setStyle(plot, 'max-width', `${fig.width}px`);
+        paintCanvas(values ? (r, c) => values[r][c] : null);
+      } else {
+        setStyle(svg, 'max-width', `${fig.width}px`);
+        collectRects();
+      }
+      setAttr(overlay, 'x', String(left - 1.5));
+      setAttr(overlay, 'width', String(cols * cs + 3));
+      setAttr(overlay, 'height', String(cs + 3));
+      placeOverlay();
+      return;
+    }
+    svg = figureToSVG(page);
+    borders = null;
+    if (painted) {
+      borders = svgEl('path', { d: cs > 12 ? borderPath(grid) : '', stroke: 'var(--hl-fig-background)', 'stroke-width': 1, fill: 'none' });
+      svg.append(borders);
     }
     svg.setAttribute('class', 'fig');
-    let plot = svg;
+    plot = svg;
     if (painted) {
       // The canvas sits under the (transparent) SVG, placed in the figure's own units so it scales with it.
-      const pct = (v, of) => `${(100 * v) / of}%`;
       canvas = el('canvas', { class: 'heatmap__cells', 'aria-hidden': 'true', style: {
         left: pct(left, fig.width), top: pct(top, fig.height), width: pct(cols * cs, fig.width), height: pct(rows * cs, fig.height) } });
       plot = el('div', { class: 'heatmap__plot', style: { 'max-width': `${fig.width}px` } }, canvas, svg);
@@ -220,8 +276,7 @@ export function createHeatmap(o) {
     } else {
       canvas = null;
       svg.style.maxWidth = `${fig.width}px`;
-      rects = Array.from({ length: rows }, () => new Array(cols));
-      for (const rect of svg.querySelectorAll('rect[data-r]')) rects[rect.dataset.r][rect.dataset.c] = rect;
+      collectRects();
     }
     // The hover/focus outline is one rect moved in place, so the map is not redrawn while pointing.
     overlay = svgEl('rect', { x: left - 1.5, y: top - 1.5, width: cols * cs + 3, height: cs + 3, fill: 'none',
@@ -229,12 +284,14 @@ export function createHeatmap(o) {
     svg.append(overlay);
     placeOverlay();
     figureBox.replaceChildren(plot);
+    const target = svg;
+    // The pointer's cell, from the figure drawn when it moves (a redraw in place may have moved the grid).
     const cellAt = (event) => {
-      const box = svg.getBoundingClientRect();
-      const k = fig.width / box.width;
-      const c = Math.floor(((event.clientX - box.left) * k - left) / cs);
-      const r = Math.floor(((event.clientY - box.top) * k - top) / cs);
-      return r >= 0 && r < rows && c >= 0 && c < cols ? [r, c] : null;
+      const box = target.getBoundingClientRect();
+      const k = shown.width / box.width;
+      const c = Math.floor(((event.clientX - box.left) * k - grid.left) / grid.cs);
+      const r = Math.floor(((event.clientY - box.top) * k - grid.top) / grid.cs);
+      return r >= 0 && r < grid.rows && c >= 0 && c < grid.cols ? [r, c] : null;
     };
     let lastRow = null;
     svg.addEventListener('pointermove', (event) => {
@@ -245,6 +302,13 @@ export function createHeatmap(o) {
       if (r !== lastRow) { lastRow = r; o.onHoverRow?.(r); }
     });
     svg.addEventListener('pointerleave', () => { lastRow = null; readout.textContent = '\u00a0'; o.onHoverRow?.(null); });
+  }
+
+  /** rects[r][c]: each SVG cell's node and what figure.js keeps of it (its shapeNode), without a DOM query. */
+  function collectRects() {
+    rects = Array.from({ length: grid.rows }, () => new Array(grid.cols));
+    const { descs, nodes } = svg._figure;
+    descs.forEach((d, i) => { if (d.attrs['data-r'] !== undefined) rects[d.attrs['data-r']][d.attrs['data-c']] = { node: nodes[i], desc: d }; });
   }
 
   /** The cells on the canvas, one pixel each (scaled up, pixelated): `at(r, c)` the value, null for none. */
@@ -262,7 +326,7 @@ export function createHeatmap(o) {
         for (let c = 0; c < cols; c++, p += 4) {
           const v = at(r, c);
           if (!Number.isFinite(v)) continue;
-          viridisInto((v - min) / span, data, p);
+          scale.into((v - min) / span, data, p);
         }
       }
     }
@@ -293,8 +357,8 @@ export function createHeatmap(o) {
       const text = num(v, digits);
       if (td.textContent !== text) td.textContent = text;
       if (hidden) return;
-      td.style.backgroundColor = viridis(share);
-      td.style.color = textOn(share);
+      td.style.backgroundColor = scale.css(share);
+      td.style.color = scale.textOn(share);
     }));
   }
 
@@ -327,10 +391,24 @@ export function createHeatmap(o) {
     paint(flat, offset = 0) {
       const cols = colLabels.length;
       if (canvas) { paintCanvas((r, c) => flat[offset + r * cols + c]); return; }
-      rects.forEach((row, r) => row.forEach((rect, c) => {
+      rects.forEach((row, r) => row.forEach((cell, c) => {
         const v = flat[offset + r * cols + c];
-        rect.setAttribute('fill', Number.isFinite(v) ? viridis((v - min) / (max - min || 1)) : 'var(--hl-fig-background)');
+        const fill = Number.isFinite(v) ? scale.css((v - min) / (max - min || 1)) : 'var(--hl-fig-background)';
+        // The node and what figure.js keeps of it change together, so the next updateFigure compares with what is drawn.
+        if (cell.desc.attrs.fill === fill) return;
+        cell.desc.attrs.fill = fill;
+        cell.node.setAttribute('fill', fill);
       }));
+    },
+    /** New bounds of the colour scale (drawn at the next update). */
+    setRange(lo, hi) {
+      min = lo;
+      max = hi;
+    },
+    /** New framed cells ([{ r, c, stroke, dash }]), drawn now. */
+    setOutlines(list) {
+      outlines = list ?? [];
+      draw();
     },
     setFileName(name) {
       o.fileName = name;

@@ -4,12 +4,11 @@
 // marks for events such as a head switched off. charts.js's line chart has a
 // log2 x axis and a marker per point, made for a handful of sizes; curves have
 // hundreds of points, thinned here to about one per two pixels. Each series is
-// one 'polyline' shape: curvesToSVG draws it as one <polyline> (the page redraws
-// the curves several times a second), forExport cuts it into the line shapes
-// that figure.js turns into SVG and PNG files.
+// one 'polyline' shape: the page draws it as one <polyline> and redraws the chart
+// in place several times a second (figure.js's updateFigure); forExport cuts it
+// into the line shapes that figure.js turns into SVG and PNG files.
 
 import { textWidth, figureToSVG } from './figure.js';
-import { svgEl } from './dom.js';
 
 function niceStep(span, count) {
   const raw = span / count;
@@ -177,17 +176,15 @@ export function forExport(fig) {
   return { ...fig, shapes };
 }
 
-/** An <svg> of the figure for the page: figure.js draws the rest, each polyline is one element. */
+/**
+ * The figure as the page draws it: each polyline one element, after the other shapes (the curves on top
+ * of the grid and labels). figureToSVG draws it once; updateFigure redraws it in place.
+ */
+export function forPage(fig) {
+  return { ...fig, shapes: [...fig.shapes.filter((s) => s.type !== 'polyline'), ...fig.shapes.filter((s) => s.type === 'polyline')] };
+}
+
+/** An <svg> of the figure for the page (forPage's order). */
 export function curvesToSVG(fig) {
-  const svg = figureToSVG({ ...fig, shapes: fig.shapes.filter((s) => s.type !== 'polyline') });
-  for (const s of fig.shapes) {
-    if (s.type !== 'polyline') continue;
-    const stroke = s.stroke && typeof s.stroke === 'object' ? `var(--hl-fig-${s.stroke.role})` : s.stroke;
-    svg.append(svgEl('polyline', {
-      points: s.points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(' '),
-      fill: 'none', stroke, 'stroke-width': s.strokeWidth, opacity: s.opacity,
-      'stroke-linejoin': 'round', 'stroke-linecap': s.dash ? 'butt' : 'round', 'stroke-dasharray': s.dash ? '7 5' : undefined,
-    }));
-  }
-  return svg;
+  return figureToSVG(forPage(fig));
 }
