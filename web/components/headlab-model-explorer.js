@@ -110,7 +110,7 @@ const CSS = `
 .model-buttons .btn .meta { display: flex; flex-wrap: wrap; gap: 0 0.5rem; align-items: baseline; }
 .model-buttons .btn .mark { font-size: 0.72rem; font-weight: 600; }
 .hub-groups { display: grid; gap: 0 1.5rem; }
-@container (min-width: 64rem) { .hub-groups { grid-template-columns: minmax(0, 7fr) minmax(0, 3fr); } }
+@container (min-width: 56rem) { .hub-groups { grid-template-columns: minmax(0, 7fr) minmax(0, 3fr); } }
 .model-buttons .btn .mark.phone::before { content: ""; display: inline-block; width: 0.42rem; height: 0.68rem; border: 1.5px solid currentColor;
   border-radius: 2px; margin-right: 0.3rem; vertical-align: -0.1rem; }
 .model-buttons .btn .mark.gated { font-style: italic; }

@@ -543,7 +543,7 @@ export default {
     'explorer.why.roneneldan-tinystories-1m': 'Diminuto, entrenado con cuentos infantiles: se carga en segundos en cualquier sitio',
     'explorer.why.roneneldan-tinystories-33m': 'Cuatro capas anchas entrenadas con cuentos infantiles: cabezas de inducción claras',
     'explorer.why.microsoft-phi-3-mini-4k-instruct': 'El Phi-3 más pequeño tiene 3,8 B de parámetros: muestra el límite, el motor de una pestaña no puede con él',
-    'explorer.why.google-gemma-2b': 'Una sola cabeza de clave y valor para sus 8 cabezas de consulta (multi-query); restringido y más grande de lo que admite el motor de una pestaña',
+    'explorer.why.google-gemma-2b': 'Una sola cabeza de clave y valor para sus 8 cabezas de consulta (atención de consulta múltiple); restringido y más grande de lo que admite el motor de una pestaña',
     'explorer.why.google-bert-bert-base-uncased': 'El modelo en el que se vio que las cabezas siguen la sintaxis (Clark et al. 2019): rellene [MASK]',
     'explorer.why.facebookai-roberta-base': 'BERT entrenado más tiempo con más texto, con los tokens de GPT-2: rellene <mask>',
     'explorer.why.distilbert-distilbert-base-uncased': 'BERT destilado a 6 capas: el codificador que cabe en un móvil',
