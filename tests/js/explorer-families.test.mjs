@@ -11,6 +11,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { createHeadlab } from '../../web/lib/headlab.js';
 import { ExplorerController, COURSE_SENTENCE, explainLoadError } from '../../web/lib/teach/explorer-controller.js';
 import { ExplorerSession } from '../../web/lib/teach/explorer-session.js';
+import { headImportance } from '../../web/lib/teach/head-importance.js';
 import {
   kvGroups, sinkHeads, hasMask, maskedCourseSentence, maskTokenOf, SINK,
 } from '../../web/lib/teach/explorer-families.js';
@@ -133,6 +134,8 @@ test('an encoder: its mask token in info, the course sentence masked, fill at th
   assert.equal(c.results.fill.length, 1);
   assert.equal(c.results.fill[0].position, 4);
   assert.equal(c.results.fill[0].top[0].token, 'ball');
+  // What each head costs is a next-token loss: an encoder is refused in words.
+  await assert.rejects(headImportance(model, c.text), /an encoder guesses masked words/);
   assert.equal(c.results.fillBaseline, null, 'no baseline while every head is on');
   assert.equal(c.results.lens, null);
   assert.equal(c.results.lensNoteKey, 'explorer.lensEncoder');

@@ -702,6 +702,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
   /** The heads ranked by what switching them off costs on the text, the groups, and redundancy in words. */
   renderImportance() {
     const c = this._c, t = this.t, imp = c.importance;
+    // The cost is a next-token loss: an encoder, which guesses masked words, has none to lose.
+    this.importancePart.hidden = c.info?.kind === 'encoder';
     this.importanceButton.disabled = c.state !== 'ready';
     if (!imp) { this.importanceText.replaceChildren(); return; }
     const nats = (x) => `${x >= 0 ? '+' : '−'}${this.fmt(Math.abs(x), 2)}`;

@@ -49,7 +49,10 @@ export function labelOf(score) {
  *   heads ranked by lossChange, largest first; groups for every label two or more heads share
  */
 export async function headImportance(model, textOrIds, { scores = [] } = {}) {
-  const { numLayers: L, numHeads: H, vocabSize: V } = model.info;
+  const { numLayers: L, numHeads: H, vocabSize: V, kind } = model.info;
+  if (kind === 'encoder') {
+    throw new TypeError('headImportance: an encoder guesses masked words and has no next-token loss to measure; switch heads off and watch its fill instead');
+  }
   const base = await model.run(textOrIds, { allLogits: true });
   const ids = Array.from(base.ids);
   if (ids.length < 2) throw new RangeError('headImportance: the text must have at least 2 tokens (a loss needs a next token)');
