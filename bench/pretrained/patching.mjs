@@ -3,7 +3,7 @@
 // threads, the shared path (layers before a head's layer computed once, rows before the first
 // difference shared, a layer's heads as one batch) against the naive one (a whole patched forward per
 // head), on a quiet machine and beside the standard background load (bench/lib/busy-load.mjs).
-//   node bench/run.mjs --part patching [--reps 3] [--out bench/results/patching]
+//   node bench/run.mjs --part patching [--reps 3] [--machines quiet,busy] [--differs 10,1] [--merge] [--out bench/results/patching]
 //   node bench/pretrained/patching.mjs --child --threads N --reps R --differ P   (one process: prints RESULT {json})
 // Each thread count runs in a process of its own, on one loaded model: a warm-up, the naive path once
 // (it costs a whole forward per head), then the shared path `--reps` times, each checked against the naive answers.
@@ -81,15 +81,15 @@ function render(res) {
     ' 10 (as an IOI prompt differs at the repeated name, so a decoder\'s first 10 rows are shared) or 1 (almost nothing to share but the layers).' +
     ' Shared = `model.patchHeads(…)` (median of the timed runs, after a warm-up); naive = one whole patched forward per head (144 + 1), timed once;' +
     ' forward = one `model.run` of the 16 tokens (median).', '');
-  L.push('| machine | threads | first difference at | shared (median) | naive (median) | naive ÷ shared | one forward | shared ÷ forward | shared vs naive: max abs diff ÷ largest effect |');
+  L.push('| machine, time (load average, 1 min, before) | threads | first difference at | shared (median) | naive (one run) | naive ÷ shared | one forward | shared ÷ forward | shared vs naive: max abs diff ÷ largest effect |');
   L.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of res.runs) {
-    if (r.status !== 'ok') { L.push(`| ${r.machine} | ${r.threads} | ${r.differ} | fails: ${r.error} | | | | | |`); continue; }
+    if (r.status !== 'ok') { L.push(`| ${r.machine} (${r.loadAvgBefore?.toFixed(1) ?? '–'}) | ${r.threads} | ${r.differ} | fails: ${r.error} | | | | | |`); continue; }
     const s = median(r.times.shared), n = median(r.times.naive), f = median(r.times.forward);
-    L.push(`| ${r.machine} | ${r.threads} | ${r.differ} | ${fmt(s)} | ${fmt(n)} | ${(n / s).toFixed(1)}× | ${(f).toFixed(0)} ms | ${(s / f).toFixed(1)} | ${(r.agreement.maxAbsDiff / (r.agreement.largestEffect || 1)).toExponential(1)} |`);
+    L.push(`| ${r.machine}, ${r.at?.slice(11, 16) ?? '–'} UTC (${r.loadAvgBefore?.toFixed(1) ?? '–'}) | ${r.threads} | ${r.differ} | ${fmt(s)} | ${fmt(n)} | ${(n / s).toFixed(1)}× | ${(f).toFixed(0)} ms | ${(s / f).toFixed(1)} | ${(r.agreement.maxAbsDiff / (r.agreement.largestEffect || 1)).toExponential(1)} |`);
   }
   L.push('', 'Busy = beside `bench/lib/busy-load.mjs` (one process hashing and fsync\'ing on one of the 2 cores) for the whole cell.' +
-    ' The goal of issue 35 is ≤ 3 s on 2 threads on this machine.', '');
+    ' The goal of issue 35 is ≤ 3 s on 2 threads on this machine. The load average says how busy the machine was besides: other jobs ran on it.', '');
   return L.join('\n');
 }
 
@@ -104,13 +104,21 @@ export async function runPatching(argv) {
     machine: { cpuModel: os.cpus()[0]?.model ?? '?', cores: os.cpus().length, node: process.version, loadAvgStart: os.loadavg() },
     runs: [],
   };
-  for (const machine of ['quiet', 'busy']) {
-    for (const differ of machine === 'quiet' ? [10, 1] : [10]) {
+  // --merge: keep the cells of an earlier run (bench/results/patching.json) that this one does not measure again.
+  const json = path.resolve(repo, `${out}.json`);
+  if (a.merge && fs.existsSync(json)) res.runs = JSON.parse(fs.readFileSync(json, 'utf8')).runs;
+  const machines = String(a.machines ?? 'quiet,busy').split(',');
+  const differs = String(a.differs ?? '10,1').split(',').map(Number);
+  for (const machine of machines) {
+    if (!['quiet', 'busy'].includes(machine)) throw new Error(`--machines takes quiet and busy, got "${machine}"`);
+    for (const differ of machine === 'quiet' ? differs : differs.slice(0, 1)) {
       for (const threads of [1, 2]) {
+        const loadAvgBefore = os.loadavg()[0];
         const load = machine === 'busy' ? startBusyLoad() : null;
         const r = await runChild(fileURLToPath(import.meta.url), ['--child', '--threads', threads, '--reps', reps, '--differ', differ], { timeoutMs: 30 * 60_000, maxOldSpaceMb: 4096, cwd: repo });
         await load?.stop();
-        res.runs.push({ ...r, machine, threads, differ });
+        res.runs = res.runs.filter((x) => !(x.machine === machine && x.threads === threads && x.differ === differ));
+        res.runs.push({ ...r, machine, threads, differ, loadAvgBefore, at: new Date().toISOString() });
         console.error(`bench patching: ${machine}, ${threads} thread(s), differ at ${differ}: ${r.status === 'ok' ? `shared ${fmt(median(r.times.shared))}, naive ${fmt(median(r.times.naive))}` : r.error}`);
       }
     }
