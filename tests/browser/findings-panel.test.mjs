@@ -107,6 +107,13 @@ test('the trained IOI model as files: the IOI card\'s top-3 heads are PyTorch\'s
   const done = await page.evaluate((tag) => document.querySelector(tag).findings.c.progress.done, TAG);
   assert.ok(done < 200, `stopped after ${done} prompts`);
   await expectText(f(page, 'findings-ioi-progress-text'), new RegExp(`Stopped after ${done} of 200`));
+  // Another model on its way stops a run under way; the card starts again from nothing.
+  await runIoi(page, 200, 5);
+  await page.waitForFunction((tag) => (document.querySelector(tag).findings.c.progress?.done ?? 0) >= 1, TAG);
+  await page.evaluate((tag) => { document.querySelector(tag).load({ kind: 'shipped', name: 'induction' }); }, TAG);
+  await page.waitForFunction((tag) => { const e = document.querySelector(tag); return e.state === 'ready' && e.info?.architecture === 'headlab'; }, TAG);
+  assert.equal(await panelState(page), 'idle');
+  assert.equal(await f(page, 'findings-ioi-result').locator('*').count(), 0, 'no result of the model before');
   await page.close();
   assert.deepEqual(problems, []);
 });

@@ -200,7 +200,15 @@ export class FindingsPanel {
   render() {
     const m = this.model();
     this.element.hidden = !m;
-    if (!m) return;
+    if (!m) {
+      // A model on its way replaces the one measured: a run under way stops, and the next run asks anew.
+      if (this.host.controller?.state === 'loading' && this.state.modelKey !== null) {
+        this.state.modelKey = null;
+        this.c.setModel(null);
+        this._maps = null;
+      }
+      return;
+    }
     // Another model: what was measured on the one before no longer applies.
     if (this.state.modelKey !== null && this.state.modelKey !== m.key) {
       this.state.modelKey = null;
@@ -226,7 +234,7 @@ export class FindingsPanel {
     this.ioiNote.hidden = notes.length === 0;
     setText(this.ioiNote, notes.join(' '));
     this.progressBox.hidden = !c.progress || c.state === 'idle';
-    if (c.progress) {
+    if (c.progress && c.state !== 'idle') {
       this.progressBar.max = Math.max(1, c.progress.total);
       this.progressBar.value = c.progress.done;
       setText(this.progressText, t(running ? 'explorer.find.progressText' : `explorer.find.progress.${c.state}`, { done: c.progress.done, total: c.progress.total }));
