@@ -5,11 +5,12 @@
 // top-3 heads by patching and by direct logit attribution must be PyTorch's (expected.json's means over the
 // same 16 prompts, margins 0.17 and 0.93), its logit difference and answer-wins share the mean of PyTorch's
 // per-prompt metrics; both heatmaps have layers × heads cells. Stop ends a longer run between prompts.
-// 360 px without horizontal overflow; screenshots at 1280 and 360 px (light and dark) go to
+// 360 px without horizontal overflow and without axe violations; screenshots at 1280 and 360 px (light and dark) go to
 // tests/browser/screenshots/.
 import { beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { REPO, SCREENSHOTS, ensureScreenshotDir, watch, useSite } from './helpers.mjs';
 import { expectText } from './expect.mjs';
@@ -19,6 +20,7 @@ const PAGE = 'demos/real-models/index.html';
 const TAG = 'headlab-model-explorer';
 const IOI = path.join(REPO, 'tests/golden/findings/ioi-model');
 const expected = JSON.parse(readFileSync(path.join(IOI, 'expected.json'), 'utf8'));
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const problems = [];
 
 const site = useSite({ csp: true }, { setup: () => ensureScreenshotDir() });
@@ -118,7 +120,7 @@ test('the trained IOI model as files: the IOI card\'s top-3 heads are PyTorch\'s
   assert.deepEqual(problems, []);
 });
 
-test('360 px, light and dark: no horizontal overflow; the run is reachable by keyboard', { timeout: TIMEOUT }, async () => {
+test('360 px, light and dark: no horizontal overflow, the run is reachable by keyboard, axe finds no violation in the results', { timeout: TIMEOUT }, async () => {
   for (const colorScheme of ['light', 'dark']) {
     const page = await open({ width: 360, colorScheme });
     await loadIoiModel(page);
@@ -127,6 +129,12 @@ test('360 px, light and dark: no horizontal overflow; the run is reachable by ke
     await page.waitForFunction((tag) => document.querySelector(tag).findings.c.state === 'done', TAG, { timeout: 30_000 });
     assert.equal(await overflow(page), 0, `${colorScheme}: the page scrolls sideways`);
     await f(page, 'explorer-findings').screenshot({ path: `${SCREENSHOTS}/findings-panel-360-${colorScheme}.png` });
+    await page.evaluate(AXE);
+    const found = await page.evaluate(async (tag) => {
+      const r = await window.axe.run(document.querySelector(tag), { resultTypes: ['violations'] });
+      return r.violations.map((v) => `${v.id} (${v.impact}, ${v.nodes.length}×): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' > ')).join(' | ')}`);
+    }, TAG);
+    assert.deepEqual(found, [], `axe violations (${colorScheme}):\n${found.join('\n')}`);
     await page.close();
   }
   assert.deepEqual(problems, []);
