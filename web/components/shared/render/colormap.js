@@ -54,9 +54,11 @@ function stopsRGB(stops, t) {
   return stops[i].map((c, k) => Math.round(c + (stops[i + 1][k] - c) * f));
 }
 
+/** Whichever of black and white has the higher WCAG contrast on [r, g, b] (both stay ≥ 4.5 on RdBu's steps). */
 function textOnRGB([r, g, b]) {
   const lin = (c) => { const s = c / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; };
-  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b) > 0.22 ? '#111111' : '#ffffff';
+  const lum = 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  return (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) ? '#000000' : '#ffffff';
 }
 
 /**
