@@ -1,6 +1,7 @@
 // The findings panel of <headlab-model-explorer> in headless Chromium, served from dist/ under the strict
 // CSP. With HeadLab's own model the IOI check is off and says why, while the induction and attention-sink
-// cards read the head scores. Then the small IOI model that tests/golden/findings/make_findings.py trained
+// cards read the head scores; a checkpoint whose tokenizer splits the names measures nothing and
+// says so. Then the small IOI model that tests/golden/findings/make_findings.py trained
 // is chosen as files; the IOI card runs on ioiPrompts({ n: 16, seed: 3 }) in the explorer's Worker, and its
 // top-3 heads by patching and by direct logit attribution must be PyTorch's (expected.json's means over the
 // same 16 prompts, margins 0.17 and 0.93), its logit difference and answer-wins share the mean of PyTorch's
@@ -64,6 +65,11 @@ test('HeadLab\'s own model: the IOI check is off and says why; induction and sin
   const sinks = await page.evaluate((tag) => document.querySelector(tag).scores.scores.filter((s) => s.firstToken >= 0.5).length, TAG);
   await expectText(f(page, 'findings-sinks-count'), new RegExp(`^${sinks} of 8 heads`));
   assert.equal(await f(page, 'findings-sinks-map').locator('rect[data-r]').count(), 8);
+  // A checkpoint whose tokenizer splits the names (the random GPT-2 fixture): every prompt is skipped, and the card says why.
+  await f(page, 'explorer-files').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((name) => path.join(REPO, 'tests/golden/pretrained/gpt2-f32', name)));
+  await page.waitForFunction((tag) => { const e = document.querySelector(tag); return e.state === 'ready' && e.info?.architecture !== 'headlab'; }, TAG, { timeout: 40_000 });
+  await runIoi(page, 3, 0);
+  await expectText(f(page, 'findings-ioi-none'), /No prompt could be measured: in this model’s tokenizer the names are more than one token/);
   await page.close();
   assert.deepEqual(problems, []);
 });

@@ -273,3 +273,51 @@ test('through an ExplorerSession on the trained IOI model: PyTorch\'s top-3 head
     session.dispose();
   }
 });
+
+// An encoder through the session (the BERT fixture of tests/golden/families/, whose word pieces keep
+// single letters whole, so its names are letters): the prompts end with [MASK], the describe call finds
+// it past [CLS] … [SEP], there is no attribution, and the means are those of the API's own patchHeads and
+// of run()'s logits at the mask.
+test('an encoder through the session: patched at [MASK], no attribution, means as the API gives them', { timeout: 60_000 }, async () => {
+  const dir = new URL('../golden/families/bert/', import.meta.url);
+  const read = (f) => readFileSync(new URL(f, dir));
+  const real = await createHeadlab();
+  const bytes = read('model.safetensors');
+  const open = () => real.loadPretrained({ config: JSON.parse(read('config.json')), tokenizer: JSON.parse(read('tokenizer.json')),
+    weights: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) });
+  const letters = [['a', 'b', 'c'], ['d', 'e', 'f'], ['b', 'a', 'g']];
+  const prompts = letters.map(([io, s, other]) => ({
+    clean: `When ${io} and ${s} went to the store, ${s} gave a drink to`, corrupted: `When ${io} and ${s} went to the store, ${other} gave a drink to`,
+    answer: ` ${io}`, wrong: ` ${s}`,
+  }));
+  const session = new ExplorerSession(real, () => {}, { loadPretrained: open });
+  const request = async (type, payload) => (await session.handle(type, payload)).result;
+  const { info } = await request('load', { kind: 'files', files: [] });
+  const direct = await open();
+  try {
+    const model = await sessionModel(request, info);
+    assert.deepEqual([model.info.kind, model.maskToken], ['encoder', '[MASK]']);
+    const c = new FindingsController({ lab: { findings: { ioiPrompts: () => prompts } }, emit: () => {} });
+    c.setModel(model);
+    await c.run({ n: prompts.length });
+    assert.equal(c.state, 'done', c.error);
+    assert.deepEqual([c.result.prompts, c.result.skipped, c.result.dlaHeads, c.result.topDla], [3, 0, null, null]);
+    const V = direct.info.vocabSize;
+    const effects = new Float64Array(info.numLayers * info.numHeads);
+    let diff = 0;
+    for (const p of prompts) {
+      const r = await direct.patchHeads({ clean: `${p.clean} [MASK].`, corrupted: `${p.corrupted} [MASK].`, answer: p.answer, wrong: p.wrong });
+      r.effects.forEach((v, i) => { effects[i] += v / prompts.length; });
+      const run = await direct.run(`${p.clean} [MASK].`);
+      const at = Array.from(run.ids).indexOf(direct.tokenize('[MASK]').ids[1]);
+      assert.equal(at, r.position, 'patchHeads reads the metric at the mask');
+      diff += (run.logits[at * V + r.answer] - run.logits[at * V + r.wrong]) / prompts.length;
+    }
+    const largest = Math.max(...Array.from(effects, Math.abs));
+    effects.forEach((v, i) => assert.ok(Math.abs(c.result.effects[i] - v) <= 1e-5 * largest, `effect ${i}`));
+    assert.ok(Math.abs(c.result.logitDiff - diff) <= 1e-4 * Math.max(1, Math.abs(diff)), `logit difference ${c.result.logitDiff} vs ${diff}`);
+  } finally {
+    session.dispose();
+    direct.dispose();
+  }
+});

@@ -241,7 +241,9 @@ export class FindingsPanel {
     }
     const r = c.result;
     if (!r) {
-      this.ioiResult.replaceChildren();
+      // A run that measured nothing: every prompt was skipped (names of several tokens in this tokenizer).
+      const none = c.state === 'done' && c.progress?.total > 0;
+      this.ioiResult.replaceChildren(...(none ? [el('p', { class: 'note note--warn small', dataset: { testid: 'findings-ioi-none' } }, t('explorer.find.ioi.none'))] : []));
       this._maps = null;
       return;
     }

@@ -226,7 +226,9 @@ export class ExplorerSession {
     if (!model) throw new Error('explorer session: no model is loaded');
     const causal = typeof model.patchHeads === 'function';
     if (op === 'describe') {
-      const maskToken = ['[MASK]', '<mask>'].find((m) => causal && model.tokenize(m).ids.length === 1) ?? null;
+      // The mask token is one token more than the special tokens every text gets ([CLS] … [SEP]).
+      const bare = causal ? model.tokenize('').ids.length : 0;
+      const maskToken = ['[MASK]', '<mask>'].find((m) => causal && model.tokenize(m).ids.length === bare + 1) ?? null;
       return { kind: model.info.kind ?? 'decoder', maskToken, causal };
     }
     if (op === 'tokenize') return { ids: Array.from(model.tokenize(String(options)).ids) };

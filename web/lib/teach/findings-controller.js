@@ -3,7 +3,7 @@
 // and the learner can stop it. It holds ONE state, changed only by the transitions below. Every number
 // comes from the model it is handed (a PretrainedModel, or the explorer's proxy to one in its Worker):
 //   model.info                                         { numLayers, numHeads, kind? ('encoder' | 'decoder') }
-//   [await] model.tokenize(text)                       { ids }
+//   [await] model.tokenize(text)                       { ids } (with the tokenizer's special tokens, if any)
 //   await model.patchHeads({ clean, corrupted, answer, wrong })
 //                                                      { effects: [layers × heads], metricClean }
 //   await model.directLogitAttribution({ ids, answer, wrong })       { heads: [layers × heads], mlps: [layers] }
