@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
   FindingsController, TRANSITIONS, topHeads, inductionFinding, sinkFinding, paperOutlines, sessionModel,
-  IOI_PAPER_HEADS, INDUCTION_PAPER_HEADS,
+  IOI_PAPER_HEADS, INDUCTION_PAPER_HEADS, SyntaxController, CLARK_PAPER,
 } from '../../web/lib/teach/findings-controller.js';
 import { createHeadlab } from '../../web/lib/headlab.js';
 import { ExplorerSession } from '../../web/lib/teach/explorer-session.js';
@@ -316,6 +316,72 @@ test('an encoder through the session: patched at [MASK], no attribution, means a
     const largest = Math.max(...Array.from(effects, Math.abs));
     effects.forEach((v, i) => assert.ok(Math.abs(c.result.effects[i] - v) <= 1e-5 * largest, `effect ${i}`));
     assert.ok(Math.abs(c.result.logitDiff - diff) <= 1e-4 * Math.max(1, Math.abs(diff)), `logit difference ${c.result.logitDiff} vs ${diff}`);
+  } finally {
+    session.dispose();
+    direct.dispose();
+  }
+});
+
+test('the syntax controller: the model\'s answer with the paper\'s numbers per relation; Stop tells the model and drops the late answer', async () => {
+  const answer = (n) => ({ sentences: n, skipped: 0, shape: [1, 2], relations: [
+    { relation: 'determiner', arcs: 4, accuracy: Float64Array.from([0.5, 1]), best: { layer: 0, head: 1, accuracy: 1 }, baseline: { offset: 1, accuracy: 0.75 } },
+    { relation: 'subject', arcs: 2, accuracy: Float64Array.from([0, 0.5]), best: { layer: 0, head: 1, accuracy: 0.5 }, baseline: { offset: 2, accuracy: 1 } },
+  ] });
+  let release;
+  let stops = 0;
+  const asked = [];
+  const model = {
+    syntaxHeads: (o) => {
+      asked.push(o);
+      return o.seed === 9 ? new Promise((r) => { release = () => r(answer(o.n)); }) : Promise.resolve(answer(o.n));
+    },
+    stopSyntax: () => { stops++; },
+  };
+  const states = [];
+  const c = new SyntaxController({ emit: (type, d) => type === 'state' && states.push(d.to) });
+  await assert.rejects(c.run(), /run\(\) before setModel\(\)/);
+  c.setModel(model);
+  await assert.rejects(c.run({ n: 0 }), /n must be an integer in 1\.\.1000, got 0/);
+  await c.run({ n: 12, seed: 3 });
+  assert.deepEqual(asked, [{ n: 12, seed: 3 }]);
+  assert.equal(c.state, 'done');
+  assert.deepEqual(c.result.relations.map((r) => r.paper), [CLARK_PAPER.determiner, null]);
+  assert.equal(c.result.sentences, 12);
+  const running = c.run({ n: 5, seed: 9 });
+  c.cancel();
+  assert.equal(c.state, 'cancelled');
+  assert.equal(stops, 1);
+  release();
+  await running;
+  assert.equal(c.state, 'cancelled');
+  assert.equal(c.result, null, 'the late answer is dropped');
+  c.setModel({ syntaxHeads: () => Promise.reject(new Error('no attention here')) });
+  await c.run({ n: 2 });
+  assert.deepEqual([c.state, c.error], ['error', 'no attention here']);
+  assert.deepEqual(states, ['running', 'done', 'running', 'cancelled', 'idle', 'running', 'error']);
+});
+
+test('the syntax check through the session on the BERT fixture: lab.findings.syntaxHeads\'s answer on the same sentences', { timeout: 60_000 }, async () => {
+  const dir = new URL('../golden/families/bert/', import.meta.url);
+  const read = (f) => readFileSync(new URL(f, dir));
+  const real = await createHeadlab();
+  const bytes = read('model.safetensors');
+  const open = () => real.loadPretrained({ config: JSON.parse(read('config.json')), tokenizer: JSON.parse(read('tokenizer.json')),
+    weights: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) });
+  const session = new ExplorerSession(real, () => {}, { loadPretrained: open });
+  const request = async (type, payload) => (await session.handle(type, payload)).result;
+  const { info } = await request('load', { kind: 'files', files: [] });
+  const direct = await open();
+  try {
+    const c = new SyntaxController({ emit: () => {} });
+    c.setModel(await sessionModel(request, info));
+    await c.run({ n: 6, seed: 2 });
+    assert.equal(c.state, 'done', c.error);
+    const want = await real.findings.syntaxHeads({ model: direct, sentences: await real.findings.syntaxSentences({ n: 6, seed: 2 }) });
+    assert.ok(want.sentences > 0 && want.relations.length > 0, 'the fixture reads some sentences');
+    assert.deepEqual([c.result.sentences, c.result.skipped], [want.sentences, want.skipped]);
+    assert.deepEqual(c.result.relations.map((r) => [r.relation, r.arcs, r.best, r.baseline, Array.from(r.accuracy)]),
+      want.relations.map((r) => [r.relation, r.arcs, r.best, r.baseline, Array.from(r.accuracy)]));
   } finally {
     session.dispose();
     direct.dispose();

@@ -219,7 +219,8 @@ export class ExplorerSession {
   /**
    * The findings panel's calls (teach/findings-controller.js's model contract): op 'describe' → { kind,
    * maskToken, causal }, 'tokenize' (options: the text) → { ids }, 'patchHeads' and 'directLogitAttribution'
-   * (their options) → their answers.
+   * (their options) → their answers; 'syntaxHeads' ({ n, seed }) → lab.findings.syntaxHeads on that many of the
+   * grammar's sentences, 'stopSyntax' stops it.
    */
   async findings({ op, options }) {
     const model = this.model;
@@ -232,6 +233,14 @@ export class ExplorerSession {
       return { kind: model.info.kind ?? 'decoder', maskToken, causal };
     }
     if (op === 'tokenize') return { ids: Array.from(model.tokenize(String(options)).ids) };
+    if (op === 'syntaxHeads') {
+      // The grammar's sentences scored on this model (lab.findings.syntaxHeads); stopSyntax aborts it.
+      this._syntaxAbort?.abort();
+      const abort = (this._syntaxAbort = new AbortController());
+      const sentences = await this.lab.findings.syntaxSentences({ n: options?.n, seed: options?.seed });
+      return this.lab.findings.syntaxHeads({ model, sentences, signal: abort.signal });
+    }
+    if (op === 'stopSyntax') { this._syntaxAbort?.abort(); return null; }
     if (!causal) throw new Error('explorer session: HeadLab’s own models have no patching or attribution; load a Hugging Face model');
     if (op === 'patchHeads') return model.patchHeads(options);
     if (op === 'directLogitAttribution') return model.directLogitAttribution(options);

@@ -152,6 +152,8 @@ export async function sessionModel(request, { numLayers, numHeads }) {
     tokenize: (text) => ask('tokenize', text),
     patchHeads: (o) => ask('patchHeads', o),
     directLogitAttribution: (o) => ask('directLogitAttribution', o),
+    syntaxHeads: (o) => ask('syntaxHeads', o),
+    stopSyntax: () => ask('stopSyntax'),
   };
 }
 
@@ -277,6 +279,86 @@ export class FindingsController {
     if (this.state !== 'running') return;
     this._run++;
     this.result = this._partial?.() ?? null;
+    this.go('cancelled', 'cancel');
+  }
+}
+
+/**
+ * Clark et al. (2019) on bert-base-uncased, as the paper names its heads (layer-head): the relations
+ * HeadLab's grammar also writes (it has no possessives), with the paper's head accuracy and best fixed
+ * offset where it gives one.
+ */
+export const CLARK_PAPER = Object.freeze({
+  determiner: { head: '8-11', accuracy: 0.943, baseline: 0.517 },
+  object: { head: '8-10', accuracy: 0.868, baseline: 0.4 },
+  coreference: { head: '5-4', accuracy: 0.65, baseline: null },
+});
+
+/**
+ * The syntax-heads card's run, without the DOM: one call of the model's `syntaxHeads({ n, seed })` (the
+ * explorer session scores the grammar's sentences in its Worker with lab.findings.syntaxHeads) and
+ * `stopSyntax()` to stop it. States and transitions as FindingsController's (TRANSITIONS): idle, running,
+ * done, cancelled, error. `result` is syntaxHeads' answer with each relation's paper numbers (`paper`,
+ * null for a relation the paper does not report).
+ */
+export class SyntaxController {
+  /** @param {{ emit: (type: string, detail: object) => void }} o */
+  constructor({ emit }) {
+    this.emit = emit;
+    this.state = 'idle';
+    this.model = null;
+    this.result = null;
+    this.error = null;
+    this.n = 0;
+    this._run = 0;
+  }
+
+  go(to, reason = '') {
+    const from = this.state;
+    if (!TRANSITIONS[from].includes(to)) throw new Error(`syntax controller: no transition from ${from} to ${to}`);
+    this.state = to;
+    this.emit('state', { from, to, reason });
+  }
+
+  setModel(model) {
+    if (this.state === 'running') this.cancel();
+    this.model = model;
+    this.result = null;
+    if (this.state !== 'idle') this.go('idle', 'model');
+  }
+
+  /** Scores every head on `n` of the grammar's sentences (seed `seed`). */
+  async run({ n = 30, seed = 0 } = {}) {
+    if (!this.model) throw new Error('syntax controller: run() before setModel()');
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new RangeError(`syntax controller: n must be an integer in 1..1000, got ${n}`);
+    if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`syntax controller: seed must be an integer ≥ 0, got ${seed}`);
+    if (this.state === 'running') this.cancel();
+    const run = ++this._run;
+    this.result = null;
+    this.error = null;
+    this.n = n;
+    this.go('running', 'run');
+    let answer;
+    try {
+      answer = await this.model.syntaxHeads({ n, seed });
+    } catch (e) {
+      if (run !== this._run) return;
+      this.error = e instanceof Error ? e.message : String(e);
+      this.go('error', 'failed');
+      this.emit('error', { message: this.error });
+      return;
+    }
+    if (run !== this._run) return;
+    this.result = { ...answer, relations: answer.relations.map((r) => ({ ...r, paper: CLARK_PAPER[r.relation] ?? null })) };
+    this.go('done', 'finished');
+    this.emit('result', this.result);
+  }
+
+  /** Stops a run: the model is told to stop, and its late answer is dropped. */
+  cancel() {
+    if (this.state !== 'running') return;
+    this._run++;
+    Promise.resolve(this.model?.stopSyntax?.()).catch(() => {});
     this.go('cancelled', 'cancel');
   }
 }
