@@ -5,7 +5,8 @@
 // is chosen as files; the IOI card runs on ioiPrompts({ n: 16, seed: 3 }) in the explorer's Worker, and its
 // top-3 heads by patching and by direct logit attribution must be PyTorch's (expected.json's means over the
 // same 16 prompts, margins 0.17 and 0.93), its logit difference and answer-wins share the mean of PyTorch's
-// per-prompt metrics; both heatmaps have layers × heads cells. Stop ends a longer run between prompts.
+// per-prompt metrics; both heatmaps have layers × heads cells; the syntax card's table shows what its
+// controller scored. Stop ends a longer run between prompts.
 // 360 px without horizontal overflow and without axe violations; screenshots at 1280 and 360 px (light and dark) go to
 // tests/browser/screenshots/.
 import { beforeEach, test } from 'node:test';
@@ -106,6 +107,15 @@ test('the trained IOI model as files: the IOI card\'s top-3 heads are PyTorch\'s
     assert.equal(frames.length, 1, id);
     assert.ok(Number(frames[0][0]) > cell[0] && Number(frames[0][1]) > cell[1], `${id}: the frame sits inside cell 0.1`);
   }
+  // The syntax card on the same model, in its Worker: the table shows each relation's best head as the controller has it.
+  await f(page, 'findings-syntax-n').fill('5');
+  await f(page, 'findings-syntax-run').click();
+  await page.waitForFunction((tag) => document.querySelector(tag).findings.sc.state === 'done', TAG, { timeout: 30_000 });
+  const syntax = await page.evaluate((tag) => document.querySelector(tag).findings.sc.result.relations.map((r) => [r.relation, `${r.best.layer}.${r.best.head}`]), TAG);
+  assert.ok(syntax.length > 0, 'some relations were scored');
+  const shown = await f(page, 'findings-syntax-table').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.relation, tr.querySelector('td').dataset.head]));
+  assert.deepEqual(shown, syntax);
+  await expectText(f(page, 'findings-syntax-result'), /In a decoder a word attends only to earlier words/);
   await page.screenshot({ path: `${SCREENSHOTS}/findings-panel-1280.png`, fullPage: true });
   // Stop: a longer run ends between prompts, with the means so far.
   await runIoi(page, 200, 4);

@@ -11,7 +11,7 @@ import { createHeatmap } from '../shared/render/heatmap.js';
 import { SCALES } from '../shared/render/colormap.js';
 import {
   FindingsController, IOI_PAPER, IOI_PAPER_HEADS, IOI_ROLES, INDUCTION_PAPER_HEADS, GPT2_SMALL,
-  isGpt2SmallShape, paperOutlines, inductionFinding, sinkFinding, sessionModel,
+  isGpt2SmallShape, paperOutlines, inductionFinding, sinkFinding, sessionModel, SyntaxController,
 } from '../../lib/teach/findings-controller.js';
 import { ioiPrompts } from '../../lib/api/findings.js';
 
@@ -77,6 +77,7 @@ export class FindingsPanel {
       state = { controller: null, modelKey: null, listeners: new Set() };
       const emit = (type, detail) => { for (const f of state.listeners) f(type, detail); };
       state.controller = new FindingsController({ lab: { findings: { ioiPrompts } }, emit });
+      state.syntax = new SyntaxController({ emit });
       kept.set(host, state);
       // The host's events: a new model, scores, a state change. The newest panel listens (one per language build).
       const rerender = () => state.panel?.render();
@@ -92,6 +93,7 @@ export class FindingsPanel {
 
   get t() { return this.host.t; }
   get c() { return this.state.controller; }
+  get sc() { return this.state.syntax; }
 
   build() {
     const t = this.t;
@@ -140,10 +142,21 @@ export class FindingsPanel {
     this._sinkMap = null;
 
     // Syntax heads in BERT: what the paper reports; the check is coming.
+    this.syntaxN = el('input', { type: 'number', id: uid('sn'), min: '1', max: '500', step: '1', value: '30', dataset: { testid: 'findings-syntax-n' } });
+    this.syntaxRun = el('button', { type: 'button', class: 'btn btn--primary', dataset: { testid: 'findings-syntax-run' },
+      on: { click: () => this.runSyntax() } }, t('explorer.find.run'));
+    this.syntaxStop = el('button', { type: 'button', class: 'btn', dataset: { testid: 'findings-syntax-stop' }, on: { click: () => this.sc.cancel() } },
+      t('explorer.find.stop'));
+    this.syntaxProgress = el('progress', { 'aria-label': t('explorer.find.progress'), hidden: true });
+    this.syntaxStatus = el('p', { class: 'small', 'aria-live': 'polite', dataset: { testid: 'findings-syntax-status' } });
+    this.syntaxBody = el('div', { dataset: { testid: 'findings-syntax-result' } });
     this.syntaxCard = el('article', { class: 'card', dataset: { testid: 'findings-syntax' } },
       el('h4', {}, t('explorer.find.syntax.title')),
       el('p', { class: 'small' }, t('explorer.find.syntax.paper')),
-      el('p', { class: 'small muted' }, t('explorer.find.syntax.coming')));
+      el('p', { class: 'small muted' }, t('explorer.find.syntax.how')),
+      el('div', { class: 'run-row' }, el('div', { class: 'field' }, el('label', { for: this.syntaxN.id }, t('explorer.find.sentences')), this.syntaxN),
+        this.syntaxRun, this.syntaxStop),
+      this.syntaxProgress, this.syntaxStatus, this.syntaxBody);
 
     this.status = el('p', { class: 'sr-only', role: 'status' });
     this.element = el('section', { class: 'part findings', dataset: { testid: 'explorer-findings' } },
@@ -166,22 +179,42 @@ export class FindingsPanel {
       own: info.architecture === 'headlab', scores: hc.scores?.scores ?? null };
   }
 
-  /** Measures the IOI check on the loaded model (the proxy sends every call to the explorer's Worker). */
+  /** Both checks' model: a proxy that sends every call to the explorer's Worker, made once per model. */
+  async ensureModel(m) {
+    if (this.state.modelKey !== m.key || !this.c.model || !this.sc.model) {
+      const client = this.host.controller.client;
+      const model = await sessionModel((type, payload) => client.request(type, payload), m.info);
+      this.state.modelKey = m.key;
+      this.c.setModel(model);
+      this.sc.setModel(model);
+    }
+  }
+
+  /** Measures the IOI check on the loaded model. */
   async runIoi() {
     const m = this.model();
     if (!m || m.own) return;
     const n = Number(this.nInput.value), seed = Number(this.seedInput.value);
     setText(this.ioiError, '');
     try {
-      if (this.state.modelKey !== m.key || !this.c.model) {
-        const client = this.host.controller.client;
-        const model = await sessionModel((type, payload) => client.request(type, payload), m.info);
-        this.state.modelKey = m.key;
-        this.c.setModel(model);
-      }
+      await this.ensureModel(m);
       await this.c.run({ n, seed });
     } catch (e) {
       setText(this.ioiError, this.t('explorer.find.failed', { detail: String(e?.message ?? e) }));
+    }
+    this.render();
+  }
+
+  /** Scores every head against the grammar's dependencies. */
+  async runSyntax() {
+    const m = this.model();
+    if (!m || m.own) return;
+    try {
+      await this.ensureModel(m);
+      await this.sc.run({ n: Number(this.syntaxN.value), seed: 0 });
+    } catch (e) {
+      setText(this.syntaxStatus, this.t('explorer.find.failed', { detail: String(e?.message ?? e) }));
+      return;
     }
     this.render();
   }
@@ -205,6 +238,7 @@ export class FindingsPanel {
       if (this.host.controller?.state === 'loading' && this.state.modelKey !== null) {
         this.state.modelKey = null;
         this.c.setModel(null);
+        this.sc.setModel(null);
         this._maps = null;
       }
       return;
@@ -213,11 +247,42 @@ export class FindingsPanel {
     if (this.state.modelKey !== null && this.state.modelKey !== m.key) {
       this.state.modelKey = null;
       this.c.setModel(null);
+      this.sc.setModel(null);
       this._maps = null;
     }
     this.renderIoi(m);
     this.renderInduction(m);
     this.renderSinks(m);
+    this.renderSyntax(m);
+  }
+
+  renderSyntax(m) {
+    const t = this.t, sc = this.sc;
+    const running = sc.state === 'running';
+    this.syntaxRun.disabled = running || m.own;
+    this.syntaxStop.disabled = !running;
+    this.syntaxN.disabled = running || m.own;
+    this.syntaxProgress.hidden = !running;
+    const status = m.own ? t('explorer.find.syntax.own')
+      : running ? t('explorer.find.syntax.running', { n: sc.n })
+        : sc.state === 'cancelled' ? t('explorer.find.stopped')
+          : sc.state === 'error' ? t('explorer.find.failed', { detail: sc.error }) : '';
+    setText(this.syntaxStatus, status);
+    const r = sc.result;
+    if (!r) { this.syntaxBody.replaceChildren(); return; }
+    const pct = (x) => (x === null || x === undefined ? '—' : this.percent(x));
+    const rows = r.relations.map((rel) => el('tr', { dataset: { relation: rel.relation } },
+      el('th', { scope: 'row' }, t(`explorer.find.syntax.rel.${rel.relation}`)),
+      el('td', { class: 'num', dataset: { head: headText(rel.best.layer, rel.best.head) } }, `${headText(rel.best.layer, rel.best.head)} · ${pct(rel.best.accuracy)}`),
+      el('td', { class: 'num' }, t('explorer.find.syntax.offset', { k: rel.baseline.offset > 0 ? `+${rel.baseline.offset}` : String(rel.baseline.offset), acc: pct(rel.baseline.accuracy) })),
+      el('td', { class: 'num' }, rel.paper ? `${rel.paper.head} · ${pct(rel.paper.accuracy)} (${pct(rel.paper.baseline)})` : '—')));
+    this.syntaxBody.replaceChildren(
+      el('div', { class: 'table-scroll' }, el('table', { class: 'matrix compare', dataset: { testid: 'findings-syntax-table' } },
+        el('caption', { class: 'small' }, t('explorer.find.syntax.caption', { used: r.sentences, skipped: r.skipped })),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t('explorer.find.syntax.relation')), el('th', { scope: 'col' }, t('explorer.find.syntax.bestHere')),
+          el('th', { scope: 'col' }, t('explorer.find.syntax.bestOffset')), el('th', { scope: 'col' }, t('explorer.find.syntax.paperCol')))),
+        el('tbody', {}, rows))),
+      el('p', { class: 'small muted' }, t(m.info.kind === 'encoder' ? 'explorer.find.syntax.read' : 'explorer.find.syntax.readDecoder')));
   }
 
   renderIoi(m) {
