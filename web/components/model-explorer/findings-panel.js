@@ -150,7 +150,7 @@ export class FindingsPanel {
     this.syntaxProgress = el('progress', { 'aria-label': t('explorer.find.progress'), hidden: true });
     this.syntaxStatus = el('p', { class: 'small', 'aria-live': 'polite', dataset: { testid: 'findings-syntax-status' } });
     this.syntaxBody = el('div', { dataset: { testid: 'findings-syntax-result' } });
-    this.syntaxCard = el('article', { class: 'card', dataset: { testid: 'findings-syntax' } },
+    this.syntaxCard = el('article', { class: 'card wide', dataset: { testid: 'findings-syntax' } },
       el('h4', {}, t('explorer.find.syntax.title')),
       el('p', { class: 'small' }, t('explorer.find.syntax.paper')),
       el('p', { class: 'small muted' }, t('explorer.find.syntax.how')),
@@ -277,8 +277,9 @@ export class FindingsPanel {
       el('td', { class: 'num' }, t('explorer.find.syntax.offset', { k: rel.baseline.offset > 0 ? `+${rel.baseline.offset}` : String(rel.baseline.offset), acc: pct(rel.baseline.accuracy) })),
       el('td', { class: 'num' }, rel.paper ? `${rel.paper.head} · ${pct(rel.paper.accuracy)} (${pct(rel.paper.baseline)})` : '—')));
     this.syntaxBody.replaceChildren(
+      el('p', { class: 'small' }, t.plural('explorer.find.syntax.caption', r.sentences, { skipped: r.skipped })),
       el('div', { class: 'table-scroll' }, el('table', { class: 'matrix compare', dataset: { testid: 'findings-syntax-table' } },
-        el('caption', { class: 'small' }, t('explorer.find.syntax.caption', { used: r.sentences, skipped: r.skipped })),
+        el('caption', { class: 'sr-only' }, t('explorer.find.syntax.title')),
         el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t('explorer.find.syntax.relation')), el('th', { scope: 'col' }, t('explorer.find.syntax.bestHere')),
           el('th', { scope: 'col' }, t('explorer.find.syntax.bestOffset')), el('th', { scope: 'col' }, t('explorer.find.syntax.paperCol')))),
         el('tbody', {}, rows))),
