@@ -30,7 +30,7 @@ beforeEach(() => { problems.splice(0); });
 
 const x = (page) => page.locator(TAG);
 const f = (page, id) => x(page).locator(`[data-testid="${id}"]`);
-const panelState = (page) => page.evaluate((tag) => document.querySelector(tag).findings.c.state, TAG);
+const panelState = (page) => page.evaluate((tag) => document.querySelector(tag)._findings.c.state, TAG);
 const overflow = (page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 async function open({ width = 1280, colorScheme = 'light' } = {}) {
@@ -81,14 +81,14 @@ test('the trained IOI model as files: the IOI card\'s top-3 heads are PyTorch\'s
   await expectText(f(page, 'findings-ioi-note'), /this model has 2 × 4/);
   const started = Date.now();
   await runIoi(page, expected.mean.prompts, 3);
-  await page.waitForFunction((tag) => document.querySelector(tag).findings.c.state === 'done', TAG, { timeout: 30_000 });
+  await page.waitForFunction((tag) => document.querySelector(tag)._findings.c.state === 'done', TAG, { timeout: 30_000 });
   console.log(`# IOI card on 16 prompts in the Worker: ${Date.now() - started} ms`);
   const heads = (list) => list.map(([l, h]) => `${l}.${h}`);
   assert.deepEqual(await topOf(page, 'findings-ioi-top-patch'), heads(expected.mean.top3Patch));
   assert.deepEqual(await topOf(page, 'findings-ioi-top-dla'), heads(expected.mean.top3Dla));
   // The logit difference and the answer-wins share against PyTorch's per-prompt metrics.
   const r = await page.evaluate((tag) => {
-    const c = document.querySelector(tag).findings.c.result;
+    const c = document.querySelector(tag)._findings.c.result;
     return { prompts: c.prompts, diff: c.logitDiff, wins: c.answerWins };
   }, TAG);
   const diff = expected.cases.reduce((s, c) => s + c.metricClean, 0) / expected.cases.length;
@@ -110,8 +110,8 @@ test('the trained IOI model as files: the IOI card\'s top-3 heads are PyTorch\'s
   // The syntax card on the same model, in its Worker: the table shows each relation's best head as the controller has it.
   await f(page, 'findings-syntax-n').fill('5');
   await f(page, 'findings-syntax-run').click();
-  await page.waitForFunction((tag) => document.querySelector(tag).findings.sc.state === 'done', TAG, { timeout: 30_000 });
-  const syntax = await page.evaluate((tag) => document.querySelector(tag).findings.sc.result.relations.map((r) => [r.relation, `${r.best.layer}.${r.best.head}`]), TAG);
+  await page.waitForFunction((tag) => document.querySelector(tag)._findings.sc.state === 'done', TAG, { timeout: 30_000 });
+  const syntax = await page.evaluate((tag) => document.querySelector(tag)._findings.sc.result.relations.map((r) => [r.relation, `${r.best.layer}.${r.best.head}`]), TAG);
   assert.ok(syntax.length > 0, 'some relations were scored');
   const shown = await f(page, 'findings-syntax-table').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.dataset.relation, tr.querySelector('td').dataset.head]));
   assert.deepEqual(shown, syntax);
@@ -119,15 +119,15 @@ test('the trained IOI model as files: the IOI card\'s top-3 heads are PyTorch\'s
   await page.screenshot({ path: `${SCREENSHOTS}/findings-panel-1280.png`, fullPage: true });
   // Stop: a longer run ends between prompts, with the means so far.
   await runIoi(page, 200, 4);
-  await page.waitForFunction((tag) => (document.querySelector(tag).findings.c.progress?.done ?? 0) >= 1, TAG);
+  await page.waitForFunction((tag) => (document.querySelector(tag)._findings.c.progress?.done ?? 0) >= 1, TAG);
   await f(page, 'findings-ioi-stop').click();
   assert.equal(await panelState(page), 'cancelled');
-  const done = await page.evaluate((tag) => document.querySelector(tag).findings.c.progress.done, TAG);
+  const done = await page.evaluate((tag) => document.querySelector(tag)._findings.c.progress.done, TAG);
   assert.ok(done < 200, `stopped after ${done} prompts`);
   await expectText(f(page, 'findings-ioi-progress-text'), new RegExp(`Stopped after ${done} of 200`));
   // Another model on its way stops a run under way; the card starts again from nothing.
   await runIoi(page, 200, 5);
-  await page.waitForFunction((tag) => (document.querySelector(tag).findings.c.progress?.done ?? 0) >= 1, TAG);
+  await page.waitForFunction((tag) => (document.querySelector(tag)._findings.c.progress?.done ?? 0) >= 1, TAG);
   await page.evaluate((tag) => { document.querySelector(tag).load({ kind: 'shipped', name: 'induction' }); }, TAG);
   await page.waitForFunction((tag) => { const e = document.querySelector(tag); return e.state === 'ready' && e.info?.architecture === 'headlab'; }, TAG);
   assert.equal(await panelState(page), 'idle');
@@ -142,7 +142,7 @@ test('360 px, light and dark: no horizontal overflow, the run is reachable by ke
     await loadIoiModel(page);
     await f(page, 'findings-ioi-run').focus();
     await page.keyboard.press('Enter');
-    await page.waitForFunction((tag) => document.querySelector(tag).findings.c.state === 'done', TAG, { timeout: 30_000 });
+    await page.waitForFunction((tag) => document.querySelector(tag)._findings.c.state === 'done', TAG, { timeout: 30_000 });
     assert.equal(await overflow(page), 0, `${colorScheme}: the page scrolls sideways`);
     await f(page, 'explorer-findings').screenshot({ path: `${SCREENSHOTS}/findings-panel-360-${colorScheme}.png` });
     await page.evaluate(AXE);

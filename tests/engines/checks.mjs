@@ -311,7 +311,7 @@ export const CHECKS = [
         const got = await page.waitFor(() => {
           const e = document.querySelector('headlab-model-explorer');
           const heads = (id) => [...e.shadowRoot.querySelectorAll(`[data-testid="${id}"] li`)].map((li) => li.dataset.head);
-          return e.findings.c.state === 'done' && {
+          return e._findings.c.state === 'done' && {
             patch: heads('findings-ioi-top-patch'), dla: heads('findings-ioi-top-dla'),
             cells: e.shadowRoot.querySelectorAll('[data-testid="findings-ioi-patch"] rect[data-r]').length,
           };

@@ -422,7 +422,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.resultsBox = el('div', { dataset: { testid: 'explorer-results' } }, this.gridPart, this.importancePart, this.detailPart, this.nextPart, this.lensPart);
     this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox,
       this.modeNote, this.infoLine, this.textPart, this.resultsBox, el('div', { class: 'toolbar' }, this.copyLink()));
-    this.findings = mountFindings(this, this.resultsBox);
+    this._findings = mountFindings(this, this.resultsBox);
     this.renderLegend();
     this.renderAll();
   }
