@@ -838,8 +838,9 @@ export interface PretrainedGenerateResult {
 /**
  * A pretrained checkpoint of any family loadPretrained reads (see {@link Headlab.loadPretrained}). Layers
  * and heads are numbered from 0. `textOrIds`: text (tokenized with the model's tokenizer, with the special
- * tokens its post-processor adds: Llama's `<s>`, BERT's `[CLS]` … `[SEP]`, none for GPT-2) or token ids, 1..contextLength of them (a RangeError naming both lengths otherwise). Every method
- * throws (or rejects with) a TypeError once disposed.
+ * tokens its post-processor adds: Llama's `<s>`, BERT's `[CLS]` … `[SEP]`, none for GPT-2) or token ids,
+ * 1..contextLength of them (a RangeError naming both lengths otherwise). Every method throws (or rejects
+ * with) a TypeError once disposed.
  */
 export declare class PretrainedModel {
   private constructor();
