@@ -27,7 +27,9 @@ function fakeScorer({ fail = [], layers = 2, heads = 3, calls = [] } = {}) {
     if (fail.includes(revision)) throw Object.assign(new Error(`no file at revision ${revision}`), { code: 'not-found' });
     const step = stepOf(revision) ?? 0;
     const scores = [];
-    for (let layer = 0; layer < layers; layer++) for (let head = 0; head < heads; head++) scores.push({ layer, head, induction: ((step + 1) * (10 * layer + head)) / 1e6 });
+    for (let layer = 0; layer < layers; layer++) {
+      for (let head = 0; head < heads; head++) scores.push({ layer, head, induction: ((step + 1) * (10 * layer + head)) / 1e6 });
+    }
     return { scores: { scores }, info: { numLayers: layers, numHeads: heads } };
   };
 }
@@ -145,4 +147,29 @@ test('through the explorer session: each revision\'s scores are headScores() of 
   assert.notDeepEqual(trend.points[0].scores, trend.points[1].scores);
   assert.ok(trend.points.every((p) => p.scores.flat().every(Number.isFinite)));
   session.dispose();
+});
+
+test('the chart: one line per head with its scores in training order, the top heads last and in colour', async () => {
+  // No canvas in Node: textWidth falls back to an estimate.
+  globalThis.document ??= { createElement: () => ({ getContext: () => null }) };
+  const { trendFigure } = await import('../../web/components/model-explorer/revision-trend.js');
+  const points = [
+    { revision: 'main', step: 143000, scores: [[0.1, 0.9], [0.4, 0.2]] },
+    { revision: 'step0', step: 0, scores: [[0.05, 0.1], [0.3, 0.0]] },
+  ];
+  const top = topHeads(points, 2);
+  assert.deepEqual(top.map((h) => [h.layer, h.head]), [[0, 1], [1, 0]]);
+  const fig = trendFigure({ points, top });
+  const lines = fig.shapes.filter((s) => s.type === 'polyline');
+  assert.equal(lines.length, 4, 'one line per head');
+  const byHead = Object.fromEntries(lines.map((l) => [l.data.head, l.data.scores]));
+  assert.deepEqual(byHead, { '0.0': '0.05,0.1', '0.1': '0.1,0.9', '1.0': '0.3,0.4', '1.1': '0,0.2' }, 'step0 first, main last');
+  assert.deepEqual(lines.slice(-2).map((l) => l.data.head), ['0.1', '1.0'], 'the top heads drawn last, strongest on top');
+  assert.deepEqual(lines.map((l) => l.data.top), ['', '', '1', '2']);
+  assert.ok(lines[0].opacity < 1 && lines[3].opacity === 1);
+  const xticks = fig.shapes.filter((s) => s.key === 'xtick').map((s) => s.text);
+  assert.deepEqual(xticks, ['step0', 'main']);
+  // A higher score is drawn higher (smaller y).
+  const l01 = lines.find((l) => l.data.head === '0.1');
+  assert.ok(l01.points[1][1] < l01.points[0][1]);
 });

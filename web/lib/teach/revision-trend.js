@@ -71,7 +71,8 @@ export function inductionGrid(scores, layers, heads) {
 
 /** The points in training order (by step; revisions without a step after them, in the order run). */
 export function ordered(points) {
-  return points.map((p, i) => ({ p, i })).sort((a, b) => (a.p.step ?? Infinity) - (b.p.step ?? Infinity) || a.i - b.i).map((x) => x.p);
+  return points.map((p, i) => ({ p, i }))
+    .sort((a, b) => (a.p.step ?? Infinity) - (b.p.step ?? Infinity) || a.i - b.i).map((x) => x.p);
 }
 
 /** The `k` heads with the highest induction score at the last revision in training order: [{ layer, head, score }]. */
@@ -86,7 +87,8 @@ export function topHeads(points, k = 3) {
 export class RevisionTrend {
   /**
    * @param {object} o
-   * @param {(revision: string, signal: AbortSignal | null) => Promise<{ scores: object, info: { numLayers: number, numHeads: number } }>} o.score
+   * @param {(revision: string, signal: AbortSignal | null) => Promise<{ scores: object, info: { numLayers: number, numHeads: number } }>}
+   *   o.score
    *   loads one revision, takes headScores(), frees it
    * @param {(type: string, detail: object) => void} [o.emit]  'state', 'progress', 'point', 'failure'
    */
