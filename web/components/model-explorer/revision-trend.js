@@ -206,10 +206,15 @@ export class RevisionTrendPanel {
         ? t('explorer.trend.loading', { revision: p.revision, i: p.done + 1, total: p.total })
         : t('explorer.trend.finished', { n: tr.points.length, total: p.total }));
     }
-    this.failures.replaceChildren(...tr.failures.map((f) => el('li', {}, t('explorer.trend.failed', {
-      revision: f.revision, why: explainLoadError(f.message, { t, code: f.code, online: typeof navigator === 'undefined' || navigator.onLine !== false, params: f.params, what: t('explorer.trend.what', { revision: f.revision }) }),
-    }))));
+    this.failures.replaceChildren(...tr.failures.map((f) => el('li', {}, t('explorer.trend.failed', { revision: f.revision, why: this.why(f) }))));
     this.renderChart();
+  }
+
+  /** Why a revision failed, in words: a revision the hub lacks is named as such, else as a load's error. */
+  why(f) {
+    const t = this.t, online = typeof navigator === 'undefined' || navigator.onLine !== false;
+    if (online && (f.code === 'not-found' || (f.code === 'http' && f.params?.status === 404))) return t('explorer.trend.noRevision', { revision: f.revision });
+    return explainLoadError(f.message, { t, code: f.code, online, params: f.params, what: t('explorer.trend.what', { revision: f.revision }) });
   }
 
   renderChart() {
