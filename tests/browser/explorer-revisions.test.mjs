@@ -45,7 +45,8 @@ const x = (page) => page.locator(TAG);
 const ready = (page) => page.waitForFunction((tag) => { const e = document.querySelector(tag); return e.state === 'ready' && e.results; }, TAG, { timeout: 30_000 });
 const trendDone = (page) => page.waitForFunction((tag) => {
   const e = document.querySelector(tag), root = e.shadowRoot ?? e;
-  return root.querySelector('[data-testid="trend-run"]')?.dataset.running === 'false' && root.querySelector('[data-testid="trend-chart"] svg');
+  return root.querySelector('[data-testid="trend-run"]')?.dataset.running === 'false' &&
+    / revisions scored\.$/.test(root.querySelector('[data-testid="trend-progress-text"]').textContent);
 }, TAG, { timeout: 30_000 });
 /** The chart's lines: head "layer.head" → its values, and which are drawn strongly. */
 const lines = (page) => x(page).locator('[data-testid="trend-chart"] polyline').evaluateAll((els) => els.map((e) => ({
@@ -140,9 +141,9 @@ test('Pythia across two training revisions: one line per head with the API\'s sc
   await x(page).locator('[data-testid="trend-run"]').click();
   await trendDone(page);
   got = await lines(page);
+  assert.equal(await x(page).locator('[data-testid="trend-failures"] li').count(), 0, 'no revision failed');
   assert.equal(got.length, info.numLayers * info.numHeads);
   for (const l of got) l.scores.forEach((v, i) => assert.ok(Math.abs(v - want[l.head][i]) <= 1e-6, `offline ${l.head} point ${i}`));
-  assert.equal(await x(page).locator('[data-testid="trend-failures"] li').count(), 0, 'no revision failed');
   assert.equal(resolves(), asked, 'the hub was not asked for any file');
   lap('the trend again, offline');
   await page.close();
