@@ -10,6 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { DIST, REPO, SCREENSHOTS, ensureDist, ensureScreenshotDir, launch, watch } from './helpers.mjs';
 import { expectText } from './expect.mjs';
 import { startHub } from '../js/hub-server.mjs';
@@ -52,6 +53,12 @@ const trendDone = (page) => page.waitForFunction((tag) => {
 const lines = (page) => x(page).locator('[data-testid="trend-chart"] polyline').evaluateAll((els) => els.map((e) => ({
   head: e.dataset.head, scores: e.dataset.scores.split(',').map(Number), top: e.dataset.top,
 })));
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+async function axe(page) {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length}×): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' > ')).join(' | ')}`));
+}
 const overflow = (page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 const resolves = () => hub.requests.filter((r) => r.path.startsWith(`/${PYTHIA}/resolve/`)).length;
 
@@ -127,11 +134,14 @@ test('Pythia across two training revisions: one line per head with the API\'s sc
   await x(page).locator('[data-action="run"]').click();
   await page.waitForFunction((tag) => { const e = document.querySelector(tag); return e.state === 'ready' && e.results?.text === 'The cat sat. The cat'; }, TAG, { timeout: 30_000 });
 
+  assert.deepEqual(await axe(page), [], 'axe with the trend drawn');
   await section.scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SCREENSHOTS}/explorer-revisions-1280.png`, fullPage: true });
+  await section.screenshot({ path: `${SCREENSHOTS}/explorer-revisions-section-1280.png` });
   await page.setViewportSize({ width: 360, height: 800 });
   assert.ok(await overflow(page) <= 0, 'no horizontal overflow at 360 px');
   await page.screenshot({ path: `${SCREENSHOTS}/explorer-revisions-360.png`, fullPage: true });
+  await section.screenshot({ path: `${SCREENSHOTS}/explorer-revisions-section-360.png` });
   await page.setViewportSize({ width: 1280, height: 900 });
 
   // Offline: the hub no longer has either revision; a second run plots the same lines from the cache.

@@ -19,7 +19,8 @@ const TOP_COLOURS = ['#d55e00', '#0072b2', '#009e73'];
 
 export const TREND_CSS = `
 .trend .run-row { display: flex; flex-wrap: wrap; gap: 0.4rem 0.8rem; align-items: end; margin: 0.5rem 0; }
-.trend .run-row .field { display: flex; flex-direction: column; gap: 0.1rem; font-size: 0.85rem; flex: 1 1 16rem; min-width: 0; }
+.trend .run-row .field { display: flex; flex-direction: column; align-items: stretch; gap: 0.15rem; margin: 0; flex: 1 1 16rem; min-width: 0; max-width: 40rem; }
+.trend .run-row .field > label { min-width: 0; }
 .trend .run-row input[type="text"] { min-width: 0; }
 .trend .run-progress { display: flex; flex-wrap: wrap; gap: 0.3rem 0.7rem; align-items: center; }
 .trend .run-progress progress { flex: 1 1 10rem; height: 1rem; accent-color: var(--hl-accent); }
@@ -27,6 +28,8 @@ export const TREND_CSS = `
 .trend .chart svg { max-width: 100%; height: auto; }
 .trend ul.failures { margin: 0.3rem 0; padding-left: 1.2rem; color: var(--hl-error); overflow-wrap: anywhere; }
 .trend ul.failures:empty { display: none; }
+.trend table { min-width: min(100%, 18rem); }
+.trend table caption { text-align: left; }
 .trend table td.num { font-variant-numeric: tabular-nums; text-align: right; }
 `;
 
@@ -36,7 +39,7 @@ const headLabel = (layer, head) => `L${layer + 1} H${head + 1}`;
 /**
  * The chart: x = the revisions in training order, evenly spaced (Pythia's steps run from 0 to 143000,
  * and the phase change is in the first few thousand: even spacing shows it where a linear axis would
- * crush it into the left edge); y = induction score, 0 … 1. One polyline per head (`data-head`
+ * crush it into the left edge); y = induction score, from 0 (to 0.1, 0.25, 0.5 or 1). One polyline per head (`data-head`
  * "layer.head" from 0, `data-scores` its values), faint; the top heads of the last revision strong, in
  * colour, named in the legend and drawn last. Pure: no DOM.
  * @param {{ points: {revision: string, scores: number[][]}[], top: {layer: number, head: number}[],
@@ -44,7 +47,7 @@ const headLabel = (layer, head) => `L${layer + 1} H${head + 1}`;
  */
 export function trendFigure({ points, top, width = 560, yLabel = '', fmt = (x) => String(x) }) {
   const pts = ordered(points);
-  const left = 46, right = 16, bottom = 40;
+  const left = 58, right = 16, bottom = 40;
   const shapes = [];
   // Legend: the strong heads.
   let x = left;
@@ -56,18 +59,21 @@ export function trendFigure({ points, top, width = 560, yLabel = '', fmt = (x) =
   });
   const topY = 28, height = 230, plotH = height - topY - bottom, plotW = width - left - right;
   const n = pts.length;
+  // Up to the smallest of 0.1, 0.25, 0.5, 1 above every score: an untrained model's scores are all small.
+  const high = Math.max(0, ...pts.flatMap((p) => p.scores.flat().filter(Number.isFinite)));
+  const yMax = [0.1, 0.25, 0.5, 1].find((m) => high <= m) ?? 1;
   const X = (i) => left + (n <= 1 ? plotW / 2 : (i / (n - 1)) * plotW);
-  const Y = (v) => topY + plotH - Math.max(0, Math.min(1, v)) * plotH;
-  for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+  const Y = (v) => topY + plotH - (Math.max(0, Math.min(yMax, v)) / yMax) * plotH;
+  for (const t of [0, 0.25, 0.5, 0.75, 1].map((f) => f * yMax)) {
     shapes.push({ type: 'line', key: 'grid', x1: left, y1: Y(t), x2: left + plotW, y2: Y(t), stroke: { role: 'muted' }, strokeWidth: 1, opacity: t === 0 ? 0.8 : 0.2 });
-    shapes.push({ type: 'text', key: 'ytick', x: left - 5, y: Y(t), text: fmt(t, t === 0 || t === 1 ? 0 : 2), anchor: 'end', size: 10, fill: { role: 'muted' } });
+    shapes.push({ type: 'text', key: 'ytick', x: left - 5, y: Y(t), text: fmt(t, t === 0 || t === 1 ? 0 : t < 0.1 ? 3 : 2), anchor: 'end', size: 10, fill: { role: 'muted' } });
   }
   const every = Math.max(1, Math.ceil((n * 70) / plotW));
   pts.forEach((p, i) => {
     if (i % every && i !== n - 1) return;
     shapes.push({ type: 'text', key: 'xtick', x: X(i), y: topY + plotH + 12, text: p.revision, anchor: n > 1 && i === 0 ? 'start' : n > 1 && i === n - 1 ? 'end' : 'middle', size: 10, fill: { role: 'muted' } });
   });
-  if (yLabel) shapes.push({ type: 'text', key: 'ylabel', x: 11, y: topY + plotH / 2, text: yLabel, anchor: 'middle', size: 10, rotate: -90, fill: { role: 'muted' } });
+  if (yLabel) shapes.push({ type: 'text', key: 'ylabel', x: 9, y: topY + plotH / 2, text: yLabel, anchor: 'middle', size: 10, rotate: -90, fill: { role: 'muted' } });
   const layers = pts[0]?.scores.length ?? 0, heads = pts[0]?.scores[0]?.length ?? 0;
   const strong = new Map(top.map((h, i) => [`${h.layer}.${h.head}`, i]));
   const lines = [];
