@@ -173,3 +173,40 @@ test('the chart: one line per head with its scores in training order, the top he
   const l01 = lines.find((l) => l.data.head === '0.1');
   assert.ok(l01.points[1][1] < l01.points[0][1]);
 });
+
+test('the session\'s revision request: cache on, one revision model at a time, each freed, the explorer\'s model kept', async () => {
+  const log = [];
+  let alive = 0, most = 0;
+  const fakeModel = (revision) => {
+    alive += 1;
+    most = Math.max(most, alive);
+    return {
+      info: { numLayers: 1, numHeads: 2, contextLength: 64, architecture: 'GPTNeoXForCausalLM' },
+      headScores: async (o) => { log.push(['scores', revision, o.length, o.seed]); return { scores: [{ layer: 0, head: 0, induction: 0.5 }, { layer: 0, head: 1, induction: revision.length / 10 }] }; },
+      dispose: () => { alive -= 1; log.push(['dispose', revision]); },
+    };
+  };
+  const session = new ExplorerSession({}, () => {}, {
+    loadPretrained: async (id, o) => {
+      log.push(['load', id, o.revision ?? 'main', o.cache]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (o.revision === 'step7') throw new Error('HTTP 404');
+      return fakeModel(o.revision ?? 'main');
+    },
+  });
+  await session.load({ kind: 'hub', id: ID });
+  const held = session.model;
+  // Two requests at once: the second waits for the first to free its model.
+  const [a, b, c] = await Promise.allSettled(['step1', 'step7', 'step1000'].map((revision) => session.handle('revision', { id: ID, revision })));
+  assert.equal(a.status, 'fulfilled');
+  assert.equal(b.status, 'rejected');
+  assert.deepEqual(c.value.result.info, { numLayers: 1, numHeads: 2, architecture: 'GPTNeoXForCausalLM' });
+  assert.equal(c.value.result.scores.scores[1].induction, 0.8);
+  assert.equal(most, 2, 'the explorer\'s model and one revision at most');
+  assert.equal(alive, 1, 'only the explorer\'s model is left');
+  assert.equal(session.model, held);
+  assert.deepEqual(log.filter((l) => l[0] === 'load').map((l) => l.slice(2)), [['main', true], ['step1', true], ['step7', true], ['step1000', true]]);
+  assert.deepEqual(log.filter((l) => l[0] === 'dispose').map((l) => l[1]), ['step1', 'step1000']);
+  assert.deepEqual(log.filter((l) => l[0] === 'scores').map((l) => l.slice(2)), [[20, 1], [20, 1], [20, 1]], 'the same sequence as the grid');
+  await assert.rejects(session.handle('revision', { id: ID }), /revision must be a revision name/);
+});
