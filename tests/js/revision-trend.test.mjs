@@ -182,7 +182,10 @@ test('the session\'s revision request: cache on, one revision model at a time, e
     most = Math.max(most, alive);
     return {
       info: { numLayers: 1, numHeads: 2, contextLength: 64, architecture: 'GPTNeoXForCausalLM' },
-      headScores: async (o) => { log.push(['scores', revision, o.length, o.seed]); return { scores: [{ layer: 0, head: 0, induction: 0.5 }, { layer: 0, head: 1, induction: revision.length / 10 }] }; },
+      headScores: async (o) => {
+        await new Promise((resolve) => setTimeout(resolve, 10));  // long enough for another load to overlap it
+        log.push(['scores', revision, o.length, o.seed]); return { scores: [{ layer: 0, head: 0, induction: 0.5 }, { layer: 0, head: 1, induction: revision.length / 10 }] };
+      },
       dispose: () => { alive -= 1; log.push(['dispose', revision]); },
     };
   };
