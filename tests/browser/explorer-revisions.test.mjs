@@ -144,6 +144,14 @@ test('Pythia across two training revisions: one line per head with the API\'s sc
   await section.screenshot({ path: `${SCREENSHOTS}/explorer-revisions-section-360.png` });
   await page.setViewportSize({ width: 1280, height: 900 });
 
+  // In Spanish: the section is built again in the new language, its points kept.
+  await x(page).evaluate((e) => e.setAttribute('lang', 'es'));
+  await expectText(section.locator('h3'), 'A lo largo del entrenamiento');
+  assert.deepEqual(await lines(page), got, 'the same lines after the change of language');
+  await expectText(x(page).locator('[data-testid="trend-run"]'), 'Trazar a lo largo del entrenamiento');
+  await x(page).evaluate((e) => e.setAttribute('lang', 'en'));
+  await expectText(section.locator('h3'), 'Across training');
+
   // Offline: the hub no longer has either revision; a second run plots the same lines from the cache.
   const asked = resolves();
   repos.delete(PYTHIA);  // the hub answers 404 for every file of it from now on
