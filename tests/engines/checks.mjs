@@ -324,6 +324,58 @@ export const CHECKS = [
     },
   },
   {
+    name: 'the model explorer plots a Pythia model\'s induction scores across two revisions (main, step1000 from the hub stand-in): one line per head, the API\'s scores',
+    timeout: 90_000,
+    async run(page, site) {
+      const dir = (name) => reposFromFolder(path.join(REPO, 'tests/golden/families')).get(`headlab-test/${name}`).get('main');
+      const hub = await startHub({ repos: new Map([['EleutherAI/pythia-70m', new Map([['main', dir('pythia')], ['step1000', dir('pythia-step1000')]])]]) });
+      try {
+        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
+        await page.waitFor(elementsReady, null, 30_000);
+        await page.evaluate(`() => {
+          document.querySelector('headlab-model-explorer').load({ kind: 'hub', id: 'EleutherAI/pythia-70m', hubUrl: ${JSON.stringify(hub.url)} });
+          return true;
+        }`);
+        await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          return e.state === 'ready' && e.info?.architecture === 'GPTNeoXForCausalLM' && !e.shadowRoot.querySelector('[data-testid="explorer-trend"]').hidden;
+        }, null, 60_000);
+        await page.evaluate(() => {
+          const root = document.querySelector('headlab-model-explorer').shadowRoot;
+          root.querySelector('[data-testid="trend-revisions"]').value = 'main, step1000';
+          root.querySelector('[data-testid="trend-run"]').click();
+          return true;
+        });
+        const lines = await page.waitFor(() => {
+          const root = document.querySelector('headlab-model-explorer').shadowRoot;
+          const done = root.querySelector('[data-testid="trend-run"]').dataset.running === 'false' &&
+            / revisions scored\.$/.test(root.querySelector('[data-testid="trend-progress-text"]').textContent);
+          return done && [...root.querySelectorAll('[data-testid="trend-chart"] polyline')].map((l) => [l.dataset.head, l.dataset.scores]);
+        }, null, 60_000);
+        const api = await page.evaluate(`async () => {
+          const { createHeadlab } = await import('/lib/headlab.js');
+          const lab = await createHeadlab();
+          const out = {};
+          for (const revision of ['step1000', 'main']) {
+            const m = await lab.loadPretrained('EleutherAI/pythia-70m', { hubUrl: ${JSON.stringify(hub.url)}, revision, cache: false });
+            const n = Math.max(1, Math.min(20, Math.floor(((m.info.contextLength ?? 41) - 1) / 2)));
+            for (const s of (await m.headScores({ length: n, seed: 1 })).scores) (out[s.layer + '.' + s.head] ??= []).push(s.induction);
+            m.dispose();
+          }
+          return out;
+        }`);
+        assert.equal(lines.length, Object.keys(api).length, 'one line per head');
+        for (const [head, scores] of lines) {
+          const got = scores.split(',').map(Number);
+          assert.equal(got.length, 2, head);
+          got.forEach((v, i) => assert.ok(Math.abs(v - api[head][i]) <= 1e-6, `${head} at ${['step1000', 'main'][i]}: ${v} vs the API's ${api[head][i]}`));
+        }
+      } finally {
+        await hub.close();
+      }
+    },
+  },
+  {
     name: "the JS API computes the worked example on the main thread and in a module Worker, with info().flavour 'simd'",
     timeout: 60_000,
     async run(page, site) {

@@ -89,6 +89,7 @@ import { readShipped, warmShipped } from '../lib/teach/shipped-cache.js';
 import embeddedModels from 'headlab:embedded-models';
 import messages from '../lib/i18n/catalogues/model-explorer.js';
 import { mountFindings, FINDINGS_CSS } from './model-explorer/findings-panel.js';
+import { mountRevisionTrend, TREND_CSS } from './model-explorer/revision-trend.js';
 
 /** The Hugging Face models offered: web/lib/teach/hub-models.js (one row each, sizes as the hub listed them). */
 export { HUB_MODELS };
@@ -230,7 +231,7 @@ const rich = (text) => text.split('**').map((part, k) => (k % 2 ? el('strong', {
 export class HeadlabModelExplorer extends HeadlabElement {
   static tag = 'headlab-model-explorer';
   static stateKey = 'explorer';
-  static css = CSS + FINDINGS_CSS;
+  static css = CSS + FINDINGS_CSS + TREND_CSS;
   static messages = withTraining(messages);  // with the training catalogue: modeText's words
   static props = {
     model: { type: 'string', default: 'induction', state: true },
@@ -423,6 +424,7 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.root.append(this.heading, this.status, this.intro, this.picker, this.drop, this.pendingNote, this.progressBox, this.errorBox,
       this.modeNote, this.infoLine, this.textPart, this.resultsBox, el('div', { class: 'toolbar' }, this.copyLink()));
     this._findings = mountFindings(this, this.resultsBox);
+    this._trend = mountRevisionTrend(this, this._findings.element);
     this.renderLegend();
     this.renderAll();
   }

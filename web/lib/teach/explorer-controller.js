@@ -410,6 +410,26 @@ export class ExplorerController {
     return this.analyze();
   }
 
+  /**
+   * Scores another revision of the hub model on screen (the session loads it beside this one, takes
+   * headScores() and frees it): what revision-trend.js's RevisionTrend calls. Aborting `signal`
+   * aborts its download.
+   * @returns {Promise<{ scores: object, info: { numLayers: number, numHeads: number } }>}
+   */
+  async scoreRevision(revision, signal = null) {
+    if (!this.hasModel || this.source?.kind !== 'hub' || !this.client || this.client.dead) {
+      throw new Error(`${this.name}: scoreRevision: load a model from the hub first`);
+    }
+    const client = this.client;
+    const onAbort = () => client.request('revisionCancel').catch(() => {});
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await client.request('revision', { id: this.source.id, revision, ...(this.source.hubUrl ? { hubUrl: this.source.hubUrl } : {}) });
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
   /** The head shown first: the strongest induction head, else the last layer's first. */
   defaultHead() {
     const s = this.scores?.scores ?? [];

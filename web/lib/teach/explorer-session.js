@@ -19,6 +19,10 @@
 //   lens    { ids, ablate }                             → the logit lens of those ids with those heads off (kept for analyze)
 //   importance { text, scores }                         → head-importance.js's answer: each head's and each label's loss change
 //   findings { op, options }                            the findings panel's calls on the model (findings())
+//   revision { id, revision, hubUrl? }                  → { scores, info }: another revision of the hub model, loaded
+//                                                        beside the explorer's (cache on), its headScores() taken and
+//                                                        the model freed; one at a time (revision-trend.js)
+//   revisionCancel                                      aborts the revision on its way
 //   dispose
 // Events: { event: 'progress', file, loaded, total } while a load downloads (at most every 100 ms per file;
 // an update held back is sent late, never dropped).
@@ -31,6 +35,11 @@ import { hasMask, maskTokenOf } from './explorer-families.js';
 const offKey = (ablate) => ablate.map((a) => `${a.layer}.${a.head}`).sort().join(',');
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+/** The headScores() options of every load: TransformerLens's sequence is 2n + 1 tokens, n = 20 where the context allows it. */
+export function headScoreOptions(info) {
+  return { length: Math.max(1, Math.min(20, Math.floor(((info.contextLength ?? 41) - 1) / 2))), seed: 1 };
+}
 
 export class ExplorerSession {
   /**
@@ -70,6 +79,8 @@ export class ExplorerSession {
       case 'lens': return { result: await this.lens(payload.ids, payload.ablate) };
       case 'importance': return { result: await this.importance(payload) };
       case 'findings': return { result: await this.findings(payload) };
+      case 'revision': return { result: await this.revision(payload) };
+      case 'revisionCancel': this._revisionAbort?.abort(); return { result: null };
       case 'dispose': this.dispose(); return { result: null };
       default: throw new TypeError(`explorer session: unknown request ${JSON.stringify(String(type))}`);
     }
@@ -137,14 +148,43 @@ export class ExplorerSession {
     this._abort = null;
     this._free();
     this.model = model;
-    // TransformerLens's sequence is 2n + 1 tokens: n = 20 where the context allows it.
-    const n = Math.max(1, Math.min(20, Math.floor(((model.info.contextLength ?? 41) - 1) / 2)));
-    const scores = await model.headScores({ length: n, seed: 1 });
+    const scores = await model.headScores(headScoreOptions(model.info));
     const info = { ...model.info };
     // An encoder's mask token, as its tokenizer writes it: the explorer's hint and first text.
     if (info.kind === 'encoder') info.maskToken = maskTokenOf(model);
     this._maskToken = info.maskToken ?? null;
     return { info, scores };
+  }
+
+  /**
+   * Another revision of a hub model, scored beside the model the explorer holds (which stays): loaded with
+   * the cache on (a revision fetched before loads offline), headScores() as a load takes them, then freed.
+   * A request that arrives while one is on its way waits for it, so at most one extra model is in memory.
+   */
+  async revision({ id, revision, hubUrl } = {}) {
+    if (typeof id !== 'string' || !id) throw new TypeError(`explorer session: revision: id must be a hub id, got ${JSON.stringify(id)}`);
+    if (typeof revision !== 'string' || !revision) throw new TypeError(`explorer session: revision: revision must be a revision name, got ${JSON.stringify(revision)}`);
+    const before = this._revisionBusy;
+    let done;
+    this._revisionBusy = new Promise((resolve) => { done = resolve; });
+    try {
+      await before;
+      const abort = (this._revisionAbort = typeof AbortController === 'function' ? new AbortController() : null);
+      const options = { revision, cache: true, signal: abort?.signal };
+      if (hubUrl) options.hubUrl = hubUrl;
+      const model = await this.loadPretrained(id, options);
+      try {
+        if (abort?.signal.aborted) throw new DOMException('the revision was cancelled', 'AbortError');
+        const scores = await model.headScores(headScoreOptions(model.info));
+        const { numLayers, numHeads, architecture } = model.info;
+        return { scores, info: { numLayers, numHeads, architecture } };
+      } finally {
+        model.dispose();
+      }
+    } finally {
+      this._revisionAbort = null;
+      done();
+    }
   }
 
   cancel() {
@@ -248,6 +288,7 @@ export class ExplorerSession {
   }
 
   dispose() {
+    this._revisionAbort?.abort();
     this.cancel();
   }
 }
