@@ -157,27 +157,26 @@ export async function sessionModel(request, { numLayers, numHeads }) {
   };
 }
 
-export class FindingsController {
-  /**
-   * @param {object} o
-   * @param {{ findings: { ioiPrompts: Function } }} o.lab the lab, for the prompt sets
-   * @param {(type: string, detail: object) => void} o.emit  state, progress, result, error
-   */
-  constructor({ lab, emit }) {
-    Object.assign(this, { lab, emit });
+/**
+ * What the IOI and the syntax controllers share: the states of TRANSITIONS, the model, the run's
+ * number (a cancelled or replaced run's late answers are dropped) and the checks of run()'s options.
+ * `name` starts each error message.
+ */
+class RunController {
+  constructor(name, emit) {
+    this.name = name;
+    this.emit = emit;
     this.state = 'idle';
     this.model = null;
-    this.progress = null;
     this.result = null;
     this.error = null;
-    this._run = 0;  // a run's number: a cancelled run's late answers are dropped
-    this._partial = null;  // the means of the run under way
+    this._run = 0;
   }
 
   /** Moves to `to`; a change the table does not allow is a bug, and throws. */
   go(to, reason = '') {
     const from = this.state;
-    if (!TRANSITIONS[from].includes(to)) throw new Error(`findings controller: no transition from ${from} to ${to}`);
+    if (!TRANSITIONS[from].includes(to)) throw new Error(`${this.name}: no transition from ${from} to ${to}`);
     this.state = to;
     this.emit('state', { from, to, reason });
   }
@@ -190,6 +189,56 @@ export class FindingsController {
     if (this.state !== 'idle') this.go('idle', 'model');
   }
 
+  /** Checks run()'s options, stops a run under way; returns the new run's number. */
+  _begin(n, seed) {
+    if (!this.model) throw new Error(`${this.name}: run() before setModel()`);
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new RangeError(`${this.name}: n must be an integer in 1..1000, got ${n}`);
+    if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`${this.name}: seed must be an integer ≥ 0, got ${seed}`);
+    if (this.state === 'running') this.cancel();
+    this.result = null;
+    this.error = null;
+    return ++this._run;
+  }
+
+  /** Ends run `run` in the error state with `e`'s message (nothing if the run was cancelled meanwhile). */
+  _fail(run, e) {
+    if (run !== this._run) return;
+    this.error = e instanceof Error ? e.message : String(e);
+    this.go('error', 'failed');
+    this.emit('error', { message: this.error });
+  }
+
+  /** Ends the run with `result`. */
+  _finish(result) {
+    this.result = result;
+    this.go('done', 'finished');
+    this.emit('result', this.result);
+  }
+
+  /** Stops a run under way: its late answers are dropped. */
+  cancel() {
+    if (this.state !== 'running') return;
+    this._run++;
+    this._cancelled();
+    this.go('cancelled', 'cancel');
+  }
+
+  _cancelled() {}
+}
+
+export class FindingsController extends RunController {
+  /**
+   * @param {object} o
+   * @param {{ findings: { ioiPrompts: Function } }} o.lab the lab, for the prompt sets
+   * @param {(type: string, detail: object) => void} o.emit  state, progress, result, error
+   */
+  constructor({ lab, emit }) {
+    super('findings controller', emit);
+    this.lab = lab;
+    this.progress = null;
+    this._partial = null;  // the means of the run under way
+  }
+
   /**
    * Measures the IOI check on `n` prompts of `seed`: for each, the logit difference (patchHeads'
    * metricClean), whether the answer wins, patchHeads (clean → corrupted) and direct logit attribution on
@@ -198,11 +247,7 @@ export class FindingsController {
    * @returns {Promise<void>} settles when the run ends (done, cancelled or error)
    */
   async run({ n = 20, seed = 0 } = {}) {
-    if (!this.model) throw new Error('findings controller: run() before setModel()');
-    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new RangeError(`findings controller: n must be an integer in 1..1000, got ${n}`);
-    if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`findings controller: seed must be an integer ≥ 0, got ${seed}`);
-    if (this.state === 'running') this.cancel();
-    const run = ++this._run;
+    const run = this._begin(n, seed);
     const { numLayers, numHeads } = this.model.info;
     const encoder = this.model.info.kind === 'encoder';
     const mask = encoder ? ` ${this.model.maskToken ?? '[MASK]'}.` : '';
@@ -211,8 +256,6 @@ export class FindingsController {
     const sum = { effects: new Float64Array(size), dla: new Float64Array(size), mlps: new Float64Array(numLayers), logitDiff: 0, wins: 0 };
     let measured = 0;
     let skipped = 0;
-    this.result = null;
-    this.error = null;
     this.progress = { done: 0, total: prompts.length };
     this.go('running', 'run');
     const means = () => (measured === 0 ? null : {
@@ -263,23 +306,15 @@ export class FindingsController {
         this.emit('progress', { ...this.progress });
       }
     } catch (e) {
-      if (run !== this._run) return;
-      this.error = e instanceof Error ? e.message : String(e);
-      this.go('error', 'failed');
-      this.emit('error', { message: this.error });
+      this._fail(run, e);
       return;
     }
-    this.result = means();
-    this.go('done', 'finished');
-    this.emit('result', this.result);
+    this._finish(means());
   }
 
-  /** Stops a run between prompts; the means so far stay in `result`. */
-  cancel() {
-    if (this.state !== 'running') return;
-    this._run++;
+  /** A run stops between prompts; the means so far stay in `result`. */
+  _cancelled() {
     this.result = this._partial?.() ?? null;
-    this.go('cancelled', 'cancel');
   }
 }
 
@@ -301,64 +336,31 @@ export const CLARK_PAPER = Object.freeze({
  * done, cancelled, error. `result` is syntaxHeads' answer with each relation's paper numbers (`paper`,
  * null for a relation the paper does not report).
  */
-export class SyntaxController {
+export class SyntaxController extends RunController {
   /** @param {{ emit: (type: string, detail: object) => void }} o */
   constructor({ emit }) {
-    this.emit = emit;
-    this.state = 'idle';
-    this.model = null;
-    this.result = null;
-    this.error = null;
+    super('syntax controller', emit);
     this.n = 0;
-    this._run = 0;
-  }
-
-  go(to, reason = '') {
-    const from = this.state;
-    if (!TRANSITIONS[from].includes(to)) throw new Error(`syntax controller: no transition from ${from} to ${to}`);
-    this.state = to;
-    this.emit('state', { from, to, reason });
-  }
-
-  setModel(model) {
-    if (this.state === 'running') this.cancel();
-    this.model = model;
-    this.result = null;
-    if (this.state !== 'idle') this.go('idle', 'model');
   }
 
   /** Scores every head on `n` of the grammar's sentences (seed `seed`). */
   async run({ n = 30, seed = 0 } = {}) {
-    if (!this.model) throw new Error('syntax controller: run() before setModel()');
-    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new RangeError(`syntax controller: n must be an integer in 1..1000, got ${n}`);
-    if (!Number.isInteger(seed) || seed < 0) throw new RangeError(`syntax controller: seed must be an integer ≥ 0, got ${seed}`);
-    if (this.state === 'running') this.cancel();
-    const run = ++this._run;
-    this.result = null;
-    this.error = null;
+    const run = this._begin(n, seed);
     this.n = n;
     this.go('running', 'run');
     let answer;
     try {
       answer = await this.model.syntaxHeads({ n, seed });
     } catch (e) {
-      if (run !== this._run) return;
-      this.error = e instanceof Error ? e.message : String(e);
-      this.go('error', 'failed');
-      this.emit('error', { message: this.error });
+      this._fail(run, e);
       return;
     }
     if (run !== this._run) return;
-    this.result = { ...answer, relations: answer.relations.map((r) => ({ ...r, paper: CLARK_PAPER[r.relation] ?? null })) };
-    this.go('done', 'finished');
-    this.emit('result', this.result);
+    this._finish({ ...answer, relations: answer.relations.map((r) => ({ ...r, paper: CLARK_PAPER[r.relation] ?? null })) });
   }
 
-  /** Stops a run: the model is told to stop, and its late answer is dropped. */
-  cancel() {
-    if (this.state !== 'running') return;
-    this._run++;
+  /** The model is told to stop; its late answer is dropped. */
+  _cancelled() {
     Promise.resolve(this.model?.stopSyntax?.()).catch(() => {});
-    this.go('cancelled', 'cancel');
   }
 }
