@@ -52,17 +52,21 @@ function fakeModel(sentences) {
   const vocab = new Map([['[CLS]', 0], ['[SEP]', 1]]);
   const id = (t) => { if (!vocab.has(t)) vocab.set(t, vocab.size); return vocab.get(t); };
   const pieces = (w) => (w.length > 4 ? [w.slice(0, 3), `##${w.slice(3)}`] : [w]);
+  const texts = new Map();  // a tokenization's ids → its text, so run() takes either, as a model's does
   const tokenize = (text) => {
     const words = text.split(' ').filter(Boolean);
-    return { ids: Int32Array.from([0, ...words.flatMap((w) => pieces(w).map(id)), 1]) };
+    const ids = Int32Array.from([0, ...words.flatMap((w) => pieces(w).map(id)), 1]);
+    texts.set(ids.join(','), text);
+    return { ids };
   };
   const arcsOf = new Map(sentences.map((s) => [s.text, s.arcs]));
   const L = 2, H = 2;
   return {
     info: { numLayers: L, numHeads: H },
     tokenize,
-    async run(text, { attention }) {
+    async run(textOrIds, { attention }) {
       assert.equal(attention, true);
+      const text = typeof textOrIds === 'string' ? textOrIds : texts.get(Array.from(textOrIds).join(','));
       const words = text.split(' ');
       const ids = tokenize(text).ids;
       const T = ids.length;

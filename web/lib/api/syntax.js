@@ -45,7 +45,8 @@ export async function syntaxSentences(lab, options) {
 
 /**
  * Which token positions of `ids` (the model's tokens of the words joined by spaces, special tokens
- * included) belong to each word of `words`: [firstToken, endToken) per word, or null when the model's
+ * included: `model.tokenize(words.join(' ')).ids`, which the caller already has) belong to each word of
+ * `words`: [firstToken, endToken) per word, or null when the model's
  * tokenizer does not split the text at the words' spaces. Tokenizing a prefix of the words must give a
  * prefix of the text's tokens (true of byte-level BPE, SentencePiece-style BPE and WordPiece, whose
  * pre-tokenizers split at spaces); the special tokens the tokenizer adds (those of an empty text: BOS,
@@ -53,8 +54,7 @@ export async function syntaxSentences(lab, options) {
  */
 export function wordSpans(model, words, ids) {
   const specials = Array.from(model.tokenize('').ids);
-  const full = Array.from(model.tokenize(words.join(' ')).ids);
-  if (full.length !== ids.length || full.some((x, i) => ids[i] !== x)) return null;
+  const full = Array.from(ids);
   let lead = 0;
   while (lead < specials.length && full[lead] === specials[lead]) lead++;
   const inner = (t) => innerIds(t, specials);
@@ -125,9 +125,11 @@ export async function syntaxHeads(options) {
     if (signal?.aborted) throw abortError(fn, null, signal);
     const { words, arcs: sentenceArcs } = sentences[s];
     const text = words.join(' ');
-    const tooLong = model.info.contextLength !== undefined && model.tokenize(text).ids.length > model.info.contextLength;
-    const run = tooLong ? null : await model.run(text, { attention: true });
-    const spans = run && wordSpans(model, words, Array.from(run.ids));
+    // Tokenized once: the length check, the run and the words' spans all read these ids.
+    const ids = Array.from(model.tokenize(text).ids);
+    const tooLong = model.info.contextLength !== undefined && ids.length > model.info.contextLength;
+    const run = tooLong ? null : await model.run(ids, { attention: true });
+    const spans = run && wordSpans(model, words, ids);
     if (!spans) {
       skipped++;
     } else {
