@@ -34,6 +34,7 @@ configure build/wasm emcmake cmake --preset wasm
 targets=(headlab_modules)
 [ "${1:-}" = test ] && targets+=(headlab_tests)
 cmake --build build/wasm -j"$jobs" --target "${targets[@]}"
+echo "build: wasm (${targets[*]}) done at ${SECONDS} s"
 
 # The demo site and embeddable components, self-contained, into dist/.
 node scripts/bundle.mjs
@@ -41,14 +42,17 @@ node scripts/bundle.mjs
 if [ "${1:-}" = test ]; then
   configure build/native cmake --preset native
   cmake --build build/native -j"$jobs"
+  echo "build: native done at ${SECONDS} s"
 
   # The same doctest suite under AddressSanitizer + UndefinedBehaviorSanitizer.
   configure build/sanitize cmake --preset sanitize
   cmake --build build/sanitize -j"$jobs" --target headlab_tests
+  echo "build: sanitize done at ${SECONDS} s"
 
   # libFuzzer targets for the model-file parsers, the trainer's and the language model's, and
   # the safetensors reader of pretrained checkpoints (clang++ from Debian's clang package;
   # setup.sh installs it).
   configure build/fuzz cmake --preset fuzz
   cmake --build build/fuzz -j"$jobs" --target headlab_fuzz_load headlab_fuzz_load_lm headlab_fuzz_safetensors
+  echo "build: fuzz done at ${SECONDS} s"
 fi
