@@ -12,8 +12,11 @@
 //   9. libFuzzer on the two model-file parsers for a bounded time (FUZZ_SECONDS in all, default 60)
 // Assumes scripts/setup.sh test and scripts/build.sh test have run (npm test does both).
 // `node scripts/test.mjs js browser` runs only the named stages.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// Stages that each keep about one core busy share the machine's two (GROUPS): lint, native and wasm
+// together, sanitize beside the fuzzer (whose time is fixed); a group's output is printed as each of
+// its stages ends. The browser files run two at a time (browserStage).
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,31 +25,69 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'headlab-test-'));
 const failures = [];
 
-function run(cmd, args, options = {}) {
-  const r = spawnSync(cmd, args, { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 2 ** 20, ...options });
-  if (r.error) return { status: 1, out: `${cmd}: ${r.error.message}\n` };
-  return { status: r.status ?? 1, out: (r.stdout ?? '') + (r.stderr ?? '') };
+/**
+ * Runs `cmd args` in the repository; resolves with { status, out } (stdout, then stderr). `live`:
+ * the output is also written as it comes (a stage that runs alone).
+ */
+function run(cmd, args, { live = false, ...options } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: repo, ...options });
+    let out = '';
+    const take = (chunk) => {
+      out += chunk;
+      if (live) process.stdout.write(chunk);
+    };
+    child.stdout.setEncoding('utf8').on('data', take);
+    child.stderr.setEncoding('utf8').on('data', take);
+    child.on('error', (e) => resolve({ status: 1, out: `${out}${cmd}: ${e.message}\n` }));
+    child.on('close', (code) => resolve({ status: code ?? 1, out }));
+  });
 }
 
-function doctestStage(cmd, args) {
-  const r = run(cmd, [...args, '--no-colors=true', '--no-version=true']);
-  process.stdout.write(r.out);
+async function doctestStage(io, cmd, args) {
+  const r = await run(cmd, [...args, '--no-colors=true', '--no-version=true']);
+  io.log(r.out);
   const m = /test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed/.exec(r.out);
   if (!m) return { passed: 0, failed: 1, status: r.status || 1 };
   return { passed: Number(m[2]), failed: Number(m[3]) + (r.status && Number(m[3]) === 0 ? 1 : 0), status: r.status };
 }
 
-function nodeTestStage(dir) {
-  const tap = path.join(tmp, `${path.basename(dir)}.tap`);
-  const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tap}`, dir], { cwd: repo, stdio: 'inherit' });
+// node --test over `files` (a folder or test files), `concurrency` files at once.
+async function nodeTestStage(io, files, { concurrency = 1, label = path.basename(String(files)) } = {}) {
+  const tap = path.join(tmp, `${label}.tap`);
+  const r = await run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...[files].flat()], { live: io.live });
+  if (!io.live) io.log(r.out);
   let text = '';
   try { text = readFileSync(tap, 'utf8'); } catch { /* reported below as a failure */ }
   const count = (key) => Number((new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text) ?? [0, 0])[1]);
   const passed = count('pass'), failed = count('fail') + count('cancelled');
-  const status = r.status ?? 1;
-  failures.push(...failedBlocks(text).map((block) => `[${path.basename(dir)}] ${block}`));
+  const status = r.status;
+  failures.push(...failedBlocks(text).map((block) => `[${label}] ${block}`));
   return { passed, failed: failed + (status !== 0 && failed === 0 ? 1 : 0), status };
+}
+
+// The browser files two at a time: most of a file's time is a page loading, a Worker training or a
+// bundler writing, so one file rarely keeps both cores busy, and every file serves on its own port
+// (packs of the package take turns through tools/package-readme.mjs's lock). The files that measure
+// the main thread's tasks while something trains run afterwards, alone: their own busy process is
+// the load they are written for.
+const ALONE = ['tests/browser/long-frames.test.mjs', 'tests/browser/cross-origin-workers.test.mjs'];
+async function browserStage(io) {
+  const files = readdirSync(path.join(repo, 'tests/browser')).filter((f) => f.endsWith('.test.mjs'))
+    .map((f) => `tests/browser/${f}`).filter((f) => !ALONE.includes(f));
+  // The package packed once for the files that install it (tests/browser/package-apps.mjs's pack()).
+  const packDir = path.join(tmp, 'pack');
+  mkdirSync(packDir);
+  const packed = await run('npm', ['pack', '--pack-destination', packDir]);
+  if (packed.status !== 0) {
+    io.log(`npm pack failed:\n${packed.out}`);
+    return { passed: 0, failed: 1, status: packed.status };
+  }
+  process.env.HEADLAB_TEST_TARBALL = path.join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz')));
+  const both = await nodeTestStage(io, files, { concurrency: 2, label: 'browser' });
+  const alone = await nodeTestStage(io, ALONE, { label: 'browser-alone' });
+  return { passed: both.passed + alone.passed, failed: both.failed + alone.failed, status: both.status || alone.status };
 }
 
 // The "not ok" entries of a TAP report, each with its YAML block (error, location), trimmed:
@@ -64,38 +105,38 @@ function failedBlocks(text) {
 }
 
 // ESLint over the repository, one count per file: passed when clean, failed when it has a problem.
-function lintStage() {
+async function lintStage(io) {
   const report = path.join(tmp, 'eslint.json');
-  const r = run(process.execPath, [path.join(repo, 'node_modules/eslint/bin/eslint.js'), '--format', 'json', '--output-file', report, '.']);
+  const r = await run(process.execPath, [path.join(repo, 'node_modules/eslint/bin/eslint.js'), '--format', 'json', '--output-file', report, '.']);
   let files;
   try { files = JSON.parse(readFileSync(report, 'utf8')); } catch {
-    process.stdout.write(r.out);
+    io.log(r.out);
     return { passed: 0, failed: 1, status: r.status || 1 };
   }
   let failed = 0;
   for (const f of files) {
     if (f.errorCount + f.warningCount === 0) continue;
     failed++;
-    for (const m of f.messages) console.log(`${path.relative(repo, f.filePath)}:${m.line}:${m.column}  ${m.message}  (${m.ruleId ?? 'eslint'})`);
+    for (const m of f.messages) io.log(`${path.relative(repo, f.filePath)}:${m.line}:${m.column}  ${m.message}  (${m.ruleId ?? 'eslint'})\n`);
   }
-  console.log(`eslint: ${files.length} files, ${files.length - failed} clean`);
+  io.log(`eslint: ${files.length} files, ${files.length - failed} clean\n`);
   return { passed: files.length - failed, failed, status: r.status };
 }
 
 // Each file parser (the trainer's, the language model's, the safetensors reader of the
 // pretrained checkpoints) for a third of FUZZ_SECONDS.
-function fuzzStage() {
+async function fuzzStage(io) {
   const targets = [['headlab_fuzz_load', 'load_trainer'], ['headlab_fuzz_load_lm', 'load_lm'],
     ['headlab_fuzz_safetensors', 'safetensors']];
   const seconds = Math.max(1, Math.round(Number(process.env.FUZZ_SECONDS ?? 60) / targets.length));
   let passed = 0, failed = 0, status = 0;
   for (const [binary, seeds] of targets) {
     const corpus = path.join(tmp, `corpus-${seeds}`);
-    run('cp', ['-r', path.join(repo, 'tests/fuzz/corpus', seeds), corpus]);
-    const r = run(path.join(repo, 'build/fuzz', binary),
+    await run('cp', ['-r', path.join(repo, 'tests/fuzz/corpus', seeds), corpus]);
+    const r = await run(path.join(repo, 'build/fuzz', binary),
       [`-max_total_time=${seconds}`, '-rss_limit_mb=2048', '-timeout=10', `-artifact_prefix=${tmp}/${seeds}-`, corpus]);
     const done = /Done (\d+) runs in (\d+) second/.exec(r.out);
-    console.log(r.status === 0 && done ? `fuzz ${seeds}: ${done[1]} runs in ${done[2]} s, no crash` : r.out.split('\n').slice(-40).join('\n'));
+    io.log(`${r.status === 0 && done ? `fuzz ${seeds}: ${done[1]} runs in ${done[2]} s, no crash` : r.out.split('\n').slice(-40).join('\n')}\n`);
     if (r.status === 0) passed++;
     else { failed++; status = r.status; }
   }
@@ -104,37 +145,48 @@ function fuzzStage() {
 
 const stages = {
   lint: lintStage,
-  native: () => doctestStage(path.join(repo, 'build/native/headlab_tests'), []),
-  wasm: () => doctestStage(process.execPath, ['--no-experimental-fetch', path.join(repo, 'build/wasm/headlab_tests.js')]),
-  js: () => nodeTestStage('tests/js/'),
-  browser: () => nodeTestStage('tests/browser/'),
-  firefox: () => nodeTestStage('tests/engines/firefox.test.mjs'),
-  webkit: () => nodeTestStage('tests/engines/webkit.test.mjs'),
+  native: (io) => doctestStage(io, path.join(repo, 'build/native/headlab_tests'), []),
+  wasm: (io) => doctestStage(io, process.execPath, ['--no-experimental-fetch', path.join(repo, 'build/wasm/headlab_tests.js')]),
+  js: (io) => nodeTestStage(io, 'tests/js/'),
+  browser: browserStage,
+  firefox: (io) => nodeTestStage(io, 'tests/engines/firefox.test.mjs'),
+  webkit: (io) => nodeTestStage(io, 'tests/engines/webkit.test.mjs'),
   // Without the two long training runs (300 steps on 2 threads; the d_model 16 heads trial):
   // the native and wasm stages run them, and under the sanitizers they took half the stage's time
   // for code the short cases already cover (one threaded step, one trial).
-  sanitize: () => doctestStage(path.join(repo, 'build/sanitize/headlab_tests'),
+  sanitize: (io) => doctestStage(io, path.join(repo, 'build/sanitize/headlab_tests'),
     ['--test-case-exclude=lm parallel: 300 induction steps*,heads trial: on lookup at d_model 16*']),
   fuzz: fuzzStage,
 };
+// The stages run group after group; a group's stages at once.
+const GROUPS = [['lint', 'native', 'wasm'], ['js'], ['browser'], ['firefox'], ['webkit'], ['sanitize', 'fuzz']];
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(stages);
-let passed = 0, failed = 0;
-const lines = [];
 for (const name of wanted) {
   if (!stages[name]) {
     console.error(`test: unknown stage "${name}"; stages are ${Object.keys(stages).join(', ')}`);
     process.exit(2);
   }
-  console.log(`\n=== ${name} ===`);
-  const t0 = Date.now();
-  const r = stages[name]();
-  passed += r.passed;
-  failed += r.failed;
-  lines.push(`  ${name.padEnd(8)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+}
+let passed = 0, failed = 0;
+const lines = new Map();
+for (const group of GROUPS) {
+  const names = group.filter((name) => wanted.includes(name));
+  await Promise.all(names.map(async (name) => {
+    const live = names.length === 1;
+    let buffer = '';
+    const io = { live, log: (text) => (live ? process.stdout.write(text) : (buffer += text)) };
+    if (live) console.log(`\n=== ${name} ===`);
+    const t0 = Date.now();
+    const r = await stages[name](io);
+    if (!live) process.stdout.write(`\n=== ${name} ===\n${buffer}`);
+    passed += r.passed;
+    failed += r.failed;
+    lines.set(name, `  ${name.padEnd(8)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  }));
 }
 rmSync(tmp, { recursive: true, force: true });
 if (failures.length) console.log(`\n=== failed tests ===\n${failures.join('\n')}`);
-console.log('\n' + lines.join('\n'));
+console.log('\n' + wanted.map((name) => lines.get(name)).join('\n'));
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -1,7 +1,7 @@
 // What tests/browser/bundlers.test.mjs and recipes.test.mjs share: the package packed as a user
 // would get it (`npm pack`, prepack included) and installed offline into a new app.
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { copyFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { REPO } from './helpers.mjs';
 
@@ -17,8 +17,19 @@ export function npm(args, cwd, env = {}) {
   });
 }
 
-/** `npm pack` of the repository into `dir`; resolves with the tarball's path. */
+/**
+ * `npm pack` of the repository into `dir`; resolves with the tarball's path. Under scripts/test.mjs,
+ * which packs once before the browser files run two at a time, the tarball named by
+ * HEADLAB_TEST_TARBALL is copied instead: the same bytes, and no pack swapping README.md while
+ * another file reads it.
+ */
 export async function pack(dir) {
+  const packed = process.env.HEADLAB_TEST_TARBALL;
+  if (packed) {
+    const copy = path.join(dir, path.basename(packed));
+    copyFileSync(packed, copy);
+    return copy;
+  }
   await npm(['pack', '--pack-destination', dir], REPO);
   return path.join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')));
 }

@@ -12,9 +12,9 @@ import { mkdtempSync, mkdirSync, writeFileSync, readdirSync, rmSync, cpSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { serve } from '../../tools/serve.mjs';
-import { REPO, launch, watch, assertClose } from './helpers.mjs';
+import { launch, watch, assertClose } from './helpers.mjs';
 import { expected } from '../fixtures/course.mjs';
-import { viteBuild } from './package-apps.mjs';
+import { pack, viteBuild } from './package-apps.mjs';
 
 const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' } });
 
@@ -37,8 +37,7 @@ let dir, tgz, browser;
 
 before(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-components-'));
-  npm(['pack', '--pack-destination', dir], REPO);
-  tgz = path.join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')));
+  tgz = await pack(dir);
   browser = await launch();
 });
 
