@@ -264,6 +264,29 @@ TEST_CASE("families: BertModel (no head): the last hidden state, attention, abla
   CHECK(m->generate(seq.data(), 3, 2, 0.0f, 1, -1, &got).find("generate needs a decoder") == 0);
 }
 
+TEST_CASE("families: a BertModel file whose names carry bert. (a converted file) reads as without") {
+  const std::vector<std::uint8_t> file = read_bytes(fixtures() + "bert-model/model.safetensors");
+  std::uint64_t n = 0;
+  std::memcpy(&n, file.data(), 8);
+  const json header = json::parse(file.begin() + 8, file.begin() + 8 + std::ptrdiff_t(n));
+  json prefixed;
+  for (const auto& [key, value] : header.items()) prefixed[key == "__metadata__" ? key : "bert." + key] = value;
+  std::string text = prefixed.dump();
+  text.resize((text.size() + 7) / 8 * 8, ' ');
+  std::vector<std::uint8_t> bytes(8);
+  for (std::size_t i = 0; i < 8; ++i) bytes[i] = std::uint8_t(std::uint64_t(text.size()) >> (8 * i));
+  bytes.insert(bytes.end(), text.begin(), text.end());
+  bytes.insert(bytes.end(), file.begin() + 8 + std::ptrdiff_t(n), file.end());
+  PretrainedModel m(config_of(read_json(fixtures() + "bert-model/config.json")));
+  REQUIRE(add(m, "model.safetensors", bytes) == "");
+  REQUIRE(m.finish() == "");
+  const json c = read_json(fixtures() + "bert-model/expected.json").at("cases")[0];
+  const std::vector<std::int32_t> ids = c.at("ids");
+  PretrainedRunResult r;
+  REQUIRE(m.run(ids.data(), ids.size(), PretrainedRunOptions{}, &r) == "");
+  CHECK(max_abs(r.hidden, c.at("hidden").get<std::vector<double>>()) <= 1e-4);
+}
+
 TEST_CASE("families: a BERT file with LayerNorm.weight / bias (newer transformers) reads as gamma / beta") {
   // The bert fixture's header rewritten with the other spelling; the data stays where it is.
   const std::vector<std::uint8_t> file = read_bytes(fixtures() + "bert/model.safetensors");
