@@ -16,6 +16,7 @@ import { quickHideShow, RESUMED } from '../browser/visibility.mjs';
 import { startHub, reposFromFolder } from '../js/hub-server.mjs';
 import { assertClose as assertCloseTo, expectedOf } from '../js/pretrained-helpers.mjs';
 import { courseInputArrays, expected } from '../fixtures/course.mjs';
+import { buttonTestId, hubModel } from '../../web/lib/teach/hub-models.js';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
@@ -38,6 +39,10 @@ export const PAGES = [
   { path: 'examples/embed-module.html', name: 'embed-module', elements: ELEMENTS },
 ];
 const COURSE = expected;  // the course's numbers for the query "it" (tests/fixtures/course.json)
+// Picker rows whose hub ids the stand-in serves model-family fixtures under (tests/golden/families/).
+const LLAMA_ID = 'HuggingFaceTB/SmolLM2-135M';
+const BERT_ID = 'google-bert/bert-base-uncased';
+const familyFiles = (name) => reposFromFolder(path.join(REPO, 'tests/golden/families')).get(`headlab-test/${name}`).get('main');
 
 // In-page functions (sent as source: self-contained).
 /** The tags of the page's HeadLab elements once every one is defined, ready and idle; else false. */
@@ -370,6 +375,74 @@ export const CHECKS = [
           assert.equal(got.length, 2, head);
           got.forEach((v, i) => assert.ok(Math.abs(v - api[head][i]) <= 1e-6, `${head} at ${['step1000', 'main'][i]}: ${v} vs the API's ${api[head][i]}`));
         }
+      } finally {
+        await hub.close();
+      }
+    },
+  },
+  {
+    name: 'the model explorer loads a Llama-family checkpoint (grouped-query attention) through its SmolLM2-135M button from the hub stand-in and marks its key-value groups over the grid',
+    timeout: 60_000,
+    async run(page, site) {
+      const hub = await startHub({ repos: new Map([[LLAMA_ID, new Map([['main', familyFiles('llama-gqa')]])]]) });
+      try {
+        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
+        await page.waitFor(elementsReady, null, 30_000);
+        await page.evaluate(`() => {
+          const e = document.querySelector('headlab-model-explorer');
+          e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
+          e.shadowRoot.querySelector('[data-testid="${buttonTestId(hubModel(LLAMA_ID))}"]').click();
+          return true;
+        }`);
+        const got = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          const root = e.shadowRoot;
+          const bands = [...root.querySelectorAll('[data-testid="explorer-kv"] .kv')];
+          return e.state === 'ready' && e.results && e.info?.architecture === 'LlamaForCausalLM' && bands.length > 0 && {
+            kv: [e.info.numHeads, e.info.numKeyValueHeads],
+            cells: root.querySelectorAll('[role="gridcell"]').length,
+            bands: bands.map((b) => [b.querySelector('.sr-only').textContent, b.getAttribute('aria-colspan')]),
+            cell: root.querySelector('[data-testid="explorer-cell-2-3"]').getAttribute('aria-label'),
+            note: root.querySelector('[data-testid="explorer-kv-note"]').textContent,
+          };
+        }, null, 30_000);
+        assert.deepEqual(got.kv, [4, 2]);
+        assert.equal(got.cells, 8, '2 layers of 4 query heads');
+        assert.deepEqual(got.bands, [['heads 1–2 share key/value head 1', '2'], ['heads 3–4 share key/value head 2', '2']]);
+        assert.match(got.cell, /shares key\/value head 2 with heads 3–4/);
+        assert.match(got.note, /every 2 query heads share one key-value head \(2 in each layer\)/);
+      } finally {
+        await hub.close();
+      }
+    },
+  },
+  {
+    name: 'the model explorer loads a BERT checkpoint through its bert-base-uncased button from the hub stand-in and fills the [MASK] of the course sentence with the float64 reference\'s top token',
+    timeout: 60_000,
+    async run(page, site) {
+      const fill = JSON.parse(readFileSync(path.join(REPO, 'tests/golden/families/bert/expected.json'), 'utf8')).fill[0];
+      const hub = await startHub({ repos: new Map([[BERT_ID, new Map([['main', familyFiles('bert')]])]]) });
+      try {
+        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
+        await page.waitFor(elementsReady, null, 30_000);
+        await page.evaluate(`() => {
+          const e = document.querySelector('headlab-model-explorer');
+          e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
+          e.shadowRoot.querySelector('[data-testid="${buttonTestId(hubModel(BERT_ID))}"]').click();
+          return true;
+        }`);
+        const got = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          const rows = [...e.shadowRoot.querySelectorAll('[data-testid="explorer-fill"] tbody tr')];
+          return e.state === 'ready' && e.info?.kind === 'encoder' && e.results?.fill && rows.length > 0 && {
+            text: e.controller.text, ids: e.results.fill.map((m) => m.top.map((n) => n.id)),
+            first: e.results.fill[0].top[0].token, shown: rows[0].querySelector('td.tok').textContent,
+          };
+        }, null, 30_000);
+        assert.equal(got.text, fill.text, 'the course sentence with [MASK] where "ball" was');
+        assert.equal(got.ids[0][0], fill.top[0][0], `the reference's top token at the mask: ${JSON.stringify(got)}`);
+        assert.deepEqual(got.ids, fill.top, 'the reference\'s top 5 at each mask');
+        assert.equal(got.shown, got.first, 'the table\'s first row is the top token');
       } finally {
         await hub.close();
       }

@@ -967,6 +967,15 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('button', { type: 'button', class: 'btn btn--small', dataset: { action: 'all-on' }, on: { click: () => this.allHeadsOn().catch((e) => this.showError(e)) } }, t('explorer.allOn')),
     ] : [el('span', { class: 'small muted' }, t('explorer.everyOn'))]));
     const encoder = c.info?.kind === 'encoder';
+    if (c.info?.head === 'none') {
+      // BertModel: no output layer, nothing guessed; the grid and heatmaps are the whole story.
+      setText(this.nextTitle, t('explorer.noHeadTitle'));
+      setText(this.nextExplain, t('explorer.noHeadExplain', { architecture: c.info.architecture }));
+      this.nextExplain.dataset.testid = 'explorer-no-head';
+      this.nextBox.replaceChildren();
+      return;
+    }
+    delete this.nextExplain.dataset.testid;
     setText(this.nextTitle, t(encoder ? 'explorer.fillTitle' : 'explorer.nextTitle'));
     setText(this.nextExplain, t(encoder ? 'explorer.fillExplain' : 'explorer.nextExplain'));
     if (encoder) { this.renderFill(); return; }

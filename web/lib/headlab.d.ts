@@ -677,12 +677,19 @@ export interface PretrainedInfo {
   /** As config.json names it. */
   architecture: 'GPT2LMHeadModel' | 'GPTNeoForCausalLM' | 'LlamaForCausalLM' | 'Qwen2ForCausalLM' |
     'MistralForCausalLM' | 'GPTNeoXForCausalLM' | 'Phi3ForCausalLM' | 'GemmaForCausalLM' |
-    'BertForMaskedLM' | 'RobertaForMaskedLM' | 'DistilBertForMaskedLM';
+    'BertForMaskedLM' | 'RobertaForMaskedLM' | 'DistilBertForMaskedLM' | 'BertModel';
   /**
-   * 'decoder': causal attention, next-token logits. 'encoder' (BERT, RoBERTa, DistilBERT): bidirectional
-   * attention, masked-LM logits at every position; fill() works, generate() and logitLens() refuse.
+   * 'decoder': causal attention, next-token logits. 'encoder' (BERT, RoBERTa, DistilBERT, BertModel):
+   * bidirectional attention, masked-LM logits at every position; fill() works, generate() and logitLens() refuse.
    */
   kind: 'decoder' | 'encoder';
+  /**
+   * What the model ends in: 'next-token' (decoders), 'masked-lm' (BertForMaskedLM, RoBERTa, DistilBERT) or
+   * 'none' (BertModel, as sentence-transformers and many fine-tunes publish BERT): no logits, so run()
+   * gives the last hidden state (`hidden`) and attention; fill(), patchHeads(), directLogitAttribution(),
+   * logitLens() and generate() refuse, saying why; headScores() works.
+   */
+  head: 'next-token' | 'masked-lm' | 'none';
   numLayers: number;
   /** Query heads: attention maps and ablation are per query head. */
   numHeads: number;
@@ -703,7 +710,7 @@ export interface PretrainedRunOptions {
   attention?: boolean;
   /** Heads to switch off for this call: their outputs are zeroed before the output projection (its bias stays). */
   ablate?: Array<{ layer: number; head: number }>;
-  /** logits for every position ([T, V]) rather than the last ([V]). Default false. */
+  /** logits for every position ([T, V]) rather than the last ([V]). Default false. Refused by a model without a head (BertModel). */
   allLogits?: boolean;
   /** How many next-token candidates. Default 10. */
   topK?: number;
@@ -776,8 +783,13 @@ export interface DirectLogitAttribution {
 export interface PretrainedRunResult {
   ids: Int32Array<ArrayBuffer>;
   tokens: string[];
-  /** The last position's logits [V], or [T, V] row-major with allLogits (an encoder's: always [T, V]). */
+  /**
+   * The last position's logits [V], or [T, V] row-major with allLogits (an encoder's: always [T, V]).
+   * Empty (length 0) for a model without a head (info.head 'none'): see `hidden`.
+   */
   logits: Float32Array<ArrayBuffer>;
+  /** A model without a head (BertModel): the last hidden state, [T, dModel] row-major (Hugging Face's last_hidden_state). */
+  hidden?: Float32Array<ArrayBuffer>;
   /** The most probable next tokens after the last one, most probable first (empty for an encoder: see fill()). */
   next: PretrainedNextToken[];
   /** Encoders given pair or tokenTypes: the token types used. */

@@ -4,7 +4,7 @@
 // canonical slots (pretrained_arch.cpp). GPT2LMHeadModel, GPTNeoForCausalLM,
 // LlamaForCausalLM, Qwen2ForCausalLM, MistralForCausalLM, GPTNeoXForCausalLM,
 // Phi3ForCausalLM, GemmaForCausalLM and the encoders BertForMaskedLM,
-// RobertaForMaskedLM, DistilBertForMaskedLM; docs/architecture-cpp.md has the tables.
+// RobertaForMaskedLM, DistilBertForMaskedLM, BertModel (no head); docs/architecture-cpp.md has the tables.
 //
 //   X_0 = embed[token] (+ pos[position + offset]) (+ type[token type]) (* embed_scale)   [T, d]
 //         (encoders: X_0 = LN(X_0))
@@ -21,6 +21,7 @@
 //                      (SwiGLU: SiLU; GeGLU: GELU tanh)
 //   logits = norm_f(X_L) W_unembed^T                                    [T, V] (tied: W_unembed = embed)
 //   masked-LM head: logits = norm_f(gelu_erf(X_L W_head + b)) W_unembed^T + b_unembed
+//   no head (BertModel): the result is X_L itself                      [T, d]
 //
 // Weights: matrices are used where they lie in the file buffers ([in, out] as
 // GPT-2's Conv1D stores them, or [out, in] as nn.Linear does; no copy); vectors
@@ -59,7 +60,8 @@ namespace headlab {
 // block description made from the config (pretrained_arch.cpp).
 enum class PretrainedArch {
   gpt2, gpt_neo, llama, qwen2, mistral, gpt_neox, phi3, gemma,  // decoders
-  bert, roberta, distilbert                                     // masked-LM encoders
+  bert, roberta, distilbert,                                    // masked-LM encoders
+  bert_model                                                    // BertModel: an encoder without a head
 };
 
 struct PretrainedConfig {
@@ -119,6 +121,9 @@ struct BlockSpec {
   // masked-LM head norm_f(gelu_erf(X W_head + b)) W_unembed^T + b_unembed instead of norm_f(X) W^T.
   bool embed_norm = false, mlm_head = false;
   std::size_t position_offset = 0;
+  // No head at all (BertModel): a run gives the last hidden state X_L [T, d] (PretrainedRunResult::
+  // hidden), no logits; what needs logits (the lens, patching's metric) is refused.
+  bool hidden_output = false;
 };
 
 struct PretrainedRunOptions {
@@ -158,7 +163,8 @@ struct LogitAttribution {
   float logit_diff = 0;      // the run's own logits[at][answer] - logits[at][wrong]
 };
 struct PretrainedRunResult {
-  std::vector<float> logits;           // [T, V] or [V]
+  std::vector<float> logits;           // [T, V] or [V]; empty for a model without a head
+  std::vector<float> hidden;           // [T, d]: the last hidden state (a model without a head only)
   std::vector<float> attention;        // [L, H, T, T] when asked
   std::vector<std::int32_t> lens_ids;  // [L, T, k]: most probable first
   std::vector<float> lens_probs;       // [L, T, k]

@@ -431,8 +431,8 @@ const PretrainedModel::Tensor& PretrainedModel::unembedding() const {
 std::size_t PretrainedModel::activation_bytes(std::size_t t, bool attention, bool all_logits,
                                               bool lens) const {
   const Sizes s = sizes_for(config_, block_, t, attention, all_logits, lens);
-  const std::size_t out =
-      (attention ? config_.num_layers * config_.num_heads * t * t : 0) + (all_logits ? t : 1) * config_.vocab;
+  const std::size_t out = (attention ? config_.num_layers * config_.num_heads * t * t : 0) +
+                          (block_.hidden_output ? t * config_.d_model : (all_logits ? t : 1) * config_.vocab);
   const std::size_t rope = block_.positions == BlockSpec::Positions::rotary ? t * block_.rope.rot_dim : 0;
   return 4 * ((block_.parallel_residual ? 5 : 4) * s.x + 2 * t + s.qkv + s.fc + s.logits + rope +
               threads() * (s.kt + s.gws + s.aws) + (threads() > 1 ? s.apack : 0) + out);
@@ -735,6 +735,9 @@ std::string PretrainedModel::run(const std::int32_t* tokens, std::size_t t,
   std::string error = check(tokens, t);
   if (error.empty()) error = check_types(options.token_types, t);
   if (!error.empty()) return error;
+  if (options.lens && block_.hidden_output)
+    return "the logit lens reads each layer through the unembedding, and this model has no head (" +
+           std::string(arch::architecture(config_.architecture).name) + "): it gives the last hidden state";
   if (options.patch_heads) return run_patched(tokens, t, options, result, path);
   forward(tokens, 0, t, options, result, path, false);
   return "";
@@ -856,6 +859,12 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
     if (lens_k) lens_layer(path, l, t, lens_k, &r);
   }
   if (trace) std::copy(x + trace->at * d, x + (trace->at + 1) * d, trace->x_final.data());
+  if (b.hidden_output) {
+    r.logits.clear();
+    r.hidden.assign(x, x + n * d);
+    return;
+  }
+  r.hidden.clear();
   const std::size_t rows = options.all_logits ? n : 1;
   const float* last = x + (n - rows) * d;
   head(path, last, rows, ln);

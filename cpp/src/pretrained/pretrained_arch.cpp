@@ -196,6 +196,11 @@ const TensorEntry kRoberta[] = {
     {"lm_head.decoder.bias", -1, kGlobal, L::ignored, Dim::none, Dim::none},
 };
 
+// BertModel (sentence-transformers and many fine-tunes): the encoder and the pooler, no masked-LM
+// head; names without the bert. prefix as BertModel saves them (with it, as a converted file has
+// them, read the same).
+const TensorEntry kBertModel[] = {HEADLAB_BERT_COMMON("gamma", "beta")};
+
 #undef HEADLAB_BERT_COMMON
 
 const TensorEntry kDistilBert[] = {
@@ -336,6 +341,14 @@ BlockSpec encoder(const PretrainedConfig& c) {
   return b;
 }
 
+// BertModel: the same encoder, no head: its output is the last hidden state.
+BlockSpec encoder_without_head(const PretrainedConfig& c) {
+  BlockSpec b = encoder(c);
+  b.mlm_head = false;
+  b.hidden_output = true;
+  return b;
+}
+
 }  // namespace
 
 template <std::size_t N>
@@ -355,6 +368,8 @@ const Architecture kArchitectures[] = {
     {"BertForMaskedLM", "bert.", kBert, count(kBert), encoder, kBertRenames, std::size(kBertRenames)},
     {"RobertaForMaskedLM", "roberta.", kRoberta, count(kRoberta), encoder},
     {"DistilBertForMaskedLM", "distilbert.", kDistilBert, count(kDistilBert), encoder},
+    {"BertModel", "bert.", kBertModel, count(kBertModel), encoder_without_head, kBertRenames,
+     std::size(kBertRenames)},
 };
 
 const Architecture& architecture(PretrainedArch a) {

@@ -15,7 +15,8 @@
 //           lens with the same heads off, when asked for (or already computed), else null.
 //           An encoder (info.kind 'encoder') has no next token: `fill` is model.fill's masks
 //           ([{ position, top }]) when the text holds info.maskToken, else null; fillBaseline the
-//           masks with every head on (null when none is off); it has no logit lens.
+//           masks with every head on (null when none is off); it has no logit lens. An encoder without a
+//           head (info.head 'none', BertModel) has no fill either: attention only.
 //   lens    { ids, ablate }                             → the logit lens of those ids with those heads off (kept for analyze)
 //   importance { text, scores }                         → head-importance.js's answer: each head's and each label's loss change
 //   findings { op, options }                            the findings panel's calls on the model (findings())
@@ -151,7 +152,7 @@ export class ExplorerSession {
     const scores = await model.headScores(headScoreOptions(model.info));
     const info = { ...model.info };
     // An encoder's mask token, as its tokenizer writes it: the explorer's hint and first text.
-    if (info.kind === 'encoder') info.maskToken = maskTokenOf(model);
+    if (info.kind === 'encoder' && info.head !== 'none') info.maskToken = maskTokenOf(model);
     this._maskToken = info.maskToken ?? null;
     return { info, scores };
   }
@@ -208,6 +209,12 @@ export class ExplorerSession {
     if (model.info.kind === 'encoder') {
       out.fill = null;
       out.fillBaseline = null;
+      if (model.info.head === 'none') {
+        // BertModel: attention and hidden states, no words to guess.
+        out.lensNote = 'This model has no output layer that turns its vectors into words, so it has no logit lens.';
+        out.lensNoteKey = 'explorer.lensNoHead';
+        return out;
+      }
       if (hasMask(text, this._maskToken)) {
         out.fill = (await model.fill(text, { topK, ablate })).masks;
         if (!ablate.length) kept.fill = out.fill;
