@@ -266,7 +266,7 @@ export const CHECKS = [
   },
   {
     name: 'the model explorer with its copying heads off: the logit lens after the last layer names the table\'s top token, with its probability',
-    timeout: 30_000,
+    timeout: 90_000,
     async run(page, site) {
       // The GPT-2 PyTorch trained to copy with four heads that share the job (tests/golden/induction/), from the
       // hub stand-in (another origin: the plain site may fetch from it), on its own repeated letters.
@@ -275,17 +275,17 @@ export const CHECKS = [
       const hub = await startHub({ repos: reposFromFolder(golden) });
       try {
         await page.goto(new URL('demos/real-models/index.html', site.plain).href);
-        await page.waitFor(elementsReady, null, 15_000);
+        await page.waitFor(elementsReady, null, 30_000);
         await page.evaluate(`() => { document.querySelector('headlab-model-explorer').load({ kind: 'hub', id: 'headlab-test/gpt2-induction', hubUrl: ${JSON.stringify(hub.url)} }); return true; }`);
         await page.waitFor(() => {
           const e = document.querySelector('headlab-model-explorer');
           return e.state === 'ready' && e.info?.numHeads === 4 && e.controller.source?.id === 'headlab-test/gpt2-induction';
-        }, null, 15_000);
+        }, null, 30_000);
         await page.evaluate((text) => { document.querySelector('headlab-model-explorer').setText(text); return true; }, want.text);
         const before = await page.waitFor((text) => {
           const e = document.querySelector('headlab-model-explorer');
           return e.state === 'ready' && e.results?.text === text && e.results.lens && e.results.next[0].token;
-        }, want.text, 15_000);
+        }, want.text, 30_000);
         await page.evaluate((heads) => {
           const e = document.querySelector('headlab-model-explorer');
           for (const [layer, head] of heads) e.setHeadEnabled(layer, head, false);
@@ -303,7 +303,7 @@ export const CHECKS = [
             lens: r.lens[1].positions[r.tokens.length - 1][0], next: r.next[0],
             shown: { lens: [strip.querySelector('.tok').textContent, strip.querySelector('.p').textContent], table: [row.querySelector('td.tok').textContent, row.querySelector('td.num').textContent] },
           };
-        }, null, 15_000);
+        }, null, 30_000);
         assert.notEqual(got.next.token, before, 'with its copying heads off the model no longer copies');
         assert.equal(got.lens.token, got.next.token, `the lens after layer 2 says ${got.lens.token}, the table ${got.next.token}`);
         assert.ok(Math.abs(got.lens.probability - got.next.probability) <= 1e-5, `lens ${got.lens.probability} vs table ${got.next.probability}`);
@@ -316,7 +316,7 @@ export const CHECKS = [
   },
   {
     name: 'the English page gives each relation its verdict on the sentence shown, as its arcs and the API\'s attention say',
-    timeout: 60_000,
+    timeout: 90_000,
     async run(page, site) {
       // The task's example, then a subject relative (which the model does not do), given by the link: verdicts of all
       // three kinds, and the agreement verdict differs from the example's alone ('beats'), so it is this text's.
@@ -332,7 +332,7 @@ export const CHECKS = [
         const v = document.querySelector('headlab-language-model')?.shadowRoot?.querySelector('[data-testid="lm-relations"]');
         if (!v || v.hidden || v.dataset.state !== 'ready' || v.dataset.text !== t) return false;
         return Object.fromEntries([...v.querySelectorAll('.rel')].map((r) => [r.dataset.relation, r.querySelector('[data-testid="lm-relation-sentence"]')?.dataset.verdict ?? null]));
-      }, text, 40_000);
+      }, text, 60_000);
       const t1 = Date.now();
       const want = await truth;
       assert.deepEqual(shown, want, `the page's verdicts on "${text}"`);
