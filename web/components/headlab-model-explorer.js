@@ -727,7 +727,18 @@ export class HeadlabModelExplorer extends HeadlabElement {
         el('button', { type: 'button', class: 'btn', dataset: { action: 'group-off', label: g.label }, disabled: allOff || c.state !== 'ready',
           on: { click: () => c.setHeadsEnabled(g.heads, false).catch((e) => this.showError(e)) } }, t('explorer.imp.groupOff', { name })));
     });
-    this.importanceText.replaceChildren(table, groups.length ? el('ul', { class: 'plain' }, groups) : el('p', { class: 'muted' }, t('explorer.imp.noGroups')));
+    // A head that matters while no pattern score labels it: only the loss can name it (it may copy by position).
+    const strong = this.fmt(STRONG, String(STRONG).split('.')[1]?.length ?? 0);
+    const unlabelled = (imp.unlabelled ?? []).slice(0, 3).map((h) => {
+      const name = this.headName(h.layer, h.head);
+      return el('li', { dataset: { testid: `explorer-unlabelled-${h.layer}-${h.head}` } },
+        el('p', {}, t('explorer.imp.unlabelled', { name, change: nats(h.lossChange), induction: this.fmt(h.induction, 2), strong })),
+        el('button', { type: 'button', class: 'btn', dataset: { action: 'open-head', layer: String(h.layer), head: String(h.head) },
+          on: { click: () => this.openHead(h.layer, h.head) } }, t('explorer.imp.open', { name })));
+    });
+    this.importanceText.replaceChildren(table,
+      ...(unlabelled.length ? [el('ul', { class: 'plain', dataset: { testid: 'explorer-unlabelled' } }, unlabelled)] : []),
+      groups.length ? el('ul', { class: 'plain' }, groups) : el('p', { class: 'muted' }, t('explorer.imp.noGroups')));
   }
 
   textProblemWords(message) {

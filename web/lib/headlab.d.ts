@@ -495,7 +495,7 @@ export interface LanguageArc {
   relation: 'agreement' | 'selection' | 'coreference' | 'induction' | 'previousToken';
   query: number;
   target: number;
-  /** 'subject → verb · syntax', … */
+  /** 'verb → subject · syntax', …: from the word that looks (query) to the word it looks at (target). */
   label: string;
   /** The word the query predicts (the verb, the object, the predicate, the last name), or null (previousToken). */
   answer: string | null;
@@ -536,7 +536,7 @@ export interface LanguageHeadScore {
   relation?: string | null;
   /** Cricket only: the highest mean weight on one fixed absolute position or fixed offset back, from the pronoun queries. */
   positionPeak?: number;
-  /** 'previous token', 'induction', 'duplicate token', 'first token' or 'coreference': the highest score ≥ threshold; null when none is. English: the best relation ≥ 0.3 and its kind ('subject → verb · syntax'). */
+  /** 'previous token', 'induction', 'duplicate token', 'first token' or 'coreference': the highest score ≥ threshold; null when none is. English: the best relation ≥ 0.3 and its kind ('verb → subject · syntax'). */
   label: string | null;
 }
 

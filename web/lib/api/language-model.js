@@ -424,13 +424,14 @@ export class LanguageModel extends TrainingSession {
    * ("was"/"were" after a pronoun → the antecedent), `induction` (a repeated
    * first name → the last name after its earlier copy), `previousToken` (t →
    * t − 1); `label` names the best relation at or above 0.3 and its kind
-   * ('subject → verb · syntax'), `relation` its key; {@link LanguageModel#baselines}
+   * ('verb → subject · syntax': from the word that looks to the word it looks at,
+   * as the arcs go), `relation` its key; {@link LanguageModel#baselines}
    * gives what position alone scores on the same arcs.
    * @param {number} [n] 1..100000
    * @returns {import('../headlab').LanguageHeadScore[]}
    * @example
    * lm.headScores().filter((h) => h.label === 'induction');
-   * english.headScores().filter((h) => h.relation === 'agreement');  // the subject → verb heads
+   * english.headScores().filter((h) => h.relation === 'agreement');  // the verb → subject heads
    */
   headScores(n) {
     return this._headReport('headScores', n).heads;
