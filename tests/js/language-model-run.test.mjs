@@ -136,3 +136,13 @@ test('headScores({ examples }) is headScores(n) in the PretrainedModel shape; ge
   assert.deepEqual((await lm.generate('j 4 e p j 4', { temperature: 0, maxTokens: 1 })).text, 'e', 'the induction model copies the repeat');
   lm.dispose();
 });
+
+test('run keeps no memory: the training module\'s heap in use is the same after 200 calls', async () => {
+  const lm = await shipped('cricket');
+  const call = () => lm.run('virat hit the ball because it was', { allLogits: true, attention: true, ablate: [{ layer: 0, head: 0 }] });
+  await call();
+  const before = lab.info().trainingHeapInUseBytes;
+  for (let i = 0; i < 200; i++) await call();
+  assert.equal(lab.info().trainingHeapInUseBytes, before);
+  lm.dispose();
+});
