@@ -81,7 +81,7 @@ import {
   ExplorerController, COURSE_SENTENCE, DETECTORS, STRONG, strongest, sizeText,
 } from '../lib/teach/explorer-controller.js';
 import { ExplorerSession } from '../lib/teach/explorer-session.js';
-import { SHIPPED_MODELS } from '../lib/teach/lm-adapter.js';
+import { SHIPPED_MODELS } from '../lib/teach/shipped-models.js';
 import { hubDownloadSize } from '../lib/teach/hub-size.js';
 import { HUB_MODELS, hubModel, pickerGroups, whyKey, buttonTestId } from '../lib/teach/hub-models.js';
 import { kvGroups, sinkHeads, maskedCourseSentence, SINK } from '../lib/teach/explorer-families.js';

@@ -4,7 +4,8 @@
 // canonical slots (pretrained_arch.cpp). GPT2LMHeadModel, GPTNeoForCausalLM,
 // LlamaForCausalLM, Qwen2ForCausalLM, MistralForCausalLM, GPTNeoXForCausalLM,
 // Phi3ForCausalLM, GemmaForCausalLM and the encoders BertForMaskedLM,
-// RobertaForMaskedLM, DistilBertForMaskedLM, BertModel (no head); docs/architecture-cpp.md has the tables.
+// RobertaForMaskedLM, DistilBertForMaskedLM, BertModel (no head), and HeadLab's own language
+// models (lm.hpp) as HeadlabLanguageModel; docs/architecture-cpp.md has the tables.
 //
 //   X_0 = embed[token] (+ pos[position + offset]) (+ type[token type]) (* embed_scale)   [T, d]
 //         (encoders: X_0 = LN(X_0))
@@ -61,7 +62,8 @@ namespace headlab {
 enum class PretrainedArch {
   gpt2, gpt_neo, llama, qwen2, mistral, gpt_neox, phi3, gemma,  // decoders
   bert, roberta, distilbert,                                    // masked-LM encoders
-  bert_model                                                    // BertModel: an encoder without a head
+  bert_model,                                                   // BertModel: an encoder without a head
+  headlab                                                       // HeadLab's own language models (lm.hpp)
 };
 
 struct PretrainedConfig {
@@ -81,6 +83,7 @@ struct PretrainedConfig {
   bool attention_bias = false;   // Llama's attention_bias: q, k, v and o biases
   bool mlp_bias = false;         // Llama's mlp_bias
   bool tie_embeddings = false;   // Llama, Qwen2, Mistral, Phi-3: no lm_head.weight, embed reused
+  bool mlp = true;               // false: attention-only blocks (HeadLab's language models with mlp off)
   // The encoders:
   std::size_t type_vocab = 0;       // token type embedding rows (BERT 2, RoBERTa 1, DistilBERT none)
   std::size_t position_offset = 0;  // RoBERTa: position i reads row i + padding_idx + 1
@@ -99,7 +102,7 @@ std::string pretrained_arch_names();
 struct BlockSpec {
   enum class Norm { layer, rms, rms_one_plus };     // LayerNorm; RMSNorm with w; with 1 + w (Gemma)
   enum class Positions { learned, rotary, none };  // wpe added; Q, K rotated; nothing
-  enum class Mlp { gelu_tanh, gelu_erf, swiglu, geglu };
+  enum class Mlp { gelu_tanh, gelu_erf, swiglu, geglu, none };  // none: attention-only blocks
   Norm norm = Norm::layer;
   float eps = 1e-5f;
   Positions positions = Positions::learned;

@@ -58,7 +58,7 @@ std::string pretrained_config_error(const PretrainedConfig& c) {
   if (!(c.rope_factor >= 0) || !(c.rope_high_freq_factor > c.rope_low_freq_factor) ||
       !(c.rope_low_freq_factor > 0) || !(c.rope_original_context > 0))
     return "ropeScaling must have factor >= 0 and 0 < lowFreqFactor < highFreqFactor";
-  if (c.d_ff < 1) return "dFF must be positive";
+  if (c.mlp && c.d_ff < 1) return "dFF must be positive";
   if (c.vocab < 1) return "vocabSize must be positive";
   if (c.context < 1) return "contextLength must be positive";
   if (!(c.ln_eps > 0) || !std::isfinite(c.ln_eps)) return "layerNormEps must be positive";
@@ -134,6 +134,8 @@ void PretrainedModel::build_slots() {
         return !c.tie_embeddings;
       case arch::When::tied:
         return c.tie_embeddings;
+      case arch::When::mlp:
+        return c.mlp;
     }
     return false;
   };
@@ -578,6 +580,9 @@ void PretrainedModel::mlp(Path path, const Layer& y, const float* a, std::size_t
       }
       linear(path, fc, 2 * f, rows, y.t[down_w], y.t[down_b], out, d);
       return;
+    case BlockSpec::Mlp::none:
+      std::fill(out, out + rows * d, 0.0f);
+      return;
   }
 }
 
@@ -792,6 +797,10 @@ void PretrainedModel::layer_rest(Path path, std::size_t l, float* x, const float
     mlp(path, y, x, rows, mlp_out);
     add(path, x, mlp_out, x, rows * d);
     norm(path, y.t[norm2_w], y.t[norm2_b], x, x, rows);
+  } else if (b.mlp == BlockSpec::Mlp::none) {
+    // X' = X + Att: no second norm, nothing added after it.
+    add(path, x, att, x, rows * d);
+    mlp(path, y, nullptr, rows, mlp_out);
   } else {
     add(path, x, att, x, rows * d);
     norm(path, y.t[norm2_w], y.t[norm2_b], x, ln, rows);

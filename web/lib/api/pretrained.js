@@ -1,7 +1,7 @@
 // Pretrained Hugging Face checkpoints (GPT-2, GPT-Neo): loadPretrained, which fetches and checks
 // config.json, tokenizer.json and the safetensors weights and hands them to the engine
 // (headlab_pretrained, PretrainedCore), and the PretrainedModel it returns.
-import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
+import { OPTION_KEYS, ablationMask, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
 import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { loadTokenizers } from '../headlab-files.js';
 import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, threadsUnavailable } from './threaded-module.js';
@@ -691,21 +691,7 @@ export class PretrainedModel {
 
   /** @private [{ layer, head }] → Uint8Array [numLayers * numHeads], 1 = listed. */
   _ablation(fn, ablate, name = 'ablate') {
-    const { numLayers: L, numHeads: H } = this._info;
-    const mask = new Uint8Array(L * H);
-    if (ablate === undefined) return mask;
-    if (!Array.isArray(ablate)) throw new TypeError(`${fn}: ${name} must be an array of { layer, head }, got ${describe(ablate)}`);
-    ablate.forEach((x, i) => {
-      if (x === null || typeof x !== 'object') throw new TypeError(`${fn}: ${name}[${i}] must be { layer, head }, got ${describe(x)}`);
-      for (const [key, n] of [['layer', L], ['head', H]]) {
-        const v = x[key];
-        const msg = `${fn}: ${name}[${i}].${key} must be an integer in 0..${n - 1}, got ${describe(v)}`;
-        if (typeof v !== 'number') throw new TypeError(msg);
-        if (!Number.isInteger(v) || v < 0 || v >= n) throw new RangeError(msg);
-      }
-      mask[x.layer * H + x.head] = 1;
-    });
-    return mask;
+    return ablationMask(fn, ablate, this._info.numLayers, this._info.numHeads, name);
   }
 
   /** @private run's patch option → the engine's { patchSource, patchHeads }, or {} without one. */

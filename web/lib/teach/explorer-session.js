@@ -1,5 +1,6 @@
 // The model side of <headlab-model-explorer>: holds ONE model (a PretrainedModel from
-// lab.loadPretrained, or a ShippedModel of lm-adapter.js) and answers the page. No DOM:
+// lab.loadPretrained, or one of HeadLab's own LanguageModels from lab.loadLanguageModel, which has
+// the same explorer-facing methods: info, tokenize, run, headScores) and answers the page. No DOM:
 // the same code runs in the explorer Worker (components/shared/worker/explorer-worker.js) and,
 // where no Worker can start (file://), on the page. Every number comes from the model.
 //
@@ -28,7 +29,6 @@
 // Events: { event: 'progress', file, loaded, total } while a load downloads (at most every 100 ms per file;
 // an update held back is sent late, never dropped).
 
-import { ShippedModel } from './lm-adapter.js';
 import { headImportance } from './head-importance.js';
 import { hasMask, maskTokenOf } from './explorer-families.js';
 
@@ -37,8 +37,12 @@ const offKey = (ablate) => ablate.map((a) => `${a.layer}.${a.head}`).sort().join
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
-/** The headScores() options of every load: TransformerLens's sequence is 2n + 1 tokens, n = 20 where the context allows it. */
+/**
+ * The headScores() options of every load: TransformerLens's sequence is 2n + 1 tokens, n = 20 where the
+ * context allows it; HeadLab's own models score on 500 held-out sequences of their task.
+ */
 export function headScoreOptions(info) {
+  if (info.architecture === 'headlab') return { examples: 500 };
   return { length: Math.max(1, Math.min(20, Math.floor(((info.contextLength ?? 41) - 1) / 2))), seed: 1 };
 }
 
@@ -102,7 +106,7 @@ export class ExplorerSession {
     this.violation = null;
     let model;
     if (source.kind === 'shipped') {
-      model = new ShippedModel(await this.lab.loadLanguageModel(source.bytes), { name: source.name, bytes: source.bytes.length });
+      model = await this.lab.loadLanguageModel(source.bytes);
     } else {
       // At most one event per file every 100 ms, and never one dropped for good: an update held
       // back is sent when its 100 ms are up (a download that stalls shows the bytes it did get).

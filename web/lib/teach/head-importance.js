@@ -43,7 +43,7 @@ export function labelOf(score) {
 
 /**
  * @param {{ info: { numLayers: number, numHeads: number, vocabSize: number }, run: Function }} model
- *   a PretrainedModel (or the explorer's ShippedModel): run(ids, { allLogits, ablate })
+ *   a PretrainedModel or a LanguageModel: run(ids, { allLogits, ablate })
  * @param {string | Int32Array | number[]} textOrIds  at least 2 tokens
  * @param {{ scores?: Array<object> }} [o]  headScores()'s scores (layer-major), for the labels
  * @returns {Promise<{ ids: number[], loss: number,
