@@ -298,6 +298,28 @@ class LanguageModelJs {
     return copy_of(s_->predict(tokens_.data(), static_cast<std::size_t>(t)), s_->spec().vocab);
   }
 
+  // Where JS writes the heads a run() switches off just before the call: [numLayers * numHeads], 1 = off.
+  val off_buffer() {
+    off_.resize(s_->config().num_layers * s_->config().num_heads);
+    return val(emscripten::typed_memory_view(off_.size(), off_.data()));
+  }
+
+  // One forward of the first t tokens of the token buffer with the heads of the off buffer switched off
+  // for this call: { logProbs: Float32Array [t, vocab], probabilities: Float32Array [vocab] (predict's,
+  // after the last token), attention?: Float32Array [numLayers, numHeads, t, t] when `maps` }.
+  val run(double t, bool maps) {
+    const std::size_t n = static_cast<std::size_t>(t), v = s_->spec().vocab;
+    const headlab::LmTrainConfig& c = s_->config();
+    val o = val::object();
+    o.set("logProbs", copy_of(s_->log_probabilities(tokens_.data(), n, off_.data(), maps), n * v));
+    o.set("probabilities", copy_of(s_->last_probabilities(), v));
+    if (maps) o.set("attention", copy_of(s_->last_attention(), c.num_layers * c.num_heads * n * n));
+    return o;
+  }
+
+  // Weights the model holds (floats).
+  double parameters() { return num(s_->trainer().model().num_params()); }
+
   // Extends the first t tokens of the token buffer in place; returns the new length.
   double generate(double t, double max_new, float temperature, double seed) {
     return num(s_->generate(tokens_.data(), static_cast<std::size_t>(t), static_cast<std::size_t>(max_new), temperature,
@@ -334,11 +356,13 @@ class LanguageModelJs {
     if (!r.error.empty()) return r.error;
     s_ = std::move(r.session);
     tokens_.assign(s_->spec().seq_len, 0);
+    off_.assign(s_->config().num_layers * s_->config().num_heads, 0);
     return "";
   }
 
   std::unique_ptr<headlab::LmSession> s_;
   std::vector<std::int32_t> tokens_;
+  std::vector<std::uint8_t> off_;
 };
 
 val language_task_table() {
@@ -450,6 +474,9 @@ EMSCRIPTEN_BINDINGS(headlab_language_model) {
       .function("attention", &LanguageModelJs::attention)
       .function("predict", &LanguageModelJs::predict)
       .function("generate", &LanguageModelJs::generate)
+      .function("offBuffer", &LanguageModelJs::off_buffer)
+      .function("run", &LanguageModelJs::run)
+      .function("parameters", &LanguageModelJs::parameters)
       .function("setHeadEnabled", &LanguageModelJs::set_head_enabled)
       .function("headEnabled", &LanguageModelJs::head_enabled)
       .function("save", &LanguageModelJs::save)

@@ -177,6 +177,7 @@ class PretrainedCoreJs {
     o.set("numKeyValueHeads", model_ ? num(model_->block().kv_heads) : 0.0);
     o.set("headDim", model_ ? num(model_->block().head_dim) : 0.0);
     o.set("encoder", model_ ? !model_->block().causal : false);
+    o.set("hiddenOutput", model_ ? model_->block().hidden_output : false);
     return o;
   }
 
@@ -234,7 +235,10 @@ class PretrainedCoreJs {
     error = model_->run(tokens_.data(), t, o, &result_);
     if (!error.empty()) return val(error);
     val r = val::object();
-    r.set("logits", copy_of(result_.logits.data(), result_.logits.size()));
+    if (model_->block().hidden_output)
+      r.set("hidden", copy_of(result_.hidden.data(), result_.hidden.size()));
+    else
+      r.set("logits", copy_of(result_.logits.data(), result_.logits.size()));
     if (o.attention) r.set("attention", copy_of(result_.attention.data(), result_.attention.size()));
     if (o.lens) {
       r.set("lensIds", copy_of(result_.lens_ids.data(), result_.lens_ids.size()));

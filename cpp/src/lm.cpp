@@ -200,14 +200,11 @@ LmResult LanguageModel::forward(const LmBatch& batch, std::size_t n, bool backwa
   return run(batch.tokens.data(), batch.targets.data(), n, backward, path);
 }
 
-LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targets, std::size_t n,
-                            bool backward, Path path) {
+void LanguageModel::forward_logits(const std::int32_t* tokens, std::size_t n, Path path) {
   const LmConfig& c = config_;
   const std::size_t d = c.d_model, f = 4 * d, t = c.seq_len, v = c.vocab, h = c.num_heads;
   const std::size_t rows = n * t, big_l = c.num_layers;
   const float* p = params_.data();
-
-  // ---- Forward.
   embedding_forward(path, tokens, n, t, d, p + layout_.tok_emb, p + layout_.pos_emb, resid_[0]);
   for (std::size_t l = 0; l < big_l; ++l) {
     const LmLayerLayout& y = layout_.layers[l];
@@ -229,7 +226,16 @@ LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targ
   layernorm_forward(path, {rows, d, resid_[big_l], p + layout_.lnf_g, p + layout_.lnf_b, lnf_, lnf_stats_,
                            lnf_stats_ + rows_max_, c.ln_eps});
   gemm(path, {rows, v, d, lnf_, d, p + layout_.w_unembed, v, probs_.data(), v, p + layout_.b_unembed, false});
+}
 
+LmResult LanguageModel::run(const std::int32_t* tokens, const std::int32_t* targets, std::size_t n,
+                            bool backward, Path path) {
+  const LmConfig& c = config_;
+  const std::size_t d = c.d_model, f = 4 * d, t = c.seq_len, v = c.vocab, h = c.num_heads;
+  const std::size_t rows = n * t, big_l = c.num_layers;
+  const float* p = params_.data();
+
+  forward_logits(tokens, n, path);
   LmResult res;
   for (std::size_t r = 0; r < rows; ++r) res.predictions += targets[r] >= 0 ? 1 : 0;
   const float scale = res.predictions ? 1.0f / float(res.predictions) : 0.0f;
@@ -288,5 +294,19 @@ void LanguageModel::attention_maps(const std::int32_t* tokens, float* out) {
     std::copy(caches_[l].weights, caches_[l].weights + h * t * t, out + l * h * t * t);
 }
 
+void LanguageModel::log_probabilities(const std::int32_t* tokens, float* out) {
+  const std::size_t t = config_.seq_len, v = config_.vocab;
+  forward_logits(tokens, 1, Path::simd);
+  for (std::size_t r = 0; r < t; ++r) {
+    const float* z = probs_.data() + r * v;
+    const float top = *std::max_element(z, z + v);
+    double sum = 0;
+    for (std::size_t i = 0; i < v; ++i) sum += std::exp(double(z[i]) - double(top));
+    const double lse = double(top) + std::log(sum);
+    for (std::size_t i = 0; i < v; ++i) out[r * v + i] = float(double(z[i]) - lse);
+  }
+  // The logits become probabilities, as after run().
+  cross_entropy_rows(Path::simd, {t, v, probs_.data(), no_targets_.data(), nullptr, nullptr, argmax_.data(), 0.0f});
+}
 
 }  // namespace headlab

@@ -7,12 +7,14 @@
 namespace headlab {
 
 const char* english_relation_label(EnRelation r) {
+  // From the word that looks (the arc's query) to the word it looks at (its target), as every
+  // arc, the page's headings and the CSV export point.
   static const char* const labels[] = {
-      "subject \u2192 verb \u00b7 syntax",
-      "verb \u2192 object \u00b7 semantics",
-      "antecedent \u2192 pronoun \u00b7 entities",
-      "earlier copy \u2192 repeat \u00b7 long range",
-      "previous word \u2192 word \u00b7 local context",
+      "verb \u2192 subject \u00b7 syntax",
+      "object \u2192 verb \u00b7 semantics",
+      "pronoun \u2192 antecedent \u00b7 entities",
+      "repeat \u2192 earlier copy \u00b7 long range",
+      "word \u2192 previous word \u00b7 local context",
   };
   return labels[int(r)];
 }

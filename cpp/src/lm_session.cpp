@@ -41,21 +41,49 @@ LmSession::LmSession(std::unique_ptr<LmTrainer> trainer, std::uint64_t base_step
   maps_.assign(maps, 0.0f);
   block_.assign(maps, 0.0f);
   probs_.assign(s.vocab, 0.0f);
+  log_probs_.assign(s.seq_len * s.vocab, 0.0f);
+  switches_.assign(c.num_layers * c.num_heads, 1);
   weights_.assign(s.vocab, 0.0);
 }
 
-void LmSession::run(const std::int32_t* tokens, std::size_t t) {
+void LmSession::pad(const std::int32_t* tokens, std::size_t t) {
   const LmTaskSpec& s = trainer_->spec();
   const std::int32_t pad = s.pad_token >= 0 ? s.pad_token : s.start_token;
   std::copy(tokens, tokens + t, one_.tokens.begin());
   std::fill(one_.tokens.begin() + std::ptrdiff_t(t), one_.tokens.end(), pad);
+}
+
+void LmSession::run(const std::int32_t* tokens, std::size_t t) {
+  pad(tokens, t);
   trainer_->model().forward(one_, 1, false);
 }
 
 const float* LmSession::attention(const std::int32_t* tokens, std::size_t t) {
+  run(tokens, t);
+  copy_maps(t);
+  return block_.data();
+}
+
+const float* LmSession::log_probabilities(const std::int32_t* tokens, std::size_t t, const std::uint8_t* off,
+                                          bool maps) {
+  LanguageModel& m = trainer_->model();
+  const std::size_t heads = trainer_->config().num_layers * trainer_->config().num_heads;
+  const std::size_t h = trainer_->config().num_heads, v = trainer_->spec().vocab;
+  for (std::size_t k = 0; k < heads; ++k) {
+    switches_[k] = m.head_enabled(k / h, k % h) ? 1 : 0;
+    if (off && off[k]) m.set_head_enabled(k / h, k % h, false);
+  }
+  pad(tokens, t);
+  m.log_probabilities(one_.tokens.data(), log_probs_.data());
+  for (std::size_t k = 0; k < heads; ++k) m.set_head_enabled(k / h, k % h, switches_[k] != 0);
+  std::copy(m.probabilities() + (t - 1) * v, m.probabilities() + t * v, probs_.data());
+  if (maps) copy_maps(t);
+  return log_probs_.data();
+}
+
+void LmSession::copy_maps(std::size_t t) {
   const std::size_t big_t = trainer_->spec().seq_len;
   const std::size_t maps = trainer_->config().num_layers * trainer_->config().num_heads;
-  run(tokens, t);
   LanguageModel& m = trainer_->model();
   for (std::size_t l = 0; l < trainer_->config().num_layers; ++l) {
     const std::size_t h = trainer_->config().num_heads;
@@ -65,7 +93,6 @@ const float* LmSession::attention(const std::int32_t* tokens, std::size_t t) {
     for (std::size_t i = 0; i < t; ++i)
       std::copy(maps_.data() + (k * big_t + i) * big_t, maps_.data() + (k * big_t + i) * big_t + t,
                 block_.data() + (k * t + i) * t);
-  return block_.data();
 }
 
 const float* LmSession::predict(const std::int32_t* tokens, std::size_t t) {

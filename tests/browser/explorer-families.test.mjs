@@ -6,7 +6,8 @@
 // query head; the attention-sink line against headScores through the API in the page; a model too
 // large for the engine (a Content-Length of TinyLlama's 2.2 GB) refused with its size and the
 // limit before its weights are read, the Llama model staying; BERT's fill at [MASK] against the
-// float64 reference's top 5, and the hint for a text without a mask. Screenshots at 1280 and 360 px.
+// float64 reference's top 5, and the hint for a text without a mask. A BertModel (no head) typed by
+// its id: the grid and heatmap, no fill table, words saying why. Screenshots at 1280 and 360 px.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -24,6 +25,7 @@ const FAMILIES = path.join(REPO, 'tests/golden/families');
 const LLAMA = 'HuggingFaceTB/SmolLM2-135M';
 const BERT = 'google-bert/bert-base-uncased';
 const BIG = 'TinyLlama/TinyLlama-1.1B-Chat-v1.0';
+const HEADLESS = 'headlab-test/minilm-bert-model';  // a repository typed by hand: not in the picker
 const problems = [];
 let hub, browser;
 
@@ -33,7 +35,7 @@ before(async () => {
   await ensureDist();
   ensureScreenshotDir();
   const repos = new Map([[LLAMA, new Map([['main', folder('llama-gqa')]])], [BERT, new Map([['main', folder('bert')]])],
-    [BIG, new Map([['main', folder('llama-gqa')]])]]);
+    [BIG, new Map([['main', folder('llama-gqa')]])], [HEADLESS, new Map([['main', folder('bert-model')]])]]);
   hub = await startHub({ repos, staticRoot: DIST });
   // TinyLlama's weights as the hub announces them: more than the engine's memory.
   hub.faults.set(`${BIG}/model.safetensors`, { lie: hubModel(BIG).weightBytes });
@@ -166,5 +168,52 @@ test('Llama (grouped-query) and BERT from the picker: key-value bands, the sink 
   await page.close();
   // TinyLlama's announced length is a lie the refusal cuts short.
   const found = problems.splice(0).filter((p) => !/\/cdn\/\d+ \(net::ERR_ABORTED\)|ERR_CONTENT_LENGTH_MISMATCH/.test(p));
+  assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
+});
+
+test('a BertModel (no head) typed by its id opens with its grid and heatmap, no fill table, and says why', { timeout: TIMEOUT }, async () => {
+  const page = watch(await browser.newPage({ viewport: { width: 1280, height: 900 } }), 'bert-model', problems);
+  await page.goto(`${hub.url}/static/demos/real-models/index.html`);
+  await page.waitForSelector(`${TAG}[data-drawn]`, { timeout: 30_000 });
+  await page.evaluate(({ tag, url }) => document.querySelector(tag).setAttribute('hub-url', url), { tag: TAG, url: hub.url });
+  await x(page).locator('[data-testid="explorer-other"]').fill(HEADLESS);
+  await x(page).locator('[data-testid="explorer-other"]').press('Enter');
+  await x(page).locator('[data-action="download"]').click();
+  await page.waitForFunction((tag) => { const e = document.querySelector(tag); return e.state === 'ready' && e.info?.head === 'none' && e.results; }, TAG, { timeout: 30_000 });
+  const info = await page.evaluate((tag) => document.querySelector(tag).info, TAG);
+  assert.deepEqual([info.architecture, info.kind, info.head, info.numLayers, info.numHeads], ['BertModel', 'encoder', 'none', 2, 4]);
+  // The grid: every head, labelled from its scores; the heatmap of the selected head against the reference.
+  assert.equal(await x(page).locator('[role="gridcell"]').count(), 8);
+  const expected = JSON.parse(readFileSync(path.join(FAMILIES, 'bert-model/expected.json'), 'utf8'));
+  const course = expected.cases.find((c) => c.name === 'course');
+  const got = await page.evaluate((tag) => {
+    const e = document.querySelector(tag);
+    return { ids: e.results.ids, attention: Array.from(e.results.attention), text: e.controller.text };
+  }, TAG);
+  assert.equal(got.text, course.text, 'the course sentence, no [MASK] put in: this model guesses nothing');
+  assert.deepEqual(got.ids, course.ids);
+  const worst = got.attention.reduce((m, v, i) => Math.max(m, Math.abs(v - course.attention[i])), 0);
+  assert.ok(worst <= 1e-4, `attention against the float64 reference: largest difference ${worst}`);
+  // No fill table, no hint to write [MASK]; words saying why; the IOI check switched off, saying why.
+  assert.equal(await x(page).locator('[data-testid="explorer-fill"]').count(), 0);
+  assert.equal(await x(page).locator('[data-testid="explorer-fill-hint"]').count(), 0);
+  await expectText(x(page).locator('[data-testid="explorer-next-title"]'), 'No guessed words');
+  await expectText(x(page).locator('[data-testid="explorer-no-head"]'), /This checkpoint \(BertModel\) stops at its last layer’s vectors/);
+  assert.equal(await x(page).locator('[data-testid="findings-ioi-run"]').isDisabled(), true);
+  // Switching a head off still works: the attention of later layers changes.
+  await x(page).locator('[data-testid="explorer-cell-1-1"]').click();
+  await x(page).locator('[data-action="toggle-head"]').click();
+  await page.waitForFunction((tag) => { const e = document.querySelector(tag); return e.state === 'ready' && e.controller.ablate.length === 1; }, TAG);
+  const ablated = await page.evaluate((tag) => Array.from(document.querySelector(tag).results.attention), TAG);
+  assert.ok(ablated.some((v, i) => Math.abs(v - got.attention[i]) > 1e-3), 'layer 2 attends differently with head 1.1 off');
+  assert.deepEqual(await axe(page), [], 'axe on BertModel');
+  await page.screenshot({ path: `${SCREENSHOTS}/explorer-bert-model-1280.png`, fullPage: true });
+  await page.setViewportSize({ width: 360, height: 800 });
+  assert.ok(await overflow(page) <= 0, 'no horizontal overflow at 360 px');
+  await page.screenshot({ path: `${SCREENSHOTS}/explorer-bert-model-360.png`, fullPage: true });
+  await page.close();
+  // Chromium reports the size check's HEAD requests (answered 200 with `Connection: close` by the
+  // stand-in, as in model-explorer.test.mjs) as "net::ERR_ABORTED".
+  const found = problems.splice(0).filter((p) => !/\/cdn\/\d+ \(net::ERR_ABORTED\)|resolve\/main\/tokenizer\.json \(net::ERR_ABORTED\)/.test(p));
   assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
 });

@@ -54,6 +54,7 @@ inline PretrainedConfig encoder_config_of(const json& j) {
   const std::string a = j.at("architectures")[0];
   const bool distil = a == "DistilBertForMaskedLM";
   c.architecture = a == "BertForMaskedLM" ? PretrainedArch::bert
+                   : a == "BertModel"     ? PretrainedArch::bert_model
                    : distil               ? PretrainedArch::distilbert
                                           : PretrainedArch::roberta;
   c.num_layers = j.at(distil ? "n_layers" : "num_hidden_layers");
@@ -76,7 +77,7 @@ inline PretrainedConfig config_of(const json& j) {
   if (j.value("model_type", "") == "gpt2" || j.value("model_type", "") == "gpt_neo") return gpt_config_of(j);
   PretrainedConfig c;
   const std::string a = j.at("architectures")[0];
-  if (a.find("ForMaskedLM") != std::string::npos) return encoder_config_of(j);
+  if (a.find("ForMaskedLM") != std::string::npos || a == "BertModel") return encoder_config_of(j);
   const bool neox = a == "GPTNeoXForCausalLM";
   c.architecture = a == "LlamaForCausalLM"     ? PretrainedArch::llama
                    : a == "Qwen2ForCausalLM"   ? PretrainedArch::qwen2

@@ -212,8 +212,12 @@ TEST_CASE("lm english scores: hand-built heads on hand-written sentences") {
   // Labels: the oracle's first best relation; the last-noun head's coreference.
   CHECK(r.label(0, 0) == int(R::agreement));
   CHECK(r.label(0, 1) == int(R::coreference));
-  CHECK(std::string(english_relation_label(R::agreement)) == "subject \u2192 verb \u00b7 syntax");
-  CHECK(std::string(english_relation_label(R::coreference)) == "antecedent \u2192 pronoun \u00b7 entities");
+  // Arrows from the query to the target, as the arcs go.
+  CHECK(std::string(english_relation_label(R::agreement)) == "verb \u2192 subject \u00b7 syntax");
+  CHECK(std::string(english_relation_label(R::selection)) == "object \u2192 verb \u00b7 semantics");
+  CHECK(std::string(english_relation_label(R::coreference)) == "pronoun \u2192 antecedent \u00b7 entities");
+  CHECK(std::string(english_relation_label(R::induction)) == "repeat \u2192 earlier copy \u00b7 long range");
+  CHECK(std::string(english_relation_label(R::previous_token)) == "word \u2192 previous word \u00b7 local context");
 }
 
 TEST_CASE("lm english accuracies: hand-made probabilities at the hand-written queries") {

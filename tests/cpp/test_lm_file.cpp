@@ -251,6 +251,48 @@ TEST_CASE("lm session: predict sums to 1; generate is deterministic by seed, sta
   CHECK(lm_stop_token(*find_lm_task("induction")) == -1);
 }
 
+// One forward for every position against predict() on each prefix (a forward per prefix, its
+// probabilities from the cross-entropy kernel's softmax); ablation per call against switching
+// the heads off with set_head_enabled; the switches are back as they were after the call.
+TEST_CASE("lm session: log_probabilities at every position equal predict on each prefix; ablation is per call") {
+  auto s = make("cricket");
+  s->step(30);
+  const LmTaskSpec& spec = s->spec();
+  const std::size_t v = spec.vocab, h = s->config().num_heads, heads = s->config().num_layers * h;
+  const std::vector<std::int32_t> full = some_tokens(spec);
+  s->set_head_enabled(0, 1, false);  // a head the user switched off stays off
+  for (std::size_t t : {std::size_t(1), std::size_t(5), spec.seq_len}) {
+    for (int ablate = 0; ablate < 2; ++ablate) {
+      std::vector<std::uint8_t> off(heads, 0);
+      if (ablate) off[1 * h + 0] = 1;  // layer 1, head 0 for this call only
+      std::vector<float> got(t * v);
+      const float* lp = s->log_probabilities(full.data(), t, off.data(), true);
+      std::copy(lp, lp + t * v, got.begin());
+      const std::vector<float> last(s->last_probabilities(), s->last_probabilities() + v);
+      const std::size_t maps_n = heads * t * t;
+      const std::vector<float> maps(s->last_attention(), s->last_attention() + maps_n);
+      CHECK(s->head_enabled(1, 0));
+      CHECK(!s->head_enabled(0, 1));
+      if (ablate) s->set_head_enabled(1, 0, false);
+      double worst = 0;
+      for (std::size_t r = 1; r <= t; ++r) {
+        const float* p = s->predict(full.data(), r);
+        double sum = 0;
+        for (std::size_t i = 0; i < v; ++i) {
+          sum += std::exp(double(got[(r - 1) * v + i]));
+          if (p[i] > 1e-30f) worst = std::max(worst, std::fabs(double(got[(r - 1) * v + i]) - std::log(double(p[i]))));
+          if (r == t) CHECK(last[i] == p[i]);
+        }
+        CHECK(std::fabs(sum - 1.0) < 1e-5);
+      }
+      CHECK_MESSAGE(worst < 1e-5, "t " << t << " ablate " << ablate << " max |log p - log predict| " << worst);
+      const float* a = s->attention(full.data(), t);
+      for (std::size_t k = 0; k < maps_n; ++k) CHECK(maps[k] == a[k]);
+      if (ablate) s->set_head_enabled(1, 0, true);
+    }
+  }
+}
+
 // The language model diverges like the one-layer Trainer (one Optimizer, one rule):
 // a step that would push a weight past ±1e4 is not taken and training stops there.
 TEST_CASE("lm trainer: a diverging step is not taken; the model keeps its last good state") {

@@ -4,7 +4,7 @@
 // Qwen2 (q/k/v biases, padded vocabulary), Mistral (a window shorter than the
 // text), Pythia (parallel residual, partial rotary, per-head fused QKV), Phi-3
 // (fused qkv and gate_up) and Gemma (RMSNorm 1 + w, scaled embeddings, head_dim
-// != d / h). Logits, attention, ablation, the lens, head scores and greedy
+// != d / h); the encoders, BertModel (no head) among them. Logits, attention, ablation, the lens, head scores and greedy
 // generation within 1e-4 (float32) and 2e-3 (16-bit); the same bits on 1, 2 and 3 threads.
 // Native only (reads files).
 #ifndef __EMSCRIPTEN__
@@ -204,6 +204,87 @@ TEST_CASE("families: the encoders' masked-LM logits, attention, ablation, token 
     std::vector<std::int32_t> got;
     CHECK(m->generate(seq.data(), 3, 2, 0.0f, 1, -1, &got).find("generate needs a decoder") == 0);
   }
+}
+
+TEST_CASE("families: BertModel (no head): the last hidden state, attention, ablation, token types, head scores") {
+  // Names without bert., LayerNorm.weight / bias, the pooler present; no masked-LM head.
+  const std::string dir = fixtures() + "bert-model/";
+  const json expected = read_json(dir + "expected.json");
+  auto m = load("bert-model");
+  CHECK(!m->block().causal);
+  CHECK(m->block().hidden_output);
+  const std::size_t big_l = m->config().num_layers, nh = m->config().num_heads, d = m->config().d_model;
+  CHECK(std::size_t(expected.at("shapes").at("hidden")) == d);
+  for (const json& c : expected.at("cases")) {
+    const std::string name = c.at("name");
+    CAPTURE(name);
+    const std::vector<std::int32_t> ids = c.at("ids");
+    const std::vector<std::int32_t> types = c.at("tokenTypes");
+    std::vector<std::uint8_t> ablate(big_l * nh, 0);
+    for (const json& a : c.at("ablate")) ablate[std::size_t(a[0]) * nh + std::size_t(a[1])] = 1;
+    const std::vector<double> hidden = c.at("hidden"), attention = c.at("attention");
+    for (Path path : {Path::simd, Path::ref}) {
+      PretrainedRunOptions o;
+      o.attention = true, o.ablate = ablate.data(), o.token_types = types.data();
+      PretrainedRunResult r;
+      REQUIRE(m->run(ids.data(), ids.size(), o, &r, path) == "");
+      CHECK(r.logits.empty());
+      const double dh = max_abs(r.hidden, hidden), da = max_abs(r.attention, attention);
+      MESSAGE(name << std::string(path == Path::simd ? " simd" : " ref") << ": max |hidden - float64| " << dh
+                   << ", attention " << da);
+      CHECK(dh <= 1e-4);
+      CHECK(da <= 1e-4);
+      o.attention = false;  // the fused attention: the same hidden state
+      REQUIRE(m->run(ids.data(), ids.size(), o, &r, path) == "");
+      CHECK(max_abs(r.hidden, hidden) <= 1e-4);
+    }
+  }
+  const json& hs = expected.at("headScores");
+  const std::vector<std::int32_t> seq = hs.at("sequence");
+  std::vector<float> scores;
+  REQUIRE(m->head_scores(seq.data(), seq.size(), hs.at("n"), &scores) == "");
+  for (const json& s : hs.at("scores")) {
+    const std::size_t i = std::size_t(s.at("layer")) * nh + std::size_t(s.at("head"));
+    CHECK(std::abs(scores[i * 4 + 0] - double(s.at("previousToken"))) <= 1e-4);
+    CHECK(std::abs(scores[i * 4 + 2] - double(s.at("induction"))) <= 1e-4);
+    CHECK(std::abs(scores[i * 4 + 3] - double(s.at("firstToken"))) <= 1e-4);
+  }
+  // What needs logits is refused in words.
+  PretrainedRunOptions o;
+  o.lens = true;
+  PretrainedRunResult r;
+  CHECK(m->run(seq.data(), 5, o, &r).find("this model has no head (BertModel)") != std::string::npos);
+  PatchHeadsArgs p;
+  p.clean = p.corrupted = seq.data(), p.t = 5, p.answer = 5, p.wrong = 6, p.at = 2;
+  PatchHeadsResult pr;
+  CHECK(m->patch_heads(p, &pr).find("has no head (BertModel)") != std::string::npos);
+  LogitAttribution la;
+  CHECK(m->direct_logit_attribution(seq.data(), 5, 5, 6, 2, &la).find("has no head (BertModel)") != std::string::npos);
+  std::vector<std::int32_t> got;
+  CHECK(m->generate(seq.data(), 3, 2, 0.0f, 1, -1, &got).find("generate needs a decoder") == 0);
+}
+
+TEST_CASE("families: a BertModel file whose names carry bert. (a converted file) reads as without") {
+  const std::vector<std::uint8_t> file = read_bytes(fixtures() + "bert-model/model.safetensors");
+  std::uint64_t n = 0;
+  std::memcpy(&n, file.data(), 8);
+  const json header = json::parse(file.begin() + 8, file.begin() + 8 + std::ptrdiff_t(n));
+  json prefixed;
+  for (const auto& [key, value] : header.items()) prefixed[key == "__metadata__" ? key : "bert." + key] = value;
+  std::string text = prefixed.dump();
+  text.resize((text.size() + 7) / 8 * 8, ' ');
+  std::vector<std::uint8_t> bytes(8);
+  for (std::size_t i = 0; i < 8; ++i) bytes[i] = std::uint8_t(std::uint64_t(text.size()) >> (8 * i));
+  bytes.insert(bytes.end(), text.begin(), text.end());
+  bytes.insert(bytes.end(), file.begin() + 8 + std::ptrdiff_t(n), file.end());
+  PretrainedModel m(config_of(read_json(fixtures() + "bert-model/config.json")));
+  REQUIRE(add(m, "model.safetensors", bytes) == "");
+  REQUIRE(m.finish() == "");
+  const json c = read_json(fixtures() + "bert-model/expected.json").at("cases")[0];
+  const std::vector<std::int32_t> ids = c.at("ids");
+  PretrainedRunResult r;
+  REQUIRE(m.run(ids.data(), ids.size(), PretrainedRunOptions{}, &r) == "");
+  CHECK(max_abs(r.hidden, c.at("hidden").get<std::vector<double>>()) <= 1e-4);
 }
 
 TEST_CASE("families: a BERT file with LayerNorm.weight / bias (newer transformers) reads as gamma / beta") {

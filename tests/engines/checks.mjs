@@ -16,6 +16,7 @@ import { quickHideShow, RESUMED } from '../browser/visibility.mjs';
 import { startHub, reposFromFolder } from '../js/hub-server.mjs';
 import { assertClose as assertCloseTo, expectedOf } from '../js/pretrained-helpers.mjs';
 import { courseInputArrays, expected } from '../fixtures/course.mjs';
+import { buttonTestId, hubModel } from '../../web/lib/teach/hub-models.js';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
@@ -38,6 +39,10 @@ export const PAGES = [
   { path: 'examples/embed-module.html', name: 'embed-module', elements: ELEMENTS },
 ];
 const COURSE = expected;  // the course's numbers for the query "it" (tests/fixtures/course.json)
+// Picker rows whose hub ids the stand-in serves model-family fixtures under (tests/golden/families/).
+const LLAMA_ID = 'HuggingFaceTB/SmolLM2-135M';
+const BERT_ID = 'google-bert/bert-base-uncased';
+const familyFiles = (name) => reposFromFolder(path.join(REPO, 'tests/golden/families')).get(`headlab-test/${name}`).get('main');
 
 // In-page functions (sent as source: self-contained).
 /** The tags of the page's HeadLab elements once every one is defined, ready and idle; else false. */
@@ -65,6 +70,39 @@ function workedExample(lab, inputs) {
     wQ: F(inputs.wQ), wK: F(inputs.wK), wV: F(inputs.wV), wO: F(inputs.wO), returnWeights: true,
   });
   return { output: Array.from(r.output.slice(8)), weightsIt: Array.from(r.weights.slice(6, 9)), flavour: lab.info().flavour };
+}
+
+/**
+ * Per relation, the English page's verdict on `text` recomputed from the API in Node (the shipped model file):
+ * 'beats' when the best head (headScores) puts more weight on the text's arcs than position alone (the best fixed
+ * offset of baselines) and its row peaks on every target, 'partly' when it beats position but misses a target,
+ * 'notBeats' otherwise. Self-arcs are left out, as the page leaves them out.
+ */
+async function englishVerdicts(text) {
+  const { createHeadlab } = await import('../../web/lib/headlab.js');
+  const lab = await createHeadlab();
+  const m = await lab.loadLanguageModel(new Uint8Array(readFileSync(path.join(DIST, 'models/english.hlm'))));
+  try {
+    const { arcs } = m.relations(text);
+    const { weights, shape: [, H, T] } = m.attention(text);
+    const heads = m.headScores(256), baselines = m.baselines(256);
+    const out = {};
+    for (const key of ['agreement', 'selection', 'coreference', 'induction', 'previousToken']) {
+      const mine = arcs.filter((a) => a.relation === key && a.query !== a.target);
+      if (!mine.length) continue;
+      const best = heads.reduce((b, h) => (h[key] > b[key] ? h : b));
+      const k = baselines[key].offset;
+      const w = (q, j) => weights[((best.layer * H + best.head) * T + q) * T + j];
+      const head = mine.reduce((s, a) => s + w(a.query, a.target), 0) / mine.length;
+      const position = mine.filter((a) => Math.max(0, a.query - k) === a.target).length / mine.length;
+      const row = (q) => Array.from({ length: q + 1 }, (_, j) => w(q, j));
+      const missed = mine.filter((a) => row(a.query).some((x) => x > w(a.query, a.target))).length;
+      out[key] = head <= position ? 'notBeats' : missed ? 'partly' : 'beats';
+    }
+    return out;
+  } finally {
+    m.dispose();
+  }
 }
 
 function assertClose(actual, expected, what, tol = 1e-4) {
@@ -232,6 +270,82 @@ export const CHECKS = [
     },
   },
   {
+    name: 'the model explorer with its copying heads off: the logit lens after the last layer names the table\'s top token, with its probability',
+    timeout: 90_000,
+    async run(page, site) {
+      // The GPT-2 PyTorch trained to copy with four heads that share the job (tests/golden/induction/), from the
+      // hub stand-in (another origin: the plain site may fetch from it), on its own repeated letters.
+      const golden = path.join(REPO, 'tests/golden/induction');
+      const want = JSON.parse(readFileSync(path.join(golden, 'gpt2-induction/expected.json'), 'utf8'));
+      const hub = await startHub({ repos: reposFromFolder(golden) });
+      try {
+        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
+        await page.waitFor(elementsReady, null, 30_000);
+        await page.evaluate(`() => { document.querySelector('headlab-model-explorer').load({ kind: 'hub', id: 'headlab-test/gpt2-induction', hubUrl: ${JSON.stringify(hub.url)} }); return true; }`);
+        await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          return e.state === 'ready' && e.info?.numHeads === 4 && e.controller.source?.id === 'headlab-test/gpt2-induction';
+        }, null, 30_000);
+        await page.evaluate((text) => { document.querySelector('headlab-model-explorer').setText(text); return true; }, want.text);
+        const before = await page.waitFor((text) => {
+          const e = document.querySelector('headlab-model-explorer');
+          return e.state === 'ready' && e.results?.text === text && e.results.lens && e.results.next[0].token;
+        }, want.text, 30_000);
+        await page.evaluate((heads) => {
+          const e = document.querySelector('headlab-model-explorer');
+          for (const [layer, head] of heads) e.setHeadEnabled(layer, head, false);
+          return true;
+        }, want.inductionHeads);
+        // The numbers, and the words on screen: the lens strip's last entry and the table's first row.
+        const got = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          const r = e.results;
+          if (e.state !== 'ready' || e.controller.off.size !== 4 || !r.baseline || !r.lens || r.lens.length !== 2) return false;
+          const strip = [...e.shadowRoot.querySelectorAll('[data-testid="explorer-lens"] li')].at(-1);
+          const row = e.shadowRoot.querySelector('[data-testid="explorer-next"] tbody tr');
+          if (!strip || !row) return false;
+          return {
+            lens: r.lens[1].positions[r.tokens.length - 1][0], next: r.next[0],
+            shown: { lens: [strip.querySelector('.tok').textContent, strip.querySelector('.p').textContent], table: [row.querySelector('td.tok').textContent, row.querySelector('td.num').textContent] },
+          };
+        }, null, 30_000);
+        assert.notEqual(got.next.token, before, 'with its copying heads off the model no longer copies');
+        assert.equal(got.lens.token, got.next.token, `the lens after layer 2 says ${got.lens.token}, the table ${got.next.token}`);
+        assert.ok(Math.abs(got.lens.probability - got.next.probability) <= 1e-5, `lens ${got.lens.probability} vs table ${got.next.probability}`);
+        assert.deepEqual(got.shown.lens, got.shown.table, 'the page shows the same token and probability in both');
+        console.log(`# heads ${want.inductionHeads.map(([l, h]) => `${l + 1}.${h + 1}`).join(', ')} off: lens and table both show ${JSON.stringify(got.shown.table)} (all on: ${JSON.stringify(before)})`);
+      } finally {
+        await hub.close();
+      }
+    },
+  },
+  {
+    name: 'the English page gives each relation its verdict on the sentence shown, as its arcs and the API\'s attention say',
+    timeout: 90_000,
+    async run(page, site) {
+      // The task's example, then a subject relative (which the model does not do), given by the link: verdicts of all
+      // three kinds, and the agreement verdict differs from the example's alone ('beats'), so it is this text's.
+      const text = 'the girls near the king eat the cake . anna berg met tom and she was happy . later anna berg smiled . ' +
+        'the dog that chases the cats runs home .';
+      // The same model file through the API, in Node while the page works: this text's arcs (self-arcs left out), the
+      // best head's weight on them against position alone (the best fixed offset), and whether the head's row peaks
+      // on every target.
+      const t0 = Date.now();
+      const truth = englishVerdicts(text);
+      await page.goto(new URL(`demos/language-model/index.html#lm.task=english&lm.text=${encodeURIComponent(text)}`, site.csp).href);
+      const shown = await page.waitFor((t) => {
+        const v = document.querySelector('headlab-language-model')?.shadowRoot?.querySelector('[data-testid="lm-relations"]');
+        if (!v || v.hidden || v.dataset.state !== 'ready' || v.dataset.text !== t) return false;
+        return Object.fromEntries([...v.querySelectorAll('.rel')].map((r) => [r.dataset.relation, r.querySelector('[data-testid="lm-relation-sentence"]')?.dataset.verdict ?? null]));
+      }, text, 60_000);
+      const t1 = Date.now();
+      const want = await truth;
+      assert.deepEqual(shown, want, `the page's verdicts on "${text}"`);
+      assert.deepEqual(new Set(Object.values(want)), new Set(['beats', 'partly', 'notBeats']), 'the text has verdicts of every kind');
+      console.log(`# verdicts ${JSON.stringify(shown)}; shown after ${t1 - t0} ms`);
+    },
+  },
+  {
     name: 'the model explorer downloads a GPT-Neo checkpoint through its TinyStories-1M button from the hub stand-in, with a moving progress bar; switching heads off changes the top tokens',
     timeout: 90_000,
     async run(page, site) {
@@ -370,6 +484,74 @@ export const CHECKS = [
           assert.equal(got.length, 2, head);
           got.forEach((v, i) => assert.ok(Math.abs(v - api[head][i]) <= 1e-6, `${head} at ${['step1000', 'main'][i]}: ${v} vs the API's ${api[head][i]}`));
         }
+      } finally {
+        await hub.close();
+      }
+    },
+  },
+  {
+    name: 'the model explorer loads a Llama-family checkpoint (grouped-query attention) through its SmolLM2-135M button from the hub stand-in and marks its key-value groups over the grid',
+    timeout: 60_000,
+    async run(page, site) {
+      const hub = await startHub({ repos: new Map([[LLAMA_ID, new Map([['main', familyFiles('llama-gqa')]])]]) });
+      try {
+        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
+        await page.waitFor(elementsReady, null, 30_000);
+        await page.evaluate(`() => {
+          const e = document.querySelector('headlab-model-explorer');
+          e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
+          e.shadowRoot.querySelector('[data-testid="${buttonTestId(hubModel(LLAMA_ID))}"]').click();
+          return true;
+        }`);
+        const got = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          const root = e.shadowRoot;
+          const bands = [...root.querySelectorAll('[data-testid="explorer-kv"] .kv')];
+          return e.state === 'ready' && e.results && e.info?.architecture === 'LlamaForCausalLM' && bands.length > 0 && {
+            kv: [e.info.numHeads, e.info.numKeyValueHeads],
+            cells: root.querySelectorAll('[role="gridcell"]').length,
+            bands: bands.map((b) => [b.querySelector('.sr-only').textContent, b.getAttribute('aria-colspan')]),
+            cell: root.querySelector('[data-testid="explorer-cell-2-3"]').getAttribute('aria-label'),
+            note: root.querySelector('[data-testid="explorer-kv-note"]').textContent,
+          };
+        }, null, 30_000);
+        assert.deepEqual(got.kv, [4, 2]);
+        assert.equal(got.cells, 8, '2 layers of 4 query heads');
+        assert.deepEqual(got.bands, [['heads 1–2 share key/value head 1', '2'], ['heads 3–4 share key/value head 2', '2']]);
+        assert.match(got.cell, /shares key\/value head 2 with heads 3–4/);
+        assert.match(got.note, /every 2 query heads share one key-value head \(2 in each layer\)/);
+      } finally {
+        await hub.close();
+      }
+    },
+  },
+  {
+    name: 'the model explorer loads a BERT checkpoint through its bert-base-uncased button from the hub stand-in and fills the [MASK] of the course sentence with the float64 reference\'s top token',
+    timeout: 60_000,
+    async run(page, site) {
+      const fill = JSON.parse(readFileSync(path.join(REPO, 'tests/golden/families/bert/expected.json'), 'utf8')).fill[0];
+      const hub = await startHub({ repos: new Map([[BERT_ID, new Map([['main', familyFiles('bert')]])]]) });
+      try {
+        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
+        await page.waitFor(elementsReady, null, 30_000);
+        await page.evaluate(`() => {
+          const e = document.querySelector('headlab-model-explorer');
+          e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
+          e.shadowRoot.querySelector('[data-testid="${buttonTestId(hubModel(BERT_ID))}"]').click();
+          return true;
+        }`);
+        const got = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          const rows = [...e.shadowRoot.querySelectorAll('[data-testid="explorer-fill"] tbody tr')];
+          return e.state === 'ready' && e.info?.kind === 'encoder' && e.results?.fill && rows.length > 0 && {
+            text: e.controller.text, ids: e.results.fill.map((m) => m.top.map((n) => n.id)),
+            first: e.results.fill[0].top[0].token, shown: rows[0].querySelector('td.tok').textContent,
+          };
+        }, null, 30_000);
+        assert.equal(got.text, fill.text, 'the course sentence with [MASK] where "ball" was');
+        assert.equal(got.ids[0][0], fill.top[0][0], `the reference's top token at the mask: ${JSON.stringify(got)}`);
+        assert.deepEqual(got.ids, fill.top, 'the reference\'s top 5 at each mask');
+        assert.equal(got.shown, got.first, 'the table\'s first row is the top token');
       } finally {
         await hub.close();
       }

@@ -3,8 +3,8 @@
 // cancel, a failed load in plain words, a text the model refuses, ablation, a change that
 // arrives while a run is on its way, a Worker that dies, dispose), the table refusing an
 // unlisted change; then the real path for HeadLab's shipped models: the controller through
-// an in-process ExplorerSession and the lm-adapter on web/models/cricket.hlm, checked
-// against the LanguageModel's own answers (heads switched off with setHeadEnabled).
+// an in-process ExplorerSession holding the LanguageModel of web/models/cricket.hlm itself,
+// checked against a second copy's own answers (heads switched off with setHeadEnabled).
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import {
   ExplorerController, TRANSITIONS, COURSE_SENTENCE, explainLoadError, strongest, sizeText,
 } from '../../web/lib/teach/explorer-controller.js';
 import { ExplorerSession } from '../../web/lib/teach/explorer-session.js';
-import { ShippedModel, SHIPPED_MODELS, shippedWords } from '../../web/lib/teach/lm-adapter.js';
+import { SHIPPED_MODELS } from '../../web/lib/teach/shipped-models.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -286,16 +286,15 @@ test('a Worker that dies takes the model with it: error, and the next load start
   assert.equal(made[1].client.disposed, true);
 });
 
-test('small helpers: the strongest detector, sizes as people read them, words of the shipped models', () => {
+test('small helpers: the strongest detector, sizes as people read them', () => {
   assert.deepEqual(((s) => [s.key, s.mark, s.score])(strongest({ previousToken: 0.2, duplicateToken: 0.1, induction: 0.7, firstToken: 0.3 })), ['induction', 'I', 0.7]);
   assert.ok(Number.isNaN(strongest({}).score));
   assert.equal(sizeText(548_105_171), '548 MB');
   assert.equal(sizeText(48_600_000), '48.6 MB');
   assert.equal(sizeText(46_299), '46 KB');
-  assert.deepEqual(shippedWords('Virat hit the ball, because it was full.'), ['virat', 'hit', 'the', 'ball', ',', 'because', 'it', 'was', 'full', '.']);
 });
 
-test('HeadLab\'s cricket model through the session and the adapter: the same numbers as the LanguageModel', async () => {
+test('HeadLab\'s cricket model through the session: the same numbers as the LanguageModel', async () => {
   const bytes = readFileSync(path.join(REPO, 'web/models/cricket.hlm'));
   const lm = await lab.loadLanguageModel(bytes);
   const { c } = controller(sessionClient(lab, async () => { throw new Error('no hub here'); }));
@@ -326,32 +325,14 @@ test('HeadLab\'s cricket model through the session and the adapter: the same num
   assert.deepEqual(c.results.baseline.map((n) => n.token), top.map((n) => n.token));
   assert.notDeepEqual(c.results.next.map((n) => n.token), top.map((n) => n.token), 'switching the coreference head off changes the top 5');
   // The model's own switches are back on after the run (ablation is per call).
-  const adapted = c.client.session.model;
-  assert.ok(adapted instanceof ShippedModel);
-  for (let l = 0; l < 2; l++) for (let h = 0; h < 4; h++) assert.equal(adapted._lm.headEnabled(l, h), true);
+  const held = c.client.session.model;
+  assert.equal(held.info.task, 'cricket', 'the session holds the LanguageModel itself');
+  for (let l = 0; l < 2; l++) for (let h = 0; h < 4; h++) assert.equal(held.headEnabled(l, h), true);
   // A word the model does not know: the LanguageModel's error, naming it.
   await c.setText(COURSE_SENTENCE);
   assert.match(c.textProblem, /unknown word "outside"/);
   lm.dispose();
   c.dispose();
-});
-
-test('the adapter: log-probabilities as logits, every position with allLogits, generate', async () => {
-  const lm = await lab.loadLanguageModel(readFileSync(path.join(REPO, 'web/models/induction.hlm')));
-  const m = new ShippedModel(await lab.loadLanguageModel(readFileSync(path.join(REPO, 'web/models/induction.hlm'))), { name: 'induction' });
-  const text = 'a b c d a b c';
-  const r = await m.run(text, { allLogits: true, topK: 3 });
-  const V = m.info.vocabSize, T = r.ids.length;
-  assert.equal(r.logits.length, T * V);
-  for (let t = 1; t <= T; t++) {
-    const p = lm.predict(Array.from(r.ids.subarray(0, t)), { topK: V });
-    for (const { id, probability } of p) assert.ok(Math.abs(Math.exp(r.logits[(t - 1) * V + id]) - probability) < 1e-6, `position ${t - 1}, id ${id}`);
-  }
-  assert.equal(r.next[0].token, 'd', 'the induction model copies the repeat');
-  const g = await m.generate('a b c d a b', { maxTokens: 2, temperature: 0 });
-  assert.deepEqual(g.tokens, ['c', 'd']);
-  m.dispose();
-  lm.dispose();
 });
 
 test('an expensive logit lens waits to be asked for; it is computed with the heads that are off, and kept per text and heads', async () => {

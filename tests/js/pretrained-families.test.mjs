@@ -4,7 +4,8 @@
 // attention within 1e-4 (float32) and 2e-3 (16-bit), ablation included; model.info's kind and
 // key-value heads; tokens of each text as the reference's; a config key HeadLab does not run is refused naming it.
 // The encoders (BERT with token types and a sentence pair, RoBERTa, DistilBERT): masked-LM logits at
-// every position, attention, ablation, and fill against the reference's top 5 at each mask.
+// every position, attention, ablation, and fill against the reference's top 5 at each mask. BertModel
+// (no head): the last hidden state and attention; fill and the rest that need logits refused in words.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
@@ -119,6 +120,42 @@ test('decoders refuse fill, pair and tokenTypes, naming them', async () => {
     await assert.rejects(model.fill('the [MASK]'), /fill needs an encoder/);
     await assert.rejects(model.run('the', { pair: 'ball' }), /pair is for encoders/);
     await assert.rejects(model.run('the', { tokenTypes: [0] }), /tokenTypes is for encoders/);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('bert-model (BertModel, no head): the last hidden state and attention agree with the float64 reference; what needs logits is refused', async () => {
+  const name = 'bert-model';
+  const expected = readJson(name, 'expected.json');
+  const model = await lab.loadPretrained(objects(name));
+  try {
+    const { numLayers: L, numHeads: H, dModel: d, kind, head, architecture } = model.info;
+    assert.deepEqual([architecture, kind, head, L, H, d], ['BertModel', 'encoder', 'none', expected.shapes.layers, expected.shapes.heads, expected.shapes.hidden]);
+    const worst = { hidden: 0, attention: 0 };
+    for (const c of expected.cases) {
+      const ablate = c.ablate.map(([layer, h]) => ({ layer, head: h }));
+      const r = await model.run(c.text, { attention: true, ablate, ...(c.pair === undefined ? {} : { pair: c.pair }) });
+      assert.deepEqual(Array.from(r.ids), c.ids, `${c.name}: ids`);
+      const T = c.ids.length;
+      assert.equal(r.hidden.length, T * d, 'the last hidden state, [T, dModel]');
+      assert.equal(r.logits.length, 0, 'no logits');
+      assert.deepEqual(r.next, []);
+      worst.hidden = Math.max(worst.hidden, assertClose(r.hidden, c.hidden, 1e-4, `${c.name} hidden`));
+      worst.attention = Math.max(worst.attention, assertClose(r.attention, c.attention, 1e-4, `${c.name} attention`));
+    }
+    console.log(`${name}: largest difference from the float64 reference: hidden ${worst.hidden.toExponential(2)}, attention ${worst.attention.toExponential(2)} (tolerance 1e-4)`);
+    // The head-score sequence's bidirectional attention, as the reference's; headScores works on it.
+    const hs = expected.headScores;
+    assertClose((await model.run(hs.sequence, { attention: true })).attention, hs.attention, 1e-4, 'head-score sequence attention');
+    const { scores } = await model.headScores({ length: 6 });
+    assert.equal(scores.length, L * H);
+    await assert.rejects(model.run('the ball', { allLogits: true }), /run: allLogits: this model \(BertModel\) has no head, so it has no logits; run gives its last hidden state as hidden/);
+    await assert.rejects(model.fill('the [MASK] was full.'), /fill: this model \(BertModel\) is an encoder without a head: .*BertForMaskedLM/);
+    await assert.rejects(model.logitLens('the'), /logitLens: this model \(BertModel\) is an encoder without a head/);
+    await assert.rejects(model.generate('the'), /generate: this model \(BertModel\) is an encoder without a head/);
+    await assert.rejects(model.patchHeads({ clean: 'the ball', corrupted: 'the bat', answer: 5, wrong: 6, position: 1 }), /patchHeads: this model \(BertModel\) is an encoder without a head/);
+    await assert.rejects(model.directLogitAttribution({ ids: 'the ball', answer: 5, wrong: 6 }), /directLogitAttribution: this model \(BertModel\) is an encoder without a head/);
   } finally {
     model.dispose();
   }

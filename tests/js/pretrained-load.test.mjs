@@ -62,7 +62,7 @@ test('a hub id loads: progress for every file reaches its total, the weights thr
     assert.equal(model.info.architecture, 'GPT2LMHeadModel');
     assert.equal(model.info.dtype, 'F32');
     assert.equal(model.threads, 1);
-    assert.deepEqual(Object.keys(model.info).sort(), ['architecture', 'bytes', 'contextLength', 'dModel', 'dtype', 'kind', 'numHeads', 'numKeyValueHeads', 'numLayers', 'parameters', 'vocabSize']);
+    assert.deepEqual(Object.keys(model.info).sort(), ['architecture', 'bytes', 'contextLength', 'dModel', 'dtype', 'head', 'kind', 'numHeads', 'numKeyValueHeads', 'numLayers', 'parameters', 'vocabSize']);
     // GPT-2's parameters: embeddings, per layer 12 d² + 13 d (d_ff = 4d), the final LayerNorm.
     const d = 32, L = 2;
     assert.equal(model.info.parameters, 353 * d + 32 * d + L * (12 * d * d + 13 * d) + 2 * d);

@@ -110,7 +110,7 @@ const w: Float32Array = (await layer.forward({ query: new Float32Array(8) })).we
 export { w };
 `;
 // The language-model API as a UI would use it: results typed precisely enough to assign without casts.
-const languageModel = `import { createHeadlab, type LanguageModel, type LanguageHeadScore } from '${api}';
+const languageModel = `import { createHeadlab, type LanguageModel, type LanguageHeadScore, type ExplorableModel } from '${api}';
 const lab = await createHeadlab();
 const [task] = await lab.languageTasks();
 const pad: string | null = task.padToken;
@@ -131,8 +131,18 @@ const names: string[] = lm.tokenize('a').tokens.concat(lm.tokenize('a').words);
 const bytes: Uint8Array = lm.save();
 using copy = await lab.loadLanguageModel(bytes);
 copy.setHeadEnabled(0, 1, !copy.headEnabled(0, 1));
+// The explorer's interface, which a PretrainedModel has too.
+const shared: ExplorableModel = lm;
+const arch: 'headlab' = lm.info.architecture;
+const kv: number = lm.info.numKeyValueHeads + lm.info.contextLength;
+const run = await lm.run('a b', { allLogits: true, attention: true, ablate: [{ layer: 0, head: 1 }], topK: 3 });
+const maps: Float32Array = run.attention;
+const logits: Float32Array = (await shared.run([32, 0])).logits;
+const basis: 'task' = (await lm.headScores({ examples: 10 })).basis;
+const generated = await lm.generate('a b', { maxTokens: 2, temperature: 0 });
+const promptLength: number = generated.promptLength;
 lm.dispose();
-export { pad, s, L, H, T, w, fromIds, label, coref, baseline, top, g, e, ids, names };
+export { pad, s, L, H, T, w, fromIds, label, coref, baseline, top, g, e, ids, names, arch, kv, maps, logits, basis, promptLength };
 `;
 const languageModelMisuse = `import { createHeadlab } from '${api}';
 const lab = await createHeadlab();
@@ -140,7 +150,7 @@ const lm = await lab.createLanguageModel({ task: 'induction' });
 const c: number = lm.headScores()[0].coreference;
 export { c };
 `;
-const pretrained = `import { createHeadlab, PretrainedModel } from '${api}';
+const pretrained = `import { createHeadlab, PretrainedModel, type ExplorableModel } from '${api}';
 const lab = await createHeadlab();
 const controller = new AbortController();
 const files: File[] = [new File(['{}'], 'config.json')];
@@ -168,7 +178,8 @@ const dla = await model.directLogitAttribution({ ids: prompt.clean, answer: prom
 const share: number = dla.heads[0] + dla.mlps[0] + dla.scale + dla.logitDiff + viaIds.answer;
 const swapped = await model.run(ids, { patch: { source: 'Virat hit the bat', heads: [{ layer: 9, head: 9 }] } });
 const n: number = model.info.contextLength + model.threads + tokens.length;
-model.dispose();
+const shared: ExplorableModel = model;
+shared.dispose();
 await lab.loadPretrained({ config: {}, weights: [new ArrayBuffer(8), new Uint8Array(8)], tokenizer: '{}' });
 export { fromFiles, attention, p, induction, best, text, dtype, n, effect, share, swapped };
 `;

@@ -81,7 +81,7 @@ import {
   ExplorerController, COURSE_SENTENCE, DETECTORS, STRONG, strongest, sizeText,
 } from '../lib/teach/explorer-controller.js';
 import { ExplorerSession } from '../lib/teach/explorer-session.js';
-import { SHIPPED_MODELS } from '../lib/teach/lm-adapter.js';
+import { SHIPPED_MODELS } from '../lib/teach/shipped-models.js';
 import { hubDownloadSize } from '../lib/teach/hub-size.js';
 import { HUB_MODELS, hubModel, pickerGroups, whyKey, buttonTestId } from '../lib/teach/hub-models.js';
 import { kvGroups, sinkHeads, maskedCourseSentence, SINK } from '../lib/teach/explorer-families.js';
@@ -727,7 +727,18 @@ export class HeadlabModelExplorer extends HeadlabElement {
         el('button', { type: 'button', class: 'btn', dataset: { action: 'group-off', label: g.label }, disabled: allOff || c.state !== 'ready',
           on: { click: () => c.setHeadsEnabled(g.heads, false).catch((e) => this.showError(e)) } }, t('explorer.imp.groupOff', { name })));
     });
-    this.importanceText.replaceChildren(table, groups.length ? el('ul', { class: 'plain' }, groups) : el('p', { class: 'muted' }, t('explorer.imp.noGroups')));
+    // A head that matters while no pattern score labels it: only the loss can name it (it may copy by position).
+    const strong = this.fmt(STRONG, String(STRONG).split('.')[1]?.length ?? 0);
+    const unlabelled = (imp.unlabelled ?? []).slice(0, 3).map((h) => {
+      const name = this.headName(h.layer, h.head);
+      return el('li', { dataset: { testid: `explorer-unlabelled-${h.layer}-${h.head}` } },
+        el('p', {}, t('explorer.imp.unlabelled', { name, change: nats(h.lossChange), induction: this.fmt(h.induction, 2), strong })),
+        el('button', { type: 'button', class: 'btn', dataset: { action: 'open-head', layer: String(h.layer), head: String(h.head) },
+          on: { click: () => this.openHead(h.layer, h.head) } }, t('explorer.imp.open', { name })));
+    });
+    this.importanceText.replaceChildren(table,
+      ...(unlabelled.length ? [el('ul', { class: 'plain', dataset: { testid: 'explorer-unlabelled' } }, unlabelled)] : []),
+      groups.length ? el('ul', { class: 'plain' }, groups) : el('p', { class: 'muted' }, t('explorer.imp.noGroups')));
   }
 
   textProblemWords(message) {
@@ -967,6 +978,15 @@ export class HeadlabModelExplorer extends HeadlabElement {
       el('button', { type: 'button', class: 'btn btn--small', dataset: { action: 'all-on' }, on: { click: () => this.allHeadsOn().catch((e) => this.showError(e)) } }, t('explorer.allOn')),
     ] : [el('span', { class: 'small muted' }, t('explorer.everyOn'))]));
     const encoder = c.info?.kind === 'encoder';
+    if (c.info?.head === 'none') {
+      // BertModel: no output layer, nothing guessed; the grid and heatmaps are the whole story.
+      setText(this.nextTitle, t('explorer.noHeadTitle'));
+      setText(this.nextExplain, t('explorer.noHeadExplain', { architecture: c.info.architecture }));
+      this.nextExplain.dataset.testid = 'explorer-no-head';
+      this.nextBox.replaceChildren();
+      return;
+    }
+    delete this.nextExplain.dataset.testid;
     setText(this.nextTitle, t(encoder ? 'explorer.fillTitle' : 'explorer.nextTitle'));
     setText(this.nextExplain, t(encoder ? 'explorer.fillExplain' : 'explorer.nextExplain'));
     if (encoder) { this.renderFill(); return; }

@@ -495,7 +495,7 @@ export interface LanguageArc {
   relation: 'agreement' | 'selection' | 'coreference' | 'induction' | 'previousToken';
   query: number;
   target: number;
-  /** 'subject → verb · syntax', … */
+  /** 'verb → subject · syntax', …: from the word that looks (query) to the word it looks at (target). */
   label: string;
   /** The word the query predicts (the verb, the object, the predicate, the last name), or null (previousToken). */
   answer: string | null;
@@ -536,7 +536,7 @@ export interface LanguageHeadScore {
   relation?: string | null;
   /** Cricket only: the highest mean weight on one fixed absolute position or fixed offset back, from the pronoun queries. */
   positionPeak?: number;
-  /** 'previous token', 'induction', 'duplicate token', 'first token' or 'coreference': the highest score ≥ threshold; null when none is. English: the best relation ≥ 0.3 and its kind ('subject → verb · syntax'). */
+  /** 'previous token', 'induction', 'duplicate token', 'first token' or 'coreference': the highest score ≥ threshold; null when none is. English: the best relation ≥ 0.3 and its kind ('verb → subject · syntax'). */
   label: string | null;
 }
 
@@ -574,6 +574,48 @@ export interface NextToken {
   probability: number;
 }
 
+/** LanguageModel.info: the fields of {@link PretrainedInfo}, for one of HeadLab's own models. */
+export interface LanguageModelInfo {
+  architecture: 'headlab';
+  kind: 'decoder';
+  /** The task the model learns. */
+  task: string;
+  numLayers: number;
+  numHeads: number;
+  /** numHeads: every head has its own keys and values. */
+  numKeyValueHeads: number;
+  dModel: number;
+  vocabSize: number;
+  /** The task's seqLen, the start token included. */
+  contextLength: number;
+  parameters: number;
+  dtype: 'F32';
+  /** Bytes of weights held (4 × parameters). */
+  bytes: number;
+}
+
+/** LanguageModel.headScores({ examples }): the shape of {@link PretrainedHeadScores}, measured on the task's held-out sequences. */
+export interface LanguageHeadScores {
+  /** No single sequence: the scores are means over `examples` held-out sequences of the task. */
+  sequence: null;
+  basis: 'task';
+  examples: number;
+  /** Layer-major, numLayers × numHeads entries: headScores(examples)'s. */
+  scores: LanguageHeadScore[];
+}
+
+/** LanguageModel.run's options: PretrainedModel.run's that apply to a decoder of words. */
+export interface LanguageRunOptions {
+  /** Return every layer's and head's attention. Default false. */
+  attention?: boolean;
+  /** Heads to switch off for this call (besides those setHeadEnabled switched off); the switches are as they were after it. */
+  ablate?: Array<{ layer: number; head: number }>;
+  /** log-probabilities for every position ([T, V]) rather than the last ([V]). Default false. */
+  allLogits?: boolean;
+  /** How many next-token candidates. Default 10 (at most the vocabulary). */
+  topK?: number;
+}
+
 /** A causal transformer language model; see {@link Headlab.createLanguageModel}. Every method throws a TypeError once disposed. */
 export declare class LanguageModel {
   private constructor();
@@ -598,8 +640,14 @@ export declare class LanguageModel {
   divergence(): LanguageModelDivergence | null;
   /** On n held-out sequences (default 500), the same on every call. */
   evaluate(n?: number): LanguageEvaluation;
+  /**
+   * What {@link PretrainedModel.info} gives: architecture 'headlab', kind 'decoder', sizes, parameters. A new object each read.
+   */
+  readonly info: LanguageModelInfo;
   /** Per head, layer-major, on n held-out sequences (default 500). */
   headScores(n?: number): LanguageHeadScore[];
+  /** The same scores in the shape of {@link PretrainedModel.headScores}: `{ sequence: null, basis: 'task', examples, scores }`. */
+  headScores(options: { examples?: number }): Promise<LanguageHeadScores>;
   /** headScores plus the threshold and, for cricket, the fixed-position baseline. */
   headReport(n?: number): LanguageHeadReport;
   /** English only: per relation, what a fixed offset or the last noun scores on the same held-out arcs. @throws Error for other tasks. */
@@ -617,8 +665,19 @@ export declare class LanguageModel {
   attention(tokensOrText: TokensOrText): { tokens: string[]; weights: Float32Array<ArrayBuffer>; shape: [number, number, number, number] };
   /** The next-token distribution after the last token, most probable first (topK defaults to the vocabulary size). */
   predict(tokensOrText: TokensOrText, options?: { topK?: number }): NextToken[];
+  /**
+   * One forward pass, as {@link PretrainedModel.run}: `logits` are log-probabilities, the last position's [V] or every
+   * position's [T, V] with allLogits (row t is predict's after the first t + 1 tokens); `next` predict's topK; `ablate` per call.
+   */
+  run(textOrIds: TokensOrText, options: LanguageRunOptions & { attention: true }): Promise<PretrainedRunResult & { attention: Float32Array<ArrayBuffer> }>;
+  run(textOrIds: TokensOrText, options?: LanguageRunOptions): Promise<PretrainedRunResult>;
   /** Seeded continuation, never the start token; `tokens` is the whole sequence, `text` its words after the start token, `newTokens` the generated ones. */
   generate(options?: GenerateOptions): { tokens: string[]; text: string; newTokens: string[] };
+  /**
+   * The same continuation in the shape of {@link PretrainedModel.generate}: `ids` and `tokens` the whole sequence (start token,
+   * prompt, new tokens), `promptLength`, `text` the new words alone. maxTokens defaults to 20.
+   */
+  generate(prompt: TokensOrText, options?: PretrainedGenerateOptions): Promise<PretrainedGenerateResult>;
   setHeadEnabled(layer: number, head: number, on: boolean): void;
   headEnabled(layer: number, head: number): boolean;
   /** Bytes in the documented "HLLM" format (cpp/include/headlab/lm_file.hpp). @throws RangeError when training diverged. */
@@ -677,12 +736,19 @@ export interface PretrainedInfo {
   /** As config.json names it. */
   architecture: 'GPT2LMHeadModel' | 'GPTNeoForCausalLM' | 'LlamaForCausalLM' | 'Qwen2ForCausalLM' |
     'MistralForCausalLM' | 'GPTNeoXForCausalLM' | 'Phi3ForCausalLM' | 'GemmaForCausalLM' |
-    'BertForMaskedLM' | 'RobertaForMaskedLM' | 'DistilBertForMaskedLM';
+    'BertForMaskedLM' | 'RobertaForMaskedLM' | 'DistilBertForMaskedLM' | 'BertModel';
   /**
-   * 'decoder': causal attention, next-token logits. 'encoder' (BERT, RoBERTa, DistilBERT): bidirectional
-   * attention, masked-LM logits at every position; fill() works, generate() and logitLens() refuse.
+   * 'decoder': causal attention, next-token logits. 'encoder' (BERT, RoBERTa, DistilBERT, BertModel):
+   * bidirectional attention, masked-LM logits at every position; fill() works, generate() and logitLens() refuse.
    */
   kind: 'decoder' | 'encoder';
+  /**
+   * What the model ends in: 'next-token' (decoders), 'masked-lm' (BertForMaskedLM, RoBERTa, DistilBERT) or
+   * 'none' (BertModel, as sentence-transformers and many fine-tunes publish BERT): no logits, so run()
+   * gives the last hidden state (`hidden`) and attention; fill(), patchHeads(), directLogitAttribution(),
+   * logitLens() and generate() refuse, saying why; headScores() works.
+   */
+  head: 'next-token' | 'masked-lm' | 'none';
   numLayers: number;
   /** Query heads: attention maps and ablation are per query head. */
   numHeads: number;
@@ -703,7 +769,7 @@ export interface PretrainedRunOptions {
   attention?: boolean;
   /** Heads to switch off for this call: their outputs are zeroed before the output projection (its bias stays). */
   ablate?: Array<{ layer: number; head: number }>;
-  /** logits for every position ([T, V]) rather than the last ([V]). Default false. */
+  /** logits for every position ([T, V]) rather than the last ([V]). Default false. Refused by a model without a head (BertModel). */
   allLogits?: boolean;
   /** How many next-token candidates. Default 10. */
   topK?: number;
@@ -776,8 +842,13 @@ export interface DirectLogitAttribution {
 export interface PretrainedRunResult {
   ids: Int32Array<ArrayBuffer>;
   tokens: string[];
-  /** The last position's logits [V], or [T, V] row-major with allLogits (an encoder's: always [T, V]). */
+  /**
+   * The last position's logits [V], or [T, V] row-major with allLogits (an encoder's: always [T, V]).
+   * Empty (length 0) for a model without a head (info.head 'none'): see `hidden`.
+   */
   logits: Float32Array<ArrayBuffer>;
+  /** A model without a head (BertModel): the last hidden state, [T, dModel] row-major (Hugging Face's last_hidden_state). */
+  hidden?: Float32Array<ArrayBuffer>;
   /** The most probable next tokens after the last one, most probable first (empty for an encoder: see fill()). */
   next: PretrainedNextToken[];
   /** Encoders given pair or tokenTypes: the token types used. */
@@ -833,6 +904,19 @@ export interface PretrainedGenerateResult {
   promptLength: number;
   /** The continuation alone, decoded. */
   text: string;
+}
+
+/**
+ * What <headlab-model-explorer> drives, and what {@link PretrainedModel} and {@link LanguageModel} both are:
+ * `info`, `tokenize`, `run` (with per-call `ablate`), `headScores`, `generate`, `dispose`.
+ */
+export interface ExplorableModel {
+  readonly info: PretrainedInfo | LanguageModelInfo;
+  tokenize(text: string): { ids: Int32Array<ArrayBuffer>; tokens: string[] };
+  run(textOrIds: string | Int32Array | number[], options?: LanguageRunOptions): Promise<PretrainedRunResult>;
+  headScores(options?: { length?: number; seed?: number; examples?: number }): Promise<PretrainedHeadScores | LanguageHeadScores>;
+  generate(prompt: string | Int32Array | number[], options?: PretrainedGenerateOptions): Promise<PretrainedGenerateResult>;
+  dispose(): void;
 }
 
 /**

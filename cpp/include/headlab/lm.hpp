@@ -132,8 +132,15 @@ class LanguageModel {
   // activations); heads stay as set_head_enabled left them.
   void attention_maps(const std::int32_t* tokens, float* out);
 
+  // Log-probabilities at every position of one sequence tokens [seq_len]:
+  // out [seq_len, vocab], each row the log-softmax of that position's logits
+  // (summed in double). One forward pass, as attention_maps runs; afterwards
+  // probabilities() and attention(l) are that pass's.
+  void log_probabilities(const std::int32_t* tokens, float* out);
 
  private:
+  // The forward pass of n sequences up to the logits, which it leaves in probs_ [n*T, vocab].
+  void forward_logits(const std::int32_t* tokens, std::size_t n, Path path);
 
   LmConfig config_;
   LmLayout layout_;

@@ -42,9 +42,10 @@ namespace headlab {
 // the issue judges them together, bench/english/calibration.md).
 constexpr float kLmEnglishLabelThreshold = 0.3f;
 
-// "subject → verb · syntax", "verb → object · semantics", "antecedent →
-// pronoun · entities", "earlier copy → repeat · long range", "previous word →
-// word · local context" (UTF-8).
+// "verb → subject · syntax", "object → verb · semantics", "pronoun →
+// antecedent · entities", "repeat → earlier copy · long range", "word →
+// previous word · local context" (UTF-8): each arrow points from the word that
+// looks (an arc's query) to the word it looks at (its target).
 const char* english_relation_label(EnRelation r);
 
 struct LmEnglishBaseline {

@@ -59,6 +59,15 @@ class LmSession {
   // Next-token probabilities after tokens [t] (at position t - 1): [vocab].
   const float* predict(const std::int32_t* tokens, std::size_t t);
 
+  // One forward pass over tokens [t] with the heads off[layer * h + head] != 0 switched off for
+  // this call only (null: none; heads switched off by set_head_enabled stay off, and every switch
+  // is as it was afterwards). Returns log-probabilities [t, vocab] at every position, as predict()
+  // gives them on each prefix; after it, last_probabilities() [vocab] holds predict()'s answer at
+  // position t - 1 and, with `maps`, last_attention() [num_layers, h, t, t] attention()'s.
+  const float* log_probabilities(const std::int32_t* tokens, std::size_t t, const std::uint8_t* off, bool maps);
+  const float* last_probabilities() const { return probs_.data(); }
+  const float* last_attention() const { return block_.data(); }
+
   // Appends up to max_new tokens to tokens [t] (room for seq_len), never past
   // seq_len; returns the new length. Each token is drawn from predict()'s
   // distribution without the start token, sharpened by temperature
@@ -84,12 +93,16 @@ class LmSession {
  private:
   LmSession(std::unique_ptr<LmTrainer> trainer, std::uint64_t base_steps);
   void run(const std::int32_t* tokens, std::size_t t);  // forward of one padded sequence
+  void pad(const std::int32_t* tokens, std::size_t t);  // tokens into one_, padded to seq_len
+  void copy_maps(std::size_t t);                        // the last forward's maps into block_
 
   std::unique_ptr<LmTrainer> trainer_;
   std::uint64_t base_steps_;
   LmBatch one_;                        // one sequence, targets -1
   std::vector<float> maps_, block_;    // [L, h, T, T], [L, h, t, t]
   std::vector<float> probs_;           // [vocab]
+  std::vector<float> log_probs_;       // [T, vocab]
+  std::vector<std::uint8_t> switches_;  // [L, h], saved across log_probabilities()
   std::vector<double> weights_;        // [vocab], generation
 };
 

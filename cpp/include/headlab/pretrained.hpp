@@ -4,7 +4,8 @@
 // canonical slots (pretrained_arch.cpp). GPT2LMHeadModel, GPTNeoForCausalLM,
 // LlamaForCausalLM, Qwen2ForCausalLM, MistralForCausalLM, GPTNeoXForCausalLM,
 // Phi3ForCausalLM, GemmaForCausalLM and the encoders BertForMaskedLM,
-// RobertaForMaskedLM, DistilBertForMaskedLM; docs/architecture-cpp.md has the tables.
+// RobertaForMaskedLM, DistilBertForMaskedLM, BertModel (no head), and HeadLab's own language
+// models (lm.hpp) as HeadlabLanguageModel; docs/architecture-cpp.md has the tables.
 //
 //   X_0 = embed[token] (+ pos[position + offset]) (+ type[token type]) (* embed_scale)   [T, d]
 //         (encoders: X_0 = LN(X_0))
@@ -21,6 +22,7 @@
 //                      (SwiGLU: SiLU; GeGLU: GELU tanh)
 //   logits = norm_f(X_L) W_unembed^T                                    [T, V] (tied: W_unembed = embed)
 //   masked-LM head: logits = norm_f(gelu_erf(X_L W_head + b)) W_unembed^T + b_unembed
+//   no head (BertModel): the result is X_L itself                      [T, d]
 //
 // Weights: matrices are used where they lie in the file buffers ([in, out] as
 // GPT-2's Conv1D stores them, or [out, in] as nn.Linear does; no copy); vectors
@@ -59,7 +61,9 @@ namespace headlab {
 // block description made from the config (pretrained_arch.cpp).
 enum class PretrainedArch {
   gpt2, gpt_neo, llama, qwen2, mistral, gpt_neox, phi3, gemma,  // decoders
-  bert, roberta, distilbert                                     // masked-LM encoders
+  bert, roberta, distilbert,                                    // masked-LM encoders
+  bert_model,                                                   // BertModel: an encoder without a head
+  headlab                                                       // HeadLab's own language models (lm.hpp)
 };
 
 struct PretrainedConfig {
@@ -79,6 +83,7 @@ struct PretrainedConfig {
   bool attention_bias = false;   // Llama's attention_bias: q, k, v and o biases
   bool mlp_bias = false;         // Llama's mlp_bias
   bool tie_embeddings = false;   // Llama, Qwen2, Mistral, Phi-3: no lm_head.weight, embed reused
+  bool mlp = true;               // false: attention-only blocks (HeadLab's language models with mlp off)
   // The encoders:
   std::size_t type_vocab = 0;       // token type embedding rows (BERT 2, RoBERTa 1, DistilBERT none)
   std::size_t position_offset = 0;  // RoBERTa: position i reads row i + padding_idx + 1
@@ -97,7 +102,7 @@ std::string pretrained_arch_names();
 struct BlockSpec {
   enum class Norm { layer, rms, rms_one_plus };     // LayerNorm; RMSNorm with w; with 1 + w (Gemma)
   enum class Positions { learned, rotary, none };  // wpe added; Q, K rotated; nothing
-  enum class Mlp { gelu_tanh, gelu_erf, swiglu, geglu };
+  enum class Mlp { gelu_tanh, gelu_erf, swiglu, geglu, none };  // none: attention-only blocks
   Norm norm = Norm::layer;
   float eps = 1e-5f;
   Positions positions = Positions::learned;
@@ -119,6 +124,9 @@ struct BlockSpec {
   // masked-LM head norm_f(gelu_erf(X W_head + b)) W_unembed^T + b_unembed instead of norm_f(X) W^T.
   bool embed_norm = false, mlm_head = false;
   std::size_t position_offset = 0;
+  // No head at all (BertModel): a run gives the last hidden state X_L [T, d] (PretrainedRunResult::
+  // hidden), no logits; what needs logits (the lens, patching's metric) is refused.
+  bool hidden_output = false;
 };
 
 struct PretrainedRunOptions {
@@ -158,7 +166,8 @@ struct LogitAttribution {
   float logit_diff = 0;      // the run's own logits[at][answer] - logits[at][wrong]
 };
 struct PretrainedRunResult {
-  std::vector<float> logits;           // [T, V] or [V]
+  std::vector<float> logits;           // [T, V] or [V]; empty for a model without a head
+  std::vector<float> hidden;           // [T, d]: the last hidden state (a model without a head only)
   std::vector<float> attention;        // [L, H, T, T] when asked
   std::vector<std::int32_t> lens_ids;  // [L, T, k]: most probable first
   std::vector<float> lens_probs;       // [L, T, k]

@@ -58,7 +58,7 @@ std::string pretrained_config_error(const PretrainedConfig& c) {
   if (!(c.rope_factor >= 0) || !(c.rope_high_freq_factor > c.rope_low_freq_factor) ||
       !(c.rope_low_freq_factor > 0) || !(c.rope_original_context > 0))
     return "ropeScaling must have factor >= 0 and 0 < lowFreqFactor < highFreqFactor";
-  if (c.d_ff < 1) return "dFF must be positive";
+  if (c.mlp && c.d_ff < 1) return "dFF must be positive";
   if (c.vocab < 1) return "vocabSize must be positive";
   if (c.context < 1) return "contextLength must be positive";
   if (!(c.ln_eps > 0) || !std::isfinite(c.ln_eps)) return "layerNormEps must be positive";
@@ -134,6 +134,8 @@ void PretrainedModel::build_slots() {
         return !c.tie_embeddings;
       case arch::When::tied:
         return c.tie_embeddings;
+      case arch::When::mlp:
+        return c.mlp;
     }
     return false;
   };
@@ -431,8 +433,8 @@ const PretrainedModel::Tensor& PretrainedModel::unembedding() const {
 std::size_t PretrainedModel::activation_bytes(std::size_t t, bool attention, bool all_logits,
                                               bool lens) const {
   const Sizes s = sizes_for(config_, block_, t, attention, all_logits, lens);
-  const std::size_t out =
-      (attention ? config_.num_layers * config_.num_heads * t * t : 0) + (all_logits ? t : 1) * config_.vocab;
+  const std::size_t out = (attention ? config_.num_layers * config_.num_heads * t * t : 0) +
+                          (block_.hidden_output ? t * config_.d_model : (all_logits ? t : 1) * config_.vocab);
   const std::size_t rope = block_.positions == BlockSpec::Positions::rotary ? t * block_.rope.rot_dim : 0;
   return 4 * ((block_.parallel_residual ? 5 : 4) * s.x + 2 * t + s.qkv + s.fc + s.logits + rope +
               threads() * (s.kt + s.gws + s.aws) + (threads() > 1 ? s.apack : 0) + out);
@@ -577,6 +579,9 @@ void PretrainedModel::mlp(Path path, const Layer& y, const float* a, std::size_t
         block_.mlp == BlockSpec::Mlp::swiglu ? swiglu(path, r, r + f, r, f) : geglu(path, r, r + f, r, f);
       }
       linear(path, fc, 2 * f, rows, y.t[down_w], y.t[down_b], out, d);
+      return;
+    case BlockSpec::Mlp::none:
+      std::fill(out, out + rows * d, 0.0f);
       return;
   }
 }
@@ -735,6 +740,9 @@ std::string PretrainedModel::run(const std::int32_t* tokens, std::size_t t,
   std::string error = check(tokens, t);
   if (error.empty()) error = check_types(options.token_types, t);
   if (!error.empty()) return error;
+  if (options.lens && block_.hidden_output)
+    return "the logit lens reads each layer through the unembedding, and this model has no head (" +
+           std::string(arch::architecture(config_.architecture).name) + "): it gives the last hidden state";
   if (options.patch_heads) return run_patched(tokens, t, options, result, path);
   forward(tokens, 0, t, options, result, path, false);
   return "";
@@ -789,6 +797,10 @@ void PretrainedModel::layer_rest(Path path, std::size_t l, float* x, const float
     mlp(path, y, x, rows, mlp_out);
     add(path, x, mlp_out, x, rows * d);
     norm(path, y.t[norm2_w], y.t[norm2_b], x, x, rows);
+  } else if (b.mlp == BlockSpec::Mlp::none) {
+    // X' = X + Att: no second norm, nothing added after it.
+    add(path, x, att, x, rows * d);
+    mlp(path, y, nullptr, rows, mlp_out);
   } else {
     add(path, x, att, x, rows * d);
     norm(path, y.t[norm2_w], y.t[norm2_b], x, ln, rows);
@@ -856,6 +868,12 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
     if (lens_k) lens_layer(path, l, t, lens_k, &r);
   }
   if (trace) std::copy(x + trace->at * d, x + (trace->at + 1) * d, trace->x_final.data());
+  if (b.hidden_output) {
+    r.logits.clear();
+    r.hidden.assign(x, x + n * d);
+    return;
+  }
+  r.hidden.clear();
   const std::size_t rows = options.all_logits ? n : 1;
   const float* last = x + (n - rows) * d;
   head(path, last, rows, ln);

@@ -196,6 +196,11 @@ const TensorEntry kRoberta[] = {
     {"lm_head.decoder.bias", -1, kGlobal, L::ignored, Dim::none, Dim::none},
 };
 
+// BertModel (sentence-transformers and many fine-tunes): the encoder and the pooler, no masked-LM
+// head; names without the bert. prefix as BertModel saves them (with it, as a converted file has
+// them, read the same).
+const TensorEntry kBertModel[] = {HEADLAB_BERT_COMMON("gamma", "beta")};
+
 #undef HEADLAB_BERT_COMMON
 
 const TensorEntry kDistilBert[] = {
@@ -226,6 +231,34 @@ const TensorEntry kDistilBert[] = {
     {"vocab_layer_norm.bias", M::final_b, kGlobal, L::vector, Dim::d, Dim::none},
     {"vocab_projector.bias", M::unembed_b, kGlobal, L::vector, Dim::v, Dim::none},
     {"vocab_projector.weight", -1, kGlobal, L::checked, Dim::v, Dim::d},
+};
+
+// HeadLab's own language models (cpp/include/headlab/lm.hpp): the parameter buffer's fields under
+// these names (lm_tensor_names), every matrix [in, out]; an untied unembedding with a bias; the
+// MLP's tensors only with mlp.
+const TensorEntry kHeadlab[] = {
+    {"tok_emb", M::embed, kGlobal, L::embed, Dim::v, Dim::d},
+    {"pos_emb", M::pos_embed, kGlobal, L::embed, Dim::n, Dim::d},
+    {"lnf_g", M::final_w, kGlobal, L::vector, Dim::d, Dim::none},
+    {"lnf_b", M::final_b, kGlobal, L::vector, Dim::d, Dim::none},
+    {"w_unembed", M::unembed, kGlobal, L::in_out, Dim::d, Dim::v},
+    {"b_unembed", M::unembed_b, kGlobal, L::vector, Dim::v, Dim::none},
+    {"layers.{}.ln1_g", M::norm1_w, kLayer, L::vector, Dim::d, Dim::none},
+    {"layers.{}.ln1_b", M::norm1_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"layers.{}.w_q", M::q_w, kLayer, L::in_out, Dim::d, Dim::q},
+    {"layers.{}.w_k", M::k_w, kLayer, L::in_out, Dim::d, Dim::kv},
+    {"layers.{}.w_v", M::v_w, kLayer, L::in_out, Dim::d, Dim::kv},
+    {"layers.{}.w_o", M::o_w, kLayer, L::in_out, Dim::q, Dim::d},
+    {"layers.{}.b_q", M::q_b, kLayer, L::vector, Dim::q, Dim::none},
+    {"layers.{}.b_k", M::k_b, kLayer, L::vector, Dim::kv, Dim::none},
+    {"layers.{}.b_v", M::v_b, kLayer, L::vector, Dim::kv, Dim::none},
+    {"layers.{}.b_o", M::o_b, kLayer, L::vector, Dim::d, Dim::none},
+    {"layers.{}.ln2_g", M::norm2_w, kLayer, L::vector, Dim::d, Dim::none, When::mlp},
+    {"layers.{}.ln2_b", M::norm2_b, kLayer, L::vector, Dim::d, Dim::none, When::mlp},
+    {"layers.{}.w_fc", M::up_w, kLayer, L::in_out, Dim::d, Dim::f, When::mlp},
+    {"layers.{}.b_fc", M::up_b, kLayer, L::vector, Dim::f, Dim::none, When::mlp},
+    {"layers.{}.w_proj", M::down_w, kLayer, L::in_out, Dim::f, Dim::d, When::mlp},
+    {"layers.{}.b_proj", M::down_b, kLayer, L::vector, Dim::d, Dim::none, When::mlp},
 };
 
 // ---------------------------------------------------------------- blocks
@@ -336,6 +369,21 @@ BlockSpec encoder(const PretrainedConfig& c) {
   return b;
 }
 
+// BertModel: the same encoder, no head: its output is the last hidden state.
+BlockSpec encoder_without_head(const PretrainedConfig& c) {
+  BlockSpec b = encoder(c);
+  b.mlm_head = false;
+  b.hidden_output = true;
+  return b;
+}
+
+// HeadLab's language models: pre-LayerNorm, learned positions, causal, GELU tanh or no MLP.
+BlockSpec headlab_lm(const PretrainedConfig& c) {
+  BlockSpec b = common(c);
+  if (!c.mlp) b.mlp = BlockSpec::Mlp::none;
+  return b;
+}
+
 }  // namespace
 
 template <std::size_t N>
@@ -355,6 +403,9 @@ const Architecture kArchitectures[] = {
     {"BertForMaskedLM", "bert.", kBert, count(kBert), encoder, kBertRenames, std::size(kBertRenames)},
     {"RobertaForMaskedLM", "roberta.", kRoberta, count(kRoberta), encoder},
     {"DistilBertForMaskedLM", "distilbert.", kDistilBert, count(kDistilBert), encoder},
+    {"BertModel", "bert.", kBertModel, count(kBertModel), encoder_without_head, kBertRenames,
+     std::size(kBertRenames)},
+    {"HeadlabLanguageModel", "", kHeadlab, count(kHeadlab), headlab_lm},
 };
 
 const Architecture& architecture(PretrainedArch a) {

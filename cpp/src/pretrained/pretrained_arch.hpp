@@ -28,7 +28,7 @@ enum class Layout {
 };
 
 // When a tensor is part of the checkpoint.
-enum class When { always, attention_bias, mlp_bias, untied, tied };
+enum class When { always, attention_bias, mlp_bias, untied, tied, mlp };
 
 struct TensorEntry {
   const char* name;  // "{}" stands for the layer index; without the architecture's prefix

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "pretrained_arch.hpp"
 #include "pretrained_causal.hpp"
 
 namespace headlab {
@@ -70,6 +71,9 @@ void PretrainedModel::unembed_difference(std::int32_t answer, std::int32_t wrong
 std::string PretrainedModel::patch_heads_begin(const PatchHeadsArgs& args, PatchHeadsResult* out, Path path) {
   patch_heads_end();
   const PretrainedConfig& c = config_;
+  if (block_.hidden_output)
+    return "activation patching measures logit[answer] - logit[wrong], and this model has no head (" +
+           std::string(arch::architecture(c.architecture).name) + "): it gives hidden states, not logits";
   std::string error = check(args.clean, args.t);
   if (!error.empty()) return "clean: " + error;
   error = check(args.corrupted, args.t);
@@ -226,6 +230,9 @@ std::string PretrainedModel::direct_logit_attribution(const std::int32_t* tokens
                                                       LogitAttribution* out, Path path) {
   const PretrainedConfig& c = config_;
   const BlockSpec& b = block_;
+  if (b.hidden_output)
+    return "direct logit attribution needs logits, and this model has no head (" +
+           std::string(arch::architecture(c.architecture).name) + "): it gives hidden states";
   if (b.post_norm || b.mlm_head)
     return "direct logit attribution needs a decoder whose residual reaches the logits through one final "
            "norm; this model normalises the residual after every layer" +

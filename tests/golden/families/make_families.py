@@ -449,6 +449,19 @@ def bert_state(r, V):
     return s
 
 
+def bert_model_state(r, V):
+    """BertModel as sentence-transformers and fine-tunes save it: no bert. prefix, LayerNorm.weight /
+    .bias (newer transformers' spelling), the pooler kept, no masked-LM or next-sentence head."""
+    out = []
+    for n, t in bert_state(r, V):
+        if n.startswith("cls."):
+            continue
+        n = n[len("bert."):]
+        n = re.sub(r"LayerNorm\.gamma$", "LayerNorm.weight", re.sub(r"LayerNorm\.beta$", "LayerNorm.bias", n))
+        out.append((n, t))
+    return out
+
+
 def roberta_state(r, V):
     """RobertaForMaskedLM's tensors: BERT's layout with LayerNorm.weight / .bias, max_position_embeddings + 2
     position rows (positions start at padding_idx + 1 = 2), one token type row, a pooler (ignored), lm_head
@@ -616,6 +629,9 @@ def forward64(m, ids, ablate=(), types=None, patch=None):
         out["logits"] = lens[-1]
     else:
         hd_ = m["mlm"]
+        if hd_ is None:  # no head (BertModel): the last hidden state is the output
+            out["logits"] = None
+            return out
         y = norm64(act64(x @ hd_["w"] + hd_["b"], m["act"]), hd_["norm"])
         out["logits"] = y @ m["unembed"].T + m["unembed_bias"]
     return out
@@ -718,7 +734,7 @@ def canonical_neox(w, c):
                    unembed=w["embed_out.weight"])
 
 
-def canonical_bert(w, c):
+def canonical_bert(w, c, head=True):
     H = c["num_attention_heads"]
     hd = c["hidden_size"] // H
     eps = c["layer_norm_eps"]
@@ -742,8 +758,17 @@ def canonical_bert(w, c):
                    type_embed=w[e + "token_type_embeddings.weight"], emb_norm=ln(e + "LayerNorm"),
                    heads=H, kv_heads=H, head_dim=hd, scale=hd ** -0.5, layers=layers, causal=False,
                    post_norm=True, act=ACT[c["hidden_act"]],
-                   mlm={"w": w[t + "dense.weight"].T, "b": w[t + "dense.bias"], "norm": ln(t + "LayerNorm")},
-                   unembed=w[e + "word_embeddings.weight"], unembed_bias=w["cls.predictions.bias"])
+                   mlm={"w": w[t + "dense.weight"].T, "b": w[t + "dense.bias"], "norm": ln(t + "LayerNorm")} if head else None,
+                   unembed=w[e + "word_embeddings.weight"], unembed_bias=w["cls.predictions.bias"] if head else None)
+
+
+def as_bert_names(w):
+    """BertModel's names (no prefix, LayerNorm.weight / .bias) as BertForMaskedLM's own file has them."""
+    out = {}
+    for k, v in w.items():
+        k = re.sub(r"LayerNorm\.weight$", "LayerNorm.gamma", re.sub(r"LayerNorm\.bias$", "LayerNorm.beta", k))
+        out["bert." + k] = v
+    return out
 
 
 def canonical_roberta(w, c):
@@ -923,7 +948,7 @@ def hf_neox32(f, c, ids):
     return F.linear(x, f["embed_out.weight"])
 
 
-def hf_bert32(f, c, ids, types):
+def hf_bert32(f, c, ids, types, head=True):
     # Hugging Face renames gamma -> weight and beta -> bias on load.
     f = {re.sub(r"LayerNorm\.gamma$", "LayerNorm.weight", re.sub(r"LayerNorm\.beta$", "LayerNorm.bias", k)): v
          for k, v in f.items()}
@@ -949,6 +974,8 @@ def hf_bert32(f, c, ids, types):
         inter = F.gelu(F.linear(a, f[p + "intermediate.dense.weight"], f[p + "intermediate.dense.bias"]))
         x = F.layer_norm(F.linear(inter, f[p + "output.dense.weight"], f[p + "output.dense.bias"]) + a,
                          d, f[p + "output.LayerNorm.weight"], f[p + "output.LayerNorm.bias"], eps)
+    if not head:
+        return x  # BertModel's last_hidden_state
     t = "cls.predictions.transform."
     y = F.gelu(F.linear(x, f[t + "dense.weight"], f[t + "dense.bias"]))
     y = F.layer_norm(y, d, f[t + "LayerNorm.weight"], f[t + "LayerNorm.bias"], eps)
@@ -1054,6 +1081,8 @@ class Family:
             return canonical_neox(w, self.config)
         if self.arch == "bert":
             return canonical_bert(w, self.config)
+        if self.arch == "bert-model":
+            return canonical_bert(as_bert_names(w), self.config, head=False)
         if self.arch == "roberta":
             return canonical_roberta(w, self.config)
         if self.arch == "distilbert":
@@ -1066,6 +1095,8 @@ class Family:
             return hf_neox32(f, self.config, ids)
         if self.arch == "bert":
             return hf_bert32(f, self.config, ids, types)
+        if self.arch == "bert-model":
+            return hf_bert32({"bert." + k: v for k, v in f.items()}, self.config, ids, types, head=False)
         if self.arch == "roberta":
             return hf_roberta32(f, self.config, ids)
         if self.arch == "distilbert":
@@ -1108,22 +1139,28 @@ def misreadings(fam, m):
             layers=[dict(L, norm1=dict(L["norm1"], kind="rms"), norm2=dict(L["norm2"], kind="rms")) for L in m["layers"]],
             final_norm=dict(m["final_norm"], kind="rms"))
         out["embeddings not scaled"] = swap(embed_scale=1.0)
-    if fam.arch == "bert":
+    if fam.arch in ("bert", "bert-model"):
         out["token types ignored"] = swap(type_embed=None)
     if fam.arch == "roberta":
         out["positions from 0, not padding_idx + 1"] = swap(pos_offset=0)
     return out
 
 
+def output64(o):
+    """What a model gives: its logits, or (no head: BertModel) the last hidden state."""
+    return o["resid"] if o["logits"] is None else o["logits"]
+
+
 def expected_for(fam, stored):
     m = fam.canonical(stored)
+    headless = m["mlm"] is None and not m["causal"]
     for what, wrong in misreadings(fam, m).items():
         for name, text, pair, _, _ in fam.cases:
             ids, _, types = encode_case(fam.tok, text, pair)
             if what != "token types ignored" or pair is not None:
                 break
-        change = (forward64(wrong, ids, types=types)["logits"] - forward64(m, ids, types=types)["logits"]).abs().max()
-        print(f"  {fam.folder}: {what} moves the logits by {change.item():.3f}")
+        change = (output64(forward64(wrong, ids, types=types)) - output64(forward64(m, ids, types=types))).abs().max()
+        print(f"  {fam.folder}: {what} moves the {'hidden state' if headless else 'logits'} by {change.item():.3f}")
         assert change > 0.02, f"{fam.folder}: {what} changes the logits by only {change}"
     tok, c = fam.tok, fam.config
     V = c["vocab_size"]
@@ -1133,16 +1170,17 @@ def expected_for(fam, stored):
         ids, tokens, types = encode_case(tok, text, pair)
         assert len(ids) <= MAX_POS
         out = forward64(m, ids, [tuple(a) for a in ablate], types)
-        assert out["logits"].shape == (len(ids), V)
+        y = output64(out)
+        assert y.shape == (len(ids), c["hidden_size"] if headless else V)
         if not ablate:
-            diff = (fam.hf32(stored, ids, types).double() - out["logits"]).abs().max().item()
+            diff = (fam.hf32(stored, ids, types).double() - y).abs().max().item()
             assert diff < 1e-4, f"{fam.folder} {name}: float32 Hugging Face-style forward differs by {diff}"
             worst = max(worst, diff)
         else:
-            change = (forward64(m, ids, types=types)["logits"] - out["logits"]).abs().max().item()
-            assert change > 0.05, f"ablation changes the logits by only {change}"
+            change = (output64(forward64(m, ids, types=types)) - y).abs().max().item()
+            assert change > 0.05, f"ablation changes the output by only {change}"
         case = {"name": name, "text": text, "ids": ids, "tokens": tokens, "ablate": ablate,
-                "logits": rounded(out["logits"]), "attention": rounded(out["attention"])}
+                "hidden" if headless else "logits": rounded(y), "attention": rounded(out["attention"])}
         if pair is not None:
             case["pair"] = pair
         if not m["causal"]:
@@ -1163,9 +1201,11 @@ def expected_for(fam, stored):
                    "vocab": V, "tokenizerVocab": tok.size, "kind": "decoder" if m["causal"] else "encoder"},
         "cases": cases,
     }
+    if headless:
+        exp["shapes"]["hidden"] = c["hidden_size"]
     if m["causal"]:
         exp["greedy"] = greedy(m, cases[0]["ids"], GREEDY_TOKENS, tok.size)
-    else:
+    elif not headless:
         exp["fill"] = [fill(m, tok, t) for t in fam.fills]
     exp["headScores"] = {"n": HEAD_SCORE_N, "sequence": seq, "scores": mp.head_scores(attention, HEAD_SCORE_N),
                          "attention": rounded(attention)}
@@ -1341,6 +1381,11 @@ def families():
     fills = ["Virat hit the [MASK] because it was full and outside off.",
              "The [MASK] was full and the batter hit it through the [MASK]."]
     out["bert"] = Family("bert", "bert", c, bert_state(Draw(SEED + 9), V), wp, cases, bcfg, fills=fills)
+    # BertModel (sentence-transformers, fine-tunes): no head; names without bert., LayerNorm.weight / .bias.
+    c = base_config("BertModel", "bert", V, "float32", attention_probs_dropout_prob=0.1,
+                    hidden_act="gelu", hidden_dropout_prob=0.1, layer_norm_eps=1e-12,
+                    num_attention_heads=4, pad_token_id=0, position_embedding_type="absolute", type_vocab_size=2)
+    out["bert-model"] = Family("bert-model", "bert-model", c, bert_model_state(Draw(SEED + 19), V), wp, cases, bcfg)
 
     # 9. RoBERTa: positions from padding_idx + 1, byte-level BPE with <mask>; DistilBERT: its own names.
     rt = RobertaBPE(bl.merges)

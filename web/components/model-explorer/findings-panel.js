@@ -176,7 +176,7 @@ export class FindingsPanel {
     if (!info) return null;
     const s = hc.source ?? {};
     return { info, key: `${s.kind}|${s.name ?? s.id ?? (s.files ?? []).map((f) => f.name).join(',')}|${info.numLayers}x${info.numHeads}|${info.name ?? ''}`,
-      own: info.architecture === 'headlab', scores: hc.scores?.scores ?? null };
+      own: info.architecture === 'headlab', noHead: info.head === 'none', scores: hc.scores?.scores ?? null };
   }
 
   /** Both checks' model: a proxy that sends every call to the explorer's Worker, made once per model. */
@@ -289,12 +289,15 @@ export class FindingsPanel {
   renderIoi(m) {
     const t = this.t, c = this.c;
     const running = c.state === 'running';
-    this.runButton.disabled = running || m.own;
+    // The check compares two names' logits: HeadLab's own models and a model without a head have none.
+    const cannot = m.own || m.noHead;
+    this.runButton.disabled = running || cannot;
     this.stopButton.disabled = !running;
-    this.nInput.disabled = running || m.own;
-    this.seedInput.disabled = running || m.own;
+    this.nInput.disabled = running || cannot;
+    this.seedInput.disabled = running || cannot;
     const notes = [];
     if (m.own) notes.push(t('explorer.find.ioi.own'));
+    else if (m.noHead) notes.push(t('explorer.find.ioi.noHead', { architecture: m.info.architecture }));
     else if (!isGpt2SmallShape(m.info)) notes.push(t('explorer.find.ioi.shape', { layers: m.info.numLayers, heads: m.info.numHeads, gl: GPT2_SMALL.numLayers, gh: GPT2_SMALL.numHeads }));
     if (c.result?.encoder) notes.push(t('explorer.find.ioi.encoder'));
     this.ioiNote.hidden = notes.length === 0;

@@ -93,6 +93,8 @@ export const OPTION_KEYS = {
   loadLanguageModel: ['threads'],
   'LanguageModel.generate': ['prompt', 'maxTokens', 'temperature', 'seed'],
   'LanguageModel.predict': ['topK'],
+  'LanguageModel.run': ['attention', 'ablate', 'allLogits', 'topK'],
+  'LanguageModel.headScores': ['examples'],
   loadPretrained: ['hubUrl', 'revision', 'threads', 'cache', 'onProgress', 'signal', 'maxBytes'],
   'PretrainedModel.run': ['attention', 'ablate', 'allLogits', 'topK', 'pair', 'tokenTypes', 'patch'],
   'PretrainedModel.patchHeads': ['clean', 'corrupted', 'answer', 'wrong', 'position', 'tokenTypes', 'onProgress', 'signal'],
@@ -129,6 +131,27 @@ export function requireBool(fn, name, value) {
   if (value === undefined) return false;
   if (typeof value !== 'boolean') throw new TypeError(`${fn}: ${name} must be a boolean, got ${describe(value)}`);
   return value;
+}
+
+/**
+ * The heads a call switches off, [{ layer, head }] (undefined: none) → Uint8Array [numLayers * numHeads],
+ * 1 = listed: the `ablate` option of PretrainedModel and LanguageModel alike.
+ */
+export function ablationMask(fn, ablate, numLayers, numHeads, name = 'ablate') {
+  const mask = new Uint8Array(numLayers * numHeads);
+  if (ablate === undefined) return mask;
+  if (!Array.isArray(ablate)) throw new TypeError(`${fn}: ${name} must be an array of { layer, head }, got ${describe(ablate)}`);
+  ablate.forEach((x, i) => {
+    if (x === null || typeof x !== 'object') throw new TypeError(`${fn}: ${name}[${i}] must be { layer, head }, got ${describe(x)}`);
+    for (const [key, n] of [['layer', numLayers], ['head', numHeads]]) {
+      const v = x[key];
+      const msg = `${fn}: ${name}[${i}].${key} must be an integer in 0..${n - 1}, got ${describe(v)}`;
+      if (typeof v !== 'number') throw new TypeError(msg);
+      if (!Number.isInteger(v) || v < 0 || v >= n) throw new RangeError(msg);
+    }
+    mask[x.layer * numHeads + x.head] = 1;
+  });
+  return mask;
 }
 
 export function requireFloat32(fn, name, value, length, shape) {

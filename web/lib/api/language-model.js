@@ -1,6 +1,6 @@
 // The small causal transformer language models (training module): their task table,
 // createLanguageModel, loadLanguageModel and the LanguageModel they return.
-import { OPTION_KEYS, describe, fromFloat32, requireBool, requireDim, requireObject, requireSeed, unknownTask } from './checks.js';
+import { OPTION_KEYS, ablationMask, describe, fromFloat32, requireBool, requireDim, requireObject, requireSeed, unknownTask } from './checks.js';
 import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { TrainingSession } from './session.js';
 import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, onPageMainThread, threadsUnavailable } from './threaded-module.js';
@@ -194,7 +194,14 @@ export async function loadLanguageModel(lab, bytes, options = {}) {
  * the start token after position 0 and the pad token anywhere; the stop token
  * (cricket's ".") is an ordinary word of the text. A sequence holds 1..seqLen
  * tokens, the start token included; because the model is causal, a shorter one
- * gives exactly what the first positions of a longer one would.
+ * gives exactly what the first positions of a longer one would. Text is read
+ * case-insensitively (every vocabulary is lower case) and the sentence marks
+ * . , ! ? are words of their own: 'Virat hit the ball.' is 'virat hit the ball .'.
+ *
+ * The model also has the methods of a {@link PretrainedModel} that
+ * <headlab-model-explorer> drives, with the same signatures and result shapes:
+ * `info`, `run`, `headScores(options)` and `generate(prompt, options)`. Those
+ * return Promises, as a PretrainedModel's do (the work itself is synchronous).
  */
 export class LanguageModel extends TrainingSession {
   /** @private */
@@ -209,6 +216,8 @@ export class LanguageModel extends TrainingSession {
     this._config.learningRate = fromFloat32(this._config.learningRate);
     /** @private word → id */
     this._ids = new Map(spec.vocabulary.map((w, i) => [w, i]));
+    /** @private weights held (floats) */
+    this._parameters = core.parameters();
   }
 
   /** @private An integer in 0..count-1. */
@@ -228,7 +237,7 @@ export class LanguageModel extends TrainingSession {
     if (typeof text !== 'string') {
       throw new TypeError(`LanguageModel.${fn}: ${name} must be a string of words separated by spaces, got ${describe(text)}`);
     }
-    const words = text.split(/\s+/).filter((w) => w.length > 0);
+    const words = text.toLowerCase().replace(/([.,!?])/g, ' $1 ').split(/\s+/).filter((w) => w.length > 0);
     this._checkLength(fn, name, words.length - (words[0] === this._spec.startToken ? 1 : 0), 'words');
     const ids = words.map((w, i) => {
       const id = this._ids.get(w);
@@ -309,6 +318,26 @@ export class LanguageModel extends TrainingSession {
   /** @private Copies ids into the model's token buffer. */
   _put(core, ids) {
     core.tokenBuffer().set(ids);
+  }
+
+  /**
+   * What the model is, in the shape of {@link PretrainedModel#info}: `{ architecture: 'headlab',
+   * kind: 'decoder', task, numLayers, numHeads, numKeyValueHeads, dModel, vocabSize, contextLength,
+   * parameters, dtype: 'F32', bytes }` (every head has its own keys and values, so numKeyValueHeads
+   * is numHeads; contextLength is the task's seqLen, the start token included; bytes the weights held).
+   * A new object each call.
+   * @returns {import('../headlab').LanguageModelInfo}
+   * @example
+   * lm.info;  // { architecture: 'headlab', kind: 'decoder', task: 'cricket', numLayers: 2, numHeads: 4, … }
+   */
+  get info() {
+    this._live('info');
+    const { numLayers, numHeads, dModel } = this._config;
+    return {
+      architecture: 'headlab', kind: 'decoder', task: this._spec.name, numLayers, numHeads, numKeyValueHeads: numHeads, dModel,
+      vocabSize: this._spec.vocabulary.length, contextLength: this._spec.seqLen, parameters: this._parameters,
+      dtype: 'F32', bytes: 4 * this._parameters,
+    };
   }
 
   /** The task this model learns: the entry of {@link Headlab#languageTasks} (a copy). */
@@ -424,16 +453,35 @@ export class LanguageModel extends TrainingSession {
    * ("was"/"were" after a pronoun → the antecedent), `induction` (a repeated
    * first name → the last name after its earlier copy), `previousToken` (t →
    * t − 1); `label` names the best relation at or above 0.3 and its kind
-   * ('subject → verb · syntax'), `relation` its key; {@link LanguageModel#baselines}
+   * ('verb → subject · syntax': from the word that looks to the word it looks at,
+   * as the arcs go), `relation` its key; {@link LanguageModel#baselines}
    * gives what position alone scores on the same arcs.
+   *
+   * Given an options object `{ examples? }` instead of n, it answers as
+   * {@link PretrainedModel#headScores} does, in a Promise: `{ sequence: null, basis: 'task',
+   * examples, scores }`, scores the same entries as above.
    * @param {number} [n] 1..100000
    * @returns {import('../headlab').LanguageHeadScore[]}
    * @example
    * lm.headScores().filter((h) => h.label === 'induction');
-   * english.headScores().filter((h) => h.relation === 'agreement');  // the subject → verb heads
+   * english.headScores().filter((h) => h.relation === 'agreement');  // the verb → subject heads
    */
   headScores(n) {
+    if (n !== null && typeof n === 'object') return this._taskScores(n);
     return this._headReport('headScores', n).heads;
+  }
+
+  /**
+   * @private headScores({ examples }): the shape of {@link PretrainedModel#headScores}, measured on the
+   * task's held-out sequences rather than one random repeated sequence, so `sequence` is null and
+   * `basis` 'task'.
+   */
+  async _taskScores(options) {
+    const fn = 'LanguageModel.headScores';
+    this._live('headScores');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const examples = this._count('headScores', 'examples', options.examples, 500, 1e5);
+    return { sequence: null, basis: 'task', examples, scores: this._headReport('headScores', examples).heads };
   }
 
   /**
@@ -584,8 +632,49 @@ export class LanguageModel extends TrainingSession {
     const v = this._spec.vocabulary.length;
     const topK = this._count('predict', 'topK', options.topK, v, v);
     this._put(core, ids);
-    const p = core.predict(ids.length);
-    const order = Array.from({ length: v }, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
+    return this._top(core.predict(ids.length), topK);
+  }
+
+  /**
+   * One forward pass, as {@link PretrainedModel#run}: `{ ids, tokens, logits, next, attention? }`.
+   * `logits` are log-probabilities (the logits shifted by their log-sum-exp: the same softmax) of the
+   * last position ([V]), or of every position ([T, V] row-major) with `allLogits`, all from the one
+   * pass; row t is what {@link LanguageModel#predict} gives after the first t + 1 tokens. `next` the
+   * topK (default 10) most probable next tokens, predict's; `attention` (with `attention: true`)
+   * [numLayers, numHeads, T, T], as {@link LanguageModel#attention}. `ablate` switches heads off for
+   * this call only (with those setHeadEnabled switched off); the switches are as they were after it.
+   * @param {string|Int32Array|number[]|string[]} textOrIds a sequence, start token first (put there when missing)
+   * @param {{attention?: boolean, ablate?: Array<{layer: number, head: number}>, allLogits?: boolean, topK?: number}} [options]
+   * @returns {Promise<import('../headlab').PretrainedRunResult>}
+   * @example
+   * const r = await lm.run('virat hit the ball because it was', { attention: true, ablate: [{ layer: 1, head: 2 }] });
+   * r.next[0];  // { id, token, probability } with layer 1 head 2 off
+   */
+  async run(textOrIds, options = {}) {
+    const fn = 'LanguageModel.run';
+    const core = this._live('run');
+    requireObject(fn, options, OPTION_KEYS[fn]);
+    const ids = this._sequence('run', textOrIds, 'textOrIds');
+    const attention = requireBool(fn, 'attention', options.attention);
+    const allLogits = requireBool(fn, 'allLogits', options.allLogits);
+    const v = this._spec.vocabulary.length;
+    const topK = this._count('run', 'topK', options.topK, Math.min(10, v), v);
+    const off = ablationMask(fn, options.ablate, this._config.numLayers, this._config.numHeads);
+    this._put(core, ids);
+    core.offBuffer().set(off);
+    const r = core.run(ids.length, attention);
+    const t = ids.length;
+    const out = {
+      ids, tokens: Array.from(ids, (i) => this._spec.vocabulary[i]),
+      logits: allLogits ? r.logProbs : r.logProbs.slice((t - 1) * v), next: this._top(r.probabilities, topK),
+    };
+    if (attention) out.attention = r.attention;
+    return out;
+  }
+
+  /** @private The topK entries of p [vocab], most probable first, ties by id (predict's order). */
+  _top(p, topK) {
+    const order = Array.from({ length: p.length }, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
     return order.slice(0, topK).map((i) => ({ token: this._spec.vocabulary[i], id: i, probability: p[i] }));
   }
 
@@ -605,14 +694,41 @@ export class LanguageModel extends TrainingSession {
    *   `newTokens` the generated ones
    * @example
    * lm.generate({ prompt: 'virat hit the', temperature: 0 }).text;  // 'virat hit the ball because it was full .'
+   *
+   * Given the prompt first, `generate(prompt, { maxTokens, temperature, seed })` answers as
+   * {@link PretrainedModel#generate} does, in a Promise: `{ ids, tokens, promptLength, text }`, `ids`
+   * and `tokens` the whole sequence (start token, prompt, new tokens), `text` the new words alone;
+   * maxTokens defaults to 20.
+   * @example
+   * (await lm.generate('virat hit the', { temperature: 0 })).text;  // 'ball because it was full .'
    */
-  generate(options = {}) {
+  generate(options = {}, more = undefined) {
+    if (typeof options === 'string' || Array.isArray(options) || options instanceof Int32Array) return this._continue(options, more);
     const fn = 'LanguageModel.generate';
-    const core = this._live('generate');
+    this._live('generate');
     requireObject(fn, options, OPTION_KEYS[fn]);
     const ids = this._sequence('generate', options.prompt ?? '', 'prompt');
-    const { seqLen, vocabulary } = this._spec;
-    const maxTokens = this._count('generate', 'maxTokens', options.maxTokens, seqLen, 1e6);
+    const maxTokens = this._count('generate', 'maxTokens', options.maxTokens, this._spec.seqLen, 1e6);
+    const all = this._draw(fn, ids, maxTokens, options);
+    const tokens = Array.from(all, (i) => this._spec.vocabulary[i]);
+    return { tokens, text: tokens.slice(1).join(' '), newTokens: tokens.slice(ids.length) };
+  }
+
+  /** @private generate(prompt, options): PretrainedModel#generate's shape. */
+  async _continue(prompt, options = {}) {
+    const fn = 'LanguageModel.generate';
+    this._live('generate');
+    requireObject(fn, options, OPTION_KEYS['PretrainedModel.generate']);
+    const ids = this._sequence('generate', prompt, 'prompt');
+    const maxTokens = this._count('generate', 'maxTokens', options.maxTokens, 20, this._spec.seqLen - 1);
+    const all = this._draw(fn, ids, maxTokens, options);
+    const tokens = Array.from(all, (i) => this._spec.vocabulary[i]);
+    return { ids: all, tokens, promptLength: ids.length, text: tokens.slice(ids.length).join(' ') };
+  }
+
+  /** @private Up to maxTokens new tokens after ids, with options' temperature and seed: the whole sequence. */
+  _draw(fn, ids, maxTokens, options) {
+    const core = this._core;
     const temperature = options.temperature ?? 1;
     if (typeof temperature !== 'number') throw new TypeError(`${fn}: temperature must be a number ≥ 0, got ${describe(temperature)}`);
     if (!(Number.isFinite(temperature) && temperature >= 0 && temperature <= 100)) {
@@ -623,10 +739,8 @@ export class LanguageModel extends TrainingSession {
     // The C++ sampler (Rng(seed, 7)) never draws the start token, stops after the stop token and
     // before the pad token (cpp/include/headlab/lm_session.hpp).
     this._put(core, ids);
-    const n = core.generate(ids.length, Math.min(maxTokens, seqLen), temperature, seed);
-    const out = Array.from(core.tokenBuffer().subarray(0, n));
-    const tokens = out.map((i) => vocabulary[i]);
-    return { tokens, text: tokens.slice(1).join(' '), newTokens: tokens.slice(ids.length) };
+    const n = core.generate(ids.length, Math.min(maxTokens, this._spec.seqLen), temperature, seed);
+    return core.tokenBuffer().slice(0, n);
   }
 
   /**

@@ -4,7 +4,7 @@
 /** The architectures HeadLab runs, as config.json's `architectures` names them (READERS' keys). */
 export const SUPPORTED_ARCHITECTURES = ['GPT2LMHeadModel', 'GPTNeoForCausalLM', 'LlamaForCausalLM', 'Qwen2ForCausalLM',
   'MistralForCausalLM', 'GPTNeoXForCausalLM', 'Phi3ForCausalLM', 'GemmaForCausalLM',
-  'BertForMaskedLM', 'RobertaForMaskedLM', 'DistilBertForMaskedLM'];
+  'BertForMaskedLM', 'RobertaForMaskedLM', 'DistilBertForMaskedLM', 'BertModel'];
 
 function field(fn, config, names, { optional = false, fallback } = {}) {
   for (const name of names) {
@@ -159,7 +159,7 @@ function readRotary(fn, config, row) {
   };
   if (headDim) engine.headDim = headDim;
   if (scaling) engine.ropeScaling = scaling;
-  return { engine, info: { numLayers, numHeads, dModel, vocabSize, contextLength, kind: 'decoder', numKeyValueHeads } };
+  return { engine, info: { numLayers, numHeads, dModel, vocabSize, contextLength, kind: 'decoder', head: 'next-token', numKeyValueHeads } };
 }
 
 const LLAMA = { headDim: true, activationKeys: ['hidden_act'], activation: 'silu', thetaKey: 'rope_theta', epsKey: 'rms_norm_eps', tied: false };
@@ -175,8 +175,9 @@ const ROTARY = {
 };
 
 /**
- * The masked-LM encoders (BERT, RoBERTa, DistilBERT): learned positions (RoBERTa's from
- * pad_token_id + 1), token types, post-norm blocks, erf GELU. One row of key names each.
+ * The encoders (BERT, RoBERTa, DistilBERT with their masked-LM heads; BertModel without a head):
+ * learned positions (RoBERTa's from pad_token_id + 1), token types, post-norm blocks, erf GELU.
+ * One row of key names each.
  */
 function readEncoder(fn, config, row) {
   const k = row.keys;
@@ -209,7 +210,8 @@ function readEncoder(fn, config, row) {
     layerNormEps: row.eps ?? epsilon(fn, config, 'layer_norm_eps', 1e-12), scaleScores: true,
     windows: new Array(numLayers).fill(0), activation: 'gelu', typeVocabSize, positionOffset,
   };
-  return { engine, info: { numLayers, numHeads, dModel, vocabSize, contextLength, kind: 'encoder', numKeyValueHeads: numHeads } };
+  const head = row.head ?? 'masked-lm';
+  return { engine, info: { numLayers, numHeads, dModel, vocabSize, contextLength, kind: 'encoder', head, numKeyValueHeads: numHeads } };
 }
 
 const BERT_KEYS = { layers: 'num_hidden_layers', heads: 'num_attention_heads', d: 'hidden_size', ff: 'intermediate_size', act: 'hidden_act' };
@@ -218,6 +220,8 @@ const ENCODERS = {
   BertForMaskedLM: { name: 'BertForMaskedLM', keys: BERT_KEYS, types: true },
   RobertaForMaskedLM: { name: 'RobertaForMaskedLM', keys: BERT_KEYS, types: true, offsetPositions: true },
   DistilBertForMaskedLM: { name: 'DistilBertForMaskedLM', keys: { layers: 'n_layers', heads: 'n_heads', d: 'dim', ff: 'hidden_dim', act: 'activation' }, eps: 1e-12 },
+  // sentence-transformers and many fine-tunes: the encoder and its pooler, no head (no logits).
+  BertModel: { name: 'BertModel', keys: BERT_KEYS, types: true, head: 'none' },
 };
 
 /** config.json's class name → its reader: { engine, info }. */
@@ -229,7 +233,7 @@ const READERS = {
 };
 
 function withKind(r) {
-  return { engine: r.engine, info: { ...r.info, kind: 'decoder', numKeyValueHeads: r.info.numHeads } };
+  return { engine: r.engine, info: { ...r.info, kind: 'decoder', head: 'next-token', numKeyValueHeads: r.info.numHeads } };
 }
 
 /** GPT-Neo's per-layer windows (0 = global) from attention_types and window_size. */

@@ -1,7 +1,7 @@
 // Pretrained Hugging Face checkpoints (GPT-2, GPT-Neo): loadPretrained, which fetches and checks
 // config.json, tokenizer.json and the safetensors weights and hands them to the engine
 // (headlab_pretrained, PretrainedCore), and the PretrainedModel it returns.
-import { OPTION_KEYS, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
+import { OPTION_KEYS, ablationMask, describe, requireBool, requireDim, requireObject, requireSeed } from './checks.js';
 import { DEFAULT_MAX_THREADS, availableCores } from './cores.js';
 import { loadTokenizers } from '../headlab-files.js';
 import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, threadsUnavailable } from './threaded-module.js';
@@ -398,9 +398,10 @@ export class PretrainedModel {
   }
 
   /**
-   * `{ architecture, numLayers, numHeads, dModel, vocabSize, contextLength, parameters, dtype, bytes }`:
-   * `architecture` as config.json names it, `dtype` of the weights as stored ('F32', 'F16', 'BF16'),
-   * `bytes` the weights held in memory.
+   * `{ architecture, kind, head, numLayers, numHeads, numKeyValueHeads, dModel, vocabSize, contextLength,
+   * parameters, dtype, bytes }`: `architecture` as config.json names it, `kind` 'decoder' or 'encoder',
+   * `head` 'next-token', 'masked-lm' or 'none' (BertModel: no logits, run gives the last hidden state),
+   * `dtype` of the weights as stored ('F32', 'F16', 'BF16'), `bytes` the weights held in memory.
    */
   get info() {
     this._live('info');
@@ -542,6 +543,9 @@ export class PretrainedModel {
    * call: their outputs are zeroed before the output projection (whose bias stays). An encoder's
    * `logits` are the masked-LM logits at every position ([T, V]) and `next` is empty (see fill);
    * `pair` (a second text) or `tokenTypes` (one per id) give it token types, returned as `tokenTypes`.
+   * A model without a head (BertModel, `info.head` 'none': sentence-transformers, fine-tunes) has no
+   * logits: `hidden` is its last hidden state (Float32Array [T, dModel], Hugging Face's
+   * last_hidden_state), `logits` is empty and `next` too; `allLogits: true` is refused.
    * `patch: { source, heads }` is activation patching: the listed heads' outputs (before the output
    * projection, at every position) are taken from a run on `source` (text or ids of the same length).
    * @param {string|Int32Array|number[]} textOrIds
@@ -560,6 +564,10 @@ export class PretrainedModel {
     const { ids, types } = this._input(fn, textOrIds, options);
     const attention = requireBool(fn, 'attention', options.attention);
     const encoder = this._info.kind === 'encoder';
+    const headless = this._info.head === 'none';
+    if (headless && options.allLogits === true) {
+      throw new TypeError(`${fn}: allLogits: this model (${this._info.architecture}) has no head, so it has no logits; run gives its last hidden state as hidden [T, dModel]`);
+    }
     // An encoder's logits are the masked-LM predictions at every position.
     const allLogits = requireBool(fn, 'allLogits', options.allLogits) || encoder;
     const { vocabSize: V } = this._info;
@@ -570,7 +578,9 @@ export class PretrainedModel {
     const r = this._check('run', core.run(ids.length, { attention, allLogits, ablate, lens: false, lensTopK: 0, tokenTypes: types, ...patch }));
     const T = ids.length;
     const offset = allLogits ? (T - 1) * V : 0;
-    const out = { ids, tokens: this._tokens(ids), logits: r.logits, next: encoder ? [] : this._top(r.logits, offset, V, topK) };
+    const logits = r.logits ?? new Float32Array(0);  // none without a head
+    const out = { ids, tokens: this._tokens(ids), logits, next: encoder ? [] : this._top(logits, offset, V, topK) };
+    if (headless) out.hidden = r.hidden;
     if (types) out.tokenTypes = types;
     if (attention) out.attention = r.attention;
     return out;
@@ -620,9 +630,17 @@ export class PretrainedModel {
 
   /** @private Throws when a decoder-only method is called on an encoder. */
   _decoderOnly(fn, why) {
+    if (this._info.head === 'none') this._needsHead(fn);
     if (this._info.kind === 'encoder') {
       throw new TypeError(`${fn}: this model is an encoder (${this._info.architecture}: bidirectional attention, masked-LM head); ${why}`);
     }
+  }
+
+  /** @private Throws for what needs logits on a model without a head (BertModel). */
+  _needsHead(fn) {
+    if (this._info.head !== 'none') return;
+    throw new TypeError(`${fn}: this model (${this._info.architecture}) is an encoder without a head: it gives attention and its last hidden state ` +
+      `(run's hidden), no logits to guess tokens with. Load a checkpoint with a masked-LM head (BertForMaskedLM, e.g. google-bert/bert-base-uncased) for that`);
   }
 
   /**
@@ -640,6 +658,7 @@ export class PretrainedModel {
     const core = this._live('fill');
     requireObject(fn, options, OPTION_KEYS[fn]);
     if (this._info.kind !== 'encoder') throw new TypeError(`${fn}: fill needs an encoder with a masked-LM head (BERT, RoBERTa, DistilBERT); this model is a decoder: use run or generate`);
+    this._needsHead(fn);
     if (typeof text !== 'string') throw new TypeError(`${fn}: text must be a string with a mask token, got ${describe(text)}`);
     const { vocabSize: V } = this._info;
     const topK = this._count(fn, 'topK', options.topK, 5, V);
@@ -672,21 +691,7 @@ export class PretrainedModel {
 
   /** @private [{ layer, head }] → Uint8Array [numLayers * numHeads], 1 = listed. */
   _ablation(fn, ablate, name = 'ablate') {
-    const { numLayers: L, numHeads: H } = this._info;
-    const mask = new Uint8Array(L * H);
-    if (ablate === undefined) return mask;
-    if (!Array.isArray(ablate)) throw new TypeError(`${fn}: ${name} must be an array of { layer, head }, got ${describe(ablate)}`);
-    ablate.forEach((x, i) => {
-      if (x === null || typeof x !== 'object') throw new TypeError(`${fn}: ${name}[${i}] must be { layer, head }, got ${describe(x)}`);
-      for (const [key, n] of [['layer', L], ['head', H]]) {
-        const v = x[key];
-        const msg = `${fn}: ${name}[${i}].${key} must be an integer in 0..${n - 1}, got ${describe(v)}`;
-        if (typeof v !== 'number') throw new TypeError(msg);
-        if (!Number.isInteger(v) || v < 0 || v >= n) throw new RangeError(msg);
-      }
-      mask[x.layer * H + x.head] = 1;
-    });
-    return mask;
+    return ablationMask(fn, ablate, this._info.numLayers, this._info.numHeads, name);
   }
 
   /** @private run's patch option → the engine's { patchSource, patchHeads }, or {} without one. */
@@ -754,6 +759,7 @@ export class PretrainedModel {
   async patchHeads(options) {
     const fn = 'PretrainedModel.patchHeads';
     const core = this._live('patchHeads');
+    this._needsHead(fn);
     requireObject(fn, options, OPTION_KEYS[fn]);
     const clean = this._sequence('patchHeads', options.clean, 'clean');
     const corrupted = this._sequence('patchHeads', options.corrupted, 'corrupted');
@@ -805,6 +811,7 @@ export class PretrainedModel {
   async directLogitAttribution(options) {
     const fn = 'PretrainedModel.directLogitAttribution';
     const core = this._live('directLogitAttribution');
+    this._needsHead(fn);
     requireObject(fn, options, OPTION_KEYS[fn]);
     const ids = this._sequence('directLogitAttribution', options.ids, 'ids');
     const answer = this._oneToken(fn, 'answer', options.answer);

@@ -1,5 +1,6 @@
 // The model side of <headlab-model-explorer>: holds ONE model (a PretrainedModel from
-// lab.loadPretrained, or a ShippedModel of lm-adapter.js) and answers the page. No DOM:
+// lab.loadPretrained, or one of HeadLab's own LanguageModels from lab.loadLanguageModel, which has
+// the same explorer-facing methods: info, tokenize, run, headScores) and answers the page. No DOM:
 // the same code runs in the explorer Worker (components/shared/worker/explorer-worker.js) and,
 // where no Worker can start (file://), on the page. Every number comes from the model.
 //
@@ -15,7 +16,8 @@
 //           lens with the same heads off, when asked for (or already computed), else null.
 //           An encoder (info.kind 'encoder') has no next token: `fill` is model.fill's masks
 //           ([{ position, top }]) when the text holds info.maskToken, else null; fillBaseline the
-//           masks with every head on (null when none is off); it has no logit lens.
+//           masks with every head on (null when none is off); it has no logit lens. An encoder without a
+//           head (info.head 'none', BertModel) has no fill either: attention only.
 //   lens    { ids, ablate }                             → the logit lens of those ids with those heads off (kept for analyze)
 //   importance { text, scores }                         → head-importance.js's answer: each head's and each label's loss change
 //   findings { op, options }                            the findings panel's calls on the model (findings())
@@ -27,7 +29,6 @@
 // Events: { event: 'progress', file, loaded, total } while a load downloads (at most every 100 ms per file;
 // an update held back is sent late, never dropped).
 
-import { ShippedModel } from './lm-adapter.js';
 import { headImportance } from './head-importance.js';
 import { hasMask, maskTokenOf } from './explorer-families.js';
 
@@ -36,8 +37,12 @@ const offKey = (ablate) => ablate.map((a) => `${a.layer}.${a.head}`).sort().join
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
-/** The headScores() options of every load: TransformerLens's sequence is 2n + 1 tokens, n = 20 where the context allows it. */
+/**
+ * The headScores() options of every load: TransformerLens's sequence is 2n + 1 tokens, n = 20 where the
+ * context allows it; HeadLab's own models score on 500 held-out sequences of their task.
+ */
 export function headScoreOptions(info) {
+  if (info.architecture === 'headlab') return { examples: 500 };
   return { length: Math.max(1, Math.min(20, Math.floor(((info.contextLength ?? 41) - 1) / 2))), seed: 1 };
 }
 
@@ -101,7 +106,7 @@ export class ExplorerSession {
     this.violation = null;
     let model;
     if (source.kind === 'shipped') {
-      model = new ShippedModel(await this.lab.loadLanguageModel(source.bytes), { name: source.name, bytes: source.bytes.length });
+      model = await this.lab.loadLanguageModel(source.bytes);
     } else {
       // At most one event per file every 100 ms, and never one dropped for good: an update held
       // back is sent when its 100 ms are up (a download that stalls shows the bytes it did get).
@@ -151,7 +156,7 @@ export class ExplorerSession {
     const scores = await model.headScores(headScoreOptions(model.info));
     const info = { ...model.info };
     // An encoder's mask token, as its tokenizer writes it: the explorer's hint and first text.
-    if (info.kind === 'encoder') info.maskToken = maskTokenOf(model);
+    if (info.kind === 'encoder' && info.head !== 'none') info.maskToken = maskTokenOf(model);
     this._maskToken = info.maskToken ?? null;
     return { info, scores };
   }
@@ -208,6 +213,12 @@ export class ExplorerSession {
     if (model.info.kind === 'encoder') {
       out.fill = null;
       out.fillBaseline = null;
+      if (model.info.head === 'none') {
+        // BertModel: attention and hidden states, no words to guess.
+        out.lensNote = 'This model has no output layer that turns its vectors into words, so it has no logit lens.';
+        out.lensNoteKey = 'explorer.lensNoHead';
+        return out;
+      }
       if (hasMask(text, this._maskToken)) {
         out.fill = (await model.fill(text, { topK, ablate })).masks;
         if (!ablate.length) kept.fill = out.fill;

@@ -1,11 +1,13 @@
 // Head importance by ablation, without the DOM: for one text, how much the model's loss grows when
 // each head is switched off, and when every head sharing a label (its strongest detector, as the
 // explorer's grid names it) is switched off together. A group that matters while none of its heads
-// does alone is redundancy: the heads share the job. Every number comes from the model's own runs.
+// does alone is redundancy: the heads share the job. A head that matters while no detector labels it
+// does a job the attention-pattern scores do not see (it may copy by position, not by content): the
+// loss names it where the grid cannot. Every number comes from the model's own runs.
 
 import { DETECTORS, STRONG } from './explorer-controller.js';
 
-/** A group matters when switching it off costs at least this much (nats per token). */
+/** A head or a group matters when switching it off costs at least this much (nats per token). */
 export const GROUP_MATTERS = 0.1;
 /** ...and is redundant when no single head of it costs more than this share of the group's cost. */
 export const SHARE_ALONE = 0.25;
@@ -41,12 +43,16 @@ export function labelOf(score) {
 
 /**
  * @param {{ info: { numLayers: number, numHeads: number, vocabSize: number }, run: Function }} model
- *   a PretrainedModel (or the explorer's ShippedModel): run(ids, { allLogits, ablate })
+ *   a PretrainedModel or a LanguageModel: run(ids, { allLogits, ablate })
  * @param {string | Int32Array | number[]} textOrIds  at least 2 tokens
  * @param {{ scores?: Array<object> }} [o]  headScores()'s scores (layer-major), for the labels
- * @returns {Promise<{ ids: number[], loss: number, heads: Array<{layer, head, label, lossChange}>,
- *   groups: Array<{label, heads: Array<{layer, head}>, lossChange, largestAlone, redundant}> }>}
- *   heads ranked by lossChange, largest first; groups for every label two or more heads share
+ * @returns {Promise<{ ids: number[], loss: number,
+ *   heads: Array<{layer, head, label, lossChange, matters, induction}>,
+ *   groups: Array<{label, heads: Array<{layer, head}>, lossChange, largestAlone, redundant}>,
+ *   unlabelled: Array<{layer, head, label, lossChange, matters, induction}> }>}
+ *   heads ranked by lossChange, largest first (`induction`: the head's induction score from `scores`,
+ *   NaN without one); groups for every label two or more heads share; `unlabelled`: the heads that
+ *   matter (lossChange ≥ GROUP_MATTERS) while their scores, given, reach no detector's label, largest first
  */
 export async function headImportance(model, textOrIds, { scores = [] } = {}) {
   const { numLayers: L, numHeads: H, vocabSize: V, kind } = model.info;
@@ -61,8 +67,10 @@ export async function headImportance(model, textOrIds, { scores = [] } = {}) {
   const heads = [];
   for (let layer = 0; layer < L; layer++) {
     for (let head = 0; head < H; head++) {
-      const label = labelOf(scores.find((s) => s.layer === layer && s.head === head));
-      heads.push({ layer, head, label, lossChange: (await lossOf([{ layer, head }])) - loss });
+      const score = scores.find((s) => s.layer === layer && s.head === head);
+      const lossChange = (await lossOf([{ layer, head }])) - loss;
+      heads.push({ layer, head, label: labelOf(score), lossChange, matters: lossChange >= GROUP_MATTERS,
+        induction: Number.isFinite(score?.induction) ? score.induction : NaN });
     }
   }
   const groups = [];
@@ -77,5 +85,6 @@ export async function headImportance(model, textOrIds, { scores = [] } = {}) {
     });
   }
   heads.sort((a, b) => b.lossChange - a.lossChange);
-  return { ids, loss, heads, groups };
+  const scored = (h) => scores.some((s) => s.layer === h.layer && s.head === h.head);
+  return { ids, loss, heads, groups, unlabelled: heads.filter((h) => h.matters && !h.label && scored(h)) };
 }
