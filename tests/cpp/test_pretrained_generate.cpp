@@ -82,7 +82,8 @@ std::vector<std::uint8_t> some_heads_off(const PretrainedModel& m) {
 
 TEST_CASE("pretrained generate: each cached step's logits are a whole run's over the same prefix") {
   for (const char* name : kDecoders) {
-    CAPTURE(name);
+    const std::string fixture = name;
+    CAPTURE(fixture);
     auto m = load_model(golden() + name + "/");
     for (Path path : {Path::simd, Path::ref}) {
       CAPTURE(int(path));
@@ -104,7 +105,8 @@ TEST_CASE("pretrained generate: each cached step's logits are a whole run's over
 
 TEST_CASE("pretrained generate: switched-off heads stay off in every cached step") {
   for (const char* name : kDecoders) {
-    CAPTURE(name);
+    const std::string fixture = name;
+    CAPTURE(fixture);
     auto m = load_model(golden() + name + "/");
     const auto prompt = prompt_of(*m, 12);
     const auto off = some_heads_off(*m);
@@ -125,7 +127,8 @@ TEST_CASE("pretrained generate: switched-off heads stay off in every cached step
 
 TEST_CASE("pretrained generate: the cached and the uncached path draw the same tokens") {
   for (const char* name : kDecoders) {
-    CAPTURE(name);
+    const std::string fixture = name;
+    CAPTURE(fixture);
     auto m = load_model(golden() + name + "/");
     const auto prompt = prompt_of(*m, 13);
     for (float temperature : {0.0f, 1.0f, 0.7f}) {
@@ -151,7 +154,8 @@ TEST_CASE("pretrained generate: the cached and the uncached path draw the same t
 
 TEST_CASE("pretrained generate: cached steps on 2 threads give 1 thread's bits") {
   for (const char* name : kDecoders) {
-    CAPTURE(name);
+    const std::string fixture = name;
+    CAPTURE(fixture);
     auto one = load_model(golden() + name + "/");
     auto two = load_model(golden() + name + "/");
     two->set_pool(make_pretrained_pool(2));
