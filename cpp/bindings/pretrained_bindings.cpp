@@ -327,15 +327,31 @@ class PretrainedCoreJs {
   }
 
   // Int32Array of the new ids (the stop token not included).
-  val generate(double t_in, double max_tokens, double temperature, double seed, double stop_id) {
+  // options: { ablate /* L*H, 1 = off, every step */, cached /* default true; false: each token by a
+  // whole run, for comparisons */ }
+  val generate(double t_in, double max_tokens, double temperature, double seed, double stop_id, val options) {
     std::string error;
     const std::size_t t = tokens_length(t_in, &error);
     if (!error.empty()) return val(error);
     if (!(max_tokens >= 0)) return val(std::string("maxTokens must be >= 0"));
+    headlab::PretrainedGenerateOptions g;
+    std::vector<std::uint8_t> ablate;
+    if (is_object(options)) {
+      const val a = options["ablate"];
+      if (!a.isUndefined() && !a.isNull()) {
+        ablate = emscripten::convertJSArrayToNumberVector<std::uint8_t>(a);
+        const std::size_t lh = model_->config().num_layers * model_->config().num_heads;
+        if (ablate.size() != lh)
+          return val("ablate must have numLayers * numHeads = " + std::to_string(lh) + " entries, not " +
+                     std::to_string(ablate.size()));
+        g.ablate = ablate.data();
+      }
+      g.cached = !options["cached"].isFalse();
+    }
     std::vector<std::int32_t> ids;
     error = model_->generate(tokens_.data(), t, static_cast<std::size_t>(max_tokens),
                              static_cast<float>(temperature), static_cast<std::uint64_t>(seed),
-                             static_cast<std::int32_t>(stop_id), &ids);
+                             static_cast<std::int32_t>(stop_id), &ids, headlab::Path::simd, g);
     if (!error.empty()) return val(error);
     return copy_of(ids.data(), ids.size());
   }

@@ -103,7 +103,7 @@ for (const folder of ['gpt2-f32', 'gpt2-noprefix-f32', 'gpt2-f16', 'gpt2-bf16', 
         assert.ok(Math.abs(scores[i + 3] - s.firstToken) <= tol);
       }
       const g = expected.greedy;
-      const ids = core.generate(withTokens(core, g.prompt), g.next.length, 0, 1, -1);
+      const ids = core.generate(withTokens(core, g.prompt), g.next.length, 0, 1, -1, {});
       assert.deepEqual([...ids], g.next);
     } finally {
       core.delete();
@@ -115,11 +115,11 @@ test('sampling is seeded, stops before the stop id and at the context; errors ar
   const { core, cfg } = load('gpt2-f32');
   try {
     const prompt = [281, 275, 261];
-    const a = core.generate(withTokens(core, prompt), 50, 1, 7, -1);
-    const b = core.generate(withTokens(core, prompt), 50, 1, 7, -1);
+    const a = core.generate(withTokens(core, prompt), 50, 1, 7, -1, {});
+    const b = core.generate(withTokens(core, prompt), 50, 1, 7, -1, {});
     assert.deepEqual([...a], [...b]);
     assert.equal(a.length, cfg.contextLength - prompt.length);
-    const stopped = core.generate(withTokens(core, prompt), 50, 1, 7, a[3]);
+    const stopped = core.generate(withTokens(core, prompt), 50, 1, 7, a[3], {});
     assert.ok(stopped.length <= 3);
     assert.match(core.run(0, {}), /length 0 is outside/);
     withTokens(core, [1, 2, 400]);

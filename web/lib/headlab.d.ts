@@ -894,6 +894,8 @@ export interface PretrainedGenerateOptions {
   temperature?: number;
   /** Default 1. */
   seed?: number;
+  /** Heads switched off for every generated token, as in run. */
+  ablate?: Array<{ layer: number; head: number }>;
 }
 
 export interface PretrainedGenerateResult {

@@ -153,6 +153,16 @@ struct PatchHeadsArgs {
   std::size_t at = 0;  // the position of the metric (a decoder's last, an encoder's mask)
   const std::int32_t* token_types = nullptr;  // [t], both runs' (encoders, e.g. a pair); nullptr: all 0
 };
+// generate()'s further options.
+struct PretrainedGenerateOptions {
+  const std::uint8_t* ablate = nullptr;  // [L * H], 1 = head switched off (every step); or nullptr
+  // true: the prompt runs once and stores each layer's keys (rotated) and values; each new token
+  // is then one row through the model against them. false: every new token by a whole run over
+  // the sequence so far (the comparison path for tests and the benchmark).
+  bool cached = true;
+  std::vector<float>* step_logits = nullptr;  // when set: each step's [V] logits appended, in order
+};
+
 struct PatchHeadsResult {
   std::vector<float> effects;  // [L * H], layer-major
   float metric_clean = 0, metric_corrupted = 0;
@@ -215,10 +225,12 @@ class PretrainedModel {
 
   // New ids after tokens[0..t), at most max_tokens and never past the context;
   // temperature 0 = arg-max, else sampling from softmax(logits / temperature)
-  // with a generator seeded by `seed`. Stops before stop_id (< 0: never).
+  // with a generator seeded by `seed`. Stops before stop_id (< 0: never). Decoders only.
+  // The cached and the uncached path draw the same tokens from the same seed (their logits
+  // agree to rounding: the step's products take one row, the whole run's many).
   std::string generate(const std::int32_t* tokens, std::size_t t, std::size_t max_tokens, float temperature,
                        std::uint64_t seed, std::int32_t stop_id, std::vector<std::int32_t>* out,
-                       Path path = Path::simd);
+                       Path path = Path::simd, const PretrainedGenerateOptions& options = {});
 
   // Activation patching over every head (PatchHeadsArgs). The work is shared where the maths
   // allows: layers before a head's layer are the corrupted run's, and so are the rows before
@@ -300,11 +312,14 @@ class PretrainedModel {
   // y[rows, d] = the block's norm of x with weight w (and bias b for LayerNorm).
   void norm(Path path, const Tensor& w, const Tensor& b, const float* x, float* y, std::size_t rows);
   void mlp(Path path, const Layer& y, const float* a, std::size_t rows, float* out);
-  // heads_out: rows t0..t-1 of every head's output, [t - t0, H * d_k].
-  void attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv,
+  // heads_out: rows t0..t-1 of every head's output, [t - t0, H * d_k]. cache nullptr: q, k, v of
+  // every position 0..t-1 in qkv's rows. cache (t0 > 0): qkv holds rows t0..t-1 only (their q), and
+  // the keys and values of positions 0..t-1 are one layer's part of kv_ ([rows][kv_width()]).
+  void attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv, const float* cache,
               const std::uint8_t* ablate, float* attention_out, float* heads_out);
   void attend_head(Path path, std::size_t l, std::size_t h, std::size_t t0, std::size_t t, const float* qkv,
-                   const std::uint8_t* ablate, float* attention_out, float* heads_out, std::size_t worker);
+                   const float* cache, const std::uint8_t* ablate, float* attention_out, float* heads_out,
+                   std::size_t worker);
   // One layer's q, k, v for `seqs` sequences of n rows each (rows at positions p0..p0+n-1; the
   // rotary tables in rope_cos_ / rope_sin_ are those rows'): x [seqs * n, d] -> qkv [seqs * n, qkv_width()].
   void layer_qkv(Path path, std::size_t l, float* x, std::size_t seqs, std::size_t n, float* qkv);
@@ -328,6 +343,8 @@ class PretrainedModel {
   void head(Path path, const float* x, std::size_t rows, float* out);
   const Tensor& unembedding() const;
   std::size_t qkv_width() const;
+  // A cached row: key-value head j's key at j * d_k, its value at (kv_heads + j) * d_k.
+  std::size_t kv_width() const;
   std::size_t fc_width() const;
 
   PretrainedConfig config_;
@@ -348,7 +365,8 @@ class PretrainedModel {
   // With more than one worker: A of a product on packed weights, packed once for every chunk.
   std::vector<float> apack_;
   std::size_t kt_part_ = 0, gws_part_ = 0, aws_part_ = 0;
-  // generate(): q, k, v [layers][kv_rows_][qkv_width()], freed when it returns.
+  // generate(): each layer's keys (rotated) and values [layers][kv_rows_][kv_width()], freed when
+  // it returns.
   std::vector<float> kv_;
   std::size_t kv_rows_ = 0;
   std::unique_ptr<PatchSession> patch_;  // between patch_heads_begin and patch_heads_end

@@ -421,6 +421,10 @@ std::size_t PretrainedModel::qkv_width() const {
   return (block_.heads + 2 * block_.kv_heads) * block_.head_dim;
 }
 
+std::size_t PretrainedModel::kv_width() const {
+  return 2 * block_.kv_heads * block_.head_dim;
+}
+
 std::size_t PretrainedModel::fc_width() const {
   const bool gated = block_.mlp == BlockSpec::Mlp::swiglu || block_.mlp == BlockSpec::Mlp::geglu;
   return config_.d_ff * (gated ? 2 : 1);
@@ -588,15 +592,16 @@ void PretrainedModel::mlp(Path path, const Layer& y, const float* a, std::size_t
 
 // Heads split over the workers, each with its own workspace.
 void PretrainedModel::attend(Path path, std::size_t l, std::size_t t0, std::size_t t, const float* qkv,
-                             const std::uint8_t* ablate, float* attention_out, float* heads_out) {
+                             const float* cache, const std::uint8_t* ablate, float* attention_out,
+                             float* heads_out) {
   parallel(config_.num_heads, [&](std::size_t h, std::size_t worker) {
-    attend_head(path, l, h, t0, t, qkv, ablate, attention_out, heads_out, worker);
+    attend_head(path, l, h, t0, t, qkv, cache, ablate, attention_out, heads_out, worker);
   });
 }
 
 void PretrainedModel::attend_head(Path path, std::size_t l, std::size_t h, std::size_t t0, std::size_t t,
-                                  const float* qkv, const std::uint8_t* ablate, float* attention_out,
-                                  float* heads_out, std::size_t worker) {
+                                  const float* qkv, const float* cache, const std::uint8_t* ablate,
+                                  float* attention_out, float* heads_out, std::size_t worker) {
   const BlockSpec& b = block_;
   const std::size_t nh = b.heads, dk = b.head_dim, ld = qkv_width(), ldo = nh * dk, w = b.windows[l];
   const std::size_t j = h / (nh / b.kv_heads);  // the key-value head this query head reads
@@ -613,14 +618,22 @@ void PretrainedModel::attend_head(Path path, std::size_t l, std::size_t h, std::
   a.ldo = ldo;
   a.scale = scale;
   if (t0 > 0) {
-    // Rows t0..t-1 after cached keys (generation, causal): each query alone over the
-    // keys it sees, 0..i or, in a local layer, its last w.
+    // Rows t0..t-1 after earlier keys (generation, causal): each query alone over the
+    // keys it sees, 0..i or, in a local layer, its last w; from the cache when there is one.
+    const std::size_t kvw = kv_width();
+    const float *ck = cache ? cache + j * dk : nullptr, *cv = cache ? cache + (b.kv_heads + j) * dk : nullptr;
     if (!off)
       for (std::size_t i = t0; i < t; ++i) {
         const std::size_t lo = (w && i + 1 > w) ? i + 1 - w : 0;
         a.t_q = 1;
         a.t_k = i + 1 - lo;
-        a.q = q + i * ld, a.k = k + lo * ld, a.v = v + lo * ld, a.o = o + (i - t0) * ldo;
+        a.o = o + (i - t0) * ldo;
+        if (cache) {
+          a.q = q + (i - t0) * ld, a.k = ck + lo * kvw, a.v = cv + lo * kvw;
+          a.ldk = a.ldv = kvw;
+        } else {
+          a.q = q + i * ld, a.k = k + lo * ld, a.v = v + lo * ld;
+        }
         attention_fused(path, a, aws);
       }
   } else {
@@ -811,9 +824,9 @@ void PretrainedModel::layer_rest(Path path, std::size_t l, float* x, const float
     std::copy(mlp_out + trace->at * d, mlp_out + (trace->at + 1) * d, trace->mlp.data() + l * d);
 }
 
-// Rows t0..t-1 of tokens[0..t) (checked). cache: q, k, v of every layer kept in
-// kv_ at their positions (keys already rotated), and rows before t0 taken from there
-// (t0 > 0 only with cache; options other than ablate only with t0 = 0). trace (t0 = 0):
+// Rows t0..t-1 of tokens[0..t) (checked). cache: the keys (rotated) and values of rows
+// t0..t-1 of every layer stored in kv_ at their positions, and those of rows before t0 read
+// from there (t0 > 0 only with cache; options other than ablate only with t0 = 0). trace (t0 = 0):
 // what the causal tools keep, sized by the caller; patch_z [L, t, H * d_k]: the outputs of
 // the heads options.patch_heads marks.
 void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::size_t t,
@@ -825,7 +838,7 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
       options.lens ? std::min(std::max<std::size_t>(options.lens_top_k, 1), c.vocab) : 0;
   reserve(t, options.attention, options.all_logits, options.lens);
   const std::size_t d = c.d_model, v = c.vocab, nh = b.heads, big_l = c.num_layers, n = t - t0,
-                    qw = qkv_width();
+                    qw = qkv_width(), kvw = kv_width();
   PretrainedRunResult& r = *result;
   r.attention.assign(options.attention ? big_l * nh * t * t : 0, 0.0f);
   r.lens_ids.assign(big_l * t * lens_k, 0);
@@ -850,12 +863,24 @@ void PretrainedModel::forward(const std::int32_t* tokens, std::size_t t0, std::s
   if (b.positions == BlockSpec::Positions::rotary) rope_table(b.rope, t0, n, rope_cos_.data(), rope_sin_.data());
   const std::size_t hw = nh * b.head_dim;
   for (std::size_t l = 0; l < big_l; ++l) {
-    float* qkv = cache ? kv_.data() + l * kv_rows_ * qw : qkv_.data();
+    float* qkv = qkv_.data();
     if (trace && trace->keep_x) std::copy(x, x + n * d, trace->x.data() + l * t * d);
-    layer_qkv(path, l, x, 1, n, qkv + t0 * qw);
+    layer_qkv(path, l, x, 1, n, qkv);
     if (trace && trace->keep_qkv) std::copy(qkv, qkv + n * qw, trace->qkv.data() + l * t * qw);
-    attend(path, l, t0, t, qkv, options.ablate, options.attention ? r.attention.data() + l * nh * t * t : nullptr,
-           heads_.data());
+    float* layer_cache = cache ? kv_.data() + l * kv_rows_ * kvw : nullptr;
+    if (cache)
+      for (std::size_t i = 0; i < n; ++i) {
+        const float* row = qkv + i * qw;
+        float* to = layer_cache + (t0 + i) * kvw;
+        for (std::size_t j = 0; j < b.kv_heads; ++j) {
+          const float *kj = row + b.k_base + j * b.kv_stride, *vj = row + b.v_base + j * b.kv_stride;
+          std::copy(kj, kj + b.head_dim, to + j * b.head_dim);
+          std::copy(vj, vj + b.head_dim, to + (b.kv_heads + j) * b.head_dim);
+        }
+      }
+    // The prompt's rows attend as a run's do (qkv holds them all); a step's against the cache.
+    attend(path, l, t0, t, qkv, t0 > 0 ? layer_cache : nullptr, options.ablate,
+           options.attention ? r.attention.data() + l * nh * t * t : nullptr, heads_.data());
     if (trace) std::copy(heads_.data(), heads_.data() + n * hw, trace->z.data() + l * t * hw);
     if (patch_z && options.patch_heads)
       for (std::size_t h = 0; h < nh; ++h)
@@ -913,28 +938,34 @@ std::string PretrainedModel::head_scores(const std::int32_t* tokens, std::size_t
 
 std::string PretrainedModel::generate(const std::int32_t* tokens, std::size_t t, std::size_t max_tokens,
                                       float temperature, std::uint64_t seed, std::int32_t stop_id,
-                                      std::vector<std::int32_t>* out, Path path) {
+                                      std::vector<std::int32_t>* out, Path path,
+                                      const PretrainedGenerateOptions& options) {
   out->clear();
   if (!block_.causal)
     return "generate needs a decoder: this model is an encoder (bidirectional attention), which predicts "
            "masked tokens rather than the next one";
   if (!(temperature >= 0) || !std::isfinite(temperature)) return "temperature must be a finite number >= 0";
   PretrainedRunResult r;
-  const PretrainedRunOptions o;
+  PretrainedRunOptions o;
+  o.ablate = options.ablate;
   const std::string error = check(tokens, t);
   if (!error.empty()) return error;
   if (max_tokens == 0 || t == config_.context) return "";
   std::vector<std::int32_t> seq(tokens, tokens + t);
-  // q, k, v of every layer for every position the sequence will reach: each new
+  const bool cached = options.cached;
+  // Keys and values of every layer for every position the sequence will reach: each new
   // token then costs one row through the model.
-  kv_rows_ = std::min(config_.context, t + max_tokens);
-  kv_.assign(config_.num_layers * kv_rows_ * qkv_width(), 0.0f);
+  if (cached) {
+    kv_rows_ = std::min(config_.context, t + max_tokens);
+    kv_.assign(config_.num_layers * kv_rows_ * kv_width(), 0.0f);
+  }
   Rng rng(seed);
   const std::size_t v = config_.vocab;
   std::vector<double> p(v);
-  forward(seq.data(), 0, t, o, &r, path, true);
+  forward(seq.data(), 0, t, o, &r, path, cached);
   for (;;) {
     const float* logits = r.logits.data();
+    if (options.step_logits) options.step_logits->insert(options.step_logits->end(), logits, logits + v);
     std::size_t next = std::size_t(std::max_element(logits, logits + v) - logits);
     if (temperature > 0) {
       double sum = 0;
@@ -953,7 +984,7 @@ std::string PretrainedModel::generate(const std::int32_t* tokens, std::size_t t,
     out->push_back(std::int32_t(next));
     seq.push_back(std::int32_t(next));
     if (out->size() >= max_tokens || seq.size() >= config_.context) break;
-    forward(seq.data(), seq.size() - 1, seq.size(), o, &r, path, true);
+    forward(seq.data(), cached ? seq.size() - 1 : 0, seq.size(), o, &r, path, cached);
   }
   std::vector<float>().swap(kv_);
   kv_rows_ = 0;

@@ -155,7 +155,8 @@ std::string PretrainedModel::patch_continue(Path path, std::size_t l, std::size_
     }
     parallel(seqs * nh, [&](std::size_t i, std::size_t worker) {
       const std::size_t q = i / nh, h = i % nh;
-      attend_head(path, k, h, p0, end, s.kv.data() + q * end * qw, nullptr, nullptr, heads + q * n * hw, worker);
+      attend_head(path, k, h, p0, end, s.kv.data() + q * end * qw, nullptr, nullptr, nullptr, heads + q * n * hw,
+                  worker);
     });
     layer_rest(path, k, x, heads, rows, nullptr);
   }

@@ -102,7 +102,7 @@ export const OPTION_KEYS = {
   'PretrainedModel.fill': ['topK', 'ablate'],
   'PretrainedModel.headScores': ['length', 'seed'],
   'PretrainedModel.logitLens': ['topK', 'ablate'],
-  'PretrainedModel.generate': ['maxTokens', 'temperature', 'seed'],
+  'PretrainedModel.generate': ['maxTokens', 'temperature', 'seed', 'ablate'],
 };
 
 /** A positive integer below 2^31; `undefined` allowed when optional. */

@@ -17,6 +17,8 @@ const MAX_THREADS = 64;  // PretrainedCore.setThreads' limit
 
 /** patchHeads({ …, [NAIVE]: true }): every head by a whole patched run, the benchmark's comparison. */
 export const NAIVE = Symbol('headlab.patchHeads.naive');
+/** generate(prompt, { …, [UNCACHED]: true }): every new token by a whole run (no key-value cache), the benchmark's comparison. */
+export const UNCACHED = Symbol('headlab.generate.uncached');
 
 /** GPT-2's byte-level alphabet, character → byte (bytes_to_unicode in OpenAI's encoder.py, inverted). */
 let byteOfChar = null;
@@ -921,13 +923,16 @@ export class PretrainedModel {
    * give the same tokens. Stops after maxTokens, at the context length, or before config.json's
    * eos_token_id (never emitted). `ids` and `tokens` are the whole sequence, prompt first
    * (`promptLength` of them), so `run(result.ids, { attention: true })` shows the generated
-   * tokens' attention; `text` is the decoded continuation alone.
+   * tokens' attention; `text` is the decoded continuation alone. `ablate` switches heads off for every
+   * token of the continuation, as in run. The prompt runs once and each layer's keys and values are
+   * kept, so each new token costs one position's pass through the model.
    * @param {string|Int32Array|number[]} prompt '' starts from bos_token_id
    * @param {import('../headlab').PretrainedGenerateOptions} [options]
    * @returns {Promise<import('../headlab').PretrainedGenerateResult>}
    * @example
    * const g = await model.generate('Once upon a time', { maxTokens: 10, seed: 3 });
    * g.text;  // the ten tokens that follow, as text
+   * await model.generate('Once upon a time', { temperature: 0, ablate: [{ layer: 0, head: 1 }] });  // with that head off
    */
   async generate(prompt, options = {}) {
     const fn = 'PretrainedModel.generate';
@@ -951,10 +956,11 @@ export class PretrainedModel {
     } else {
       ids = this._sequence('generate', prompt, 'prompt', 1);
     }
+    const ablate = this._ablation(fn, options.ablate);
     const n = Math.min(maxTokens, contextLength - ids.length);
     this._put(core, ids);
     const stop = this._config.eosId ?? -1;
-    const added = this._check('generate', core.generate(ids.length, n, temperature, seed, stop));
+    const added = this._check('generate', core.generate(ids.length, n, temperature, seed, stop, { ablate, cached: options[UNCACHED] !== true }));
     const all = new Int32Array(ids.length + added.length);
     all.set(ids);
     all.set(added, ids.length);
