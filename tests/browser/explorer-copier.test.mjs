@@ -39,8 +39,13 @@ test('a head that copies without the induction shape: no label on the grid, rank
     await ready(page);
     // Loaded from the stand-in: the course sentence is longer than its 32-token context, so it runs on the repeat.
     await page.evaluate(({ tag, url, id }) => document.querySelector(tag).load({ kind: 'hub', id, hubUrl: url }), { tag: TAG, url: hub.url, id: ID });
-    await page.waitForFunction(({ tag, id }) => document.querySelector(tag).state === 'ready' && document.querySelector(tag).controller.source?.id === id, { tag: TAG, id: ID }, { timeout: 60_000 });
-    assert.deepEqual(await page.evaluate((tag) => [document.querySelector(tag).info.numLayers, document.querySelector(tag).info.numHeads], TAG), [2, 2]);
+    await page.waitForFunction(({ tag, id }) => document.querySelector(tag).state === 'ready' && document.querySelector(tag).controller.source?.id === id,
+      { tag: TAG, id: ID }, { timeout: 60_000 });
+    const shape = await page.evaluate((tag) => {
+      const { info } = document.querySelector(tag);
+      return [info.numLayers, info.numHeads];
+    }, TAG);
+    assert.deepEqual(shape, [2, 2]);
     await page.evaluate(({ tag, text }) => document.querySelector(tag).setText(text), { tag: TAG, text: copier.text });
     await ready(page, ID);
     assert.deepEqual(await page.evaluate((tag) => Array.from(document.querySelector(tag).results.ids), TAG), copier.ids, 'the text is the sequence PyTorch scored');
