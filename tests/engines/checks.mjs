@@ -43,6 +43,27 @@ const COURSE = expected;  // the course's numbers for the query "it" (tests/fixt
 const LLAMA_ID = 'HuggingFaceTB/SmolLM2-135M';
 const BERT_ID = 'google-bert/bert-base-uncased';
 const familyFiles = (name) => reposFromFolder(path.join(REPO, 'tests/golden/families')).get(`headlab-test/${name}`).get('main');
+/**
+ * Serves tests/golden/families/<family> as the hub model `id` from a stand-in, opens the real-models page and
+ * presses the explorer's picker button for `id`; resolves with the stand-in (the caller closes it).
+ */
+async function openFromPicker(page, site, id, family) {
+  const hub = await startHub({ repos: new Map([[id, new Map([['main', familyFiles(family)]])]]) });
+  try {
+    await page.goto(new URL('demos/real-models/index.html', site.plain).href);
+    await page.waitFor(elementsReady, null, 30_000);
+    await page.evaluate(`() => {
+      const e = document.querySelector('headlab-model-explorer');
+      e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
+      e.shadowRoot.querySelector('[data-testid="${buttonTestId(hubModel(id))}"]').click();
+      return true;
+    }`);
+  } catch (e) {
+    await hub.close();
+    throw e;
+  }
+  return hub;
+}
 
 // In-page functions (sent as source: self-contained).
 /** The tags of the page's HeadLab elements once every one is defined, ready and idle; else false. */
@@ -493,16 +514,8 @@ export const CHECKS = [
     name: 'the model explorer loads a Llama-family checkpoint (grouped-query attention) through its SmolLM2-135M button from the hub stand-in and marks its key-value groups over the grid',
     timeout: 60_000,
     async run(page, site) {
-      const hub = await startHub({ repos: new Map([[LLAMA_ID, new Map([['main', familyFiles('llama-gqa')]])]]) });
+      const hub = await openFromPicker(page, site, LLAMA_ID, 'llama-gqa');
       try {
-        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
-        await page.waitFor(elementsReady, null, 30_000);
-        await page.evaluate(`() => {
-          const e = document.querySelector('headlab-model-explorer');
-          e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
-          e.shadowRoot.querySelector('[data-testid="${buttonTestId(hubModel(LLAMA_ID))}"]').click();
-          return true;
-        }`);
         const got = await page.waitFor(() => {
           const e = document.querySelector('headlab-model-explorer');
           const root = e.shadowRoot;
@@ -530,16 +543,8 @@ export const CHECKS = [
     timeout: 60_000,
     async run(page, site) {
       const fill = JSON.parse(readFileSync(path.join(REPO, 'tests/golden/families/bert/expected.json'), 'utf8')).fill[0];
-      const hub = await startHub({ repos: new Map([[BERT_ID, new Map([['main', familyFiles('bert')]])]]) });
+      const hub = await openFromPicker(page, site, BERT_ID, 'bert');
       try {
-        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
-        await page.waitFor(elementsReady, null, 30_000);
-        await page.evaluate(`() => {
-          const e = document.querySelector('headlab-model-explorer');
-          e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
-          e.shadowRoot.querySelector('[data-testid="${buttonTestId(hubModel(BERT_ID))}"]').click();
-          return true;
-        }`);
         const got = await page.waitFor(() => {
           const e = document.querySelector('headlab-model-explorer');
           const rows = [...e.shadowRoot.querySelectorAll('[data-testid="explorer-fill"] tbody tr')];
