@@ -204,21 +204,15 @@ class PretrainedCoreJs {
       if (k.isNumber()) o.lens_top_k = k.as<std::size_t>();
       const val a = options["ablate"];
       if (!a.isUndefined() && !a.isNull()) {
-        ablate = emscripten::convertJSArrayToNumberVector<std::uint8_t>(a);
-        const std::size_t lh = model_->config().num_layers * model_->config().num_heads;
-        if (ablate.size() != lh)
-          return val("ablate must have numLayers * numHeads = " + std::to_string(lh) + " entries, not " +
-                     std::to_string(ablate.size()));
+        error = head_mask(a, "ablate", &ablate);
+        if (!error.empty()) return val(error);
         o.ablate = ablate.data();
       }
       const val ps = options["patchSource"];
       if (!ps.isUndefined() && !ps.isNull()) {
         patch_source = emscripten::convertJSArrayToNumberVector<std::int32_t>(ps);
-        patch = emscripten::convertJSArrayToNumberVector<std::uint8_t>(options["patchHeads"]);
-        const std::size_t lh = model_->config().num_layers * model_->config().num_heads;
-        if (patch.size() != lh)
-          return val("patchHeads must have numLayers * numHeads = " + std::to_string(lh) + " entries, not " +
-                     std::to_string(patch.size()));
+        error = head_mask(options["patchHeads"], "patchHeads", &patch);
+        if (!error.empty()) return val(error);
         o.patch_source = patch_source.data();
         o.patch_source_length = patch_source.size();
         o.patch_heads = patch.data();
@@ -339,11 +333,8 @@ class PretrainedCoreJs {
     if (is_object(options)) {
       const val a = options["ablate"];
       if (!a.isUndefined() && !a.isNull()) {
-        ablate = emscripten::convertJSArrayToNumberVector<std::uint8_t>(a);
-        const std::size_t lh = model_->config().num_layers * model_->config().num_heads;
-        if (ablate.size() != lh)
-          return val("ablate must have numLayers * numHeads = " + std::to_string(lh) + " entries, not " +
-                     std::to_string(ablate.size()));
+        error = head_mask(a, "ablate", &ablate);
+        if (!error.empty()) return val(error);
         g.ablate = ablate.data();
       }
       g.cached = !options["cached"].isFalse();
@@ -385,6 +376,16 @@ class PretrainedCoreJs {
   }
 
  private:
+  // A mask with one entry per head [numLayers * numHeads] from JS into *out; an error naming `name`
+  // when its length is another.
+  std::string head_mask(const val& a, const char* name, std::vector<std::uint8_t>* out) const {
+    *out = emscripten::convertJSArrayToNumberVector<std::uint8_t>(a);
+    const std::size_t lh = model_->config().num_layers * model_->config().num_heads;
+    if (out->size() == lh) return "";
+    return std::string(name) + " must have numLayers * numHeads = " + std::to_string(lh) + " entries, not " +
+           std::to_string(out->size());
+  }
+
   std::size_t tokens_length(double t, std::string* error) const {
     if (!model_ || !model_->ready()) {
       *error = "the model is not ready (configure, addSafetensors, finish first)";
