@@ -13,8 +13,9 @@
 // Assumes scripts/setup.sh test and scripts/build.sh test have run (npm test does both).
 // `node scripts/test.mjs js browser` runs only the named stages.
 // Stages that each keep about one core busy share the machine's two (GROUPS): lint, native and wasm
-// together, sanitize beside the fuzzer (whose time is fixed); a group's output is printed as each of
-// its stages ends. The browser files run two at a time (browserStage).
+// together, Firefox beside WebKit, sanitize beside the fuzzer (whose time is fixed); a group's output is
+// printed as each of its stages ends. The js files run in two lanes (jsStage), the browser files two at
+// a time (browserStage), after one `npm pack` that both share (packOnce).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -53,11 +54,12 @@ async function doctestStage(io, cmd, args) {
 }
 
 // node --test over `files` (a folder or test files), `concurrency` files at once.
-async function nodeTestStage(io, files, { concurrency = 1, label = path.basename(String(files)) } = {}) {
+// `live` (default: the stage's): print the output as it comes; otherwise when the files are done.
+async function nodeTestStage(io, files, { concurrency = 1, label = path.basename(String(files)), live = io.live } = {}) {
   const tap = path.join(tmp, `${label}.tap`);
   const r = await run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...[files].flat()], { live: io.live });
-  if (!io.live) io.log(r.out);
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...[files].flat()], { live });
+  if (!live) io.log(r.out);
   let text = '';
   try { text = readFileSync(tap, 'utf8'); } catch { /* reported below as a failure */ }
   const count = (key) => Number((new RegExp(`^# ${key} (\\d+)$`, 'm').exec(text) ?? [0, 0])[1]);
@@ -67,24 +69,54 @@ async function nodeTestStage(io, files, { concurrency = 1, label = path.basename
   return { passed, failed: failed + (status !== 0 && failed === 0 ? 1 : 0), status };
 }
 
+// The package packed once (`npm pack`, prepack included) for every js and browser file that installs
+// it (tests/fixtures/pack.mjs copies HEADLAB_TEST_TARBALL): a pack swaps README.md and rewrites
+// components/, which the files running beside it read.
+let packed = null;
+function packOnce() {
+  packed ??= (async () => {
+    const packDir = path.join(tmp, 'pack');
+    mkdirSync(packDir);
+    const r = await run('npm', ['pack', '--pack-destination', packDir]);
+    if (r.status !== 0) return `npm pack failed:\n${r.out}`;
+    process.env.HEADLAB_TEST_TARBALL = path.join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz')));
+    return null;
+  })();
+  return packed;
+}
+
+// The js files in two lanes side by side: the files that build the package's elements into
+// components/ or its types into web/lib/ts5.6, or pack it (doc-figures' `npm pack --dry-run` swaps
+// README.md), or read what those rewrite, one after another; the rest one after another beside them.
+// Most files are one core's work (a wasm module, tsc).
+const JS_PACKAGE = ['asset-urls', 'custom-elements', 'doc-figures', 'framework-types', 'package', 'readme', 'server-import', 'types']
+  .map((f) => `tests/js/${f}.test.mjs`);
+async function jsStage(io) {
+  const error = await packOnce();
+  if (error) {
+    io.log(error);
+    return { passed: 0, failed: 1, status: 1 };
+  }
+  const rest = readdirSync(path.join(repo, 'tests/js')).filter((f) => f.endsWith('.test.mjs'))
+    .map((f) => `tests/js/${f}`).filter((f) => !JS_PACKAGE.includes(f));
+  const [a, b] = await Promise.all([nodeTestStage(io, JS_PACKAGE, { label: 'js-package', live: false }),
+    nodeTestStage(io, rest, { label: 'js', live: false })]);
+  return { passed: a.passed + b.passed, failed: a.failed + b.failed, status: a.status || b.status };
+}
+
 // The browser files two at a time: most of a file's time is a page loading, a Worker training or a
-// bundler writing, so one file rarely keeps both cores busy, and every file serves on its own port
-// (packs of the package take turns through tools/package-readme.mjs's lock). The files that measure
-// the main thread's tasks while something trains run afterwards, alone: their own busy process is
-// the load they are written for.
+// bundler writing, so one file rarely keeps both cores busy, and every file serves on its own port.
+// The files that measure the main thread's tasks while something trains run afterwards, alone: their
+// own busy process is the load they are written for.
 const ALONE = ['tests/browser/long-frames.test.mjs', 'tests/browser/cross-origin-workers.test.mjs'];
 async function browserStage(io) {
   const files = readdirSync(path.join(repo, 'tests/browser')).filter((f) => f.endsWith('.test.mjs'))
     .map((f) => `tests/browser/${f}`).filter((f) => !ALONE.includes(f));
-  // The package packed once for the files that install it (tests/browser/package-apps.mjs's pack()).
-  const packDir = path.join(tmp, 'pack');
-  mkdirSync(packDir);
-  const packed = await run('npm', ['pack', '--pack-destination', packDir]);
-  if (packed.status !== 0) {
-    io.log(`npm pack failed:\n${packed.out}`);
-    return { passed: 0, failed: 1, status: packed.status };
+  const error = await packOnce();
+  if (error) {
+    io.log(error);
+    return { passed: 0, failed: 1, status: 1 };
   }
-  process.env.HEADLAB_TEST_TARBALL = path.join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz')));
   const both = await nodeTestStage(io, files, { concurrency: 2, label: 'browser' });
   const alone = await nodeTestStage(io, ALONE, { label: 'browser-alone' });
   return { passed: both.passed + alone.passed, failed: both.failed + alone.failed, status: both.status || alone.status };
@@ -147,7 +179,7 @@ const stages = {
   lint: lintStage,
   native: (io) => doctestStage(io, path.join(repo, 'build/native/headlab_tests'), []),
   wasm: (io) => doctestStage(io, process.execPath, ['--no-experimental-fetch', path.join(repo, 'build/wasm/headlab_tests.js')]),
-  js: (io) => nodeTestStage(io, 'tests/js/'),
+  js: jsStage,
   browser: browserStage,
   firefox: (io) => nodeTestStage(io, 'tests/engines/firefox.test.mjs'),
   webkit: (io) => nodeTestStage(io, 'tests/engines/webkit.test.mjs'),
@@ -160,7 +192,7 @@ const stages = {
   fuzz: fuzzStage,
 };
 // The stages run group after group; a group's stages at once.
-const GROUPS = [['lint', 'native', 'wasm'], ['js'], ['browser'], ['firefox'], ['webkit'], ['sanitize', 'fuzz']];
+const GROUPS = [['lint', 'native', 'wasm'], ['js'], ['browser'], ['firefox', 'webkit'], ['sanitize', 'fuzz']];
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(stages);
 for (const name of wanted) {
