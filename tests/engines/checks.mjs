@@ -517,7 +517,8 @@ export const CHECKS = [
         const want = Object.entries(copier.lossChange).sort((a, b) => b[1] - a[1]);
         assert.deepEqual(got.heads.map(([head]) => head), want.map(([head]) => head), 'the heads in PyTorch\'s order');
         got.heads.forEach(([head, change, label], i) => {
-          assert.ok(Math.abs(change - want[i][1]) <= 2e-3 + 2e-3 * Math.abs(want[i][1]), `${head}: loss change ${change}, PyTorch ${want[i][1]}`);
+          // Float32 both sides, the same sequence: they agree to ~2e-7 (measured in Chromium).
+          assert.ok(Math.abs(change - want[i][1]) <= 1e-4, `${head}: loss change ${change}, PyTorch ${want[i][1]}`);
           assert.equal(label, null, `${head} has no label`);
         });
         const en = translator(explorerMessages, 'en');
