@@ -70,9 +70,12 @@ function injectInto(html, tag) {
  * can load the module build; a function of the request's pathname chooses per file (tests).
  * `isolate`: every response carries ISOLATION_HEADERS, so the pages are cross-origin isolated
  * (default: HEADLAB_ISOLATION=1 in the environment).
+ * `drop` (tests): a function of the request's pathname, asked on every request; where it returns
+ * true the connection is closed with no answer, which a page's fetch sees as the network gone.
  * Every response carries CORP_HEADER either way.
  */
-export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null, cors = false, isolate = process.env.HEADLAB_ISOLATION === '1' } = {}) {
+export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false, inject = null, onResponse = null, cors = false, isolate = process.env.HEADLAB_ISOLATION === '1', drop = null } = {}) {
+  if (drop !== null && typeof drop !== 'function') throw new TypeError(`serve: drop must be a function of the request's pathname or null, got ${typeof drop}`);
   root = path.resolve(root);
   // Precompressed copies (scripts/bundle.mjs writes <file>.br and <file>.gz) go to clients that
   // accept them, br first, with Content-Encoding, the original's Content-Type and Vary:
@@ -90,6 +93,7 @@ export function serve({ port = 8080, root = path.join(repo, 'web'), csp = false,
   };
   const tag = inject && `<script src="${inject.path}"></script>`;
   const server = http.createServer((req, res) => {
+    if (drop?.(new URL(req.url, 'http://localhost').pathname)) return req.socket.destroy();
     if (csp) res.setHeader('Content-Security-Policy', STRICT_CSP);
     if (isolate) for (const [name, value] of Object.entries(ISOLATION_HEADERS)) res.setHeader(name, value);
     res.setHeader(...CORP_HEADER);

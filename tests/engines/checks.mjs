@@ -17,6 +17,11 @@ import { startHub, reposFromFolder } from '../js/hub-server.mjs';
 import { assertClose as assertCloseTo, expectedOf } from '../js/pretrained-helpers.mjs';
 import { courseInputArrays, expected } from '../fixtures/course.mjs';
 import { buttonTestId, hubModel } from '../../web/lib/teach/hub-models.js';
+import { SHIPPED_MODELS } from '../../web/lib/teach/shipped-models.js';
+import { SHIPPED_CACHE } from '../../web/lib/teach/shipped-cache.js';
+import { STRONG } from '../../web/lib/teach/explorer-controller.js';
+import { translator } from '../../web/lib/i18n/index.js';
+import explorerMessages from '../../web/lib/i18n/catalogues/model-explorer.js';
 
 const CAPTURE = { path: '/__headlab_capture.js', script: readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'capture.js'), 'utf8') };
 const ELEMENTS = ['headlab-worked-example', 'headlab-heads', 'headlab-params', 'headlab-scaling', 'headlab-misconceptions', 'headlab-choosing-h'];
@@ -72,6 +77,39 @@ const elementsReady = () => {
   const done = els.every((e) => customElements.get(e.localName) && e.dataset.state === 'ready' && !e.hasAttribute('data-busy'));
   return document.readyState === 'complete' && done && [...new Set(els.map((e) => e.localName))].sort();
 };
+/**
+ * The explorer once it has run its text: what is loaded, its top tokens and the table of them as shown,
+ * and the last failed load; else false.
+ */
+const explorerShown = () => {
+  const e = document.querySelector('headlab-model-explorer');
+  const rows = [...(e?.shadowRoot?.querySelectorAll('[data-testid="explorer-next"] tbody tr') ?? [])];
+  return e?.state === 'ready' && e.results && rows.length > 0 && {
+    source: e.controller.source, failed: e.failed, shape: [e.info.numLayers, e.info.numHeads, e.info.vocabSize],
+    next: e.results.next.map((n) => [n.token, n.probability]),
+    table: rows.map((r) => [r.querySelector('td.tok').textContent, r.querySelector('td.num').textContent]),
+  };
+};
+/** The paths of the Cache API's `name` once it holds every shipped model of `files`; else false. */
+const shippedKept = async ({ name, files }) => {
+  const paths = (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname);
+  return files.every((f) => paths.includes(`/models/${f}`)) && paths;
+};
+/**
+ * What the engines report of a request for a shipped model the server closed unanswered (site.modelsGone): the
+ * failed request, and Chromium's console line for it (which names no URL).
+ */
+const DROPPED_MODEL = [
+  /: request failed: http:\/\/127\.0\.0\.1:\d+\/models\/[\w-]+\.hlm /,
+  /: console error: Failed to load resource: net::ERR_EMPTY_RESPONSE$/,
+];
+/** Resolves once `fn()` (in Node) is true; rejects after `timeout` ms with `what()`. */
+async function until(fn, timeout, what) {
+  for (const end = Date.now() + timeout; !fn();) {
+    if (Date.now() > end) throw new Error(`not true after ${timeout} ms: ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 /** Resolves after two rendering updates, so resize observers and the like have run. */
 const twoFrames = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))));
 /** The numbers of the `td.num` cells of [data-testid=testid] inside `tag`'s shadow root, or false while they are not all numbers. */
@@ -131,7 +169,10 @@ function assertClose(actual, expected, what, tol = 1e-4) {
   actual.forEach((a, i) => assert.ok(Math.abs(a - expected[i]) <= tol, `${what}[${i}] = ${a}, expected ${expected[i]} (±${tol}); all: [${actual.join(', ')}]`));
 }
 
-/** The checks: { name, timeout, run(page, site) } where site = { csp, plain } (base URLs). */
+/**
+ * The checks: { name, timeout, run(page, site), errorsChecked? } where site holds the base URLs (csp, plain, isolated,
+ * notIsolated, isolatedOpen, offline), httpErrors, and the offline site's switch modelsGone with the paths it dropped.
+ */
 /**
  * In the page: a causal layer (d_model 32, h 4, T 12, fixed pseudo-random weights) through
  * createParallelLayer({ threads: 2 }) and through multiHeadAttention; the largest differences.
@@ -335,6 +376,161 @@ export const CHECKS = [
         assert.ok(Math.abs(got.lens.probability - got.next.probability) <= 1e-5, `lens ${got.lens.probability} vs table ${got.next.probability}`);
         assert.deepEqual(got.shown.lens, got.shown.table, 'the page shows the same token and probability in both');
         console.log(`# heads ${want.inductionHeads.map(([l, h]) => `${l + 1}.${h + 1}`).join(', ')} off: lens and table both show ${JSON.stringify(got.shown.table)} (all on: ${JSON.stringify(before)})`);
+      } finally {
+        await hub.close();
+      }
+    },
+  },
+  {
+    name: 'the model explorer opens HeadLab\'s model from the Cache API once the server no longer answers for it, with the same top tokens (after a reload too where the engine keeps the cache); with the cache cleared it says it is offline, in state \'error\'',
+    timeout: 60_000,
+    async run(page, site) {
+      // site.offline drops the connection of every request for models/*.hlm while site.modelsGone is set: what a
+      // page's fetch sees when the network is gone (navigator.onLine stays true), in every engine.
+      const url = new URL('demos/real-models/index.html', site.offline).href;
+      const files = SHIPPED_MODELS.map((m) => m.file);
+      const found = [];
+      let dropped = 0;
+      const collect = async () => { found.push(...await page.errors(), ...site.httpErrors.splice(0)); };
+      await page.goto(url);
+      await page.waitFor(elementsReady, null, 30_000);
+      const online = await page.waitFor(explorerShown, null, 30_000);
+      assert.deepEqual(online.source, { kind: 'shipped', name: 'induction' });
+      // The Cache API needs a secure context (http://127.0.0.1 is one in the three engines here): said, never assumed.
+      const where = await page.evaluate(() => ({ secure: globalThis.isSecureContext === true, cacheApi: typeof caches !== 'undefined' }));
+      assert.deepEqual(where, { secure: true, cacheApi: true }, 'the page can keep files (a secure context with the Cache API)');
+      // Once the page has loaded, every shipped model is in the cache (warmShipped), the one on screen first.
+      await page.waitFor(shippedKept, { name: SHIPPED_CACHE, files }, 20_000);
+      await collect();
+      const en = translator(explorerMessages, 'en');
+      const offlineWords = `${en('explorer.noModel')} ${en('explorer.err.offlineShipped', { what: en('explorer.err.whatShipped') })}`;
+      /** The explorer has no model and says, in the error box and the status line, that it is offline with no copy kept. */
+      const saysOffline = async (why) => {
+        // The status line is a live region: it takes its words a moment after the error box (announce()).
+        const failed = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          const shown = e?.shadowRoot?.querySelector('[data-testid="explorer-error"]').textContent;
+          const status = e?.shadowRoot?.querySelector('[data-testid="explorer-status"]').textContent;
+          return e?.state === 'error' && e.failed && status === shown && {
+            code: e.failed.code, source: e.failed.source, info: e.info, results: e.results, shown, status,
+          };
+        }, null, 30_000);
+        const want = { code: 'network', source: { kind: 'shipped', name: 'induction' }, info: null, results: null, shown: offlineWords, status: offlineWords };
+        assert.deepEqual(failed, want, why);
+      };
+      site.modelsGone = true;
+      try {
+        // In the same document: HeadLab's model again, with no answer from the server.
+        await page.evaluate(() => { document.querySelector('headlab-model-explorer').load({ kind: 'shipped', name: 'induction' }); return true; });
+        const again = await page.waitFor(explorerShown, null, 30_000);
+        assert.ok(site.dropped.includes('/models/induction.hlm'), `the server did not answer for the model: ${site.dropped}`);
+        assert.equal(again.failed, null, 'nothing failed');
+        assert.deepEqual(again, online, 'the same model, top tokens and table, from the cache');
+        // After a reload, where the engine keeps the Cache API's entries across navigations (checked on a cache of
+        // the test's own): the same again. WebKitGTK's WebDriver session is ephemeral, as private browsing, and there
+        // a reload empties every cache (its names stay); the page must then say it kept no copy, never fail silently.
+        await page.evaluate(async () => { await (await caches.open('headlab-test-probe')).put('/probe', new Response('kept')); return true; });
+        await collect();
+        dropped += site.dropped.splice(0).length;
+        await page.goto(url);
+        const engineKeeps = await page.evaluate(async () => {
+          const hit = await (await caches.open('headlab-test-probe')).match('/probe');
+          await caches.delete('headlab-test-probe');
+          return Boolean(hit);
+        });
+        if (engineKeeps) {
+          const reloaded = await page.waitFor(explorerShown, null, 30_000);
+          assert.ok(site.dropped.includes('/models/induction.hlm'), `the server did not answer for the model: ${site.dropped}`);
+          assert.deepEqual(reloaded, online, 'after a reload: the same model, top tokens and table, from the cache');
+        } else {
+          await saysOffline('after a reload in an engine that emptied the Cache API: offline in words');
+          console.log('# this engine emptied the Cache API on reload (an ephemeral session): the explorer said it kept no copy');
+        }
+        await collect();
+        // No copy left: HeadLab's model cannot come, and the explorer says so in words.
+        await page.evaluate((name) => caches.delete(name), SHIPPED_CACHE);
+        dropped += site.dropped.splice(0).length;
+        await page.goto(url);
+        await saysOffline('with the cache cleared: offline in words');
+        // The page then tries to put every model in the cache again: wait for those requests to end.
+        await until(() => files.every((f) => site.dropped.includes(`/models/${f}`)), 20_000, () => `a request for every model file (dropped: ${site.dropped})`);
+        await page.evaluate(twoFrames);
+        await collect();
+        console.log(`# offline: ${JSON.stringify(online.table[0])} from the cache${engineKeeps ? ', also after a reload' : ''}`);
+      } finally {
+        site.modelsGone = false;
+        dropped += site.dropped.splice(0).length;
+      }
+      // The engines may report the requests that got no answer, once each, and nothing else.
+      const other = found.filter((p) => !DROPPED_MODEL.some((re) => re.test(p)));
+      assert.deepEqual(other, [], `problems in the browser:\n${other.join('\n')}`);
+      for (const re of DROPPED_MODEL) {
+        const n = found.filter((p) => re.test(p)).length;
+        assert.ok(n <= dropped, `${n} reports of ${re} for ${dropped} requests left unanswered`);
+      }
+    },
+    errorsChecked: true,
+  },
+  {
+    name: 'the model explorer ranks first, by what switching it off costs, the head of a GPT-2 that copies without the induction shape (gpt2-copier from the hub stand-in), as PyTorch does; no head is labelled, and a sentence says why',
+    timeout: 60_000,
+    async run(page, site) {
+      const golden = path.join(REPO, 'tests/golden/induction');
+      const copier = JSON.parse(readFileSync(path.join(golden, 'gpt2-copier/expected.json'), 'utf8'));
+      const [CL, CH] = copier.carrier;
+      const id = 'headlab-test/gpt2-copier';
+      const hub = await startHub({ repos: reposFromFolder(golden) });
+      try {
+        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
+        await page.waitFor(elementsReady, null, 30_000);
+        await page.evaluate(`() => { document.querySelector('headlab-model-explorer').load({ kind: 'hub', id: ${JSON.stringify(id)}, hubUrl: ${JSON.stringify(hub.url)} }); return true; }`);
+        await page.waitFor((id) => {
+          const e = document.querySelector('headlab-model-explorer');
+          return e.state === 'ready' && e.info && e.controller.source?.id === id;
+        }, id, 30_000);
+        await page.evaluate((text) => { document.querySelector('headlab-model-explorer').setText(text); return true; }, copier.text);
+        const grid = await page.waitFor((text) => {
+          const e = document.querySelector('headlab-model-explorer');
+          return e.state === 'ready' && e.results?.text === text && e.scores && {
+            ids: Array.from(e.results.ids), shape: [e.info.numLayers, e.info.numHeads],
+            marks: [...e.shadowRoot.querySelectorAll('[role="gridcell"]')].map((c) => c.textContent),
+            induction: e.scores.scores.map((s) => [`${s.layer}.${s.head}`, s.induction]),
+          };
+        }, copier.text, 30_000);
+        assert.deepEqual(grid.ids, copier.ids, 'the text is the sequence PyTorch scored');
+        assert.deepEqual(grid.marks, Array(grid.shape[0] * grid.shape[1]).fill(''), 'no head is labelled on the grid');
+        await page.evaluate(() => {
+          document.querySelector('headlab-model-explorer').shadowRoot.querySelector('[data-action="importance"]').click();
+          return true;
+        });
+        const got = await page.waitFor(() => {
+          const e = document.querySelector('headlab-model-explorer');
+          const root = e.shadowRoot;
+          const rows = [...root.querySelectorAll('[data-testid="explorer-importance-heads"] tbody tr')];
+          return e.state === 'ready' && e.controller.importance && rows.length > 0 && {
+            rows: rows.map((tr) => [...tr.children].map((c) => c.textContent)),
+            heads: e.controller.importance.heads.map((h) => [`${h.layer}.${h.head}`, h.lossChange, h.label]),
+            unlabelled: [...root.querySelectorAll('[data-testid^="explorer-unlabelled-"]')].map((li) => [li.dataset.testid, li.querySelector('p').textContent]),
+          };
+        }, null, 30_000);
+        // PyTorch's loss change for each head switched off on the same text (make_copier.py), largest first.
+        const want = Object.entries(copier.lossChange).sort((a, b) => b[1] - a[1]);
+        assert.deepEqual(got.heads.map(([head]) => head), want.map(([head]) => head), 'the heads in PyTorch\'s order');
+        got.heads.forEach(([head, change, label], i) => {
+          // Float32 both sides, the same sequence: they agree to ~2e-7 (measured in Chromium).
+          assert.ok(Math.abs(change - want[i][1]) <= 1e-4, `${head}: loss change ${change}, PyTorch ${want[i][1]}`);
+          assert.equal(label, null, `${head} has no label`);
+        });
+        const en = translator(explorerMessages, 'en');
+        const name = (key) => { const [l, h] = key.split('.').map(Number); return en('explorer.headName', { layer: l + 1, head: h + 1 }); };
+        const nats = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
+        assert.deepEqual(got.rows, got.heads.map(([head, change]) => [name(head), en('explorer.imp.noLabel'), nats(change)]), 'the table shows those numbers');
+        const induction = grid.induction.find(([head]) => head === `${CL}.${CH}`)[1];
+        assert.ok(induction < STRONG, `the carrier's induction score ${induction} is below a label's ${STRONG}`);
+        assert.deepEqual(got.unlabelled, [[`explorer-unlabelled-${CL}-${CH}`, en('explorer.imp.unlabelled', {
+          name: name(`${CL}.${CH}`), change: nats(got.heads[0][1]), induction: induction.toFixed(2), strong: String(STRONG),
+        })]], 'the carrier alone is named, in words');
+        console.log(`# copier: ${got.rows.map((r) => r.join(' ')).join(' | ')}`);
       } finally {
         await hub.close();
       }
@@ -753,8 +949,8 @@ async function assertNoErrors(page, site) {
  * have run) and then the page must have reported nothing.
  */
 export function engineSuite(open) {
-  let engine, csp, plain, isolated, notIsolated, isolatedOpen;
-  const site = { httpErrors: [] };
+  let engine, csp, plain, isolated, notIsolated, isolatedOpen, offline;
+  const site = { httpErrors: [], modelsGone: false, dropped: [] };
   before(async () => {
     await ensureDist();
     const onResponse = ({ method, url, status }) => { if (status >= 400) site.httpErrors.push(`HTTP ${status} for ${method} ${url}`); };
@@ -765,8 +961,16 @@ export function engineSuite(open) {
     notIsolated = await serve({ port: 0, root: DIST, csp: true, isolate: false, inject: CAPTURE, onResponse });
     // Isolated without the CSP, whose default-src 'self' would refuse the hub stand-in's origin.
     isolatedOpen = await serve({ port: 0, root: DIST, isolate: true, inject: CAPTURE, onResponse });
-    Object.assign(site,
-      { csp: csp.url, plain: plain.url, isolated: isolated.url, notIsolated: notIsolated.url, isolatedOpen: isolatedOpen.url });
+    // The strict-CSP site whose model files go unanswered while site.modelsGone is set (the offline check);
+    // an origin of its own, so its Cache API starts empty in every engine.
+    offline = await serve({
+      port: 0, root: DIST, csp: true, inject: CAPTURE, onResponse,
+      drop: (pathname) => site.modelsGone && /^\/models\/[^/]+\.hlm$/.test(pathname) && site.dropped.push(pathname) > 0,
+    });
+    Object.assign(site, {
+      csp: csp.url, plain: plain.url, isolated: isolated.url, notIsolated: notIsolated.url,
+      isolatedOpen: isolatedOpen.url, offline: offline.url,
+    });
     engine = await open();
     console.log(`# ${engine.name}: ${engine.version}`);
   });
@@ -777,6 +981,7 @@ export function engineSuite(open) {
     await isolated?.close();
     await notIsolated?.close();
     await isolatedOpen?.close();
+    await offline?.close();
   });
   for (const check of CHECKS) {
     test(check.name, { timeout: check.timeout }, async () => {

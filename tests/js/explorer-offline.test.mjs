@@ -125,3 +125,17 @@ test('coded errors cross the Worker\'s message layer with their code; each code 
     assert.match(a, /Try again|Pick|pick|drop|Check/, `${code}: says what to do next`);
   }
 });
+
+test('HeadLab\'s own model that neither the network nor the cache gives is said offline, though the browser says it is online', () => {
+  // readShipped's error when the page's server gives no answer and the cache has no copy (a network that is up but
+  // reaches nothing, or a server gone): navigator.onLine stays true.
+  const message = 'models/cricket.hlm could not be fetched (Failed to fetch)';
+  for (const lang of ['en', 'es']) {
+    const t = translator(catalogue, lang);
+    const what = t('explorer.err.whatShipped');
+    const got = explainLoadError(message, { online: true, code: 'network', params: { file: 'cricket.hlm' }, shipped: true, what, t });
+    assert.equal(got, catalogue[lang]['explorer.err.offlineShipped'].replace('{what}', catalogue[lang]['explorer.err.whatShipped']), lang);
+  }
+  // A hub model's network error keeps its own words (it may be the hub's CORS as well as the network).
+  assert.equal(explainLoadError('x', { online: true, code: 'network', params: { file: 'config.json' } }), catalogue.en['explorer.err.networkPlain']);
+});

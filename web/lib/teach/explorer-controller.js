@@ -84,6 +84,9 @@ export function explainLoadError(message, { online = true, what, t = ENGLISH, co
   const file = params?.file ?? '';
   if (code === 'csp' || /security policy|Content-Security-Policy|CSP/i.test(m)) return t('explorer.err.csp', { detail: m });
   if (!online) return t(shipped ? 'explorer.err.offlineShipped' : 'explorer.err.offline', { what: thing });
+  // HeadLab's own model with no answer from the network and no copy in the cache (shipped-cache.js): offline as far as
+  // the page can tell, though the browser may still say it is online (a network that is up but reaches nothing).
+  if (shipped && code === 'network') return t('explorer.err.offlineShipped', { what: thing });
   if (code === 'not-found' || code === 'http' && params?.status === 404) return t('explorer.err.notFoundFile', { file: file || '?' });
   if (code === 'forbidden') return t('explorer.err.forbidden', { file });
   if (code === 'pytorch-only') return t('explorer.err.pytorchOnly');
