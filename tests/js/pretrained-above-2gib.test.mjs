@@ -2,8 +2,9 @@
 // longer fit a signed 32-bit integer: a fixture checkpoint loaded behind 2.2 GB of ballast
 // (loadPretrained's test-only [BALLAST]), so its weights, activations, token buffer, key-value
 // cache and thread stacks all sit above 2^31, gives exactly the answers of the same checkpoint in
-// a fresh module (run with attention and ablation, the lens, head scores, patchHeads, generate
-// with the key-value cache), in the SIMD, scalar and threaded (2 threads) builds; heapMax is
+// a fresh module (run with attention, ablation and patched heads, the lens, head scores, patchHeads,
+// direct logit attribution, generate with the key-value cache), in the SIMD, scalar and threaded
+// (2 threads) builds; heapMax is
 // 4 GiB − 64 KiB; one buffer of more than 2 GiB (a TinyLlama-sized file) can be allocated.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,6 +47,8 @@ async function answers(model) {
   const ablate = [{ layer: 0, head: 1 % H }, { layer: L - 1, head: 0 }];
   const full = await model.run(ids, { attention: true, allLogits: true });
   const ablated = await model.run(ids, { attention: true, allLogits: true, ablate });
+  const patched = await model.run(corrupted, { allLogits: true, patch: { source: ids, heads: ablate } });
+  const dla = await model.directLogitAttribution({ ids, answer: 7 % V, wrong: 11 % V });
   const lens = await model.logitLens(ids, { topK: 3 });
   const scores = await model.headScores({ length: 6, seed: 2 });
   const patch = await model.patchHeads({ clean: ids, corrupted, answer: 7 % V, wrong: 11 % V });
@@ -53,7 +56,8 @@ async function answers(model) {
   const sampled = await model.generate(ids.slice(0, 5), { maxTokens: 6, temperature: 0.8, seed: 9, ablate });
   return {
     logits: full.logits, attention: full.attention, next: full.next,
-    ablatedLogits: ablated.logits, ablatedAttention: ablated.attention,
+    ablatedLogits: ablated.logits, ablatedAttention: ablated.attention, patchedLogits: patched.logits,
+    dlaHeads: dla.heads, dlaMlps: dla.mlps, dla: [dla.scale, dla.logitDiff],
     lens: lens.layers, scores: scores.scores,
     effects: patch.effects, metrics: [patch.metricClean, patch.metricCorrupted],
     greedy: greedy.ids, sampled: sampled.ids,
