@@ -1,11 +1,11 @@
 // An engine that lets a WebAssembly memory grow less far than the pretrained module's 4 GiB: the
-// probe (memory.js, probeMemoryLimit) finds its limit, and loadPretrained refuses a model from the
+// probe (engine-memory.js, probeMemoryLimit) finds its limit, and loadPretrained refuses a model from the
 // size the server announces with that limit in its words and params, not 4 GiB. This process
 // plays such an engine: WebAssembly.Memory's grow is stopped at 2 GiB before anything loads (the
 // Emscripten glue grows the module's memory through the same method).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { engineMemoryLimit, probeMemoryLimit } from '../../web/lib/api/memory.js';
+import { engineMemoryLimit, probeMemoryLimit } from '../../web/lib/api/engine-memory.js';
 import { reposFromFolder, startHub } from './hub-server.mjs';
 import { FIXTURES, fixtureFiles, fixtureObjects } from './pretrained-helpers.mjs';
 

@@ -7,7 +7,7 @@ import { loadTokenizers } from '../headlab-files.js';
 import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, threadsUnavailable } from './threaded-module.js';
 import { CACHE_NAME, abortError, coded, makeSource, mib, readEntry, readJson } from './pretrained-files.js';
 import { activationBytes, readConfig } from './pretrained-config.js';
-import { engineMemoryLimit } from './memory.js';
+import { engineMemoryLimit } from './engine-memory.js';
 
 const FN = 'loadPretrained';
 const DEFAULT_HEAP_MAX = 2 ** 32 - 2 ** 16;  // headlab_pretrained's heapMax(): -sMAXIMUM_MEMORY=4gb, a page short of 4 GiB
