@@ -1,10 +1,10 @@
 // <headlab-model-explorer> with the model families, in headless Chromium: the picker's buttons
-// for SmolLM2, TinyLlama and BERT fetch the Llama (grouped-query) and BERT checkpoints of
+// for SmolLM2, Phi-3 mini and BERT fetch the Llama (grouped-query) and BERT checkpoints of
 // tests/golden/families/ from the hub stand-in (tests/js/hub-server.mjs serves them under those
 // hub ids). Checked: the picker grouped into decoders and encoders with sizes and phone marks
 // from hub-models.js; the key-value bands over the grid and their accessible words; ablation per
 // query head; the attention-sink line against headScores through the API in the page; a model too
-// large for the engine (a Content-Length of TinyLlama's 2.2 GB) refused with its size and the
+// large for the engine (a Content-Length of Phi-3 mini's 7.6 GB) refused with its size and the
 // limit before its weights are read, the Llama model staying; BERT's fill at [MASK] against the
 // float64 reference's top 5, and the hint for a text without a mask. A BertModel (no head) typed by
 // its id: the grid and heatmap, no fill table, words saying why. Screenshots at 1280 and 360 px.
@@ -24,7 +24,8 @@ const TAG = 'headlab-model-explorer';
 const FAMILIES = path.join(REPO, 'tests/golden/families');
 const LLAMA = 'HuggingFaceTB/SmolLM2-135M';
 const BERT = 'google-bert/bert-base-uncased';
-const BIG = 'TinyLlama/TinyLlama-1.1B-Chat-v1.0';
+const BIG = 'microsoft/Phi-3-mini-4k-instruct';
+const HEAP_MAX = 2 ** 32 - 2 ** 16;  // the pretrained module's heapMax() (tests/js/pretrained-above-2gib.test.mjs)
 const HEADLESS = 'headlab-test/minilm-bert-model';  // a repository typed by hand: not in the picker
 const problems = [];
 let hub, browser;
@@ -37,7 +38,7 @@ before(async () => {
   const repos = new Map([[LLAMA, new Map([['main', folder('llama-gqa')]])], [BERT, new Map([['main', folder('bert')]])],
     [BIG, new Map([['main', folder('llama-gqa')]])], [HEADLESS, new Map([['main', folder('bert-model')]])]]);
   hub = await startHub({ repos, staticRoot: DIST });
-  // TinyLlama's weights as the hub announces them: more than the engine's memory.
+  // Phi-3 mini's weights as the hub announces them: more than the engine's memory.
   hub.faults.set(`${BIG}/model.safetensors`, { lie: hubModel(BIG).weightBytes });
   browser = await launch();
 });
@@ -122,7 +123,7 @@ test('Llama (grouped-query) and BERT from the picker: key-value bands, the sink 
   await page.screenshot({ path: `${SCREENSHOTS}/explorer-llama-360.png`, fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
 
-  // TinyLlama: 2.2 GB announced, more than the engine holds: refused, its weights not read, Llama kept.
+  // Phi-3 mini: 7.6 GB announced, more than the engine holds: refused, its weights not read, Llama kept.
   const progress = [];
   await page.exposeFunction('__progress', (d) => progress.push(d));
   await page.evaluate((tag) => document.querySelector(tag).addEventListener('headlab-progress', (e) => window.__progress(e.detail)), TAG);
@@ -131,10 +132,10 @@ test('Llama (grouped-query) and BERT from the picker: key-value bands, the sink 
   assert.equal(await state(page), 'ready');
   const error = await x(page).locator('[data-testid="explorer-error"]').textContent();
   console.log(`# refused: ${error}`);
-  assert.match(error, new RegExp(`weights are ${sizeText(hubModel(BIG).weightBytes)}, and this browser tab’s engine holds at most ${sizeText(2 ** 31)}`));
+  assert.match(error, new RegExp(`weights are ${sizeText(hubModel(BIG).weightBytes)}, and this browser tab’s engine holds at most ${sizeText(HEAP_MAX)}`));
   assert.match(error, /You still have SmolLM2-135M/);
   assert.equal((await page.evaluate((tag) => document.querySelector(tag).info, TAG)).architecture, 'LlamaForCausalLM');
-  assert.ok(!progress.some((p) => p.file === 'model.safetensors' && p.loaded > 0), `no byte of TinyLlama's weights was read: ${JSON.stringify(progress)}`);
+  assert.ok(!progress.some((p) => p.file === 'model.safetensors' && p.loaded > 0), `no byte of Phi-3 mini's weights was read: ${JSON.stringify(progress)}`);
 
   // BERT: the course sentence with [MASK]; the fill table gives the reference's top 5.
   await x(page).locator(`[data-testid="${buttonTestId(hubModel(BERT))}"]`).click();
@@ -166,7 +167,7 @@ test('Llama (grouped-query) and BERT from the picker: key-value bands, the sink 
   await x(page).locator('[data-action="run"]').click();
   await expectText(x(page).locator('[data-testid="explorer-fill-hint"]'), /write \[MASK\] where a word should be/);
   await page.close();
-  // TinyLlama's announced length is a lie the refusal cuts short.
+  // Phi-3 mini's announced length is a lie the refusal cuts short.
   const found = problems.splice(0).filter((p) => !/\/cdn\/\d+ \(net::ERR_ABORTED\)|ERR_CONTENT_LENGTH_MISMATCH/.test(p));
   assert.deepEqual(found, [], `problems in the browser:\n${found.join('\n')}`);
 });

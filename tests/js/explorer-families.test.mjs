@@ -158,11 +158,11 @@ test('an encoder: its mask token in info, the course sentence masked, fill at th
 test('a model refused for memory: its size and the limit in words, nothing else kept but the model before it', async () => {
   const en = translator(catalogue, 'en');
   const es = translator(catalogue, 'es');
-  const params = { file: 'model.safetensors', bytes: 2_200_119_864, limit: 2 ** 31, activations: 50e6 };
+  const params = { file: 'model.safetensors', bytes: 7_642_160_000, limit: 2 ** 32 - 2 ** 16, activations: 50e6 };
   const words = explainLoadError('PretrainedModel: cannot fit', { code: 'too-large', params, t: en });
-  assert.match(words, /weights are 2\.20 GB, and this browser tab’s engine holds at most 2\.15 GB/);
+  assert.match(words, /weights are 7\.64 GB, and this browser tab’s engine holds at most 4\.29 GB/);
   assert.match(words, /not downloaded/);
-  assert.match(explainLoadError('x', { code: 'too-large', params, t: es }), /ocupan 2\.20 GB.*como mucho 2\.15 GB/);
+  assert.match(explainLoadError('x', { code: 'too-large', params, t: es }), /ocupan 7\.64 GB.*como mucho 4\.29 GB/);
   assert.match(explainLoadError('x', { code: 'too-large', t: en }), /too large for this browser tab/, 'without numbers: the plain words');
   // Through the controller: the model loaded before stays.
   let refuse = false;
@@ -174,12 +174,12 @@ test('a model refused for memory: its size and the limit in words, nothing else 
   await c.load({ kind: 'hub', id: 'google-bert/bert-base-uncased' });
   const before = c.info;
   refuse = true;
-  await c.load({ kind: 'hub', id: 'TinyLlama/TinyLlama-1.1B-Chat-v1.0' });
+  await c.load({ kind: 'hub', id: 'microsoft/Phi-3-mini-4k-instruct' });
   assert.equal(c.state, 'ready');
   assert.equal(c.info, before, 'the model before it is kept');
   assert.equal(c.source.id, 'google-bert/bert-base-uncased');
   assert.equal(c.failed.code, 'too-large');
-  assert.match(c.failed.message, /2\.20 GB.*2\.15 GB/);
+  assert.match(c.failed.message, /7\.64 GB.*4\.29 GB/);
 });
 
 test('the real BERT fixture through the controller: the mask token from its tokenizer, fill as the float64 reference\'s top 5', async () => {

@@ -39,6 +39,23 @@ std::size_t align16(std::size_t n) {
   return (n + 15) & ~std::size_t{15};
 }
 
+// std::aligned_alloc(16, bytes), also for a buffer of 2 GiB or more in a 32-bit address space
+// (a TinyLlama or Llama 3.2 1B file). Emscripten's dlmalloc asks sbrk for less than half the
+// address space at a time (HALF_MAX_SIZE_T) and, after one larger request fails, stops
+// growing its heap contiguously. So the top of the heap is first grown by a freed block of
+// half the size; the buffer then takes that and asks sbrk only for the rest.
+void* aligned_alloc_large(std::size_t bytes) {
+  constexpr std::size_t half_space = std::size_t{1} << (sizeof(void*) * 8 - 1);
+  if (bytes >= half_space / 4 * 3) {
+    void* half = std::malloc(bytes / 2);
+    if (!half) return nullptr;
+    // A volatile write: a malloc whose block is never used may be removed by the compiler.
+    *static_cast<volatile char*>(half) = 0;
+    std::free(half);  // back into the top chunk it was cut from
+  }
+  return std::aligned_alloc(16, bytes);
+}
+
 // Sizes (floats) of the activation buffers for one run.
 struct Sizes {
   std::size_t x, qkv, fc, logits, kt, gws, aws, apack;
@@ -172,7 +189,7 @@ void PretrainedModel::build_slots() {
 }
 
 std::uint8_t* PretrainedModel::alloc_file(std::size_t bytes) {
-  void* p = std::aligned_alloc(16, align16(std::max<std::size_t>(bytes, 1)));
+  void* p = aligned_alloc_large(align16(std::max<std::size_t>(bytes, 1)));
   if (!p) return nullptr;
   files_.push_back({static_cast<std::uint8_t*>(p), bytes, false});
   return static_cast<std::uint8_t*>(p);
@@ -263,7 +280,7 @@ std::string PretrainedModel::add_safetensors(const std::string& file, std::uint8
     }
   } else {
     auto* fresh =
-        static_cast<std::uint8_t*>(std::aligned_alloc(16, align16(std::max<std::size_t>(total, 1))));
+        static_cast<std::uint8_t*>(aligned_alloc_large(align16(std::max<std::size_t>(total, 1))));
     if (!fresh) return fail(file + ": out of memory compacting " + std::to_string(total) + " bytes");
     for (const Kept& k : kept)
       std::memcpy(fresh + k.dest, buffer + header.data_start + k.e->begin, k.e->end - k.e->begin);

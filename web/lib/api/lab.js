@@ -297,7 +297,8 @@ export class Headlab {
    * or `{ config, weights, tokenizer }` (objects, strings, ArrayBuffers, Uint8Arrays or Blobs).
    *
    * The weights stream straight into the WebAssembly module's memory; a model that cannot fit
-   * (weights plus the activations of 256 tokens, within the module's 2 GiB) or whose files are
+   * (weights plus the activations of 256 tokens, within the module's 4 GiB, or less where the
+   * browser lets a memory grow less far) or whose files are
    * larger than `maxBytes` is refused from the sizes the server announces, before its weights are
    * downloaded. `onProgress({ file, loaded, total })` follows every file (`total` null when the
    * server does not say); `signal` cancels (the promise rejects with an AbortError and nothing

@@ -7,9 +7,10 @@ import { loadTokenizers } from '../headlab-files.js';
 import { doWithoutThreads, endModule, isLoadFailure, loadThreaded, threadsUnavailable } from './threaded-module.js';
 import { CACHE_NAME, abortError, coded, makeSource, mib, readEntry, readJson } from './pretrained-files.js';
 import { activationBytes, readConfig } from './pretrained-config.js';
+import { engineMemoryLimit } from './engine-memory.js';
 
 const FN = 'loadPretrained';
-const DEFAULT_HEAP_MAX = 2 ** 31;  // headlab_pretrained is linked with -sMAXIMUM_MEMORY=2gb
+const DEFAULT_HEAP_MAX = 2 ** 32 - 2 ** 16;  // headlab_pretrained's heapMax(): -sMAXIMUM_MEMORY=4gb, a page short of 4 GiB
 const FIT_TOKENS = 256;  // a model must hold at least this many tokens' activations beside its weights
 const SLACK_BYTES = 64 * 2 ** 20;  // the module's own memory, malloc's overhead, the token buffers
 
@@ -19,6 +20,13 @@ const MAX_THREADS = 64;  // PretrainedCore.setThreads' limit
 export const NAIVE = Symbol('headlab.patchHeads.naive');
 /** generate(prompt, { …, [UNCACHED]: true }): every new token by a whole run (no key-value cache), the benchmark's comparison. */
 export const UNCACHED = Symbol('headlab.generate.uncached');
+/**
+ * Tests only: loadPretrained(source, { …, [BALLAST]: bytes }) first takes `bytes` of the engine's
+ * memory and holds them until dispose(), so the model's weights and activations sit above them
+ * (above 2 GiB with 2.2e9, where the engine's pointers no longer fit a signed 32-bit integer).
+ */
+export const BALLAST = Symbol('headlab.loadPretrained.ballast');
+const BALLAST_BLOCK = 2 ** 29;  // dlmalloc takes at most 2 GiB from sbrk at a time
 
 /** GPT-2's byte-level alphabet, character → byte (bytes_to_unicode in OpenAI's encoder.py, inverted). */
 let byteOfChar = null;
@@ -96,6 +104,7 @@ function checkOptions(lab, options) {
     onProgress: options.onProgress ?? null,
     signal: options.signal ?? null,
     maxBytes: options.maxBytes ?? Infinity,
+    ballast: options[BALLAST] ?? 0,
   };
   if (typeof o.hubUrl !== 'string' || !/^https?:\/\/[^/]/.test(o.hubUrl)) {
     throw new TypeError(`${FN}: hubUrl must be an http(s) URL such as 'https://huggingface.co', got ${describe(o.hubUrl)}`);
@@ -218,6 +227,24 @@ async function makeTokenizer(json, vocabSize) {
   return { tokenizer, special, size: maxId + 1 };
 }
 
+/** BALLAST's blocks: addresses of malloc'd blocks of `bytes` in all, or an Error when they do not fit. */
+function takeBallast(module, bytes) {
+  const blocks = [];
+  for (let left = bytes; left > 0; left -= BALLAST_BLOCK) {
+    const p = module._malloc(Math.min(left, BALLAST_BLOCK)) >>> 0;
+    if (!p) {
+      freeBallast(module, blocks);
+      throw new RangeError(`${FN}: [BALLAST]: ${bytes} bytes do not fit the engine's memory`);
+    }
+    blocks.push(p);
+  }
+  return blocks;
+}
+
+function freeBallast(module, blocks) {
+  for (const p of blocks.splice(0)) module._free(p);
+}
+
 /** Copies one safetensors file into the engine (streamed straight into the wasm heap) and registers it. */
 async function addWeights(module, core, entry, ctx, heapMax, reserved) {
   let ptr = 0;
@@ -285,8 +312,12 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
 
   const { module, threaded } = await enginePending;
   if (o.signal?.aborted) throw abortError(FN, null, o.signal);
-  const heapMax = typeof module.heapMax === 'function' ? module.heapMax() : DEFAULT_HEAP_MAX;
+  // The module's cap, or less where this engine lets a memory grow less far.
+  const linked = typeof module.heapMax === 'function' ? module.heapMax() : DEFAULT_HEAP_MAX;
+  const heapMax = engineMemoryLimit(linked);
+  const holds = heapMax < linked ? 'this browser lets a WebAssembly module hold' : 'a WebAssembly module can hold';
   const T = Math.min(config.engine.contextLength, FIT_TOKENS);
+  const ballast = takeBallast(module, o.ballast);
   let core = new module.PretrainedCore();
   try {
     const e = core.configure(config.engine);
@@ -303,7 +334,7 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
     // A sharded model announces its size in its index: refused before any shard is downloaded.
     if (weights.totalBytes !== undefined && reserved.bytes + weights.totalBytes > heapMax) {
       throw coded(new RangeError(`${FN}: ${src.where} cannot fit: its shards hold ${mib(weights.totalBytes)} (model.safetensors.index.json) and a run of ${T} tokens ` +
-        `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`), 'too-large',
+        `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} ${holds}; nothing more was downloaded`), 'too-large',
       { file: 'model.safetensors.index.json', bytes: weights.totalBytes, activations, limit: heapMax });
     }
     // Shards are opened one at a time (an entry holds a live response).
@@ -315,7 +346,7 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
           entry.cancel();
           for (const later of weights.slice(i + 1)) later.cancel?.();
           throw coded(new RangeError(`${FN}: ${src.where} cannot fit: ${entry.name} is ${mib(entry.total)} and a run of ${T} tokens needs about ${mib(activations)} ` +
-            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} a WebAssembly module can hold; nothing more was downloaded`), 'too-large',
+            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} ${holds}; nothing more was downloaded`), 'too-large',
           { file: entry.name, bytes: entry.total, activations, limit: heapMax });
         }
         try {
@@ -330,7 +361,7 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
     }
     const f = core.finish();
     if (f) throw new Error(`${FN}: ${f}`);
-    const model = new PretrainedModel(lab, module, core, config, tok, { threads: o.threads, why: o.threadsWhy, threaded });
+    const model = new PretrainedModel(lab, module, core, config, tok, { threads: o.threads, why: o.threadsWhy, threaded, ballast });
     core = null;
     handOver();
     return model;
@@ -342,14 +373,16 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
     // A threaded module is ended with its core (endModule joins its threads only where that may block).
     if (core && threaded) endModule(module, core);
     else if (core && !core.isDeleted?.()) core.delete();
+    if (core && !threaded) freeBallast(module, ballast);
   }
 }
 
 // Models not disposed by their owner are freed when garbage-collected (with their thread Workers).
 const finalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry(({ core, module }) => {
+  ? new FinalizationRegistry(({ core, module, shared, ballast }) => {
     if (module) endModule(module, core);
     else if (!core.isDeleted?.()) core.delete();
+    freeBallast(shared, ballast);
   })
   : null;
 
@@ -375,7 +408,7 @@ function splitmix(seed) {
  */
 export class PretrainedModel {
   /** @private */
-  constructor(lab, module, core, config, tok, { threads, why, threaded }) {
+  constructor(lab, module, core, config, tok, { threads, why, threaded, ballast = [] }) {
     /** @private */ this._lab = lab;
     /** @private */ this._module = module;
     /** @private */ this._core = core;
@@ -385,12 +418,14 @@ export class PretrainedModel {
     /** @private */ this._threadsWhy = why;
     /** @private a threaded module of this model's own, ended with it; null for the lab's shared one */
     this._threadedModule = threaded ? module : null;
+    /** @private BALLAST's blocks in the lab's shared module (a threaded module ends with the model) */
+    this._ballast = threaded ? [] : ballast;
     /** @private */ this._pieces = new Map();
     const i = core.info();
     /** @private */
     const dtype = { float32: 'F32', float16: 'F16', bfloat16: 'BF16' }[i.dtype] ?? i.dtype;
     this._info = Object.freeze({ ...config.info, parameters: i.parameters, dtype, bytes: i.bytes });
-    finalizer?.register(this, { core, module: this._threadedModule }, this);
+    finalizer?.register(this, { core, module: this._threadedModule, shared: module, ballast: this._ballast }, this);
   }
 
   /** @private */
@@ -976,6 +1011,7 @@ export class PretrainedModel {
     finalizer?.unregister(this);
     if (this._threadedModule) endModule(this._threadedModule, this._core);
     else if (!this._core.isDeleted?.()) this._core.delete();
+    freeBallast(this._module, this._ballast);
     this._core = null;
   }
 

@@ -58,7 +58,7 @@ export const HUB_MODELS = Object.freeze([
     why: 'The same recipe, larger: more layers to find induction heads in' }),
   row({ id: 'TinyLlama/TinyLlama-1.1B-Chat-v1.0', title: 'TinyLlama-1.1B', family: 'Llama', layers: 22, heads: 32, kvHeads: 4,
     parameters: 1100e6, dtype: 'BF16', weightBytes: 2200.12e6, tokenizerBytes: 1.84e6,
-    why: 'A 1.1 B Llama 2-style chat model: 8 query heads per key-value head; larger than a tab’s engine holds' }),
+    why: 'A 1.1 B Llama 2-style chat model: 8 query heads per key-value head; 2.2 GB, for a desktop browser' }),
   row({ id: 'meta-llama/Llama-3.2-1B', title: 'Llama 3.2 1B', family: 'Llama', layers: 16, heads: 32, kvHeads: 8,
     parameters: 1236e6, dtype: 'BF16', weightBytes: 2471.65e6, tokenizerBytes: 9.09e6, gated: true,
     why: 'Meta’s smallest Llama 3 (llama3 rope scaling); gated: the hub wants a login and Meta’s licence accepted' }),
