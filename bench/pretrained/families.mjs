@@ -6,7 +6,7 @@
 //        [--rounds 2] [--reps 3] [--seqs 64,256] [--gen 64x32] [--out bench/results/NAME]
 //   node bench/pretrained/families.mjs --render bench/results/NAME.json   (the Markdown again from the JSON)
 // Each engine runs in a process (Node) or a fresh Chromium of its own, alternating, after checking its
-// output against PyTorch's. The SIMD peak probe runs in each environment before the first table.
+// output against PyTorch's. The SIMD peak probe runs in each environment before each round; the best probe is quoted.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -125,7 +125,10 @@ function render(res) {
     }
     for (const env of o.envs) {
       const peak = res.peak[env];
-      const peakText = peak?.gflops ? `${peak.gflops.toFixed(1)} GFLOP/s per thread (${peak.chains} chains; ${Object.entries(peak.byChains ?? {}).map(([k, v]) => `${k}: ${v.toFixed(1)}`).join(', ')})` : `not measured (${peak?.error ?? '–'})`;
+      const probes = peak?.probes?.length > 1 ? `; the best of ${peak.probes.length} probes, one before each round: ${peak.probes.map((g) => (g ? g.toFixed(1) : '–')).join(', ')}` : '';
+      const peakText = peak?.gflops
+        ? `${peak.gflops.toFixed(1)} GFLOP/s per thread (${peak.chains} chains; ${Object.entries(peak.byChains ?? {}).map(([k, v]) => `${k}: ${v.toFixed(1)}`).join(', ')}${probes})`
+        : `not measured (${peak?.error ?? '–'})`;
       L.push('', `### ${ENV_LABEL[env]}: one forward pass, logits at every position (median; best in brackets)`, '');
       L.push(`SIMD128 peak probe in ${ENV_LABEL[env]}: ${peakText}. Share of peak = GFLOP of the pass (formula in families.mjs) ÷ median time ÷ (peak × threads).`, '');
       L.push('| T | GFLOP | threads | HeadLab | ORT Web | HeadLab speed-up | HeadLab share of peak | ORT Web share of peak |');
@@ -272,15 +275,22 @@ export async function runFamilies(argv) {
     save();
   };
   try {
-    for (const env of o.envs) {
+    // The roof is probed in each environment before each of its rounds, and the best probe is the one
+    // quoted: on a shared machine (a VM here) one probe can read a third low, which would put an
+    // engine above 100 % of "peak".
+    const probe = async (env) => {
       const p = env === 'node'
         ? await runChild(path.join(repo, 'bench/run-engine.mjs'), ['--peak'], { timeoutMs: 120000, maxOldSpaceMb: 512, cwd: repo })
         : await runBrowser(servers.plain.url, {}, 120000, 'benchPeak');
-      res.peak[env] = p;
       console.error(`bench families: SIMD128 peak (${env}): ${p.gflops ? `${p.gflops.toFixed(1)} GFLOP/s with ${p.chains} chains` : p.error}`);
-    }
+      const was = res.peak[env];
+      const probes = [...(was?.probes ?? []), p.gflops ?? null];
+      if (!was?.gflops || (p.gflops ?? 0) > was.gflops) res.peak[env] = { ...p, probes };
+      else was.probes = probes;
+    };
     for (let round = 1; round <= o.rounds; round++) {
       for (const env of o.envs) {
+        await probe(env);
         for (const model of models) {
           const cells = [];
           for (const threads of o.threads) {
