@@ -106,16 +106,26 @@ test('Llama (grouped-query) and BERT from the picker: key-value bands, the sink 
     return scores.filter((s) => s.firstToken >= 0.5).map((s) => `L${s.layer + 1} H${s.head + 1}`);
   }, { url: hub.url, id: LLAMA });
   const sink = x(page).locator('[data-testid="explorer-sink"]');
+  const card = x(page).locator('[data-testid="findings-sinks-count"]');
   if (api.length) await expectText(sink, new RegExp(`${api.length} of 8 heads .*${api.join('.*')}`));
-  else await expectText(sink, /no head puts half its attention or more on the first token/);
-  // The line follows the scores: a head given a first-token score of 0.75 is named.
+  else await expectText(sink, /^Attention sinks: None of the 8 heads puts at least 0\.5 of its attention on the first token\.$/);
+  // The findings panel's attention-sink card says the same: the same sentence, the same heads.
+  const sameFigure = async () => {
+    const [lineText, cardText] = [await sink.textContent(), await card.textContent()];
+    assert.equal(lineText.replace(/: L\d.*$/, ''), `Attention sinks: ${cardText.replace(/: \d.*$/, '')}`, 'the line and the card: one share, one threshold, one wording');
+    assert.equal(await sink.getAttribute('data-heads'), await card.getAttribute('data-heads'), 'the line and the card name the same heads');
+  };
+  await sameFigure();
+  // The line follows the scores, and the card with it: a head given a first-token score of 0.75 is named.
   await page.evaluate((tag) => {
     const e = document.querySelector(tag);
     const scores = e.controller.scores.scores.map((s) => (s.layer === 1 && s.head === 2 ? { ...s, firstToken: 0.75 } : s));
     e.controller.scores = { ...e.controller.scores, scores };
     e.renderGrid();
   }, TAG);
-  await expectText(sink, api.length ? new RegExp(`${api.length + 1} of 8 heads`) : /1 of 8 heads \(13 %\) put at least half their attention on the first token: L2 H3\./);
+  await expectText(sink, api.length ? new RegExp(`${api.length + 1} of 8 heads`) : /^Attention sinks: 1 of 8 heads \(12\.5 %\) put at least 0\.5 of their attention on the first token: L2 H3\.$/);
+  if (!api.length) await expectText(card, /^1 of 8 heads \(12\.5 %\) put at least 0\.5 of their attention on the first token: 1\.2\.$/);
+  await sameFigure();
   assert.deepEqual(await axe(page), [], 'axe on the Llama model with its key-value bands');
   await page.screenshot({ path: `${SCREENSHOTS}/explorer-llama-1280.png`, fullPage: true });
   await page.setViewportSize({ width: 360, height: 800 });

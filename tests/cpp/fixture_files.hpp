@@ -12,6 +12,12 @@
 
 namespace headlab::test {
 
+// tests/golden/ (ending in '/'), from this header's own path: the tests run from any directory.
+inline std::string golden() {
+  const std::string f = __FILE__;
+  return f.substr(0, f.rfind('/')) + "/../golden/";
+}
+
 // A file's bytes; a missing file fails the test naming its path.
 inline std::vector<std::uint8_t> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -137,6 +139,13 @@ inline std::unique_ptr<PretrainedModel> load_model(const std::string& dir) {
   REQUIRE(pretrained_config_error(m->config()) == "");
   for (const std::string& f : weight_files(dir)) REQUIRE(add(*m, f, read_bytes(dir + f)) == "");
   REQUIRE(m->finish() == "");
+  return m;
+}
+
+// The largest |x|: the scale a case's error is measured against.
+inline double largest(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
   return m;
 }
 

@@ -21,17 +21,6 @@ using namespace headlab::test;
 
 namespace {
 
-std::string golden() {
-  std::string f = __FILE__;
-  return f.substr(0, f.rfind('/')) + "/../golden/";
-}
-
-double largest(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m = std::max(m, std::abs(x));
-  return m;
-}
-
 std::vector<std::int32_t> ids_of(const json& j) {
   return j.get<std::vector<std::int32_t>>();
 }

@@ -21,19 +21,11 @@ using namespace headlab::test;
 namespace {
 
 std::string findings() {
-  std::string f = __FILE__;
-  return f.substr(0, f.rfind('/')) + "/../golden/findings/";
+  return golden() + "findings/";
 }
 
 std::string families() {
-  std::string f = __FILE__;
-  return f.substr(0, f.rfind('/')) + "/../golden/families/";
-}
-
-double largest(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m = std::max(m, std::abs(x));
-  return m;
+  return golden() + "families/";
 }
 
 std::vector<std::int32_t> ids_of(const json& c, const char* key) {

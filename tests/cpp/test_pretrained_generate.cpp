@@ -22,11 +22,6 @@ using namespace headlab::test;
 
 namespace {
 
-std::string golden() {
-  std::string f = __FILE__;
-  return f.substr(0, f.rfind('/')) + "/../golden/";
-}
-
 const char* const kDecoders[] = {
     "families/llama-gqa", "families/llama-sp-bf16", "families/qwen2", "families/mistral-window",
     "families/pythia",    "families/phi3",          "families/gemma", "pretrained/gpt2-f32",

@@ -30,8 +30,7 @@ using nlohmann::json;
 namespace {
 
 std::string fixtures() {
-  std::string f = __FILE__;
-  return f.substr(0, f.rfind('/')) + "/../golden/pretrained/";
+  return golden() + "pretrained/";
 }
 
 std::unique_ptr<PretrainedModel> load_fixture(const std::string& folder) {

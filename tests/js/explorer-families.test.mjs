@@ -13,8 +13,10 @@ import { ExplorerController, COURSE_SENTENCE, explainLoadError } from '../../web
 import { ExplorerSession } from '../../web/lib/teach/explorer-session.js';
 import { headImportance } from '../../web/lib/teach/head-importance.js';
 import {
-  kvGroups, sinkHeads, hasMask, maskedCourseSentence, maskTokenOf, SINK,
+  kvGroups, sinkHeads, sinkSentence, hasMask, maskedCourseSentence, maskTokenOf, SINK,
 } from '../../web/lib/teach/explorer-families.js';
+import { sinkFinding } from '../../web/lib/teach/findings-controller.js';
+import { fmt } from '../../web/lib/teach/format.js';
 import { translator } from '../../web/lib/i18n/index.js';
 import catalogue from '../../web/lib/i18n/catalogues/model-explorer.js';
 import { toArrayBuffer } from './pretrained-helpers.mjs';
@@ -42,6 +44,35 @@ test('kvGroups: query head h is in the group of key-value head h·KV/H (repeat_k
   assert.deepEqual(kvGroups({ numHeads: 4 }), [], 'no numKeyValueHeads: one per query head');
   assert.throws(() => kvGroups({ numHeads: 6, numKeyValueHeads: 4 }), /kvGroups: info\.numKeyValueHeads must be a positive integer that divides numHeads 6, got 4/);
   assert.throws(() => kvGroups({ numHeads: 0 }), /kvGroups: info\.numHeads must be a positive integer/);
+});
+
+test('one sink figure: the card (sinkFinding) counts the heads, total and share the line (sinkHeads) counts, in the same words', () => {
+  // 3 layers × 4 heads; head 2.3 has no finite score (not a sink, still one of the grid's 12 heads).
+  const firsts = [[0.1, 0.5, 0.49, 0.95], [0.75, 0.2, 0.3, 0.4], [0, 0, 0.6, NaN]];
+  const scores = firsts.flatMap((row, layer) => row.map((firstToken, head) => ({ layer, head, firstToken })));
+  const shape = { numLayers: 3, numHeads: 4 };
+  const line = sinkHeads(scores);
+  const card = sinkFinding(scores, shape);
+  // A plain count: 0.5, 0.95, 0.75 and 0.6 reach SINK = 0.5, of 12 heads.
+  assert.deepEqual(line.heads.map((h) => `${h.layer}.${h.head}`), ['0.3', '1.0', '2.2', '0.1']);
+  for (const f of [line, card]) {
+    assert.deepEqual([f.heads.length, f.total, f.share, f.threshold], [4, 12, 4 / 12, SINK]);
+  }
+  assert.deepEqual(card.heads, line.heads);
+  assert.equal(card.count, 4);
+  const t = translator(catalogue, 'en');
+  const words = (sinks, headName) => sinkSentence(sinks, { t, fmt, headName });
+  const fromOne = (l, h) => `L${l + 1} H${h + 1}`;
+  assert.equal(words(line, fromOne), '4 of 12 heads (33.3 %) put at least 0.5 of their attention on the first token: L1 H4, L2 H1, L3 H3, L1 H2.');
+  assert.equal(words(card, (l, h) => `${l}.${h}`), '4 of 12 heads (33.3 %) put at least 0.5 of their attention on the first token: 0.3, 1.0, 2.2, 0.1.');
+  // The explorer test's case: one sink of 8 heads is 12.5 % in both places (the line said "13 %").
+  const one = Array.from({ length: 8 }, (_, i) => ({ layer: i >> 2, head: i & 3, firstToken: i === 6 ? 0.75 : 0.1 }));
+  assert.equal(words(sinkHeads(one), fromOne), '1 of 8 heads (12.5 %) put at least 0.5 of their attention on the first token: L2 H3.');
+  assert.equal(words(sinkFinding(one, { numLayers: 2, numHeads: 4 }), fromOne), words(sinkHeads(one), fromOne));
+  assert.equal(words(sinkHeads(one.map((q) => ({ ...q, firstToken: 0.1 }))), fromOne), 'None of the 8 heads puts at least 0.5 of its attention on the first token.');
+  const es = translator(catalogue, 'es');
+  assert.equal(sinkSentence(sinkHeads(one), { t: es, fmt: (v, d) => fmt(v, d).replace('.', ','), headName: fromOne }),
+    '1 de 8 cabezas (12,5 %) ponen al menos 0,5 de su atención en el primer token: L2 H3.');
 });
 
 test('sinkHeads: the heads at or above the threshold, strongest first, as a plain count says', () => {
@@ -213,5 +244,6 @@ test('the real RoBERTa fixture: <mask> from its tokenizer; the Llama fixture: ke
   const sinks = sinkHeads(l.scores.scores);
   assert.equal(sinks.total, 8);
   assert.deepEqual(sinks.heads.map((h) => `${h.layer}.${h.head}`).sort(), l.scores.scores.filter((q) => q.firstToken >= 0.5).map((q) => `${q.layer}.${q.head}`).sort());
+  assert.deepEqual(sinkFinding(l.scores.scores, l.info).heads, sinks.heads, 'the findings card counts the same heads');
   l.dispose();
 });

@@ -3,7 +3,10 @@
 // the phone mark derived from the size, every family one the engine's config reader runs (its
 // architecture in SUPPORTED_ARCHITECTURES, and readConfig on a fixture config.json of that
 // architecture gives the row's kind), the picker's groups holding every row once, and the words
-// of every row in English (the table's own) and Spanish.
+// of every row in English (the table's own) and Spanish. Each row's sizes agree with each other: weightBytes
+// is its parameters in its dtype (plus the causal-mask buffers some families' files hold) within 2 %, and
+// where a row has its shape the parameters are the count from it (GPT-2 small's against the repository's
+// 124,439,808).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -118,5 +121,77 @@ test('every row\'s words are in the catalogue: English as in the table, Spanish 
   for (const m of HUB_MODELS) {
     assert.equal(catalogue.en[whyKey(m)], m.why, `${m.id}: English words`);
     assert.ok(typeof catalogue.es[whyKey(m)] === 'string' && catalogue.es[whyKey(m)] !== m.why, `${m.id}: Spanish words`);
+  }
+});
+
+// The excess over the parameters of the rows whose files also hold a causal-mask buffer per layer
+// ([1, 1, P, P], P the context: GPT-2's h.N.attn.bias, GPT-Neo's h.N.attn.attention.bias, GPT-NeoX's
+// layers.N.attention.bias; cpp/src/pretrained/pretrained_arch.cpp ignores them). Element bytes as the sizes
+// fit them: 4 for GPT-2's float mask (as tests/golden/pretrained/README.md's gpt2 fixture stores it), 1 for a bool.
+const MASK_BUFFERS = {
+  'openai-community/gpt2': 12 * 1024 ** 2 * 4,
+  'distilbert/distilgpt2': 6 * 1024 ** 2 * 4,
+  'EleutherAI/pythia-70m': 6 * 2048 ** 2,
+  'EleutherAI/pythia-160m': 12 * 2048 ** 2,
+  'roneneldan/TinyStories-1M': 8 * 2048 ** 2,
+  'roneneldan/TinyStories-33M': 4 * 2048 ** 2,
+};
+// Rows whose weightBytes no count above explains, with why; the test fails when this list is not exactly
+// the rows that fail, so a new inconsistency (or a fixed one) is seen.
+const UNEXPLAINED = {
+  // 125.2 M float32 parameters are 500.8 MB; the file is 25.4 MB more, where a bool mask on each of its 12
+  // layers (as TinyStories', also GPT-Neo, have) would be 50.3 MB. Which number is off is not known here.
+  'EleutherAI/gpt-neo-125m': 'weightBytes is 25.4 MB over its parameters, half of 12 layers of 2048² masks',
+};
+
+test('every row\'s weight bytes are its parameters in its dtype (and its mask buffers) within 2 %', () => {
+  const off = [];
+  for (const m of HUB_MODELS) {
+    const expected = m.parameters * BYTES_PER[m.dtype] + (MASK_BUFFERS[m.id] ?? 0);
+    const ratio = m.weightBytes / expected;
+    if (Math.abs(ratio - 1) > 0.02) off.push(`${m.id}: ${m.weightBytes} bytes for ${expected} (${m.parameters} ${m.dtype} parameters + ${MASK_BUFFERS[m.id] ?? 0} of masks), ${(100 * (ratio - 1)).toFixed(1)} %`);
+  }
+  assert.deepEqual(off.map((line) => line.split(':')[0]), Object.keys(UNEXPLAINED), off.join('\n'));
+  // A row that fits without its buffers does not need them.
+  for (const id of Object.keys(MASK_BUFFERS)) {
+    const m = hubModel(id);
+    assert.ok(m.weightBytes > 1.02 * m.parameters * BYTES_PER[m.dtype], `${id}: no masks needed`);
+  }
+});
+
+/**
+ * Parameters from a row's shape, as each family's checkpoint stores them: Llama (no biases, key-value heads
+ * of d / heads each, RMSNorm weights, SwiGLU), GPT-2 (fused QKV, biases, learned positions, tied head), BERT
+ * as bert-base-uncased's own file holds it (token types 2, pooler, the masked-LM transform with its bias,
+ * the next-sentence head: pretrained_arch.cpp's kBert lists them).
+ */
+function countParameters(m) {
+  const { dModel: d, dFF: f, vocab: V, positions: P = 0, tied } = m.shape;
+  const L = m.layers;
+  const embed = V * d * (tied ? 1 : 2);
+  switch (m.family) {
+    case 'Llama': {
+      const kv = m.kvHeads * (d / m.heads);
+      return embed + L * (2 * d * d + 2 * d * kv + 3 * d * f + 2 * d) + d;
+    }
+    case 'GPT-2':
+      return embed + P * d + L * (2 * d + (3 * d * d + 3 * d) + (d * d + d) + 2 * d + (d * f + f) + (f * d + d)) + 2 * d;
+    case 'BERT':
+      return embed + P * d + 2 * d + 2 * d + L * (4 * (d * d + d) + 2 * d + (d * f + f) + (f * d + d) + 2 * d) +
+        (d * d + d) + (d * d + d) + 2 * d + V + (2 * d + 2);
+    default:
+      throw new Error(`countParameters: no count for the family ${m.family}`);
+  }
+}
+
+test('parameters agree with the count from the row\'s shape, where the row has one, within 1 % (the table rounds)', () => {
+  const shaped = HUB_MODELS.filter((m) => m.shape);
+  assert.deepEqual(shaped.map((m) => m.id), ['HuggingFaceTB/SmolLM2-135M', 'openai-community/gpt2', 'google-bert/bert-base-uncased']);
+  // Independent answers: the repository's own counts of these shapes.
+  assert.equal(countParameters(hubModel('openai-community/gpt2')), 124_439_808, 'bench/pretrained/README.md: 124,439,808');
+  for (const m of shaped) {
+    const n = countParameters(m);
+    assert.ok(Math.abs(m.parameters / n - 1) <= 0.01, `${m.id}: the table says ${m.parameters}, the shape gives ${n}`);
+    assert.ok(Math.abs(m.weightBytes / (n * BYTES_PER[m.dtype] + (MASK_BUFFERS[m.id] ?? 0)) - 1) <= 0.001, `${m.id}: weightBytes against the count`);
   }
 });

@@ -150,7 +150,7 @@ const lm = await lab.createLanguageModel({ task: 'induction' });
 const c: number = lm.headScores()[0].coreference;
 export { c };
 `;
-const pretrained = `import { createHeadlab, PretrainedModel, type ExplorableModel } from '${api}';
+const pretrained = `import { createHeadlab, PretrainedModel, type ExplorableModel, type ModelShapeInfo } from '${api}';
 const lab = await createHeadlab();
 const controller = new AbortController();
 const files: File[] = [new File(['{}'], 'config.json')];
@@ -179,9 +179,14 @@ const share: number = dla.heads[0] + dla.mlps[0] + dla.scale + dla.logitDiff + v
 const swapped = await model.run(ids, { patch: { source: 'Virat hit the bat', heads: [{ layer: 9, head: 9 }] } });
 const n: number = model.info.contextLength + model.threads + tokens.length;
 const shared: ExplorableModel = model;
+// One shape interface under both models' info: what a view of any model reads.
+const lm = await lab.createLanguageModel({ task: 'induction' });
+const shapes: ModelShapeInfo[] = [model.info, lm.info, shared.info];
+const heads: number = shapes[0].numKeyValueHeads + shapes[1].dModel + shapes[2].bytes;
+const kind: 'decoder' | 'encoder' = shapes[1].kind;
 shared.dispose();
 await lab.loadPretrained({ config: {}, weights: [new ArrayBuffer(8), new Uint8Array(8)], tokenizer: '{}' });
-export { fromFiles, attention, p, induction, best, text, dtype, n, effect, share, swapped };
+export { fromFiles, attention, p, induction, best, text, dtype, n, effect, share, swapped, heads, kind };
 `;
 const untyped = `import { createHeadlab } from '${api}';
 const lab = await createHeadlab();

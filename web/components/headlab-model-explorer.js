@@ -84,11 +84,11 @@ import { ExplorerSession } from '../lib/teach/explorer-session.js';
 import { SHIPPED_MODELS } from '../lib/teach/shipped-models.js';
 import { hubDownloadSize } from '../lib/teach/hub-size.js';
 import { HUB_MODELS, hubModel, pickerGroups, whyKey, buttonTestId } from '../lib/teach/hub-models.js';
-import { kvGroups, sinkHeads, maskedCourseSentence, SINK } from '../lib/teach/explorer-families.js';
+import { kvGroups, sinkHeads, sinkSentence, maskedCourseSentence, SINK } from '../lib/teach/explorer-families.js';
 import { readShipped, warmShipped } from '../lib/teach/shipped-cache.js';
 import embeddedModels from 'headlab:embedded-models';
 import messages from '../lib/i18n/catalogues/model-explorer.js';
-import { mountFindings, FINDINGS_CSS } from './model-explorer/findings-panel.js';
+import { mountFindings, FINDINGS_CSS, sinkKeys } from './model-explorer/findings-panel.js';
 import { mountRevisionTrend, TREND_CSS } from './model-explorer/revision-trend.js';
 
 /** The Hugging Face models offered: web/lib/teach/hub-models.js (one row each, sizes as the hub listed them). */
@@ -877,16 +877,19 @@ export class HeadlabModelExplorer extends HeadlabElement {
     this.renderSelection();
   }
 
-  /** A decoder's attention sinks: the heads with a first-token score of at least SINK, beside the grid. */
+  /**
+   * A decoder's attention sinks beside the grid: the heads with a first-token score of at least SINK, in the
+   * words of the findings panel's attention-sink card (sinkSentence), which is redrawn with it.
+   */
   renderSink() {
     const c = this._c;
+    this._findings?.renderSinksNow();
     if (c.info?.kind !== 'decoder' || !c.scores) { setText(this.sinkLine, ''); return; }
     const sinks = sinkHeads(c.scores.scores, SINK);
-    const heads = sinks.heads.map((h) => this.t('explorer.offHead', { layer: h.layer + 1, head: h.head + 1 })).join(', ');
-    setText(this.sinkLine, sinks.heads.length
-      ? this.t('explorer.sink', { n: sinks.heads.length, total: sinks.total, percent: Math.round(100 * sinks.share), heads })
-      : this.t('explorer.sinkNone'));
+    const headName = (layer, head) => this.t('explorer.offHead', { layer: layer + 1, head: head + 1 });
+    setText(this.sinkLine, this.t('explorer.sink', { sentence: sinkSentence(sinks, { t: this.t, fmt: (v, d) => this.fmt(v, d), headName }) }));
     this.sinkLine.dataset.sinks = String(sinks.heads.length);
+    this.sinkLine.dataset.heads = sinkKeys(sinks.heads);
   }
 
   renderSelection() {

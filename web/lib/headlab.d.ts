@@ -574,24 +574,42 @@ export interface NextToken {
   probability: number;
 }
 
-/** LanguageModel.info: the fields of {@link PretrainedInfo}, for one of HeadLab's own models. */
-export interface LanguageModelInfo {
+/** The shape fields every model's `info` has: {@link PretrainedInfo} and {@link LanguageModelInfo} extend it. */
+export interface ModelShapeInfo {
+  /** As config.json names it ('headlab' for HeadLab's own models). */
+  architecture: string;
+  /**
+   * 'decoder': causal attention, next-token logits. 'encoder' (BERT, RoBERTa, DistilBERT, BertModel):
+   * bidirectional attention, masked-LM logits at every position; fill() works, generate() and logitLens() refuse.
+   */
+  kind: 'decoder' | 'encoder';
+  numLayers: number;
+  /** Query heads: attention maps and ablation are per query head. */
+  numHeads: number;
+  /** Key-value heads (fewer than numHeads: grouped-query; query head h reads h / (numHeads / numKeyValueHeads)). */
+  numKeyValueHeads: number;
+  dModel: number;
+  vocabSize: number;
+  /** The most tokens a sequence may have. */
+  contextLength: number;
+  parameters: number;
+  /** The weights as stored, and held: 16-bit weights stay 16-bit. */
+  dtype: 'F32' | 'F16' | 'BF16';
+  /** Bytes of weights held. */
+  bytes: number;
+}
+
+/**
+ * LanguageModel.info: the fields of {@link PretrainedInfo}, for one of HeadLab's own models. Every head has its
+ * own keys and values (numKeyValueHeads is numHeads); contextLength is the task's seqLen, the start token
+ * included; bytes is 4 × parameters.
+ */
+export interface LanguageModelInfo extends ModelShapeInfo {
   architecture: 'headlab';
   kind: 'decoder';
   /** The task the model learns. */
   task: string;
-  numLayers: number;
-  numHeads: number;
-  /** numHeads: every head has its own keys and values. */
-  numKeyValueHeads: number;
-  dModel: number;
-  vocabSize: number;
-  /** The task's seqLen, the start token included. */
-  contextLength: number;
-  parameters: number;
   dtype: 'F32';
-  /** Bytes of weights held (4 × parameters). */
-  bytes: number;
 }
 
 /** LanguageModel.headScores({ examples }): the shape of {@link PretrainedHeadScores}, measured on the task's held-out sequences. */
@@ -732,16 +750,11 @@ export interface LoadPretrainedOptions {
   maxBytes?: number;
 }
 
-export interface PretrainedInfo {
+export interface PretrainedInfo extends ModelShapeInfo {
   /** As config.json names it. */
   architecture: 'GPT2LMHeadModel' | 'GPTNeoForCausalLM' | 'LlamaForCausalLM' | 'Qwen2ForCausalLM' |
     'MistralForCausalLM' | 'GPTNeoXForCausalLM' | 'Phi3ForCausalLM' | 'GemmaForCausalLM' |
     'BertForMaskedLM' | 'RobertaForMaskedLM' | 'DistilBertForMaskedLM' | 'BertModel';
-  /**
-   * 'decoder': causal attention, next-token logits. 'encoder' (BERT, RoBERTa, DistilBERT, BertModel):
-   * bidirectional attention, masked-LM logits at every position; fill() works, generate() and logitLens() refuse.
-   */
-  kind: 'decoder' | 'encoder';
   /**
    * What the model ends in: 'next-token' (decoders), 'masked-lm' (BertForMaskedLM, RoBERTa, DistilBERT) or
    * 'none' (BertModel, as sentence-transformers and many fine-tunes publish BERT): no logits, so run()
@@ -749,19 +762,6 @@ export interface PretrainedInfo {
    * logitLens() and generate() refuse, saying why; headScores() works.
    */
   head: 'next-token' | 'masked-lm' | 'none';
-  numLayers: number;
-  /** Query heads: attention maps and ablation are per query head. */
-  numHeads: number;
-  /** Key-value heads (fewer than numHeads: grouped-query; query head h reads h / (numHeads / numKeyValueHeads)). */
-  numKeyValueHeads: number;
-  dModel: number;
-  vocabSize: number;
-  contextLength: number;
-  parameters: number;
-  /** The weights as stored, and held: 16-bit weights stay 16-bit. */
-  dtype: 'F32' | 'F16' | 'BF16';
-  /** Bytes of weights held. */
-  bytes: number;
 }
 
 export interface PretrainedRunOptions {

@@ -57,8 +57,9 @@ def init(gen):
     return w
 
 
-def forward(w, ids, ablate=(), want_attention=False, drop=None):
-    """GPT2LMHeadModel's forward (gelu_new, tied unembedding); ablate: (layer, head) outputs zeroed before c_proj."""
+def forward(w, ids, ablate=(), want_attention=False, drop=None, heads=H):
+    """GPT2LMHeadModel's forward (gelu_new, tied unembedding) with `heads` heads per layer; ablate: (layer, head)
+    outputs zeroed before c_proj; drop: [B, L, heads] per-sequence factors on the heads' outputs (training)."""
     B, T = ids.shape
     x = w["wte.weight"][ids] + w["wpe.weight"][:T]
     mask = torch.tril(torch.ones(T, T, dtype=torch.bool))
@@ -67,18 +68,18 @@ def forward(w, ids, ablate=(), want_attention=False, drop=None):
         p = f"h.{i}."
         h = F.layer_norm(x, (D,), w[p + "ln_1.weight"], w[p + "ln_1.bias"], 1e-5)
         qkv = h @ w[p + "attn.c_attn.weight"] + w[p + "attn.c_attn.bias"]
-        q, k, v = [t.view(B, T, H, D // H).transpose(1, 2) for t in qkv.split(D, dim=2)]
-        s = (q @ k.transpose(-1, -2)) / math.sqrt(D // H)
+        q, k, v = [t.view(B, T, heads, D // heads).transpose(1, 2) for t in qkv.split(D, dim=2)]
+        s = (q @ k.transpose(-1, -2)) / math.sqrt(D // heads)
         a = torch.softmax(s.masked_fill(~mask, float("-inf")), dim=-1)
         attn.append(a)
         o = a @ v  # [B, H, T, dk]
-        keep = torch.ones(H)
+        keep = torch.ones(heads)
         for (l, hh) in ablate:
             if l == i:
                 keep[hh] = 0
-        o = o * keep.view(1, H, 1, 1)
+        o = o * keep.view(1, heads, 1, 1)
         if drop is not None:
-            o = o * drop[:, i].view(B, H, 1, 1)
+            o = o * drop[:, i].view(B, heads, 1, 1)
         x = x + o.transpose(1, 2).reshape(B, T, D) @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
         h = F.layer_norm(x, (D,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], 1e-5)
         x = x + F.gelu(h @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"], approximate="tanh") @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
@@ -95,38 +96,50 @@ def sequence(rng, n):
     return [EOT] + prefix + r + r
 
 
-def batch(rng, b):
-    rows, masks = [], []
-    for _ in range(b):
-        n = N
-        rows.append(sequence(rng, n))
-        # targets 1..T-1: the repeat (which copying predicts) weighs 1, the rest 0.2 (so it learns the letters' frequencies)
-        masks.append([0.2] * (T - n) + [1] * (n - 1))
-    return torch.tensor(rows), torch.tensor(masks, dtype=torch.float32)
-
-
 def mean_loss(logits, ids):
     """Mean next-token cross-entropy over every position that has a next token (what the explorer ranks by)."""
     return F.cross_entropy(logits[:, :-1].reshape(-1, V), ids[:, 1:].reshape(-1)).item()
 
 
-def main():
-    gen = torch.Generator().manual_seed(SEED)
-    rng = random.Random(SEED)
-    w = init(gen)
+def train(w, rng, gen, weight, heads=H, head_drop=0.0, steps=STEPS, log_every=250, batch=32):
+    """Adam (lr 3e-3) for `steps` steps, each on `batch` sequences(rng, N): the next-token cross-entropy weighted
+    per target by `weight` ([T - 1], the same for every sequence, or [batch, T - 1]), summed, over the weights'
+    sum across the batch (for [T - 1], weight.sum() * batch: float32 sums in another order differ in the last
+    bit, and the fixtures were made this way). With head_drop > 0 each head is switched off with that chance
+    per sequence (drawn from `gen` after the step's sequences). Returns the weights detached."""
     opt = torch.optim.Adam(list(w.values()), lr=3e-3)
-    for step in range(STEPS):
-        ids, mask = batch(rng, 32)
-        drop = (torch.rand(32, L, H, generator=gen) >= HEAD_DROP).float()
-        logits = forward(w, ids, drop=drop)
-        ce = F.cross_entropy(logits[:, :-1].reshape(-1, V), ids[:, 1:].reshape(-1), reduction="none").view(32, T - 1)
-        loss = (ce * mask).sum() / mask.sum()
+    for step in range(steps):
+        ids = torch.tensor([sequence(rng, N) for _ in range(batch)])
+        drop = (torch.rand(batch, L, heads, generator=gen) >= head_drop).float() if head_drop > 0 else None
+        logits = forward(w, ids, drop=drop, heads=heads)
+        ce = F.cross_entropy(logits[:, :-1].reshape(-1, V), ids[:, 1:].reshape(-1), reduction="none").view(batch, T - 1)
+        loss = (ce * weight).sum() / (weight.sum() * batch if weight.dim() == 1 else weight.sum())
         opt.zero_grad()
         loss.backward()
         opt.step()
-        if step % 250 == 0 or step == STEPS - 1:
+        if step % log_every == 0 or step == steps - 1:
             print(f"step {step} loss {loss.item():.3f}", flush=True)
-    w = {k: v.detach() for k, v in w.items()}
+    return {k: v.detach() for k, v in w.items()}
+
+
+def write_model(out, w, heads, expected):
+    """config.json, tokenizer.json and model.safetensors as ../pretrained/make_pretrained.py writes them, and expected.json."""
+    os.makedirs(out, exist_ok=True)
+    config = mp.gpt2_config(V, EOT, "float32")
+    config.update({"n_embd": D, "n_head": heads, "n_layer": L, "n_positions": NPOS, "n_ctx": NPOS})
+    mp.write_json(os.path.join(out, "config.json"), config)
+    mp.write_json(os.path.join(out, "tokenizer.json"), tok.tokenizer_json())
+    mp.write_safetensors(os.path.join(out, "model.safetensors"), [(k, v.contiguous()) for k, v in w.items()])
+    mp.write_json(os.path.join(out, "expected.json"), expected)
+
+
+def main():
+    gen = torch.Generator().manual_seed(SEED)
+    rng = random.Random(SEED)
+    # targets 1..T-1: the repeat after its first token (which copying predicts) weighs 1, the rest 0.2 (so it
+    # learns the letters' frequencies)
+    weight = torch.tensor([[0.2] * (T - N) + [1] * (N - 1)] * 32, dtype=torch.float32)
+    w = train(init(gen), rng, gen, weight, head_drop=HEAD_DROP)
     # One held-out sequence, as text (letters only: one token each, the text is the letters).
     test_rng = random.Random(1000 + SEED)
     ids = torch.tensor([sequence(test_rng, N)])  # <|endoftext|> first, as in training
@@ -148,13 +161,7 @@ def main():
     print("previous", {k: round(v, 3) for k, v in prev.items()})
     print("single", {k: round(v, 3) for k, v in singles.items()})
     print("induction heads", ind_heads, "group off", round(group, 3))
-    os.makedirs(OUT, exist_ok=True)
-    config = mp.gpt2_config(V, EOT, "float32")
-    config.update({"n_embd": D, "n_head": H, "n_layer": L, "n_positions": NPOS, "n_ctx": NPOS})
-    mp.write_json(os.path.join(OUT, "config.json"), config)
-    mp.write_json(os.path.join(OUT, "tokenizer.json"), tok.tokenizer_json())
-    mp.write_safetensors(os.path.join(OUT, "model.safetensors"), [(k, v.contiguous()) for k, v in w.items()])
-    mp.write_json(os.path.join(OUT, "expected.json"), {
+    write_model(OUT, w, H, {
         "seed": SEED, "steps": STEPS, "text": text, "ids": ids[0].tolist(), "loss": base,
         "lossChange": singles, "inductionHeads": [list(x) for x in ind_heads], "groupLossChange": group,
         "induction": induction, "previousToken": prev,

@@ -13,6 +13,7 @@ import {
   FindingsController, IOI_PAPER, IOI_PAPER_HEADS, IOI_ROLES, INDUCTION_PAPER_HEADS, GPT2_SMALL,
   isGpt2SmallShape, paperOutlines, inductionFinding, sinkFinding, sessionModel, SyntaxController,
 } from '../../lib/teach/findings-controller.js';
+import { sinkSentence } from '../../lib/teach/explorer-families.js';
 import { ioiPrompts } from '../../lib/api/findings.js';
 
 /** How each role's heads are framed: Okabe–Ito colours and dash patterns, so no role rests on colour alone. */
@@ -55,6 +56,8 @@ const kept = new WeakMap();
 
 /** A head as the papers write it: layer.head, both from 0. */
 const headText = (layer, head) => `${layer}.${head}`;
+/** Heads as "layer.head" from 0, space-separated: the data-heads attribute the sink line carries too. */
+export const sinkKeys = (heads) => heads.map((h) => `${h.layer}.${h.head}`).join(' ');
 
 /**
  * Builds the panel after `anchor` for the explorer element `host` (called from its build(), again after
@@ -397,6 +400,12 @@ export class FindingsPanel {
     this.inductionBody.replaceChildren(...body);
   }
 
+  /** The attention-sink card alone, from the host's scores now: the host redraws it with its sink line. */
+  renderSinksNow() {
+    const m = this.model();
+    if (m && !this.element.hidden) this.renderSinks(m);
+  }
+
   renderSinks(m) {
     const t = this.t, host = this.host;
     if (!m.scores) { this.sinkBody.replaceChildren(el('p', { class: 'small muted' }, t('explorer.find.noScores'))); this._sinkMap = null; return; }
@@ -412,8 +421,10 @@ export class FindingsPanel {
       this._sinkMap = { key, map };
     }
     this._sinkMap.map.update(Float32Array.from(f.grid));
+    // The sink line's words and numbers (sinkSentence), heads named as this panel names them.
     this.sinkBody.replaceChildren(
-      el('p', { class: 'sink-count', dataset: { testid: 'findings-sinks-count' } }, t('explorer.find.sinks.count', { count: f.count, total: f.total, share: this.percent(f.share), threshold: host.fmt(f.threshold, 1) })),
+      el('p', { class: 'sink-count', dataset: { testid: 'findings-sinks-count', sinks: String(f.count), heads: sinkKeys(f.heads) } },
+        sinkSentence(f, { t, fmt: (v, d) => host.fmt(v, d), headName: headText })),
       el('p', { class: 'small muted' }, t('explorer.find.sinks.read', { threshold: host.fmt(f.threshold, 1) })),
       this._sinkMap.map.element);
   }

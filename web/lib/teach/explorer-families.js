@@ -5,7 +5,11 @@
 /** The sentence of the course, the default text of every Hugging Face model (explorer-controller.js re-exports it). */
 export const COURSE_SENTENCE = 'Virat hit the ball because it was full and outside off.';
 
-/** A head is an attention sink when its first-token score is at least this (mean attention on position 0). */
+/**
+ * A head is an attention sink when its first-token score (headScores()' firstToken: its mean attention on
+ * position 0) is at least this. The one threshold of the sink line beside the grid and of the findings
+ * panel's attention-sink card.
+ */
 export const SINK = 0.5;
 
 /**
@@ -28,7 +32,9 @@ export function kvGroups(info) {
 
 /**
  * The heads whose first-token score is at least `threshold`: { heads: [{ layer, head, firstToken }]
- * (strongest first), total (heads scored), share (heads.length / total) }.
+ * (strongest first), total (every head in `scores`, as the grid shows them; one without a finite score is
+ * no sink), share (heads.length / total), threshold }. What the sink line and the attention-sink card
+ * both count (the card through findings-controller.js's sinkFinding).
  * @param {Array<{layer: number, head: number, firstToken: number}>} scores  headScores().scores
  */
 export function sinkHeads(scores, threshold = SINK) {
@@ -38,6 +44,19 @@ export function sinkHeads(scores, threshold = SINK) {
     .map(({ layer, head, firstToken }) => ({ layer, head, firstToken }))
     .sort((a, b) => b.firstToken - a.firstToken || a.layer - b.layer || a.head - b.head);
   return { heads, total: scores.length, share: scores.length ? heads.length / scores.length : 0, threshold };
+}
+
+/**
+ * The words for sinkHeads' answer that the sink line and the attention-sink card both write (the line puts
+ * "Attention sinks:" before them): the count, the share to 0.1 %, the threshold and the heads.
+ * @param {{ heads: Array<{layer: number, head: number}>, total: number, share: number, threshold: number }} sinks
+ * @param {{ t: Function, fmt: (value: number, digits: number) => string, headName: (layer: number, head: number) => string }} o
+ *   the explorer's message function (explorer.sink.*) and number format, and how the view names a head (given layer and head from 0)
+ */
+export function sinkSentence(sinks, { t, fmt, headName }) {
+  const params = { n: sinks.heads.length, total: sinks.total, percent: fmt(100 * sinks.share, 1), threshold: fmt(sinks.threshold, 1) };
+  if (!sinks.heads.length) return t('explorer.sink.none', params);
+  return t('explorer.sink.count', { ...params, heads: sinks.heads.map((h) => headName(h.layer, h.head)).join(', ') });
 }
 
 /** Whether `text` holds the mask token (an encoder guesses there). */

@@ -27,6 +27,7 @@
 //   any but running           setModel() → idle
 
 import { continuationIds, innerIds } from '../api/specials.js';
+import { SINK, sinkHeads } from './explorer-families.js';
 
 /** Every allowed change of state: from → the states it may go to. */
 export const TRANSITIONS = {
@@ -59,9 +60,6 @@ export const GPT2_SMALL = Object.freeze({ numLayers: 12, numHeads: 12 });
 
 /** Olsson et al. (2022): GPT-2 small's heads with the highest induction scores. */
 export const INDUCTION_PAPER_HEADS = Object.freeze([[5, 5], [6, 9], [7, 10], [5, 1]]);
-
-/** A head counts as an attention sink when at least this share of its attention is on the first token. */
-export const SINK_THRESHOLD = 0.5;
 
 /** Whether a model has GPT-2 small's layers × heads (the papers' outlines mean something only then). */
 export function isGpt2SmallShape(info) {
@@ -117,16 +115,16 @@ export function inductionFinding(scores, shape, k = INDUCTION_PAPER_HEADS.length
 }
 
 /**
- * The attention-sink card: headScores()'s firstToken scores (the mean attention on position 0), and how
- * many heads put at least `threshold` of it there.
+ * The attention-sink card: the sink line's count (explorer-families.js's sinkHeads, SINK: the same heads,
+ * total and share), with headScores()'s firstToken scores (the mean attention on position 0) as a
+ * layers × heads grid for the heatmap, `count` (heads.length) and the `top` 3 heads by that score.
  */
-export function sinkFinding(scores, shape, threshold = SINK_THRESHOLD) {
+export function sinkFinding(scores, shape, threshold = SINK) {
   if (!Array.isArray(scores)) throw new TypeError(`sinkFinding: scores must be headScores().scores, got ${typeof scores}`);
+  const sinks = sinkHeads(scores, threshold);
   const grid = scoreGrid(scores, shape, 'firstToken');
-  const finite = grid.filter((v) => Number.isFinite(v));
-  const count = finite.filter((v) => v >= threshold).length;
-  return { grid, count, total: finite.length, share: finite.length ? count / finite.length : 0, threshold,
-    top: topHeads(grid.map((v) => (Number.isFinite(v) ? v : -Infinity)), shape.numHeads, 3) };
+  const top = topHeads(grid.map((v) => (Number.isFinite(v) ? v : -Infinity)), shape.numHeads, 3);
+  return { ...sinks, count: sinks.heads.length, grid, top };
 }
 
 /** The `k` largest values of a layers × heads grid (row-major) as [{ layer, head, value }], largest first. */

@@ -47,11 +47,15 @@ const row = (r) => {
  * total_size) and `tokenizerBytes` (tokenizer.json) as the hub listed them, `bytes` their sum
  * (what is downloaded, besides a config.json of a few KB), `phone` (bytes < PHONE_BYTES), `gated`
  * (the hub wants a login and an accepted licence: HeadLab sends no token, so it cannot download
- * it), `why` (why a learner would pick it, in English; the catalogue has it in every language).
+ * it), `why` (why a learner would pick it, in English; the catalogue has it in every language), and
+ * `shape` where a file in this repository gives the model's sizes ({ dModel, dFF, vocab, positions (learned
+ * position rows), tied (one embedding matrix in and out) }), from which tests/js/hub-models.test.mjs counts
+ * the parameters.
  */
 export const HUB_MODELS = Object.freeze([
   row({ id: 'HuggingFaceTB/SmolLM2-135M', title: 'SmolLM2-135M', family: 'Llama', layers: 30, heads: 9, kvHeads: 3,
     parameters: 134.5e6, dtype: 'BF16', weightBytes: 269.06e6, tokenizerBytes: 2.10e6,
+    shape: { dModel: 576, dFF: 1536, vocab: 49152, tied: true },  // bench/pretrained/make_families.py's smollm2
     why: 'A modern Llama-style model small enough for a phone; 3 query heads share each key-value head' }),
   row({ id: 'HuggingFaceTB/SmolLM2-360M', title: 'SmolLM2-360M', family: 'Llama', layers: 32, heads: 15, kvHeads: 5,
     parameters: 361.8e6, dtype: 'BF16', weightBytes: 723.67e6, tokenizerBytes: 2.10e6,
@@ -73,6 +77,7 @@ export const HUB_MODELS = Object.freeze([
     why: 'GPT-2 small’s shape in the Pythia suite: parallel attention and MLP, rotary positions' }),
   row({ id: 'openai-community/gpt2', title: 'GPT-2 small', family: 'GPT-2', layers: 12, heads: 12, kvHeads: 12,
     parameters: 124.4e6, dtype: 'F32', weightBytes: 548.11e6, tokenizerBytes: 1.36e6,
+    shape: { dModel: 768, dFF: 3072, vocab: 50257, positions: 1024, tied: true },  // bench/pretrained/make_gpt2_small.py
     why: 'The model most interpretability papers start from (induction heads, IOI circuit)' }),
   row({ id: 'distilbert/distilgpt2', title: 'distilgpt2', family: 'GPT-2', layers: 6, heads: 12, kvHeads: 12,
     parameters: 81.9e6, dtype: 'F32', weightBytes: 352.82e6, tokenizerBytes: 1.36e6,
@@ -94,6 +99,7 @@ export const HUB_MODELS = Object.freeze([
     why: 'One key-value head for all 8 query heads (multi-query); gated, and larger than a tab’s engine holds' }),
   row({ id: 'google-bert/bert-base-uncased', title: 'BERT base (uncased)', family: 'BERT', layers: 12, heads: 12, kvHeads: 12,
     parameters: 110e6, dtype: 'F32', weightBytes: 440.45e6, tokenizerBytes: 0.47e6,
+    shape: { dModel: 768, dFF: 3072, vocab: 30522, positions: 512, tied: true },  // bench/pretrained/make_families.py's bert-base
     why: 'The model whose heads were found to track syntax (Clark et al. 2019): fill in [MASK]' }),
   row({ id: 'FacebookAI/roberta-base', title: 'RoBERTa base', family: 'RoBERTa', layers: 12, heads: 12, kvHeads: 12,
     parameters: 125e6, dtype: 'F32', weightBytes: 498.82e6, tokenizerBytes: 1.36e6,
