@@ -74,6 +74,10 @@ async function trainAndRecord(label, tag, body, { done, maxSeconds }) {
   await page.waitForFunction((t) => { const e = document.querySelector(t); return e?.dataset.state === 'ready' && !e.hasAttribute('data-busy') && e.runsIn !== null; },
     tag, { timeout: 60_000 });
   await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+  // What the element's heatmaps show when it is started (to compare with what they showed when it became ready).
+  const maps = (t) => [...document.querySelector(t).shadowRoot.querySelectorAll('.heatmap__figure')].map((f) => f.querySelector('svg')?.getAttribute('viewBox') ?? null);
+  const mapsAtStart = await page.evaluate(maps, tag);
+  const mapsAtReady = await page.evaluate(() => window.mapsAtReady_ ?? null);
   const from = await page.evaluate((t) => { document.querySelector(t).start(); return performance.now(); }, tag);
   const load = [os.loadavg()[0]];
   await page.waitForFunction(done, tag, { timeout: maxSeconds * 1000, polling: 250 }).catch(() => {});
@@ -101,8 +105,19 @@ async function trainAndRecord(label, tag, body, { done, maxSeconds }) {
   console.log(`#   forced style and layout while drawing (trace): ${cpu.forced.length} times, ${cpu.forced.reduce((a, x) => a + x, 0).toFixed(1)} ms of CPU`);
   if (worst) console.log(`#   worst frame: ${describe(worst)}`);
   if (worstOurs && worstOurs !== worst) console.log(`#   worst HeadLab frame: ${describe(worstOurs)}`);
-  return { ...r, frames, ours, cpu, load: Math.max(...load) };
+  return { ...r, frames, ours, cpu, load: Math.max(...load), mapsAtReady, mapsAtStart };
 }
+
+/**
+ * A script for the lesson: records what `tag`'s heatmaps show (each SVG's viewBox) the moment the element is
+ * ready and shown (data-state ready, no data-busy), before any animation frame after it (window.mapsAtReady_).
+ */
+const recordMapsAtReady = (tag) => `<script>new MutationObserver((list, o) => {
+  const e = document.querySelector('${tag}');
+  if (!e || e.dataset.state !== 'ready' || e.hasAttribute('data-busy')) return;
+  o.disconnect();
+  window.mapsAtReady_ = [...e.shadowRoot.querySelectorAll('.heatmap__figure')].map((f) => f.querySelector('svg')?.getAttribute('viewBox') ?? null);
+}).observe(document.body, { attributes: true, subtree: true, attributeFilter: ['data-state', 'data-busy'] });</script>`;
 
 /**
  * The CPU time (thread time, ms) of each task of the renderer's main thread in a Chromium trace,
@@ -171,10 +186,15 @@ test('<headlab-language-model> training through its phase change: no HeadLab fra
 
 test('<headlab-trainer> training h = 1 and h = 2 side by side: no HeadLab frame over 50 ms', { timeout: TIMEOUT }, async () => {
   const tag = 'headlab-trainer';
-  const r = await trainAndRecord('trainer', tag, `<${tag} compare speed="normal"></${tag}>`, {
+  const r = await trainAndRecord('trainer', tag, `<${tag} compare speed="normal"></${tag}>${recordMapsAtReady(tag)}`, {
     maxSeconds: 10, done: () => false,
   });
   assert.equal(r.runsIn, 'worker');
+  // Its costliest frame is its heatmaps' first draw at their width: done before it is shown ready (and can be
+  // started), not in the first frames of training.
+  assert.equal(r.mapsAtReady?.length, 3, 'three heatmaps (h = 1 and h = 2) when the trainer is ready');
+  assert.ok(r.mapsAtReady.every(Boolean), `every heatmap is drawn when the trainer is ready: ${r.mapsAtReady}`);
+  assert.deepEqual(r.mapsAtStart, r.mapsAtReady, 'the heatmaps are drawn at their size by the time the trainer is ready (none redrawn before it starts)');
   assert.ok(r.step >= 100, `it trained (${r.step} steps)`);
   assertNoLongFrames(r);
   assertNoProblems();

@@ -413,6 +413,7 @@ export class HeadlabTrainer extends TrainingElement {
           title: name ? t('trainer.heatmapNamed', { name, head: h + 1 }) : t('trainer.heatmap', { head: h + 1 }), rowLabels: labels, colLabels: labels, t,
           markRow: taskInfo.queryPosition, testid: `trainer-weights-${k + 1}-${h + 1}`,
           fileName: `${slug(taskInfo.name)}-h${config.numHeads}-head-${h + 1}-weights`,
+          onFirstDraw: () => this.mapDrawn(),
         });
         hm.element.dataset.head = String(h + 1);
         const verdict = el('p', { class: 'verdict', dataset: { testid: `trainer-verdict-${k + 1}-${h + 1}` } });
@@ -461,6 +462,19 @@ export class HeadlabTrainer extends TrainingElement {
     this.updateHeadsViewButton();
   }
 
+  /** Calls `fn` once every heatmap of the runs laid out (the latest layout()) has been drawn. */
+  whenMapsDrawn(fn) {
+    this._onMapsDrawn = fn;
+    this.mapDrawn();
+  }
+
+  mapDrawn() {
+    if (!this._onMapsDrawn || !this._views.every((v) => v.heads.every((x) => x.hm.drawn))) return;
+    const fn = this._onMapsDrawn;
+    this._onMapsDrawn = null;
+    fn();
+  }
+
   buildReadout() {
     const t = this.t;
     const cols = ['step', 'trainLoss', 'trainAcc', 'evalLoss', 'evalAcc'].map((c) => t(`trainer.readout.${c}`));
@@ -488,7 +502,9 @@ export class HeadlabTrainer extends TrainingElement {
         this._divergedShown = false;
         if (ctl.state !== 'loading') this.modeNote.textContent = modeText(this.t, ctl.client);
         this.layout(detail.runs);
-        this.removeAttribute('data-busy');
+        // Shown (and startable) once its heatmaps are drawn at their size: their first draw is the
+        // costliest frame of the element, and it comes before training, not in its first frame.
+        this.whenMapsDrawn(() => this.removeAttribute('data-busy'));
         break;
       case 'snapshot': {
         const snap = detail.snapshot;

@@ -126,6 +126,9 @@ export function heatmapFigure({ rowLabels, colLabels, values, min = 0, max = 1, 
  * @param {number} [o.min] @param {number} [o.max] @param {number} [o.digits]
  * @param {object} [o.scale]              one of colormap.js's SCALES (default viridis)
  * @param {Array<{r: number, c: number, stroke: string, dash?: string}>} [o.outlines]  cells framed (setOutlines changes them)
+ * @param {() => void} [o.onFirstDraw]    with it, where ResizeObserver exists, the map is first drawn once its box's width
+ *   is known (the frame after the box is laid out), then `onFirstDraw()` is called: drawn once at its size rather than
+ *   built at a guessed size and redrawn a frame later. `drawn` says whether it has been.
  */
 export function createHeatmap(o) {
   const t = o.t ?? translator(shared, 'en');
@@ -209,8 +212,15 @@ export function createHeatmap(o) {
   // The width drawn for and the box's width as the observer last reported it (never read from layout:
   // a read after the element's writes in the same frame forces a layout of the page).
   let lastWidth = 0, boxWidth = 0;
+  let waiting = Boolean(o.onFirstDraw) && typeof ResizeObserver !== 'undefined';
   const observed = (e) => { boxWidth = e.contentRect.width; return boxWidth; };
-  figureBox._widthObserver = onWidthChange(figureBox, () => lastWidth, () => draw(), 24, observed);
+  // While waiting, the observer's first report draws whatever the width (a hidden box reports 0).
+  figureBox._widthObserver = onWidthChange(figureBox, () => (waiting ? -Infinity : lastWidth), () => {
+    const first = waiting;
+    waiting = false;
+    draw();
+    if (first) o.onFirstDraw();
+  }, 24, observed);
 
   /** The cells' 1 px borders (the SVG rects' strokes, when a canvas paints the cells) as one path's `d`. */
   const borderPath = ({ left, top, cs, rows, cols }) => {
@@ -228,6 +238,7 @@ export function createHeatmap(o) {
    * SVG drawn already, changed in place (figure.js's updateFigure), so its nodes stay the same nodes.
    */
   function draw() {
+    if (waiting) return;
     lastWidth = boxWidth;
     const fig = heatmapFigure({ rowLabels, colLabels, values, min, max, digits, rowAxis, colAxis, markRow: o.markRow ?? -1,
       maxGrid: o.maxGrid ?? 420, fitWidth: lastWidth, legend: o.legend ?? t('heatmap.legend'), lang: t.lang, scale, outlines });
@@ -364,8 +375,11 @@ export function createHeatmap(o) {
 
   buildTable();
   draw();
+  if (!waiting) o.onFirstDraw?.();
   return {
     element,
+    /** Whether the map has been drawn (see o.onFirstDraw). */
+    get drawn() { return !waiting; },
     /** `flat` holds rows*cols numbers from `offset` (row-major); null shows an empty map. */
     update(flat, offset = 0) {
       if (!flat) values = null;
