@@ -40,8 +40,12 @@ test('probeMemoryLimit: the cap where a memory grows that far, else the largest 
   assert.equal(probeMemoryLimit(cap, memoryUpTo(16384)), 2 ** 30);
   assert.equal(probeMemoryLimit(cap, memoryUpTo(100)), 2 ** 29, 'none grows: the smallest step');
   assert.equal(probeMemoryLimit(2 ** 30, memoryUpTo(65536)), 2 ** 30, 'never more than the cap');
+  // A model that needs no more than every engine gives (1 GiB) asks no probe: the module's cap, though this
+  // process's engine stops at 2 GiB (the probe grows a throwaway memory to 4 GiB, which a page's counters report).
+  assert.equal(engineMemoryLimit(2 ** 32 - PAGE, 600 * 2 ** 20), 2 ** 32 - PAGE);
   // This process's engine (grow stopped at 2 GiB), probed once.
   assert.equal(engineMemoryLimit(2 ** 32 - PAGE), 2 ** 31);
+  assert.equal(engineMemoryLimit(2 ** 32 - PAGE, 600 * 2 ** 20), 2 ** 31, 'once probed, the limit holds for every model');
   assert.equal(engineMemoryLimit(2 ** 30), 2 ** 30);
 });
 

@@ -246,11 +246,12 @@ function freeBallast(module, blocks) {
 }
 
 /** Copies one safetensors file into the engine (streamed straight into the wasm heap) and registers it. */
-async function addWeights(module, core, entry, ctx, heapMax, reserved) {
+async function addWeights(module, core, entry, ctx, limit, reserved) {
   let ptr = 0;
   let length = 0;
   await readEntry(entry, ctx, (n) => {
     length = n;
+    const heapMax = limit(reserved.bytes + n);
     if (reserved.bytes + n > heapMax) {
       throw coded(new RangeError(`${FN}: ${entry.name} (${mib(n)}) does not fit the WebAssembly module's ${mib(heapMax)} beside what is loaded`), 'too-large',
         { file: entry.name, bytes: n, limit: heapMax });
@@ -312,10 +313,11 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
 
   const { module, threaded } = await enginePending;
   if (o.signal?.aborted) throw abortError(FN, null, o.signal);
-  // The module's cap, or less where this engine lets a memory grow less far.
+  // The module's cap, or less where this engine lets a memory grow less far (asked only of a model
+  // that needs more than every engine gives: engine-memory.js).
   const linked = typeof module.heapMax === 'function' ? module.heapMax() : DEFAULT_HEAP_MAX;
-  const heapMax = engineMemoryLimit(linked);
-  const holds = heapMax < linked ? 'this browser lets a WebAssembly module hold' : 'a WebAssembly module can hold';
+  const limit = (need) => engineMemoryLimit(linked, need);
+  const holds = (max) => (max < linked ? 'this browser lets a WebAssembly module hold' : 'a WebAssembly module can hold');
   const T = Math.min(config.engine.contextLength, FIT_TOKENS);
   const ballast = takeBallast(module, o.ballast);
   let core = new module.PretrainedCore();
@@ -332,21 +334,23 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
     const activations = typeof core.activationBytes === 'function' ? core.activationBytes(T, true, false, true) : activationBytes(config.engine, T);
     const reserved = { bytes: activations + SLACK_BYTES };
     // A sharded model announces its size in its index: refused before any shard is downloaded.
-    if (weights.totalBytes !== undefined && reserved.bytes + weights.totalBytes > heapMax) {
+    const sharded = weights.totalBytes === undefined ? 0 : limit(reserved.bytes + weights.totalBytes);
+    if (weights.totalBytes !== undefined && reserved.bytes + weights.totalBytes > sharded) {
       throw coded(new RangeError(`${FN}: ${src.where} cannot fit: its shards hold ${mib(weights.totalBytes)} (model.safetensors.index.json) and a run of ${T} tokens ` +
-        `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} ${holds}; nothing more was downloaded`), 'too-large',
-      { file: 'model.safetensors.index.json', bytes: weights.totalBytes, activations, limit: heapMax });
+        `needs about ${mib(activations)} of activations, more than the ${mib(sharded)} ${holds(sharded)}; nothing more was downloaded`), 'too-large',
+      { file: 'model.safetensors.index.json', bytes: weights.totalBytes, activations, limit: sharded });
     }
     // Shards are opened one at a time (an entry holds a live response).
     for (let i = 0; i < weights.length; i++) {
       const entry = weights[i].lazy ? await required(src, weights[i].lazy, ctx, ' (named by model.safetensors.index.json)') : weights[i];
       if (entry.total !== null) {
         const need = reserved.bytes + entry.total;
+        const heapMax = limit(need);
         if (need > heapMax) {
           entry.cancel();
           for (const later of weights.slice(i + 1)) later.cancel?.();
           throw coded(new RangeError(`${FN}: ${src.where} cannot fit: ${entry.name} is ${mib(entry.total)} and a run of ${T} tokens needs about ${mib(activations)} ` +
-            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} ${holds}; nothing more was downloaded`), 'too-large',
+            `of activations, ${mib(need)} with what is loaded, more than the ${mib(heapMax)} ${holds(heapMax)}; nothing more was downloaded`), 'too-large',
           { file: entry.name, bytes: entry.total, activations, limit: heapMax });
         }
         try {
@@ -357,7 +361,7 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
           throw err;
         }
       }
-      await addWeights(module, core, entry, ctx, heapMax, reserved);
+      await addWeights(module, core, entry, ctx, limit, reserved);
     }
     const f = core.finish();
     if (f) throw new Error(`${FN}: ${f}`);
