@@ -574,9 +574,13 @@ export class HeadlabTrainer extends TrainingElement {
     // when training stops. Text, tables and curves change layout, which costs more: while training
     // they are refreshed every 250 ms (every second with reduced motion) in three parts, each in a
     // frame of its own (the runs' text and tables; the loss chart and the readout; the accuracy chart
-    // and the summary), so no frame carries the style and layout of all of them. Stopped, all at once.
+    // and the summary), so no frame carries the style and layout of all of them, and a map's full redraw
+    // waits for a frame without a part. Stopped, all at once.
     const now = performance.now();
-    this._fullBudget = running ? 1 : Infinity;
+    const gap = this._reduced?.matches ? 1000 : 250;
+    // A frame that draws a part of the refresh redraws no map in full (it only recolours them).
+    const partDue = Boolean(this._slowParts?.length) || this._forceSlow || now - (this._lastSlow ?? 0) >= gap;
+    this._fullBudget = !running ? Infinity : partDue ? 0 : 1;
     snap.runs.forEach((s, k) => this.renderMaps(this._views[k], this.ctl.runs[k].T, s, now, running));
     if (!running) {
       this.stopSlowParts();
@@ -588,7 +592,6 @@ export class HeadlabTrainer extends TrainingElement {
       this.nextSlowPart();
       return;
     }
-    const gap = this._reduced?.matches ? 1000 : 250;
     if (!this._forceSlow && now - (this._lastSlow ?? 0) < gap) {
       clearTimeout(this._slowTimer);
       this._slowTimer = setTimeout(() => this.scheduleRender(true), gap);
