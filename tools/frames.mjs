@@ -39,3 +39,37 @@ export function mainThreadCpu(trace) {
   return events.filter((e) => e.ph === 'X' && e.name === 'RunTask' && main.has(`${e.pid}:${e.tid}`))
     .map((e) => (e.tdur ?? e.dur) / 1000).sort((a, b) => b - a);
 }
+
+const SCRIPT = new Set(['FireAnimationFrame', 'FunctionCall', 'EventDispatch', 'TimerFire', 'v8.run', 'EvaluateScript']);
+const STYLE_LAYOUT = new Set(['UpdateLayoutTree', 'Layout', 'RecalculateStyles']);
+const PAINT = new Set(['PrePaint', 'Paint', 'Layerize', 'UpdateLayer', 'CompositeLayers', 'Commit', 'PaintImage']);
+
+/**
+ * Every task of the renderers' main threads in a Chromium trace (as mainThreadCpu), in order, each with its CPU
+ * time (ms) split into script, style and layout, and paint (the outermost such events inside it: style or layout
+ * forced by a script counts as script), and whether it ran animation-frame callbacks (`frame`).
+ */
+export function mainThreadTasks(trace) {
+  const events = trace.traceEvents ?? trace;
+  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const xs = events.filter((e) => e.ph === 'X' && main.has(`${e.pid}:${e.tid}`)).sort((a, b) => a.ts - b.ts);
+  const out = [];
+  let j = 0;
+  for (const t of xs.filter((e) => e.name === 'RunTask')) {
+    const end = t.ts + t.dur;
+    const o = { cpu: (t.tdur ?? t.dur) / 1000, script: 0, styleAndLayout: 0, paint: 0, frame: false };
+    let coveredTo = -Infinity;
+    while (j < xs.length && xs[j].ts < t.ts) j++;
+    for (let i = j; i < xs.length && xs[i].ts < end; i++) {
+      const e = xs[i];
+      if (e === t) continue;
+      if (e.name === 'FireAnimationFrame') o.frame = true;
+      const kind = SCRIPT.has(e.name) ? 'script' : STYLE_LAYOUT.has(e.name) ? 'styleAndLayout' : PAINT.has(e.name) ? 'paint' : null;
+      if (!kind || e.ts < coveredTo) continue;
+      o[kind] += (e.tdur ?? e.dur) / 1000;
+      coveredTo = e.ts + e.dur;
+    }
+    out.push(o);
+  }
+  return out;
+}

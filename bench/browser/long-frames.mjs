@@ -15,7 +15,9 @@
 // total blocked time (what each spent over 50 ms), long animation frames (all and HeadLab's, the frames
 // mostly HeadLab's own scripts), the forced style and layout inside HeadLab's scripts, the main thread's
 // CPU time from a Chromium trace (in all, the longest task's, tasks over 50 ms of it: wall times on a
-// loaded machine include waiting for a core, CPU times do not), and the steps trained (the Worker went on).
+// loaded machine include waiting for a core, CPU times do not), the tasks that ran animation-frame callbacks
+// (the page's drawing: how many, their CPU split into script / style and layout / paint, its 99th percentile,
+// how many over 16 ms of CPU; tools/frames.mjs mainThreadTasks), and the steps trained (the Worker went on).
 // Writes OUT.json (every frame and task) and OUT.md; --doc also puts the table into docs/performance.md in
 // place of the block after <!-- long-frames: … -->.
 // Not a test: nothing is asserted. A benchmark of the machine's moment, too: run builds alternately.
@@ -27,7 +29,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../../tools/serve.mjs';
 import { launch } from '../../tools/chromium.mjs';
-import { RECORDER, attribute, blockedTime, mainThreadCpu } from '../../tools/frames.mjs';
+import { RECORDER, attribute, blockedTime, mainThreadCpu, mainThreadTasks } from '../../tools/frames.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -106,7 +108,10 @@ async function measure(browser, course, cdn, element, seconds) {
       return { runsIn: e.runsIn, steps: e.snapshot?.runs[0].step ?? 0, seconds: (performance.now() - from) / 1000,
         frames: window.frames_.filter(since), tasks: window.tasks_.filter(since) };
     }, [tag, from]);
-    const cpu = mainThreadCpu(JSON.parse((await browser.stopTracing()).toString('utf8')));
+    const trace = JSON.parse((await browser.stopTracing()).toString('utf8'));
+    const cpu = mainThreadCpu(trace);
+    // The tasks that ran animation-frame callbacks (the page's drawing), CPU split, costliest first.
+    const frameTasks = mainThreadTasks(trace).filter((x) => x.frame).sort((a, b) => b.cpu - a.cpu);
     const frames = r.frames.map((f) => attribute(f, cdn.url));
     const ours = frames.filter((f) => f.ours);
     return {
@@ -115,7 +120,10 @@ async function measure(browser, course, cdn, element, seconds) {
       frames: frames.length, headlabFrames: ours.length, worstHeadlabFrame: Math.max(0, ...ours.map((f) => f.duration)),
       forced: frames.reduce((a, f) => a + f.forced, 0), forcedMax: Math.max(0, ...frames.map((f) => f.forced)),
       cpuTotal: cpu.reduce((a, x) => a + x, 0), cpuLongest: cpu[0] ?? 0, cpuOver50: cpu.filter((x) => x > 50).length,
-      raw: { frames, tasks: r.tasks },
+      frameTasks: frameTasks.length, frameCpu: frameTasks.reduce((a, x) => a + x.cpu, 0),
+      frameCpuP99: frameTasks[Math.floor(frameTasks.length * 0.01)]?.cpu ?? 0, frameCpuOver16: frameTasks.filter((x) => x.cpu > 16).length,
+      frameSplit: ['script', 'styleAndLayout', 'paint'].map((k) => frameTasks.reduce((a, x) => a + x[k], 0)),
+      raw: { frames, tasks: r.tasks, frameTasks },
     };
   } finally {
     await page.close();
@@ -133,8 +141,9 @@ function table(runs, o) {
     'Long Animation Frames); the CPU columns are the main thread\'s thread time from a Chromium trace over the same stretch.',
     '',
     '| element | machine | build | steps trained | long tasks | longest task | blocked time | long frames (HeadLab\'s) | worst HeadLab frame | forced layout in HeadLab scripts | ' +
-    'main-thread CPU | longest task\'s CPU | tasks over 50 ms of CPU | load average |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    'main-thread CPU | longest task\'s CPU | tasks over 50 ms of CPU | frame tasks | their CPU: script + style and layout + paint | ' +
+    'frame tasks\' CPU, 99th percentile | frame tasks over 16 ms of CPU | load average |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   const groups = new Map();
   for (const r of runs.list) {
@@ -147,7 +156,9 @@ function table(runs, o) {
     const col = (f) => rs.map(f).join(' / ');
     lines.push(`| ${element} | ${load} | ${build} | ${col((r) => r.steps)} | ${col((r) => r.longTasks)} | ${col((r) => ms(r.longest))} | ${col((r) => ms(r.blocked))} | ` +
       `${col((r) => `${r.frames} (${r.headlabFrames})`)} | ${col((r) => ms(r.worstHeadlabFrame))} | ${col((r) => ms(r.forced))} | ` +
-      `${col((r) => ms(r.cpuTotal))} | ${col((r) => ms(r.cpuLongest))} | ${col((r) => r.cpuOver50)} | ${col((r) => r.loadAverage.map((x) => x.toFixed(1)).join('–'))} |`);
+      `${col((r) => ms(r.cpuTotal))} | ${col((r) => ms(r.cpuLongest))} | ${col((r) => r.cpuOver50)} | ` +
+      `${col((r) => r.frameTasks ?? '—')} | ${col((r) => (r.frameSplit ? r.frameSplit.map(ms).join(' + ') : '—'))} | ` +
+      `${col((r) => (r.frameCpuP99 === undefined ? '—' : r.frameCpuP99.toFixed(1)))} | ${col((r) => r.frameCpuOver16 ?? '—')} | ${col((r) => r.loadAverage.map((x) => x.toFixed(1)).join('–'))} |`);
   }
   return `${lines.join('\n')}\n`;
 }

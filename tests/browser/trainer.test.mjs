@@ -378,6 +378,44 @@ test('keyboard only: Tab to Start, Space starts and pauses; invalid h and d_mode
   assertNoProblems();
 });
 
+// The slow part of a redraw (the runs' text and tables, the readout, both charts, the summary) costs
+// style and layout; done in one animation frame it made frames over 50 ms on a busy machine (issue 32,
+// point 5). Each change in the element is filed under the animation frame it was made in
+// (document.timeline.currentTime, the same for every callback of a frame): no frame may change the
+// metrics tables, the loss chart and the accuracy chart together, nor one of them and a heatmap's
+// full redraw (its table of numbers), and each of them does change.
+test('while training, the tables and the two charts are redrawn in frames of their own', { timeout: TIMEOUT }, async () => {
+  const page = await openTrainer('trainer split redraw');
+  await page.evaluate(() => {
+    const t = document.querySelector('headlab-trainer');
+    const parts = { metrics: '[data-testid^="trainer-metrics-"]', loss: '[data-testid="trainer-chart-loss"]', accuracy: '[data-testid="trainer-chart-accuracy"]',
+      mapTable: '[data-testid^="trainer-weights-"]' };
+    window.__frames = new Map();
+    new MutationObserver((records) => {
+      const frame = document.timeline.currentTime;
+      for (const r of records) {
+        const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        for (const [name, sel] of Object.entries(parts)) {
+          if (!node?.closest(sel) || (name === 'mapTable' && !node.closest('table'))) continue;
+          if (!window.__frames.has(frame)) window.__frames.set(frame, new Set());
+          window.__frames.get(frame).add(name);
+        }
+      }
+    }).observe(t.shadowRoot, { subtree: true, childList: true, attributes: true, characterData: true });
+    t.start();
+  });
+  await page.waitForFunction(() => document.querySelector('headlab-trainer').snapshot.runs[0].step > 300, null, { timeout: 30_000 });
+  // Read before pausing: once training stops, everything is redrawn at once (what it shows is final).
+  const frames = await page.evaluate(() => [...window.__frames.values()].map((s) => [...s].sort()));
+  await page.evaluate(() => document.querySelector('headlab-trainer').pause());
+  const seen = new Set(frames.flat());
+  assert.deepEqual([...seen].sort(), ['accuracy', 'loss', 'mapTable', 'metrics'], `what changed while training: ${[...seen]}`);
+  const crowded = frames.filter((f) => f.length > 1);
+  assert.deepEqual(crowded, [], `${crowded.length} of ${frames.length} frames changed more than one of the tables, the charts and a map's numbers`);
+  await page.close();
+  assertNoProblems();
+});
+
 test('prefers-reduced-motion: fewer redraws while training', { timeout: TIMEOUT }, async () => {
   const page = watch(await site.browser.newPage({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' }), 'trainer reduced motion', problems);
   await page.goto(new URL(PAGE, site.server.url).href);

@@ -572,23 +572,84 @@ export class HeadlabTrainer extends TrainingElement {
     // Heatmaps follow every update: while training they are recoloured in place, and each is redrawn
     // in full (data table and export values too) about once a second, one map per frame; all of them
     // when training stops. Text, tables and curves change layout, which costs more: while training
-    // they are refreshed every 250 ms (every second with reduced motion), together, in one frame.
+    // they are refreshed every 250 ms (every second with reduced motion) in three parts, each in a
+    // frame of its own (the runs' text and tables; the loss chart and the readout; the accuracy chart
+    // and the summary), so no frame carries the style and layout of all of them, and a map's full redraw
+    // waits for a frame without a part. Stopped, all at once.
     const now = performance.now();
-    this._fullBudget = running ? 1 : Infinity;
-    snap.runs.forEach((s, k) => this.renderMaps(this._views[k], this.ctl.runs[k].T, s, now, running));
     const gap = this._reduced?.matches ? 1000 : 250;
-    if (running && !this._forceSlow && now - (this._lastSlow ?? 0) < gap) {
+    // A frame that draws a part of the refresh redraws no map in full (it only recolours them).
+    const partDue = Boolean(this._slowParts?.length) || this._forceSlow || now - (this._lastSlow ?? 0) >= gap;
+    this._fullBudget = !running ? Infinity : partDue ? 0 : 1;
+    snap.runs.forEach((s, k) => this.renderMaps(this._views[k], this.ctl.runs[k].T, s, now, running));
+    if (!running) {
+      this.stopSlowParts();
+      for (const part of this.slowParts()) part();
+      return;
+    }
+    // A refresh under way: its next part rides on this update's frame.
+    if (this._slowParts?.length) {
+      this.nextSlowPart();
+      return;
+    }
+    if (!this._forceSlow && now - (this._lastSlow ?? 0) < gap) {
       clearTimeout(this._slowTimer);
       this._slowTimer = setTimeout(() => this.scheduleRender(true), gap);
       return;
     }
     this._forceSlow = false;
     this._lastSlow = now;
-    snap.runs.forEach((s, k) => this.renderRun(this._views[k], this.ctl.runs[k], s, running));
-    this.renderReadout(snap);
-    this.renderCharts();
-    this.renderButtons();
-    this.renderSummary();
+    this._slowParts = this.slowParts();
+    this.nextSlowPart();
+  }
+
+  /** The three parts of a refresh of text, tables and curves; each reads the controller's state when it runs. */
+  slowParts() {
+    let axis = null;
+    return [
+      () => {
+        this.ctl.snapshot.runs.forEach((s, k) => this.renderRun(this._views[k], this.ctl.runs[k], s, this.ctl.running));
+        this.renderButtons();
+      },
+      () => {
+        axis = this.chartAxis();
+        this.renderChart('loss', axis);
+        this.renderReadout(this.ctl.snapshot);
+      },
+      () => {
+        this.renderChart('accuracy', axis ?? this.chartAxis());
+        this.renderSummary();
+      },
+    ];
+  }
+
+  /**
+   * Draws the refresh's next part, in this animation frame unless one was drawn in it already. The part
+   * after it waits for the next update's frame (render()), or, if none comes within 100 ms, takes one of its own.
+   */
+  nextSlowPart() {
+    clearTimeout(this._slowWait);
+    cancelAnimationFrame(this._slowFrame);
+    const parts = this._slowParts;
+    if (!parts?.length) return;
+    const snap = this.ctl.snapshot;
+    if (!snap || snap.runs.length !== this._views.length) {
+      this._slowParts = null;
+      return;
+    }
+    const frame = document.timeline?.currentTime ?? null;
+    if (frame === null || frame !== this._slowPartFrame) {
+      this._slowPartFrame = frame;
+      parts.shift()();
+      if (!parts.length) return;
+    }
+    this._slowWait = setTimeout(() => { this._slowFrame = requestAnimationFrame(() => this.nextSlowPart()); }, 100);
+  }
+
+  stopSlowParts() {
+    clearTimeout(this._slowWait);
+    cancelAnimationFrame(this._slowFrame);
+    this._slowParts = null;
   }
 
   renderMaps(view, T, s, now, running) {
@@ -638,20 +699,10 @@ export class HeadlabTrainer extends TrainingElement {
     this.progress.textContent = this.t('trainer.progress', { step, seconds: this.fmt(this.ctl.seconds(), 1), until: Math.max(until, step) });
   }
 
-  renderCharts() {
+  /** What both charts share: the step axis's end, the marks and the width. */
+  chartAxis() {
     const { runs, currentStep: step, until } = this.ctl;
-    const compare = runs.length > 1;
     const t = this.t;
-    const named = (r, label) => (compare ? t('trainer.curve.named', { h: r.numHeads, label }) : label);
-    const lines = (field, trainField) => runs.flatMap((r, k) => {
-      const color = SERIES[k % SERIES.length].color;
-      const dash = SERIES[k % SERIES.length].dash;
-      return [
-        { label: named(r, t('trainer.curve.batch')), color, dash, width: 1.4, opacity: 0.45,
-          points: r.history.filter((p) => p[trainField] !== null).map((p) => [p.step, p[trainField]]) },
-        { label: named(r, t('trainer.curve.heldOut')), color, dash, width: 2.6, points: r.history.map((p) => [p.step, p[field]]) },
-      ];
-    });
     // The step axis grows with training (a quarter ahead of the current step), up to where training pauses.
     const xMax = Math.min(Math.max(until, step), Math.max(100, step * 1.25));
     const marks = this.ctl.marks.map((m) => {
@@ -660,11 +711,32 @@ export class HeadlabTrainer extends TrainingElement {
       return { x: m.x, label: m.numHeads ? t('trainer.curve.markNamed', { h: m.numHeads, label }) : label };
     });
     for (const r of runs) {
-      if (r.specialisedAt) marks.push({ x: r.specialisedAt.step, label: named(r, t('trainer.curve.specialised')) });
+      if (r.specialisedAt) marks.push({ x: r.specialisedAt.step, label: this.curveName(r, t('trainer.curve.specialised')) });
     }
     // Measured when the layout changes (onResize, layout()), never here: reading it now would force a layout.
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));
-    const lossSeries = lines('evalLoss', 'trainLoss');
+    return { xMax, marks, width };
+  }
+
+  /** A series' label, with the run's h when two runs are compared. */
+  curveName(r, label) {
+    return this.ctl.runs.length > 1 ? this.t('trainer.curve.named', { h: r.numHeads, label }) : label;
+  }
+
+  /** Draws one chart ('loss' or 'accuracy') over `axis` (chartAxis()). */
+  renderChart(which, { xMax, marks, width }) {
+    const { runs } = this.ctl;
+    const compare = runs.length > 1;
+    const t = this.t;
+    const lines = (field, trainField) => runs.flatMap((r, k) => {
+      const color = SERIES[k % SERIES.length].color;
+      const dash = SERIES[k % SERIES.length].dash;
+      return [
+        { label: this.curveName(r, t('trainer.curve.batch')), color, dash, width: 1.4, opacity: 0.45,
+          points: r.history.filter((p) => p[trainField] !== null).map((p) => [p.step, p[trainField]]) },
+        { label: this.curveName(r, t('trainer.curve.heldOut')), color, dash, width: 2.6, points: r.history.map((p) => [p.step, p[field]]) },
+      ];
+    });
     const lastText = (field, digits) => runs.map((r) => {
       const p = r.history[r.history.length - 1];
       if (!p) return '';
@@ -673,11 +745,15 @@ export class HeadlabTrainer extends TrainingElement {
     }).join('; ');
     const tick = (text) => text.replace('.', this.fmt(0.5, 1).charAt(1));
     const xLabel = t('training.step');
-    this.drawChart(this.lossChart, curvesFigure({ series: lossSeries, yLog: true, yMin: 1e-4, xMax, marks, width, xLabel, yLabel: t('trainer.curve.loss'), tick }),
+    if (which === 'loss') {
+      this.drawChart(this.lossChart, curvesFigure({ series: lines('evalLoss', 'trainLoss'), yLog: true, yMin: 1e-4, xMax, marks, width, xLabel,
+        yLabel: t('trainer.curve.loss'), tick }),
       t('trainer.curve.lossLabel', { now: lastText('evalLoss', 4) }));
-    this.drawChart(this.accChart, curvesFigure({ series: lines('evalAccuracy', 'trainAccuracy'), yMin: 0, yMax: 1, xMax, marks, width, xLabel, yLabel: t('trainer.curve.accuracy'), tick,
-      yRef: { y: SPECIALISED_ACCURACY, label: tick(String(SPECIALISED_ACCURACY)) } }),
-    t('trainer.curve.accuracyLabel', { now: lastText('evalAccuracy', 3) }));
+    } else {
+      this.drawChart(this.accChart, curvesFigure({ series: lines('evalAccuracy', 'trainAccuracy'), yMin: 0, yMax: 1, xMax, marks, width, xLabel,
+        yLabel: t('trainer.curve.accuracy'), tick, yRef: { y: SPECIALISED_ACCURACY, label: tick(String(SPECIALISED_ACCURACY)) } }),
+      t('trainer.curve.accuracyLabel', { now: lastText('evalAccuracy', 3) }));
+    }
   }
 
   renderButtons() {
