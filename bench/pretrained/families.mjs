@@ -3,10 +3,13 @@
 // Runtime Web (PyTorch's ONNX export, the Llama one with past_key_values) and, for the Llama shape,
 // wllama (llama.cpp in WebAssembly, the f16 GGUF file; Chromium only), at 1 and 2 threads.
 //   node bench/run.mjs --part families [--models smollm2,bert-base] [--tiny] [--env node|browser|both]
-//        [--rounds 2] [--reps 3] [--seqs 64,256] [--gen 64x32] [--out bench/results/NAME]
+//        [--rounds 2] [--reps 3] [--seqs 64,256] [--gen 64x32] [--where worker|page] [--out bench/results/NAME]
 //   node bench/pretrained/families.mjs --render bench/results/NAME.json   (the Markdown again from the JSON)
 // Each engine runs in a process (Node) or a fresh Chromium of its own, alternating, after checking its
 // output against PyTorch's. The SIMD peak probe runs in each environment before each round; the best probe is quoted.
+// In Chromium, HeadLab and ORT run in a dedicated Worker of the page (--where worker, the default), as
+// docs/pretrained.md tells users to run a model: on the page's main thread (--where page) nothing may block,
+// so a threaded engine's calling thread spins while it waits for its pool (wllama always runs in its own Worker).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -175,7 +178,7 @@ function render(res) {
     L.push('');
   }
   L.push('Speed-up and ratios: the other engine\'s time ÷ HeadLab\'s at the same number of threads (medians; best in brackets). In Chromium the 2-thread runs are on a' +
-    ' cross-origin-isolated page; wllama chooses its threads (`n_threads`) only where SharedArrayBuffer exists, else it runs one. The wasm memory of ORT and HeadLab is every' +
+    ' cross-origin-isolated page; HeadLab and ORT run ' + ((o.where ?? 'page') === 'page' ? 'on the page\'s main thread' : 'in a dedicated Worker of the page') + '; wllama chooses its threads (`n_threads`) only where SharedArrayBuffer exists, else it runs one. The wasm memory of ORT and HeadLab is every' +
     ' WebAssembly.Memory they made (they only grow); wllama\'s lives in its Worker, so its peak shows in the renderer\'s RSS only.');
   if (notes.length) {
     L.push('', '## Notes', '');
@@ -199,7 +202,7 @@ function renderFile(jsonPath) {
 
 export async function runFamilies(argv) {
   const a = parseArgs(argv);
-  const known = ['part', 'models', 'tiny', 'env', 'rounds', 'reps', 'seqs', 'gen', 'threads', 'out', 'render', 'help'];
+  const known = ['part', 'models', 'tiny', 'env', 'rounds', 'reps', 'seqs', 'gen', 'threads', 'where', 'out', 'render', 'help'];
   for (const k of Object.keys(a)) if (!known.includes(k)) throw new Error(`unknown option --${k} for the families part; known: ${known.map((x) => '--' + x).join(' ')}`);
   if (a.help) {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 9).join('\n'));
@@ -213,11 +216,13 @@ export async function runFamilies(argv) {
   const [gp, gt] = String(a.gen ?? '64x32').split('x').map(Number);
   if (!(gp > 0 && gt > 0)) throw new Error(`--gen must be PROMPTxNEW, e.g. 64x32, got "${a.gen}"`);
   const tiny = a.tiny === true;
+  const where = a.where ?? 'worker';
+  if (!['worker', 'page'].includes(where)) throw new Error(`--where must be worker or page, got "${a.where}"`);
   const day = new Date().toISOString().slice(0, 10);
   const o = {
     models, tiny, envs: ENVS[a.env ?? 'both'], rounds: Number(a.rounds ?? (tiny ? 1 : 2)), reps: Number(a.reps ?? (tiny ? 2 : 3)),
     seqs: String(a.seqs ?? '64,256').split(',').map(Number), threads: String(a.threads ?? '1,2').split(',').map(Number),
-    gen: { prompt: gp, tokens: gt },
+    gen: { prompt: gp, tokens: gt }, where,
     out: path.resolve(repo, a.out ?? `bench/results/families-${tiny ? 'tiny-' : ''}${day}`),
   };
   const folders = Object.fromEntries(models.map((m) => [m, path.join(repo, 'build', `bench-${m}${tiny ? '-tiny' : ''}`)]));
@@ -257,7 +262,8 @@ export async function runFamilies(argv) {
       r = await runChild(path.join(here, 'engine.mjs'), args, { timeoutMs, maxOldSpaceMb: 8192, cwd: repo });
     } else {
       const url = (threads > 1 ? servers.isolated : servers.plain).url;
-      r = await runBrowser(url, { engine: e.engine, threads, folder: rel(folders[model]), seqs: e.engine === 'wllama' ? [] : o.seqs, reps: o.reps, gen }, timeoutMs, 'benchFamily');
+      const at = e.engine === 'wllama' ? 'page' : o.where;  // wllama starts a Worker of its own
+      r = await runBrowser(url, { where: at, engine: e.engine, threads, folder: rel(folders[model]), seqs: e.engine === 'wllama' ? [] : o.seqs, reps: o.reps, gen }, timeoutMs, 'benchFamily');
       if (threads > 1 && r.isolated === false) r = { ...r, status: 'fails', error: 'the page was not cross-origin isolated' };
     }
     if (r.status === 'ok' && r.threadsUsed !== threads) r = { ...r, status: 'fails', error: `ran on ${r.threadsUsed} thread(s), not ${threads}` };

@@ -27,11 +27,21 @@ window.benchPretrained = async ({ engine, threads, folder, seqs, reps, refPath }
   result.isolated = globalThis.crossOriginIsolated === true;
   return result;
 };
-window.benchFamily = async (args) => {
-  const result = await measureFamily({ ctx, ...args });
+// where: 'worker' runs the engine in a dedicated Worker of this page (workerFamily), else on the page.
+window.benchFamily = async ({ where, ...args }) => {
+  const result = where === 'worker' ? await workerFamily(args) : await measureFamily({ ctx, ...args });
   if (result.memory && performance.memory) result.memory.jsHeapBytes = performance.memory.usedJSHeapSize;
   result.isolated = globalThis.crossOriginIsolated === true;
   return result;
 };
+function workerFamily(args) {
+  const worker = new Worker(new URL('./page-worker.mjs', import.meta.url), { type: 'module' });
+  const done = new Promise((resolve, reject) => {
+    worker.onmessage = ({ data }) => (data.error ? reject(new Error(data.error)) : resolve(data.result));
+    worker.onerror = (e) => reject(new Error(`the bench Worker failed: ${e.message || 'no message'}`));
+  });
+  worker.postMessage(args);
+  return done.finally(() => worker.terminate());
+}
 window.benchPeak = () => measurePeak();
 window.benchReady = true;
