@@ -29,7 +29,7 @@ test('npm pack gives a tarball with the API, its types and every built module, a
     // The threads builds' Worker scripts, and the package.json that makes Node run them as CommonJS.
     const threads = ['web/lib/gen/headlab_core_threads.worker.js', 'web/lib/gen/headlab_train_threads.worker.js', 'web/lib/gen/headlab_pretrained_threads.worker.js', 'web/lib/gen/package.json'];
     // headlab.js is the entry; its code is in web/lib/api/, one module per job.
-    const api = ['checks', 'cores', 'experiments', 'findings', 'forward', 'lab', 'language-model', 'load', 'memory', 'parallel', 'parallel-pthreads', 'parallel-workers', 'pretrained', 'pretrained-config', 'pretrained-files', 'session', 'simd', 'specials', 'syntax', 'threaded-module', 'trainer', 'worker-start'].map((m) => `web/lib/api/${m}.js`);
+    const api = ['checks', 'cores', 'engine-memory', 'experiments', 'findings', 'forward', 'lab', 'language-model', 'load', 'memory', 'parallel', 'parallel-pthreads', 'parallel-workers', 'pretrained', 'pretrained-config', 'pretrained-files', 'session', 'simd', 'specials', 'syntax', 'threaded-module', 'trainer', 'worker-start'].map((m) => `web/lib/api/${m}.js`);
     // Types: headlab.d.ts, its copy for TypeScript < 5.7 (written by prepack) and the .wasm exports'.
     const types = ['web/lib/headlab.d.ts', 'web/lib/ts5.6/headlab.d.ts', 'web/lib/wasm.d.ts'];
     // The elements ('headlab/components', written into components/ by prepack: tools/package-components.mjs)
