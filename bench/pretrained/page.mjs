@@ -4,16 +4,10 @@
 import { measurePretrained } from './measure.mjs';
 import { measureFamily } from './measure-families.mjs';
 import { measurePeak } from '../lib/peak.mjs';
+import { ctx as base, root } from './page-context.mjs';
 
-const root = new URL('/', location.href).href;
 const ctx = {
-  readBytes: async (rel) => {
-    const res = await fetch(root + rel);
-    if (!res.ok) throw new Error(`GET ${rel}: ${res.status}`);
-    return new Uint8Array(await res.arrayBuffer());
-  },
-  importHeadlab: () => import(root + 'web/lib/headlab.js'),
-  importOrt: () => import(root + 'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs'),
+  ...base,
   importWllama: async () => ({
     ...(await import(root + 'node_modules/@wllama/wllama/esm/index.js')),
     wasmUrl: root + 'node_modules/@wllama/wllama/esm/wasm/wllama.wasm',
