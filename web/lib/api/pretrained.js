@@ -334,11 +334,13 @@ async function loadWith(lab, o, src, ctx, enginePending, handOver) {
     const activations = typeof core.activationBytes === 'function' ? core.activationBytes(T, true, false, true) : activationBytes(config.engine, T);
     const reserved = { bytes: activations + SLACK_BYTES };
     // A sharded model announces its size in its index: refused before any shard is downloaded.
-    const sharded = weights.totalBytes === undefined ? 0 : limit(reserved.bytes + weights.totalBytes);
-    if (weights.totalBytes !== undefined && reserved.bytes + weights.totalBytes > sharded) {
-      throw coded(new RangeError(`${FN}: ${src.where} cannot fit: its shards hold ${mib(weights.totalBytes)} (model.safetensors.index.json) and a run of ${T} tokens ` +
-        `needs about ${mib(activations)} of activations, more than the ${mib(sharded)} ${holds(sharded)}; nothing more was downloaded`), 'too-large',
-      { file: 'model.safetensors.index.json', bytes: weights.totalBytes, activations, limit: sharded });
+    if (weights.totalBytes !== undefined) {
+      const heapMax = limit(reserved.bytes + weights.totalBytes);
+      if (reserved.bytes + weights.totalBytes > heapMax) {
+        throw coded(new RangeError(`${FN}: ${src.where} cannot fit: its shards hold ${mib(weights.totalBytes)} (model.safetensors.index.json) and a run of ${T} tokens ` +
+          `needs about ${mib(activations)} of activations, more than the ${mib(heapMax)} ${holds(heapMax)}; nothing more was downloaded`), 'too-large',
+        { file: 'model.safetensors.index.json', bytes: weights.totalBytes, activations, limit: heapMax });
+      }
     }
     // Shards are opened one at a time (an entry holds a live response).
     for (let i = 0; i < weights.length; i++) {
