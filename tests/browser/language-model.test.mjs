@@ -95,6 +95,26 @@ test('trains in its Worker to the phase change, marks it, and labels a previous-
     .find((t) => t.name === 'induction').defaults.seed);
   assert.notEqual(suggested, 1, 'the induction task suggests a seed other than 1 (else this check could not fail)');
   await eventually(async () => assert.equal(await lm(page).locator('[data-testid="lm-seed"]').inputValue(), String(suggested)));
+  // Which of the charts and the progress line each animation frame changes while training (read before the pause,
+  // which redraws everything at once): each in a frame of its own.
+  await page.evaluate((tag) => {
+    const lmEl = document.querySelector(tag);
+    const parts = { loss: '[data-testid="lm-chart-loss"]', accuracy: '[data-testid="lm-chart-accuracy"]', progress: '[data-testid="lm-progress"]',
+      tables: '[data-testid="lm-compare-table"], [data-testid="lm-ablation"]' };
+    window.__frames = new Map();
+    new MutationObserver((records) => {
+      if (!lmEl.running) return;
+      const frame = document.timeline.currentTime;
+      for (const r of records) {
+        const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        for (const [name, sel] of Object.entries(parts)) {
+          if (!node?.closest(sel)) continue;
+          if (!window.__frames.has(frame)) window.__frames.set(frame, new Set());
+          window.__frames.get(frame).add(name);
+        }
+      }
+    }).observe(lmEl.shadowRoot, { subtree: true, childList: true, attributes: true, characterData: true });
+  }, TAG);
   await lm(page).locator('[data-action="start"]').click();
   await page.waitForSelector(`${TAG}[data-phase-step]`, { timeout: 150_000 });
   const at = await state(page);
@@ -114,6 +134,11 @@ test('trains in its Worker to the phase change, marks it, and labels a previous-
   assert.equal(labelled.canvases.length, L * H);
   assert.ok(labelled.canvases.every((w) => w === T), 'every head is drawn on the example');
   await page.screenshot({ path: `${SCREENSHOTS}/language-model-trained-1280.png`, fullPage: true });
+  const frames = await page.evaluate(() => [...window.__frames.values()].map((f) => [...f].sort()));
+  const seen = new Set(frames.flat());
+  for (const name of ['loss', 'accuracy', 'progress', 'tables']) assert.ok(seen.has(name), `the ${name} part changed while training: ${[...seen]}`);
+  const crowded = frames.filter((f) => f.length > 1);
+  assert.deepEqual(crowded, [], `${crowded.length} of ${frames.length} frames changed more than one of the charts, the progress line and the tables`);
   await lm(page).locator('[data-action="start"]').click();
   await page.waitForFunction((tag) => !document.querySelector(tag).running, TAG);
   // The loss chart carries the mark, starts at the uniform guess and shades the plateau and the drop.

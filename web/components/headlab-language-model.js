@@ -511,21 +511,32 @@ export class HeadlabLanguageModel extends TrainingElement {
     if (!this.snapshot) return;
     this.renderGrid();
     this.renderDetail(false);
-    const now = performance.now();
-    const gap = this._reduced?.matches ? 1000 : 250;
-    if (this.running && !this._forceSlow && now - (this._lastSlow ?? 0) < gap) {
-      clearTimeout(this._slowTimer);
-      this._slowTimer = setTimeout(() => this.scheduleRender(true), gap);
-      return;
-    }
-    this._forceSlow = false;
-    this._lastSlow = now;
-    this.renderCharts();
-    this.renderProgress();
-    this.renderAblation();
-    this.renderCompare();
-    this.renderButtons();
-    this.relView.refresh(this.ctl.currentStep, this.running);
+    // The rest changes layout, which costs more: while training it is refreshed every 250 ms (every
+    // second with reduced motion) in four parts, each in an animation frame of its own; stopped, at once.
+    this._paced.update({ running: this.running, gap: this._pacedGap, parts: () => this.slowParts(),
+      again: () => this.scheduleRender(true) });
+  }
+
+  /** The parts of a refresh of curves, text and tables; each reads the controller's state when it runs. */
+  slowParts() {
+    let curves = null;
+    const parts = [
+      () => {
+        curves = this.curves();
+        this.drawChart(this.lossChart, curves.loss.fig, curves.loss.label);
+      },
+      () => this.renderAccuracy(curves ?? this.curves()),
+      () => {
+        this.renderProgress();
+        this.renderButtons();
+        this.relView.refresh(this.ctl.currentStep, this.running);
+      },
+      () => {
+        this.renderAblation();
+        this.renderCompare();
+      },
+    ];
+    return parts.map((part) => () => { if (this.snapshot) part(); });
   }
 
   renderGrid() {
@@ -555,11 +566,15 @@ export class HeadlabLanguageModel extends TrainingElement {
     if (s && this._open) this.detail.draw(s, this._open, { full, running: this.running });
   }
 
-  renderCharts() {
+  /** Both curves as figures, for the charts' width. */
+  curves() {
     const width = Math.max(280, Math.min(620, this._chartWidth || 520));
-    const { loss, accuracy } = lmCurves(this.ctl.runs,
+    return lmCurves(this.ctl.runs,
       { step: this.ctl.currentStep, until: this.ctl.until, width, vocabularySize: this._task.vocabulary.length }, this.t);
-    this.drawChart(this.lossChart, loss.fig, loss.label);
+  }
+
+  /** The held-out chart, its note and the phase note. */
+  renderAccuracy({ accuracy }) {
     this.drawChart(this.accChart, accuracy.fig, accuracy.label);
     const metric = `lm.metric.${this._task.name}`;
     setText(this.accChart.note, this.t('lm.chart.heldOutMetric', { metric: this.t.has(metric) ? this.t(metric) : this._task.metric }));

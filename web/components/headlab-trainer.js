@@ -577,36 +577,16 @@ export class HeadlabTrainer extends TrainingElement {
     // and the summary), so no frame carries the style and layout of all of them, and a map's full redraw
     // waits for a frame without a part. Stopped, all at once.
     const now = performance.now();
-    const gap = this._reduced?.matches ? 1000 : 250;
     // A frame that draws a part of the refresh redraws no map in full (it only recolours them).
-    const partDue = Boolean(this._slowParts?.length) || this._forceSlow || now - (this._lastSlow ?? 0) >= gap;
-    this._fullBudget = !running ? Infinity : partDue ? 0 : 1;
+    this._fullBudget = !running ? Infinity : this._paced.due(this._pacedGap) ? 0 : 1;
     snap.runs.forEach((s, k) => this.renderMaps(this._views[k], this.ctl.runs[k].T, s, now, running));
-    if (!running) {
-      this.stopSlowParts();
-      for (const part of this.slowParts()) part();
-      return;
-    }
-    // A refresh under way: its next part rides on this update's frame.
-    if (this._slowParts?.length) {
-      this.nextSlowPart();
-      return;
-    }
-    if (!this._forceSlow && now - (this._lastSlow ?? 0) < gap) {
-      clearTimeout(this._slowTimer);
-      this._slowTimer = setTimeout(() => this.scheduleRender(true), gap);
-      return;
-    }
-    this._forceSlow = false;
-    this._lastSlow = now;
-    this._slowParts = this.slowParts();
-    this.nextSlowPart();
+    this._paced.update({ running, gap: this._pacedGap, parts: () => this.slowParts(), again: () => this.scheduleRender(true) });
   }
 
   /** The three parts of a refresh of text, tables and curves; each reads the controller's state when it runs. */
   slowParts() {
     let axis = null;
-    return [
+    const parts = [
       () => {
         this.ctl.snapshot.runs.forEach((s, k) => this.renderRun(this._views[k], this.ctl.runs[k], s, this.ctl.running));
         this.renderButtons();
@@ -621,35 +601,11 @@ export class HeadlabTrainer extends TrainingElement {
         this.renderSummary();
       },
     ];
-  }
-
-  /**
-   * Draws the refresh's next part, in this animation frame unless one was drawn in it already. The part
-   * after it waits for the next update's frame (render()), or, if none comes within 100 ms, takes one of its own.
-   */
-  nextSlowPart() {
-    clearTimeout(this._slowWait);
-    cancelAnimationFrame(this._slowFrame);
-    const parts = this._slowParts;
-    if (!parts?.length) return;
-    const snap = this.ctl.snapshot;
-    if (!snap || snap.runs.length !== this._views.length) {
-      this._slowParts = null;
-      return;
-    }
-    const frame = document.timeline?.currentTime ?? null;
-    if (frame === null || frame !== this._slowPartFrame) {
-      this._slowPartFrame = frame;
-      parts.shift()();
-      if (!parts.length) return;
-    }
-    this._slowWait = setTimeout(() => { this._slowFrame = requestAnimationFrame(() => this.nextSlowPart()); }, 100);
-  }
-
-  stopSlowParts() {
-    clearTimeout(this._slowWait);
-    cancelAnimationFrame(this._slowFrame);
-    this._slowParts = null;
+    // A part that comes after the runs were laid out again (the learner changed the comparison) draws nothing.
+    return parts.map((part) => () => {
+      const snap = this.ctl.snapshot;
+      if (snap && snap.runs.length === this._views.length) part();
+    });
   }
 
   renderMaps(view, T, s, now, running) {

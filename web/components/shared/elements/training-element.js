@@ -14,6 +14,7 @@ import { exportMenu } from '../render/export.js';
 import { curvesToSVG, forExport, forPage } from '../render/trainer-curves.js';
 import { asImage, updateFigure } from '../render/figure.js';
 import { LANGUAGES } from '../../../lib/i18n/index.js';
+import { pageRefresh } from '../../../lib/teach/paced-refresh.js';
 import training from '../../../lib/i18n/catalogues/training.js';
 
 /** Where training runs, in words (fallback-reasons.js, where Node tests it). */
@@ -100,6 +101,10 @@ export class TrainingElement extends HeadlabElement {
   }
 
   get running() { return this.ctl.running; }
+  /** Paces the costly part of render() (text, tables, curves) while training: see paced-refresh.js. */
+  get _paced() { return (this._pace ??= pageRefresh()); }
+  /** Milliseconds between those refreshes while training (every second with reduced motion). */
+  get _pacedGap() { return this._reduced?.matches ? 1000 : 250; }
   get snapshot() { return this.ctl.snapshot; }
   get computeMode() { return this.ctl.client?.mode ?? null; }
   /** Where training runs: 'worker' or 'main-thread' (the page's, in short slices), null until known. Read-only. */
@@ -172,11 +177,11 @@ export class TrainingElement extends HeadlabElement {
    * (text, tables, curves).
    */
   scheduleRender(force = false) {
-    if (force) this._forceSlow = true;
+    if (force) this._paced.force();
     // Off screen while training: drawn when it comes back (a paused element draws, so what it shows is final).
     if (this._away && this.ctl.running) {
       this._missed = true;
-      this._forceSlow = true;
+      this._paced.force();
       return;
     }
     if (this._raf) return;
