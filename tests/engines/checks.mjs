@@ -47,19 +47,28 @@ const COURSE = expected;  // the course's numbers for the query "it" (tests/fixt
 // Picker rows whose hub ids the stand-in serves model-family fixtures under (tests/golden/families/).
 const LLAMA_ID = 'HuggingFaceTB/SmolLM2-135M';
 const BERT_ID = 'google-bert/bert-base-uncased';
+const NEO_ID = 'roneneldan/TinyStories-1M';
 const familyFiles = (name) => reposFromFolder(path.join(REPO, 'tests/golden/families')).get(`headlab-test/${name}`).get('main');
 /**
- * Serves tests/golden/families/<family> as the hub model `id` from a stand-in, opens the real-models page and
- * presses the explorer's picker button for `id`; resolves with the stand-in (the caller closes it).
+ * Serves `revisions` (a Map from revision to files; by default tests/golden/families/<family> as main) as the hub
+ * model `id` from a stand-in, opens the real-models page and presses the explorer's picker button for `id`,
+ * keeping each progress event with the bar's value in the next frame in window.__progress; resolves with the
+ * stand-in (the caller closes it). The hub is another origin: the plain site (no CSP) may fetch from it, as from
+ * huggingface.co.
  */
-async function openFromPicker(page, site, id, family) {
-  const hub = await startHub({ repos: new Map([[id, new Map([['main', familyFiles(family)]])]]) });
+async function openFromPicker(page, site, id, family, revisions = new Map([['main', familyFiles(family)]])) {
+  const hub = await startHub({ repos: new Map([[id, revisions]]) });
   try {
     await page.goto(new URL('demos/real-models/index.html', site.plain).href);
     await page.waitFor(elementsReady, null, 30_000);
     await page.evaluate(`() => {
       const e = document.querySelector('headlab-model-explorer');
       e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
+      window.__progress = [];
+      e.addEventListener('headlab-progress', (ev) => {
+        const bar = e.shadowRoot.querySelector('[data-testid="explorer-progress"]');
+        requestAnimationFrame(() => window.__progress.push({ ...ev.detail, bar: bar.value }));
+      });
       e.shadowRoot.querySelector('[data-testid="${buttonTestId(hubModel(id))}"]').click();
       return true;
     }`);
@@ -567,24 +576,10 @@ export const CHECKS = [
     timeout: 90_000,
     async run(page, site) {
       // The stand-in holds the GPT-Neo fixture where the button looks: roneneldan/TinyStories-1M at refs/pr/1.
-      const repos = reposFromFolder(path.join(REPO, 'tests/golden/pretrained'));
-      repos.set('roneneldan/TinyStories-1M', new Map([['refs/pr/1', repos.get('headlab-test/neo-f32').get('main')]]));
-      const hub = await startHub({ repos });
+      const neo = reposFromFolder(path.join(REPO, 'tests/golden/pretrained')).get('headlab-test/neo-f32').get('main');
+      assert.equal(buttonTestId(hubModel(NEO_ID)), 'explorer-hub-tinystories-1m');
+      const hub = await openFromPicker(page, site, NEO_ID, null, new Map([[hubModel(NEO_ID).revision, neo]]));
       try {
-        // The hub is another origin: the plain site (no CSP) may fetch from it, as from huggingface.co.
-        await page.goto(new URL('demos/real-models/index.html', site.plain).href);
-        await page.waitFor(elementsReady, null, 30_000);
-        await page.evaluate(`() => {
-          const e = document.querySelector('headlab-model-explorer');
-          e.setAttribute('hub-url', ${JSON.stringify(hub.url)});
-          window.__progress = [];
-          e.addEventListener('headlab-progress', (ev) => {
-            const bar = e.shadowRoot.querySelector('[data-testid="explorer-progress"]');
-            requestAnimationFrame(() => window.__progress.push({ ...ev.detail, bar: bar.value }));
-          });
-          e.shadowRoot.querySelector('[data-testid="explorer-hub-tinystories-1m"]').click();
-          return true;
-        }`);
         const first = await page.waitFor(() => {
           const e = document.querySelector('headlab-model-explorer');
           const cells = e.shadowRoot.querySelectorAll('[role="gridcell"]');
