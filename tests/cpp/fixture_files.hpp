@@ -30,4 +30,9 @@ inline nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(b.begin(), b.end());
 }
 
+// The token ids a fixture case keeps under `key` (none when it has no such key).
+inline std::vector<std::int32_t> ids_of(const nlohmann::json& c, const char* key) {
+  return c.contains(key) ? c.at(key).get<std::vector<std::int32_t>>() : std::vector<std::int32_t>{};
+}
+
 }  // namespace headlab::test

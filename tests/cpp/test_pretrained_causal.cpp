@@ -21,10 +21,6 @@ using namespace headlab::test;
 
 namespace {
 
-std::vector<std::int32_t> ids_of(const json& j) {
-  return j.get<std::vector<std::int32_t>>();
-}
-
 // The three largest values' indices, largest first, and the third's margin over the fourth.
 std::vector<std::size_t> top3(const std::vector<double>& v, double* margin) {
   std::vector<std::size_t> i(v.size());
@@ -53,7 +49,7 @@ TEST_CASE("causal: patching, patch_heads and direct logit attribution against th
     const double tol = folder.find("16") != std::string::npos ? 2e-3 : 1e-4;
     const std::size_t big_l = m->config().num_layers, nh = m->config().num_heads;
     for (const json& c : expected.at("patch")) {
-      const auto ids = ids_of(c.at("ids")), source = ids_of(c.at("source"));
+      const auto ids = ids_of(c, "ids"), source = ids_of(c, "source");
       std::vector<std::uint8_t> heads(big_l * nh, 0);
       for (const json& h : c.at("heads")) heads[std::size_t(h[0]) * nh + std::size_t(h[1])] = 1;
       PretrainedRunOptions o;
@@ -74,7 +70,7 @@ TEST_CASE("causal: patching, patch_heads and direct logit attribution against th
       CHECK(max_abs(r.logits, want) / largest(want) > 100 * tol);
     }
     for (const json& c : expected.at("patchHeads")) {
-      const auto clean = ids_of(c.at("clean")), corrupted = ids_of(c.at("corrupted"));
+      const auto clean = ids_of(c, "clean"), corrupted = ids_of(c, "corrupted");
       const PatchHeadsArgs a = args_of(clean, corrupted, c.at("answer"), c.at("wrong"));
       const std::vector<double> want = c.at("effects");
       PatchHeadsResult shared, naive;
@@ -90,7 +86,7 @@ TEST_CASE("causal: patching, patch_heads and direct logit attribution against th
       CHECK(std::abs(shared.metric_corrupted - double(c.at("metricCorrupted"))) <= tol * scale);
     }
     for (const json& c : expected.at("dla")) {
-      const auto ids = ids_of(c.at("ids"));
+      const auto ids = ids_of(c, "ids");
       LogitAttribution d;
       REQUIRE(m->direct_logit_attribution(ids.data(), ids.size(), c.at("answer"), c.at("wrong"), ids.size() - 1,
                                           &d) == "");
@@ -166,7 +162,7 @@ TEST_CASE("causal: on the trained IOI model, patch_heads and attribution single 
   const std::size_t lh = m->config().num_layers * m->config().num_heads;
   std::vector<double> effects(lh, 0.0), dla(lh, 0.0);
   for (const json& c : expected.at("cases")) {
-    const auto clean = ids_of(c.at("ids")), corrupted = ids_of(c.at("corruptedIds"));
+    const auto clean = ids_of(c, "ids"), corrupted = ids_of(c, "corruptedIds");
     PatchHeadsResult p;
     REQUIRE(m->patch_heads(args_of(clean, corrupted, c.at("answerId"), c.at("wrongId")), &p) == "");
     LogitAttribution d;

@@ -28,10 +28,6 @@ std::string families() {
   return golden() + "families/";
 }
 
-std::vector<std::int32_t> ids_of(const json& c, const char* key) {
-  return c.contains(key) ? c.at(key).get<std::vector<std::int32_t>>() : std::vector<std::int32_t>{};
-}
-
 // The worst error of each kind over a fixture, relative to each case's largest value.
 struct Worst {
   double patch = 0, shared = 0, naive = 0, dla = 0;
