@@ -104,20 +104,48 @@ async function jsStage(io) {
   return { passed: a.passed + b.passed, failed: a.failed + b.failed, status: a.status || b.status };
 }
 
+// `files` in `lanes` lanes, each file a `node --test` of its own, in the order given (one `node --test`
+// over several files runs them in name order, whatever order they are given in): a lane takes the next
+// file when its last one ends. Each file's output is printed when it ends, with its time.
+async function laneStage(io, files, { lanes, label }) {
+  const queue = [...files];
+  const t0 = Date.now();
+  const total = { passed: 0, failed: 0, status: 0 };
+  await Promise.all(Array.from({ length: lanes }, async () => {
+    for (let file = queue.shift(); file; file = queue.shift()) {
+      const start = Date.now();
+      const r = await nodeTestStage(io, file, { label: `${label}-${path.basename(file, '.test.mjs')}`, live: false });
+      io.log(`${label}: ${file} took ${((Date.now() - start) / 1000).toFixed(1)} s (${((start - t0) / 1000).toFixed(0)} to ${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+      total.passed += r.passed;
+      total.failed += r.failed;
+      total.status ||= r.status;
+    }
+  }));
+  return total;
+}
+
 // The browser files two at a time: most of a file's time is a page loading, a Worker training or a
 // bundler writing, so one file rarely keeps both cores busy, and every file serves on its own port.
+// The longest first (BROWSER_LONG, the files over 15 s by the stage's per-file times, longest first),
+// then the rest (each under 15 s) by name: started last, a long file runs on alone at the end with the
+// other lane idle.
 // The files that measure the main thread's tasks while something trains run afterwards, alone: their
 // own busy process is the load they are written for.
+// package-components first: its npm installs and webpack build took from 40 to 306 s.
+const BROWSER_LONG = ['package-components', 'recipes', 'site', 'a11y', 'engine-checks', 'language-model', 'embed-fit', 'trainer',
+  'english', 'model-explorer', 'bundlers', 'i18n', 'reliability', 'choosing-h', 'i18n-lm', 'embedding', 'first-picture',
+  'worked-example', 'findings-panel', 'explorer-families'].map((f) => `tests/browser/${f}.test.mjs`);
 const ALONE = ['tests/browser/long-frames.test.mjs', 'tests/browser/cross-origin-workers.test.mjs'];
 async function browserStage(io) {
-  const files = readdirSync(path.join(repo, 'tests/browser')).filter((f) => f.endsWith('.test.mjs'))
+  const files = readdirSync(path.join(repo, 'tests/browser')).filter((f) => f.endsWith('.test.mjs')).sort()
     .map((f) => `tests/browser/${f}`).filter((f) => !ALONE.includes(f));
   const error = await packOnce();
   if (error) {
     io.log(error);
     return { passed: 0, failed: 1, status: 1 };
   }
-  const both = await nodeTestStage(io, files, { concurrency: 2, label: 'browser' });
+  const ordered = [...BROWSER_LONG.filter((f) => files.includes(f)), ...files.filter((f) => !BROWSER_LONG.includes(f))];
+  const both = await laneStage(io, ordered, { lanes: 2, label: 'browser' });
   const alone = await nodeTestStage(io, ALONE, { label: 'browser-alone' });
   return { passed: both.passed + alone.passed, failed: both.failed + alone.failed, status: both.status || alone.status };
 }
