@@ -12,10 +12,11 @@
 //   9. libFuzzer on the two model-file parsers for a bounded time (FUZZ_SECONDS in all, default 60)
 // Assumes scripts/setup.sh test and scripts/build.sh test have run (npm test does both).
 // `node scripts/test.mjs js browser` runs only the named stages.
-// Stages that each keep about one core busy share the machine's two (GROUPS): lint, native and wasm
-// together, Firefox beside WebKit, sanitize beside the fuzzer (whose time is fixed); a group's output is
-// printed as each of its stages ends. The js files run in two lanes (jsStage), the browser files two at
-// a time (browserStage), after one `npm pack` that both share (packOnce).
+// Stages that each keep about one core busy share the machine's two (GROUPS, CORES): lint, native,
+// wasm and the js files, each taking a core as one is free; Firefox, WebKit, sanitize and the fuzzer
+// (whose time is fixed) the same way; a group's output is printed as each of its stages ends. The
+// browser files run two at a time, longest first (browserStage); the js and browser files after one
+// `npm pack` that both share (packOnce).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -85,39 +86,79 @@ function packOnce() {
   return packed;
 }
 
-// The js files in two lanes side by side: the files that build the package's elements into
+// The js files on the group's two cores (io.slot): the files that build the package's elements into
 // components/ or its types into web/lib/ts5.6, or pack it (doc-figures' `npm pack --dry-run` swaps
-// README.md), or read what those rewrite, one after another; the rest one after another beside them.
+// README.md), or read what those rewrite, one after another, as one job; the rest each a job of its
+// own, beside that chain and beside each other: a core that the native or wasm stage, or the chain,
+// leaves takes the next file. All after lint: the pack rewrites components/, which the imports
+// ESLint resolves may reach.
 // Most files are one core's work (a wasm module, tsc).
 const JS_PACKAGE = ['asset-urls', 'custom-elements', 'doc-figures', 'framework-types', 'package', 'readme', 'server-import', 'types']
   .map((f) => `tests/js/${f}.test.mjs`);
 async function jsStage(io) {
+  await io.after('lint');
   const error = await packOnce();
   if (error) {
     io.log(error);
     return { passed: 0, failed: 1, status: 1 };
   }
-  const rest = readdirSync(path.join(repo, 'tests/js')).filter((f) => f.endsWith('.test.mjs'))
+  const rest = readdirSync(path.join(repo, 'tests/js')).filter((f) => f.endsWith('.test.mjs')).sort()
     .map((f) => `tests/js/${f}`).filter((f) => !JS_PACKAGE.includes(f));
-  const [a, b] = await Promise.all([nodeTestStage(io, JS_PACKAGE, { label: 'js-package', live: false }),
-    nodeTestStage(io, rest, { label: 'js', live: false })]);
-  return { passed: a.passed + b.passed, failed: a.failed + b.failed, status: a.status || b.status };
+  const total = { passed: 0, failed: 0, status: 0 };
+  const add = (r) => {
+    total.passed += r.passed;
+    total.failed += r.failed;
+    total.status ||= r.status;
+  };
+  await Promise.all([
+    io.slot(() => nodeTestStage(io, JS_PACKAGE, { label: 'js-package', live: false })).then(add),
+    ...rest.map((file) => io.slot(() => nodeTestStage(io, file, { label: `js-${path.basename(file, '.test.mjs')}`, live: false })).then(add)),
+  ]);
+  return total;
+}
+
+// `files` in `lanes` lanes, each file a `node --test` of its own, in the order given (one `node --test`
+// over several files runs them in name order, whatever order they are given in): a lane takes the next
+// file when its last one ends. Each file's output is printed when it ends, with its time.
+async function laneStage(io, files, { lanes, label }) {
+  const queue = [...files];
+  const t0 = Date.now();
+  const total = { passed: 0, failed: 0, status: 0 };
+  await Promise.all(Array.from({ length: lanes }, async () => {
+    for (let file = queue.shift(); file; file = queue.shift()) {
+      const start = Date.now();
+      const r = await nodeTestStage(io, file, { label: `${label}-${path.basename(file, '.test.mjs')}`, live: false });
+      io.log(`${label}: ${file} took ${((Date.now() - start) / 1000).toFixed(1)} s (${((start - t0) / 1000).toFixed(0)} to ${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
+      total.passed += r.passed;
+      total.failed += r.failed;
+      total.status ||= r.status;
+    }
+  }));
+  return total;
 }
 
 // The browser files two at a time: most of a file's time is a page loading, a Worker training or a
 // bundler writing, so one file rarely keeps both cores busy, and every file serves on its own port.
+// The longest first (BROWSER_LONG, the files over 15 s by the stage's per-file times, longest first),
+// then the rest (each under 15 s) by name: started last, a long file runs on alone at the end with the
+// other lane idle.
 // The files that measure the main thread's tasks while something trains run afterwards, alone: their
 // own busy process is the load they are written for.
+// package-components first: its npm installs and webpack build took from 40 to 306 s.
+const BROWSER_LONG = ['package-components', 'recipes', 'site', 'a11y', 'engine-checks', 'language-model', 'embed-fit', 'trainer',
+  'english', 'model-explorer', 'bundlers', 'i18n', 'reliability', 'choosing-h', 'i18n-lm', 'embedding', 'first-picture',
+  'worked-example', 'findings-panel', 'explorer-families'].map((f) => `tests/browser/${f}.test.mjs`);
 const ALONE = ['tests/browser/long-frames.test.mjs', 'tests/browser/cross-origin-workers.test.mjs'];
 async function browserStage(io) {
-  const files = readdirSync(path.join(repo, 'tests/browser')).filter((f) => f.endsWith('.test.mjs'))
+  const files = readdirSync(path.join(repo, 'tests/browser')).filter((f) => f.endsWith('.test.mjs')).sort()
     .map((f) => `tests/browser/${f}`).filter((f) => !ALONE.includes(f));
   const error = await packOnce();
   if (error) {
     io.log(error);
     return { passed: 0, failed: 1, status: 1 };
   }
-  const both = await nodeTestStage(io, files, { concurrency: 2, label: 'browser' });
+  const ordered = [...BROWSER_LONG.filter((f) => files.includes(f)), ...files.filter((f) => !BROWSER_LONG.includes(f))];
+  const both = await laneStage(io, ordered, { lanes: 2, label: 'browser' });
   const alone = await nodeTestStage(io, ALONE, { label: 'browser-alone' });
   return { passed: both.passed + alone.passed, failed: both.failed + alone.failed, status: both.status || alone.status };
 }
@@ -191,8 +232,27 @@ const stages = {
     ['--test-case-exclude=lm parallel: 300 induction steps*,heads trial: on lookup at d_model 16*,two-relations*,three-relations*']),
   fuzz: fuzzStage,
 };
-// The stages run group after group; a group's stages at once.
-const GROUPS = [['lint', 'native', 'wasm'], ['js'], ['browser'], ['firefox', 'webkit'], ['sanitize', 'fuzz']];
+// The stages run group after group; a group's stages share the machine's two cores (CORES): each
+// stage is one core's job (lint, native, wasm; firefox, webkit, sanitize, fuzz), taken in this order
+// as a core is free, except js, whose files are jobs of their own (jsStage); so the js files start
+// as soon as lint and wasm are done, beside the longer native stage, instead of after it. browser
+// runs its own lanes (browserStage).
+const GROUPS = [['lint', 'native', 'wasm', 'js'], ['browser'], ['firefox', 'webkit', 'sanitize', 'fuzz']];
+const CORES = 2;
+const OWN_JOBS = ['js', 'browser'];
+
+/** At most `n` of the jobs given to it running at once, started in the order given. */
+function slots(n) {
+  let running = 0;
+  const waiting = [];
+  const next = () => {
+    if (running >= n || waiting.length === 0) return;
+    running++;
+    const { job, resolve, reject } = waiting.shift();
+    job().then(resolve, reject).finally(() => { running--; next(); });
+  };
+  return (job) => new Promise((resolve, reject) => { waiting.push({ job, resolve, reject }); next(); });
+}
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(stages);
 for (const name of wanted) {
@@ -205,17 +265,35 @@ let passed = 0, failed = 0;
 const lines = new Map();
 for (const group of GROUPS) {
   const names = group.filter((name) => wanted.includes(name));
+  const slot = slots(CORES);
+  const done = {};
+  const ended = Object.fromEntries(names.map((name) => [name, new Promise((resolve) => { done[name] = resolve; })]));
   await Promise.all(names.map(async (name) => {
     const live = names.length === 1;
     let buffer = '';
-    const io = { live, log: (text) => (live ? process.stdout.write(text) : (buffer += text)) };
+    let t0 = null;
+    const io = {
+      live, log: (text) => (live ? process.stdout.write(text) : (buffer += text)),
+      // A job on one of the group's cores (the stage's time runs from its first).
+      slot: (job) => slot(() => {
+        t0 ??= Date.now();
+        return job();
+      }),
+      // Resolves when stage `other` of the group has ended (at once when it is not run).
+      after: (other) => ended[other] ?? Promise.resolve(),
+    };
     if (live) console.log(`\n=== ${name} ===`);
-    const t0 = Date.now();
-    const r = await stages[name](io);
+    const start = Date.now();
+    let r;
+    try {
+      r = await (OWN_JOBS.includes(name) ? stages[name](io) : io.slot(() => stages[name](io)));
+    } finally {
+      done[name]();
+    }
     if (!live) process.stdout.write(`\n=== ${name} ===\n${buffer}`);
     passed += r.passed;
     failed += r.failed;
-    lines.set(name, `  ${name.padEnd(8)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    lines.set(name, `  ${name.padEnd(8)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  (${((Date.now() - (t0 ?? start)) / 1000).toFixed(1)} s)`);
   }));
 }
 rmSync(tmp, { recursive: true, force: true });
