@@ -343,4 +343,44 @@ TEST_CASE("families: results do not depend on the number of threads") {
     }
   }
 }
+
+namespace {
+
+// Two workers in name, the chunks run in order on the calling thread (alternating worker
+// ids): counts the parallel steps of a pass.
+class CountingPool final : public PretrainedPool {
+ public:
+  std::size_t steps = 0;
+  std::size_t workers() const override { return 2; }
+  void run(std::size_t chunks, const Task& task) override {
+    ++steps;
+    for (std::size_t c = 0; c < chunks; ++c) task(c, c % 2);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("families: separate Q, K, V (and gate, up) weights make one parallel step each, same answers") {
+  // Llama's q_proj, k_proj, v_proj share their input, as do gate_proj and up_proj: one wait
+  // for each group (on threads every step ends in a wait for the slowest worker). Per layer:
+  // Q|K|V, attention, the output projection, gate|up with SiLU(gate) * up, down; then the
+  // unembedding.
+  const std::string folder = "llama-gqa";
+  const json expected = read_json(fixtures() + folder + "/expected.json");
+  const json config = read_json(fixtures() + folder + "/config.json");
+  const std::size_t layers = config.at("num_hidden_layers");
+  const std::vector<std::int32_t> ids = expected.at("cases")[0].at("ids");
+  PretrainedRunOptions o;
+  o.all_logits = true;
+  auto m = load(folder);
+  PretrainedRunResult one;
+  REQUIRE(m->run(ids.data(), ids.size(), o, &one) == "");
+  auto pool = std::make_unique<CountingPool>();
+  CountingPool* counting = pool.get();
+  m->set_pool(std::move(pool));
+  PretrainedRunResult r;
+  REQUIRE(m->run(ids.data(), ids.size(), o, &r) == "");
+  CHECK(counting->steps == 5 * layers + 1);
+  CHECK(r.logits == one.logits);
+}
 #endif

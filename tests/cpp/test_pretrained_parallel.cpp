@@ -7,6 +7,7 @@
 // this file out of it; tests/js/pretrained-threads.test.mjs runs the threaded module).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -164,4 +165,43 @@ TEST_CASE("pretrained threads: every worker takes part (each chunk waits for all
       CHECK(by_worker == std::vector<int>(threads, 1));
     }
   }
+}
+
+namespace {
+
+// Two workers in name, the chunks run in order on the calling thread: the chunks of each step.
+class ChunkPool final : public PretrainedPool {
+ public:
+  std::vector<std::size_t> chunks_of;
+  std::size_t workers() const override { return 2; }
+  void run(std::size_t chunks, const Task& task) override {
+    chunks_of.push_back(chunks);
+    for (std::size_t c = 0; c < chunks; ++c) task(c, c % 2);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("pretrained threads: a product of few columns still gives both workers work, same answers") {
+  // Packed float32 weights: chunks of whole packed panels (16 columns in WebAssembly, 32 with
+  // AVX2), about 8 per worker, where whole 64-column panels left d 48 (and SmolLM2's d 576, 9 of
+  // them) split 1 : 0 (5 : 4). Every step of this pass has at least 2 chunks: c_attn (144
+  // columns), the 3 heads, c_proj (48), c_fc with GELU (160), mlp.c_proj (48), the unembedding.
+  RefConfig c;
+  c.layers = 2, c.heads = 3, c.d = 48, c.ff = 160, c.vocab = 200, c.context = 24;
+  const RefWeights w = random_weights(c, 3);
+  auto m = load_model(c, w, "F32");
+  std::vector<std::int32_t> ids(17);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = std::int32_t((i * 37) % c.vocab);
+  PretrainedRunOptions o;
+  o.all_logits = true;
+  PretrainedRunResult one, two;
+  REQUIRE(m->run(ids.data(), ids.size(), o, &one) == "");
+  auto pool = std::make_unique<ChunkPool>();
+  ChunkPool* chunks = pool.get();
+  m->set_pool(std::move(pool));
+  REQUIRE(m->run(ids.data(), ids.size(), o, &two) == "");
+  CHECK(chunks->chunks_of.size() == 5 * c.layers + 1);
+  CHECK(*std::min_element(chunks->chunks_of.begin(), chunks->chunks_of.end()) >= 2);
+  CHECK(two.logits == one.logits);
 }

@@ -309,6 +309,16 @@ class PretrainedModel {
   void linear(Path path, const float* a, std::size_t lda, std::size_t rows, const Tensor& w, const Tensor& bias,
               float* c, std::size_t ldc, Act act = Act::none);
   void product(Path path, const WideGemmArgs& g, Act act);
+  // Products of the same A (same a, lda, m, k: Q, K and V apart, gate and up) as one parallel
+  // step: every column of each computed as product() computes it, one wait for the lot.
+  void products(Path path, const WideGemmArgs* g, std::size_t count);
+  enum class Gate { none, swiglu, geglu };
+  void run_products(Path path, const WideGemmArgs* g, std::size_t count, Act act, Gate gate);
+  // linear() for each of weights w[i], biases bias[i] into c[i] (same a and ldc): one step. With
+  // a gate, w = {gate, up} and c[0] = gate(c[0]) * c[1] in the same step.
+  void linears(Path path, const float* a, std::size_t lda, std::size_t rows, std::size_t count,
+               const Tensor* const* w, const Tensor* const* bias, float* const* c, std::size_t ldc,
+               Gate gate = Gate::none);
   // y[rows, d] = the block's norm of x with weight w (and bias b for LayerNorm).
   void norm(Path path, const Tensor& w, const Tensor& b, const float* x, float* y, std::size_t rows);
   void mlp(Path path, const Layer& y, const float* a, std::size_t rows, float* out);

@@ -519,34 +519,76 @@ void PretrainedModel::parallel(std::size_t chunks, const PretrainedPool::Task& t
   pool_->run(chunks, task);
 }
 
-// g split by columns into chunks of whole kWidePanel-column panels (one chunk on one thread;
-// about 4 per worker, each packing A for itself, or with packed weights one panel each after
-// A is packed once); act applied to each chunk's columns row by row. Chunks start at
-// multiples of kWidePanel, so the activation's SIMD groups are the same whatever the split.
+// g split by columns into chunks (one chunk on one thread; about 4 per worker of whole
+// kWidePanel-column panels, each packing A for itself, or with packed weights about 8 per worker
+// of whole packed panels after A is packed once); act applied to each chunk's columns row by
+// row. Chunks start at multiples of the packed panel's width (16 columns in WebAssembly), so each column's
+// arithmetic and the activation's SIMD groups are the same whatever the split.
 void PretrainedModel::product(Path path, const WideGemmArgs& g, Act act) {
+  run_products(path, &g, 1, act, Gate::none);
+}
+
+// The products one after the other in one parallel step: product i's chunks (split as
+// product() splits it alone) numbered after those of products 0..i-1. A is packed once for
+// all of them (they share it) when any shares it.
+void PretrainedModel::products(Path path, const WideGemmArgs* g, std::size_t count) {
+  run_products(path, g, count, Act::none, Gate::none);
+}
+
+// With a gate: g[0] the gate, g[1] up (same n, same splits), each chunk the same columns of both,
+// then out = gate(g[0]) * g[1] on them, row by row, written over g[0]'s columns.
+void PretrainedModel::run_products(Path path, const WideGemmArgs* g, std::size_t count, Act act, Gate gate) {
   const std::size_t workers = threads();
-  const std::size_t panels = (g.n + kWidePanel - 1) / kWidePanel;
-  const bool share_a = workers > 1 && g.b_packed && path == Path::simd;
-  if (share_a) gemm_pack_a({g.m, 0, g.k, g.a, g.lda, nullptr, 0, nullptr, 0, nullptr, false}, apack_.data());
-  const std::size_t per = workers == 1 ? std::max<std::size_t>(panels, 1)
-                          : share_a    ? 1
-                                       : std::max<std::size_t>(1, (panels + 4 * workers - 1) / (4 * workers));
-  const std::size_t cols = per * kWidePanel, chunks = (g.n + cols - 1) / cols;
-  const std::size_t es = dtype_bytes(g.b_dtype);
-  const auto* b = static_cast<const std::uint8_t*>(g.b);
-  parallel(chunks, [&](std::size_t chunk, std::size_t w) {
-    const std::size_t begin = chunk * cols, end = std::min(g.n, begin + cols);
-    WideGemmArgs part = g;
-    part.n = end - begin;
+  constexpr std::size_t kMaxProducts = 3;
+  std::size_t cols[kMaxProducts], first[kMaxProducts + 1] = {0};
+  bool share[kMaxProducts], packed_a = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t panels = (g[i].n + kWidePanel - 1) / kWidePanel;
+    share[i] = workers > 1 && g[i].b_packed && path == Path::simd;
+    if (share[i] && !packed_a) {
+      gemm_pack_a({g[i].m, 0, g[i].k, g[i].a, g[i].lda, nullptr, 0, nullptr, 0, nullptr, false},
+                  apack_.data());
+      packed_a = true;
+    }
+    // Shared A: chunks of whole packed panels (gemm_packed_panel_cols() columns), about 8 per worker:
+    // a product of few panels (576 columns are 9 of kWidePanel) split 9 : 9 over 2 workers, not 5 : 4.
+    const std::size_t nr = gemm_packed_panel_cols(), narrow = (g[i].n + nr - 1) / nr;
+    cols[i] = workers == 1 ? std::max<std::size_t>(panels, 1) * kWidePanel
+              : share[i]   ? nr * std::max<std::size_t>(1, narrow / (8 * workers))
+                         : kWidePanel * std::max<std::size_t>(1, (panels + 4 * workers - 1) / (4 * workers));
+    first[i + 1] = first[i] + (g[i].n + cols[i] - 1) / cols[i];
+  }
+  if (gate != Gate::none) cols[1] = cols[0];  // g[1] in g[0]'s chunks
+  // Columns [begin, end) of product i.
+  auto part = [&](std::size_t i, std::size_t begin, std::size_t end, std::size_t w) {
+    const WideGemmArgs& gi = g[i];
+    const std::size_t es = dtype_bytes(gi.b_dtype);
+    WideGemmArgs p = gi;
+    p.n = end - begin;
     // A packed B's columns from `begin` (a multiple of its panel width) are the packed B at begin * k.
-    part.b = b + (g.b_packed ? begin * g.k : g.b_transposed ? begin * g.ldb : begin) * es;
-    part.c = g.c + begin;
-    part.bias = g.bias ? g.bias + begin : nullptr;
-    part.a_packed = share_a ? apack_.data() : nullptr;
-    gemm_wide(path, part, gws_.data() + w * gws_part_);
-    for (std::size_t i = 0; act != Act::none && i < g.m; ++i) {
-      float* row = part.c + i * g.ldc;
-      act == Act::gelu_tanh ? gelu_forward(path, row, row, part.n) : gelu_erf_forward(path, row, row, part.n);
+    p.b = static_cast<const std::uint8_t*>(gi.b) + (gi.b_packed       ? begin * gi.k
+                                                    : gi.b_transposed ? begin * gi.ldb
+                                                                      : begin) *
+                                                       es;
+    p.c = gi.c + begin;
+    p.bias = gi.bias ? gi.bias + begin : nullptr;
+    p.a_packed = share[i] ? apack_.data() : nullptr;
+    gemm_wide(path, p, gws_.data() + w * gws_part_);
+    for (std::size_t r = 0; act != Act::none && r < gi.m; ++r) {
+      float* row = p.c + r * gi.ldc;
+      act == Act::gelu_tanh ? gelu_forward(path, row, row, p.n) : gelu_erf_forward(path, row, row, p.n);
+    }
+  };
+  parallel(gate == Gate::none ? first[count] : first[1], [&](std::size_t chunk, std::size_t w) {
+    std::size_t i = 0;
+    while (chunk >= first[i + 1]) ++i;
+    const std::size_t begin = (chunk - first[i]) * cols[i], end = std::min(g[i].n, begin + cols[i]);
+    part(i, begin, end, w);
+    if (gate == Gate::none) return;
+    part(1, begin, end, w);
+    for (std::size_t r = 0; r < g[0].m; ++r) {
+      float *x = g[0].c + r * g[0].ldc + begin, *u = g[1].c + r * g[1].ldc + begin;
+      gate == Gate::swiglu ? swiglu(path, x, u, x, end - begin) : geglu(path, x, u, x, end - begin);
     }
   });
 }
@@ -557,6 +599,28 @@ void PretrainedModel::linear(Path path, const float* a, std::size_t lda, std::si
       rows,         w.out, w.in, a,           lda,   w.data,  w.dtype, w.transposed ? w.in : w.out,
       w.transposed, c,     ldc,  bias.values, false, w.packed};
   product(path, g, act);
+}
+
+void PretrainedModel::linears(Path path, const float* a, std::size_t lda, std::size_t rows, std::size_t count,
+                              const Tensor* const* w, const Tensor* const* bias, float* const* c,
+                              std::size_t ldc, Gate gate) {
+  WideGemmArgs g[3];
+  for (std::size_t i = 0; i < count; ++i)
+    g[i] = {rows,
+            w[i]->out,
+            w[i]->in,
+            a,
+            lda,
+            w[i]->data,
+            w[i]->dtype,
+            w[i]->transposed ? w[i]->in : w[i]->out,
+            w[i]->transposed,
+            c[i],
+            ldc,
+            bias[i]->values,
+            false,
+            w[i]->packed};
+  run_products(path, g, count, Act::none, gate);
 }
 
 void PretrainedModel::norm(Path path, const Tensor& w, const Tensor& b, const float* x, float* y,
@@ -592,13 +656,19 @@ void PretrainedModel::mlp(Path path, const Layer& y, const float* a, std::size_t
       if (block_.fused_gate_up) {
         linear(path, a, d, rows, y.t[gate_up_w], y.t[gate_b], fc, 2 * f);
       } else {
-        linear(path, a, d, rows, y.t[gate_w], y.t[gate_b], fc, 2 * f);
-        linear(path, a, d, rows, y.t[up_w], y.t[up_b], fc + f, 2 * f);
+        // Gate, up and the gated product of the same rows: one parallel step, each chunk the
+        // same columns of gate and up, gated where they lie.
+        const Tensor* w[] = {&y.t[gate_w], &y.t[up_w]};
+        const Tensor* bias[] = {&y.t[gate_b], &y.t[up_b]};
+        float* c[] = {fc, fc + f};
+        linears(path, a, d, rows, 2, w, bias, c, 2 * f,
+                block_.mlp == BlockSpec::Mlp::swiglu ? Gate::swiglu : Gate::geglu);
       }
-      for (std::size_t i = 0; i < rows; ++i) {
-        float* r = fc + i * 2 * f;
-        block_.mlp == BlockSpec::Mlp::swiglu ? swiglu(path, r, r + f, r, f) : geglu(path, r, r + f, r, f);
-      }
+      if (block_.fused_gate_up)
+        for (std::size_t i = 0; i < rows; ++i) {
+          float* r = fc + i * 2 * f;
+          block_.mlp == BlockSpec::Mlp::swiglu ? swiglu(path, r, r + f, r, f) : geglu(path, r, r + f, r, f);
+        }
       linear(path, fc, 2 * f, rows, y.t[down_w], y.t[down_b], out, d);
       return;
     case BlockSpec::Mlp::none:
@@ -791,9 +861,11 @@ void PretrainedModel::layer_qkv(Path path, std::size_t l, float* x, std::size_t 
   if (b.fused_qkv) {
     linear(path, a, d, rows, y.t[qkv_w], y.t[qkv_b], qkv, qw);
   } else {
-    linear(path, a, d, rows, y.t[q_w], y.t[q_b], qkv + b.q_base, qw);
-    linear(path, a, d, rows, y.t[k_w], y.t[k_b], qkv + b.k_base, qw);
-    linear(path, a, d, rows, y.t[v_w], y.t[v_b], qkv + b.v_base, qw);
+    // Q, K and V of the same rows: one parallel step.
+    const Tensor* w[] = {&y.t[q_w], &y.t[k_w], &y.t[v_w]};
+    const Tensor* bias[] = {&y.t[q_b], &y.t[k_b], &y.t[v_b]};
+    float* c[] = {qkv + b.q_base, qkv + b.k_base, qkv + b.v_base};
+    linears(path, a, d, rows, 3, w, bias, c, qw);
   }
   if (b.positions != BlockSpec::Positions::rotary) return;
   const std::size_t dk = b.head_dim;
