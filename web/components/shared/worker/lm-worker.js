@@ -14,9 +14,13 @@ const THREADS = 'auto';
 
 // As in trainer-worker.js: the browser optimises hot wasm functions only after they
 // have run for a while, so a throwaway model takes the first slow steps while the
-// page is read, in small pieces, and stops as soon as real work starts.
+// page is read, in small pieces, and stops as soon as real work starts. Not where the
+// models run on threads (a cross-origin isolated page): a throwaway model there is a second
+// threaded module, whose thread Worker Firefox ESR sometimes never started while the
+// learner's model's was starting (the Worker blocked for good; 1 in 4 runs of its check).
 let warming = true;
 async function warmUp() {
+  if (globalThis.crossOriginIsolated === true) return;
   const lab = await getLab();
   const m = await lab.createLanguageModel({ task: 'induction', seed: 99, threads: THREADS });
   const piece = () => {
