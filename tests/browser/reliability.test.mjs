@@ -539,3 +539,40 @@ test('the trainer Worker crashes, then goes silent, during training: the element
   await page.close();
   assertNoProblems([/injected crash/]);
 });
+
+test('<headlab-language-model>: a Worker that never answers before its first model is replaced at once, unasked; one that stops answering a request later is reported with Start again', { timeout: TIMEOUT }, async () => {
+  // The first Worker posts that it is ready, then answers nothing (as Firefox ESR's did when the
+  // thread Worker it made never started); the Worker started after it is the real one.
+  let served = 0;
+  const page = await blankPage('lm silent worker', {
+    body: '<headlab-language-model></headlab-language-model>',
+    setup: (p) => p.route('**/headlab-lm-worker.js', (route) => {
+      if (served++ > 0) return route.fallback();
+      return route.fulfill({ status: 200, headers: { 'Content-Type': 'text/javascript' }, body: 'postMessage({ ready: true });' });
+    }),
+  });
+  const lm = page.locator('headlab-language-model');
+  // The watchdog's 10 s, a new Worker, its model.
+  await waitForElements(page, 40_000);
+  assert.equal(served, 2, 'a second Worker was started');
+  await expectText(lm.locator('[data-testid="lm-status"]'), /stopped answering before it made the model \(the trainer Worker stopped answering \(no message for \d+ s\)\); a new Worker is making it/);
+  assert.equal(await lm.locator('[data-action="restart"]').count(), 0, 'no button to press');
+  assert.equal(await page.evaluate(() => document.querySelector('headlab-language-model').snapshot?.runs.length), 1, 'a model');
+
+  // Later, a request the Worker never answers (it is gone): said, with Start again, which works.
+  await page.evaluate(() => {
+    const client = document.querySelector('headlab-language-model').ctl.client;
+    client.watchdogMs = 1000;
+    client._worker.terminate();
+  });
+  await page.evaluate(() => document.querySelector('headlab-language-model').setAttribute('seed', '7'));
+  await page.waitForFunction(() => document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-action="restart"]'), null, { timeout: 10_000 });
+  await expectText(lm.locator('[data-testid="lm-errors"]'), /stopped answering \(no message for \d+ s\)/);
+  await lm.locator('[data-action="restart"]').click();
+  await page.waitForFunction(() => {
+    const e = document.querySelector('headlab-language-model');
+    return !e.shadowRoot.querySelector('[data-action="restart"]') && e.snapshot?.runs.length === 1 && !e.hasAttribute('data-busy');
+  }, null, { timeout: 20_000 });
+  await page.close();
+  assertNoProblems([/stopped answering/]);
+});

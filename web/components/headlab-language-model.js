@@ -434,7 +434,17 @@ export class HeadlabLanguageModel extends TrainingElement {
         break;
       }
       case 'load': this.emit('load', detail); break;
-      case 'dead': this.offerRestart(detail.message); break;
+      case 'dead':
+        // Stopped before its first model (Firefox ESR sometimes never starts the thread Worker of a
+        // threaded module, and the Worker that made it stops answering): a new Worker at once, once.
+        if (!this._madeModel && !this._restartedUnasked) {
+          this._restartedUnasked = true;
+          this.say(this.t('lm.said.workerRestarted', { message: detail.message }));
+          this._restartWorker();
+        } else {
+          this.offerRestart(detail.message);
+        }
+        break;
       case 'error':
         this.removeAttribute('data-busy');
         this.fail(detail.error, detail.title);
@@ -446,6 +456,7 @@ export class HeadlabLanguageModel extends TrainingElement {
   /** A new model: the example, prompt and hints of its task, and the grid, switches and curves laid out for it. */
   onCreated({ runs, info, settings: d }) {
     const t = this.t;
+    this._madeModel = true;
     this.errorBox.replaceChildren();
     const detail = info.loadError === NOT_EMBEDDED ? t('lm.notEmbedded') : info.loadError;
     if (info.note) this.errorBox.replaceChildren(el('strong', {}, t('lm.noTrained')), ` ${t('lm.noTrainedNote', { detail })}`);
@@ -478,13 +489,17 @@ export class HeadlabLanguageModel extends TrainingElement {
     if (this.snapshot) this.scheduleRender(true);
   }
 
+  /** A new Worker and a new model in it (which trains at once only with autoplay, as at first). */
+  _restartWorker() {
+    this.ctl.restart();
+    if (!this.autoplay) this.ctl.pause();
+    this.requestUpdate();
+  }
+
   /** The Worker stopped: say so, and offer a new one (which trains at once only with autoplay, as at first). */
   offerRestart(message) {
-    const button = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'restart' }, on: { click: () => {
-      this.ctl.restart();
-      if (!this.autoplay) this.ctl.pause();
-      this.requestUpdate();
-    } } }, this.t('lm.startAgain'));
+    const button = el('button', { type: 'button', class: 'btn btn--primary', dataset: { action: 'restart' }, on: { click: () => this._restartWorker() } },
+      this.t('lm.startAgain'));
     const said = this.t.lang === 'en' ? message : this.t('lm.workerStopped', { detail: message });
     this.errorBox.replaceChildren(el('strong', {}, this.t('training.stopped')), ` ${this.t('lm.workerLost', { message: `${said.charAt(0).toUpperCase()}${said.slice(1)}` })} `, button);
     this.emit('error', { message });

@@ -280,6 +280,8 @@ export class HeadlabModelExplorer extends HeadlabElement {
       t: () => this.t,
       createClient: (onEvent) => new TrainerClient(onEvent, {
         workerFile: 'headlab-explorer-worker.js', workerName: 'headlab-explorer', activity: 'The model',
+        // A pretrained model's load and pass can compute for longer than the watchdog in one go, answering nothing meanwhile.
+        watchRequests: [],
         openSession: (lab, emit) => ExplorerSession.open(lab, emit),
       }),
       readShipped: shippedBytes,

@@ -28,15 +28,22 @@ export function hostSession(open, { warmUp, stopWarmUp, startsWork = () => false
     if (message.fatal) self.close();
   };
   const ready = open(post);
+  // While a request is handled, { alive: true } every second: the page can tell a request that takes
+  // long (a download on a slow network) from a Worker that stopped (trainer-client.js's watchdog).
+  let handling = 0;
+  let beat = null;
   self.addEventListener('message', async (event) => {
     const { id, type, payload } = event.data ?? {};
     if (startsWork(type)) stopWarmUp?.();
+    if (handling++ === 0) beat = setInterval(() => self.postMessage({ alive: true }), 1000);
     try {
       const session = await ready;
       const { result, transfer } = await session.handle(type, payload);
       post({ id, result }, transfer ?? []);
     } catch (e) {
       post({ id, ...errorReply(e) });
+    } finally {
+      if (--handling === 0) clearInterval(beat);
     }
   });
   ready.then(() => {

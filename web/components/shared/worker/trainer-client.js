@@ -5,7 +5,8 @@
 // trainer-session.js; lm-session.js for the language model).
 //
 // A Worker that dies (an uncaught error, an abort of its WebAssembly module) or
-// stops answering while it trains is reported once as
+// stops answering while it trains, or while it handles a request of `watchRequests` (the Worker
+// says it is alive every second meanwhile, session-host.js), is reported once as
 // { event: 'paused', reason: 'error', fatal: true, message }; the client is then
 // `dead` and refuses requests, and the owner starts a new client to train again.
 
@@ -19,11 +20,16 @@ const WORKER_FILE = 'headlab-trainer-worker.js';
 export class TrainerClient {
   /**
    * @param {(message: object) => void} onEvent receives { event: 'snapshot' | 'paused', ... }
-   * @param {{ workerFile?: string, workerName?: string, activity?: string,
+   * @param {{ workerFile?: string, workerName?: string, activity?: string, watchRequests?: string[],
    *   openSession?: (lab: object, emit: Function, options: object) => Promise<object> }} [options]
-   *   the Worker script (next to the bundle), what note() says runs ('Training'), and how the main-thread fallback opens the same session
+   *   the Worker script (next to the bundle), what note() says runs ('Training'), the requests that,
+   *   unanswered with no message for watchdogMs, mean the Worker stopped (those that never compute
+   *   for long in one go: making or loading a model; not `step`, whose n steps may take minutes), and
+   *   how the main-thread fallback opens the same session
    */
-  constructor(onEvent, { workerFile = WORKER_FILE, workerName = 'headlab-trainer', activity = 'Training', openSession = (lab, emit, o) => TrainerSession.open(lab, emit, o) } = {}) {
+  constructor(onEvent, { workerFile = WORKER_FILE, workerName = 'headlab-trainer', activity = 'Training', watchRequests = ['tasks', 'create', 'load'], openSession = (lab, emit, o) => TrainerSession.open(lab, emit, o) } = {}) {
+    this.watchRequests = watchRequests;
+    this._training = false;
     this.activity = activity;
     this.onEvent = onEvent;
     this.workerFile = workerFile;
@@ -38,7 +44,7 @@ export class TrainerClient {
     this._session = null;
     this.dead = false;
     /** While training in a Worker, this long without a message from it means it has stopped. */
-    this.watchdogMs = 10_000;
+    this.watchdogMs = 10_000;  // while it trains, or handles a request (watchRequests)
     this._watchdog = null;
     this._disposed = false;
     this._start();
@@ -89,6 +95,10 @@ export class TrainerClient {
       // A page that was itself blocked has not read its messages yet: start counting again.
       if (now - this._lastCheck > 4 * every) this._lastMessage = now;
       this._lastCheck = now;
+      if (!this._training && !this._pending.waitsFor(this.watchRequests)) {
+        this._stopWatchdog();  // nothing is waited for
+        return;
+      }
       if (now - this._lastMessage > this.watchdogMs) {
         this._crash(`the trainer Worker stopped answering (no message for ${Math.round((now - this._lastMessage) / 1000)} s)`);
       }
@@ -114,6 +124,7 @@ export class TrainerClient {
   _onMessage(data) {
     if (this.dead) return;
     this._lastMessage = performance.now();
+    if (data.alive) return;
     if (data.ready) {
       this.mode = 'worker';
       const queued = this._queue.splice(0);
@@ -127,7 +138,7 @@ export class TrainerClient {
       return;
     }
     if (data.event) {
-      if (data.event === 'paused') this._stopWatchdog();
+      if (data.event === 'paused') this._training = false;  // the watchdog stops once no request waits either
       if (data.fatal) this._crash(`the WebAssembly module in the trainer Worker stopped (${data.message})`);
       else this.onEvent(data);
       return;
@@ -142,8 +153,9 @@ export class TrainerClient {
       return;
     }
     if (!this._pending.post(this._worker, job)) return;
-    if (job.type === 'run') this._startWatchdog();
-    else if (job.type === 'pause' || job.type === 'create' || job.type === 'load') this._stopWatchdog();
+    if (job.type === 'run') this._training = true;
+    else if (job.type === 'pause' || job.type === 'create' || job.type === 'load') this._training = false;
+    if (this._training || this.watchRequests.includes(job.type)) this._startWatchdog();
   }
 
   async _runMain(job) {

@@ -87,6 +87,12 @@ export class Pending {
     return true;
   }
 
+  /** Whether a request of one of `types` waits for its reply. */
+  waitsFor(types) {
+    for (const job of this._jobs.values()) if (types.includes(job.type)) return true;
+    return false;
+  }
+
   /** Settles the request a reply answers; false when the message answers none. */
   settle(data) {
     const job = this._jobs.get(data.id);
