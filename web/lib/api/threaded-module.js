@@ -172,7 +172,12 @@ export function endModule(module, core) {
   try {
     if (core && !mainThread && !core.isDeleted()) core.delete();
   } finally {
-    release(module, () => module.PThread.terminateAllThreads());
+    // Not Emscripten's terminateAllThreads: it frees each running thread's stack before its Worker
+    // has ended (terminate() is asynchronous), and a thread not joined (a page's main thread joins
+    // none) that woke meanwhile ran on freed memory ("memory access out of bounds" from a thread
+    // Worker after a pretrained model on a page's main thread was disposed: once in a fresh clone's
+    // npm test). The module is not used again, so nothing of it needs freeing: its Workers are ended.
+    killModule(module);
   }
 }
 
