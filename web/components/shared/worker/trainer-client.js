@@ -43,8 +43,8 @@ export class TrainerClient {
     this._worker = null;
     this._session = null;
     this.dead = false;
-    /** While training in a Worker, this long without a message from it means it has stopped. */
-    this.watchdogMs = 10_000;  // while it trains, or handles a request (watchRequests)
+    /** While training in a Worker, or handling a request of watchRequests, this long without a message from it means it has stopped. */
+    this.watchdogMs = 10_000;
     this._watchdog = null;
     this._disposed = false;
     this._start();
