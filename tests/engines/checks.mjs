@@ -793,7 +793,7 @@ export const CHECKS = [
       // Worker` in a Worker that does not return; about 1 page load in 24 here): the element's watchdog
       // notices in 10 s and makes the model in a new Worker, which the wait covers.
       await page.waitFor(elementsReady, null, 45_000);
-      const restarted = await page.evaluate(() => /a new Worker is making it/.test(document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-testid="lm-status"]').textContent));
+      const restarted = await page.evaluate(() => /so the model comes from a new Worker/.test(document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-testid="lm-status"]').textContent));
       if (restarted) console.log('# the language model\'s first Worker stopped answering; it made its model in a second one');
       const start = await page.evaluate(() => {
         const e = document.querySelector('headlab-language-model');

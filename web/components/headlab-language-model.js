@@ -439,7 +439,8 @@ export class HeadlabLanguageModel extends TrainingElement {
         // threaded module, and the Worker that made it stops answering): a new Worker at once, once.
         if (!this._madeModel && !this._restartedUnasked) {
           this._restartedUnasked = true;
-          this.say(this.t('lm.said.workerRestarted', { message: detail.message }));
+          // In the learner's language, not the client's English reason: how long the Worker was silent.
+          this.say(this.t('lm.said.workerRestarted', { seconds: Math.round(this.ctl.client.watchdogMs / 1000) }));
           this._restartWorker();
         } else {
           this.offerRestart(detail.message);
