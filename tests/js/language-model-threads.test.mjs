@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import { createHeadlab } from '../../web/lib/headlab.js';
+import { threadWorkers } from '../../web/lib/api/threaded-module.js';
 
 const lab = await createHeadlab();
 
@@ -104,6 +105,56 @@ test('dispose() ends every thread Worker; a config the C++ refuses after the thr
   assert.equal(lab.liveWorkerCount(), before, 'the refused model left no thread Worker');
   const bad = new Uint8Array(64);
   await assert.rejects(lab.loadLanguageModel(bad, { threads: 2 }), (e) => e instanceof RangeError && /loadLanguageModel: bytes: /.test(e.message));
+  assert.equal(lab.liveWorkerCount(), before);
+});
+
+test('replacing: the new model takes over the old one\'s thread Workers when it runs on as many threads (none started), trains as a fresh model does, and the old one is disposed; refused, the old one is untouched', async () => {
+  const before = lab.liveWorkerCount();
+  const options = { task: 'induction', numLayers: 1, dModel: 8, numHeads: 2, batchSize: 6 };
+  const old = await lab.createLanguageModel({ ...options, seed: 1, threads: 3 });
+  old.step(2);
+  const workers = threadWorkers(old._module);
+  assert.equal(workers.length, 2, 'three threads: two thread Workers');
+  const same = (model) => { const now = threadWorkers(model._module); return now.length === 2 && workers.every((w) => now.includes(w)); };
+
+  // Refused by the C++ once set up beside the old one (numHeads 3 does not divide dModel 8).
+  await assert.rejects(lab.createLanguageModel({ ...options, numHeads: 3, threads: 3, replacing: old }),
+    (e) => e instanceof RangeError && /createLanguageModel: .*numHeads/.test(e.message));
+  assert.equal(old.threads, 3, 'the old model still runs on its threads');
+  assert.equal(old.step(1).step, 3);
+  assert.equal(lab.liveWorkerCount(), before + 2);
+
+  const reference = await lab.createLanguageModel({ ...options, seed: 5, threads: 3 });
+  const heir = await lab.createLanguageModel({ ...options, seed: 5, threads: 3, replacing: old });
+  assert.equal(old.threads, 0, 'the old model is disposed');
+  assert.throws(() => old.step(1), (e) => e instanceof TypeError && /this model has been disposed/.test(e.message));
+  assert.equal(heir.threads, 3);
+  assert.ok(same(heir), 'the same two thread Workers, no new one');
+  assert.equal(lab.liveWorkerCount(), before + 4, 'the reference\'s two and the heir\'s (the old one\'s) two');
+  for (let k = 0; k < 3; k++) assert.equal(heir.step(2).loss, reference.step(2).loss, `step ${2 * (k + 1)}: the loss of a fresh model on 3 threads`);
+
+  // loadLanguageModel too, through its one-thread probe.
+  const loaded = await lab.loadLanguageModel(heir.save(), { threads: 3, replacing: heir });
+  assert.equal(heir.threads, 0);
+  assert.ok(same(loaded), 'loaded: the same two thread Workers');
+  assert.equal(loaded.step(1).loss, reference.step(1).loss, 'the loaded model steps as the reference');
+
+  // Another number of threads: a module of its own, and the old one's Workers end with it.
+  const other = await lab.createLanguageModel({ ...options, seed: 5, threads: 2, replacing: loaded });
+  assert.equal(loaded.threads, 0);
+  assert.equal(lab.liveWorkerCount(), before + 2 + 1);
+  // One thread: no module; the threaded model it replaces ends its Workers.
+  const single = await lab.createLanguageModel({ ...options, seed: 5, replacing: other });
+  assert.equal(other.threads, 0);
+  assert.equal(single.threads, 1);
+  assert.equal(lab.liveWorkerCount(), before + 2);
+
+  await assert.rejects(lab.createLanguageModel({ ...options, replacing: {} }),
+    (e) => e instanceof TypeError && /createLanguageModel: replacing must be a LanguageModel of this lab/.test(e.message));
+  await assert.rejects(lab.loadLanguageModel(single.save(), { replacing: old }),
+    (e) => e instanceof TypeError && /loadLanguageModel: replacing: that model has been disposed/.test(e.message));
+  single.dispose();
+  reference.dispose();
   assert.equal(lab.liveWorkerCount(), before);
 });
 

@@ -129,3 +129,26 @@ test("docs/language-models.md threads example runs as printed: 'auto' takes the 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('docs/language-models.md replacing example runs as printed: the second model has the first one\'s threads, which is disposed', { timeout: 120_000 }, () => {
+  const blocks = [jsBlocks(doc('README.md'))[0], ...jsBlocks(doc('docs/language-models.md'))];
+  const block = blocks.find((b) => b.includes('replacing: lm'));
+  assert.ok(block, 'a block uses replacing');
+  const lib = new URL('../../web/lib/headlab.js', import.meta.url).href;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'headlab-readme-'));
+  try {
+    const file = path.join(dir, 'replacing.mjs');
+    const first = block.replace(/\nlm = await/, '\nconst first = lm;\nconst live = lab.liveWorkerCount();\nlm = await');
+    const report = '\nconsole.log(JSON.stringify({ threads: lm.threads, firstThreads: first.threads, live, liveAfter: lab.liveWorkerCount(), config: lm.config().seed }));\nlm.dispose();\nconsole.log(lab.liveWorkerCount());\n';
+    writeFileSync(file, blocks[0].replace("'./web/lib/headlab.js'", `'${lib}'`) + first + report);
+    const out = execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim().split('\n');
+    assert.equal(out.pop(), '0', 'dispose() ended the thread Workers');
+    const r = JSON.parse(out.pop());
+    assert.equal(r.config, 7, 'the new model has the seed it was made with');
+    assert.equal(r.firstThreads, 0, 'the first model is disposed');
+    assert.equal(r.liveAfter, r.live, 'the same thread Workers, none more');
+    assert.equal(r.live, r.threads - 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -408,6 +408,11 @@ export interface LanguageModelOptions {
    * threads equal one thread up to float rounding). More than 1 where threads cannot run rejects with an Error saying why.
    */
   threads?: number | 'auto';
+  /**
+   * A model of this lab that the new one replaces: disposed once the new one is made (untouched if it cannot be). When both
+   * run on the same number of threads, the new model takes over its thread Workers instead of starting its own.
+   */
+  replacing?: LanguageModel;
 }
 
 /** The resolved options of a {@link LanguageModel}; `config()` adds `step`. `learningRate` reads as given (0.003). */
@@ -1135,7 +1140,7 @@ export declare class Headlab {
   /** Options not given default to the task's defaults, seed included. Rejects with a TypeError or RangeError naming the bad option. */
   createLanguageModel(options: LanguageModelOptions): Promise<LanguageModel>;
   /** Rejects with a TypeError for a non-byte argument, a RangeError (an Error) naming what is wrong with a bad file. */
-  loadLanguageModel(bytes: Uint8Array | ArrayBuffer, options?: { threads?: number | 'auto' }): Promise<LanguageModel>;
+  loadLanguageModel(bytes: Uint8Array | ArrayBuffer, options?: Pick<LanguageModelOptions, 'threads' | 'replacing'>): Promise<LanguageModel>;
   /**
    * The forward pass on several cores. 'pthreads': threads of one wasm module (headlab_core_threads,
    * shared memory), where SharedArrayBuffer and cross-origin isolation allow; 'workers' elsewhere:

@@ -53,8 +53,9 @@ export async function createLanguageModel(lab, options) {
   if (!(Number.isFinite(config.learningRate) && config.learningRate > 0 && config.learningRate <= 1)) {
     throw new RangeError(`${fn}: learningRate must be a finite number in (0, 1], got ${config.learningRate}`);
   }
+  const replacing = requireReplacing(lab, fn, options.replacing);
   const init = (n) => withCore(lab, fn, n, (core) => core.init(config), (e) => new RangeError(`${fn}: ${e}`),
-    (core, module) => new LanguageModel(lab, core, spec, module, n));
+    (core, module) => new LanguageModel(lab, core, spec, module, n), replacing);
   return options.threads === 'auto' ? orOneThread(lab, threads, init) : init(threads);
 }
 
@@ -110,12 +111,27 @@ function lmThreadsUnavailable(lab) {
 }
 
 /**
+ * The `replacing` option: a live LanguageModel of this lab, or undefined (→ null).
+ */
+function requireReplacing(lab, fn, replacing) {
+  if (replacing === undefined) return null;
+  if (!(replacing instanceof LanguageModel) || replacing._lab !== lab) {
+    throw new TypeError(`${fn}: replacing must be a LanguageModel of this lab (the model the new one replaces), got ${describe(replacing)}`);
+  }
+  if (!replacing._core) throw new TypeError(`${fn}: replacing: that model has been disposed`);
+  return replacing;
+}
+
+/**
  * Makes a LanguageModelCore and sets it up with `setUp(core)` (→ '' or an error message): in the
  * training module for one thread, in a threaded training module of its own (threads − 1 thread
- * Workers; the calling thread runs the first slice of each batch) for more. Nothing is left
- * running when it throws.
+ * Workers; the calling thread runs the first slice of each batch) for more. `replacing` (a live
+ * LanguageModel, or null) is disposed once the new model is made; when it runs on as many threads,
+ * the new model is made in its threaded module, whose thread Workers it takes over: no Worker is
+ * started (Firefox ESR now and then freezes a Worker that starts one, never at its first). Nothing
+ * is left running, and `replacing` is untouched, when it throws.
  */
-async function withCore(lab, fn, threads, setUp, error, make) {
+async function withCore(lab, fn, threads, setUp, error, make, replacing = null) {
   if (threads === 1) {
     const train = await lab._trainModule();
     const core = new train.LanguageModelCore();
@@ -124,24 +140,40 @@ async function withCore(lab, fn, threads, setUp, error, make) {
       core.delete();
       throw error(e);
     }
-    return make(core, null);
+    const made = make(core, null);
+    replacing?.dispose();
+    return made;
   }
-  let module;
-  try {
-    module = await loadThreaded(lab, 'train', threads - 1);
-  } catch (e) {
-    throw new Error(`${fn}: threads: the threaded training module failed to load: ${e.message}`, { cause: e });
+  // Its module, when it has one of this many threads: both models' cores live in it until the new
+  // one is set up; then the old one is deleted (its threads joined, their Workers back in the pool)
+  // and the new one's threads take those Workers.
+  let module = replacing?._threads === threads ? replacing._module : null;
+  const inherited = module !== null;
+  if (!inherited) {
+    try {
+      module = await loadThreaded(lab, 'train', threads - 1);
+    } catch (e) {
+      throw new Error(`${fn}: threads: the threaded training module failed to load: ${e.message}`, { cause: e });
+    }
   }
   let core = null;
+  let handedOver = false;
   try {
     core = new module.LanguageModelCore();
     const e = setUp(core, module);
     if (e) throw error(e);
+    if (inherited) {
+      replacing._giveUpModule();
+      handedOver = true;
+    }
     const t = core.setThreads(threads);
     if (t) throw new RangeError(`${fn}: ${t}`);
-    return make(core, module);
+    const made = make(core, module);
+    replacing?.dispose();
+    return made;
   } catch (e) {
-    endModule(module, core);
+    if (inherited && !handedOver) core?.delete();  // the module stays replacing's
+    else endModule(module, core);
     throw e;
   }
 }
@@ -153,6 +185,7 @@ export async function loadLanguageModel(lab, bytes, options = {}) {
   if (!(bytes instanceof Uint8Array)) throw new TypeError(`${fn}: bytes must be a Uint8Array or ArrayBuffer (a saved language model), got ${describe(bytes)}`);
   if (bytes.length > 64 * 2 ** 20) throw new RangeError(`${fn}: bytes: a saved language model is at most 64 MiB, got ${bytes.length} bytes`);
   requireObject(fn, options, OPTION_KEYS[fn]);
+  const replacing = requireReplacing(lab, fn, options.replacing);
   const tasks = await languageTaskTable(lab);
   // The batch size is the file's: read it from a one-thread load first when threads are asked for.
   let threads = 1;
@@ -164,7 +197,10 @@ export async function loadLanguageModel(lab, bytes, options = {}) {
       probe.dispose();
       throw e;
     }
-    if (threads === 1) return probe;
+    if (threads === 1) {
+      replacing?.dispose();
+      return probe;
+    }
     probe.dispose();
   }
   const load = (core, module) => {
@@ -174,7 +210,7 @@ export async function loadLanguageModel(lab, bytes, options = {}) {
     return core.load(base, bytes.length);
   };
   const make = (n) => withCore(lab, fn, n, load, (e) => new RangeError(`${fn}: bytes: ${e}`),
-    (core, module) => new LanguageModel(lab, core, tasks.find((t) => t.name === core.taskName()), module, n));
+    (core, module) => new LanguageModel(lab, core, tasks.find((t) => t.name === core.taskName()), module, n), replacing);
   return options.threads === 'auto' ? orOneThread(lab, threads, make) : make(threads);
 }
 

@@ -51,6 +51,17 @@ export class TrainingSession {
     this._core = this._module = null;
   }
 
+  /**
+   * @private Disposes this session but leaves its threaded module running, for a new session
+   * that takes it over (createLanguageModel's `replacing`): the core is deleted (its threads
+   * joined, their Workers back in the module's pool).
+   */
+  _giveUpModule() {
+    trainerFinalizer?.unregister(this);
+    if (!this._core.isDeleted()) this._core.delete();
+    this._core = this._module = null;
+  }
+
   [Symbol.dispose]() {
     this.dispose();
   }

@@ -77,29 +77,44 @@ export class LmSession extends TrainerSession {
   }
 
   async createModels(config, compareLayers = 0, example = '') {
-    const fresh = [];
-    try {
-      const threads = this.threads;
-      fresh.push(await this.lab.createLanguageModel({ ...config, threads }));
-      if (compareLayers) fresh.push(await this.lab.createLanguageModel({ ...config, numLayers: compareLayers, threads }));
-    } catch (e) {
-      for (const m of fresh) m.dispose();
-      throw e;
-    }
+    const threads = this.threads;
+    const models = await this.makeModels([config, ...(compareLayers ? [{ ...config, numLayers: compareLayers }] : [])],
+      (options, replacing) => this.lab.createLanguageModel({ ...options, threads, ...replacing }));
     this.example = example;
-    return this.replace(fresh);
+    return this.replace(models);
   }
 
   async loadModels(files, example = '', examples = {}) {
+    const threads = this.threads;
+    const models = await this.makeModels(files, (bytes, replacing) => this.lab.loadLanguageModel(bytes, { threads, ...replacing }));
+    this.example = examples?.[models[0]?.config().task] ?? example;
+    return this.replace(models);
+  }
+
+  /**
+   * One new model per source (`make(source, { replacing })`), each replacing the model of the same
+   * run: made in its threaded module when it runs on as many threads, so the Worker starts no
+   * thread Worker for it (Firefox ESR now and then freezes a Worker that starts one, never at its
+   * first; lab.createLanguageModel's `replacing`). Training stops first: a replaced model is
+   * disposed as soon as its successor is made. If one cannot be made, the new ones are disposed, and
+   * when some old one was replaced already no old run is left either (the runs are replaced, or none).
+   */
+  async makeModels(sources, make) {
+    const old = this.trainers;
+    if (old.length) this.pause(null);
     const fresh = [];
     try {
-      for (const bytes of files) fresh.push(await this.lab.loadLanguageModel(bytes, { threads: this.threads }));
+      // (An old model already disposed, by the session's dispose meanwhile, is replaced by nothing.)
+      for (const [k, source] of sources.entries()) fresh.push(await make(source, old[k]?.threads ? { replacing: old[k] } : {}));
     } catch (e) {
       for (const m of fresh) m.dispose();
+      if (old.some((m) => m.threads === 0)) {
+        for (const m of old) m.dispose();
+        this.trainers = [];
+      }
       throw e;
     }
-    this.example = examples?.[fresh[0]?.config().task] ?? example;
-    return this.replace(fresh);
+    return fresh;
   }
 
   replace(models) {
