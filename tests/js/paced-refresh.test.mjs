@@ -164,3 +164,29 @@ test('without a frame id (an old browser), every update draws the next part', ()
   pace.update({ running: true, gap: 250, parts: log.parts, again: () => {} });
   assert.deepEqual(log.drawn, ['a1', 'b1', 'c1']);
 });
+
+test('a frame claimed by something else (a full heatmap redraw) gets no part; the part takes the next update\'s frame', () => {
+  const page = fakePage();
+  const log = partsLog();
+  const again = () => {};
+  assert.equal(page.pace.frameTaken(), false);
+  page.pace.claimFrame();
+  assert.equal(page.pace.frameTaken(), true, 'claimed');
+  // The gap has passed (first refresh): the refresh starts, but its first part waits.
+  assert.equal(page.pace.update({ running: true, gap: 250, parts: log.parts, again }), false);
+  assert.deepEqual(log.drawn, []);
+  page.drawFrame();
+  assert.equal(page.pace.frameTaken(), false, 'a new frame is free');
+  assert.equal(page.pace.update({ running: true, gap: 250, parts: log.parts, again }), true);
+  assert.deepEqual(log.drawn, ['a1']);
+  assert.equal(page.pace.frameTaken(), true, 'a part was drawn in it');
+  // A second update in the same frame draws nothing more.
+  assert.equal(page.pace.update({ running: true, gap: 250, parts: log.parts, again }), false);
+  assert.deepEqual(log.drawn, ['a1']);
+});
+
+test('without a frame id, claimFrame takes nothing', () => {
+  const pace = new PacedRefresh({ clock: () => 0, frame: () => null, timers: fakePage().timersApi });
+  pace.claimFrame();
+  assert.equal(pace.frameTaken(), false);
+});

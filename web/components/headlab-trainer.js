@@ -577,20 +577,27 @@ export class HeadlabTrainer extends TrainingElement {
     // and the summary), so no frame carries the style and layout of all of them, and a map's full redraw
     // waits for a frame without a part. Stopped, all at once.
     const now = performance.now();
-    // A frame that draws a part of the refresh redraws no map in full (it only recolours them).
-    this._fullBudget = !running ? Infinity : this._paced.due(this._pacedGap) ? 0 : 1;
+    // A frame that draws a part of the refresh, or drew one already (two updates can fall in one frame),
+    // redraws no map in full (it only recolours them); a frame that redrew a map in full draws no part.
+    const budget = !running ? Infinity : this._paced.due(this._pacedGap) || this._paced.frameTaken() ? 0 : 1;
+    this._fullBudget = budget;
     snap.runs.forEach((s, k) => this.renderMaps(this._views[k], this.ctl.runs[k].T, s, now, running));
+    if (budget === 1 && this._fullBudget === 0) this._paced.claimFrame();
     this._paced.update({ running, gap: this._pacedGap, parts: () => this.slowParts(), again: () => this.scheduleRender(true) });
   }
 
-  /** The three parts of a refresh of text, tables and curves; each reads the controller's state when it runs. */
+  /**
+   * The parts of a refresh of text, tables and curves, each in a frame of its own while training: each
+   * run's text and tables (two runs side by side, two parts), the loss chart, the accuracy chart. Each
+   * reads the controller's state when it runs.
+   */
   slowParts() {
     let axis = null;
     const parts = [
-      () => {
-        this.ctl.snapshot.runs.forEach((s, k) => this.renderRun(this._views[k], this.ctl.runs[k], s, this.ctl.running));
-        this.renderButtons();
-      },
+      ...this._views.map((_, k) => () => {
+        this.renderRun(this._views[k], this.ctl.runs[k], this.ctl.snapshot.runs[k], this.ctl.running);
+        if (k === 0) this.renderButtons();
+      }),
       () => {
         axis = this.chartAxis();
         this.renderChart('loss', axis);

@@ -106,6 +106,23 @@ export class PacedRefresh {
     return drew;
   }
 
+  /**
+   * Whether this animation frame is taken: a part was drawn in it, or something else costly was
+   * ({@link claimFrame}). False when the frame is unknown.
+   */
+  frameTaken() {
+    const frame = this.frame();
+    return frame !== null && frame === this.partFrame;
+  }
+
+  /**
+   * Something else costly was drawn in this animation frame (a heatmap's full redraw): no part of a
+   * refresh is drawn in it; the next part waits for the next update, or partWait.
+   */
+  claimFrame() {
+    this.partFrame = this.frame();
+  }
+
   /** Drops the refresh under way and every timer (the element stops drawing, or will draw all at once). */
   stop() {
     this.cancelWait();
