@@ -587,17 +587,18 @@ export class HeadlabTrainer extends TrainingElement {
   }
 
   /**
-   * The parts of a refresh of text, tables and curves, each in a frame of its own while training: each
-   * run's text and tables (two runs side by side, two parts), the loss chart, the accuracy chart. Each
-   * reads the controller's state when it runs.
+   * The three parts of a refresh of text, tables and curves; each reads the controller's state when it
+   * runs. (Each run's tables in a part of its own, two runs side by side, cost 3–18 % more main-thread
+   * CPU while training, from the frame more per refresh, and no shorter worst frame:
+   * bench/results/long-frames-2026-12-07f.md.)
    */
   slowParts() {
     let axis = null;
     const parts = [
-      ...this._views.map((_, k) => () => {
-        this.renderRun(this._views[k], this.ctl.runs[k], this.ctl.snapshot.runs[k], this.ctl.running);
-        if (k === 0) this.renderButtons();
-      }),
+      () => {
+        this.ctl.snapshot.runs.forEach((s, k) => this.renderRun(this._views[k], this.ctl.runs[k], s, this.ctl.running));
+        this.renderButtons();
+      },
       () => {
         axis = this.chartAxis();
         this.renderChart('loss', axis);
