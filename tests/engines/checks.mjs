@@ -218,6 +218,36 @@ async function parallelAgainstSerial() {
   return result;
 }
 
+/**
+ * Runs `body` (a module script; `__ORIGIN__` is the page's origin) in a module Worker of the page and
+ * gives what it posts last, with `isolated` (the page's crossOriginIsolated). The body may post
+ * `{ mark }` as it goes. Firefox ESR now and then freezes a Worker inside its new Worker() for a
+ * thread Worker (its own timers stop too; see docs/pretrained.md): a Worker silent for `silentMs` is
+ * ended and the body runs once more in a new one, which is what a page can do (the language model
+ * element does the same); it says so. Twice silent fails, naming the last marks.
+ */
+async function inModuleWorker(page, body, silentMs = 30_000) {
+  const r = await page.evaluate(`(silentMs) => {
+    const src = 'try {' + ${JSON.stringify(body)}.replace('__ORIGIN__', location.origin) + '} catch (e) { postMessage({ error: e.name + ": " + e.message }); }';
+    const once = () => new Promise((resolve, reject) => {
+      const worker = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
+      let last = 'started';
+      let timer;
+      const watch = () => { clearTimeout(timer); timer = setTimeout(() => { worker.terminate(); resolve({ silent: last }); }, silentMs); };
+      watch();
+      worker.onmessage = (e) => {
+        if (e.data.mark) { last = e.data.mark; watch(); return; }
+        clearTimeout(timer); worker.terminate(); resolve({ ...e.data, isolated: globalThis.crossOriginIsolated === true });
+      };
+      worker.onerror = (e) => { clearTimeout(timer); worker.terminate(); reject(new Error('worker error: ' + (e.message || 'no message'))); };
+    });
+    return once().then((first) => first.silent ? once().then((second) => ({ ...second, froze: first.silent })) : first);
+  }`, silentMs);
+  if (r.froze) console.log(`# the Worker went silent (last mark: ${r.froze}) and was ended; the second Worker ${r.silent ? `went silent too (last mark: ${r.silent})` : 'answered'}`);
+  assert.equal(r.silent, undefined, `the Worker went silent twice, after '${r.froze}' and after '${r.silent}'`);
+  return r;
+}
+
 export const CHECKS = [
   ...PAGES.map((spec) => ({
     name: `${spec.name} loads under the strict CSP with every element ready and no error`,
@@ -845,28 +875,7 @@ export const CHECKS = [
             out[threads].after = lab.liveWorkerCount();
           }
           postMessage(out);`;
-        // Firefox ESR now and then freezes a Worker inside its new Worker() for a thread Worker (its own
-        // timers stop too; see docs/pretrained.md): a Worker silent for 30 s is ended and the whole
-        // body runs once more in a new one, which is what a page can do (the language model element
-        // does the same). Twice silent fails.
-        const r = await page.evaluate(`(silentMs) => {
-          const src = 'try {' + ${JSON.stringify(body)}.replace('__ORIGIN__', location.origin) + '} catch (e) { postMessage({ error: e.name + ": " + e.message }); }';
-          const once = () => new Promise((resolve, reject) => {
-            const worker = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
-            let last = 'started';
-            let timer;
-            const watch = () => { clearTimeout(timer); timer = setTimeout(() => { worker.terminate(); resolve({ silent: last }); }, silentMs); };
-            watch();
-            worker.onmessage = (e) => {
-              if (e.data.mark) { last = e.data.mark; watch(); return; }
-              clearTimeout(timer); worker.terminate(); resolve({ ...e.data, isolated: globalThis.crossOriginIsolated === true });
-            };
-            worker.onerror = (e) => { clearTimeout(timer); worker.terminate(); reject(new Error('worker error: ' + (e.message || 'no message'))); };
-          });
-          return once().then((first) => first.silent ? once().then((second) => ({ ...second, froze: first.silent })) : first);
-        }`, 30_000);
-        if (r.froze) console.log(`# the Worker went silent (last mark: ${r.froze}) and was ended; the second Worker ${r.silent ? `went silent too (last mark: ${r.silent})` : 'answered'}`);
-        assert.equal(r.silent, undefined, `the Worker went silent twice, after '${r.froze}' and after '${r.silent}'`);
+        const r = await inModuleWorker(page, body);
         assert.equal(r.error, undefined, r.error);
         assert.equal(r.isolated, true, 'the COOP/COEP page is cross-origin isolated');
         assertCloseTo(r[1].logits, c.logits, 1e-4, 'one thread: logits against the float64 reference');
@@ -881,6 +890,43 @@ export const CHECKS = [
       } finally {
         await hub.close();
       }
+    },
+  },
+  {
+    name: 'language models made one after another in a Worker of an isolated page, each replacing the last, keep the first one\'s thread Workers and train as a fresh one does',
+    timeout: 90_000,
+    async run(page, site) {
+      await page.goto(new URL('index.html', site.isolatedOpen).href);
+      await page.waitFor(() => document.readyState === 'complete', null, 10_000);
+      // What <headlab-language-model>'s Worker does when the learner changes the settings (lm-session.js).
+      const body = `
+        const { createHeadlab } = await import('__ORIGIN__/lib/headlab.js');
+        const lab = await createHeadlab();
+        const options = { task: 'induction', numLayers: 1, numHeads: 2, dModel: 8, batchSize: 4, threads: 'auto' };
+        const rounds = [];
+        let model = null;
+        for (let round = 0; round < 4; round++) {
+          postMessage({ mark: 'round ' + round });
+          const old = model;
+          model = await lab.createLanguageModel({ ...options, seed: round, ...(old ? { replacing: old } : {}) });
+          rounds.push({ threads: model.threads, live: lab.liveWorkerCount(), oldThreads: old?.threads ?? null, loss: model.step(3).loss });
+        }
+        const fresh = await lab.createLanguageModel({ ...options, seed: 3 });
+        const freshLoss = fresh.step(3).loss;
+        fresh.dispose();
+        model.dispose();
+        postMessage({ rounds, freshLoss, after: lab.liveWorkerCount(), sharedMemory: typeof SharedArrayBuffer === 'function', cores: navigator.hardwareConcurrency });`;
+      const r = await inModuleWorker(page, body);
+      assert.equal(r.error, undefined, r.error);
+      const want = r.sharedMemory ? Math.min(Math.max(1, r.cores), 4) : 1;
+      for (const [k, x] of r.rounds.entries()) {
+        assert.equal(x.threads, want, `round ${k}: threads`);
+        assert.equal(x.live, want - 1, `round ${k}: the first model's thread Workers and no more`);
+        if (k > 0) assert.equal(x.oldThreads, 0, `round ${k}: the model it replaced is disposed`);
+      }
+      assert.equal(r.rounds[3].loss, r.freshLoss, 'the last model, made in the first one\'s module, steps as a fresh model on as many threads');
+      assert.equal(r.after, 0, 'dispose() ended the thread Workers');
+      console.log(`# language models: ${want} thread(s) each, ${r.rounds.length} made ${want > 1 ? 'in one threaded module' : 'one after another (no threads here)'}`);
     },
   },
   {
