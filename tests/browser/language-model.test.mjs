@@ -340,9 +340,20 @@ test('side by side: the one-layer model\'s heads open, the table says never, eac
   await expectText(lm(page).locator('[data-testid="lm-compare-rows"] tr[data-layers="2"]'), /before it was saved/);
   // Training on: each cell's task score gets an arrow and its words.
   const from = (await state(page)).step;
+  // The comparison table is updated in place while training (its numbers and caption change, its nodes stay).
+  const before = await page.evaluate(() => {
+    window.__compare = document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-testid="lm-compare-rows"]');
+    return window.__compare.textContent;
+  });
   await lm(page).locator('[data-action="start"]').click();
   await eventually(async () => assert.ok((await state(page)).step >= from + 200), { timeout: 90_000 });
   await lm(page).locator('[data-action="start"]').click();
+  const after = await page.evaluate(() => {
+    const table = document.querySelector('headlab-language-model').shadowRoot.querySelector('[data-testid="lm-compare-rows"]');
+    return { same: table === window.__compare, text: table.textContent };
+  });
+  assert.ok(after.same, 'the same table while training');
+  assert.notEqual(after.text, before, 'with new numbers');
   await page.waitForFunction((tag) => !document.querySelector(tag).running, TAG);
   const trend = await lm(page).locator('[data-testid="lm-trend-1-1"]').textContent();
   assert.match(trend, /^[↑↓→], (rising|falling|steady) from \d\.\d\d$/);

@@ -31,6 +31,8 @@ export class ComparePanel {
       el('p', { class: 'small muted' }, t('lm.compare.oneHeads')), this.grid.element, this.detail.element);
     this.text = el('p', { class: 'small explain' });
     this.open = null;
+    /** @type {{ layout: string, caption: HTMLElement, cells: HTMLElement[][] } | null} the table drawn, to update in place */
+    this.table = null;
     this.element = el('section', { class: 'part compare' }, el('h3', {}, t('lm.compare.title')), this.text, this.body, this.heads, this.button);
   }
 
@@ -64,19 +66,19 @@ export class ComparePanel {
     this.button.hidden = runs.length > 1 || runs[0].layers === 1;
     setText(this.text, t(task === 'cricket' ? 'lm.compare.cricket' : 'lm.compare.induction'));
     if (runs.length < 2 && runs[0].layers !== 1) {
+      this.table = null;
       this.body.replaceChildren(el('p', { class: 'small muted' }, t(pretrained && compare ? 'lm.compare.noShipped' : 'lm.compare.train')));
       return;
     }
+    // Each row's cells as text: the model, its best score, that head, accuracy, loss, the phase change.
     const rows = runs.map((r, k) => {
       const s = snap.runs[k];
       const b = best(s, key);
-      return el('tr', { dataset: { layers: String(r.layers) } }, el('th', { scope: 'row' }, t.plural('lm.layers', r.layers)),
-        el('td', { class: 'num' }, b ? num(b[key], 2) : '—'),
-        el('td', {}, b ? t('lm.compare.head', { layer: b.layer + 1, head: b.head + 1 }) : '—'),
-        el('td', { class: 'num' }, num(s.eval.accuracy, 3)), el('td', { class: 'num' }, num(s.eval.loss, 3)),
-        el('td', {}, r.phase ? t('lm.compare.atStep', { step: r.phase.step })
+      return [t.plural('lm.layers', r.layers), b ? num(b[key], 2) : '—', b ? t('lm.compare.head', { layer: b.layer + 1, head: b.head + 1 }) : '—',
+        num(s.eval.accuracy, 3), num(s.eval.loss, 3),
+        r.phase ? t('lm.compare.atStep', { step: r.phase.step })
           : t(!r.below && r.history.length && s.eval.accuracy >= PHASE_ACCURACY ? 'lm.compare.beforeSaved'
-            : task === 'induction' && r.layers === 1 ? 'lm.compare.never' : 'lm.compare.notYet')));
+            : task === 'induction' && r.layers === 1 ? 'lm.compare.never' : 'lm.compare.notYet')];
     });
     const one = runs[1] && snap.runs[1];
     if (one && one.shape[0] === runs[1].layers && one.shape[1] === runs[1].heads) {
@@ -84,10 +86,22 @@ export class ComparePanel {
       this.grid.select(this.open);
       if (this.open) this.detail.draw(one, this.open, { full: false, running });
     }
-    this.body.replaceChildren(el('div', { class: 'table-scroll' }, el('table', { class: 'matrix', dataset: { testid: 'lm-compare-rows' } },
-      el('caption', {}, t(`lm.compare.caption.${key}`, { step })),
-      el('thead', {}, el('tr', {}, [t('lm.compare.model'), t(`lm.compare.best.${key}`), t('lm.compare.headCol'), t('lm.compare.accuracy'), t('lm.compare.loss'),
-        t('lm.compare.phase')].map((c) => el('th', { scope: 'col' }, c)))),
-      el('tbody', {}, rows))));
+    // The table is made when its rows or language change; each refresh while training only sets the text
+    // that changed (it was a new table every 250 ms).
+    const layout = `${t.lang}|${key}|${runs.map((r) => r.layers).join(',')}`;
+    if (this.table?.layout !== layout) {
+      const caption = el('caption');
+      // The best score, accuracy and loss are numbers; the head and the phase change are words.
+      const numeric = [false, true, false, true, true, false];
+      const cells = rows.map(() => numeric.map((isNum, j) => (j === 0 ? el('th', { scope: 'row' }) : el('td', isNum ? { class: 'num' } : {}))));
+      this.body.replaceChildren(el('div', { class: 'table-scroll' }, el('table', { class: 'matrix', dataset: { testid: 'lm-compare-rows' } },
+        caption,
+        el('thead', {}, el('tr', {}, [t('lm.compare.model'), t(`lm.compare.best.${key}`), t('lm.compare.headCol'), t('lm.compare.accuracy'), t('lm.compare.loss'),
+          t('lm.compare.phase')].map((c) => el('th', { scope: 'col' }, c)))),
+        el('tbody', {}, cells.map((c, k) => el('tr', { dataset: { layers: String(runs[k].layers) } }, c))))));
+      this.table = { layout, caption, cells };
+    }
+    setText(this.table.caption, t(`lm.compare.caption.${key}`, { step }));
+    rows.forEach((row, k) => row.forEach((text, j) => setText(this.table.cells[k][j], text)));
   }
 }
