@@ -394,8 +394,17 @@ test('while training h = 1 and h = 2 side by side, the runs\' tables, the two ch
       loss: '[data-testid="trainer-chart-loss"]', accuracy: '[data-testid="trainer-chart-accuracy"]',
       mapTable: '[data-testid^="trainer-weights-"]' };
     window.__frames = new Map();
+    // From the first frame after a trained step has been drawn: the frame that starts training may
+    // still draw as stopped (everything at once, by design).
+    let trained = false;
     new MutationObserver((records) => {
       const frame = document.timeline.currentTime;
+      if (!trained) {
+        trained = t.running && t.snapshot.runs[0].step > 0;
+        if (trained) window.__firstFrame = frame;
+        return;
+      }
+      if (frame === window.__firstFrame) return;
       for (const r of records) {
         const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
         for (const [name, sel] of Object.entries(parts)) {
